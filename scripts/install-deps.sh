@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs everything Highwater needs to build and test on Debian 12.
+# Idempotent: a machine that already has the packages skips apt entirely.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache python3 pkg-config
+  clang-14 libclang-rt-14-dev llvm-14
+  libboost1.81-dev libspdlog-dev libfmt-dev
+  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  librdkafka-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
