@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/wire/endian.h"
 #include "protocol/wire/uuid.h"
 
 namespace hw::protocol {
@@ -146,7 +147,7 @@ class reader {
     T v;
     std::memcpy(&v, data_ + pos_, sizeof(T));
     pos_ += sizeof(T);
-    if constexpr (sizeof(T) > 1) v = std::byteswap(v);
+    if constexpr (sizeof(T) > 1) v = byteswap(v);
     return v;
   }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/wire/endian.h"
 #include "protocol/wire/uuid.h"
 
 namespace hw::protocol {
@@ -63,14 +64,14 @@ class writer {
 
   // Overwrites a big-endian int32 written earlier (a length prefix).
   void patch_int32(size_t at, int32_t v) {
-    uint32_t be = std::byteswap(static_cast<uint32_t>(v));
+    uint32_t be = byteswap(static_cast<uint32_t>(v));
     std::memcpy(out_.data() + at, &be, 4);
   }
 
  private:
   template <typename T>
   void write_fixed(T v) {
-    if constexpr (sizeof(T) > 1) v = std::byteswap(v);
+    if constexpr (sizeof(T) > 1) v = byteswap(v);
     size_t at = out_.size();
     out_.resize(at + sizeof(T));
     std::memcpy(out_.data() + at, &v, sizeof(T));
