@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Configures and builds the main tree (build/) with Ninja and ccache.
+# Usage: scripts/build.sh [ninja targets...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+"./scripts/install-deps.sh"
+build_type=${HW_BUILD_TYPE:-RelWithDebInfo}
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
+fi
+ninja -C build "$@"
