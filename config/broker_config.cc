@@ -1,0 +1,276 @@
+#include "config/broker_config.h"
+
+#include <algorithm>
+#include <cassert>
+#include <fstream>
+#include <sstream>
+
+#include "config/env.h"
+#include "config/value_parse.h"
+
+namespace hw::config {
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
+
+std::vector<std::string> csv_upper(std::string_view s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string_view::npos) comma = s.size();
+    std::string_view item = trim(s.substr(start, comma - start));
+    if (!item.empty()) out.push_back(upper(item));
+    start = comma + 1;
+  }
+  return out;
+}
+
+const config_value& value_of(const broker_config& c, std::string_view key) {
+  auto it = c.values.find(key);
+  assert(it != c.values.end() && "unknown configuration key");
+  return it->second;
+}
+
+// Fills the typed fields from the validated values; returns cross-key errors.
+std::vector<std::string> resolve(broker_config& c) {
+  std::vector<std::string> errors;
+  auto i32 = [&](std::string_view k) { return static_cast<int32_t>(c.get_int(k)); };
+
+  // node.id and its older name broker.id.
+  bool node_set = c.is_set("node.id"), broker_set = c.is_set("broker.id");
+  c.node_id = i32("node.id");
+  if (broker_set && !node_set) {
+    c.node_id = i32("broker.id");
+  } else if (broker_set && node_set && i32("broker.id") != i32("node.id")) {
+    errors.push_back("broker.id (" + std::to_string(i32("broker.id")) + ") and node.id (" +
+                     std::to_string(i32("node.id")) + ") must have the same value when both are set");
+  }
+  if (c.node_id < 0) errors.push_back("Invalid value " + std::to_string(c.node_id) +
+                                      " for configuration node.id: Value must be at least 0");
+  c.process_roles = c.get_list("process.roles");
+  if (c.process_roles.empty())
+    errors.push_back("Invalid value  for configuration process.roles: at least one of broker, controller is required");
+
+  // Listeners.
+  auto map = parse_protocol_map(c.get_string("listener.security.protocol.map"));
+  if (auto* e = std::get_if<std::string>(&map)) {
+    errors.push_back(*e);
+  } else {
+    c.listener_security_protocols = std::get<protocol_map>(map);
+    const std::string& text = c.get_string("listeners");
+    auto eps = parse_listeners(text, c.listener_security_protocols);
+    if (auto* e = std::get_if<std::string>(&eps))
+      errors.push_back("Invalid value " + text + " for configuration listeners: " + *e);
+    else
+      c.listeners = std::get<std::vector<listener_endpoint>>(eps);
+    if (c.listeners.empty() && !std::holds_alternative<std::string>(eps))
+      errors.push_back("Invalid value " + text + " for configuration listeners: at least one listener is required");
+
+    c.controller_listener_names = csv_upper(c.get_string("controller.listener.names"));
+    if (!c.is_null("advertised.listeners")) {
+      const std::string& adv = c.get_string("advertised.listeners");
+      auto aeps = parse_listeners(adv, c.listener_security_protocols);
+      if (auto* e = std::get_if<std::string>(&aeps)) {
+        errors.push_back("Invalid value " + adv + " for configuration advertised.listeners: " + *e);
+      } else {
+        c.advertised_listeners = std::get<std::vector<listener_endpoint>>(aeps);
+        for (const auto& ep : c.advertised_listeners)
+          if (ep.host == "0.0.0.0" || ep.host == "::")
+            errors.push_back("Invalid value " + adv + " for configuration advertised.listeners: " +
+                             "cannot use the nonroutable meta-address " + ep.host + "; use a routable address");
+      }
+    } else {
+      for (const auto& ep : c.listeners)
+        if (std::find(c.controller_listener_names.begin(), c.controller_listener_names.end(), ep.name) ==
+            c.controller_listener_names.end())
+          c.advertised_listeners.push_back(ep);
+    }
+  }
+
+  // The listener brokers talk to each other on.
+  if (c.is_set("inter.broker.listener.name") && c.is_set("security.inter.broker.protocol")) {
+    errors.push_back("Only one of inter.broker.listener.name and security.inter.broker.protocol should be set");
+  }
+  c.inter_broker_listener_name = c.is_null("inter.broker.listener.name")
+                                     ? c.get_string("security.inter.broker.protocol")
+                                     : upper(c.get_string("inter.broker.listener.name"));
+  if (c.has_role("broker") && !c.advertised_listeners.empty()) {
+    bool found = false;
+    std::string names;
+    for (const auto& ep : c.advertised_listeners) {
+      found = found || ep.name == c.inter_broker_listener_name;
+      names += (names.empty() ? "" : ",") + ep.name;
+    }
+    if (!found)
+      errors.push_back("inter.broker.listener.name must be a listener name defined in advertised.listeners; "
+                       "the listener " + c.inter_broker_listener_name + " is not one of: " + names);
+  }
+  c.controller_quorum_voters = c.get_list("controller.quorum.voters");
+  c.controller_quorum_bootstrap_servers = c.get_list("controller.quorum.bootstrap.servers");
+
+  // Storage.
+  c.log_dirs = c.is_null("log.dirs") ? c.get_list("log.dir") : c.get_list("log.dirs");
+  c.log_dirs.erase(std::remove(c.log_dirs.begin(), c.log_dirs.end(), std::string()), c.log_dirs.end());
+  if (c.log_dirs.empty()) errors.push_back("At least one log directory must be defined via log.dirs or log.dir");
+  c.metadata_log_dir = c.is_null("metadata.log.dir") ? (c.log_dirs.empty() ? "" : c.log_dirs.front())
+                                                     : c.get_string("metadata.log.dir");
+
+  // Network.
+  c.num_io_threads = i32("num.io.threads");
+  c.num_network_threads = i32("num.network.threads");
+  c.socket_request_max_bytes = i32("socket.request.max.bytes");
+  c.socket_send_buffer_bytes = i32("socket.send.buffer.bytes");
+  c.socket_receive_buffer_bytes = i32("socket.receive.buffer.bytes");
+  c.socket_listen_backlog_size = i32("socket.listen.backlog.size");
+  c.connections_max_idle_ms = c.get_int("connections.max.idle.ms");
+  c.queued_max_requests = i32("queued.max.requests");
+  c.max_connections = i32("max.connections");
+  c.connection_max_inflight_requests = i32("highwater.connection.max.inflight.requests");
+
+  // Topics and logs.
+  c.message_max_bytes = i32("message.max.bytes");
+  c.auto_create_topics_enable = c.get_bool("auto.create.topics.enable");
+  c.num_partitions = i32("num.partitions");
+  c.default_replication_factor = i32("default.replication.factor");
+  c.min_insync_replicas = i32("min.insync.replicas");
+  c.offsets_topic_num_partitions = i32("offsets.topic.num.partitions");
+  c.offsets_topic_replication_factor = static_cast<int16_t>(c.get_int("offsets.topic.replication.factor"));
+  c.transaction_state_log_num_partitions = i32("transaction.state.log.num.partitions");
+  c.log_segment_bytes = i32("log.segment.bytes");
+  int64_t retention_ms = !c.is_null("log.retention.ms")        ? c.get_int("log.retention.ms")
+                         : !c.is_null("log.retention.minutes") ? c.get_int("log.retention.minutes") * 60'000
+                                                               : c.get_int("log.retention.hours") * 3'600'000;
+  c.log_retention_ms = retention_ms < 0 ? -1 : retention_ms;
+  c.log_flush_interval_messages = c.get_int("log.flush.interval.messages");
+  c.log_flush_interval_ms = c.is_null("log.flush.interval.ms") ? c.get_int("log.flush.scheduler.interval.ms")
+                                                                : c.get_int("log.flush.interval.ms");
+  c.group_initial_rebalance_delay_ms = i32("group.initial.rebalance.delay.ms");
+  c.unclean_leader_election_enable = c.get_bool("unclean.leader.election.enable");
+  return errors;
+}
+
+std::optional<std::string> read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return ss.str();
+}
+
+}  // namespace
+
+bool broker_config::has_role(std::string_view role) const {
+  return std::find(process_roles.begin(), process_roles.end(), role) != process_roles.end();
+}
+
+int64_t broker_config::get_int(std::string_view key) const { return std::get<int64_t>(value_of(*this, key)); }
+bool broker_config::get_bool(std::string_view key) const { return std::get<bool>(value_of(*this, key)); }
+double broker_config::get_double(std::string_view key) const { return std::get<double>(value_of(*this, key)); }
+const std::string& broker_config::get_string(std::string_view key) const {
+  static const std::string empty;
+  const config_value& v = value_of(*this, key);
+  if (std::holds_alternative<std::monostate>(v)) return empty;
+  return std::get<std::string>(v);
+}
+const std::vector<std::string>& broker_config::get_list(std::string_view key) const {
+  static const std::vector<std::string> empty;
+  const config_value& v = value_of(*this, key);
+  if (std::holds_alternative<std::monostate>(v)) return empty;
+  return std::get<std::vector<std::string>>(v);
+}
+bool broker_config::is_null(std::string_view key) const {
+  return std::holds_alternative<std::monostate>(value_of(*this, key));
+}
+
+load_result build_broker_config(std::span<const config_entry> entries) {
+  load_result result;
+  // Later entries win; remember where each explicit value came from.
+  std::map<std::string, const config_entry*, std::less<>> latest;
+  for (const config_entry& e : entries) latest[e.key] = &e;
+
+  broker_config c;
+  for (const auto& [key, entry] : latest) {
+    if (!find_broker_key(key)) {
+      result.warnings.push_back("The configuration '" + key + "' was supplied but isn't a known config (from " +
+                                entry->origin + ")");
+    }
+  }
+  for (const config_key& key : broker_config_keys()) {
+    std::optional<std::string> text;
+    if (auto it = latest.find(key.name); it != latest.end()) {
+      text = it->second->value;
+      c.explicitly_set.emplace(std::string(key.name), it->second->origin);
+    } else {
+      text = key.default_text();
+    }
+    if (!text) {
+      c.values.emplace(std::string(key.name), std::monostate{});
+      continue;
+    }
+    parse_result parsed = parse_value(key, *text);
+    if (auto* err = std::get_if<std::string>(&parsed)) {
+      result.errors.push_back(*err);
+      continue;
+    }
+    c.values.emplace(std::string(key.name), std::move(std::get<config_value>(parsed)));
+  }
+  if (!result.errors.empty()) return result;
+
+  std::vector<std::string> errors = resolve(c);
+  if (!errors.empty()) {
+    result.errors = std::move(errors);
+    return result;
+  }
+  result.config = std::move(c);
+  return result;
+}
+
+load_result load_broker_config(const config_sources& sources) {
+  std::vector<config_entry> entries;
+  std::vector<std::string> early_errors;
+
+  if (sources.properties_path) {
+    const std::string& path = *sources.properties_path;
+    auto text = read_whole_file(path);
+    if (!text) {
+      early_errors.push_back("Cannot read the configuration file " + path);
+    } else {
+      properties_result props = parse_properties(*text);
+      for (const std::string& e : props.errors) early_errors.push_back(path + ": " + e);
+      for (property& p : props.entries)
+        entries.push_back({std::move(p.key), std::move(p.value), path + ":" + std::to_string(p.line)});
+    }
+  }
+  for (std::string_view var : sources.environment) {
+    size_t eq = var.find('=');
+    if (eq == std::string_view::npos) continue;
+    auto key = env_name_to_key(var.substr(0, eq));
+    if (!key) continue;
+    entries.push_back({std::move(*key), std::string(var.substr(eq + 1)),
+                       "environment variable " + std::string(var.substr(0, eq))});
+  }
+  for (const std::string& o : sources.overrides) {
+    size_t eq = o.find('=');
+    if (eq == std::string::npos || trim(std::string_view(o).substr(0, eq)).empty()) {
+      early_errors.push_back("--override expects key=value, got '" + o + "'");
+      continue;
+    }
+    entries.push_back({std::string(trim(std::string_view(o).substr(0, eq))), o.substr(eq + 1), "--override"});
+  }
+
+  load_result result = build_broker_config(entries);
+  if (!early_errors.empty()) {
+    result.config.reset();
+    result.errors.insert(result.errors.begin(), early_errors.begin(), early_errors.end());
+  }
+  return result;
+}
+
+}  // namespace hw::config

@@ -1,0 +1,59 @@
+#include "config/env.h"
+
+#include <algorithm>
+#include <array>
+
+namespace hw::config {
+namespace {
+
+// The apache/kafka image's list of KAFKA_* variables that configure the JVM,
+// logging or the image itself rather than the broker.
+constexpr std::array<std::string_view, 13> kNotConfig = {
+    "KAFKA_VERSION",        "KAFKA_HEAP_OPTS",           "KAFKA_LOG4J_OPTS",
+    "KAFKA_OPTS",           "KAFKA_JMX_OPTS",            "KAFKA_JVM_PERFORMANCE_OPTS",
+    "KAFKA_GC_LOG_OPTS",    "KAFKA_LOG4J_ROOT_LOGLEVEL", "KAFKA_LOG4J_LOGGERS",
+    "KAFKA_TOOLS_LOG4J_LOGLEVEL", "KAFKA_JMX_HOSTNAME",  "KAFKA_DEBUG",
+    "KAFKA_HOME",
+};
+
+constexpr std::string_view kPrefix = "KAFKA_";
+
+}  // namespace
+
+std::optional<std::string> env_name_to_key(std::string_view name) {
+  if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  if (std::find(kNotConfig.begin(), kNotConfig.end(), name) != kNotConfig.end()) return std::nullopt;
+  std::string dotted;
+  for (char c : name.substr(kPrefix.size())) {
+    if (c == '_') dotted.push_back('.');
+    else if (c >= 'A' && c <= 'Z') dotted.push_back(static_cast<char>(c - 'A' + 'a'));
+    else dotted.push_back(c);
+  }
+  std::string key;
+  for (size_t i = 0; i < dotted.size();) {
+    if (dotted.compare(i, 3, "...") == 0) {
+      key.push_back('-');
+      i += 3;
+    } else if (dotted.compare(i, 2, "..") == 0) {
+      key.push_back('_');
+      i += 2;
+    } else {
+      key.push_back(dotted[i++]);
+    }
+  }
+  return key;
+}
+
+std::string key_to_env_name(std::string_view key) {
+  std::string name(kPrefix);
+  for (char c : key) {
+    if (c == '.') name += '_';
+    else if (c == '_') name += "__";
+    else if (c == '-') name += "___";
+    else if (c >= 'a' && c <= 'z') name += static_cast<char>(c - 'a' + 'A');
+    else name += c;
+  }
+  return name;
+}
+
+}  // namespace hw::config
