@@ -548,6 +548,9 @@ class SampleGen:
                 if f.tag is not None:
                     c = f"({c}) && (!({cond(f.tagged)}) || flexible)"
                 defs.extend(wrap(c, self.fill_field(f), "  "))
+            # Tags no definition uses: they must survive decode and re-encode.
+            defs.append("  if (flexible && rng.chance(6)) m.unknown_tagged_fields.push_back({90, sample_bytes(rng)});")
+            defs.append("  if (flexible && rng.chance(6)) m.unknown_tagged_fields.push_back({91, sample_bytes(rng)});")
             defs.append("}")
             defs.append("")
         return decls, defs

@@ -3,6 +3,7 @@
 
 Run by hand when the reference moves to a newer Kafka; the schema files are
 the project's source of truth and are reviewed like code. Usage:
+  scripts/fetch-kafka.sh
   import_reference.py --reference ../shared/reference/kafka-protocol --out protocol/schema
 """
 
@@ -14,7 +15,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reference import load_reference_file, reference_index  # noqa: E402
+from reference import default_kafka_libs, load_reference_file, newer_than_shared, reference_index  # noqa: E402
 from schema import format_message, parse_range  # noqa: E402
 
 # API key → name, the APIs Highwater defines.
@@ -97,9 +98,14 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reference", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--kafka-libs", default=default_kafka_libs(),
+                    help="folder holding the kafka-clients jar (scripts/fetch-kafka.sh)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    index = reference_index(args.reference)
+    index = reference_index(args.reference, args.kafka_libs)
+    if not newer_than_shared(index):
+        print("no kafka-clients jar found: run scripts/fetch-kafka.sh first", file=sys.stderr)
+        return 1
     for stem, names in plan().items():
         chunks = []
         for name in names:

@@ -1,18 +1,29 @@
 """Reads Apache Kafka's JSON message definitions into the project's schema model.
 
-Used by the schema comparison test (and once, to seed protocol/schema/): the
+Used by the schema comparison test (and to seed protocol/schema/): the
 reference files are data to compare against, never part of the build.
+
+Two sources: ../shared/reference/kafka-protocol (Kafka 4.3 for the
+client-facing APIs listed in its message-4.3.txt, an October 2024 trunk for
+the rest), and the kafka-clients jar of the Apache Kafka release that
+scripts/fetch-kafka.sh caches. Real 4.3 clients and tools speak newer versions
+of some APIs outside that list (ConsumerGroupDescribe v1, Vote v2 for
+pre-vote, ...), so for request and response definitions outside the list the
+jar, when present, is the reference.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
+import zipfile
 
 from schema import Field, Message, Struct, parse_range
 
 _KIND = {"request": "request", "response": "response", "header": "header",
+         "coordinator-key": "data", "coordinator-value": "data",
          "data": "data", "metadata": "metadata"}
 
 
@@ -39,9 +50,18 @@ def _field(d: dict) -> Field:
     return f
 
 
+def _read_source(source: str) -> str:
+    """A path, or 'jar!member' for a definition inside a jar."""
+    if "!" in source:
+        jar, member = source.split("!", 1)
+        with zipfile.ZipFile(jar) as z:
+            return z.read(member).decode("utf-8")
+    with open(source, encoding="utf-8") as fh:
+        return fh.read()
+
+
 def load_reference_file(path: str) -> Message:
-    with open(path, encoding="utf-8") as fh:
-        d = json.loads(_strip_comments(fh.read()))
+    d = json.loads(_strip_comments(_read_source(path)))
     m = Message(
         kind=_KIND[d["type"]], name=d["name"],
         api_key=d.get("apiKey"),
@@ -59,9 +79,14 @@ def load_reference_file(path: str) -> Message:
 _SUBDIRS = ("message", "metadata", "group-coordinator", "transaction-coordinator", "storage")
 
 
-def reference_index(reference_dir: str) -> dict[str, str]:
-    """Definition name → path, over every reference file (a file's name need
-    not match the definition it holds)."""
+def default_kafka_libs() -> str:
+    return os.environ.get("HW_KAFKA_LIBS", os.path.expanduser("~/.cache/highwater/kafka-4.3.1/libs"))
+
+
+def reference_index(reference_dir: str, kafka_libs: str | None = None) -> dict[str, str]:
+    """Definition name → source, over every reference file (a file's name need
+    not match the definition it holds). With kafka_libs, API definitions
+    outside message-4.3.txt come from the kafka-clients jar there."""
     index: dict[str, str] = {}
     for sub in _SUBDIRS:
         folder = os.path.join(reference_dir, sub)
@@ -73,4 +98,21 @@ def reference_index(reference_dir: str) -> dict[str, str]:
                 with open(path, encoding="utf-8") as fh:
                     d = json.loads(_strip_comments(fh.read()))
                 index[d["name"]] = path
+    jars = glob.glob(os.path.join(kafka_libs, "kafka-clients-*.jar")) if kafka_libs else []
+    listed_path = os.path.join(reference_dir, "message-4.3.txt")
+    if jars and os.path.exists(listed_path):
+        with open(listed_path, encoding="utf-8") as fh:
+            listed = {line.strip() for line in fh if line.strip()}
+        with zipfile.ZipFile(jars[0]) as z:
+            for member in z.namelist():
+                base = os.path.basename(member)
+                if (member.startswith("common/message/") and base.endswith(".json")
+                        and base not in listed
+                        and (base.endswith("Request.json") or base.endswith("Response.json"))):
+                    d = json.loads(_strip_comments(z.read(member).decode("utf-8")))
+                    index[d["name"]] = f"{jars[0]}!{member}"
     return index
+
+
+def newer_than_shared(index: dict[str, str]) -> set[str]:
+    return {name for name, src in index.items() if "!" in src}
