@@ -1,0 +1,26 @@
+#include "broker/features.h"
+
+#include <array>
+
+namespace hw::broker {
+
+std::span<const supported_feature> supported_features() {
+  static constexpr std::array<supported_feature, 5> kFeatures{{
+      {"metadata.version", 7, 27},
+      {"kraft.version", 0, 1},
+      {"transaction.version", 0, 2},
+      {"group.version", 0, 1},
+      {"eligible.leader.replicas.version", 0, 1},
+  }};
+  return kFeatures;
+}
+
+finalized_features bootstrap_finalized_features() {
+  finalized_features f;
+  f.epoch = 0;
+  for (const auto& s : supported_features())
+    if (s.name == "metadata.version") f.features.push_back({std::string(s.name), s.max_version});
+  return f;
+}
+
+}  // namespace hw::broker

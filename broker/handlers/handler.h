@@ -1,0 +1,46 @@
+#pragma once
+// The handler contract. Each API has one file named after its key
+// (18_api_versions.cc) that defines its handler function and the version
+// range it serves; handlers.cc lists them all. ApiVersions advertises
+// exactly that list, so an API is advertised once it has a handler.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "broker/asio.h"
+#include "broker/request_context.h"
+#include "broker/response.h"
+
+namespace hw::broker {
+
+// A handler's answer: a response, no response at all (acks=0 produce; the
+// ordering slot is released), or "close the connection" (Kafka's reaction
+// to a request it cannot parse).
+class handler_result {
+ public:
+  static handler_result respond(response_frame f) { return handler_result(std::move(f), {}); }
+  static handler_result no_response() { return handler_result(std::nullopt, {}); }
+  static handler_result close(std::string reason) { return handler_result(std::nullopt, std::move(reason)); }
+
+  bool closes() const { return !close_reason_.empty(); }
+  const std::string& close_reason() const { return close_reason_; }
+  std::optional<response_frame>& response() { return response_; }
+
+ private:
+  handler_result(std::optional<response_frame> r, std::string close)
+      : response_(std::move(r)), close_reason_(std::move(close)) {}
+  std::optional<response_frame> response_;
+  std::string close_reason_;
+};
+
+using handler_fn = asio::awaitable<handler_result> (*)(request_context&);
+
+struct api_handler {
+  int16_t api_key;
+  int16_t min_version;  // advertised range, inclusive
+  int16_t max_version;
+  handler_fn handle;
+};
+
+}  // namespace hw::broker

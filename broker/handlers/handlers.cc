@@ -1,0 +1,23 @@
+#include "broker/handlers/handlers.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+
+namespace hw::broker {
+
+std::span<const api_handler> all_handlers() {
+  // Built on first use, not at static-initialisation time, so the order in
+  // which translation units initialise does not matter.
+  static const auto handlers = [] {
+    std::array list{
+        api_versions_handler(),
+    };
+    std::sort(list.begin(), list.end(), [](const api_handler& a, const api_handler& b) { return a.api_key < b.api_key; });
+    for (size_t i = 1; i < list.size(); ++i) assert(list[i - 1].api_key != list[i].api_key && "two handlers for one API");
+    return list;
+  }();
+  return handlers;
+}
+
+}  // namespace hw::broker

@@ -1,0 +1,261 @@
+#include "broker/network/connection.h"
+
+#include <cassert>
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+#include "broker/network/frame_size.h"
+
+namespace hw::broker {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string endpoint_text(const tcp::endpoint& ep) {
+  auto addr = ep.address();
+  std::string host = addr.is_v6() && addr.to_v6().is_v4_mapped()
+                         ? asio::ip::make_address_v4(asio::ip::v4_mapped, addr.to_v6()).to_string()
+                         : addr.to_string();
+  return host + ":" + std::to_string(ep.port());
+}
+
+int32_t read_be32(const uint8_t* p) {
+  return static_cast<int32_t>((uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]));
+}
+
+}  // namespace
+
+connection::connection(strand_type strand, tcp::socket socket, uint64_t id, std::string listener_name,
+                       const connection_options& options, const dispatcher& dispatcher, request_budget& budget,
+                       closed_callback on_closed)
+    : strand_(strand),
+      socket_(std::move(socket)),
+      id_(id),
+      listener_name_(std::move(listener_name)),
+      options_(options),
+      dispatcher_(dispatcher),
+      budget_(budget),
+      on_closed_(std::move(on_closed)),
+      writer_wakeup_(strand),
+      reader_wakeup_(strand),
+      idle_timer_(strand) {
+  error_code ec;
+  auto local = socket_.local_endpoint(ec);
+  auto remote = socket_.remote_endpoint(ec);
+  remote_ = endpoint_text(remote);
+  name_ = endpoint_text(local) + "-" + remote_ + "-" + std::to_string(id_);
+  touch();
+}
+
+void connection::start() {
+  auto self = shared_from_this();
+  auto report = [self](const char* what) {
+    return [self, what](std::exception_ptr e) {
+      if (!e) return;
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& ex) {
+        // Cancellation surfaces as an exception from the next wait; only
+        // other failures are worth a line.
+        if (!self->closed_) spdlog::error("Connection {}: {} failed: {}", self->name_, what, ex.what());
+      }
+      self->close_socket("coroutine failure");
+    };
+  };
+  asio::co_spawn(strand_, read_loop(), asio::bind_cancellation_slot(read_cancel_.slot(), report("reader")));
+  asio::co_spawn(strand_, write_loop(), report("writer"));
+  if (options_.idle_timeout_ms >= 0) asio::co_spawn(strand_, idle_watchdog(), report("idle watchdog"));
+}
+
+void connection::shutdown_gracefully() {
+  asio::dispatch(strand_, [self = shared_from_this()] { self->stop_reading(); });
+}
+
+void connection::close_now() {
+  asio::dispatch(strand_, [self = shared_from_this()] { self->close_socket("closed by the server"); });
+}
+
+void connection::stop_reading() {
+  assert(strand_.running_in_this_thread());
+  if (!reading_) return;
+  reading_ = false;
+  read_cancel_.emit(asio::cancellation_type::terminal);
+  writer_wakeup_.cancel();  // the writer may now be able to finish
+}
+
+bool connection::drained() const {
+  return queue_.closed_and_drained() || (!reading_ && !queue_.close_requested() && queue_.pending() == 0);
+}
+
+void connection::close_socket(const char* why) {
+  assert(strand_.running_in_this_thread());
+  if (closed_) return;
+  closed_ = true;
+  reading_ = false;
+  spdlog::debug("Closing connection {} ({})", name_, why);
+  read_cancel_.emit(asio::cancellation_type::terminal);
+  error_code ec;
+  socket_.shutdown(tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  writer_wakeup_.cancel();
+  reader_wakeup_.cancel();
+  idle_timer_.cancel();
+  if (on_closed_) on_closed_(id_);
+}
+
+asio::awaitable<void> connection::wait(asio::steady_timer& timer) {
+  error_code ec;
+  if (timer.expiry() == asio::steady_timer::time_point::min() || timer.expiry() <= std::chrono::steady_clock::now())
+    timer.expires_at(asio::steady_timer::time_point::max());
+  co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+}
+
+asio::awaitable<bool> connection::fill_read_buffer() {
+  if (rbegin_ == rend_) {
+    rbegin_ = rend_ = 0;
+  } else if (rbegin_ > 0) {
+    std::memmove(rbuf_.data(), rbuf_.data() + rbegin_, rend_ - rbegin_);
+    rend_ -= rbegin_;
+    rbegin_ = 0;
+  }
+  error_code ec;
+  size_t n = co_await socket_.async_read_some(asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_),
+                                              asio::redirect_error(asio::use_awaitable, ec));
+  if (ec || n == 0) co_return false;
+  rend_ += n;
+  touch();
+  co_return true;
+}
+
+asio::awaitable<connection::read_status> connection::read_frame(std::unique_ptr<uint8_t[]>& frame, size_t& size) {
+  while (rend_ - rbegin_ < 4) {
+    bool had_partial = rend_ != rbegin_;
+    if (!co_await fill_read_buffer()) co_return (had_partial || !reading_) ? read_status::error : read_status::eof;
+  }
+  const int32_t declared = read_be32(rbuf_.data() + rbegin_);
+  if (auto why = frame_size_error(declared, options_.max_frame_bytes)) {
+    spdlog::warn("Unexpected error from /{} (channelId={}); closing connection: {}", remote_, name_, *why);
+    co_return read_status::invalid;
+  }
+  rbegin_ += 4;
+  size = static_cast<size_t>(declared);
+  // The only allocation for a request: exactly its size, after the check.
+  frame.reset(new uint8_t[size == 0 ? 1 : size]);
+  size_t buffered = std::min(size, rend_ - rbegin_);
+  std::memcpy(frame.get(), rbuf_.data() + rbegin_, buffered);
+  rbegin_ += buffered;
+  if (buffered < size) {
+    error_code ec;
+    co_await asio::async_read(socket_, asio::buffer(frame.get() + buffered, size - buffered),
+                              asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return read_status::error;
+    touch();
+  }
+  co_return read_status::frame;
+}
+
+asio::awaitable<void> connection::read_loop() {
+  auto self = shared_from_this();
+  // Cancellation (stop_reading) shows up as error codes, not exceptions.
+  co_await asio::this_coro::throw_if_cancelled(false);
+  while (reading_ && !closed_) {
+    // Pause while this connection is at its bound of requests in flight.
+    while (reading_ && queue_.pending() >= options_.max_inflight) co_await wait(reader_wakeup_);
+    if (!reading_) break;
+
+    std::unique_ptr<uint8_t[]> frame;
+    size_t size = 0;
+    read_status status = co_await read_frame(frame, size);
+    if (status != read_status::frame) {
+      if (status == read_status::eof) spdlog::debug("Connection {} closed by the client", name_);
+      if (status == read_status::error && reading_) {
+        close_socket("read error");
+        co_return;
+      }
+      break;
+    }
+    // And while the broker as a whole is at queued.max.requests; this bound
+    // is shared by every strand, so it is polled rather than signalled.
+    while (reading_ && !budget_.try_acquire()) {
+      reader_wakeup_.expires_after(1ms);
+      co_await wait(reader_wakeup_);
+    }
+    if (!reading_) break;
+    budget_slot slot(&budget_);
+    uint64_t seq = queue_.reserve();
+    asio::co_spawn(strand_, handle_request(std::move(frame), size, seq, std::move(slot)), asio::detached);
+  }
+  stop_reading();
+}
+
+asio::awaitable<void> connection::handle_request(std::unique_ptr<uint8_t[]> frame, size_t size, uint64_t seq,
+                                                 budget_slot slot) {
+  auto self = shared_from_this();
+  connection_info from{listener_name_, id_, name_};
+  dispatch_outcome out;
+  try {
+    out = co_await dispatcher_.dispatch(protocol::bytes_view(frame.get(), size), from);
+  } catch (const std::exception& e) {
+    out.close_reason = std::string("Unexpected error: ") + e.what();
+  }
+  // Awaitables resume on their own executor, so this is the strand again.
+  assert(strand_.running_in_this_thread());
+  { budget_slot done = std::move(slot); }
+  if (closed_) co_return;
+  if (out.closes()) {
+    spdlog::warn("Closing connection {} on listener {}: {}", name_, listener_name_, out.close_reason);
+    queue_.complete_with_close(seq);
+    stop_reading();
+  } else {
+    queue_.complete(seq, std::move(out.response));
+  }
+  writer_wakeup_.cancel();
+  reader_wakeup_.cancel();
+}
+
+asio::awaitable<void> connection::write_loop() {
+  auto self = shared_from_this();
+  std::vector<response_frame> batch;
+  std::vector<asio::const_buffer> buffers;
+  while (!closed_) {
+    if (!queue_.ready()) {
+      if (drained()) break;
+      co_await wait(writer_wakeup_);
+      continue;
+    }
+    batch.clear();
+    queue_.take_ready(batch, options_.max_write_batch, options_.max_write_batch_bytes);
+    reader_wakeup_.cancel();  // in-flight space was freed
+    buffers.clear();
+    for (const response_frame& f : batch) buffers.push_back(asio::buffer(f.bytes));
+    error_code ec;
+    co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+      close_socket("write error");
+      co_return;
+    }
+    touch();
+  }
+  close_socket(queue_.close_requested() ? "request rejected" : "drained");
+}
+
+asio::awaitable<void> connection::idle_watchdog() {
+  auto self = shared_from_this();
+  const auto idle = std::chrono::milliseconds(options_.idle_timeout_ms);
+  while (!closed_) {
+    idle_timer_.expires_at(last_activity_ + idle);
+    error_code ec;
+    co_await idle_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (closed_) break;
+    if (std::chrono::steady_clock::now() < last_activity_ + idle) continue;
+    if (queue_.pending() > 0) {
+      touch();  // waiting on our own handlers is not the client being idle
+      continue;
+    }
+    spdlog::debug("Connection {} idle for {} ms", name_, options_.idle_timeout_ms);
+    close_socket("idle");
+  }
+}
+
+}  // namespace hw::broker

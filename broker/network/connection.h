@@ -1,0 +1,120 @@
+#pragma once
+// One client connection. Lifecycle: created by the server for an accepted
+// socket, start() spawns its coroutines, and it lives (shared_ptr) until the
+// last of them ends after the socket is closed.
+//
+// Runs entirely on its own strand: a reader coroutine reads frames (the size
+// prefix is checked against socket.request.max.bytes before the frame is
+// allocated) and spawns one handler coroutine per request, up to
+// max_inflight requests read but not yet answered; a writer coroutine writes
+// the responses strictly in request order, several at once with one
+// gathering write; an idle watchdog closes the connection after
+// connections.max.idle.ms without traffic.
+//
+// Closing: on EOF, on a request the dispatcher rejects, on an invalid size,
+// or on server shutdown the reader stops, the responses of the requests
+// already read are written, then the socket is closed. A socket error, the
+// idle timeout or close_now() close at once.
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "broker/asio.h"
+#include "broker/dispatcher.h"
+#include "broker/network/request_budget.h"
+#include "broker/network/response_queue.h"
+
+namespace hw::broker {
+
+struct connection_options {
+  int32_t max_frame_bytes = 100 * 1024 * 1024;  // socket.request.max.bytes
+  size_t max_inflight = 64;                     // highwater.connection.max.inflight.requests
+  int64_t idle_timeout_ms = 600'000;            // connections.max.idle.ms; < 0 disables
+  size_t max_write_batch = 64;                  // responses per gathering write
+  size_t max_write_batch_bytes = 1 << 20;
+};
+
+class connection : public std::enable_shared_from_this<connection> {
+ public:
+  using strand_type = asio::strand<asio::io_context::executor_type>;
+  using closed_callback = std::function<void(uint64_t id)>;
+
+  // socket must have been accepted onto strand.
+  connection(strand_type strand, tcp::socket socket, uint64_t id, std::string listener_name,
+             const connection_options& options, const dispatcher& dispatcher, request_budget& budget,
+             closed_callback on_closed);
+
+  void start();
+  // Both may be called from any thread.
+  void shutdown_gracefully();  // stop reading, answer what was read, close
+  void close_now();
+
+  uint64_t id() const { return id_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  enum class read_status { frame, eof, invalid, error };
+
+  asio::awaitable<void> read_loop();
+  asio::awaitable<read_status> read_frame(std::unique_ptr<uint8_t[]>& frame, size_t& size);
+  asio::awaitable<bool> fill_read_buffer();
+  // Holds one unit of the broker-wide request budget until destroyed.
+  class budget_slot {
+   public:
+    explicit budget_slot(request_budget* b = nullptr) : budget_(b) {}
+    budget_slot(budget_slot&& o) noexcept : budget_(std::exchange(o.budget_, nullptr)) {}
+    budget_slot& operator=(budget_slot&&) = delete;
+    ~budget_slot() {
+      if (budget_) budget_->release();
+    }
+
+   private:
+    request_budget* budget_;
+  };
+
+  asio::awaitable<void> handle_request(std::unique_ptr<uint8_t[]> frame, size_t size, uint64_t seq, budget_slot slot);
+  asio::awaitable<void> write_loop();
+  asio::awaitable<void> idle_watchdog();
+  asio::awaitable<void> wait(asio::steady_timer& timer);
+
+  void stop_reading();
+  void close_socket(const char* why);
+  void touch() { last_activity_ = std::chrono::steady_clock::now(); }
+  bool drained() const;
+
+  strand_type strand_;
+  tcp::socket socket_;
+  const uint64_t id_;
+  const std::string listener_name_;
+  std::string name_;    // Kafka-style "local-remote-id"
+  std::string remote_;  // "host:port" of the client
+  const connection_options options_;
+  const dispatcher& dispatcher_;
+  request_budget& budget_;
+  closed_callback on_closed_;
+
+  // State below is touched only on strand_.
+  response_queue queue_;
+  asio::steady_timer writer_wakeup_;
+  asio::steady_timer reader_wakeup_;
+  asio::steady_timer idle_timer_;
+  asio::cancellation_signal read_cancel_;
+  bool reading_ = true;  // false once the reader has stopped or must stop
+  bool closed_ = false;
+  std::chrono::steady_clock::time_point last_activity_;
+
+  // Read buffer: frames up to its size are read with few system calls and
+  // copied out; the rest of a bigger frame is read straight into it.
+  static constexpr size_t kReadBufferBytes = 16 * 1024;
+  std::array<uint8_t, kReadBufferBytes> rbuf_;
+  size_t rbegin_ = 0, rend_ = 0;
+};
+
+}  // namespace hw::broker

@@ -1,0 +1,161 @@
+#include "broker/network/server.h"
+
+#include <spdlog/spdlog.h>
+
+namespace hw::broker {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Kafka binds a listener's host as Java resolves it, preferring IPv4; an
+// empty host is every interface (dual-stack where IPv6 exists).
+std::optional<tcp::endpoint> resolve(asio::io_context& io, const std::string& host, uint16_t port, std::string& error) {
+  if (host.empty()) return tcp::endpoint(asio::ip::address_v6::any(), port);
+  error_code ec;
+  auto addr = asio::ip::make_address(host, ec);
+  if (!ec) return tcp::endpoint(addr, port);
+  tcp::resolver resolver(io);
+  auto results = resolver.resolve(host, std::to_string(port), tcp::resolver::passive, ec);
+  if (ec || results.empty()) {
+    error = "cannot resolve host " + host + (ec ? ": " + ec.message() : "");
+    return std::nullopt;
+  }
+  for (const auto& r : results)
+    if (r.endpoint().address().is_v4()) return r.endpoint();
+  return results.begin()->endpoint();
+}
+
+}  // namespace
+
+std::string bound_listener::to_string() const {
+  std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  return name + "://" + h + ":" + std::to_string(port);
+}
+
+server::server(asio::io_context& io, server_options options, const dispatcher& dispatcher)
+    : io_(io),
+      options_(std::move(options)),
+      dispatcher_(dispatcher),
+      budget_(options_.queued_max_requests),
+      strand_(asio::make_strand(io)),
+      connections_changed_(strand_) {}
+
+server::~server() = default;
+
+std::optional<std::string> server::start() {
+  for (const config::listener_endpoint& ep : options_.listeners) {
+    if (ep.security_protocol != "PLAINTEXT") {
+      listeners_.clear();
+      return "Listener " + ep.to_string() + " uses security protocol " + ep.security_protocol +
+             ", which Highwater does not support yet (only PLAINTEXT)";
+    }
+    std::string error;
+    auto endpoint = resolve(io_, ep.host, ep.port, error);
+    if (!endpoint) {
+      listeners_.clear();
+      return "Listener " + ep.to_string() + ": " + error;
+    }
+    auto l = std::make_unique<listener_state>(listener_state{{ep.name, ep.host, ep.port}, tcp::acceptor(strand_)});
+    error_code ec;
+    auto try_bind = [&](const tcp::endpoint& at) {
+      ec = {};
+      l->acceptor = tcp::acceptor(strand_);
+      l->acceptor.open(at.protocol(), ec);
+      if (!ec && at.address().is_v6()) l->acceptor.set_option(asio::ip::v6_only(false), ec);
+      if (!ec) l->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+      if (!ec) l->acceptor.bind(at, ec);
+      if (!ec) l->acceptor.listen(options_.listen_backlog, ec);
+    };
+    try_bind(*endpoint);
+    if (ec && ep.host.empty()) try_bind(tcp::endpoint(asio::ip::address_v4::any(), ep.port));  // no IPv6
+    if (ec) {
+      listeners_.clear();
+      return "Listener " + ep.to_string() + ": cannot bind to " + (ep.host.empty() ? "*" : ep.host) + ":" +
+             std::to_string(ep.port) + ": " + ec.message();
+    }
+    l->info.port = l->acceptor.local_endpoint().port();
+    listeners_.push_back(std::move(l));
+  }
+  for (auto& l : listeners_) {
+    bound_.push_back(l->info);
+    spdlog::info("Listening on {}", l->info.to_string());
+    asio::co_spawn(strand_, accept_loop(*l), asio::detached);
+  }
+  return std::nullopt;
+}
+
+void server::configure_socket(tcp::socket& s) const {
+  error_code ec;
+  s.set_option(tcp::no_delay(true), ec);
+  s.set_option(asio::socket_base::keep_alive(true), ec);
+  if (options_.send_buffer_bytes >= 0) s.set_option(asio::socket_base::send_buffer_size(options_.send_buffer_bytes), ec);
+  if (options_.receive_buffer_bytes >= 0)
+    s.set_option(asio::socket_base::receive_buffer_size(options_.receive_buffer_bytes), ec);
+}
+
+asio::awaitable<void> server::accept_loop(listener_state& l) {
+  asio::steady_timer backoff(strand_);
+  while (!stopping_) {
+    auto conn_strand = asio::make_strand(io_);
+    error_code ec;
+    tcp::socket socket = co_await l.acceptor.async_accept(conn_strand, asio::redirect_error(asio::use_awaitable, ec));
+    if (stopping_) break;
+    if (ec) {
+      if (ec == asio::error::operation_aborted) break;
+      // Out of file descriptors and the like: log, wait a little, go on.
+      spdlog::warn("Error accepting a connection on {}: {}", l.info.to_string(), ec.message());
+      backoff.expires_after(100ms);
+      co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    if (connections_.size() >= static_cast<size_t>(options_.max_connections)) {
+      spdlog::info("Refusing a connection on {}: max.connections ({}) reached", l.info.to_string(),
+                   options_.max_connections);
+      socket.close(ec);
+      continue;
+    }
+    configure_socket(socket);
+    uint64_t id = next_connection_id_++;
+    auto conn = std::make_shared<connection>(conn_strand, std::move(socket), id, l.info.name, options_.connection,
+                                             dispatcher_, budget_, [this](uint64_t closed) {
+                                               asio::post(strand_, [this, closed] { on_connection_closed(closed); });
+                                             });
+    connections_.emplace(id, conn);
+    spdlog::debug("Accepted connection {} on {}", conn->name(), l.info.to_string());
+    conn->start();
+  }
+}
+
+void server::on_connection_closed(uint64_t id) {
+  connections_.erase(id);
+  connections_changed_.cancel();
+}
+
+asio::awaitable<void> server::shutdown(std::chrono::milliseconds grace) {
+  co_await asio::dispatch(strand_, asio::use_awaitable);
+  stopping_ = true;
+  for (auto& l : listeners_) {
+    error_code ec;
+    l->acceptor.close(ec);
+  }
+  spdlog::info("Stopped accepting connections; closing {} connection(s)", connections_.size());
+  for (auto& [id, conn] : connections_) conn->shutdown_gracefully();
+
+  auto deadline = std::chrono::steady_clock::now() + grace;
+  bool forced = false;
+  while (!connections_.empty()) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      if (forced) break;  // the sockets are closed; only their coroutines are left
+      spdlog::warn("{} connection(s) still busy after {} ms; closing them", connections_.size(), grace.count());
+      for (auto& [id, conn] : connections_) conn->close_now();
+      forced = true;
+      deadline = now + 1s;
+    }
+    connections_changed_.expires_at(deadline);
+    error_code ec;
+    co_await connections_changed_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+}
+
+}  // namespace hw::broker

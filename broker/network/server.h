@@ -1,0 +1,84 @@
+#pragma once
+// The network front door: one acceptor per listener, one connection per
+// accepted socket. start() binds synchronously so that start-up errors are
+// reported before the broker claims to be up; accept loops then run on the
+// server's strand, which also owns the set of live connections.
+//
+// Shutdown: stop accepting, ask every connection to finish the requests it
+// has read and close, and after the grace period close whatever is left.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "broker/asio.h"
+#include "broker/dispatcher.h"
+#include "broker/network/connection.h"
+#include "broker/network/request_budget.h"
+#include "config/listeners.h"
+
+namespace hw::broker {
+
+struct server_options {
+  std::vector<config::listener_endpoint> listeners;
+  connection_options connection;
+  int32_t max_connections = INT32_MAX;       // max.connections
+  int32_t listen_backlog = 50;               // socket.listen.backlog.size
+  int32_t send_buffer_bytes = -1;            // socket.send.buffer.bytes; -1 = OS default
+  int32_t receive_buffer_bytes = -1;         // socket.receive.buffer.bytes
+  int32_t queued_max_requests = 500;         // queued.max.requests
+};
+
+// A listener after binding: the port is the real one when 0 was asked for.
+struct bound_listener {
+  std::string name;
+  std::string host;  // as configured; empty = all interfaces
+  uint16_t port = 0;
+  std::string to_string() const;  // NAME://host:port
+};
+
+class server {
+ public:
+  server(asio::io_context& io, server_options options, const dispatcher& dispatcher);
+  ~server();
+  server(const server&) = delete;
+  server& operator=(const server&) = delete;
+
+  // Binds every listener and starts accepting. On failure nothing is left
+  // listening and the message names the listener.
+  std::optional<std::string> start();
+  const std::vector<bound_listener>& bound() const { return bound_; }
+
+  // Graceful stop; completes when every connection is closed.
+  asio::awaitable<void> shutdown(std::chrono::milliseconds grace);
+
+ private:
+  struct listener_state {
+    bound_listener info;
+    tcp::acceptor acceptor;
+  };
+
+  asio::awaitable<void> accept_loop(listener_state& l);
+  void on_connection_closed(uint64_t id);
+  void configure_socket(tcp::socket& s) const;
+
+  asio::io_context& io_;
+  server_options options_;
+  const dispatcher& dispatcher_;
+  request_budget budget_;
+  asio::strand<asio::io_context::executor_type> strand_;
+
+  // Owned by strand_.
+  std::vector<std::unique_ptr<listener_state>> listeners_;
+  std::vector<bound_listener> bound_;
+  std::unordered_map<uint64_t, std::shared_ptr<connection>> connections_;
+  uint64_t next_connection_id_ = 0;
+  bool stopping_ = false;
+  asio::steady_timer connections_changed_;
+};
+
+}  // namespace hw::broker

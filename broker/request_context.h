@@ -1,0 +1,31 @@
+#pragma once
+// What a handler gets for one request. Views point into the request frame,
+// which the connection keeps alive until the handler's coroutine finishes.
+// A handler starts on its connection's strand.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "protocol/wire/reader.h"
+
+namespace hw::broker {
+
+struct broker_services;
+
+struct request_context {
+  int16_t api_key = 0;
+  int16_t api_version = 0;
+  int32_t correlation_id = 0;
+  std::optional<std::string_view> client_id;  // nullopt: null on the wire
+  protocol::bytes_view body;                  // the request body after the header
+  int16_t response_header_version = 0;        // for encode_response
+
+  std::string_view listener_name;  // e.g. "PLAINTEXT"
+  uint64_t connection_id = 0;
+  std::string_view connection_name;  // Kafka-style "local-remote-n", for logs
+
+  const broker_services* services = nullptr;
+};
+
+}  // namespace hw::broker
