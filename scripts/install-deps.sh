@@ -9,7 +9,8 @@ packages=(
   libboost1.81-dev libspdlog-dev libfmt-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  librdkafka-dev
+  librdkafka-dev kcat
+  openjdk-17-jdk-headless maven
 )
 
 missing=()

@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh
+# Apache Kafka's jars (clients, tools, broker) for the compat tests: cached.
+./scripts/fetch-kafka.sh >/dev/null
 if [ "${HW_SKIP_FUZZ:-0}" != 1 ]; then
   ./scripts/fuzz.sh
 fi
