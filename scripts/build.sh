@@ -3,6 +3,8 @@
 # Usage: scripts/build.sh [ninja targets...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache hits across clones in other folders (CI builds a fresh clone).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 "./scripts/install-deps.sh"
 build_type=${HW_BUILD_TYPE:-RelWithDebInfo}
 if [ ! -f build/build.ninja ]; then

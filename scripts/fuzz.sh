@@ -4,6 +4,8 @@
 # (default 60) through ctest, seeded from tests/fuzz/corpus/<name>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache hits across clones in other folders (CI builds a fresh clone).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 "./scripts/install-deps.sh"
 seconds=${HW_FUZZ_SECONDS:-60}
 if [ ! -f build-fuzz/build.ninja ]; then
