@@ -1,0 +1,71 @@
+#pragma once
+// Strong types for the numbers storage/ hands across its interfaces, so an
+// offset cannot be passed where an epoch is expected. protocol/ keeps plain
+// integers on the wire; conversion happens at the storage boundary with
+// `.value` and the explicit constructors.
+
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <ostream>
+
+namespace hw::storage {
+
+// A number with a meaning. Comparison with its own kind, and the arithmetic
+// an offset or epoch needs: add a plain distance, subtract two values to get
+// a distance. Nothing converts implicitly in either direction.
+template <typename T, typename Tag>
+struct named_type {
+  using value_type = T;
+  T value{};
+
+  constexpr named_type() = default;
+  constexpr explicit named_type(T v) : value(v) {}
+
+  constexpr auto operator<=>(const named_type&) const = default;
+  constexpr bool operator==(const named_type&) const = default;
+
+  constexpr named_type operator+(T delta) const { return named_type(static_cast<T>(value + delta)); }
+  constexpr named_type operator-(T delta) const { return named_type(static_cast<T>(value - delta)); }
+  constexpr T operator-(named_type other) const { return static_cast<T>(value - other.value); }
+  constexpr named_type& operator+=(T delta) {
+    value = static_cast<T>(value + delta);
+    return *this;
+  }
+  constexpr named_type& operator++() {
+    ++value;
+    return *this;
+  }
+  constexpr named_type operator++(int) {
+    named_type old = *this;
+    ++value;
+    return old;
+  }
+
+  friend std::ostream& operator<<(std::ostream& os, named_type v) { return os << +v.value; }
+};
+
+// A position in a partition's log (Kafka's int64 offset).
+using offset = named_type<int64_t, struct offset_tag>;
+// The term of a partition leader (int32); starts at 0, bumped by the controller.
+using leader_epoch = named_type<int32_t, struct leader_epoch_tag>;
+// An idempotent / transactional producer's identity (int64) and epoch (int16).
+using producer_id = named_type<int64_t, struct producer_id_tag>;
+using producer_epoch = named_type<int16_t, struct producer_epoch_tag>;
+// The epoch of the transaction coordinator that wrote a COMMIT/ABORT marker.
+using coordinator_epoch = named_type<int32_t, struct coordinator_epoch_tag>;
+
+// Kafka's "no value" sentinels (RecordBatch.NO_*, OffsetsForLeaderEpoch's UNDEFINED_*).
+inline constexpr leader_epoch undefined_epoch{-1};
+inline constexpr offset undefined_epoch_offset{-1};
+inline constexpr producer_id no_producer_id{-1};
+inline constexpr producer_epoch no_producer_epoch{-1};
+inline constexpr int32_t no_sequence = -1;
+
+}  // namespace hw::storage
+
+template <typename T, typename Tag>
+struct std::hash<hw::storage::named_type<T, Tag>> {
+  size_t operator()(hw::storage::named_type<T, Tag> v) const noexcept { return std::hash<T>{}(v.value); }
+};
