@@ -6,7 +6,7 @@ namespace hw::broker {
 
 std::span<const supported_feature> supported_features() {
   static constexpr std::array<supported_feature, 5> kFeatures{{
-      {"metadata.version", 7, 27},
+      {"metadata.version", 7, 30},
       {"kraft.version", 0, 1},
       {"transaction.version", 0, 2},
       {"group.version", 0, 1},

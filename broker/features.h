@@ -21,8 +21,12 @@ struct finalized_feature {
   int16_t level;
 };
 
-// What this build can run. Levels follow Kafka 4.1: metadata.version 7
-// (3.3-IV3, the oldest Kafka 4.x accepts) to 27 (4.1-IV1).
+// What this build can run. Ranges follow what Apache Kafka 4.3.1 reports
+// (captured in tests/protocol/fixtures): metadata.version 7 (3.3-IV3, the
+// oldest Kafka 4.x accepts) to 30 (4.3-IV0), kraft.version 0-1,
+// transaction.version 0-2, group.version 0-1, eligible.leader.replicas.version
+// 0-1. Kafka's share.version and streams.version are left out: Highwater has
+// no share or streams groups.
 std::span<const supported_feature> supported_features();
 
 // The cluster-wide levels in force. Until the controller and the metadata

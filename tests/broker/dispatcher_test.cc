@@ -139,7 +139,7 @@ TEST_F(DispatcherTest, ApiVersionsEveryVersion) {
         if (f.name == "metadata.version") {
           has_metadata = true;
           EXPECT_EQ(f.min_version, 7);
-          EXPECT_EQ(f.max_version, 27);
+          EXPECT_EQ(f.max_version, 30);
         }
       }
       EXPECT_TRUE(has_metadata);
@@ -147,8 +147,8 @@ TEST_F(DispatcherTest, ApiVersionsEveryVersion) {
       EXPECT_EQ(resp.finalized_features_epoch, 0);
       ASSERT_EQ(resp.finalized_features.size(), 1u);
       EXPECT_EQ(resp.finalized_features[0].name, "metadata.version");
-      EXPECT_EQ(resp.finalized_features[0].min_version_level, 27);
-      EXPECT_EQ(resp.finalized_features[0].max_version_level, 27);
+      EXPECT_EQ(resp.finalized_features[0].min_version_level, 30);
+      EXPECT_EQ(resp.finalized_features[0].max_version_level, 30);
     }
   }
 }

@@ -1,0 +1,137 @@
+#include "broker_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace hw::testing {
+
+bool wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (pred()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+}
+
+broker_process::broker_process() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "hw-it-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  dir_ = tmpl;
+  log_path_ = dir_ + "/highwater.log";
+  port_file_ = dir_ + "/ports";
+}
+
+broker_process::~broker_process() {
+  if (pid_ > 0 && !exit_code_) {
+    kill(pid_, SIGKILL);
+    reap(5s);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+void broker_process::spawn(const std::vector<std::string>& args) {
+  std::vector<std::string> argv_s{HW_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawn_file_actions_addchdir_np(&fa, dir_.c_str());
+  int rc = posix_spawn(&pid_, HW_BINARY, &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw std::runtime_error("cannot spawn " HW_BINARY);
+  exit_code_.reset();
+}
+
+bool broker_process::start(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+  std::vector<std::string> all{"--override", "listeners=PLAINTEXT://127.0.0.1:0", "--port-file", port_file_};
+  all.insert(all.end(), args.begin(), args.end());
+  spawn(all);
+  bool up = wait_until([&] { return std::filesystem::exists(port_file_) || !running(); }, timeout);
+  if (!up || !running()) return false;
+  std::ifstream in(port_file_);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto scheme = line.find("://");
+    auto colon = line.rfind(':');
+    if (scheme == std::string::npos || colon == std::string::npos) continue;
+    ports_[line.substr(0, scheme)] = static_cast<uint16_t>(std::stoi(line.substr(colon + 1)));
+  }
+  return !ports_.empty();
+}
+
+std::optional<int> broker_process::run_to_exit(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+  spawn(args);
+  return reap(timeout);
+}
+
+uint16_t broker_process::port(const std::string& listener) const {
+  auto it = ports_.find(listener);
+  return it == ports_.end() ? 0 : it->second;
+}
+
+std::optional<int> broker_process::reap(std::chrono::milliseconds timeout) {
+  if (exit_code_) return exit_code_;
+  if (pid_ <= 0) return std::nullopt;
+  wait_until(
+      [&] {
+        int status = 0;
+        pid_t r = waitpid(pid_, &status, WNOHANG);
+        if (r == pid_) exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        return exit_code_.has_value();
+      },
+      timeout);
+  return exit_code_;
+}
+
+bool broker_process::running() {
+  if (pid_ <= 0 || exit_code_) return false;
+  return !reap(0ms).has_value();
+}
+
+std::optional<int> broker_process::stop(int sig, std::chrono::milliseconds timeout) {
+  if (pid_ > 0 && !exit_code_) kill(pid_, sig);
+  return reap(timeout);
+}
+
+std::string broker_process::log() const {
+  std::ifstream in(log_path_);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+long broker_process::vm_size_kib() const {
+  std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+  std::string key;
+  while (in >> key) {
+    if (key == "VmSize:") {
+      long kib = 0;
+      in >> kib;
+      return kib;
+    }
+    std::string rest;
+    std::getline(in, rest);
+  }
+  return 0;
+}
+
+}  // namespace hw::testing
