@@ -1,14 +1,18 @@
 #pragma once
-// Strong types for the numbers storage/ hands across its interfaces, so an
-// offset cannot be passed where an epoch is expected. protocol/ keeps plain
-// integers on the wire; conversion happens at the storage boundary with
-// `.value` and the explicit constructors.
+// The vocabulary of storage/ interfaces: strong types for the numbers it
+// hands across them, so an offset cannot be passed where an epoch is
+// expected (protocol/ keeps plain integers on the wire; conversion happens at
+// the storage boundary with `.value` and the explicit constructors), and the
+// error value returned when a file cannot be read, written or trusted.
 
 #include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <ostream>
+#include <string>
+#include <system_error>
+#include <type_traits>
 
 namespace hw::storage {
 
@@ -55,6 +59,9 @@ using producer_id = named_type<int64_t, struct producer_id_tag>;
 using producer_epoch = named_type<int16_t, struct producer_epoch_tag>;
 // The epoch of the transaction coordinator that wrote a COMMIT/ABORT marker.
 using coordinator_epoch = named_type<int32_t, struct coordinator_epoch_tag>;
+// A broker or controller (node.id), and a broker's registration epoch.
+using node_id = named_type<int32_t, struct node_id_tag>;
+using broker_epoch = named_type<int64_t, struct broker_epoch_tag>;
 
 // Kafka's "no value" sentinels (RecordBatch.NO_*, OffsetsForLeaderEpoch's UNDEFINED_*).
 inline constexpr leader_epoch undefined_epoch{-1};
@@ -63,7 +70,47 @@ inline constexpr producer_id no_producer_id{-1};
 inline constexpr producer_epoch no_producer_epoch{-1};
 inline constexpr int32_t no_sequence = -1;
 
+// Why a file's content cannot be trusted (I/O failures keep their errno).
+enum class storage_errc {
+  malformed = 1,        // not the format: a bad line, a short record, a wrong count
+  unsupported_version,  // well-formed, but a version this code does not read
+  checksum_mismatch,    // the stored CRC does not match the content
+};
+
+inline const std::error_category& storage_category() {
+  struct category final : std::error_category {
+    const char* name() const noexcept override { return "hw.storage"; }
+    std::string message(int c) const override {
+      switch (static_cast<storage_errc>(c)) {
+        case storage_errc::malformed: return "malformed file";
+        case storage_errc::unsupported_version: return "unsupported file version";
+        case storage_errc::checksum_mismatch: return "checksum mismatch";
+      }
+      return "unknown storage error";
+    }
+  };
+  static const category instance;
+  return instance;
+}
+
+inline std::error_code make_error_code(storage_errc e) { return {static_cast<int>(e), storage_category()}; }
+
+// An expected failure of reading or writing a storage file: the code to act
+// on and a message for the operator that names the file and, for a malformed
+// file, the line or byte position.
+struct storage_error {
+  std::error_code code;
+  std::string message;
+
+  storage_error() = default;
+  storage_error(std::error_code c, std::string m) : code(c), message(std::move(m)) {}
+  explicit operator bool() const { return static_cast<bool>(code); }
+};
+
 }  // namespace hw::storage
+
+template <>
+struct std::is_error_code_enum<hw::storage::storage_errc> : std::true_type {};
 
 template <typename T, typename Tag>
 struct std::hash<hw::storage::named_type<T, Tag>> {
