@@ -3,6 +3,7 @@
 // Exit codes: 0 after a clean shutdown (SIGTERM/SIGINT), 1 for an invalid
 // configuration or a listener that cannot start.
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
