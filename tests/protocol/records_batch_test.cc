@@ -102,7 +102,7 @@ TEST(RecordsBatch, KnownRecordWithHeaders) {
   b.append(10, std::nullopt, bv(""), headers);
   bytes batch = b.finish();
   const bytes expected_record = {
-      0x18,              // length 12
+      0x1a,              // length 13 (zig-zag 26)
       0x00, 0x00, 0x00,  // attributes, timestampDelta 0, offsetDelta 0
       0x01,              // key null (-1)
       0x00,              // value length 0
@@ -144,7 +144,9 @@ std::vector<test_record> sample_records(int n) {
     r.timestamp = 1700000000000 + (i * 37) % 1000 - 200;  // out of order, some before the base
     if (i % 5 != 0) r.key = "key-" + std::to_string(i);
     if (i % 7 == 3) r.key = "";
-    if (i % 11 != 4) r.value = std::string(static_cast<size_t>(i % 300), static_cast<char>('a' + i % 26));
+    if (i % 11 != 4) {
+      r.value = std::string(static_cast<size_t>(i % 300), static_cast<char>('a' + i % 26));
+    }
     for (int h = 0; h < i % 4; ++h) {
       r.headers.emplace_back("h" + std::to_string(h),
                              h == 2 ? std::nullopt : std::optional("hv" + std::to_string(i)));
@@ -180,15 +182,21 @@ void expect_records(const record_batch_view& v, const std::vector<test_record>& 
     EXPECT_EQ(r.offset_delta, static_cast<int32_t>(i));
     EXPECT_EQ(r.timestamp, e.timestamp);
     EXPECT_EQ(r.key.has_value(), e.key.has_value());
-    if (e.key) EXPECT_EQ(str(*r.key), *e.key);
+    if (e.key) {
+      EXPECT_EQ(str(*r.key), *e.key);
+    }
     EXPECT_EQ(r.value.has_value(), e.value.has_value());
-    if (e.value) EXPECT_EQ(str(*r.value), *e.value);
+    if (e.value) {
+      EXPECT_EQ(str(*r.value), *e.value);
+    }
     ASSERT_EQ(r.headers().size(), e.headers.size());
     size_t h = 0;
     for (const record_header_view& hv : r.headers()) {
       EXPECT_EQ(hv.key, e.headers[h].first);
       EXPECT_EQ(hv.value.has_value(), e.headers[h].second.has_value());
-      if (hv.value) EXPECT_EQ(str(*hv.value), *e.headers[h].second);
+      if (hv.value) {
+        EXPECT_EQ(str(*hv.value), *e.headers[h].second);
+      }
       ++h;
     }
   }
@@ -219,7 +227,9 @@ TEST(RecordsBatch, RoundTripEveryCodec) {
     bytes scratch;
     EXPECT_EQ(p.batch.validate_records(scratch, kBound), batch_error::none);
     expect_records(p.batch, records, 1000);
-    if (codec != compression::none) EXPECT_LT(batch.size(), b.records_bytes());
+    if (codec != compression::none) {
+      EXPECT_LT(batch.size(), b.records_bytes());
+    }
   }
 }
 
@@ -349,8 +359,8 @@ TEST(RecordsBatch, EndTxnMarkers) {
     record_iterator it = v.iterate(v.records_bytes());
     record_view r;
     ASSERT_TRUE(it.next(r));
-    EXPECT_EQ(*r.key, bytes_view(bytes{0, 0, 0, static_cast<uint8_t>(type)}));
-    EXPECT_EQ(*r.value, bytes_view(bytes{0, 0, 0, 0, 0, 21}));
+    EXPECT_EQ(bytes(r.key->begin(), r.key->end()), (bytes{0, 0, 0, static_cast<uint8_t>(type)}));
+    EXPECT_EQ(bytes(r.value->begin(), r.value->end()), (bytes{0, 0, 0, 0, 0, 21}));
     auto key = parse_control_key(r);
     ASSERT_TRUE(key);
     EXPECT_EQ(key->version, 0);
@@ -387,7 +397,7 @@ TEST(RecordsBatch, ControlRecordParsing) {
   EXPECT_FALSE(parse_end_txn_marker(r));
 }
 
-TEST(RecordsBatch, ControlBatchMustHoldOneControlRecord) {
+TEST(RecordsBatch, ControlBatchContents) {
   record_batch_options o;
   o.control = true;
   o.transactional = true;
@@ -405,6 +415,23 @@ TEST(RecordsBatch, ControlBatchMustHoldOneControlRecord) {
   batch = bad_key.finish();
   EXPECT_EQ(parse_record_batch(batch).batch.validate_records(scratch, kBound),
             batch_error::invalid_control_record);
+  record_batch_builder short_value(o);
+  short_value.append(1, bytes_view(key), bv("x"));
+  batch = short_value.finish();
+  EXPECT_EQ(parse_record_batch(batch).batch.validate_records(scratch, kBound),
+            batch_error::invalid_control_record);
+  // KRaft writes several control records in one batch (here: snapshot
+  // header, kraft version, voters); their values belong to the raft layer.
+  record_batch_options raft;
+  raft.control = true;
+  record_batch_builder kraft(raft);
+  for (auto type : {control_record_type::snapshot_header, control_record_type::kraft_version,
+                    control_record_type::kraft_voters}) {
+    auto k = encode_control_key(type);
+    kraft.append(1, bytes_view(k), bv("opaque"));
+  }
+  batch = kraft.finish();
+  EXPECT_EQ(parse_record_batch(batch).batch.validate_records(scratch, kBound), batch_error::none);
 }
 
 TEST(RecordsBatch, EmptyBatchLeftByCompaction) {

@@ -1,7 +1,9 @@
 #include "protocol/records/compression.h"
 
 #include <gtest/gtest.h>
+#include <lz4frame.h>
 #include <snappy.h>
+#include <zstd.h>
 
 #include <random>
 #include <string>
@@ -163,6 +165,56 @@ TEST(RecordsCompression, DecodesRawSnappyBlocks) {
   // The declared size is checked before anything is allocated.
   out = decompress(compression::snappy, as_bytes(raw), input.size() - 1);
   EXPECT_EQ(out.error(), codec_error::output_too_large);
+}
+
+// zstd-jni (the Java client) streams: its frames do not declare their size,
+// which takes the streaming decoder rather than the one-shot one.
+TEST(RecordsCompression, ZstdFramesWithoutDeclaredSize) {
+  bytes input = compressible_bytes(300000, 15);
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ASSERT_NE(cctx, nullptr);
+  bytes packed(ZSTD_compressBound(input.size()) + 1024);
+  ZSTD_outBuffer out{packed.data(), packed.size(), 0};
+  for (size_t pos = 0; pos < input.size(); pos += 16384) {
+    ZSTD_inBuffer in{input.data() + pos, std::min<size_t>(16384, input.size() - pos), 0};
+    while (in.pos < in.size) {
+      ASSERT_FALSE(ZSTD_isError(ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_continue)));
+    }
+  }
+  ZSTD_inBuffer none{nullptr, 0, 0};
+  while (ZSTD_compressStream2(cctx, &out, &none, ZSTD_e_end) != 0) {
+  }
+  ZSTD_freeCCtx(cctx);
+  packed.resize(out.pos);
+  ASSERT_EQ(ZSTD_getFrameContentSize(packed.data(), packed.size()), ZSTD_CONTENTSIZE_UNKNOWN);
+  decompress_result result = decompress(compression::zstd, packed, input.size());
+  ASSERT_TRUE(result.ok()) << result.message();
+  EXPECT_EQ(result.bytes(), input);
+  EXPECT_EQ(decompress(compression::zstd, packed, input.size() - 1).error(),
+            codec_error::output_too_large);
+  packed.resize(packed.size() - 3);
+  EXPECT_EQ(decompress(compression::zstd, packed, input.size()).error(), codec_error::truncated);
+}
+
+// Other writers' lz4 frames: content size, checksums, linked blocks.
+TEST(RecordsCompression, Lz4FramesWithEveryOption) {
+  bytes input = compressible_bytes(300000, 16);
+  LZ4F_preferences_t prefs{};
+  prefs.frameInfo.blockSizeID = LZ4F_max256KB;
+  prefs.frameInfo.blockMode = LZ4F_blockLinked;
+  prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+  prefs.frameInfo.blockChecksumFlag = LZ4F_blockChecksumEnabled;
+  prefs.frameInfo.contentSize = input.size();
+  bytes packed(LZ4F_compressFrameBound(input.size(), &prefs));
+  size_t n = LZ4F_compressFrame(packed.data(), packed.size(), input.data(), input.size(), &prefs);
+  ASSERT_FALSE(LZ4F_isError(n));
+  packed.resize(n);
+  decompress_result result = decompress(compression::lz4, packed, input.size());
+  ASSERT_TRUE(result.ok()) << result.message();
+  EXPECT_EQ(result.bytes(), input);
+  // With checksums, damage anywhere in the data is caught.
+  packed[packed.size() / 2] ^= 0x01;
+  EXPECT_EQ(decompress(compression::lz4, packed, input.size()).error(), codec_error::corrupt);
 }
 
 TEST(RecordsCompression, ConcatenatedStreams) {
