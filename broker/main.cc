@@ -107,6 +107,16 @@ int run(int argc, char** argv) {
   dispatcher dispatch(services);
   server srv(io, make_server_options(cfg), dispatch);
 
+  // Signals are caught from here on: the port file (what tests and scripts
+  // wait for) is written only once SIGTERM leads to a clean shutdown.
+  std::promise<void> stopped;
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const error_code& ec, int signo) {
+    if (ec) return;
+    spdlog::info("Received {}; shutting down", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+    srv.shutdown(5s, [&] { stopped.set_value(); });
+  });
+
   if (auto error = srv.start()) {
     spdlog::error("{}", *error);
     std::fprintf(stderr, "highwater: %s\n", error->c_str());
@@ -117,14 +127,6 @@ int run(int argc, char** argv) {
     return 1;
   }
   spdlog::info("Highwater started (node.id={})", cfg.node_id);
-
-  std::promise<void> stopped;
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const error_code& ec, int signo) {
-    if (ec) return;
-    spdlog::info("Received {}; shutting down", signo == SIGTERM ? "SIGTERM" : "SIGINT");
-    asio::co_spawn(io, srv.shutdown(5s), [&](std::exception_ptr) { stopped.set_value(); });
-  });
 
   std::vector<std::thread> threads;
   std::atomic<int> running{cfg.num_io_threads};

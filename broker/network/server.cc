@@ -1,5 +1,7 @@
 #include "broker/network/server.h"
 
+#include <cassert>
+
 #include <spdlog/spdlog.h>
 
 namespace hw::broker {
@@ -131,8 +133,17 @@ void server::on_connection_closed(uint64_t id) {
   connections_changed_.cancel();
 }
 
-asio::awaitable<void> server::shutdown(std::chrono::milliseconds grace) {
-  co_await asio::dispatch(strand_, asio::use_awaitable);
+void server::shutdown(std::chrono::milliseconds grace, std::function<void()> on_done) {
+  // Spawned on strand_ so that every step below is serialised with the
+  // accept loops and with on_connection_closed.
+  asio::co_spawn(strand_, drain(grace), [on_done = std::move(on_done)](std::exception_ptr e) {
+    if (e) spdlog::error("Error during shutdown");
+    on_done();
+  });
+}
+
+asio::awaitable<void> server::drain(std::chrono::milliseconds grace) {
+  assert(strand_.running_in_this_thread());
   stopping_ = true;
   for (auto& l : listeners_) {
     error_code ec;

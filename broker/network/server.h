@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,8 +54,9 @@ class server {
   std::optional<std::string> start();
   const std::vector<bound_listener>& bound() const { return bound_; }
 
-  // Graceful stop; completes when every connection is closed.
-  asio::awaitable<void> shutdown(std::chrono::milliseconds grace);
+  // Graceful stop, run on the server strand; on_done is called (on that
+  // strand) once every connection is closed. May be called from any thread.
+  void shutdown(std::chrono::milliseconds grace, std::function<void()> on_done);
 
  private:
   struct listener_state {
@@ -63,6 +65,7 @@ class server {
   };
 
   asio::awaitable<void> accept_loop(listener_state& l);
+  asio::awaitable<void> drain(std::chrono::milliseconds grace);
   void on_connection_closed(uint64_t id);
   void configure_socket(tcp::socket& s) const;
 
