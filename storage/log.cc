@@ -47,7 +47,11 @@ class log::loader {
 
   std::error_code run() {
     if (!fs_.is_directory(dir_)) {
+      // A new partition: its directory entry must be durable too.
       if (auto ec = fs_.create_directories(dir_)) return ec;
+      if (dir_.has_parent_path()) {
+        if (auto ec = fs_.sync_directory(dir_.parent_path())) return ec;
+      }
       changed_ = true;
     }
     std::vector<std::string> swaps;
