@@ -134,7 +134,11 @@ class MessageGen:
     # --- types and defaults ---------------------------------------------------
 
     def qualified(self, s: StructDef) -> str:
-        return f"{self.cpp}::{s.cpp}"
+        # Nested structs live at namespace scope (detail::<message>_<struct>)
+        # and are aliased inside their message: a nested class's default
+        # member initializers are not usable inside the enclosing class
+        # definition, which std::optional<nested> members would need.
+        return f"detail::{self.cpp}_{s.cpp}"
 
     def elem_cpp(self, t: str) -> str:
         if t in FIXED:
@@ -181,7 +185,8 @@ class MessageGen:
     # --- emission --------------------------------------------------------------
 
     def declare(self, s: StructDef, indent: str) -> list[str]:
-        out = [f"{indent}struct {s.cpp} {{"]
+        own = self.cpp if s is self.root else self.qualified(s).split("::")[-1]
+        out = [f"{indent}struct {own} {{"]
         for f in s.fields:
             out.append(f"{indent}  {self.field_cpp(f)} {member_name(f)}{self.default_init(f)};")
         out.append(f"{indent}  ::hw::protocol::tagged_fields unknown_tagged_fields;")
@@ -189,12 +194,21 @@ class MessageGen:
         out.append(f"{indent}  void decode(::hw::protocol::reader& r, int16_t version);")
         out.append(f"{indent}  void encode(::hw::protocol::writer& w, int16_t version) const;")
         out.append(f"{indent}  size_t encoded_size(int16_t version) const;")
-        out.append(f"{indent}  bool operator==(const {self.cpp if s is self.root else self.qualified(s)}&) const = default;")
+        out.append(f"{indent}  bool operator==(const {own}&) const = default;")
         return out
 
     def header(self) -> list[str]:
         m = self.m
-        out = [f"struct {self.cpp} {{"]
+        out = []
+        if self.order:
+            out.append("namespace detail {")
+            for s in self.order:
+                out.extend(self.declare(s, ""))
+                out.append("};")
+                out.append("")
+            out.append("}  // namespace detail")
+            out.append("")
+        out.append(f"struct {self.cpp} {{")
         flex = m.flexible.low if m.flexible is not None else -1
         key = m.api_key if m.api_key is not None else -1
         out.append(f"  static constexpr ::hw::protocol::schema_info schema{{"
@@ -202,8 +216,8 @@ class MessageGen:
                    f"{flex}, \"{m.name}\"}};")
         out.append("")
         for s in self.order:
-            out.extend(self.declare(s, "  "))
-            out.append("  };")
+            out.append(f"  using {s.cpp} = {self.qualified(s)};")
+        if self.order:
             out.append("")
         body = self.declare(self.root, "")[1:]
         out.extend(body)
