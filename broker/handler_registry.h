@@ -21,6 +21,9 @@ struct advertised_api {
 class handler_registry {
  public:
   explicit handler_registry(std::span<const api_handler> handlers);
+  // by_key_ points into handlers_: not copyable or movable.
+  handler_registry(const handler_registry&) = delete;
+  handler_registry& operator=(const handler_registry&) = delete;
 
   // The handler for key, or nullptr if the broker does not serve it.
   const api_handler* find(int16_t api_key) const;
