@@ -48,20 +48,18 @@ api_versions_response full_response(const broker_services& services, int16_t ver
 }
 
 asio::awaitable<handler_result> handle(request_context& ctx) {
-  api_versions_request request;
-  protocol::reader in(ctx.body);
-  request.decode(in, ctx.api_version);
-  if (!in.ok()) co_return handler_result::close(std::string("Error decoding ApiVersions request: ") + in.error());
+  std::string error;
+  auto request = decode_request<api_versions_request>(ctx, &error);
+  if (!request) co_return handler_result::close(error);
 
   api_versions_response response;
-  if (ctx.api_version >= 3 && !(valid_software_token(request.client_software_name) &&
-                                valid_software_token(request.client_software_version))) {
+  if (ctx.api_version >= 3 && !(valid_software_token(request->client_software_name) &&
+                                valid_software_token(request->client_software_version))) {
     response.error_code = static_cast<int16_t>(protocol::error_code::invalid_request);
   } else {
     response = full_response(*ctx.services, ctx.api_version);
   }
-  co_return handler_result::respond(
-      encode_response(ctx.correlation_id, ctx.response_header_version, response, ctx.api_version));
+  co_return respond(ctx, response);
 }
 
 }  // namespace

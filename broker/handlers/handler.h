@@ -36,6 +36,31 @@ class handler_result {
 
 using handler_fn = asio::awaitable<handler_result> (*)(request_context&);
 
+// Decodes the request body as T (a generated request struct) at the
+// request's version. As in Kafka, bytes after the body are ignored. On
+// failure returns nullopt and sets *error; the handler then answers
+// handler_result::close, which is what Kafka does with a body it cannot parse.
+template <typename T>
+std::optional<T> decode_request(const request_context& ctx, std::string* error) {
+  T request;
+  protocol::reader in(ctx.body);
+  request.decode(in, ctx.api_version);
+  if (!in.ok()) {
+    *error = std::string("Error decoding ") + T::schema.name + " v" + std::to_string(ctx.api_version) + ": " +
+             in.error();
+    return std::nullopt;
+  }
+  return request;
+}
+
+// The response to ctx's request: message M at the request's version behind
+// the right response header.
+template <typename M>
+handler_result respond(const request_context& ctx, const M& message) {
+  return handler_result::respond(
+      encode_response(ctx.correlation_id, ctx.response_header_version, message, ctx.api_version));
+}
+
 struct api_handler {
   int16_t api_key;
   int16_t min_version;  // advertised range, inclusive
