@@ -1,5 +1,13 @@
 #pragma once
 // Every API handler the broker serves, one per API key, sorted by key.
+//
+// Adding an API:
+//  1. broker/handlers/NN_name.cc: the handler (decode_request, then respond,
+//     no_response or close) and `api_handler name_handler()` with the version
+//     range to advertise; advertise only versions the handler answers.
+//  2. Declare name_handler() below and list it in handlers.cc.
+//  3. Unit tests in tests/broker/ for each version, including a body that
+//     does not decode; an integration test against the real binary.
 
 #include <span>
 
