@@ -196,11 +196,17 @@ class log::loader {
       auto problem = problems_.find(s.base_offset());
       if (problem != problems_.end() || r.bytes_truncated > 0)
         report_.events.push_back(describe(s, "recovered after an unclean shutdown", r));
-      if (r.bytes_truncated == 0) continue;
-      // Everything after a corrupt segment goes.
+      // Everything after a corrupt segment goes. So does everything after a
+      // segment that ends short of the next one's base: its unsynced tail
+      // was lost while a later segment's directory entry survived, and
+      // keeping the later segment would leave a hole in the log (stricter
+      // than Kafka; only unflushed data is given up).
+      bool hole = i + 1 < segments_.size() && s.end().next_offset < segments_[i + 1]->base_offset();
+      if (r.bytes_truncated == 0 && !hole) continue;
       std::vector<std::shared_ptr<segment>> rest(segments_.begin() + i + 1, segments_.end());
       segments_.resize(i + 1);
-      if (auto ec = delete_all(rest, "after a corrupt segment")) return ec;
+      if (auto ec = delete_all(rest, hole ? "after a segment that lost its tail" : "after a corrupt segment"))
+        return ec;
       break;
     }
     return {};
@@ -536,9 +542,11 @@ std::error_code log::truncate_to(offset o, int64_t now_ms) {
   std::vector<std::shared_ptr<segment>> doomed(first_doomed, segments.end());
   segments.erase(first_doomed, segments.end());
   publish(std::move(segments));
+  // Later segments go (durably) before the cut: a crash in between leaves a
+  // prefix of the old history, never a hole before a surviving segment.
+  if (auto ec = delete_segment_files(doomed)) return ec;
   uint64_t bytes = 0;
   if (auto ec = active()->truncate_to(o, now_ms, &bytes)) return fail(ec);
-  if (auto ec = delete_segment_files(doomed)) return ec;
   log_start_.store(std::min(log_start_offset(), o).value, std::memory_order_release);
   recovery_point_.store(std::min(recovery_point(), o).value, std::memory_order_release);
   return {};
@@ -625,21 +633,23 @@ std::error_code log::flush(offset up_to) {
   if (offline()) return log_errc::log_offline;
   offset from = recovery_point();
   up_to = std::min(up_to, log_end_offset());
-  if (up_to <= from) return {};
-  auto list = snapshot();
-  const auto& segments = list->segments;
-  ptrdiff_t first = std::max<ptrdiff_t>(floor_index(segments, from), 0);
-  for (size_t i = static_cast<size_t>(first); i < segments.size() && segments[i]->base_offset() < up_to; ++i) {
-    if (auto ec = segments[i]->flush()) return fail(ec);
+  if (up_to > from) {
+    auto list = snapshot();
+    const auto& segments = list->segments;
+    ptrdiff_t first = std::max<ptrdiff_t>(floor_index(segments, from), 0);
+    for (size_t i = static_cast<size_t>(first); i < segments.size() && segments[i]->base_offset() < up_to; ++i) {
+      if (auto ec = segments[i]->flush()) return fail(ec);
+    }
   }
-  // New segment files are durable only once their directory entry is.
+  // New segment files are durable only once their directory entry is, even
+  // when no record needs syncing (a roll at the recovery point).
   if (directory_dirty_.exchange(false, std::memory_order_acq_rel)) {
     if (auto ec = fs_.sync_directory(dir_)) {
       directory_dirty_.store(true, std::memory_order_release);
       return fail(ec);
     }
   }
-  recovery_point_.store(up_to.value, std::memory_order_release);
+  if (up_to > from) recovery_point_.store(up_to.value, std::memory_order_release);
   return {};
 }
 

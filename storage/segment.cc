@@ -212,13 +212,18 @@ std::error_code segment::open(file_system& fs, const std::filesystem::path& dir,
 }
 
 // Trusts the indexes if they pass the sanity checks, and takes the next
-// offset from the batches after the last offset index entry.
+// offset from the batches after the last offset index entry. The max
+// timestamp is the larger of the last time index entry and those batches':
+// the time index holds the max up to the last offset index entry (it is
+// synced before the offset index), but its final entry, written when the
+// segment stopped being active, may not have reached the disk.
 std::error_code segment::load_state(std::optional<std::string>* problem) {
   if ((*problem = offset_index_->sanity_check(size_))) return {};
   size_t entries = offset_index_->entries();
   offset_position last = entries ? offset_index_->entry(entries - 1) : offset_position{base_offset_, 0};
   batch_cursor c(*log_, last.position, size_, false);
   offset next = base_offset_;
+  timestamp_offset tail_max{no_timestamp, base_offset_};
   for (bool first = true;; first = false) {
     auto st = c.next();
     if (st == batch_cursor::step::end) break;
@@ -227,15 +232,21 @@ std::error_code segment::load_state(std::optional<std::string>* problem) {
       *problem = "log does not end on a batch boundary (at position " + std::to_string(c.next_position()) + ")";
       return {};
     }
-    if (first && entries && c.batch().last_offset() != last.offset.value) {
+    const auto& b = c.batch();
+    if (first && entries && b.last_offset() != last.offset.value) {
       *problem = "last offset index entry does not match the batch at position " + std::to_string(last.position);
       return {};
     }
-    next = offset(c.batch().next_offset());
+    if (b.max_timestamp() > tail_max.timestamp) tail_max = {b.max_timestamp(), offset(b.last_offset())};
+    next = offset(b.next_offset());
   }
   if ((*problem = time_index_->sanity_check(next))) return {};
   next_offset_ = next;
   timestamp_offset max = time_index_->last_entry();
+  if (tail_max.timestamp > max.timestamp) {
+    max = tail_max;
+    if (time_index_->entries() < time_index_->max_entries()) time_index_->maybe_append(max.timestamp, max.offset, true);
+  }
   set_max_timestamp(max.timestamp, max.offset);
   publish_end(next_offset_, size_);
   return {};
@@ -455,11 +466,18 @@ std::error_code segment::truncate_to(offset o, int64_t now_ms, uint64_t* bytes_t
   offset_index_->truncate_to(o);
   time_index_->truncate_to(o);
   bytes_since_last_index_entry_ = 0;
+  // The next offset drops to o even when no batch is cut (o may lie past
+  // the data after an earlier truncation inside a batch), as Kafka's log end.
+  offset next = std::min(next_offset_, std::max(o, base_offset_));
   if (cut) {
     *bytes_truncated = size_ - cut->position;
     size_ = cut->position;
-    next_offset_ = std::min(next_offset_, std::max(o, base_offset_));
+  }
+  if (cut || next != next_offset_) {
+    next_offset_ = next;
     publish_end(next_offset_, size_);  // readers stop short before the bytes go
+  }
+  if (cut) {
     if (auto ec = log_->truncate(size_)) return ec;
   }
   if (size_ == 0) {
@@ -468,10 +486,11 @@ std::error_code segment::truncate_to(offset o, int64_t now_ms, uint64_t* bytes_t
   }
   if (auto ec = recompute_max_timestamp()) return ec;
   // The cut must be durable before new data lands at the same offsets, or a
-  // crash could bring back the truncated history.
+  // crash could bring back the truncated history. The time index is synced
+  // before the offset index: on disk it is never the older of the two.
   if (auto ec = log_->sync()) return ec;
-  if (auto ec = offset_index_->flush()) return ec;
-  return time_index_->flush();
+  if (auto ec = time_index_->flush()) return ec;
+  return offset_index_->flush();
 }
 
 std::error_code segment::recover(const batch_visitor& visit, recovery_result* out) {
@@ -533,8 +552,11 @@ std::error_code segment::recover(const batch_visitor& visit, recovery_result* ou
   bytes_since_last_index_entry_ = 0;
   rolling_based_timestamp_.reset();
   publish_end(next_offset_, size_);
-  if (auto ec = offset_index_->write_out()) return ec;
-  return time_index_->write_out();
+  // Durable now: the recovery point may already cover this segment, so no
+  // later flush would sync what recovery rewrote.
+  if (auto ec = log_->sync()) return ec;
+  if (auto ec = time_index_->flush()) return ec;
+  return offset_index_->flush();
 }
 
 std::error_code segment::on_become_inactive() {
@@ -544,11 +566,12 @@ std::error_code segment::on_become_inactive() {
   return time_index_->write_out();
 }
 
+// Log, then time index, then offset index (see load_state).
 std::error_code segment::flush() {
   std::lock_guard lock(file_mutex_);
   if (auto ec = log_->sync()) return ec;
-  if (auto ec = offset_index_->flush()) return ec;
-  return time_index_->flush();
+  if (auto ec = time_index_->flush()) return ec;
+  return offset_index_->flush();
 }
 
 std::error_code segment::rename_to_deleted() {

@@ -197,7 +197,8 @@ class segment {
   std::error_code truncate_to(offset o, int64_t now_ms, uint64_t* bytes_truncated);
   // Scans from the start: framing, CRC32C, magic 2, offsets increasing and
   // not below the base, relative offsets fitting int32. Truncates at the
-  // first invalid byte and rebuilds both indexes from the valid batches.
+  // first invalid byte and rebuilds both indexes from the valid batches;
+  // the result is fdatasynced.
   std::error_code recover(const batch_visitor& visit, recovery_result* out);
   // The segment stops being active: the final time index entry (the max
   // timestamp), indexes written out.
