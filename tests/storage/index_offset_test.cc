@@ -181,10 +181,13 @@ TEST_F(OffsetIndexTest, LookupsRaceAppendsSafely) {
   constexpr int kEntries = 300'000;
   auto index = open(0, 8 * kEntries);
   std::atomic<bool> done{false};
+  std::atomic<int> started{0};
   std::atomic<int64_t> checks{0};
   auto reader = [&](uint64_t seed) {
     std::mt19937_64 rng(seed);
-    while (!done.load(std::memory_order_acquire)) {
+    started.fetch_add(1);
+    // At least some lookups even if the writer is done first.
+    for (int64_t mine = 0; !done.load(std::memory_order_acquire) || mine < 10'000; ++mine) {
       int64_t target = static_cast<int64_t>(rng() % kEntries);
       auto got = index->lookup(offset(target));
       ASSERT_LE(got.offset.value, target);
@@ -195,6 +198,7 @@ TEST_F(OffsetIndexTest, LookupsRaceAppendsSafely) {
     }
   };
   std::thread r1(reader, 1), r2(reader, 2);
+  while (started.load() < 2) std::this_thread::yield();
   for (int i = 1; i < kEntries; ++i) index->append(offset(i), static_cast<uint32_t>(3 * i));
   done.store(true, std::memory_order_release);
   r1.join();
