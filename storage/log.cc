@@ -4,6 +4,7 @@
 #include <cassert>
 #include <limits>
 #include <map>
+#include <utility>
 
 #include "protocol/records/record_batch.h"
 
@@ -290,7 +291,12 @@ void log::publish(std::vector<std::shared_ptr<segment>> segments) {
   auto list = std::make_shared<segment_list>();
   list->segments = std::move(segments);
   current_ = list;
-  segments_.store(std::move(list), std::memory_order_release);
+  std::shared_ptr<const segment_list> old;
+  {
+    std::lock_guard lock(snapshot_mutex_);
+    old = std::exchange(published_, std::move(list));
+  }
+  // The old list (and any segment only it held) is released outside the lock.
 }
 
 std::error_code log::fail(std::error_code ec) {

@@ -11,7 +11,8 @@
 // on the blocking pool (one flush at a time), concurrently with the writer.
 // Readers (fetch, ListOffsets, from any thread) call the const methods and
 // never block the writer: the writer publishes an immutable snapshot of the
-// segment list (std::shared_ptr swapped atomically) and the log end offset,
+// segment list (a std::shared_ptr swapped under a mutex held for a pointer
+// copy, never across I/O) and the log end offset,
 // log start offset and recovery point with release stores; a reader loads
 // them once and reads with pread or returns a file range. A segment removed
 // by truncation or retention stays readable through the snapshot holding it.
@@ -211,7 +212,10 @@ class log {
 
   log(file_system& fs, std::filesystem::path dir, const log_config& config, uint64_t jitter_seed);
 
-  std::shared_ptr<const segment_list> snapshot() const { return segments_.load(std::memory_order_acquire); }
+  std::shared_ptr<const segment_list> snapshot() const {
+    std::lock_guard lock(snapshot_mutex_);
+    return published_;
+  }
   void publish(std::vector<std::shared_ptr<segment>> segments);
   const std::shared_ptr<segment>& active() const { return current_->segments.back(); }
   segment_options options_for_new_segment(int64_t now_ms);
@@ -233,8 +237,12 @@ class log {
   log_config config_;
   uint64_t jitter_state_;
 
-  // Readers' view.
-  std::atomic<std::shared_ptr<const segment_list>> segments_;
+  // Readers' view. The list is swapped under a mutex held only for a
+  // reference-count increment, not std::atomic<std::shared_ptr>: libstdc++
+  // 12's load() drops its internal lock with a relaxed store, a race on
+  // weakly-ordered CPUs (ThreadSanitizer reports it).
+  mutable std::mutex snapshot_mutex_;
+  std::shared_ptr<const segment_list> published_;
   std::atomic<int64_t> log_end_{0};
   std::atomic<int64_t> log_start_{0};
   std::atomic<int64_t> recovery_point_{0};

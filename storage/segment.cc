@@ -16,7 +16,7 @@ using protocol::load_big_endian;
 
 // Header walks read this much at a time; whole-batch walks (recovery,
 // timestamp searches) read at least a megabyte, or one batch if larger.
-constexpr uint64_t header_chunk_bytes = 8 * 1024;
+constexpr uint64_t header_chunk_bytes = 4 * 1024;
 constexpr uint64_t batch_chunk_bytes = 1024 * 1024;
 // Bound on a batch's decompressed records during a timestamp search.
 constexpr size_t max_decompressed_records_bytes = 128 * 1024 * 1024;
