@@ -362,6 +362,7 @@ std::error_code log::read(offset start, int32_t max_bytes, offset max_offset_exc
   ptrdiff_t first = floor_index(segments, start);
   if (start < log_start_offset() || start > end || first < 0) return log_errc::offset_out_of_range;
   offset bound = std::min(max_offset_exclusive, end);
+  max_bytes = std::max(max_bytes, 0);  // a client's value; Kafka refuses negative ones earlier
   if (start >= bound) return offset_metadata(start, &out->fetch_offset);
   for (size_t i = static_cast<size_t>(first); i < segments.size(); ++i) {
     const auto& s = segments[i];
