@@ -4,9 +4,10 @@
 //   reads back every record, and recovery rebuilds its indexes byte for byte;
 // - segments written by this log pass Kafka's own DumpLogSegments (deep
 //   iteration, index sanity check, and index-versus-log verification) with
-//   every record reported and no error. These tests (names start with
-//   Compat) need Java and the jars from scripts/fetch-kafka.sh; they skip
-//   with a message when those are missing.
+//   every record reported and no error; it needs Java and the jars from
+//   scripts/fetch-kafka.sh and skips with a message when they are missing.
+// Every test here is named Compat*: `ctest -R ^Compat` selects them (the
+// per-group executable carries the unit label; see the storage report).
 
 #include <gtest/gtest.h>
 #include <stdio.h>
@@ -82,7 +83,7 @@ std::vector<fixture_record> read_fixture_records(const log& l) {
   return out;
 }
 
-class KafkaWrittenLog : public ::testing::Test {
+class CompatKafkaWrittenLog : public ::testing::Test {
  protected:
   void SetUp() override { copy_dir(kFixture / "fixture-0", dir()); }
   std::filesystem::path dir() const { return tmp_.path() / "fixture-0"; }
@@ -103,7 +104,7 @@ class KafkaWrittenLog : public ::testing::Test {
   int recovered_batches_ = 0;
 };
 
-TEST_F(KafkaWrittenLog, OpensCleanlyAndReadsEveryRecordBack) {
+TEST_F(CompatKafkaWrittenLog, OpensCleanlyAndReadsEveryRecordBack) {
   auto indexes = files_ending(dir(), "index");
   open(true);
   EXPECT_TRUE(report_.events.empty()) << report_.events.front();
@@ -137,7 +138,7 @@ TEST_F(KafkaWrittenLog, OpensCleanlyAndReadsEveryRecordBack) {
   EXPECT_EQ(files_ending(dir(), "index"), indexes) << "a clean open changes no file";
 }
 
-TEST_F(KafkaWrittenLog, TimestampLookupsUseKafkasTimeIndex) {
+TEST_F(CompatKafkaWrittenLog, TimestampLookupsUseKafkasTimeIndex) {
   open(true);
   std::optional<timestamp_and_offset> max, found;
   ASSERT_FALSE(log_->offset_for_timestamp(max_timestamp, &max));
@@ -151,7 +152,7 @@ TEST_F(KafkaWrittenLog, TimestampLookupsUseKafkasTimeIndex) {
   EXPECT_EQ(found->epoch, leader_epoch(0));
 }
 
-TEST_F(KafkaWrittenLog, RecoveryRebuildsKafkasIndexesByteForByte) {
+TEST_F(CompatKafkaWrittenLog, RecoveryRebuildsKafkasIndexesByteForByte) {
   auto indexes = files_ending(dir(), "index");
   open(false);
   EXPECT_EQ(report_.segments_recovered, 3u);
@@ -162,7 +163,7 @@ TEST_F(KafkaWrittenLog, RecoveryRebuildsKafkasIndexesByteForByte) {
   EXPECT_EQ(read_fixture_records(*log_).size(), 240u);
 }
 
-TEST_F(KafkaWrittenLog, AppendsContinueAfterKafkasRecords) {
+TEST_F(CompatKafkaWrittenLog, AppendsContinueAfterKafkasRecords) {
   open(true);
   bytes batch = make_batch({.records = 3});
   append_result r;
