@@ -138,6 +138,8 @@ class MessageGen:
         # and are aliased inside their message: a nested class's default
         # member initializers are not usable inside the enclosing class
         # definition, which std::optional<nested> members would need.
+        if s.cpp.startswith(self.cpp + "_"):
+            return f"detail::{s.cpp}"
         return f"detail::{self.cpp}_{s.cpp}"
 
     def elem_cpp(self, t: str) -> str:

@@ -16,11 +16,16 @@
 #include "protocol/error_code.h"
 #include "protocol/messages/api_registry.h"
 #include "protocol/messages/api_versions.h"
+#include "protocol/messages/consumer_protocol.h"
+#include "protocol/messages/fetch.h"
 #include "protocol/messages/headers.h"
 #include "protocol/messages/init_producer_id.h"
 #include "protocol/messages/join_group.h"
 #include "protocol/messages/metadata.h"
+#include "protocol/messages/offset_commit.h"
 #include "protocol/messages/produce.h"
+#include "protocol/messages/sync_group.h"
+#include "protocol/records/record_batch.h"
 
 namespace hw::protocol {
 namespace {
@@ -220,6 +225,70 @@ TEST(GoldenFixtures, JoinGroupAndInitProducerIdDecodeToTheirValues) {
   }
   EXPECT_GE(joins, 2);
   EXPECT_GE(inits, 2);
+}
+
+TEST(GoldenFixtures, FetchResponsesCarryValidBatches) {
+  int batches = 0;
+  for (const fixture& f : fixtures()) {
+    if (f.api_key != 1) continue;
+    msg::response_header rh;
+    auto resp = decode_body<msg::fetch_response>(
+        split(f.response, response_header_version(1, f.api_version), rh), f.api_version);
+    for (const auto& t : resp.responses)
+      for (const auto& p : t.partitions) {
+        EXPECT_EQ(p.error_code, 0);
+        if (p.records.null || p.records.size == 0) continue;
+        EXPECT_GE(p.high_watermark, 0);
+        record_batch_walker walker(p.records.bytes());
+        record_batch_view b{bytes_view{}};
+        while (walker.next(b)) {
+          EXPECT_EQ(b.validate(), batch_error::none);
+          EXPECT_LT(b.last_offset(), p.high_watermark);
+          ++batches;
+        }
+        EXPECT_EQ(walker.error(), batch_error::none);
+      }
+  }
+  EXPECT_GE(batches, 6);  // records fetched by both clients, every codec
+}
+
+TEST(GoldenFixtures, SyncGroupAssignmentsAreConsumerProtocolAssignments) {
+  int assignments = 0;
+  for (const fixture& f : fixtures()) {
+    if (f.api_key != 14) continue;
+    msg::response_header rh;
+    auto resp = decode_body<msg::sync_group_response>(
+        split(f.response, response_header_version(14, f.api_version), rh), f.api_version);
+    EXPECT_EQ(resp.error_code, 0);
+    ASSERT_GE(resp.assignment.size(), 2u);
+    reader r(resp.assignment);
+    int16_t version = r.read_int16();
+    msg::consumer_protocol_assignment a;
+    a.decode(r, version);
+    ASSERT_TRUE(r.ok()) << r.error();
+    ASSERT_FALSE(a.assigned_partitions.empty());
+    EXPECT_FALSE(a.assigned_partitions[0].topic.empty());
+    EXPECT_FALSE(a.assigned_partitions[0].partitions.empty());
+    ++assignments;
+  }
+  EXPECT_GE(assignments, 2);
+}
+
+TEST(GoldenFixtures, OffsetCommitsNameCommittedOffsets) {
+  int commits = 0;
+  for (const fixture& f : fixtures()) {
+    if (f.api_key != 8) continue;
+    msg::request_header h;
+    auto req = decode_body<msg::offset_commit_request>(
+        split(f.request, request_header_version(8, f.api_version), h), f.api_version);
+    EXPECT_FALSE(req.group_id.empty());
+    for (const auto& t : req.topics)
+      for (const auto& p : t.partitions) {
+        EXPECT_GE(p.committed_offset, 0);
+        ++commits;
+      }
+  }
+  EXPECT_GE(commits, 2);
 }
 
 }  // namespace
