@@ -73,7 +73,7 @@ producer_append_result producer_append::add(const producer_batch& b) {
   assert(b.id != no_producer_id);
   // A retry of a batch the producer already got an answer for: Kafka looks
   // only at the committed state, and only for producers' own writes.
-  if (origin_ == append_origin::client && !b.control) {
+  if (origin_ == producer_origin::client && !b.control) {
     if (const producer_entry* e = state_->find(b.id); e && e->epoch == b.epoch) {
       int32_t last_seq = b.last_sequence();
       for (const auto& m : e->batches) {
@@ -98,7 +98,7 @@ bool producer_append::epoch_rejected(const staged& s, const producer_batch& b, i
   if (!invalid) return false;
   // A retried TV2 marker of a transaction that already ended is written again.
   if (txn_version >= 2 && b.epoch == current && !s.updated.current_txn_first_offset) return false;
-  if (origin_ == append_origin::replication) return false;  // the leader accepted it
+  if (origin_ == producer_origin::replication) return false;  // the leader accepted it
   *r = failure(error_code::invalid_producer_epoch,
                "epoch of producer " + str(b.id) + " at offset " + str(b.first_offset) + " is " +
                    std::to_string(b.epoch.value) + ", " + (txn_version >= 2 ? "at or below" : "below") +
@@ -109,7 +109,7 @@ bool producer_append::epoch_rejected(const staged& s, const producer_batch& b, i
 producer_append_result producer_append::add_data(staged& s, const producer_batch& b) {
   producer_append_result r;
   if (epoch_rejected(s, b, 0, &r)) return r;
-  if (origin_ == append_origin::client) {
+  if (origin_ == producer_origin::client) {
     const producer_entry& updated = s.updated;
     if (b.epoch != updated.epoch) {
       if (b.base_sequence != 0 && updated.epoch != no_producer_epoch)
@@ -147,11 +147,11 @@ producer_append_result producer_append::add_data(staged& s, const producer_batch
 producer_append_result producer_append::add_marker(staged& s, const producer_batch& b) {
   const end_txn_marker& m = *b.marker;
   // The version rides in WriteTxnMarkers, so only replicated markers lack it.
-  assert(m.transaction_version != transaction_version_unknown || origin_ == append_origin::replication);
+  assert(m.transaction_version != transaction_version_unknown || origin_ == producer_origin::replication);
   int16_t version = m.transaction_version == transaction_version_unknown ? 0 : m.transaction_version;
   producer_append_result r;
   if (epoch_rejected(s, b, version, &r)) return r;
-  if (s.updated.coordinator > m.coordinator && origin_ != append_origin::replication)
+  if (s.updated.coordinator > m.coordinator && origin_ != producer_origin::replication)
     return failure(error_code::transaction_coordinator_fenced,
                    "invalid coordinator epoch for producer " + str(b.id) + " at offset " + str(b.first_offset) +
                        ": " + std::to_string(m.coordinator.value) + " (zombie), " +
@@ -200,7 +200,7 @@ std::vector<finished_txn> producer_state::apply(producer_append&& append) {
   return finished;
 }
 
-producer_append_result producer_state::check_and_update(const producer_batch& batch, append_origin origin) {
+producer_append_result producer_state::check_and_update(const producer_batch& batch, producer_origin origin) {
   producer_append append = begin_append(origin);
   producer_append_result r = append.add(batch);
   if (r.ok()) apply(std::move(append));
@@ -208,7 +208,7 @@ producer_append_result producer_state::check_and_update(const producer_batch& ba
 }
 
 std::optional<finished_txn> producer_state::update_from_recovered_batch(const producer_batch& batch) {
-  producer_append append = begin_append(append_origin::replication);
+  producer_append append = begin_append(producer_origin::replication);
   producer_append_result r = append.add(batch);
   assert(r.ok());  // replication rules reject nothing
   std::vector<finished_txn> finished = apply(std::move(append));

@@ -63,7 +63,7 @@ inline constexpr int16_t transaction_version_unknown = -1;
 int32_t increment_sequence(int32_t sequence, int32_t increment);
 int32_t decrement_sequence(int32_t sequence, int32_t decrement);
 
-enum class append_origin {
+enum class producer_origin {
   client,       // Produce from a producer: full validation
   coordinator,  // group/transaction coordinator writes and WriteTxnMarkers: no sequence checks
   replication,  // fetched from the leader or replayed from the log: nothing rejected
@@ -154,14 +154,14 @@ class producer_append {
     producer_entry current;  // the committed entry when staging began (empty if none)
     producer_entry updated;  // epoch/txn/coordinator as updated; only the new batches
   };
-  producer_append(const producer_state& state, append_origin origin) : state_(&state), origin_(origin) {}
+  producer_append(const producer_state& state, producer_origin origin) : state_(&state), origin_(origin) {}
   staged& staged_for(producer_id id);
   producer_append_result add_data(staged& s, const producer_batch& b);
   producer_append_result add_marker(staged& s, const producer_batch& b);
   bool epoch_rejected(const staged& s, const producer_batch& b, int16_t txn_version, producer_append_result* r) const;
 
   const producer_state* state_;
-  append_origin origin_;
+  producer_origin origin_;
   std::map<producer_id, staged> staged_;
   std::vector<std::pair<offset, producer_id>> started_txns_;
   std::vector<completed_txn> completed_txns_;
@@ -171,12 +171,12 @@ class producer_state {
  public:
   producer_state() = default;
 
-  producer_append begin_append(append_origin origin) const { return producer_append(*this, origin); }
+  producer_append begin_append(producer_origin origin) const { return producer_append(*this, origin); }
   // Makes a staged append visible; ends its transactions in order and
   // returns each with the last stable offset Kafka stores in the index.
   std::vector<finished_txn> apply(producer_append&& append);
   // Stage, and apply if accepted (not for a duplicate or an error).
-  producer_append_result check_and_update(const producer_batch& batch, append_origin origin);
+  producer_append_result check_and_update(const producer_batch& batch, producer_origin origin);
   // Log recovery and rebuild: a batch read back from the log (replication
   // rules); returns the transaction it ended, if any.
   std::optional<finished_txn> update_from_recovered_batch(const producer_batch& batch);

@@ -74,7 +74,7 @@ TEST(producer_snapshot, keeps_only_the_last_batch_like_kafka) {
     b.first_offset = offset(i * 2);
     b.last_offset = offset(i * 2 + 1);
     b.max_timestamp_ms = 10 + i;
-    ASSERT_TRUE(state.check_and_update(b, append_origin::client).ok());
+    ASSERT_TRUE(state.check_and_update(b, producer_origin::client).ok());
   }
   std::vector<producer_entry> back;
   ASSERT_FALSE(decode_producer_snapshot(encode_producer_snapshot(state), "x", &back));

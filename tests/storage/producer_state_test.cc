@@ -43,13 +43,13 @@ producer_batch marker(int64_t pid, int16_t epoch, int64_t at, bool commit, int32
 
 class producer_test : public ::testing::Test {
  protected:
-  producer_append_result client(const producer_batch& b) { return state.check_and_update(b, append_origin::client); }
+  producer_append_result client(const producer_batch& b) { return state.check_and_update(b, producer_origin::client); }
   producer_append_result coordinator(const producer_batch& b) {
-    return state.check_and_update(b, append_origin::coordinator);
+    return state.check_and_update(b, producer_origin::coordinator);
   }
   // Applies a marker from the coordinator and returns what it finished.
   std::vector<finished_txn> end_txn(const producer_batch& m) {
-    producer_append a = state.begin_append(append_origin::coordinator);
+    producer_append a = state.begin_append(producer_origin::coordinator);
     producer_append_result r = a.add(m);
     EXPECT_TRUE(r.ok()) << r.message;
     return state.apply(std::move(a));
@@ -140,7 +140,7 @@ TEST_F(producer_test, an_unknown_producer_is_accepted_at_any_sequence) {
 TEST_F(producer_test, sequences_wrap_around) {
   ASSERT_TRUE(client(data(7, 0, 0, 0, 1)).ok());
   // Jump the window near the top through replication, which skips checks.
-  ASSERT_TRUE(state.check_and_update(data(7, 0, INT32_MAX - 2, 1, 2), append_origin::replication).ok());
+  ASSERT_TRUE(state.check_and_update(data(7, 0, INT32_MAX - 2, 1, 2), producer_origin::replication).ok());
   EXPECT_EQ(entry(7).last_sequence(), INT32_MAX - 1);
   ASSERT_TRUE(client(data(7, 0, INT32_MAX, 3, 3)).ok());  // INT32_MAX, 0, 1
   EXPECT_EQ(entry(7).last_sequence(), 1);
@@ -153,7 +153,7 @@ TEST_F(producer_test, sequences_wrap_around) {
 
 TEST_F(producer_test, replication_rejects_nothing) {
   ASSERT_TRUE(client(data(7, 5, 0, 0, 1)).ok());
-  producer_append_result r = state.check_and_update(data(7, 4, 99, 1, 1), append_origin::replication);
+  producer_append_result r = state.check_and_update(data(7, 4, 99, 1, 1), producer_origin::replication);
   EXPECT_TRUE(r.ok());
   // As in Kafka, the replicated batch is recorded under its own epoch.
   EXPECT_EQ(entry(7).epoch, producer_epoch(4));
@@ -165,7 +165,7 @@ TEST_F(producer_test, coordinator_writes_skip_sequence_checks) {
 }
 
 TEST_F(producer_test, staged_batches_chain_and_nothing_shows_until_apply) {
-  producer_append a = state.begin_append(append_origin::client);
+  producer_append a = state.begin_append(producer_origin::client);
   ASSERT_TRUE(a.add(data(7, 0, 0, 0, 2)).ok());
   ASSERT_TRUE(a.add(data(7, 0, 2, 2, 2)).ok());  // follows the staged batch
   ASSERT_TRUE(a.add(data(8, 0, 0, 4, 1)).ok());
@@ -175,7 +175,7 @@ TEST_F(producer_test, staged_batches_chain_and_nothing_shows_until_apply) {
   EXPECT_EQ(entry(7).batches.size(), 2u);
   EXPECT_EQ(entry(8).last_sequence(), 0);
 
-  producer_append b = state.begin_append(append_origin::client);
+  producer_append b = state.begin_append(producer_origin::client);
   ASSERT_TRUE(b.add(data(7, 0, 4, 5, 1)).ok());
   EXPECT_EQ(b.add(data(7, 0, 9, 6, 1)).error, error_code::out_of_order_sequence_number);
   // The caller drops a rejected append: the state did not move.
@@ -235,7 +235,7 @@ TEST_F(producer_test, a_zombie_coordinator_is_fenced) {
   EXPECT_EQ(r.error, error_code::transaction_coordinator_fenced);
   EXPECT_EQ(entry(7).current_txn_first_offset, offset(2));  // still open
   // Replicated, the same marker is taken (the leader already checked it).
-  EXPECT_TRUE(state.check_and_update(marker(7, 0, 3, true, 4, transaction_version_unknown), append_origin::replication)
+  EXPECT_TRUE(state.check_and_update(marker(7, 0, 3, true, 4, transaction_version_unknown), producer_origin::replication)
                   .completed);
 }
 
@@ -245,8 +245,8 @@ TEST_F(producer_test, transaction_version_2_markers_bump_the_epoch) {
   EXPECT_EQ(coordinator(marker(7, 3, 2, true, 0, 2)).error, error_code::invalid_producer_epoch);
   // TV1 accepted the same epoch.
   producer_state tv1;
-  ASSERT_TRUE(tv1.check_and_update(txn_data(7, 3, 0, 0, 2), append_origin::client).ok());
-  EXPECT_TRUE(tv1.check_and_update(marker(7, 3, 2, true, 0, 1), append_origin::coordinator).ok());
+  ASSERT_TRUE(tv1.check_and_update(txn_data(7, 3, 0, 0, 2), producer_origin::client).ok());
+  EXPECT_TRUE(tv1.check_and_update(marker(7, 3, 2, true, 0, 1), producer_origin::coordinator).ok());
 
   producer_append_result r = coordinator(marker(7, 4, 2, true, 0, 2));
   ASSERT_TRUE(r.ok()) << r.message;
