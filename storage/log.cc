@@ -433,6 +433,21 @@ std::error_code log::offset_for_timestamp(int64_t timestamp, std::optional<times
   }
 }
 
+std::error_code log::collect_aborted_transactions(offset start_offset, offset upper_offset,
+                                                  std::vector<aborted_txn>* out) const {
+  out->clear();
+  auto list = snapshot();
+  const auto& segments = list->segments;
+  auto first = static_cast<size_t>(std::max<ptrdiff_t>(floor_index(segments, start_offset), 0));
+  for (size_t i = first; i < segments.size(); ++i) {
+    aborted_txn_search found;
+    if (auto ec = segments[i]->collect_aborted_txns(start_offset, upper_offset, &found)) return ec;
+    out->insert(out->end(), found.aborted.begin(), found.aborted.end());
+    if (found.complete) break;
+  }
+  return {};
+}
+
 // --- append --------------------------------------------------------------------
 
 std::error_code log::assign_or_check_offsets(std::span<uint8_t> batches, const append_options& options,
@@ -489,6 +504,19 @@ std::error_code log::append(std::span<uint8_t> batches, const append_options& op
   out->first_position = {out->first_offset, s->base_offset(), s->end().size};
   if (auto ec = s->append(batches)) return fail(ec);
   log_end_.store(out->last_offset.value + 1, std::memory_order_release);
+  return {};
+}
+
+std::error_code log::append_aborted_txn(const aborted_txn& txn) {
+  if (auto ec = writable()) return ec;
+  if (txn.last_offset < log_start_offset() || txn.last_offset >= log_end_offset()) return log_errc::offset_out_of_range;
+  ptrdiff_t i = floor_index(current_->segments, txn.last_offset);
+  if (i < 0) return log_errc::offset_out_of_range;
+  segment& s = *current_->segments[static_cast<size_t>(i)];
+  bool creates_file = s.txn_index().empty();
+  if (auto ec = s.append_aborted_txn(txn)) return fail(ec);
+  // A new `.txnindex` is durable once its directory entry is (next flush).
+  if (creates_file) directory_dirty_.store(true, std::memory_order_release);
   return {};
 }
 
@@ -630,6 +658,39 @@ std::error_code log::delete_segments_below(offset o, int64_t now_ms, size_t* del
   *deleted = count;
   offset first = current_->segments.front()->base_offset();
   if (first > log_start_offset()) log_start_.store(first.value, std::memory_order_release);
+  return {};
+}
+
+std::error_code log::detach_segments_before(offset base, int64_t now_ms,
+                                            std::vector<std::shared_ptr<segment>>* detached) {
+  detached->clear();
+  if (auto ec = writable()) return ec;
+  if (base > log_end_offset()) return log_errc::offset_out_of_range;
+  if (active()->base_offset() < base) {
+    if (base != log_end_offset()) return log_errc::offset_out_of_range;
+    // Every segment goes: one must remain, so the active one is rolled first.
+    if (auto ec = roll_at(base, now_ms)) return ec;
+  }
+  auto segments = current_->segments;
+  auto keep = std::lower_bound(segments.begin(), segments.end(), base,
+                               [](const std::shared_ptr<segment>& s, offset v) { return s->base_offset() < v; });
+  if (keep == segments.end() || (*keep)->base_offset() != base) return log_errc::offset_out_of_range;
+  if (keep == segments.begin()) return {};
+  detached->assign(segments.begin(), keep);
+  segments.erase(segments.begin(), keep);
+  // Lookups stop at the new start before the segments leave (Kafka raises
+  // the log start offset first); nothing below it needs recovery any more.
+  if (base > log_start_offset()) log_start_.store(base.value, std::memory_order_release);
+  {
+    std::lock_guard lock(flush_mutex_);
+    if (base > recovery_point()) recovery_point_.store(base.value, std::memory_order_release);
+  }
+  publish(std::move(segments));
+  for (const auto& s : *detached) {
+    if (auto ec = s->rename_to_deleted()) return fail(ec);
+  }
+  // The renames are durable before the caller records the new log start.
+  if (auto ec = fs_.sync_directory(dir_)) return fail(ec);
   return {};
 }
 

@@ -25,9 +25,11 @@
 // with log_errc::log_offline; the log manager then takes the directory
 // offline (KAFKA_STORAGE_ERROR). Reads keep working.
 //
-// Not here (other files): the leader-epoch cache, producer state and the
-// transaction index are rebuilt by the caller from the batches open() hands
-// to its visitor, and from what append() reports.
+// Not here (other files): the leader-epoch cache and producer state are
+// rebuilt by the caller from the batches open() hands to its visitor, and
+// from what append() reports. So are the aborted transactions of recovered
+// segments (recovery empties their `.txnindex`): the caller re-appends them
+// with append_aborted_txn() once open() returns.
 
 #include <atomic>
 #include <cstdint>
@@ -172,6 +174,11 @@ class log {
   // for real records; the caller fills it from its epoch cache for the
   // special ones.
   std::error_code offset_for_timestamp(int64_t timestamp, std::optional<timestamp_and_offset>* out) const;
+  // Kafka's collectAbortedTransactions: the aborts overlapping [start_offset,
+  // upper_offset), from the segment holding start_offset (or the first) on,
+  // until a segment's search is complete; in last-offset order.
+  std::error_code collect_aborted_transactions(offset start_offset, offset upper_offset,
+                                               std::vector<aborted_txn>* out) const;
 
   // --- writer (partition strand) ------------------------------------------------
   // batches: whole v2 batches, already validated (CRC, header). A leader
@@ -195,6 +202,19 @@ class log {
   // (rolling first when that includes a non-empty active segment) and raises
   // the log start offset to the first remaining segment. *deleted counts them.
   std::error_code delete_segments_below(offset o, int64_t now_ms, size_t* deleted);
+  // Records an aborted transaction in the segment holding its ABORT marker
+  // (txn.last_offset, in [log start, log end); on a live append that is the
+  // active segment, as in Kafka). Last offsets must increase per segment.
+  std::error_code append_aborted_txn(const aborted_txn& txn);
+  // Retention with Kafka's delayed delete: the segments whose base offset is
+  // below base leave the log and their files are renamed to `.deleted`
+  // (durably); the caller removes them later (segment::remove_files), and
+  // readers holding them keep reading meanwhile. base is a segment's base
+  // offset, or the log end offset to take every segment (the active one is
+  // then rolled first). The log start offset is raised to the first
+  // remaining segment before anything is renamed.
+  std::error_code detach_segments_before(offset base, int64_t now_ms,
+                                         std::vector<std::shared_ptr<segment>>* detached);
   // fdatasyncs every segment holding offsets in [recovery point, up_to) (and
   // the directory when segments were created), then advances the recovery
   // point to min(up_to, log end). May run on the blocking pool.

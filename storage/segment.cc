@@ -177,10 +177,27 @@ std::error_code segment::open_files(open_mode mode) {
   return time_index::open(fs_, time_path, base_offset_, options_.max_index_bytes, &time_index_);
 }
 
+// A `.txnindex` failing its checks is emptied and the segment recovered, as
+// Kafka's loader does with a corrupt index; without a problem slot (a new
+// segment) any failure is returned.
+std::error_code segment::open_txn_index(std::optional<std::string>* problem) {
+  auto path = dir_ / segment_file_name(base_offset_, txn_index_file_suffix);
+  auto err = transaction_index::open(fs_, path, base_offset_, &txn_index_);
+  if (!err) return {};
+  if (err.code.category() != storage_category() || !problem) return err.code;
+  if (!*problem) *problem = err.message;
+  std::unique_ptr<file> f;
+  if (auto ec = fs_.open(path, open_mode::read_write, &f)) return ec;
+  if (auto ec = f->truncate(0)) return ec;
+  if (auto ec = f->sync()) return ec;
+  return transaction_index::open(fs_, path, base_offset_, &txn_index_).code;
+}
+
 std::error_code segment::create(file_system& fs, const std::filesystem::path& dir, offset base,
                                 const segment_options& options, std::unique_ptr<segment>* out) {
   auto s = std::unique_ptr<segment>(new segment(fs, dir, base, options));
   if (auto ec = s->open_files(open_mode::create_exclusive)) return ec;
+  if (auto ec = s->open_txn_index(nullptr)) return ec;
   s->publish_end(base, 0);
   *out = std::move(s);
   return {};
@@ -196,6 +213,7 @@ std::error_code segment::open(file_system& fs, const std::filesystem::path& dir,
   else if (!fs.exists(dir / segment_file_name(base, time_index_file_suffix)))
     *index_problem = "time index file is missing";
   if (auto ec = s->open_files(open_mode::read_write)) return ec;
+  if (auto ec = s->open_txn_index(index_problem)) return ec;
   uint64_t size = 0;
   if (auto ec = s->log_->size(&size)) return ec;
   if (size > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
@@ -386,6 +404,11 @@ std::error_code segment::find_max_timestamp_record(std::optional<timestamp_and_o
   });
 }
 
+std::error_code segment::collect_aborted_txns(offset fetch_start, offset fetch_upper,
+                                             aborted_txn_search* out) const {
+  return txn_index_->collect_aborted(fetch_start, fetch_upper, out).code;
+}
+
 // --- writing ---------------------------------------------------------------
 
 void segment::index_batch(offset last_offset, int64_t max_timestamp, uint32_t position, uint32_t size) {
@@ -422,6 +445,13 @@ std::error_code segment::append(std::span<const uint8_t> batches) {
   size_ = position;
   publish_end(next_offset_, size_);
   return {};
+}
+
+std::error_code segment::append_aborted_txn(const aborted_txn& txn) {
+  assert(txn.last_offset >= base_offset_ && "an abort belongs to the segment holding its marker");
+  // The lock orders the index's file creation with a flush on the pool.
+  std::lock_guard lock(file_mutex_);
+  return txn_index_->append(txn).code;
 }
 
 bool segment::should_roll(const roll_params& p) const {
@@ -480,6 +510,8 @@ std::error_code segment::truncate_to(offset o, int64_t now_ms, uint64_t* bytes_t
   if (cut) {
     if (auto ec = log_->truncate(size_)) return ec;
   }
+  // Aborts whose marker was cut go too (Kafka's txnIndex.truncateTo).
+  if (auto err = txn_index_->truncate_to(o)) return err.code;
   if (size_ == 0) {
     rolling_based_timestamp_.reset();
     created_ms_ = now_ms;
@@ -489,6 +521,7 @@ std::error_code segment::truncate_to(offset o, int64_t now_ms, uint64_t* bytes_t
   // crash could bring back the truncated history. The time index is synced
   // before the offset index: on disk it is never the older of the two.
   if (auto ec = log_->sync()) return ec;
+  if (auto err = txn_index_->flush()) return err.code;
   if (auto ec = time_index_->flush()) return ec;
   return offset_index_->flush();
 }
@@ -498,6 +531,7 @@ std::error_code segment::recover(const batch_visitor& visit, recovery_result* ou
   *out = {};
   offset_index_->reset();
   time_index_->reset();
+  if (auto err = txn_index_->reset()) return err.code;
   timestamp_offset max{no_timestamp, base_offset_};
   uint64_t file_size = 0;
   if (auto ec = log_->size(&file_size)) return ec;
@@ -555,6 +589,7 @@ std::error_code segment::recover(const batch_visitor& visit, recovery_result* ou
   // Durable now: the recovery point may already cover this segment, so no
   // later flush would sync what recovery rewrote.
   if (auto ec = log_->sync()) return ec;
+  if (auto err = txn_index_->flush()) return err.code;
   if (auto ec = time_index_->flush()) return ec;
   return offset_index_->flush();
 }
@@ -566,12 +601,13 @@ std::error_code segment::on_become_inactive() {
   return time_index_->write_out();
 }
 
-// Log, then time index, then offset index (see load_state).
+// Log, then time index, then offset index (see load_state); then `.txnindex`.
 std::error_code segment::flush() {
   std::lock_guard lock(file_mutex_);
   if (auto ec = log_->sync()) return ec;
   if (auto ec = time_index_->flush()) return ec;
-  return offset_index_->flush();
+  if (auto ec = offset_index_->flush()) return ec;
+  return txn_index_->flush().code;
 }
 
 std::error_code segment::rename_to_deleted() {

@@ -18,11 +18,11 @@
 // size, in one atomic word) with a release store after the bytes and index
 // entries are in place.
 //
-// `.txnindex` (aborted transactions) belongs to storage/transaction_index.h.
-// Hook: when that class lands, the segment owns one and must reset it in
-// recover(), truncate it in truncate_to(), flush it in flush(), and write it
-// out in close(); the file-level steps (rename to `.deleted`, removal) are
-// already done here for a `.txnindex` file that exists.
+// The segment also owns its `.txnindex` (storage/transaction_index.h): the
+// file is created by the first append_aborted_txn(), emptied by recover()
+// (the caller re-appends the aborts of the recovered batches, as Kafka's
+// recovery rebuilds it from producer state), cut by truncate_to(), synced by
+// flush(), and renamed and removed with the other files.
 
 #include <atomic>
 #include <cstdint>
@@ -41,6 +41,7 @@
 #include "storage/io/file_system.h"
 #include "storage/offset_index.h"
 #include "storage/time_index.h"
+#include "storage/transaction_index.h"
 #include "storage/types.h"
 
 namespace hw::storage {
@@ -148,7 +149,8 @@ class segment {
   // Opens an existing segment and loads its state from the indexes and the
   // tail of the log. *index_problem says why the indexes cannot be trusted
   // (missing, failing the sanity check, a log that does not end on a batch
-  // boundary); the caller must then recover() the segment, and logs why.
+  // boundary, a corrupt `.txnindex`, which is then emptied); the caller must
+  // then recover() the segment, and logs why.
   static std::error_code open(file_system& fs, const std::filesystem::path& dir, offset base,
                               const segment_options& options, std::unique_ptr<segment>* out,
                               std::optional<std::string>* index_problem);
@@ -185,6 +187,10 @@ class segment {
   std::error_code find_max_timestamp_record(std::optional<timestamp_and_offset>* out) const;
   const offset_index& offsets() const { return *offset_index_; }
   const time_index& times() const { return *time_index_; }
+  const transaction_index& txn_index() const { return *txn_index_; }
+  // Kafka's LogSegment.collectAbortedTxns: this segment's aborts overlapping
+  // [fetch_start, fetch_upper).
+  std::error_code collect_aborted_txns(offset fetch_start, offset fetch_upper, aborted_txn_search* out) const;
 
   // --- writer ---------------------------------------------------------------
   // Appends whole, validated batches whose offsets are assigned, above the
@@ -192,6 +198,9 @@ class segment {
   // Adds index entries per Kafka. On error nothing is published.
   std::error_code append(std::span<const uint8_t> batches);
   bool should_roll(const roll_params& params) const;
+  // Records an aborted transaction whose ABORT marker (txn.last_offset) is
+  // in this segment; creates `.txnindex` on the first one.
+  std::error_code append_aborted_txn(const aborted_txn& txn);
   // Removes every batch with an offset >= o (a batch holding o goes whole)
   // and their index entries, and makes the cut durable (fdatasync).
   std::error_code truncate_to(offset o, int64_t now_ms, uint64_t* bytes_truncated);
@@ -215,6 +224,7 @@ class segment {
  private:
   segment(file_system& fs, std::filesystem::path dir, offset base, const segment_options& options);
   std::error_code open_files(open_mode mode);
+  std::error_code open_txn_index(std::optional<std::string>* problem);
   std::error_code load_state(std::optional<std::string>* problem);
   void publish_end(offset next, uint32_t size);
   void set_max_timestamp(int64_t timestamp, offset o);
@@ -231,6 +241,7 @@ class segment {
   std::shared_ptr<file> log_;
   std::unique_ptr<offset_index> offset_index_;
   std::unique_ptr<time_index> time_index_;
+  std::unique_ptr<transaction_index> txn_index_;
 
   // Published: relative next offset (high 32 bits) and size (low 32 bits).
   std::atomic<uint64_t> end_{0};
