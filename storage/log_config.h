@@ -13,6 +13,14 @@ enum class message_timestamp_type : int8_t {
   log_append_time,  // the leader stamps each batch with its clock on append
 };
 
+// cleanup.policy: a list of "delete" and "compact" (empty is allowed: no
+// time or size retention, only the log start offset deletes segments).
+struct cleanup_policy {
+  bool delete_enabled = true;  // "delete": retention.ms and retention.bytes apply
+  bool compact = false;        // "compact": the cleaner compacts the log
+  bool operator==(const cleanup_policy&) const = default;
+};
+
 struct log_config {
   // segment.bytes: a segment rolls before it would grow past this. Positions
   // in the index are int32, so it is an int32 as in Kafka.
@@ -31,6 +39,16 @@ struct log_config {
   int32_t segment_index_bytes = 10 * 1024 * 1024;
   // message.timestamp.type.
   message_timestamp_type timestamp_type = message_timestamp_type::create_time;
+  // retention.ms: a segment is deleted once its largest timestamp is more
+  // than this old; -1 keeps segments forever.
+  int64_t retention_ms = 7LL * 24 * 60 * 60 * 1000;
+  // retention.bytes: the oldest segments are deleted while the log would
+  // still hold at least this many bytes without them; -1 is no limit.
+  int64_t retention_bytes = -1;
+  // file.delete.delay.ms: how long a deleted segment's `.deleted` files stay.
+  int64_t file_delete_delay_ms = 60000;
+  // cleanup.policy.
+  cleanup_policy cleanup = {};
 };
 
 }  // namespace hw::storage
