@@ -1,0 +1,137 @@
+#pragma once
+// One partition's durable state as the broker uses it: the log, its
+// leader-epoch cache (`leader-epoch-checkpoint`), its producer state (with
+// `.snapshot` files) and `partition.metadata` (the topic id), kept consistent
+// with each other by every operation here. A thin composition: the rules
+// live in log, leader_epoch_cache and producer_state.
+//
+// Opening loads the producer state from the latest snapshot at or below the
+// recovery point (Kafka's truncateAndReload), feeds it and the epoch cache
+// the batches recovery scans, replays from the log whatever the snapshot and
+// the scan did not cover, and trims the epoch cache to [log start, log end].
+//
+// Ownership and threads: owned by the partition (through the log manager);
+// one writer, the partition strand, calls every non-const method. Readers
+// use log() through its const methods from any thread.
+//
+// Errors: a failed write is returned and leaves the log offline (see log.h);
+// the log manager then takes the whole log dir offline.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "protocol/error_code.h"
+#include "protocol/wire/uuid.h"
+#include "storage/io/file_system.h"
+#include "storage/leader_epoch_cache.h"
+#include "storage/log.h"
+#include "storage/producer_state.h"
+#include "storage/types.h"
+
+namespace hw::storage {
+
+struct partition_log_options {
+  log_config config;
+  // From the log dir's checkpoints and clean-shutdown marker.
+  offset recovery_point;
+  offset log_start_offset;
+  bool had_clean_shutdown = false;
+  int64_t now_ms = 0;
+  uint64_t jitter_seed = 0;
+  // producer.id.expiration.ms
+  int64_t producer_id_expiration_ms = 86'400'000;
+  // Written to partition.metadata when the file is missing (a new partition).
+  std::optional<protocol::uuid> topic_id;
+};
+
+// The outcome of an append that did not fail on I/O.
+struct partition_append_result {
+  // none, or the producer-state refusal (OUT_OF_ORDER_SEQUENCE_NUMBER,
+  // INVALID_PRODUCER_EPOCH, INVALID_TXN_STATE, ...): nothing was written.
+  protocol::error_code error = protocol::error_code::none;
+  std::string error_message;
+  // A retried batch: first/last offset are the original ones; nothing written.
+  bool duplicate = false;
+  append_result log;
+  // Transactions ended by markers in this append (for the transaction index).
+  std::vector<finished_txn> finished_txns;
+};
+
+struct leader_append_options {
+  leader_epoch epoch{0};
+  int64_t now_ms = 0;
+  // client for Produce; coordinator for WriteTxnMarkers and internal topics.
+  producer_origin origin = producer_origin::client;
+  // The transaction version WriteTxnMarkers carries for a marker.
+  int16_t transaction_version = 0;
+};
+
+class partition_log {
+ public:
+  // Opens (creating the directory when missing) <dir>; the directory name is
+  // the caller's business. A storage error names the file.
+  static storage_error open(file_system& fs, const std::filesystem::path& dir, const partition_log_options& options,
+                            std::unique_ptr<partition_log>* out, log_load_report* report = nullptr);
+  partition_log(const partition_log&) = delete;
+  partition_log& operator=(const partition_log&) = delete;
+  ~partition_log();
+
+  const std::filesystem::path& dir() const { return log_->dir(); }
+  const storage::log& log() const { return *log_; }
+  storage::log& mutable_log() { return *log_; }
+  const leader_epoch_cache& epoch_cache() const { return *epochs_; }
+  const producer_state& producers() const { return producers_; }
+  const std::optional<protocol::uuid>& topic_id() const { return topic_id_; }
+
+  // A produce: offsets from the log end, each batch stamped with `epoch`.
+  // Producer state (idempotence window) is checked before the write and
+  // updated after it; a duplicate returns the original offsets unwritten.
+  std::error_code append_as_leader(std::span<uint8_t> batches, const leader_append_options& options,
+                                   partition_append_result* out);
+  // A follower's append of what it fetched: offsets and epochs kept.
+  std::error_code append_as_follower(std::span<uint8_t> batches, int64_t now_ms, partition_append_result* out);
+
+  // Everything at or above o goes: log, epoch cache entries, producer state.
+  std::error_code truncate_to(offset o, int64_t now_ms);
+  // Empty, restarting at o (and log start o); epoch cache and snapshots cleared.
+  std::error_code truncate_fully_and_start_at(offset o, int64_t now_ms);
+
+  // Writes <log end>.snapshot (done on every roll and at close).
+  std::error_code take_snapshot();
+  // Snapshot, epoch checkpoint, flush, close. No writes afterwards.
+  std::error_code close();
+
+ private:
+  partition_log(file_system& fs, int64_t producer_id_expiration_ms)
+      : fs_(fs), producer_id_expiration_ms_(producer_id_expiration_ms) {}
+
+  std::error_code append(std::span<uint8_t> batches, const append_options& options, producer_origin origin,
+                         int16_t transaction_version, partition_append_result* out);
+  // Replays log batches from the producer state's map end to the log end.
+  std::error_code replay_producer_state(int64_t now_ms);
+  std::error_code reload_producer_state(int64_t now_ms);
+  void on_recovered(const protocol::record_batch_view& batch);
+  std::error_code assign_epoch(leader_epoch epoch, offset start);
+  static std::error_code to_error(const storage_error& err);
+
+  file_system& fs_;
+  int64_t producer_id_expiration_ms_;
+  std::unique_ptr<storage::log> log_;
+  std::unique_ptr<leader_epoch_cache> epochs_;
+  producer_state producers_;
+  std::optional<protocol::uuid> topic_id_;
+  // While loading: whether recovered batches continue the snapshot's state.
+  bool feeding_producers_ = false;
+};
+
+// What the producer state reads from a batch (the marker of a control batch
+// decoded from its record; none when it cannot be read).
+producer_batch to_producer_batch(const protocol::record_batch_view& batch, offset first_offset,
+                                 int16_t transaction_version = transaction_version_unknown);
+
+}  // namespace hw::storage

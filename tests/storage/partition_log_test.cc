@@ -1,0 +1,212 @@
+// storage/partition_log: the log, its epoch cache and producer state kept
+// consistent through appends (idempotence), reopen (clean and unclean) and
+// truncation.
+
+#include "storage/partition_log.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "tests/storage/fixtures/log_test_support.h"
+
+namespace hw::storage {
+namespace {
+
+using namespace hw::storage::testing;
+
+bytes producer_batch_bytes(int64_t pid, int16_t epoch, int32_t seq, int records, int64_t ts = 1000) {
+  protocol::record_batch_options o;
+  o.producer_id = pid;
+  o.producer_epoch = epoch;
+  o.base_sequence = seq;
+  protocol::record_batch_builder b(o);
+  for (int i = 0; i < records; ++i) {
+    std::string v = "p" + std::to_string(pid) + "-" + std::to_string(seq + i);
+    b.append(ts + i, std::nullopt, protocol::bytes_view(reinterpret_cast<const uint8_t*>(v.data()), v.size()));
+  }
+  return b.finish();
+}
+
+// What a snapshot keeps of each producer (Kafka keeps only the last batch),
+// printable for readable failures.
+std::map<int64_t, std::string> producer_map(const producer_state& s) {
+  std::map<int64_t, std::string> out;
+  for (const auto& [id, e] : s.producers()) {
+    std::string last = e.batches.empty() ? "none"
+                                         : std::to_string(e.batches.back().last_sequence) + "@" +
+                                               std::to_string(e.batches.back().last_offset.value) + "-" +
+                                               std::to_string(e.batches.back().offset_delta) + " ts " +
+                                               std::to_string(e.batches.back().timestamp_ms);
+    out[id.value] = "epoch " + std::to_string(e.epoch.value) + " coordinator " + std::to_string(e.coordinator.value) +
+                    " ts " + std::to_string(e.last_timestamp_ms) + " txn " +
+                    std::to_string(e.current_txn_first_offset.value_or(offset(-1)).value) + " last " + last;
+  }
+  return out;
+}
+
+class PartitionLogTest : public ::testing::Test {
+ protected:
+  void open(bool clean = true, offset recovery_point = offset(0)) {
+    plog_.reset();
+    partition_log_options o;
+    o.config = config_;
+    o.had_clean_shutdown = clean;
+    o.recovery_point = recovery_point;
+    o.topic_id = protocol::uuid::parse("MRFQ1kJc60ikgupOdlqn1w");
+    storage_error err = partition_log::open(*fs_, dir(), o, &plog_);
+    ASSERT_FALSE(err) << err.message;
+  }
+  std::filesystem::path dir() const { return tmp_.path() / name_; }
+
+  partition_append_result leader_append(bytes b, int32_t epoch) {
+    partition_append_result r;
+    std::error_code ec = plog_->append_as_leader(b, {.epoch = leader_epoch(epoch), .now_ms = 5}, &r);
+    EXPECT_FALSE(ec) << ec.message();
+    return r;
+  }
+  // Three producers over three epochs; 60 batches.
+  void fill(int batches = 60) {
+    for (int i = 0; i < batches; ++i) {
+      int pid = 100 + i % 3;
+      auto r = leader_append(producer_batch_bytes(pid, 0, (i / 3) * 2, 2), i / 20);
+      ASSERT_EQ(r.error, protocol::error_code::none);
+      ASSERT_FALSE(r.duplicate);
+    }
+  }
+
+  temp_dir tmp_;
+  std::unique_ptr<file_system> fs_ = make_posix_file_system();
+  log_config config_{.segment_bytes = 900, .index_interval_bytes = 100};
+  std::unique_ptr<partition_log> plog_;
+  std::string name_ = "orders-3";
+};
+
+TEST_F(PartitionLogTest, DuplicateBatchGetsItsOriginalOffsets) {
+  open();
+  EXPECT_TRUE(plog_->topic_id().has_value());
+  auto a = leader_append(producer_batch_bytes(7, 0, 0, 3), 0);
+  auto b = leader_append(producer_batch_bytes(7, 0, 3, 2), 0);
+  EXPECT_EQ(a.log.first_offset, offset(0));
+  EXPECT_EQ(b.log.first_offset, offset(3));
+  auto retry = leader_append(producer_batch_bytes(7, 0, 0, 3), 0);
+  EXPECT_TRUE(retry.duplicate);
+  EXPECT_EQ(retry.log.first_offset, offset(0));
+  EXPECT_EQ(retry.log.last_offset, offset(2));
+  EXPECT_EQ(plog_->log().log_end_offset(), offset(5));
+}
+
+TEST_F(PartitionLogTest, OutOfOrderSequenceIsRefusedAndNothingWritten) {
+  open();
+  leader_append(producer_batch_bytes(7, 0, 0, 3), 0);
+  uint64_t size = plog_->log().size_bytes();
+  auto r = leader_append(producer_batch_bytes(7, 0, 10, 1), 0);
+  EXPECT_EQ(r.error, protocol::error_code::out_of_order_sequence_number);
+  EXPECT_EQ(plog_->log().log_end_offset(), offset(3));
+  EXPECT_EQ(plog_->log().size_bytes(), size);
+  // The window is unchanged: the next in-order batch is taken.
+  EXPECT_EQ(leader_append(producer_batch_bytes(7, 0, 3, 1), 0).error, protocol::error_code::none);
+}
+
+TEST_F(PartitionLogTest, EpochCacheLearnsNewEpochs) {
+  open();
+  fill();
+  std::vector<epoch_entry> want{{leader_epoch(0), offset(0)}, {leader_epoch(1), offset(40)},
+                                {leader_epoch(2), offset(80)}};
+  EXPECT_EQ(plog_->epoch_cache().entries(), want);
+  EXPECT_GT(plog_->log().segment_count(), 3u);
+}
+
+TEST_F(PartitionLogTest, CleanReopenRebuildsIdenticalState) {
+  open();
+  fill();
+  auto producers = producer_map(plog_->producers());
+  auto epochs = plog_->epoch_cache().entries();
+  ASSERT_FALSE(plog_->close());
+  open(true);
+  EXPECT_EQ(producer_map(plog_->producers()), producers);
+  EXPECT_EQ(plog_->epoch_cache().entries(), epochs);
+  EXPECT_EQ(plog_->log().log_end_offset(), offset(120));
+}
+
+TEST_F(PartitionLogTest, UncleanReopenRebuildsIdenticalState) {
+  for (int64_t rp : {0, 37, 120}) {
+    SCOPED_TRACE(rp);
+    name_ = "orders-" + std::to_string(rp);
+    open();
+    fill();
+    auto producers = producer_map(plog_->producers());
+    auto epochs = plog_->epoch_cache().entries();
+    if (rp > 0) ASSERT_FALSE(plog_->mutable_log().flush(offset(rp)));
+    plog_.reset();  // no close: no final snapshot
+    open(false, offset(rp));
+    EXPECT_EQ(producer_map(plog_->producers()), producers);
+    EXPECT_EQ(plog_->epoch_cache().entries(), epochs);
+    EXPECT_EQ(plog_->log().log_end_offset(), offset(120));
+    // And the window still works after the rebuild.
+    auto retry = leader_append(producer_batch_bytes(100, 0, 38, 2), 2);
+    EXPECT_TRUE(retry.duplicate);
+    EXPECT_EQ(retry.log.first_offset, offset(114));
+    plog_.reset();
+  }
+}
+
+TEST_F(PartitionLogTest, TruncateKeepsCacheLogAndProducerStateConsistent) {
+  // Reference: the same first 30 batches alone.
+  temp_dir other;
+  partition_log_options o;
+  o.config = config_;
+  std::unique_ptr<partition_log> ref;
+  ASSERT_FALSE(partition_log::open(*fs_, other.path() / "orders-3", o, &ref));
+  for (int i = 0; i < 30; ++i) {
+    partition_append_result r;
+    bytes b = producer_batch_bytes(100 + i % 3, 0, (i / 3) * 2, 2);
+    ASSERT_FALSE(ref->append_as_leader(b,
+                                       {.epoch = leader_epoch(i / 20), .now_ms = 5}, &r));
+  }
+
+  open();
+  fill();
+  ASSERT_FALSE(plog_->truncate_to(offset(60), 7));
+  EXPECT_EQ(plog_->log().log_end_offset(), offset(60));
+  EXPECT_EQ(plog_->epoch_cache().entries(), ref->epoch_cache().entries());
+  EXPECT_EQ(producer_map(plog_->producers()), producer_map(ref->producers()));
+  EXPECT_EQ(plog_->producers().map_end_offset(), offset(60));
+  // Appends continue from the truncation point with the old window.
+  auto r = leader_append(producer_batch_bytes(100, 0, 20, 2), 3);
+  EXPECT_EQ(r.error, protocol::error_code::none);
+  EXPECT_EQ(r.log.first_offset, offset(60));
+  EXPECT_EQ(plog_->epoch_cache().latest_entry(), (epoch_entry{leader_epoch(3), offset(60)}));
+  // And the same state survives a reopen.
+  auto producers = producer_map(plog_->producers());
+  auto epochs = plog_->epoch_cache().entries();
+  ASSERT_FALSE(plog_->close());
+  open();
+  EXPECT_EQ(producer_map(plog_->producers()), producers);
+  EXPECT_EQ(plog_->epoch_cache().entries(), epochs);
+}
+
+TEST_F(PartitionLogTest, TruncateFullyClearsEverything) {
+  open();
+  fill();
+  ASSERT_FALSE(plog_->truncate_fully_and_start_at(offset(500), 7));
+  EXPECT_TRUE(plog_->epoch_cache().empty());
+  EXPECT_TRUE(plog_->producers().producers().empty());
+  EXPECT_EQ(plog_->log().log_end_offset(), offset(500));
+  auto r = leader_append(producer_batch_bytes(100, 0, 0, 2), 4);
+  EXPECT_EQ(r.log.first_offset, offset(500));
+}
+
+TEST_F(PartitionLogTest, FollowerAppendKeepsOffsetsAndEpochs) {
+  open();
+  bytes b = make_batch({.base_offset = 0, .records = 3, .leader_epoch = 2});
+  append_to(b, make_batch({.base_offset = 3, .records = 2, .leader_epoch = 4}));
+  partition_append_result r;
+  ASSERT_FALSE(plog_->append_as_follower(b, 5, &r));
+  EXPECT_EQ(r.log.last_offset, offset(4));
+  std::vector<epoch_entry> want{{leader_epoch(2), offset(0)}, {leader_epoch(4), offset(3)}};
+  EXPECT_EQ(plog_->epoch_cache().entries(), want);
+}
+
+}  // namespace
+}  // namespace hw::storage
