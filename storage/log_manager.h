@@ -1,0 +1,147 @@
+#pragma once
+// The logs of one broker across its `log.dirs` (Kafka's LogManager): at
+// start-up each dir is created if missing, its meta.properties checked (or
+// written), its checkpoints read and its clean-shutdown marker consumed, and
+// every `<topic>-<partition>` directory opened in parallel (recovering after
+// an unclean shutdown); then creation (in the dir holding the fewest
+// partitions), deletion (rename to `<topic>-<partition>.<uuid>-delete`,
+// removed later), checkpoints, flushes and a clean shutdown.
+//
+// Failures: a failed write or fsync in a log, or of a dir's checkpoint,
+// takes the whole log dir offline; its partitions answer KAFKA_STORAGE_ERROR
+// (is_offline) while the other dirs keep serving. A node.id or cluster.id
+// that does not match a dir's meta.properties refuses to start.
+//
+// Threads: the manager methods (start, create, remove, checkpoint_all,
+// flush_dirty, cleanup_deleted, shutdown) run on the broker's control owner,
+// or the blocking pool for the slow ones; find(), is_offline() and
+// dir_offline() may be called from any thread (a partition strand reports
+// its errors through note_error()). Loading uses its own std::thread workers,
+// at most num_recovery_threads_per_data_dir per dir, joined before start()
+// returns.
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/wire/uuid.h"
+#include "storage/io/file_system.h"
+#include "storage/log_config.h"
+#include "storage/partition_log.h"
+#include "storage/types.h"
+
+namespace hw::storage {
+
+struct topic_partition {
+  std::string topic;
+  int32_t partition = 0;
+  auto operator<=>(const topic_partition&) const = default;
+  bool operator==(const topic_partition&) const = default;
+};
+
+// "<topic>-<partition>", the partition directory's name.
+std::string partition_dir_name(const topic_partition& tp);
+// The inverse: the partition follows the last '-' (topics may hold '-' and
+// '.'); nothing for a name that is not a partition directory.
+std::optional<topic_partition> parse_partition_dir_name(std::string_view name);
+
+inline constexpr std::string_view delete_dir_suffix = "-delete";
+inline constexpr std::string_view future_dir_suffix = "-future";
+
+struct log_manager_config {
+  std::vector<std::filesystem::path> log_dirs;  // log.dirs
+  node_id node{0};                              // node.id
+  std::string cluster_id;                       // cluster.id
+  log_config default_log_config;
+  int num_recovery_threads_per_data_dir = 2;  // num.recovery.threads.per.data.dir
+  // log.flush.interval.messages / log.flush.interval.ms: by default never
+  // (Kafka leaves durability to replication and the page cache).
+  int64_t flush_interval_messages = INT64_MAX;
+  int64_t flush_interval_ms = INT64_MAX;
+  int64_t producer_id_expiration_ms = 86'400'000;
+  // Seeds directory ids and delete-dir names (tests pass a fixed one).
+  uint64_t random_seed = std::random_device{}();
+};
+
+class log_manager {
+ public:
+  // Refuses to start on an identity mismatch or a dir whose meta.properties
+  // cannot be read; a dir that fails with I/O is taken offline instead
+  // (unless every dir is).
+  static storage_error start(file_system& fs, const log_manager_config& config, int64_t now_ms,
+                             std::unique_ptr<log_manager>* out);
+  ~log_manager();
+  log_manager(const log_manager&) = delete;
+  log_manager& operator=(const log_manager&) = delete;
+
+  // The partition's log, creating it in the dir with the fewest partitions.
+  storage_error create(const topic_partition& tp, const protocol::uuid& topic_id, int64_t now_ms,
+                       partition_log** out);
+  partition_log* find(const topic_partition& tp) const;
+  std::vector<topic_partition> partitions() const;
+  // Closes the log and renames its directory to `<tp>.<uuid>-delete`; the
+  // files go in cleanup_deleted().
+  storage_error remove(const topic_partition& tp);
+  // Removes the `-delete` directories (at start-up and after remove()).
+  void cleanup_deleted();
+
+  // recovery-point-offset-checkpoint and log-start-offset-checkpoint of every online dir.
+  storage_error checkpoint_all();
+  // Flushes the logs past log.flush.interval.messages unflushed messages or
+  // log.flush.interval.ms since their last flush; that advances recovery points.
+  storage_error flush_dirty(int64_t now_ms);
+  // Every log closed, checkpoints written, then each dir's clean-shutdown marker.
+  storage_error shutdown(broker_epoch epoch);
+
+  // A partition's strand reports a failed operation: when the log went
+  // offline (an I/O failure), its whole dir goes offline. Returns ec.
+  std::error_code note_error(const topic_partition& tp, std::error_code ec);
+  void dir_offline(const std::filesystem::path& dir);
+  bool is_dir_offline(const std::filesystem::path& dir) const;
+  // KAFKA_STORAGE_ERROR for this partition.
+  bool is_offline(const topic_partition& tp) const;
+
+  // The broker epoch of a clean-shutdown marker found at start-up (KIP-966).
+  std::optional<broker_epoch> previous_broker_epoch() const { return previous_epoch_; }
+  // Log lines: dirs created, logs recovered, stray dirs ignored, dirs offline.
+  std::vector<std::string> events() const;
+
+ private:
+  struct dir_state;
+  struct entry {
+    std::unique_ptr<partition_log> log;
+    dir_state* dir = nullptr;
+    int64_t last_flush_ms = 0;
+  };
+
+  log_manager(file_system& fs, const log_manager_config& config);
+  storage_error start_dir(dir_state& d, int64_t now_ms);
+  storage_error check_identity(dir_state& d, int64_t now_ms);
+  void load_dir(dir_state& d, int64_t now_ms);
+  storage_error write_checkpoints(dir_state& d);
+  dir_state* dir_of(const std::filesystem::path& dir) const;
+  void event(std::string line);
+
+  file_system& fs_;
+  log_manager_config config_;
+  std::vector<std::unique_ptr<dir_state>> dirs_;
+  // A leaf lookup table: partition strands look up while the control owner
+  // creates and removes.
+  mutable std::mutex mutex_;
+  std::map<topic_partition, entry> logs_;
+  std::vector<std::filesystem::path> pending_deletes_;
+  mutable std::mutex events_mutex_;  // loader threads log too
+  std::vector<std::string> events_;
+  std::optional<broker_epoch> previous_epoch_;
+  std::mt19937_64 random_;
+};
+
+}  // namespace hw::storage
