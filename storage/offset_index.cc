@@ -13,32 +13,23 @@ using protocol::store_big_endian;
 
 std::error_code offset_index::open(file_system& fs, const std::filesystem::path& path, offset base_offset,
                                    int32_t max_index_bytes, std::unique_ptr<offset_index>* out) {
-  std::unique_ptr<file> f;
-  if (auto ec = fs.open(path, open_mode::read_write, &f)) return ec;
-  uint64_t size = 0;
-  if (auto ec = f->size(&size)) return ec;
-  std::vector<uint8_t> bytes(size);
-  size_t read = 0;
-  if (auto ec = f->read_at(0, bytes, &read)) return ec;
-  bytes.resize(read);
+  std::unique_ptr<index_file> f;
+  std::vector<uint8_t> bytes;
+  if (auto ec = index_file::open(fs, path, entry_bytes, &f, &bytes)) return ec;
   size_t loaded = bytes.size() / entry_bytes;
   size_t capacity = std::max<size_t>(static_cast<size_t>(std::max(max_index_bytes, 0)) / entry_bytes, loaded);
-  auto index = std::unique_ptr<offset_index>(new offset_index(std::move(f), path, base_offset, capacity));
+  auto index = std::unique_ptr<offset_index>(new offset_index(std::move(f), base_offset, capacity));
   for (size_t i = 0; i < loaded; ++i) {
     const uint8_t* p = bytes.data() + i * entry_bytes;
     *index->slots_.prepare(i) = pack(load_big_endian<int32_t>(p), load_big_endian<uint32_t>(p + 4));
   }
   index->count_.store(loaded, std::memory_order_release);
-  index->loaded_file_bytes_ = size;
-  index->written_ = loaded;
-  // A partial trailing entry is cut at the next write.
-  index->file_has_stale_tail_ = size != loaded * entry_bytes;
   *out = std::move(index);
   return {};
 }
 
-offset_index::offset_index(std::unique_ptr<file> f, std::filesystem::path path, offset base, size_t capacity)
-    : file_(std::move(f)), path_(std::move(path)), base_offset_(base), slots_(capacity) {}
+offset_index::offset_index(std::unique_ptr<index_file> f, offset base, size_t capacity)
+    : file_(std::move(f)), base_offset_(base), slots_(capacity) {}
 
 uint64_t offset_index::load_slot(size_t i) const {
   // atomic_ref needs a non-const object; the slot is only read here.
@@ -100,15 +91,12 @@ void offset_index::truncate_to(offset o) {
   if (slot >= 0) keep = relative_at(static_cast<size_t>(slot)) == relative ? static_cast<size_t>(slot) : slot + 1;
   if (keep >= n) return;
   count_.store(keep, std::memory_order_release);
-  if (keep < written_) {
-    written_ = keep;
-    file_has_stale_tail_ = true;
-  }
+  file_->truncated_to(keep);
 }
 
 std::optional<std::string> offset_index::sanity_check(uint64_t log_bytes) const {
-  if (loaded_file_bytes_ % entry_bytes != 0)
-    return "index file size " + std::to_string(loaded_file_bytes_) + " is not a multiple of 8";
+  if (file_->loaded_bytes() % entry_bytes != 0)
+    return "index file size " + std::to_string(file_->loaded_bytes()) + " is not a multiple of 8";
   size_t n = entries();
   for (size_t i = 0; i < n; ++i) {
     uint64_t v = load_slot(i);
@@ -127,25 +115,11 @@ std::optional<std::string> offset_index::sanity_check(uint64_t log_bytes) const 
 }
 
 std::error_code offset_index::write_out() {
-  if (file_has_stale_tail_) {
-    if (auto ec = file_->truncate(written_ * entry_bytes)) return ec;
-    file_has_stale_tail_ = false;
-  }
-  size_t n = entries();
-  if (n <= written_) return {};
-  std::vector<uint8_t> bytes((n - written_) * entry_bytes);
-  for (size_t i = written_; i < n; ++i) {
+  return file_->write_out(entries(), [this](size_t i, uint8_t* p) {
     uint64_t v = load_slot(i);
-    uint8_t* p = bytes.data() + (i - written_) * entry_bytes;
     store_big_endian<uint32_t>(p, static_cast<uint32_t>(v >> 32));
     store_big_endian<uint32_t>(p + 4, static_cast<uint32_t>(v));
-  }
-  if (auto ec = file_->write_at(written_ * entry_bytes, bytes)) {
-    file_has_stale_tail_ = true;  // a failed write may have landed partially
-    return ec;
-  }
-  written_ = n;
-  return {};
+  });
 }
 
 std::error_code offset_index::flush() {

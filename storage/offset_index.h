@@ -27,6 +27,7 @@
 #include <string>
 #include <system_error>
 
+#include "storage/index_file.h"
 #include "storage/io/file_system.h"
 #include "storage/types.h"
 
@@ -86,7 +87,7 @@ class offset_index {
                               int32_t max_index_bytes, std::unique_ptr<offset_index>* out);
 
   offset base_offset() const { return base_offset_; }
-  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& path() const { return file_->path(); }
   size_t max_entries() const { return slots_.capacity(); }
   // Published entry count (acquire).
   size_t entries() const { return count_.load(std::memory_order_acquire); }
@@ -120,10 +121,10 @@ class offset_index {
   // write_out(), then fdatasync.
   std::error_code flush();
   // Points the index at a renamed file (the caller renamed it).
-  void set_path(std::filesystem::path p) { path_ = std::move(p); }
+  void set_path(std::filesystem::path p) { file_->set_path(std::move(p)); }
 
  private:
-  offset_index(std::unique_ptr<file> f, std::filesystem::path path, offset base, size_t capacity);
+  offset_index(std::unique_ptr<index_file> f, offset base, size_t capacity);
   static uint64_t pack(int32_t relative, uint32_t position) {
     return (static_cast<uint64_t>(static_cast<uint32_t>(relative)) << 32) | position;
   }
@@ -133,16 +134,10 @@ class offset_index {
   // first n, or -1.
   ptrdiff_t floor_slot(int64_t relative, size_t n) const;
 
-  std::unique_ptr<file> file_;
-  std::filesystem::path path_;
+  std::unique_ptr<index_file> file_;
   offset base_offset_;
   detail::chunked_slots<uint64_t> slots_;
   std::atomic<size_t> count_{0};
-  uint64_t loaded_file_bytes_ = 0;
-  // Entries the file holds (a prefix of the in-memory ones), and whether the
-  // file holds more than that prefix (after a truncation) and must be cut.
-  size_t written_ = 0;
-  bool file_has_stale_tail_ = false;
 };
 
 }  // namespace hw::storage

@@ -12,31 +12,23 @@ using protocol::store_big_endian;
 
 std::error_code time_index::open(file_system& fs, const std::filesystem::path& path, offset base_offset,
                                  int32_t max_index_bytes, std::unique_ptr<time_index>* out) {
-  std::unique_ptr<file> f;
-  if (auto ec = fs.open(path, open_mode::read_write, &f)) return ec;
-  uint64_t size = 0;
-  if (auto ec = f->size(&size)) return ec;
-  std::vector<uint8_t> bytes(size);
-  size_t read = 0;
-  if (auto ec = f->read_at(0, bytes, &read)) return ec;
-  bytes.resize(read);
+  std::unique_ptr<index_file> f;
+  std::vector<uint8_t> bytes;
+  if (auto ec = index_file::open(fs, path, entry_bytes, &f, &bytes)) return ec;
   size_t loaded = bytes.size() / entry_bytes;
   size_t capacity = std::max<size_t>(static_cast<size_t>(std::max(max_index_bytes, 0)) / entry_bytes, loaded);
-  auto index = std::unique_ptr<time_index>(new time_index(std::move(f), path, base_offset, capacity));
+  auto index = std::unique_ptr<time_index>(new time_index(std::move(f), base_offset, capacity));
   for (size_t i = 0; i < loaded; ++i) {
     const uint8_t* p = bytes.data() + i * entry_bytes;
     index->store_slot(i, {load_big_endian<int64_t>(p), load_big_endian<int32_t>(p + 8)});
   }
   index->count_.store(loaded, std::memory_order_release);
-  index->loaded_file_bytes_ = size;
-  index->written_ = loaded;
-  index->file_has_stale_tail_ = size != loaded * entry_bytes;
   *out = std::move(index);
   return {};
 }
 
-time_index::time_index(std::unique_ptr<file> f, std::filesystem::path path, offset base, size_t capacity)
-    : file_(std::move(f)), path_(std::move(path)), base_offset_(base), slots_(capacity) {}
+time_index::time_index(std::unique_ptr<index_file> f, offset base, size_t capacity)
+    : file_(std::move(f)), base_offset_(base), slots_(capacity) {}
 
 time_index::slot time_index::load_slot(size_t i) const {
   auto* s = const_cast<slot*>(slots_.at(i));
@@ -111,15 +103,12 @@ void time_index::truncate_to(offset o) {
   if (s >= 0) keep = load_slot(static_cast<size_t>(s)).relative == relative ? static_cast<size_t>(s) : s + 1;
   if (keep >= n) return;
   count_.store(keep, std::memory_order_release);
-  if (keep < written_) {
-    written_ = keep;
-    file_has_stale_tail_ = true;
-  }
+  file_->truncated_to(keep);
 }
 
 std::optional<std::string> time_index::sanity_check(offset next_offset) const {
-  if (loaded_file_bytes_ % entry_bytes != 0)
-    return "time index file size " + std::to_string(loaded_file_bytes_) + " is not a multiple of 12";
+  if (file_->loaded_bytes() % entry_bytes != 0)
+    return "time index file size " + std::to_string(file_->loaded_bytes()) + " is not a multiple of 12";
   size_t n = entries();
   for (size_t i = 0; i < n; ++i) {
     slot s = load_slot(i);
@@ -137,25 +126,11 @@ std::optional<std::string> time_index::sanity_check(offset next_offset) const {
 }
 
 std::error_code time_index::write_out() {
-  if (file_has_stale_tail_) {
-    if (auto ec = file_->truncate(written_ * entry_bytes)) return ec;
-    file_has_stale_tail_ = false;
-  }
-  size_t n = entries();
-  if (n <= written_) return {};
-  std::vector<uint8_t> bytes((n - written_) * entry_bytes);
-  for (size_t i = written_; i < n; ++i) {
+  return file_->write_out(entries(), [this](size_t i, uint8_t* p) {
     slot s = load_slot(i);
-    uint8_t* p = bytes.data() + (i - written_) * entry_bytes;
     store_big_endian<int64_t>(p, s.timestamp);
     store_big_endian<int32_t>(p + 8, s.relative);
-  }
-  if (auto ec = file_->write_at(written_ * entry_bytes, bytes)) {
-    file_has_stale_tail_ = true;  // a failed write may have landed partially
-    return ec;
-  }
-  written_ = n;
-  return {};
+  });
 }
 
 std::error_code time_index::flush() {

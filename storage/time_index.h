@@ -21,6 +21,7 @@
 #include <string>
 #include <system_error>
 
+#include "storage/index_file.h"
 #include "storage/io/file_system.h"
 #include "storage/offset_index.h"
 #include "storage/types.h"
@@ -47,7 +48,7 @@ class time_index {
                               int32_t max_index_bytes, std::unique_ptr<time_index>* out);
 
   offset base_offset() const { return base_offset_; }
-  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& path() const { return file_->path(); }
   size_t max_entries() const { return slots_.capacity(); }
   size_t entries() const { return count_.load(std::memory_order_acquire); }
   // Full one slot early: the last slot belongs to the final entry.
@@ -75,7 +76,7 @@ class time_index {
 
   std::error_code write_out();
   std::error_code flush();
-  void set_path(std::filesystem::path p) { path_ = std::move(p); }
+  void set_path(std::filesystem::path p) { file_->set_path(std::move(p)); }
 
  private:
   struct slot {
@@ -83,19 +84,15 @@ class time_index {
     int32_t relative;
   };
 
-  time_index(std::unique_ptr<file> f, std::filesystem::path path, offset base, size_t capacity);
+  time_index(std::unique_ptr<index_file> f, offset base, size_t capacity);
   slot load_slot(size_t i) const;
   void store_slot(size_t i, slot s);
   ptrdiff_t floor_slot_by_offset(int64_t relative, size_t n) const;
 
-  std::unique_ptr<file> file_;
-  std::filesystem::path path_;
+  std::unique_ptr<index_file> file_;
   offset base_offset_;
   detail::chunked_slots<slot> slots_;
   std::atomic<size_t> count_{0};
-  uint64_t loaded_file_bytes_ = 0;
-  size_t written_ = 0;
-  bool file_has_stale_tail_ = false;
 };
 
 }  // namespace hw::storage
