@@ -11,13 +11,6 @@
 namespace hw::config {
 namespace {
 
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-  return out;
-}
-
 std::vector<std::string> csv_upper(std::string_view s) {
   std::vector<std::string> out;
   size_t start = 0;

@@ -185,4 +185,11 @@ std::string value_to_string(const config_value& v) {
   return std::visit(visitor{}, v);
 }
 
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
+
 }  // namespace hw::config

@@ -23,5 +23,7 @@ std::string invalid_value_message(const config_key& key, std::string_view value,
 std::string value_to_string(const config_value& v);
 
 std::string_view trim(std::string_view s);
+// ASCII upper case (listener and security protocol names).
+std::string upper(std::string_view s);
 
 }  // namespace hw::config
