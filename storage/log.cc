@@ -517,6 +517,14 @@ std::error_code log::append_aborted_txn(const aborted_txn& txn) {
   if (auto ec = s.append_aborted_txn(txn)) return fail(ec);
   // A new `.txnindex` is durable once its directory entry is (next flush).
   if (creates_file) directory_dirty_.store(true, std::memory_order_release);
+  // The next flush syncs the entry unless the recovery point already covers
+  // its marker (a re-append after recovery, or a flush that synced the
+  // segment just before the entry landed): then it is synced here. The
+  // mutex keeps a flush from moving the recovery point between the two.
+  std::lock_guard lock(flush_mutex_);
+  if (txn.last_offset < recovery_point()) {
+    if (auto ec = s.flush()) return fail(ec);
+  }
   return {};
 }
 

@@ -205,6 +205,8 @@ class log {
   // Records an aborted transaction in the segment holding its ABORT marker
   // (txn.last_offset, in [log start, log end); on a live append that is the
   // active segment, as in Kafka). Last offsets must increase per segment.
+  // Durable after the next flush, or at once when the recovery point
+  // already covers the marker.
   std::error_code append_aborted_txn(const aborted_txn& txn);
   // Retention with Kafka's delayed delete: the segments whose base offset is
   // below base leave the log and their files are renamed to `.deleted`

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "storage/io/faulty_file_system.h"
 #include "storage/log.h"
 #include "tests/storage/fixtures/log_test_support.h"
 
@@ -159,6 +160,37 @@ TEST_F(SegmentTxnTest, DeletedWithItsSegment) {
   EXPECT_EQ(deleted, 1u);
   EXPECT_FALSE(exists(offset(0), txn_index_file_suffix));
   EXPECT_TRUE(collect(0, 100).empty());
+}
+
+// The first abort creates `.txnindex`; the next flush makes both its bytes
+// and its directory entry durable.
+TEST(SegmentTxnDurability, FlushMakesANewTxnIndexDurable) {
+  faulty_file_system fs;
+  ASSERT_FALSE(fs.create_directories("/logs"));
+  ASSERT_FALSE(fs.sync_directory("/"));
+  log_config config;
+  log_open_options o;
+  o.had_clean_shutdown = true;
+  std::unique_ptr<log> l;
+  log_load_report report;
+  ASSERT_FALSE(log::open(fs, "/logs/t-0", config, o, &l, &report));
+  bytes batch = make_batch({.records = 5});
+  append_result r;
+  ASSERT_FALSE(l->append(batch, {append_origin::leader, leader_epoch(1), 0}, &r));
+  ASSERT_FALSE(l->flush());
+  ASSERT_FALSE(l->append_aborted_txn(txn(7, 0, 4, 0)));
+  auto path = std::filesystem::path("/logs/t-0") / segment_file_name(offset(0), txn_index_file_suffix);
+  EXPECT_FALSE(fs.durable_content(path));
+  ASSERT_FALSE(l->flush(offset(5)));
+  auto durable = fs.durable_content(path);
+  ASSERT_TRUE(durable);
+  EXPECT_EQ(durable->size(), aborted_txn_size);
+  // A live abort (marker past the recovery point) waits for the next flush.
+  ASSERT_FALSE(l->append(batch, {append_origin::leader, leader_epoch(1), 0}, &r));
+  ASSERT_FALSE(l->append_aborted_txn(txn(8, 5, 9, 5)));
+  EXPECT_EQ(fs.durable_content(path)->size(), aborted_txn_size);
+  ASSERT_FALSE(l->flush());
+  EXPECT_EQ(fs.durable_content(path)->size(), 2 * aborted_txn_size);
 }
 
 }  // namespace
