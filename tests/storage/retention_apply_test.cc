@@ -6,6 +6,8 @@
 
 #include "storage/retention.h"
 
+#include "storage/io/faulty_file_system.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -185,6 +187,66 @@ TEST_F(RetentionApplyTest, PendingQueueIsBounded) {
   ASSERT_EQ(r.segments_deleted, 2u);
   EXPECT_EQ(small.size(), 1u);
   EXPECT_EQ(count_suffix(".deleted"), 3u);  // the first segment's files went early
+}
+
+}  // namespace
+}  // namespace hw::storage
+
+namespace hw::storage {
+namespace {
+
+using namespace hw::storage::testing;
+
+// File-layer failures: a failed rename takes the log offline; a failed
+// removal keeps the segment queued for the next delete_expired.
+class RetentionFaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(fs_.create_directories("/logs"));
+    ASSERT_FALSE(fs_.sync_directory("/"));
+    config_.segment_bytes = 1024;
+    log_open_options o;
+    o.had_clean_shutdown = true;
+    ASSERT_FALSE(log::open(fs_, "/logs/t-0", config_, o, &log_, &report_));
+    for (int i = 0; i < 12; ++i) {
+      bytes batch = make_batch({.records = 1, .first_timestamp = 1000, .value_bytes = 100});
+      append_result r;
+      ASSERT_FALSE(log_->append(batch, {append_origin::leader, leader_epoch(1), 0}, &r));
+    }
+  }
+
+  faulty_file_system fs_;
+  log_config config_;
+  std::unique_ptr<log> log_;
+  log_load_report report_;
+  pending_deletions pending_;
+  int64_t now_ = 1000 + 8 * 24LL * 60 * 60 * 1000;
+};
+
+TEST_F(RetentionFaultTest, FailedRenameTakesTheLogOffline) {
+  fs_.inject({.op = fs_op::rename, .action = fault_action::fail_before, .path_contains = ".log"});
+  retention_result r;
+  EXPECT_TRUE(apply_retention(*log_, log_->log_end_offset(), now_, pending_, &r));
+  EXPECT_TRUE(log_->offline());
+}
+
+TEST_F(RetentionFaultTest, FailedRemovalStaysQueued) {
+  size_t segments = log_->segment_count();
+  ASSERT_GE(segments, 2u);
+  retention_result r;
+  ASSERT_FALSE(apply_retention(*log_, log_->log_end_offset(), now_, pending_, &r));
+  ASSERT_EQ(r.segments_deleted, segments);  // everything, the active segment rolled first
+  EXPECT_EQ(log_->segment_count(), 1u);
+  fs_.inject({.op = fs_op::remove, .action = fault_action::fail_before, .path_contains = ""});
+  size_t removed = 0;
+  EXPECT_TRUE(pending_.delete_expired(now_ + 60'000, &removed));
+  EXPECT_EQ(removed, 0u);
+  EXPECT_EQ(pending_.size(), segments);
+  ASSERT_FALSE(pending_.delete_expired(now_ + 60'000, &removed));
+  EXPECT_EQ(removed, segments);
+  std::vector<std::string> names;
+  ASSERT_FALSE(fs_.list("/logs/t-0", &names));
+  for (const auto& n : names) EXPECT_EQ(n.find(".deleted"), std::string::npos) << n;
 }
 
 }  // namespace
