@@ -40,7 +40,13 @@ std::error_code partition_log::to_error(const storage_error& err) {
 storage_error partition_log::open(file_system& fs, const std::filesystem::path& dir,
                                   const partition_log_options& options, std::unique_ptr<partition_log>* out,
                                   log_load_report* report) {
-  if (auto ec = fs.create_directories(dir)) return {ec, "cannot create " + dir.string() + ": " + ec.message()};
+  if (!fs.exists(dir)) {
+    // A new partition: its directory entry must survive a crash.
+    if (auto ec = fs.create_directories(dir)) return {ec, "cannot create " + dir.string() + ": " + ec.message()};
+    if (auto ec = fs.sync_directory(dir.parent_path())) {
+      return {ec, "cannot sync " + dir.parent_path().string() + ": " + ec.message()};
+    }
+  }
   std::unique_ptr<partition_log> p(new partition_log(fs, options.producer_id_expiration_ms));
 
   const auto metadata = dir / partition_metadata_name;

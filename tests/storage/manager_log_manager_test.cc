@@ -213,6 +213,38 @@ TEST_F(LogManagerTest, StrayAndFutureDirsAreIgnored) {
   EXPECT_NE(all.find("future"), std::string::npos) << all;
 }
 
+TEST_F(LogManagerTest, FlushHonoursMessageAndTimeIntervals) {
+  auto c = config();
+  c.flush_interval_messages = 10;
+  start(c);
+  partition_log* p = nullptr;
+  ASSERT_FALSE(mgr_->create({"orders", 0}, topic_id(), 1000, &p));
+  ASSERT_FALSE(append({"orders", 0}, 3));  // 9 messages
+  ASSERT_FALSE(mgr_->flush_dirty(2000));
+  EXPECT_EQ(p->log().recovery_point(), offset(0));
+  ASSERT_FALSE(append({"orders", 0}, 1));  // 12
+  ASSERT_FALSE(mgr_->flush_dirty(2000));
+  EXPECT_EQ(p->log().recovery_point(), offset(12));
+
+  c = config();  // the default: never
+  c.log_dirs = {root() / "d3"};
+  start(c);
+  ASSERT_FALSE(mgr_->create({"orders", 0}, topic_id(), 1000, &p));
+  ASSERT_FALSE(append({"orders", 0}, 50));
+  ASSERT_FALSE(mgr_->flush_dirty(1'000'000'000));
+  EXPECT_EQ(p->log().recovery_point(), offset(0));
+
+  c.flush_interval_ms = 500;
+  start(c);
+  p = mgr_->find({"orders", 0});
+  offset after_load = p->log().recovery_point();
+  ASSERT_FALSE(append({"orders", 0}, 1));
+  ASSERT_FALSE(mgr_->flush_dirty(1200));  // loaded at 1000
+  EXPECT_EQ(p->log().recovery_point(), after_load);
+  ASSERT_FALSE(mgr_->flush_dirty(1500));
+  EXPECT_EQ(p->log().recovery_point(), offset(153));
+}
+
 class LogManagerFaultTest : public LogManagerTest {
  protected:
   std::filesystem::path root() const override { return "/data"; }

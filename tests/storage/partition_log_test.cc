@@ -8,6 +8,7 @@
 
 #include <map>
 
+#include "storage/io/faulty_file_system.h"
 #include "tests/storage/fixtures/log_test_support.h"
 
 namespace hw::storage {
@@ -57,7 +58,7 @@ class PartitionLogTest : public ::testing::Test {
     storage_error err = partition_log::open(*fs_, dir(), o, &plog_);
     ASSERT_FALSE(err) << err.message;
   }
-  std::filesystem::path dir() const { return tmp_.path() / name_; }
+  std::filesystem::path dir() const { return (root_.empty() ? tmp_.path() : root_) / name_; }
 
   partition_append_result leader_append(bytes b, int32_t epoch) {
     partition_append_result r;
@@ -80,6 +81,7 @@ class PartitionLogTest : public ::testing::Test {
   log_config config_{.segment_bytes = 900, .index_interval_bytes = 100};
   std::unique_ptr<partition_log> plog_;
   std::string name_ = "orders-3";
+  std::filesystem::path root_;  // the temp dir unless set
 };
 
 TEST_F(PartitionLogTest, DuplicateBatchGetsItsOriginalOffsets) {
@@ -184,6 +186,46 @@ TEST_F(PartitionLogTest, TruncateKeepsCacheLogAndProducerStateConsistent) {
   open();
   EXPECT_EQ(producer_map(plog_->producers()), producers);
   EXPECT_EQ(plog_->epoch_cache().entries(), epochs);
+}
+
+// A crash loses what was not fsynced; the rebuilt producer state and epoch
+// cache describe exactly the batches that survived.
+TEST_F(PartitionLogTest, CrashLosesUnsyncedTailAndStateFollowsTheLog) {
+  fs_ = std::make_unique<faulty_file_system>();
+  auto& ffs = static_cast<faulty_file_system&>(*fs_);
+  root_ = "/";
+  open();
+  fill();
+  ASSERT_FALSE(plog_->mutable_log().flush(offset(50)));
+  plog_.reset();
+  ffs.crash();
+  ffs.restart();
+  open(false, offset(50));
+  const offset end = plog_->log().log_end_offset();
+  EXPECT_GE(end, offset(50));
+  EXPECT_LT(end, offset(120));
+
+  // What the surviving batches say.
+  producer_state want;
+  std::vector<epoch_entry> want_epochs;
+  std::vector<uint8_t> buf;
+  for (offset next(0); next < end;) {
+    log_read_result r;
+    ASSERT_FALSE(plog_->log().read(next, 1 << 20, end, true, &r));
+    buf = read_range(r);
+    protocol::record_batch_walker w(buf);
+    protocol::record_batch_view b;
+    while (w.next(b)) {
+      want.update_from_recovered_batch(to_producer_batch(b, offset(b.base_offset())));
+      if (want_epochs.empty() || want_epochs.back().epoch.value < b.partition_leader_epoch()) {
+        want_epochs.push_back({leader_epoch(b.partition_leader_epoch()), offset(b.base_offset())});
+      }
+      next = offset(b.next_offset());
+    }
+  }
+  EXPECT_EQ(producer_map(plog_->producers()), producer_map(want));
+  EXPECT_EQ(plog_->epoch_cache().entries(), want_epochs);
+  EXPECT_EQ(plog_->producers().map_end_offset(), end);
 }
 
 TEST_F(PartitionLogTest, TruncateFullyClearsEverything) {
