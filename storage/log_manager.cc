@@ -89,6 +89,7 @@ storage_error log_manager::start(file_system& fs, const log_manager_config& conf
     dir_threads.emplace_back([&m, dp, now_ms] { m->load_dir(*dp, now_ms); });
   }
   for (auto& t : dir_threads) t.join();
+  if (m->start_error_) return m->start_error_;
   // The marker goes only once every log of the dir is loaded: a crash from
   // here on must recover.
   for (auto& d : m->dirs_) {
@@ -223,6 +224,15 @@ void log_manager::load_dir(dir_state& d, int64_t now_ms) {
     if (errors[i]) {
       event("cannot load " + partition_dir_name(found[i]) + " in " + d.path.string() + ": " + errors[i].message);
       d.offline = true;
+      continue;
+    }
+    if (auto it = logs_.find(found[i]); it != logs_.end()) {
+      // Kafka refuses to start too: which copy is the partition's history?
+      if (!start_error_) {
+        start_error_ = {std::make_error_code(std::errc::file_exists),
+                        "duplicate log directories for " + partition_dir_name(found[i]) + ": " +
+                            it->second.log->dir().string() + " and " + opened[i]->dir().string()};
+      }
       continue;
     }
     logs_[found[i]] = entry{std::move(opened[i]), &d, now_ms};

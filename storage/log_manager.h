@@ -73,8 +73,8 @@ struct log_manager_config {
 
 class log_manager {
  public:
-  // Refuses to start on an identity mismatch or a dir whose meta.properties
-  // cannot be read; a dir that fails with I/O is taken offline instead
+  // Refuses to start on an identity mismatch, a dir whose meta.properties
+  // cannot be read, or a partition found in two dirs; a dir that fails with I/O is taken offline instead
   // (unless every dir is).
   static storage_error start(file_system& fs, const log_manager_config& config, int64_t now_ms,
                              std::unique_ptr<log_manager>* out);
@@ -141,6 +141,7 @@ class log_manager {
   mutable std::mutex events_mutex_;  // loader threads log too
   std::vector<std::string> events_;
   std::optional<broker_epoch> previous_epoch_;
+  storage_error start_error_;  // set by a loader (under mutex_)
   std::mt19937_64 random_;
 };
 

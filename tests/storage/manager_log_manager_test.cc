@@ -200,6 +200,18 @@ TEST_F(LogManagerTest, RemovedPartitionIsDeletedAfterCleanup) {
   for (const auto& n : names) EXPECT_FALSE(n.ends_with("-delete")) << n;
 }
 
+TEST_F(LogManagerTest, PartitionInTwoDirsIsRefused) {
+  start();
+  partition_log* p = nullptr;
+  ASSERT_FALSE(mgr_->create({"orders", 0}, topic_id(), 1000, &p));
+  ASSERT_FALSE(mgr_->shutdown(broker_epoch(1)));
+  ASSERT_FALSE(fs().create_directories(root() / "d2" / "orders-0"));
+  std::unique_ptr<log_manager> m;
+  storage_error err = log_manager::start(fs(), config(), 1000, &m);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err.message.find("duplicate"), std::string::npos) << err.message;
+}
+
 TEST_F(LogManagerTest, StrayAndFutureDirsAreIgnored) {
   start();
   ASSERT_FALSE(mgr_->shutdown(broker_epoch(1)));
