@@ -270,7 +270,7 @@ std::error_code log_manager::note_error(const topic_partition& tp, std::error_co
   {
     std::lock_guard lock(mutex_);
     auto it = logs_.find(tp);
-    if (it != logs_.end() && it->second.log->log().offline()) d = it->second.dir;
+    if (it != logs_.end() && it->second.log->offline()) d = it->second.dir;
   }
   if (d) dir_offline(d->path);
   return ec;

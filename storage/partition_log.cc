@@ -34,6 +34,9 @@ producer_batch to_producer_batch(const protocol::record_batch_view& batch, offse
 }
 
 std::error_code partition_log::to_error(const storage_error& err) {
+  // Any failed write of the epoch checkpoint or a snapshot is a failed write
+  // of this log: it goes offline with the rest of its dir.
+  if (err) offline_.store(true, std::memory_order_release);
   return err.code;
 }
 
@@ -180,7 +183,7 @@ std::error_code partition_log::append(std::span<uint8_t> batches, const append_o
                                       producer_origin origin, int16_t transaction_version,
                                       partition_append_result* out) {
   *out = {};
-  if (auto ec = log_->offline() ? make_error_code(log_errc::log_offline) : std::error_code()) return ec;
+  if (offline()) return make_error_code(log_errc::log_offline);
   const bool leader = options.origin == append_origin::leader;
   const bool append_time = log_->config().timestamp_type == message_timestamp_type::log_append_time;
   producer_append staged = producers_.begin_append(origin);
@@ -252,7 +255,7 @@ std::error_code partition_log::take_snapshot() {
 
 std::error_code partition_log::close() {
   std::error_code first;
-  if (!log_->offline()) {
+  if (!offline()) {
     if (auto ec = take_snapshot()) first = ec;
     if (auto err = epochs_->flush(); err && !first) first = err.code;
   }

@@ -17,6 +17,7 @@
 // Errors: a failed write is returned and leaves the log offline (see log.h);
 // the log manager then takes the whole log dir offline.
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -87,6 +88,9 @@ class partition_log {
   const leader_epoch_cache& epoch_cache() const { return *epochs_; }
   const producer_state& producers() const { return producers_; }
   const std::optional<protocol::uuid>& topic_id() const { return topic_id_; }
+  // A write failed (the log's own, or of the epoch checkpoint or a snapshot):
+  // no more writes; the log manager takes the dir offline. Any thread.
+  bool offline() const { return offline_.load(std::memory_order_acquire) || log_->offline(); }
 
   // A produce: offsets from the log end, each batch stamped with `epoch`.
   // Producer state (idempotence window) is checked before the write and
@@ -117,7 +121,7 @@ class partition_log {
   std::error_code reload_producer_state(int64_t now_ms);
   void on_recovered(const protocol::record_batch_view& batch);
   std::error_code assign_epoch(leader_epoch epoch, offset start);
-  static std::error_code to_error(const storage_error& err);
+  std::error_code to_error(const storage_error& err);
 
   file_system& fs_;
   int64_t producer_id_expiration_ms_;
@@ -127,6 +131,7 @@ class partition_log {
   std::optional<protocol::uuid> topic_id_;
   // While loading: whether recovered batches continue the snapshot's state.
   bool feeding_producers_ = false;
+  std::atomic<bool> offline_{false};
 };
 
 // What the producer state reads from a batch (the marker of a control batch

@@ -228,6 +228,21 @@ TEST_F(PartitionLogTest, CrashLosesUnsyncedTailAndStateFollowsTheLog) {
   EXPECT_EQ(plog_->producers().map_end_offset(), end);
 }
 
+TEST_F(PartitionLogTest, FailedSnapshotWriteTakesTheLogOffline) {
+  fs_ = std::make_unique<faulty_file_system>();
+  auto& ffs = static_cast<faulty_file_system&>(*fs_);
+  root_ = "/";
+  open();
+  fill(3);
+  ffs.inject({.op = fs_op::write, .path_contains = ".snapshot", .times = -1});
+  EXPECT_TRUE(plog_->take_snapshot());
+  EXPECT_TRUE(plog_->offline());
+  partition_append_result r;
+  bytes b = producer_batch_bytes(100, 0, 2, 2);
+  EXPECT_EQ(plog_->append_as_leader(b, {.epoch = leader_epoch(0)}, &r), make_error_code(log_errc::log_offline));
+  EXPECT_EQ(plog_->log().log_end_offset(), offset(6));
+}
+
 TEST_F(PartitionLogTest, TruncateFullyClearsEverything) {
   open();
   fill();
