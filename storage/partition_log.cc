@@ -167,6 +167,11 @@ std::error_code partition_log::assign_epoch(leader_epoch epoch, offset start) {
   return to_error(epochs_->assign(epoch, start, persist::now));
 }
 
+std::error_code partition_log::become_leader(leader_epoch epoch) {
+  if (offline()) return make_error_code(log_errc::log_offline);
+  return assign_epoch(epoch, log_->log_end_offset());
+}
+
 std::error_code partition_log::append_as_leader(std::span<uint8_t> batches, const leader_append_options& options,
                                                 partition_append_result* out) {
   append_options o{append_origin::leader, options.epoch, options.now_ms};

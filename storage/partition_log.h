@@ -100,6 +100,14 @@ class partition_log {
   // A follower's append of what it fetched: offsets and epochs kept.
   std::error_code append_as_follower(std::span<uint8_t> batches, int64_t now_ms, partition_append_result* out);
 
+  // Leadership at `epoch` begins at the log end (DESIGN §3): the epoch cache
+  // gets (epoch, log end) before the first write of the new leader.
+  std::error_code become_leader(leader_epoch epoch);
+  // The high watermark moved (ends transactions below it for the LSO).
+  void on_high_watermark_updated(offset high_watermark) { producers_.on_high_watermark_updated(high_watermark); }
+  // Drops producers idle for producer.id.expiration.ms; returns how many.
+  size_t expire_producers(int64_t now_ms) { return producers_.expire(now_ms, producer_id_expiration_ms_); }
+
   // Everything at or above o goes: log, epoch cache entries, producer state.
   std::error_code truncate_to(offset o, int64_t now_ms);
   // Empty, restarting at o (and log start o); epoch cache and snapshots cleared.

@@ -243,6 +243,18 @@ TEST_F(PartitionLogTest, FailedSnapshotWriteTakesTheLogOffline) {
   EXPECT_EQ(plog_->log().log_end_offset(), offset(6));
 }
 
+TEST_F(PartitionLogTest, BecomeLeaderStartsTheEpochAtTheLogEnd) {
+  open();
+  fill(3);
+  ASSERT_FALSE(plog_->become_leader(leader_epoch(5)));
+  EXPECT_EQ(plog_->epoch_cache().latest_entry(), (epoch_entry{leader_epoch(5), offset(6)}));
+  EXPECT_EQ(plog_->epoch_cache().end_offset_for(leader_epoch(0), plog_->log().log_end_offset()),
+            (epoch_end_offset{leader_epoch(0), offset(6)}));
+  auto r = leader_append(producer_batch_bytes(100, 0, 2, 2), 5);
+  EXPECT_EQ(r.log.first_offset, offset(6));
+  EXPECT_EQ(plog_->epoch_cache().entries().size(), 2u);
+}
+
 TEST_F(PartitionLogTest, TruncateFullyClearsEverything) {
   open();
   fill();
