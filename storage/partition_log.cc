@@ -99,13 +99,34 @@ storage_error partition_log::open(file_system& fs, const std::filesystem::path& 
   if (auto ec = p->reload_producer_state(options.now_ms)) {
     return {ec, "cannot rebuild producer state in " + dir.string() + ": " + ec.message()};
   }
+  // Recovery emptied the `.txnindex` of the segments it scanned: refill it.
+  for (const auto& [last, txn] : p->reindex_) {
+    if (last >= p->log_->log_end_offset()) break;
+    if (auto ec = p->log_->append_aborted_txn(txn)) {
+      return {ec, "cannot rebuild the transaction index in " + dir.string() + ": " + ec.message()};
+    }
+  }
+  p->reindex_from_.reset();
+  p->reindex_.clear();
   *out = std::move(p);
   return {};
 }
 
 partition_log::~partition_log() = default;
 
+void partition_log::replay_batch(const protocol::record_batch_view& batch) {
+  if (batch.producer_id() >= 0) {
+    auto finished = producers_.update_from_recovered_batch(to_producer_batch(batch, offset(batch.base_offset())));
+    if (finished && finished->txn.aborted && reindex_from_ && finished->txn.last_offset >= *reindex_from_) {
+      const completed_txn& t = finished->txn;
+      reindex_[t.last_offset] = aborted_txn{t.id, t.first_offset, t.last_offset, finished->last_stable_offset};
+    }
+  }
+  producers_.update_map_end_offset(offset(batch.next_offset()));
+}
+
 void partition_log::on_recovered(const protocol::record_batch_view& batch) {
+  if (!reindex_from_) reindex_from_ = offset(batch.base_offset());
   int32_t epoch = batch.partition_leader_epoch();
   auto latest = epochs_->latest_epoch();
   if (epoch >= 0 && (!latest || leader_epoch(epoch) > *latest)) {
@@ -120,10 +141,7 @@ void partition_log::on_recovered(const protocol::record_batch_view& batch) {
     feeding_producers_ = false;
     return;
   }
-  if (batch.producer_id() >= 0) {
-    producers_.update_from_recovered_batch(to_producer_batch(batch, offset(batch.base_offset())));
-  }
-  producers_.update_map_end_offset(offset(batch.next_offset()));
+  replay_batch(batch);
 }
 
 std::error_code partition_log::reload_producer_state(int64_t now_ms) {
@@ -151,7 +169,7 @@ std::error_code partition_log::replay_producer_state(int64_t) {
     offset before = next;
     while (walker.next(b)) {
       if (offset(b.last_offset()) < next) continue;
-      if (b.producer_id() >= 0) producers_.update_from_recovered_batch(to_producer_batch(b, offset(b.base_offset())));
+      replay_batch(b);
       next = offset(b.next_offset());
     }
     if (next == before) break;
@@ -233,6 +251,12 @@ std::error_code partition_log::append(std::span<uint8_t> batches, const append_o
   }
   out->finished_txns = producers_.apply(std::move(staged));
   producers_.update_map_end_offset(out->log.last_offset + 1);
+  for (const auto& f : out->finished_txns) {
+    if (!f.txn.aborted) continue;
+    if (auto ec = log_->append_aborted_txn({f.txn.id, f.txn.first_offset, f.txn.last_offset, f.last_stable_offset})) {
+      return ec;
+    }
+  }
   return snapshot_error;
 }
 

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -128,6 +129,7 @@ class partition_log {
   std::error_code replay_producer_state(int64_t now_ms);
   std::error_code reload_producer_state(int64_t now_ms);
   void on_recovered(const protocol::record_batch_view& batch);
+  void replay_batch(const protocol::record_batch_view& batch);
   std::error_code assign_epoch(leader_epoch epoch, offset start);
   std::error_code to_error(const storage_error& err);
 
@@ -139,6 +141,10 @@ class partition_log {
   std::optional<protocol::uuid> topic_id_;
   // While loading: whether recovered batches continue the snapshot's state.
   bool feeding_producers_ = false;
+  // While loading: the first offset recovery scanned (its segments' `.txnindex`
+  // was emptied), and the aborts found at or after it, to re-append in order.
+  std::optional<offset> reindex_from_;
+  std::map<offset, aborted_txn> reindex_;
   std::atomic<bool> offline_{false};
 };
 

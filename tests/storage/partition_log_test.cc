@@ -255,6 +255,68 @@ TEST_F(PartitionLogTest, BecomeLeaderStartsTheEpochAtTheLogEnd) {
   EXPECT_EQ(plog_->epoch_cache().entries().size(), 2u);
 }
 
+bytes txn_batch(int64_t pid, int32_t seq, int records) {
+  protocol::record_batch_options o;
+  o.producer_id = pid;
+  o.producer_epoch = 0;
+  o.base_sequence = seq;
+  o.transactional = true;
+  protocol::record_batch_builder b(o);
+  for (int i = 0; i < records; ++i) {
+    std::string v = "t" + std::to_string(seq + i);
+    b.append(1000 + i, std::nullopt, protocol::bytes_view(reinterpret_cast<const uint8_t*>(v.data()), v.size()));
+  }
+  return b.finish();
+}
+
+bytes abort_marker(int64_t pid) {
+  bytes out;
+  protocol::end_txn_marker_batch m;
+  m.producer_id = pid;
+  m.producer_epoch = 0;
+  m.timestamp_ms = 2000;
+  m.marker.type = protocol::control_record_type::abort;
+  m.marker.coordinator_epoch = 3;
+  protocol::append_end_txn_marker_batch(out, m);
+  return out;
+}
+
+TEST_F(PartitionLogTest, AbortsGoToTheTransactionIndexAndSurviveRecovery) {
+  open();
+  fill(6);  // 12 records, other producers
+  auto r = leader_append(txn_batch(9, 0, 3), 0);
+  ASSERT_EQ(r.error, protocol::error_code::none);
+  const offset first = r.log.first_offset;
+  partition_append_result m;
+  bytes marker = abort_marker(9);
+  ASSERT_FALSE(plog_->append_as_leader(
+      marker, {.epoch = leader_epoch(0), .now_ms = 5, .origin = producer_origin::coordinator}, &m));
+  ASSERT_EQ(m.error, protocol::error_code::none) << m.error_message;
+  ASSERT_EQ(m.finished_txns.size(), 1u);
+  fill(0);
+  for (int i = 0; i < 4; ++i) leader_append(producer_batch_bytes(200, 0, i * 2, 2), 0);
+  std::vector<aborted_txn> want;
+  ASSERT_FALSE(plog_->log().collect_aborted_transactions(offset(0), plog_->log().log_end_offset(), &want));
+  ASSERT_EQ(want.size(), 1u);
+  EXPECT_EQ(want[0].id, producer_id(9));
+  EXPECT_EQ(want[0].first_offset, first);
+  EXPECT_EQ(want[0].last_offset, m.log.first_offset);
+
+  for (bool clean : {false, true}) {
+    SCOPED_TRACE(clean);
+    if (clean) {
+      ASSERT_FALSE(plog_->close());
+    } else {
+      plog_.reset();
+    }
+    open(clean, offset(0));
+    std::vector<aborted_txn> got;
+    ASSERT_FALSE(plog_->log().collect_aborted_transactions(offset(0), plog_->log().log_end_offset(), &got));
+    EXPECT_EQ(got, want);
+    EXPECT_FALSE(plog_->producers().find(producer_id(9))->current_txn_first_offset.has_value());
+  }
+}
+
 TEST_F(PartitionLogTest, TruncateFullyClearsEverything) {
   open();
   fill();
