@@ -277,6 +277,23 @@ std::error_code partition_log::truncate_fully_and_start_at(offset o, int64_t now
   return {};
 }
 
+std::error_code partition_log::advance_log_start_offset(offset o, int64_t now_ms) {
+  if (offline()) return make_error_code(log_errc::log_offline);
+  if (auto ec = log_->advance_log_start_offset(o, now_ms)) return ec;
+  return on_log_start_offset_moved();
+}
+
+std::error_code partition_log::on_log_start_offset_moved() {
+  const offset start = log_->log_start_offset();
+  if (!epochs_->empty()) {
+    if (auto err = epochs_->truncate_from_start(start, persist::now)) return to_error(err);
+  }
+  producers_.on_log_start_offset_incremented(start);
+  // Kafka keeps snapshots above the log start only.
+  if (auto err = delete_producer_snapshots_below(fs_, dir(), start + 1)) return to_error(err);
+  return {};
+}
+
 std::error_code partition_log::take_snapshot() {
   producers_.update_map_end_offset(log_->log_end_offset());
   return to_error(write_producer_snapshot(fs_, dir(), producers_));

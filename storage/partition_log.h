@@ -109,6 +109,14 @@ class partition_log {
   // Drops producers idle for producer.id.expiration.ms; returns how many.
   size_t expire_producers(int64_t now_ms) { return producers_.expire(now_ms, producer_id_expiration_ms_); }
 
+  // DeleteRecords: the log start moves to o (the caller checked the HW),
+  // then on_log_start_offset_moved().
+  std::error_code advance_log_start_offset(offset o, int64_t now_ms);
+  // After anything raised the log start (retention, DeleteRecords): epoch
+  // entries before it are folded into one starting at it, producer state
+  // learns it, and snapshots at or below it are deleted.
+  std::error_code on_log_start_offset_moved();
+
   // Everything at or above o goes: log, epoch cache entries, producer state.
   std::error_code truncate_to(offset o, int64_t now_ms);
   // Empty, restarting at o (and log start o); epoch cache and snapshots cleared.

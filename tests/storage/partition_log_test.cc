@@ -317,6 +317,30 @@ TEST_F(PartitionLogTest, AbortsGoToTheTransactionIndexAndSurviveRecovery) {
   }
 }
 
+TEST_F(PartitionLogTest, LogStartOffsetMovesCacheAndSnapshots) {
+  open();
+  fill();  // rolls: snapshots at segment bases
+  std::vector<offset> snaps;
+  ASSERT_FALSE(list_producer_snapshots(*fs_, dir(), &snaps));
+  ASSERT_GT(snaps.size(), 2u);
+  ASSERT_FALSE(plog_->advance_log_start_offset(offset(50), 7));
+  EXPECT_EQ(plog_->log().log_start_offset(), offset(50));
+  std::vector<epoch_entry> want{{leader_epoch(1), offset(50)}, {leader_epoch(2), offset(80)}};
+  EXPECT_EQ(plog_->epoch_cache().entries(), want);
+  snaps.clear();
+  ASSERT_FALSE(list_producer_snapshots(*fs_, dir(), &snaps));
+  for (offset s : snaps) EXPECT_GT(s, offset(50));
+  // Reopen agrees.
+  ASSERT_FALSE(plog_->close());
+  partition_log_options o;
+  o.config = config_;
+  o.had_clean_shutdown = true;
+  o.log_start_offset = offset(50);
+  plog_.reset();
+  ASSERT_FALSE(partition_log::open(*fs_, dir(), o, &plog_));
+  EXPECT_EQ(plog_->epoch_cache().entries(), want);
+}
+
 TEST_F(PartitionLogTest, TruncateFullyClearsEverything) {
   open();
   fill();
