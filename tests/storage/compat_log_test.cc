@@ -2,6 +2,8 @@
 // - a partition directory written by a real Kafka broker
 //   (fixtures/kafka-4.3.1/fixture-0, made by capture.sh) opens cleanly,
 //   reads back every record, and recovery rebuilds its indexes byte for byte;
+// - producer snapshots written by partition_log decode in DumpLogSegments
+//   with every producer's last batch;
 // - segments written by this log pass Kafka's own DumpLogSegments (deep
 //   iteration, index sanity check, and index-versus-log verification) with
 //   every record reported and no error; it needs Java and the jars from
@@ -21,6 +23,7 @@
 
 #include "protocol/records/control_record.h"
 #include "storage/log.h"
+#include "storage/partition_log.h"
 #include "tests/storage/fixtures/log_test_support.h"
 
 namespace hw::storage {
@@ -325,6 +328,48 @@ TEST(CompatDumpLogSegments, KafkaReadsEverySegmentThisLogWrites) {
   std::cout << "DumpLogSegments: " << infos.size() << " segments, " << reported << " of " << total
             << " records reported, " << index_entries << " offset index and " << time_entries
             << " time index entries verified against the log, no errors\n";
+}
+
+TEST(CompatDumpLogSegments, KafkaDecodesProducerSnapshotsThisLogWrites) {
+  auto libs = kafka_libs();
+  if (!libs) GTEST_SKIP() << "Apache Kafka 4.3.1 jars missing: run scripts/fetch-kafka.sh (needs Maven)";
+  if (system("java -version >/dev/null 2>&1") != 0) GTEST_SKIP() << "java not found";
+
+  temp_dir tmp;
+  auto fs = make_posix_file_system();
+  std::unique_ptr<partition_log> plog;
+  ASSERT_FALSE(partition_log::open(*fs, tmp.path() / "snap-0", {}, &plog));
+  // Producers 100, 101 and 102 append idempotent batches of 2 records.
+  for (int i = 0; i < 9; ++i) {
+    protocol::record_batch_options o;
+    o.producer_id = 100 + i % 3;
+    o.producer_epoch = 3;
+    o.base_sequence = (i / 3) * 2;
+    protocol::record_batch_builder b(o);
+    for (int r = 0; r < 2; ++r) b.append(1'700'000'000'000 + i, std::nullopt, protocol::bytes_view());
+    bytes batch = b.finish();
+    partition_append_result result;
+    ASSERT_FALSE(plog->append_as_leader(batch, {.epoch = leader_epoch(0), .now_ms = 1'700'000'000'000}, &result));
+    ASSERT_EQ(result.error, protocol::error_code::none) << result.error_message;
+  }
+  ASSERT_FALSE(plog->take_snapshot());
+  std::filesystem::path snapshot = tmp.path() / "snap-0" / segment_file_name(offset(18), ".snapshot");
+  ASSERT_TRUE(std::filesystem::exists(snapshot));
+
+  std::string tool = (kSource / "scripts/kafka-run-class.sh").string() + " org.apache.kafka.tools.DumpLogSegments";
+  int status = 0;
+  std::string out = run(tool + " --files " + snapshot.string() + " 2>&1", &status);
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_EQ(out.find("Exception"), std::string::npos) << out;
+  // Each producer's last batch: sequences 4-5, at offsets 12+2k .. 13+2k.
+  for (int k = 0; k < 3; ++k) {
+    std::string id = "producerId: " + std::to_string(100 + k) + " producerEpoch: 3";
+    size_t at = out.find(id);
+    ASSERT_NE(at, std::string::npos) << out;
+    std::string line = out.substr(at, out.find('\n', at) - at);
+    EXPECT_NE(line.find("firstSequence: 4 lastSequence: 5"), std::string::npos) << line;
+    EXPECT_NE(line.find("lastOffset: " + std::to_string(13 + 2 * k)), std::string::npos) << line;
+  }
 }
 
 }  // namespace
