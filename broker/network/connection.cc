@@ -175,12 +175,12 @@ asio::awaitable<void> connection::read_loop() {
       }
       break;
     }
-    // And while the broker as a whole is at queued.max.requests; this bound
-    // is shared by every strand, so it is polled rather than signalled.
-    while (reading_ && !budget_.try_acquire()) {
-      reader_wakeup_.expires_after(1ms);
+    // And while the broker as a whole is at queued.max.requests: a release
+    // on any strand posts a wake-up to this one.
+    while (reading_ && !budget_.acquire_or_wait([self = shared_from_this()] {
+      asio::post(self->strand_, [self] { self->reader_wakeup_.cancel(); });
+    }))
       co_await wait(reader_wakeup_);
-    }
     if (!reading_) break;
     budget_slot slot(&budget_);
     uint64_t seq = queue_.reserve();

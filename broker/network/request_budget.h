@@ -1,10 +1,15 @@
 #pragma once
 // The broker-wide bound on requests read but not yet handled
-// (queued.max.requests). Shared by every connection; a lock-free counter
-// because it is touched from every strand.
+// (queued.max.requests), shared by every connection. A connection that finds
+// the budget spent leaves a wake-up and waits; every release wakes all
+// waiters, which then race for the freed slots (those that lose wait again),
+// so a waiter that has meanwhile closed cannot swallow the only wake-up.
+// The mutex guards a counter and a short list touched from every strand.
 
-#include <atomic>
 #include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
 
 namespace hw::broker {
 
@@ -12,18 +17,49 @@ class request_budget {
  public:
   explicit request_budget(int32_t max_requests) : max_(max_requests) {}
 
-  bool try_acquire() {
-    int32_t n = used_.load(std::memory_order_relaxed);
-    while (n < max_)
-      if (used_.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel)) return true;
+  // Takes a slot, or (false) keeps wake to be called once, from the thread
+  // of a later release(), when slots may be free again.
+  bool acquire_or_wait(std::function<void()> wake) {
+    std::lock_guard lock(mu_);
+    if (used_ < max_) {
+      ++used_;
+      return true;
+    }
+    waiters_.push_back(std::move(wake));
     return false;
   }
-  void release() { used_.fetch_sub(1, std::memory_order_acq_rel); }
-  int32_t in_use() const { return used_.load(std::memory_order_relaxed); }
+
+  bool try_acquire() {
+    std::lock_guard lock(mu_);
+    if (used_ >= max_) return false;
+    ++used_;
+    return true;
+  }
+
+  void release() {
+    std::vector<std::function<void()>> wake;
+    {
+      std::lock_guard lock(mu_);
+      --used_;
+      wake.swap(waiters_);
+    }
+    for (auto& w : wake) w();
+  }
+
+  int32_t in_use() const {
+    std::lock_guard lock(mu_);
+    return used_;
+  }
+  size_t waiting() const {
+    std::lock_guard lock(mu_);
+    return waiters_.size();
+  }
 
  private:
   const int32_t max_;
-  std::atomic<int32_t> used_{0};
+  mutable std::mutex mu_;
+  int32_t used_ = 0;
+  std::vector<std::function<void()>> waiters_;
 };
 
 }  // namespace hw::broker

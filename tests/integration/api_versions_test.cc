@@ -96,6 +96,31 @@ TEST_F(ApiVersionsIT, HundredPipelinedRequestsAnsweredInOrder) {
   }
 }
 
+// queued.max.requests=1: connections take turns for the one broker-wide
+// slot; every pipelined request is still answered, in order, promptly.
+TEST(ApiVersionsBudgetIT, OneBrokerWideSlotServesEveryConnection) {
+  broker_process broker;
+  ASSERT_TRUE(broker.start({"--override", "queued.max.requests=1"})) << broker.log();
+  std::vector<std::unique_ptr<kafka_socket>> sockets;
+  for (int c = 0; c < 4; ++c) {
+    sockets.push_back(std::make_unique<kafka_socket>(broker.port()));
+    std::vector<uint8_t> all;
+    for (int i = 0; i < 50; ++i) {
+      auto f = with_size(api_versions_frame(static_cast<int16_t>(i % 5), c * 1000 + i));
+      all.insert(all.end(), f.begin(), f.end());
+    }
+    ASSERT_TRUE(sockets.back()->send_raw(all));
+  }
+  for (int c = 0; c < 4; ++c)
+    for (int i = 0; i < 50; ++i) {
+      auto frame = sockets[c]->read_frame();
+      ASSERT_TRUE(frame) << "connection " << c << " response " << i << " missing\n" << broker.log();
+      int32_t corr = 0;
+      decode_response(*frame, static_cast<int16_t>(i % 5), &corr);
+      ASSERT_EQ(corr, c * 1000 + i);
+    }
+}
+
 TEST_F(ApiVersionsIT, RealClientRequestBytes) {
   // ApiVersions exactly as librdkafka 2.0.2 (v3) and the Java client 4.3.1 (v4)
   // sent them to Apache Kafka (tests/protocol/fixtures).
