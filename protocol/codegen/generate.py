@@ -249,11 +249,9 @@ class MessageGen:
         out = [f"void {q}::decode(::hw::protocol::reader& r, int16_t version) {{",
                f"  [[maybe_unused]] const bool flexible = {self.flexible_expr()};"]
         for f in s.fields:
-            if f.tag is not None and f.versions == f.tagged:
-                continue  # only ever tagged
-            c = cond(f.versions)
-            if f.tag is not None:
-                c = f"({c}) && !({cond(f.tagged)} && flexible)"
+            c = inline_cond(f)
+            if c is None:
+                continue
             body = self.read_value(f, "this->" + member_name(f), "r", self.field_flex(f), "  ")
             out.extend(wrap(c, body, "  "))
         out.append("  if (flexible) {")
@@ -344,11 +342,9 @@ class MessageGen:
         out = [f"void {q}::encode(::hw::protocol::writer& w, int16_t version) const {{",
                f"  [[maybe_unused]] const bool flexible = {self.flexible_expr()};"]
         for f in s.fields:
-            if f.tag is not None and f.versions == f.tagged:
+            c = inline_cond(f)
+            if c is None:
                 continue
-            c = cond(f.versions)
-            if f.tag is not None:
-                c = f"({c}) && !({cond(f.tagged)} && flexible)"
             out.extend(wrap(c, self.write_value(f, "this->" + member_name(f), self.field_flex(f), "  "), "  "))
         tagged = sorted((f for f in s.fields if f.tag is not None), key=lambda f: f.tag)
         out.append("  if (!flexible) return;")
@@ -454,11 +450,9 @@ class MessageGen:
                f"  [[maybe_unused]] const bool flexible = {self.flexible_expr()};",
                "  size_t n = 0;"]
         for f in s.fields:
-            if f.tag is not None and f.versions == f.tagged:
+            c = inline_cond(f)
+            if c is None:
                 continue
-            c = cond(f.versions)
-            if f.tag is not None:
-                c = f"({c}) && !({cond(f.tagged)} && flexible)"
             out.extend(wrap(c, [f"  n += {self.value_size_expr(f, 'this->' + member_name(f), self.field_flex(f))};"], "  "))
         out.append("  if (!flexible) return n;")
         out.append("  uint32_t tag_count = static_cast<uint32_t>(unknown_tagged_fields.size());")
@@ -510,6 +504,18 @@ class MessageGen:
                         f"::hw::protocol::codec::length_size({flex}, {'true' if t == 'string' else 'false'}, -1))")
             return f"::hw::protocol::codec::{fn}({flex}, {target})"
         return f"{target}.encoded_size(version)"
+
+
+def inline_cond(f: Field) -> str | None:
+    """When a field sits in the body rather than the tagged section: its
+    versions, minus the flexible versions where it is tagged. None when it is
+    only ever tagged."""
+    if f.tag is not None and f.versions == f.tagged:
+        return None
+    c = cond(f.versions)
+    if f.tag is not None:
+        c = f"({c}) && !({cond(f.tagged)} && flexible)"
+    return c
 
 
 def wrap(c: str, body: list[str], ind: str) -> list[str]:
