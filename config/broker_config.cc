@@ -13,14 +13,7 @@ namespace {
 
 std::vector<std::string> csv_upper(std::string_view s) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string_view::npos) comma = s.size();
-    std::string_view item = trim(s.substr(start, comma - start));
-    if (!item.empty()) out.push_back(upper(item));
-    start = comma + 1;
-  }
+  for (std::string_view item : csv(s)) out.push_back(upper(item));
   return out;
 }
 

@@ -13,20 +13,6 @@ bool is_security_protocol(std::string_view p) {
   return p == "PLAINTEXT" || p == "SSL" || p == "SASL_PLAINTEXT" || p == "SASL_SSL";
 }
 
-// Comma-separated items, trimmed, empty ones dropped (Kafka's Csv.parseCsvList).
-std::vector<std::string_view> csv(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string_view::npos) comma = s.size();
-    std::string_view item = trim(s.substr(start, comma - start));
-    if (!item.empty()) out.push_back(item);
-    start = comma + 1;
-  }
-  return out;
-}
-
 bool is_ipv4_literal(std::string_view h) {
   static const std::regex re(R"(^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$)");
   std::match_results<std::string_view::const_iterator> m;

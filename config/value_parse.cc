@@ -192,4 +192,17 @@ std::string upper(std::string_view s) {
   return out;
 }
 
+std::vector<std::string_view> csv(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string_view::npos) comma = s.size();
+    std::string_view item = trim(s.substr(start, comma - start));
+    if (!item.empty()) out.push_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace hw::config

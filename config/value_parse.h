@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "config/config_key.h"
 
@@ -23,6 +24,9 @@ std::string invalid_value_message(const config_key& key, std::string_view value,
 std::string value_to_string(const config_value& v);
 
 std::string_view trim(std::string_view s);
+// Comma-separated items, trimmed, empty ones dropped (Kafka's Csv.parseCsvList).
+std::vector<std::string_view> csv(std::string_view s);
+
 // ASCII upper case (listener and security protocol names).
 std::string upper(std::string_view s);
 

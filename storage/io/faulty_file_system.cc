@@ -308,31 +308,35 @@ std::error_code faulty_file_system::rename(const std::filesystem::path& from, co
   });
 }
 
-std::error_code faulty_file_system::remove(const std::filesystem::path& p) {
-  std::lock_guard lock(state_->mu);
-  return guarded(*state_, fs_op::remove, p.string(), [&]() -> std::error_code {
+namespace {
+
+// Unlinks p's entry; a missing entry is no error. A directory is removed
+// (with everything below it) only when `recursive`: remove() has unlink(2)
+// semantics, as the posix file system's.
+std::error_code remove_entry(state& s, const std::filesystem::path& p, bool recursive) {
+  return guarded(s, fs_op::remove, p.string(), [&]() -> std::error_code {
     std::string name;
     std::error_code ec;
-    auto dir = lookup_parent(*state_, p, &name, &ec);
+    auto dir = lookup_parent(s, p, &name, &ec);
     if (!dir) return ec == std::errc::no_such_file_or_directory ? std::error_code{} : ec;
     auto it = dir->entries.find(name);
     if (it == dir->entries.end()) return {};
-    if (it->second->is_dir) return err(std::errc::is_a_directory);  // unlink(2) semantics, as posix remove
+    if (it->second->is_dir && !recursive) return err(std::errc::is_a_directory);
     dir->entries.erase(it);
     return {};
   });
 }
 
+}  // namespace
+
+std::error_code faulty_file_system::remove(const std::filesystem::path& p) {
+  std::lock_guard lock(state_->mu);
+  return remove_entry(*state_, p, false);
+}
+
 std::error_code faulty_file_system::remove_all(const std::filesystem::path& p) {
   std::lock_guard lock(state_->mu);
-  return guarded(*state_, fs_op::remove, p.string(), [&]() -> std::error_code {
-    std::string name;
-    std::error_code ec;
-    auto dir = lookup_parent(*state_, p, &name, &ec);
-    if (!dir) return ec == std::errc::no_such_file_or_directory ? std::error_code{} : ec;
-    dir->entries.erase(name);
-    return {};
-  });
+  return remove_entry(*state_, p, true);
 }
 
 std::error_code faulty_file_system::create_directories(const std::filesystem::path& p) {
