@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Configures and builds the main tree (build/) with Ninja and ccache.
 # Usage: scripts/build.sh [ninja targets...]
+# HW_BUILD_DIR picks another build folder (default build/), e.g. one per
+# developer task working in the same checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache hits across clones in other folders (CI builds a fresh clone).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 "./scripts/install-deps.sh"
 build_type=${HW_BUILD_TYPE:-RelWithDebInfo}
-if [ ! -f build/build.ninja ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
+build_dir=${HW_BUILD_DIR:-build}
+if [ ! -f "$build_dir/build.ninja" ]; then
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
 fi
-ninja -C build "$@"
+ninja -C "$build_dir" "$@"
