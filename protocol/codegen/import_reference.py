@@ -57,7 +57,8 @@ GROUPS = {
         "BrokerRegistrationChangeRecord", "AccessControlEntryRecord",
         "RemoveAccessControlEntryRecord", "NoOpRecord", "ZkMigrationStateRecord",
         "RemoveUserScramCredentialRecord", "BeginTransactionRecord", "EndTransactionRecord",
-        "AbortTransactionRecord", "RemoveDelegationTokenRecord", "RegisterControllerRecord"],
+        "AbortTransactionRecord", "RemoveDelegationTokenRecord", "RegisterControllerRecord",
+        "ClearElrRecord"],
     "group_coordinator_records": [
         "OffsetCommitKey", "OffsetCommitValue", "GroupMetadataKey", "GroupMetadataValue",
         "ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue",

@@ -111,6 +111,15 @@ def reference_index(reference_dir: str, kafka_libs: str | None = None) -> dict[s
                         and (base.endswith("Request.json") or base.endswith("Response.json"))):
                     d = json.loads(_strip_comments(z.read(member).decode("utf-8")))
                     index[d["name"]] = f"{jars[0]}!{member}"
+    # The shared metadata records predate 4.3 (CordonedLogDirs, ClearElrRecord):
+    # the kafka-metadata jar of the same release is their reference.
+    metadata_jars = glob.glob(os.path.join(kafka_libs, "kafka-metadata-*.jar")) if kafka_libs else []
+    if metadata_jars:
+        with zipfile.ZipFile(metadata_jars[0]) as z:
+            for member in z.namelist():
+                if member.startswith("common/metadata/") and member.endswith("Record.json"):
+                    d = json.loads(_strip_comments(z.read(member).decode("utf-8")))
+                    index[d["name"]] = f"{metadata_jars[0]}!{member}"
     return index
 
 
