@@ -137,6 +137,16 @@ struct segment_info {
   int64_t max_timestamp = no_timestamp;
 };
 
+// A cleaned segment waiting to replace the segments it was made from: its
+// `.cleaned` files at base_offset (storage/cleaner.h writes them), and the
+// segments it replaces as the cleaner read them (oldest first, contiguous,
+// none active).
+struct cleaned_segment_swap {
+  offset base_offset;
+  std::vector<std::shared_ptr<const segment>> replaced;
+  std::vector<segment_end> replaced_ends;
+};
+
 class log {
  public:
   static std::error_code open(file_system& fs, const std::filesystem::path& dir, const log_config& config,
@@ -156,6 +166,9 @@ class log {
   bool offline() const { return offline_.load(std::memory_order_acquire); }
   size_t segment_count() const;
   uint64_t size_bytes() const;
+  // The current segments, oldest first (the last is active): what the
+  // cleaner reads. Kept alive (and readable) as long as the caller holds them.
+  std::vector<std::shared_ptr<const segment>> segments() const;
   std::vector<segment_info> segment_infos() const;
 
   // Kafka's read: the batches from the one holding start (at most max_bytes,
@@ -217,6 +230,22 @@ class log {
   // remaining segment before anything is renamed.
   std::error_code detach_segments_before(offset base, int64_t now_ms,
                                          std::vector<std::shared_ptr<segment>>* detached);
+  // Compaction's swap (Kafka's replaceSegments), crash-safe at every step:
+  // the `.cleaned` files become `.swap`, the replaced segments are renamed
+  // `.deleted`, the directory is synced (the commit point: a crash before
+  // it reloads the old segments, after it the cleaned one), the `.swap`
+  // files take their final names and the directory is synced again; then
+  // the cleaned segment is opened and published in place of the old ones.
+  // Offsets, the log start and end and the recovery point do not move.
+  // When the replaced segments are no longer in the log as the cleaner read
+  // them (truncated, deleted, or the active one) nothing is swapped, the
+  // `.cleaned` files are removed and log_errc::segments_changed returned.
+  // *replaced receives the old segments (renamed `.deleted`) for the caller
+  // to remove after file.delete.delay.ms; readers holding them keep reading.
+  std::error_code install_cleaned(const cleaned_segment_swap& swap, int64_t now_ms,
+                                  std::vector<std::shared_ptr<segment>>* replaced);
+  // Removes the `.cleaned` files at base (an abandoned cleaning).
+  std::error_code discard_cleaned(offset base);
   // fdatasyncs every segment holding offsets in [recovery point, up_to) (and
   // the directory when segments were created), then advances the recovery
   // point to min(up_to, log end). May run on the blocking pool.

@@ -5,6 +5,7 @@
 // through log::set_config on the partition strand.
 
 #include <cstdint>
+#include <limits>
 
 namespace hw::storage {
 
@@ -49,6 +50,23 @@ struct log_config {
   int64_t file_delete_delay_ms = 60000;
   // cleanup.policy.
   cleanup_policy cleanup = {};
+
+  // --- compaction (cleanup.policy=compact; read by the cleaner) ---
+  // min.cleanable.dirty.ratio: a log is cleaned once its dirty bytes (from
+  // the cleaner checkpoint to the first uncleanable segment) are more than
+  // this fraction of the cleanable part of the log.
+  double min_cleanable_dirty_ratio = 0.5;
+  // min.compaction.lag.ms: a segment stays uncleaned until its largest
+  // timestamp is at least this old.
+  int64_t min_compaction_lag_ms = 0;
+  // max.compaction.lag.ms: a dirty segment whose first batch is older than
+  // this is cleaned whatever the dirty ratio.
+  int64_t max_compaction_lag_ms = std::numeric_limits<int64_t>::max();
+  // delete.retention.ms: how long a tombstone (and an empty transaction's
+  // marker) survives after the cleaning pass that first kept it.
+  int64_t delete_retention_ms = 86'400'000;
+  // max.message.bytes: the largest batch; the cleaner's buffers grow to it.
+  int32_t max_message_bytes = 1024 * 1024 + 12;
 };
 
 }  // namespace hw::storage

@@ -17,6 +17,7 @@ struct log_manager::dir_state {
   bool had_clean_shutdown = false;
   std::map<topic_partition, offset> recovery_points;
   std::map<topic_partition, offset> log_starts;
+  std::map<topic_partition, offset> cleaner_offsets;  // under the manager's mutex after start
   size_t partitions = 0;  // under the manager's mutex
 };
 
@@ -133,6 +134,12 @@ storage_error log_manager::start_dir(dir_state& d, int64_t now_ms) {
     d.recovery_points.clear();
     d.log_starts.clear();
     d.had_clean_shutdown = false;
+  }
+  storage_error cleaner_err;
+  d.cleaner_offsets = read_offsets(fs_, d.path / cleaner_offset_checkpoint_name, &cleaner_err);
+  if (cleaner_err) {
+    event("ignoring the cleaner checkpoint of " + d.path.string() + ": " + cleaner_err.message);
+    d.cleaner_offsets.clear();
   }
   return {};
 }
@@ -348,9 +355,63 @@ storage_error log_manager::remove(const topic_partition& tp) {
     dir_offline(e.dir->path);
     return {ec, "cannot sync " + e.dir->path.string() + ": " + ec.message()};
   }
-  std::lock_guard lock(mutex_);
-  pending_deletes_.push_back(to);
+  {
+    std::lock_guard lock(mutex_);
+    pending_deletes_.push_back(to);
+  }
+  std::lock_guard checkpoint_lock(cleaner_checkpoint_mutex_);
+  bool had_entry = false;
+  {
+    std::lock_guard lock(mutex_);
+    had_entry = e.dir->cleaner_offsets.erase(tp) > 0;
+  }
+  if (had_entry) {
+    if (auto err = write_cleaner_checkpoint(*e.dir)) {
+      dir_offline(e.dir->path);
+      return err;
+    }
+  }
   return {};
+}
+
+std::map<topic_partition, offset> log_manager::cleaner_checkpoints() const {
+  std::map<topic_partition, offset> out;
+  std::lock_guard lock(mutex_);
+  for (const auto& d : dirs_) {
+    if (d->offline) continue;
+    for (const auto& [tp, o] : d->cleaner_offsets) {
+      auto it = logs_.find(tp);
+      if (it != logs_.end() && it->second.dir == d.get()) out[tp] = o;
+    }
+  }
+  return out;
+}
+
+storage_error log_manager::update_cleaner_checkpoint(const topic_partition& tp, offset first_dirty) {
+  std::lock_guard checkpoint_lock(cleaner_checkpoint_mutex_);
+  dir_state* d = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = logs_.find(tp);
+    if (it == logs_.end()) return {};  // removed meanwhile
+    d = it->second.dir;
+    d->cleaner_offsets[tp] = first_dirty;
+  }
+  if (d->offline) return {std::make_error_code(std::errc::io_error), d->path.string() + " is offline"};
+  if (auto err = write_cleaner_checkpoint(*d)) {
+    dir_offline(d->path);
+    return err;
+  }
+  return {};
+}
+
+storage_error log_manager::write_cleaner_checkpoint(dir_state& d) {
+  std::vector<topic_partition_offset> entries;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [tp, o] : d.cleaner_offsets) entries.push_back({tp.topic, tp.partition, o});
+  }
+  return write_offset_checkpoint(fs_, d.path / cleaner_offset_checkpoint_name, entries);
 }
 
 void log_manager::cleanup_deleted() {

@@ -95,6 +95,15 @@ class log_manager {
 
   // recovery-point-offset-checkpoint and log-start-offset-checkpoint of every online dir.
   storage_error checkpoint_all();
+
+  // cleaner-offset-checkpoint (Kafka's LogCleanerManager checkpoints): each
+  // compacted log's first dirty offset, one file per log dir, read at
+  // start-up (a damaged file is ignored: its logs are cleaned from their
+  // start). Any thread (the cleaner's).
+  std::map<topic_partition, offset> cleaner_checkpoints() const;
+  // Records tp's first dirty offset and rewrites its dir's file; a failed
+  // write takes the dir offline. remove() drops the partition's entry.
+  storage_error update_cleaner_checkpoint(const topic_partition& tp, offset first_dirty);
   // Flushes the logs past log.flush.interval.messages unflushed messages or
   // log.flush.interval.ms since their last flush; that advances recovery points.
   storage_error flush_dirty(int64_t now_ms);
@@ -127,6 +136,7 @@ class log_manager {
   storage_error check_identity(dir_state& d, int64_t now_ms);
   void load_dir(dir_state& d, int64_t now_ms);
   storage_error write_checkpoints(dir_state& d);
+  storage_error write_cleaner_checkpoint(dir_state& d);
   dir_state* dir_of(const std::filesystem::path& dir) const;
   void event(std::string line);
 
@@ -138,6 +148,8 @@ class log_manager {
   mutable std::mutex mutex_;
   std::map<topic_partition, entry> logs_;
   std::vector<std::filesystem::path> pending_deletes_;
+  // Serialises rewrites of the cleaner-offset-checkpoint files (taken before mutex_).
+  std::mutex cleaner_checkpoint_mutex_;
   mutable std::mutex events_mutex_;  // loader threads log too
   std::vector<std::string> events_;
   std::optional<broker_epoch> previous_epoch_;

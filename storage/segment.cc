@@ -120,6 +120,7 @@ class log_error_category final : public std::error_category {
       case log_errc::unexpected_append_offset: return "append starts below the log end offset";
       case log_errc::offsets_out_of_order: return "batch offsets do not increase";
       case log_errc::invalid_records: return "not a sequence of whole v2 record batches";
+      case log_errc::segments_changed: return "the cleaned segments no longer match the log";
     }
     return "unknown log error";
   }
@@ -154,11 +155,13 @@ std::optional<offset> offset_from_file_name(std::string_view name) {
 
 // --- opening ---------------------------------------------------------------
 
-segment::segment(file_system& fs, std::filesystem::path dir, offset base, const segment_options& options)
+segment::segment(file_system& fs, std::filesystem::path dir, offset base, const segment_options& options,
+                 std::string_view file_suffix)
     : fs_(fs),
       dir_(std::move(dir)),
-      log_path_(dir_ / segment_file_name(base, log_file_suffix)),
+      log_path_(dir_ / (segment_file_name(base, log_file_suffix) + std::string(file_suffix))),
       base_offset_(base),
+      file_suffix_(file_suffix),
       options_(options),
       next_offset_(base),
       max_timestamp_{no_timestamp, base},
@@ -170,10 +173,10 @@ std::error_code segment::open_files(open_mode mode) {
   std::unique_ptr<file> f;
   if (auto ec = fs_.open(log_path_, mode, &f)) return ec;
   log_ = std::move(f);
-  auto index_path = dir_ / segment_file_name(base_offset_, index_file_suffix);
+  auto index_path = dir_ / (segment_file_name(base_offset_, index_file_suffix) + file_suffix_);
   if (auto ec = offset_index::open(fs_, index_path, base_offset_, options_.max_index_bytes, &offset_index_))
     return ec;
-  auto time_path = dir_ / segment_file_name(base_offset_, time_index_file_suffix);
+  auto time_path = dir_ / (segment_file_name(base_offset_, time_index_file_suffix) + file_suffix_);
   return time_index::open(fs_, time_path, base_offset_, options_.max_index_bytes, &time_index_);
 }
 
@@ -181,7 +184,7 @@ std::error_code segment::open_files(open_mode mode) {
 // Kafka's loader does with a corrupt index; without a problem slot (a new
 // segment) any failure is returned.
 std::error_code segment::open_txn_index(std::optional<std::string>* problem) {
-  auto path = dir_ / segment_file_name(base_offset_, txn_index_file_suffix);
+  auto path = dir_ / (segment_file_name(base_offset_, txn_index_file_suffix) + file_suffix_);
   auto err = transaction_index::open(fs_, path, base_offset_, &txn_index_);
   if (!err) return {};
   if (err.code.category() != storage_category() || !problem) return err.code;
@@ -194,8 +197,9 @@ std::error_code segment::open_txn_index(std::optional<std::string>* problem) {
 }
 
 std::error_code segment::create(file_system& fs, const std::filesystem::path& dir, offset base,
-                                const segment_options& options, std::unique_ptr<segment>* out) {
-  auto s = std::unique_ptr<segment>(new segment(fs, dir, base, options));
+                                const segment_options& options, std::unique_ptr<segment>* out,
+                                std::string_view file_suffix) {
+  auto s = std::unique_ptr<segment>(new segment(fs, dir, base, options, file_suffix));
   if (auto ec = s->open_files(open_mode::create_exclusive)) return ec;
   if (auto ec = s->open_txn_index(nullptr)) return ec;
   s->publish_end(base, 0);
@@ -307,6 +311,15 @@ void segment::set_max_timestamp(int64_t timestamp, offset o) {
 timestamp_offset segment::max_timestamp_so_far() const {
   std::lock_guard lock(max_timestamp_mutex_);
   return max_timestamp_;
+}
+
+std::error_code segment::first_batch_timestamp(std::optional<int64_t>* out) const {
+  out->reset();
+  batch_cursor c(*log_, 0, end().size, false);
+  auto st = c.next();
+  if (st == batch_cursor::step::io_error) return c.error();
+  if (st == batch_cursor::step::batch) *out = c.batch().max_timestamp();
+  return {};
 }
 
 // --- reading ---------------------------------------------------------------

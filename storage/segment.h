@@ -56,6 +56,7 @@ enum class log_errc {
   unexpected_append_offset,  // a follower append starting below the log end offset
   offsets_out_of_order,      // batches whose offsets do not strictly increase
   invalid_records,           // not a sequence of whole v2 batches
+  segments_changed,          // cleaned segments no longer match the log (truncated or deleted meanwhile)
 };
 const std::error_category& log_category();
 std::error_code make_error_code(log_errc e);
@@ -143,9 +144,11 @@ struct recovery_result {
 class segment {
  public:
   // Creates the files of a new, empty segment (the log deletes stale files
-  // of the same name first).
+  // of the same name first). A file_suffix is appended to every file name
+  // (the cleaner writes `.cleaned` segments, renamed into place later).
   static std::error_code create(file_system& fs, const std::filesystem::path& dir, offset base,
-                                const segment_options& options, std::unique_ptr<segment>* out);
+                                const segment_options& options, std::unique_ptr<segment>* out,
+                                std::string_view file_suffix = {});
   // Opens an existing segment and loads its state from the indexes and the
   // tail of the log. *index_problem says why the indexes cannot be trusted
   // (missing, failing the sanity check, a log that does not end on a batch
@@ -165,6 +168,9 @@ class segment {
 
   offset base_offset() const { return base_offset_; }
   const std::filesystem::path& log_path() const { return log_path_; }
+  // The `.log` file, for readers that walk it themselves (the cleaner);
+  // only bytes below end().size are meaningful.
+  std::shared_ptr<file> log_file() const { return log_; }
 
   // --- any thread -----------------------------------------------------------
   segment_end end() const;
@@ -183,6 +189,9 @@ class segment {
                                            std::optional<timestamp_and_offset>* out) const;
   // The largest batch timestamp so far and the last offset of its batch.
   timestamp_offset max_timestamp_so_far() const;
+  // Kafka's getFirstBatchTimestamp: the first batch's max timestamp, or
+  // nothing for an empty segment (max.compaction.lag.ms reads it).
+  std::error_code first_batch_timestamp(std::optional<int64_t>* out) const;
   // The first record carrying the segment's max timestamp (ListOffsets MAX_TIMESTAMP).
   std::error_code find_max_timestamp_record(std::optional<timestamp_and_offset>* out) const;
   const offset_index& offsets() const { return *offset_index_; }
@@ -222,7 +231,8 @@ class segment {
   std::error_code remove_files();
 
  private:
-  segment(file_system& fs, std::filesystem::path dir, offset base, const segment_options& options);
+  segment(file_system& fs, std::filesystem::path dir, offset base, const segment_options& options,
+          std::string_view file_suffix = {});
   std::error_code open_files(open_mode mode);
   std::error_code open_txn_index(std::optional<std::string>* problem);
   std::error_code load_state(std::optional<std::string>* problem);
@@ -237,6 +247,7 @@ class segment {
   std::filesystem::path dir_;
   std::filesystem::path log_path_;
   offset base_offset_;
+  std::string file_suffix_;
   segment_options options_;
   std::shared_ptr<file> log_;
   std::unique_ptr<offset_index> offset_index_;
