@@ -1,0 +1,340 @@
+#include "controller/metadata/delta.h"
+
+#include <cassert>
+
+namespace hw::controller {
+
+namespace {
+
+std::string id_str(const protocol::uuid& id) { return id.to_string(); }
+
+std::map<std::string, supported_feature> features_of(const auto& list) {
+  std::map<std::string, supported_feature> out;
+  for (const auto& f : list) out[f.name] = {f.min_supported_version, f.max_supported_version};
+  return out;
+}
+
+std::vector<broker_endpoint> endpoints_of(const auto& list) {
+  std::vector<broker_endpoint> out;
+  for (const auto& e : list) out.push_back({e.name, e.host, e.port, e.security_protocol});
+  return out;
+}
+
+}  // namespace
+
+metadata_delta::metadata_delta(std::shared_ptr<const metadata_image> base)
+    : base_(std::move(base)), next_(*base_) {}
+
+std::optional<std::string> metadata_delta::replay(const metadata_record& record) {
+  assert(!applied_);
+  return std::visit([this](const auto& r) -> replay_result {
+    using T = std::decay_t<decltype(r)>;
+    if constexpr (std::is_same_v<T, msg::topic_record>) return replay_topic(r);
+    else if constexpr (std::is_same_v<T, msg::partition_record>) return replay_partition(r);
+    else if constexpr (std::is_same_v<T, msg::partition_change_record>) return replay_partition_change(r);
+    else if constexpr (std::is_same_v<T, msg::remove_topic_record>) return replay_remove_topic(r);
+    else if constexpr (std::is_same_v<T, msg::clear_elr_record>) return replay_clear_elr(r);
+    else if constexpr (std::is_same_v<T, msg::config_record>) return replay_config(r);
+    else if constexpr (std::is_same_v<T, msg::register_broker_record>) return replay_register_broker(r);
+    else if constexpr (std::is_same_v<T, msg::unregister_broker_record>) return replay_unregister_broker(r);
+    else if constexpr (std::is_same_v<T, msg::fence_broker_record>) {
+      return replay_fencing(r.id, r.epoch, 1, 0, nullptr, nullptr);
+    } else if constexpr (std::is_same_v<T, msg::unfence_broker_record>) {
+      return replay_fencing(r.id, r.epoch, -1, 0, nullptr, nullptr);
+    } else if constexpr (std::is_same_v<T, msg::broker_registration_change_record>) {
+      return replay_fencing(r.broker_id, r.broker_epoch, r.fenced, r.in_controlled_shutdown,
+                            &r.log_dirs, &r.cordoned_log_dirs);
+    } else if constexpr (std::is_same_v<T, msg::feature_level_record>) return replay_feature(r);
+    else if constexpr (std::is_same_v<T, msg::producer_ids_record>) return replay_producer_ids(r);
+    else if constexpr (std::is_same_v<T, msg::register_controller_record>) {
+      return replay_register_controller(r);
+    } else {
+      return std::nullopt;  // not kept in the image (see the header)
+    }
+  }, record);
+}
+
+topic_image& metadata_delta::mutable_topic(const protocol::uuid& id) {
+  auto owned = owned_topics_.find(id);
+  if (owned != owned_topics_.end()) return *owned->second;
+  auto it = next_.topics_by_id.find(id);
+  assert(it != next_.topics_by_id.end());
+  auto copy = std::make_shared<topic_image>(*it->second);
+  it->second = copy;
+  owned_topics_.emplace(id, copy);
+  return *copy;
+}
+
+metadata_delta::replay_result metadata_delta::replay_topic(const msg::topic_record& r) {
+  if (r.topic_id.is_zero()) return "TopicRecord for '" + r.name + "' has a zero topic id";
+  if (next_.topics_by_id.count(r.topic_id)) {
+    return "TopicRecord for '" + r.name + "': topic id " + id_str(r.topic_id) + " already exists";
+  }
+  if (next_.topics_by_name.count(r.name)) return "TopicRecord: topic '" + r.name + "' already exists";
+  auto topic = std::make_shared<topic_image>();
+  topic->name = r.name;
+  topic->id = r.topic_id;
+  next_.topics_by_id.emplace(r.topic_id, topic);
+  next_.topics_by_name.emplace(r.name, r.topic_id);
+  owned_topics_[r.topic_id] = topic;
+  created_topics_.insert(r.topic_id);
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_partition(const msg::partition_record& r) {
+  if (!next_.topics_by_id.count(r.topic_id)) {
+    return "PartitionRecord " + std::to_string(r.partition_id) + " of unknown topic id " + id_str(r.topic_id);
+  }
+  if (r.partition_id < 0) return "PartitionRecord with partition id " + std::to_string(r.partition_id);
+  if (!r.directories.empty() && r.directories.size() != r.replicas.size()) {
+    return "PartitionRecord " + std::to_string(r.partition_id) + ": directories do not match replicas";
+  }
+  partition_registration p;
+  p.replicas = r.replicas;
+  p.isr = r.isr;
+  p.removing = r.removing_replicas;
+  p.adding = r.adding_replicas;
+  p.leader = r.leader;
+  p.leader_recovery_state = r.leader_recovery_state;
+  p.leader_epoch = r.leader_epoch;
+  p.partition_epoch = r.partition_epoch;
+  p.directories = r.directories;
+  if (r.eligible_leader_replicas) p.elr = *r.eligible_leader_replicas;
+  if (r.last_known_elr) p.last_known_elr = *r.last_known_elr;
+  mutable_topic(r.topic_id).partitions[r.partition_id] = std::move(p);
+  changed_partitions_.emplace(r.topic_id, r.partition_id);
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_partition_change(const msg::partition_change_record& r) {
+  const partition_registration* old = next_.partition(r.topic_id, r.partition_id);
+  if (!old) {
+    return "PartitionChangeRecord for unknown partition " + id_str(r.topic_id) + "-" +
+           std::to_string(r.partition_id);
+  }
+  if (r.leader_recovery_state != -1 && r.leader_recovery_state != 0 && r.leader_recovery_state != 1) {
+    return "PartitionChangeRecord with leader recovery state " + std::to_string(r.leader_recovery_state);
+  }
+  partition_registration p = *old;
+  if (r.replicas) p.replicas = *r.replicas;
+  if (r.isr) p.isr = *r.isr;
+  if (r.removing_replicas) p.removing = *r.removing_replicas;
+  if (r.adding_replicas) p.adding = *r.adding_replicas;
+  if (r.directories) p.directories = *r.directories;
+  if (r.eligible_leader_replicas) p.elr = *r.eligible_leader_replicas;
+  if (r.last_known_elr) p.last_known_elr = *r.last_known_elr;
+  // A leader field present (even the same leader) starts a new leader epoch.
+  if (r.leader != no_leader_change) {
+    p.leader = r.leader;
+    ++p.leader_epoch;
+  }
+  if (r.leader_recovery_state != -1) p.leader_recovery_state = r.leader_recovery_state;
+  ++p.partition_epoch;
+  mutable_topic(r.topic_id).partitions[r.partition_id] = std::move(p);
+  changed_partitions_.emplace(r.topic_id, r.partition_id);
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_remove_topic(const msg::remove_topic_record& r) {
+  auto it = next_.topics_by_id.find(r.topic_id);
+  if (it == next_.topics_by_id.end()) return "RemoveTopicRecord for unknown topic id " + id_str(r.topic_id);
+  std::string name = it->second->name;
+  auto base_topic = base_->topics_by_id.find(r.topic_id);
+  if (base_topic != base_->topics_by_id.end()) deleted_topics_.emplace(r.topic_id, base_topic->second);
+  next_.topics_by_id.erase(it);
+  next_.topics_by_name.erase(name);
+  owned_topics_.erase(r.topic_id);
+  created_topics_.erase(r.topic_id);
+  std::erase_if(changed_partitions_, [&](const auto& key) { return key.first == r.topic_id; });
+  config_resource resource{config_resource_type::topic, name};
+  if (next_.configs.erase(resource)) changed_configs_.insert(resource);
+  return std::nullopt;
+}
+
+void metadata_delta::clear_elr(topic_image& topic) {
+  for (auto& [id, p] : topic.partitions) {
+    if (p.elr.empty() && p.last_known_elr.empty()) continue;
+    p.elr.clear();
+    p.last_known_elr.clear();
+    ++p.partition_epoch;
+    changed_partitions_.emplace(topic.id, id);
+  }
+}
+
+metadata_delta::replay_result metadata_delta::replay_clear_elr(const msg::clear_elr_record& r) {
+  if (!r.topic_name.empty()) {
+    auto it = next_.topics_by_name.find(r.topic_name);
+    if (it == next_.topics_by_name.end()) return "ClearElrRecord for unknown topic '" + r.topic_name + "'";
+    clear_elr(mutable_topic(it->second));
+    return std::nullopt;
+  }
+  std::vector<protocol::uuid> ids;
+  for (const auto& [id, t] : next_.topics_by_id) {
+    for (const auto& [_, p] : t->partitions) {
+      if (!p.elr.empty() || !p.last_known_elr.empty()) {
+        ids.push_back(id);
+        break;
+      }
+    }
+  }
+  for (const auto& id : ids) clear_elr(mutable_topic(id));
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_config(const msg::config_record& r) {
+  config_resource resource{static_cast<config_resource_type>(r.resource_type), r.resource_name};
+  if (r.value) {
+    next_.configs[resource][r.name] = *r.value;
+  } else {
+    auto it = next_.configs.find(resource);
+    if (it != next_.configs.end()) {
+      it->second.erase(r.name);
+      if (it->second.empty()) next_.configs.erase(it);
+    }
+  }
+  changed_configs_.insert(resource);
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_register_broker(const msg::register_broker_record& r) {
+  if (r.broker_id < 0) return "RegisterBrokerRecord with broker id " + std::to_string(r.broker_id);
+  broker_registration b;
+  b.id = r.broker_id;
+  b.epoch = r.broker_epoch;
+  b.incarnation_id = r.incarnation_id;
+  b.endpoints = endpoints_of(r.end_points);
+  b.rack = r.rack;
+  b.fenced = r.fenced;
+  b.in_controlled_shutdown = r.in_controlled_shutdown;
+  b.features = features_of(r.features);
+  b.log_dirs = r.log_dirs;
+  if (r.cordoned_log_dirs) b.cordoned_log_dirs = *r.cordoned_log_dirs;
+  next_.brokers[r.broker_id] = std::move(b);
+  changed_brokers_.insert(r.broker_id);
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_unregister_broker(const msg::unregister_broker_record& r) {
+  auto it = next_.brokers.find(r.broker_id);
+  if (it == next_.brokers.end()) {
+    return "UnregisterBrokerRecord for broker " + std::to_string(r.broker_id) + ", which is not registered";
+  }
+  if (it->second.epoch != r.broker_epoch) {
+    return "UnregisterBrokerRecord for broker " + std::to_string(r.broker_id) + " with epoch " +
+           std::to_string(r.broker_epoch) + ", but its epoch is " + std::to_string(it->second.epoch);
+  }
+  next_.brokers.erase(it);
+  changed_brokers_.insert(r.broker_id);
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_fencing(
+    int32_t id, int64_t epoch, int8_t fenced, int8_t shutdown, const std::vector<protocol::uuid>* log_dirs,
+    const std::optional<std::vector<protocol::uuid>>* cordoned) {
+  auto it = next_.brokers.find(id);
+  if (it == next_.brokers.end()) return "broker change for broker " + std::to_string(id) + ", which is not registered";
+  if (it->second.epoch != epoch) {
+    return "broker change for broker " + std::to_string(id) + " with epoch " + std::to_string(epoch) +
+           ", but its epoch is " + std::to_string(it->second.epoch);
+  }
+  // BrokerRegistrationFencingChange: 1 fence, -1 unfence, 0 unchanged;
+  // BrokerRegistrationInControlledShutdownChange: 1 entering, 0 unchanged.
+  if (fenced < -1 || fenced > 1) return "broker change with fencing value " + std::to_string(fenced);
+  if (shutdown < 0 || shutdown > 1) return "broker change with controlled shutdown value " + std::to_string(shutdown);
+  broker_registration& b = it->second;
+  if (fenced == 1) b.fenced = true;
+  if (fenced == -1) b.fenced = false;
+  if (shutdown == 1) b.in_controlled_shutdown = true;
+  if (log_dirs && !log_dirs->empty()) b.log_dirs = *log_dirs;
+  if (cordoned && cordoned->has_value()) b.cordoned_log_dirs = **cordoned;
+  changed_brokers_.insert(id);
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_feature(const msg::feature_level_record& r) {
+  if (r.name == metadata_version::feature_name) {
+    if (metadata_version{r.feature_level}.name().empty()) {
+      return "FeatureLevelRecord with unknown metadata.version level " + std::to_string(r.feature_level);
+    }
+  }
+  if (r.feature_level == 0 && r.name != metadata_version::feature_name) {
+    next_.features.erase(r.name);
+  } else {
+    next_.features[r.name] = r.feature_level;
+  }
+  features_changed_ = true;
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_producer_ids(const msg::producer_ids_record& r) {
+  if (r.next_producer_id <= next_.next_producer_id) {
+    return "ProducerIdsRecord moves the next producer id from " + std::to_string(next_.next_producer_id) +
+           " back to " + std::to_string(r.next_producer_id);
+  }
+  next_.next_producer_id = r.next_producer_id;
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_register_controller(const msg::register_controller_record& r) {
+  controller_registration c;
+  c.id = r.controller_id;
+  c.incarnation_id = r.incarnation_id;
+  c.endpoints = endpoints_of(r.end_points);
+  c.features = features_of(r.features);
+  next_.controllers[r.controller_id] = std::move(c);
+  return std::nullopt;
+}
+
+std::shared_ptr<const metadata_image> metadata_delta::apply(storage::offset offset, int32_t epoch) {
+  assert(!applied_);
+  applied_ = true;
+  next_.provenance = {offset, epoch};
+  owned_topics_.clear();
+  published_ = std::make_shared<const metadata_image>(std::move(next_));
+  return published_;
+}
+
+std::vector<protocol::uuid> metadata_delta::created_topics() const {
+  return {created_topics_.begin(), created_topics_.end()};
+}
+
+std::vector<std::shared_ptr<const topic_image>> metadata_delta::deleted_topics() const {
+  std::vector<std::shared_ptr<const topic_image>> out;
+  for (const auto& [_, t] : deleted_topics_) out.push_back(t);
+  return out;
+}
+
+std::vector<partition_change> metadata_delta::changed_partitions() const {
+  std::vector<partition_change> out;
+  for (const auto& [id, part] : changed_partitions_) {
+    const topic_image* topic = current().topic(id);
+    if (!topic) continue;
+    auto after = topic->partitions.find(part);
+    if (after == topic->partitions.end()) continue;
+    partition_change c;
+    c.topic_id = id;
+    c.topic_name = topic->name;
+    c.partition = part;
+    if (const partition_registration* before = base_->partition(id, part)) c.before = *before;
+    c.after = after->second;
+    if (c.before && *c.before == c.after) continue;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::shared_ptr<const metadata_image> replay_all(std::shared_ptr<const metadata_image> base,
+                                                 const std::vector<metadata_record>& records,
+                                                 storage::offset last_offset, int32_t epoch,
+                                                 std::string* error) {
+  metadata_delta delta(std::move(base));
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (auto why = delta.replay(records[i])) {
+      if (error) *error = "record " + std::to_string(i) + ": " + *why;
+      return nullptr;
+    }
+  }
+  return delta.apply(last_offset, epoch);
+}
+
+}  // namespace hw::controller

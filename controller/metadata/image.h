@@ -1,0 +1,151 @@
+#pragma once
+// metadata_image: the cluster's metadata as of one offset of the metadata
+// log — topics with their partition registrations, brokers and controllers,
+// configs, features, the producer-id block — built only by replaying
+// records (metadata_delta). Immutable once published and shared as
+// std::shared_ptr<const metadata_image>, so readers on any thread keep the
+// image they hold while the next is built. Topics are shared between
+// consecutive images: the next image copies the map of pointers and only
+// the topics a batch touched.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "controller/metadata/metadata_version.h"
+#include "protocol/wire/uuid.h"
+#include "storage/types.h"
+
+namespace hw::controller {
+
+// Kafka's sentinels in partition registrations and change records.
+inline constexpr int32_t no_leader = -1;
+inline constexpr int32_t no_leader_change = -2;
+
+// LeaderRecoveryState: RECOVERED 0, RECOVERING 1 (after an unclean election).
+enum class leader_recovery_state : int8_t { recovered = 0, recovering = 1 };
+
+struct partition_registration {
+  std::vector<int32_t> replicas;
+  std::vector<int32_t> isr;
+  std::vector<int32_t> elr;             // eligible leader replicas (KIP-966)
+  std::vector<int32_t> last_known_elr;  // ELR members last seen before the ELR emptied
+  std::vector<int32_t> removing;        // reassignment: replicas on their way out
+  std::vector<int32_t> adding;          // reassignment: replicas on their way in
+  int32_t leader = no_leader;
+  int8_t leader_recovery_state = 0;
+  int32_t leader_epoch = 0;
+  int32_t partition_epoch = 0;
+  std::vector<protocol::uuid> directories;  // per replica, same order
+
+  bool has_leader() const { return leader != no_leader; }
+  bool in_isr(int32_t broker) const;
+  bool is_replica(int32_t broker) const;
+  bool operator==(const partition_registration&) const = default;
+};
+
+struct topic_image {
+  std::string name;
+  protocol::uuid id;
+  std::map<int32_t, partition_registration> partitions;
+};
+
+struct broker_endpoint {
+  std::string name;  // listener name
+  std::string host;
+  uint16_t port = 0;
+  int16_t security_protocol = 0;  // Kafka's SecurityProtocol id (PLAINTEXT 0)
+  bool operator==(const broker_endpoint&) const = default;
+};
+
+struct supported_feature {
+  int16_t min_version = 0;
+  int16_t max_version = 0;
+  bool operator==(const supported_feature&) const = default;
+};
+
+struct broker_registration {
+  int32_t id = -1;
+  int64_t epoch = -1;  // the offset of its RegisterBrokerRecord
+  protocol::uuid incarnation_id;
+  std::vector<broker_endpoint> endpoints;
+  std::optional<std::string> rack;
+  bool fenced = true;
+  bool in_controlled_shutdown = false;
+  std::map<std::string, supported_feature> features;
+  std::vector<protocol::uuid> log_dirs;
+  std::vector<protocol::uuid> cordoned_log_dirs;
+
+  const broker_endpoint* endpoint(std::string_view listener) const;
+  bool operator==(const broker_registration&) const = default;
+};
+
+struct controller_registration {
+  int32_t id = -1;
+  protocol::uuid incarnation_id;
+  std::vector<broker_endpoint> endpoints;
+  std::map<std::string, supported_feature> features;
+  bool operator==(const controller_registration&) const = default;
+};
+
+// Kafka's ConfigResource.Type ids as ConfigRecord carries them.
+enum class config_resource_type : int8_t {
+  unknown = 0,
+  topic = 2,
+  broker = 4,  // name "" is the cluster-wide default
+  broker_logger = 8,
+  client_metrics = 16,
+  group = 32,
+};
+
+struct config_resource {
+  config_resource_type type = config_resource_type::unknown;
+  std::string name;
+  auto operator<=>(const config_resource&) const = default;
+};
+
+// Where an image stands in the metadata log: the offset and epoch of the
+// last record replayed into it (-1, -1 for the empty image).
+struct image_provenance {
+  storage::offset offset{-1};
+  int32_t epoch = -1;
+  bool operator==(const image_provenance&) const = default;
+};
+
+struct metadata_image {
+  std::map<protocol::uuid, std::shared_ptr<const topic_image>> topics_by_id;
+  std::map<std::string, protocol::uuid, std::less<>> topics_by_name;
+  std::map<int32_t, broker_registration> brokers;
+  std::map<int32_t, controller_registration> controllers;
+  std::map<config_resource, std::map<std::string, std::string>> configs;
+  std::map<std::string, int16_t, std::less<>> features;  // metadata.version included
+  int64_t next_producer_id = 0;  // the first id of the next block to hand out
+  image_provenance provenance;
+
+  const topic_image* topic(std::string_view name) const;
+  const topic_image* topic(const protocol::uuid& id) const;
+  const partition_registration* partition(const protocol::uuid& topic_id, int32_t partition) const;
+  const partition_registration* partition(std::string_view topic, int32_t partition) const;
+
+  const broker_registration* broker(int32_t id) const;
+  // Unfenced brokers, by id.
+  std::vector<int32_t> alive_brokers() const;
+  // (broker id, endpoint) of every broker with that listener, fenced or not.
+  std::vector<std::pair<int32_t, broker_endpoint>> endpoints(std::string_view listener) const;
+
+  std::optional<int16_t> feature_level(std::string_view name) const;
+  // metadata.version; the minimum when the log has not set it.
+  metadata_version version() const;
+
+  const std::map<std::string, std::string>* config(const config_resource& resource) const;
+  std::optional<std::string> config(config_resource_type type, std::string_view name,
+                                    std::string_view key) const;
+
+  bool empty() const;
+};
+
+}  // namespace hw::controller
