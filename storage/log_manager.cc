@@ -188,6 +188,8 @@ void log_manager::load_dir(dir_state& d, int64_t now_ms) {
       event("ignoring future log " + p.string() + " (moving logs between dirs is not supported)");
       continue;
     }
+    // The metadata log lives beside the partitions but belongs to the quorum.
+    if (name == metadata_log_dir_name) continue;
     auto tp = parse_partition_dir_name(name);
     if (!tp) {
       event("ignoring stray directory " + p.string());

@@ -54,6 +54,9 @@ std::string partition_dir_name(const topic_partition& tp);
 std::optional<topic_partition> parse_partition_dir_name(std::string_view name);
 
 inline constexpr std::string_view delete_dir_suffix = "-delete";
+// `__cluster_metadata-0`: the metadata quorum's log, which the log manager
+// leaves alone when it shares a log dir.
+inline constexpr std::string_view metadata_log_dir_name = "__cluster_metadata-0";
 inline constexpr std::string_view future_dir_suffix = "-future";
 
 struct log_manager_config {
