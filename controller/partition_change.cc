@@ -1,0 +1,183 @@
+#include "controller/partition_change.h"
+
+#include <algorithm>
+#include <set>
+
+namespace hw::controller {
+
+namespace {
+
+bool contains(const std::vector<int32_t>& v, int32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+bool contains_all(const std::vector<int32_t>& big, const std::vector<int32_t>& small) {
+  return std::all_of(small.begin(), small.end(), [&](int32_t x) { return contains(big, x); });
+}
+
+}  // namespace
+
+bool change_record_is_noop(const msg::partition_change_record& r) {
+  return !r.isr && r.leader == no_leader_change && !r.replicas && !r.removing_replicas &&
+         !r.adding_replicas && r.leader_recovery_state == -1 && !r.directories &&
+         !r.eligible_leader_replicas && !r.last_known_elr;
+}
+
+partition_change_builder::partition_change_builder(const partition_registration& current,
+                                                   const protocol::uuid& topic_id, int32_t partition,
+                                                   partition_change_options options)
+    : current_(current),
+      topic_id_(topic_id),
+      partition_(partition),
+      options_(std::move(options)),
+      target_isr_(current.isr),
+      target_replicas_(current.replicas),
+      target_elr_(current.elr),
+      target_recovery_state_(current.leader_recovery_state) {}
+
+partition_change_builder& partition_change_builder::set_target_isr(std::vector<int32_t> isr) {
+  target_isr_ = std::move(isr);
+  return *this;
+}
+partition_change_builder& partition_change_builder::set_target_replicas(std::vector<int32_t> replicas) {
+  target_replicas_ = std::move(replicas);
+  return *this;
+}
+partition_change_builder& partition_change_builder::set_unclean_shutdown_replicas(std::vector<int32_t> r) {
+  unclean_shutdown_ = std::move(r);
+  return *this;
+}
+partition_change_builder& partition_change_builder::set_election(election_type election) {
+  election_ = election;
+  return *this;
+}
+partition_change_builder& partition_change_builder::set_target_leader_recovery_state(int8_t state) {
+  target_recovery_state_ = state;
+  return *this;
+}
+
+bool partition_change_builder::valid_new_leader(int32_t replica) const {
+  bool eligible = contains(target_isr_, replica) || (target_isr_.empty() && contains(target_elr_, replica));
+  return eligible && options_.acceptable_leader(replica);
+}
+
+bool partition_change_builder::can_elect_last_known_leader() const {
+  // Only the single last leader recorded when the ISR emptied counts, and
+  // only when neither ISR nor ELR has anyone left. Kafka elects it even when
+  // it is not acceptable right now (it waits for it to come back).
+  return options_.elr_enabled && target_elr_.empty() && target_isr_.empty() &&
+         current_.last_known_elr.size() == 1;
+}
+
+partition_change_builder::election_result partition_change_builder::elect_preferred() const {
+  int32_t preferred = target_replicas_.front();
+  if (valid_new_leader(preferred)) return {preferred, false};
+  if (valid_new_leader(current_.leader)) return {current_.leader, false};
+  for (size_t i = 1; i < target_replicas_.size(); ++i) {
+    if (valid_new_leader(target_replicas_[i])) return {target_replicas_[i], false};
+  }
+  if (can_elect_last_known_leader()) return {current_.last_known_elr.front(), true};
+  return {};
+}
+
+partition_change_builder::election_result partition_change_builder::elect_any() const {
+  if (valid_new_leader(current_.leader)) return {current_.leader, false};
+  for (int32_t r : target_replicas_) {
+    if (valid_new_leader(r)) return {r, false};
+  }
+  if (can_elect_last_known_leader()) return {current_.last_known_elr.front(), true};
+  if (election_ == election_type::unclean) {
+    for (int32_t r : target_replicas_) {
+      if (options_.acceptable_leader(r)) return {r, true};
+    }
+  }
+  return {};
+}
+
+partition_change_builder::election_result partition_change_builder::elect() const {
+  if (target_replicas_.empty()) return {};
+  return election_ == election_type::preferred ? elect_preferred() : elect_any();
+}
+
+void partition_change_builder::populate_target_elr() {
+  if (!options_.elr_enabled) return;
+  if (static_cast<int32_t>(target_isr_.size()) >= options_.min_isr) {
+    target_elr_.clear();
+    return;
+  }
+  // Everyone who was in the ISR or ELR and is not in the target ISR (nor
+  // known to have lost unflushed data) holds every committed offset.
+  std::set<int32_t> candidates(target_elr_.begin(), target_elr_.end());
+  candidates.insert(current_.isr.begin(), current_.isr.end());
+  target_elr_.clear();
+  for (int32_t r : candidates) {
+    if (!contains(target_isr_, r) && !contains(unclean_shutdown_, r)) target_elr_.push_back(r);
+  }
+}
+
+void partition_change_builder::try_election(msg::partition_change_record& record) {
+  election_result result = elect();
+  if (result.leader == current_.leader) return;
+  if (contains(target_elr_, result.leader)) {
+    target_isr_ = {result.leader};
+    std::erase(target_elr_, result.leader);
+  }
+  record.leader = result.leader;
+  if (result.unclean) {
+    // The new leader may miss committed records: it starts a new history
+    // alone, recovering.
+    record.isr = std::vector<int32_t>{result.leader};
+    if (current_.leader_recovery_state != static_cast<int8_t>(leader_recovery_state::recovering)) {
+      record.leader_recovery_state = static_cast<int8_t>(leader_recovery_state::recovering);
+    }
+  }
+}
+
+void partition_change_builder::update_record_elr(msg::partition_change_record& record) {
+  bool clean = !record.isr.has_value();
+  if (!clean || !options_.elr_enabled) target_elr_.clear();
+  if (target_elr_ != current_.elr) record.eligible_leader_replicas = target_elr_;
+  // The last-known leader lives in last_known_elr; it is updated after the
+  // election (update_last_known_leader), not here.
+}
+
+void partition_change_builder::update_last_known_leader(msg::partition_change_record& record) const {
+  if (!options_.elr_enabled) return;
+  bool leaderless_now = record.isr && record.isr->empty();
+  if (leaderless_now &&
+      (current_.last_known_elr.size() != 1 || current_.last_known_elr.front() != current_.leader)) {
+    record.last_known_elr = std::vector<int32_t>{current_.leader};
+  } else if ((record.leader >= 0 || (current_.leader != no_leader && record.leader != no_leader)) &&
+             !current_.last_known_elr.empty()) {
+    record.last_known_elr = std::vector<int32_t>{};
+  }
+}
+
+std::optional<msg::partition_change_record> partition_change_builder::build() {
+  msg::partition_change_record record;
+  record.topic_id = topic_id_;
+  record.partition_id = partition_;
+
+  populate_target_elr();
+  try_election(record);
+  // A replica set that drops a member needs a new leader epoch.
+  if (record.leader == no_leader_change && !contains_all(target_replicas_, current_.replicas)) {
+    record.leader = current_.leader;
+  }
+  update_record_elr(record);
+  if (!record.isr && (!target_isr_.empty() || options_.elr_enabled) && target_isr_ != current_.isr) {
+    record.isr = target_isr_;
+  }
+  // Before 3.6 brokers needed a new leader epoch on every ISR shrink (KAFKA-15021).
+  if (options_.version.level < 12 && record.leader == no_leader_change && record.isr &&
+      !contains_all(*record.isr, current_.isr)) {
+    record.leader = current_.leader;
+  }
+  update_last_known_leader(record);
+  if (!target_replicas_.empty() && target_replicas_ != current_.replicas) record.replicas = target_replicas_;
+  if (target_recovery_state_ != current_.leader_recovery_state) {
+    record.leader_recovery_state = target_recovery_state_;
+  }
+  if (change_record_is_noop(record)) return std::nullopt;
+  return record;
+}
+
+}  // namespace hw::controller

@@ -1,0 +1,96 @@
+#pragma once
+// The one place that decides a partition's next leader, ISR and ELR, and
+// writes the PartitionChangeRecord for it (Kafka's PartitionChangeBuilder
+// rules, KIP-966 included):
+//
+// - Leader: the current one while it is still acceptable and in the target
+//   ISR; else the first replica (replica order) in the target ISR that is
+//   acceptable (unfenced, not shutting down); with an empty ISR, the first
+//   acceptable ELR member (which then becomes the ISR alone); with ISR and
+//   ELR empty and exactly one last-known leader, that one (a "balanced"
+//   unclean recovery); then, only for an UNCLEAN election, any acceptable
+//   replica — the ISR becomes that replica alone and the leader recovers.
+//   PREFERRED tries the first replica before keeping the current leader.
+// - ELR (when enabled): while the target ISR is below min.insync.replicas,
+//   replicas leaving the ISR join the ELR (minus replicas known to have shut
+//   down uncleanly); once the ISR is back at min ISR, ELR and last-known ELR
+//   clear. An unclean election clears them too.
+// - Last-known ELR keeps the last leader when the ISR first empties, and
+//   clears once the partition has a leader again.
+// - A record with a leader field bumps the leader epoch on replay; every
+//   record bumps the partition epoch. Before 3.6 an ISR shrink also bumps
+//   the leader epoch.
+// No record (nullopt) when nothing would change.
+//
+// Partition reassignment (adding/removing replicas) is not handled yet.
+//
+// Pure; used on the controller strand.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "controller/metadata/image.h"
+#include "controller/metadata/records.h"
+
+namespace hw::controller {
+
+enum class election_type : int8_t { preferred = 0, unclean = 1, online = 2 };
+
+struct partition_change_options {
+  // Whether a broker may lead now: registered, unfenced, not in controlled
+  // shutdown (Kafka's isActive / isAcceptableLeader).
+  std::function<bool(int32_t)> acceptable_leader;
+  metadata_version version = latest_production_metadata_version;
+  int32_t min_isr = 1;
+  bool elr_enabled = false;
+};
+
+class partition_change_builder {
+ public:
+  partition_change_builder(const partition_registration& current, const protocol::uuid& topic_id,
+                           int32_t partition, partition_change_options options);
+
+  partition_change_builder& set_target_isr(std::vector<int32_t> isr);
+  partition_change_builder& set_target_replicas(std::vector<int32_t> replicas);
+  partition_change_builder& set_unclean_shutdown_replicas(std::vector<int32_t> replicas);
+  partition_change_builder& set_election(election_type election);
+  partition_change_builder& set_target_leader_recovery_state(int8_t state);
+
+  const std::vector<int32_t>& target_isr() const { return target_isr_; }
+
+  // The record to write, or nullopt when it would change nothing.
+  std::optional<msg::partition_change_record> build();
+
+ private:
+  struct election_result {
+    int32_t leader = no_leader;
+    bool unclean = false;
+  };
+  election_result elect() const;
+  election_result elect_preferred() const;
+  election_result elect_any() const;
+  bool can_elect_last_known_leader() const;
+  bool valid_new_leader(int32_t replica) const;
+  void populate_target_elr();
+  void try_election(msg::partition_change_record& record);
+  void update_record_elr(msg::partition_change_record& record);
+  void update_last_known_leader(msg::partition_change_record& record) const;
+
+  const partition_registration& current_;
+  protocol::uuid topic_id_;
+  int32_t partition_;
+  partition_change_options options_;
+  std::vector<int32_t> target_isr_;
+  std::vector<int32_t> target_replicas_;
+  std::vector<int32_t> target_elr_;
+  std::vector<int32_t> unclean_shutdown_;
+  election_type election_ = election_type::online;
+  int8_t target_recovery_state_;
+};
+
+// Whether a change record carries nothing but its partition key.
+bool change_record_is_noop(const msg::partition_change_record& record);
+
+}  // namespace hw::controller
