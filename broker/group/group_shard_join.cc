@@ -1,0 +1,450 @@
+// JoinGroup, SyncGroup, Heartbeat and LeaveGroup of the classic protocol,
+// after Kafka 4.3's GroupMetadataManager (classicGroup* methods).
+#include <cassert>
+
+#include "broker/group/group_shard.h"
+
+namespace hw::broker::group {
+
+namespace msg = protocol::msg;
+using protocol::error_code;
+
+namespace {
+
+int16_t code(error_code e) { return static_cast<int16_t>(e); }
+
+msg::join_group_response join_error(int16_t version, std::string member_id, error_code e) {
+  msg::join_group_response r;
+  r.member_id = std::move(member_id);
+  r.error_code = code(e);
+  if (version < 7) r.protocol_name = "";
+  return r;
+}
+
+std::vector<member_protocol> protocols_of(const msg::join_group_request& request) {
+  std::vector<member_protocol> out;
+  out.reserve(request.protocols.size());
+  for (const auto& p : request.protocols) out.push_back({p.name, p.metadata});
+  return out;
+}
+
+// JoinGroup v0 has no rebalance timeout; Kafka uses the session timeout.
+int32_t rebalance_timeout_of(int16_t version, const msg::join_group_request& request) {
+  return version == 0 ? request.session_timeout_ms : request.rebalance_timeout_ms;
+}
+
+}  // namespace
+
+void group_shard::join_group(request_token token, int16_t version, const client_info& client,
+                             const msg::join_group_request& request, int64_t now_ms) {
+  if (mode_ != mode::active) return respond(token, join_error(version, request.member_id, unavailable_error()));
+  if (request.group_id.empty()) {
+    return respond(token, join_error(version, request.member_id, error_code::invalid_group_id));
+  }
+  if (request.session_timeout_ms < config_.min_session_timeout_ms ||
+      request.session_timeout_ms > config_.max_session_timeout_ms) {
+    return respond(token, join_error(version, request.member_id, error_code::invalid_session_timeout));
+  }
+  bool unknown_member = request.member_id.empty();
+  bool new_group = group(request.group_id) == nullptr;
+  if (new_group && !unknown_member) {
+    return respond(token, join_error(version, request.member_id, error_code::unknown_member_id));
+  }
+  classic_group& g = get_or_create(request.group_id, now_ms);
+  append_token appends_before = next_append_;
+  if (!accept_joining_member(g, request.member_id)) {
+    g.remove(request.member_id);
+    respond(token, join_error(version, "", error_code::group_max_size_reached));
+  } else if (unknown_member) {
+    join_new_member(g, token, version, client, request, now_ms);
+  } else {
+    join_existing_member(g, token, version, client, request, now_ms);
+  }
+  if (new_group && next_append_ == appends_before) {
+    // The group exists from now on; Kafka makes that durable with an empty
+    // group record, and forgets the group if the write fails.
+    msg::group_metadata_value empty;
+    empty.protocol_type = "";
+    empty.generation = 0;
+    empty.protocol.reset();
+    empty.leader.reset();
+    empty.current_state_timestamp = g.state_timestamp_ms().value_or(-1);
+    std::string group_id = request.group_id;
+    append({group_metadata_record(group_id, empty)}, [this, group_id](error_code e, int64_t) {
+      if (e == error_code::none) return;
+      classic_group* created = group(group_id);
+      if (!created) return;
+      error_code mapped = append_error_to_response_error(e);
+      for (const auto& [mid, _] : created->members()) {
+        group_member* m = created->member(mid);
+        created->complete_join(*m, join_error(m->awaiting_join ? m->awaiting_join->version : 9, "", mapped),
+                               output_.completions);
+      }
+      groups_.erase(group_id);
+    });
+  }
+}
+
+bool group_shard::accept_joining_member(classic_group& g, std::string_view member_id) const {
+  switch (g.state()) {
+    case group_state::empty:
+    case group_state::dead:
+      return true;
+    case group_state::preparing_rebalance: {
+      // Counting parked joins rather than members lets a group shrink back
+      // under a lowered limit: the last to rejoin are turned away.
+      const group_member* m = const_cast<classic_group&>(g).member(member_id);
+      return (m && m->awaiting_join) || g.awaiting_join_count() < config_.max_size;
+    }
+    case group_state::completing_rebalance:
+    case group_state::stable:
+      return g.has_member(member_id) || static_cast<int64_t>(g.size()) < config_.max_size;
+  }
+  return false;
+}
+
+void group_shard::join_new_member(classic_group& g, request_token token, int16_t version,
+                                  const client_info& client, const msg::join_group_request& request,
+                                  int64_t now_ms) {
+  if (g.in(group_state::dead)) {
+    return respond(token, join_error(version, "", error_code::coordinator_not_available));
+  }
+  auto protocols = protocols_of(request);
+  if (!g.supports_protocols(request.protocol_type, protocols)) {
+    return respond(token, join_error(version, "", error_code::inconsistent_group_protocol));
+  }
+  std::string member_id = new_member_id(client.client_id, request.group_instance_id);
+  if (request.group_instance_id) {
+    if (auto existing = g.static_member_id(*request.group_instance_id)) {
+      return update_static_member(g, *existing, std::move(member_id), token, version, request, now_ms);
+    }
+    return add_member_and_rebalance(g, std::move(member_id), token, version, client, request, now_ms);
+  }
+  if (version >= 4) {
+    // The client must come back with this id; until it does it is pending,
+    // and it expires after one session timeout.
+    g.add_pending(member_id, now_ms + request.session_timeout_ms);
+    return respond(token, join_error(version, member_id, error_code::member_id_required));
+  }
+  add_member_and_rebalance(g, std::move(member_id), token, version, client, request, now_ms);
+}
+
+void group_shard::join_existing_member(classic_group& g, request_token token, int16_t version,
+                                       const client_info& client, const msg::join_group_request& request,
+                                       int64_t now_ms) {
+  const std::string& member_id = request.member_id;
+  if (g.in(group_state::dead)) {
+    return respond(token, join_error(version, member_id, error_code::coordinator_not_available));
+  }
+  auto protocols = protocols_of(request);
+  if (!g.supports_protocols(request.protocol_type, protocols)) {
+    return respond(token, join_error(version, member_id, error_code::inconsistent_group_protocol));
+  }
+  if (g.is_pending(member_id)) {
+    // A pending member is never static (static members skip MEMBER_ID_REQUIRED);
+    // Kafka treats the opposite as a broken client invariant.
+    return add_member_and_rebalance(g, member_id, token, version, client, request, now_ms);
+  }
+  if (auto e = g.validate_member(member_id, request.group_instance_id); e != error_code::none) {
+    auto r = join_error(version, member_id, e);
+    r.protocol_type.reset();
+    if (version >= 7) r.protocol_name.reset();
+    return respond(token, std::move(r));
+  }
+  group_member& m = *g.member(member_id);
+  switch (g.state()) {
+    case group_state::preparing_rebalance:
+      return update_member_and_rebalance(g, m, token, version, request, now_ms);
+    case group_state::completing_rebalance:
+      if (m.matches(protocols)) {
+        // The member lost our answer: give it the current generation again.
+        auto r = join_response(g, member_id, g.is_leader(member_id));
+        if (version < 7 && !r.protocol_name) r.protocol_name = "";
+        return respond(token, std::move(r));
+      }
+      return update_member_and_rebalance(g, m, token, version, request, now_ms);
+    case group_state::stable:
+      // A rejoining leader asks for a rebalance (e.g. topic metadata changed).
+      if (g.is_leader(member_id) || !m.matches(protocols)) {
+        return update_member_and_rebalance(g, m, token, version, request, now_ms);
+      } else {
+        auto r = join_response(g, member_id, false);
+        if (version < 7 && !r.protocol_name) r.protocol_name = "";
+        return respond(token, std::move(r));
+      }
+    default:
+      return respond(token, join_error(version, member_id, error_code::unknown_member_id));
+  }
+}
+
+void group_shard::add_member_and_rebalance(classic_group& g, std::string member_id, request_token token,
+                                           int16_t version, const client_info& client,
+                                           const msg::join_group_request& request, int64_t now_ms) {
+  group_member m;
+  m.member_id = member_id;
+  m.group_instance_id = request.group_instance_id;
+  m.client_id = client.client_id;
+  m.client_host = client.client_host;
+  m.rebalance_timeout_ms = rebalance_timeout_of(version, request);
+  m.session_timeout_ms = request.session_timeout_ms;
+  m.protocol_type = request.protocol_type;
+  m.protocols = protocols_of(request);
+  m.is_new = true;
+  if (g.in(group_state::preparing_rebalance) && g.previous_state() == group_state::empty) {
+    g.new_member_added = true;
+  }
+  g.add(std::move(m), parked_request{token, version});
+  // A parked new member cannot heartbeat; its join times out on its own so
+  // that retries of clients that went away do not pile up.
+  reschedule_heartbeat(*g.member(member_id), now_ms, config_.new_member_join_timeout_ms);
+  maybe_prepare_rebalance_or_complete_join(g, now_ms);
+}
+
+void group_shard::update_member_and_rebalance(classic_group& g, group_member& m, request_token token,
+                                              int16_t version, const msg::join_group_request& request,
+                                              int64_t now_ms) {
+  if (m.awaiting_join) {
+    // Kafka drops the superseded future; we answer it so no connection waits forever.
+    g.complete_join(m, join_error(m.awaiting_join->version, m.member_id, error_code::rebalance_in_progress),
+                    output_.completions);
+  }
+  g.update_member(m, protocols_of(request), rebalance_timeout_of(version, request), request.session_timeout_ms,
+                  parked_request{token, version});
+  maybe_prepare_rebalance_or_complete_join(g, now_ms);
+}
+
+void group_shard::update_static_member(classic_group& g, const std::string& old_id, std::string new_id,
+                                       request_token token, int16_t version,
+                                       const msg::join_group_request& request, int64_t now_ms) {
+  assert(!g.in(group_state::empty) && !g.in(group_state::dead));
+  std::optional<std::string> old_leader = g.leader_id();
+  const std::string instance_id = *request.group_instance_id;
+  group_member& m = g.replace_static_member(instance_id, old_id, new_id, output_.completions);
+  reschedule_heartbeat(m, now_ms, m.session_timeout_ms);
+  auto old_protocols = m.protocols;
+  int32_t old_rebalance_ms = m.rebalance_timeout_ms;
+  int32_t old_session_ms = m.session_timeout_ms;
+  g.update_member(m, protocols_of(request), rebalance_timeout_of(version, request), request.session_timeout_ms,
+                  parked_request{token, version});
+  if (g.in(group_state::stable)) {
+    if (g.protocol_name().value_or("") != g.select_protocol()) {
+      return maybe_prepare_rebalance_or_complete_join(g, now_ms);
+    }
+    // Nothing the assignment depends on changed: persist the new member id
+    // and hand the member its old assignment, without a rebalance.
+    std::string group_id = g.group_id();
+    write_group(g, [=, this](error_code e, int64_t done_ms) {
+      classic_group* cg = group(group_id);
+      if (!cg) return;
+      group_member* nm = cg->member(new_id);
+      if (!nm) return;
+      if (e != error_code::none) {
+        cg->update_member(*nm, old_protocols, old_rebalance_ms, old_session_ms, std::nullopt);
+        group_member& back = cg->replace_static_member(instance_id, new_id, old_id, output_.completions);
+        reschedule_heartbeat(back, done_ms, back.session_timeout_ms);
+        msg::join_group_response r;
+        r.member_id = "";
+        r.generation_id = cg->generation();
+        r.protocol_name = cg->protocol_name();
+        r.protocol_type = cg->protocol_type();
+        r.leader = old_leader.value_or("");
+        r.error_code = code(append_error_to_response_error(e));
+        if (version < 7 && !r.protocol_name) r.protocol_name = "";
+        respond(token, std::move(r));
+        return;
+      }
+      bool leader = cg->is_leader(new_id);
+      if (version >= 9) {
+        auto r = join_response(*cg, new_id, leader);
+        r.skip_assignment = leader;
+        cg->complete_join(*nm, std::move(r), output_.completions);
+      } else {
+        // Older clients would run an assignment if told they lead, so the
+        // answer names the leader as it was before the replacement.
+        auto r = join_response(*cg, new_id, false);
+        r.leader = old_leader.value_or("");
+        cg->complete_join(*nm, std::move(r), output_.completions);
+      }
+    });
+    return;
+  }
+  if (g.in(group_state::completing_rebalance)) {
+    // The leader may already be assigning to the old id: start over.
+    return prepare_rebalance(g, now_ms);
+  }
+  maybe_complete_join_phase(g, now_ms);
+}
+
+// --- SyncGroup -------------------------------------------------------------------
+
+void group_shard::sync_group(request_token token, int16_t version, const msg::sync_group_request& request,
+                             int64_t now_ms) {
+  (void)version;
+  auto fail = [&](error_code e) {
+    msg::sync_group_response r;
+    r.error_code = code(e);
+    respond(token, std::move(r));
+  };
+  if (mode_ != mode::active) return fail(unavailable_error());
+  if (request.group_id.empty()) return fail(error_code::invalid_group_id);
+  classic_group* g = group(request.group_id);
+  if (!g || g->in(group_state::empty)) return fail(error_code::unknown_member_id);
+  if (g->in(group_state::dead)) return fail(error_code::coordinator_not_available);
+  if (auto e = g->validate_member(request.member_id, request.group_instance_id); e != error_code::none) {
+    return fail(e);
+  }
+  if (request.generation_id != g->generation()) return fail(error_code::illegal_generation);
+  auto inconsistent = [](const std::optional<std::string>& asked, const std::optional<std::string>& have) {
+    return asked && have && *asked != *have;
+  };
+  if (inconsistent(request.protocol_type, g->protocol_type()) ||
+      inconsistent(request.protocol_name, g->protocol_name())) {
+    return fail(error_code::inconsistent_group_protocol);
+  }
+  if (g->in(group_state::preparing_rebalance)) return fail(error_code::rebalance_in_progress);
+  group_member& m = *g->member(request.member_id);
+  if (g->in(group_state::stable)) {
+    remove_pending_sync(*g, request.member_id);
+    msg::sync_group_response r;
+    r.protocol_type = g->protocol_type();
+    r.protocol_name = g->protocol_name();
+    r.assignment = m.assignment;
+    return respond(token, std::move(r));
+  }
+  // CompletingRebalance: park until the leader's assignment is durable.
+  if (m.awaiting_sync) {
+    g->complete_sync(m, sync_error(error_code::rebalance_in_progress),
+                     output_.completions);
+  }
+  m.awaiting_sync = parked_request{token, version};
+  remove_pending_sync(*g, request.member_id);
+  if (!g->is_leader(request.member_id)) return;
+  std::map<std::string, std::vector<uint8_t>, std::less<>> assignment;
+  for (const auto& a : request.assignments) assignment[a.member_id] = a.assignment;
+  for (const auto& [mid, _] : g->members()) assignment.try_emplace(mid);
+  std::string group_id = g->group_id();
+  int32_t generation = request.generation_id;
+  auto value = g->record_value(&assignment);
+  append({group_metadata_record(group_id, value)},
+         [this, group_id, generation, assignment = std::move(assignment)](error_code e, int64_t done_ms) {
+           classic_group* cg = group(group_id);
+           // A member may have joined meanwhile: only this generation's sync counts.
+           if (!cg || !cg->in(group_state::completing_rebalance) || cg->generation() != generation) return;
+           if (e != error_code::none) {
+             reset_and_propagate_assignment(*cg, append_error_to_response_error(e), done_ms);
+             maybe_prepare_rebalance_or_complete_join(*cg, done_ms);
+             return;
+           }
+           for (const auto& [mid, _] : cg->members()) {
+             auto it = assignment.find(mid);
+             cg->member(mid)->assignment = it == assignment.end() ? std::vector<uint8_t>{} : it->second;
+           }
+           propagate_assignment(*cg, error_code::none, done_ms);
+           cg->transition_to(group_state::stable, done_ms);
+         });
+}
+
+// --- Heartbeat ---------------------------------------------------------------------
+
+void group_shard::heartbeat(request_token token, int16_t version, const msg::heartbeat_request& request,
+                            int64_t now_ms) {
+  (void)version;
+  auto answer = [&](error_code e) {
+    msg::heartbeat_response r;
+    r.error_code = code(e);
+    respond(token, r);
+  };
+  // While loading Kafka answers heartbeats blindly: the member is kept.
+  if (mode_ == mode::loading) return answer(error_code::none);
+  if (mode_ != mode::active) return answer(unavailable_error());
+  if (request.group_id.empty()) return answer(error_code::invalid_group_id);
+  classic_group* g = group(request.group_id);
+  if (!g) return answer(error_code::unknown_member_id);
+  if (g->in(group_state::dead)) return answer(error_code::coordinator_not_available);
+  if (auto e = g->validate_member(request.member_id, request.group_instance_id); e != error_code::none) {
+    return answer(e);
+  }
+  if (request.generation_id != g->generation()) return answer(error_code::illegal_generation);
+  group_member& m = *g->member(request.member_id);
+  switch (g->state()) {
+    case group_state::empty:
+      return answer(error_code::unknown_member_id);
+    case group_state::preparing_rebalance:
+      reschedule_heartbeat(m, now_ms, m.session_timeout_ms);
+      return answer(error_code::rebalance_in_progress);
+    default:
+      reschedule_heartbeat(m, now_ms, m.session_timeout_ms);
+      return answer(error_code::none);
+  }
+}
+
+// --- LeaveGroup --------------------------------------------------------------------
+
+void group_shard::leave_group(request_token token, int16_t version, const msg::leave_group_request& request,
+                              int64_t now_ms) {
+  (void)version;
+  msg::leave_group_response response;
+  if (mode_ != mode::active) {
+    response.error_code = code(unavailable_error());
+    return respond(token, std::move(response));
+  }
+  if (request.group_id.empty()) {
+    response.error_code = code(error_code::invalid_group_id);
+    return respond(token, std::move(response));
+  }
+  classic_group* g = group(request.group_id);
+  auto member_result = [](const msg::leave_group_request::member_identity& who, error_code e) {
+    msg::leave_group_response::member_response r;
+    r.member_id = who.member_id;
+    r.group_instance_id = who.group_instance_id;
+    r.error_code = code(e);
+    return r;
+  };
+  if (!g) {
+    for (const auto& who : request.members) response.members.push_back(member_result(who, error_code::unknown_member_id));
+    return respond(token, std::move(response));
+  }
+  if (g->in(group_state::dead)) {
+    response.error_code = code(error_code::coordinator_not_available);
+    return respond(token, std::move(response));
+  }
+  bool any_left = false;
+  auto remove_current = [&](const std::string& member_id) {
+    group_member* m = g->member(member_id);
+    g->complete_join(*m, join_error(m->awaiting_join ? m->awaiting_join->version : 9, "", error_code::unknown_member_id),
+                     output_.completions);
+    g->complete_sync(*m, sync_error(error_code::unknown_member_id),
+                     output_.completions);
+    g->remove(member_id);
+  };
+  for (const auto& who : request.members) {
+    if (who.member_id.empty()) {
+      // Administrative removal by group.instance.id.
+      auto existing = who.group_instance_id ? g->static_member_id(*who.group_instance_id) : std::nullopt;
+      if (!existing) {
+        response.members.push_back(member_result(who, error_code::unknown_member_id));
+        continue;
+      }
+      remove_current(*existing);
+    } else if (g->is_pending(who.member_id)) {
+      g->remove(who.member_id);
+    } else if (auto e = g->validate_member(who.member_id, who.group_instance_id); e != error_code::none) {
+      response.members.push_back(member_result(who, e));
+      continue;
+    } else {
+      remove_current(who.member_id);
+    }
+    any_left = true;
+    response.members.push_back(member_result(who, error_code::none));
+  }
+  if (any_left) {
+    if (g->in(group_state::stable) || g->in(group_state::completing_rebalance)) {
+      maybe_prepare_rebalance_or_complete_join(*g, now_ms);
+    } else if (g->in(group_state::preparing_rebalance)) {
+      maybe_complete_join_phase(*g, now_ms);
+    }
+  }
+  respond(token, std::move(response));
+}
+
+}  // namespace hw::broker::group

@@ -1,0 +1,330 @@
+// OffsetCommit, OffsetFetch, OffsetDelete, DeleteGroups and offsets
+// retention, after Kafka 4.3's OffsetMetadataManager and
+// GroupCoordinatorShard.
+#include <cassert>
+
+#include "broker/group/group_shard.h"
+
+namespace hw::broker::group {
+
+namespace msg = protocol::msg;
+using protocol::error_code;
+
+namespace {
+
+int16_t code(error_code e) { return static_cast<int16_t>(e); }
+
+msg::offset_commit_response commit_response(const msg::offset_commit_request& request, error_code e) {
+  msg::offset_commit_response r;
+  for (const auto& t : request.topics) {
+    msg::offset_commit_response::offset_commit_response_topic rt;
+    rt.name = t.name;
+    rt.topic_id = t.topic_id;
+    for (const auto& p : t.partitions) {
+      msg::offset_commit_response::offset_commit_response_partition rp;
+      rp.partition_index = p.partition_index;
+      rp.error_code = code(e);
+      rt.partitions.push_back(rp);
+    }
+    r.topics.push_back(std::move(rt));
+  }
+  return r;
+}
+
+}  // namespace
+
+void group_shard::apply_records(const std::vector<coordinator_record>& records) {
+  for (const auto& rec : records) {
+    std::optional<byte_view> value;
+    if (rec.value) value = byte_view(*rec.value);
+    auto decoded = decode_record(rec.key, value);
+    assert(decoded.has_value());
+    if (auto* o = std::get_if<offset_record>(&*decoded)) {
+      if (o->value) {
+        offsets_.put(o->group, o->topic, o->partition, *o->value);
+      } else {
+        offsets_.erase(o->group, o->topic, o->partition);
+      }
+    } else if (auto* gr = std::get_if<group_record>(&*decoded); gr && !gr->value) {
+      // Only an empty group goes: one that came back to life while the
+      // tombstone was being written keeps its members (its next record wins).
+      classic_group* g = group(gr->group);
+      if (g && g->in(group_state::empty) && g->pending_members().empty()) groups_.erase(gr->group);
+    }
+  }
+}
+
+// --- OffsetCommit ------------------------------------------------------------------
+
+void group_shard::commit_offsets(request_token token, int16_t version, const msg::offset_commit_request& request,
+                                 int64_t now_ms) {
+  if (mode_ != mode::active) return respond(token, commit_response(request, unavailable_error()));
+  const std::string& group_id = request.group_id;
+  const int32_t generation = request.generation_id_or_member_epoch;
+  classic_group* g = group(group_id);
+  bool created = false;
+  if (!g) {
+    if (generation >= 0) {
+      auto e = version >= 9 ? error_code::group_id_not_found : error_code::illegal_generation;
+      return respond(token, commit_response(request, e));
+    }
+    // A simple consumer (no generation) commits to a group that exists from now on.
+    g = &get_or_create(group_id, now_ms);
+    created = true;
+  }
+  auto validation = [&]() -> error_code {
+    if (g->in(group_state::dead)) return error_code::coordinator_not_available;
+    if (generation < 0 && g->in(group_state::empty)) return error_code::none;
+    if (generation >= 0 || !request.member_id.empty() || request.group_instance_id) {
+      if (auto e = g->validate_member(request.member_id, request.group_instance_id); e != error_code::none) return e;
+      if (generation != g->generation()) return error_code::illegal_generation;
+    } else if (!g->in(group_state::empty)) {
+      return error_code::unknown_member_id;
+    }
+    if (g->in(group_state::completing_rebalance)) return error_code::rebalance_in_progress;
+    return error_code::none;
+  }();
+  if (validation != error_code::none) return respond(token, commit_response(request, validation));
+  if (g->in(group_state::stable) || g->in(group_state::preparing_rebalance)) {
+    group_member* m = g->member(request.member_id);
+    if (m) reschedule_heartbeat(*m, now_ms, m->session_timeout_ms);
+  }
+  std::optional<int64_t> expire_ms;
+  if (version <= 4 && request.retention_time_ms != -1) expire_ms = now_ms + request.retention_time_ms;
+  auto response = commit_response(request, error_code::none);
+  std::vector<coordinator_record> records;
+  for (size_t ti = 0; ti < request.topics.size(); ++ti) {
+    const auto& t = request.topics[ti];
+    for (size_t pi = 0; pi < t.partitions.size(); ++pi) {
+      const auto& p = t.partitions[pi];
+      if (p.committed_metadata && p.committed_metadata->size() > static_cast<size_t>(config_.offset_metadata_max_bytes)) {
+        response.topics[ti].partitions[pi].error_code = code(error_code::offset_metadata_too_large);
+        continue;
+      }
+      committed_offset value;
+      value.offset = p.committed_offset;
+      value.leader_epoch = p.committed_leader_epoch;
+      value.metadata = p.committed_metadata.value_or("");
+      value.commit_timestamp_ms = now_ms;
+      value.expire_timestamp_ms = expire_ms;
+      value.topic_id = t.topic_id;
+      records.push_back(offset_commit_record(group_id, t.name, p.partition_index, value));
+    }
+  }
+  if (records.empty()) return respond(token, std::move(response));
+  auto written = records;
+  append(std::move(records), [this, token, request, created, written = std::move(written),
+                              response = std::move(response)](error_code e, int64_t) mutable {
+    if (e == error_code::none) {
+      apply_records(written);
+      return respond(token, std::move(response));
+    }
+    classic_group* cg = group(request.group_id);
+    if (created && cg && cg->in(group_state::empty) && !offsets_.group_offsets(request.group_id)) {
+      groups_.erase(request.group_id);
+    }
+    respond(token, commit_response(request, append_error_to_response_error(e)));
+  });
+}
+
+// --- OffsetFetch -------------------------------------------------------------------
+
+void group_shard::fetch_offsets(request_token token,
+                                const msg::offset_fetch_request::offset_fetch_request_group& request,
+                                bool require_stable, int64_t now_ms) {
+  (void)now_ms;
+  auto answer = [this, token, request]() {
+    offset_fetch_group_response r;
+    r.group_id = request.group_id;
+    if (mode_ != mode::active) {
+      r.error_code = code(unavailable_error());
+      return respond(token, std::move(r));
+    }
+    const classic_group* g = find_group(request.group_id);
+    const offset_store::topics* stored =
+        g && !g->in(group_state::dead) ? offsets_.group_offsets(request.group_id) : nullptr;
+    using topic_out = msg::offset_fetch_response::offset_fetch_response_topics;
+    using partition_out = msg::offset_fetch_response::offset_fetch_response_partitions;
+    auto partition = [](int32_t index, const committed_offset* o) {
+      partition_out p;
+      p.partition_index = index;
+      p.committed_offset = o ? o->offset : -1;
+      p.committed_leader_epoch = o ? o->leader_epoch : -1;
+      p.metadata = o ? o->metadata : "";
+      return p;
+    };
+    if (!request.topics) {
+      if (stored) {
+        for (const auto& [topic, parts] : *stored) {
+          topic_out t;
+          t.name = topic;
+          for (const auto& [index, o] : parts) {
+            t.topic_id = o.topic_id;
+            t.partitions.push_back(partition(index, &o));
+          }
+          r.topics.push_back(std::move(t));
+        }
+      }
+      return respond(token, std::move(r));
+    }
+    for (const auto& rt : *request.topics) {
+      topic_out t;
+      t.name = rt.name;
+      t.topic_id = rt.topic_id;
+      for (int32_t index : rt.partition_indexes) {
+        t.partitions.push_back(partition(index, stored ? offsets_.get(request.group_id, rt.name, index) : nullptr));
+      }
+      r.topics.push_back(std::move(t));
+    }
+    respond(token, std::move(r));
+  };
+  // require_stable: answer once every write issued so far is durable, so
+  // no offset still being written is missed.
+  if (require_stable && mode_ == mode::active && !in_flight_.empty()) {
+    stable_fetches_.push_back({next_append_ - 1, std::move(answer)});
+    return;
+  }
+  answer();
+}
+
+// --- DeleteGroups ------------------------------------------------------------------
+
+void group_shard::delete_groups(request_token token, const std::vector<std::string>& group_ids, int64_t now_ms) {
+  (void)now_ms;
+  delete_groups_results results;
+  auto result = [](const std::string& id, error_code e) {
+    msg::delete_groups_response::deletable_group_result r;
+    r.group_id = id;
+    r.error_code = code(e);
+    return r;
+  };
+  if (mode_ != mode::active) {
+    for (const auto& id : group_ids) results.push_back(result(id, unavailable_error()));
+    return respond(token, std::move(results));
+  }
+  std::vector<coordinator_record> records;
+  for (const auto& id : group_ids) {
+    const classic_group* g = find_group(id);
+    if (!g || g->in(group_state::dead)) {
+      results.push_back(result(id, error_code::group_id_not_found));
+      continue;
+    }
+    if (!g->in(group_state::empty)) {
+      results.push_back(result(id, error_code::non_empty_group));
+      continue;
+    }
+    if (const auto* stored = offsets_.group_offsets(id)) {
+      for (const auto& [topic, parts] : *stored) {
+        for (const auto& [index, _] : parts) records.push_back(offset_tombstone_record(id, topic, index));
+      }
+    }
+    records.push_back(group_tombstone_record(id));
+    results.push_back(result(id, error_code::none));
+  }
+  if (records.empty()) return respond(token, std::move(results));
+  auto written = records;
+  append(std::move(records), [this, token, results = std::move(results), written = std::move(written)](
+                                 error_code e, int64_t) mutable {
+    if (e == error_code::none) {
+      apply_records(written);
+    } else {
+      for (auto& r : results) r.error_code = code(append_error_to_response_error(e));
+    }
+    respond(token, std::move(results));
+  });
+}
+
+// --- OffsetDelete ------------------------------------------------------------------
+
+void group_shard::delete_offsets(request_token token, const msg::offset_delete_request& request, int64_t now_ms) {
+  (void)now_ms;
+  msg::offset_delete_response response;
+  auto fail = [&](error_code e) {
+    response.error_code = code(e);
+    respond(token, std::move(response));
+  };
+  if (mode_ != mode::active) return fail(unavailable_error());
+  if (request.group_id.empty()) return fail(error_code::invalid_group_id);
+  const classic_group* g = find_group(request.group_id);
+  if (!g || g->in(group_state::dead)) return fail(error_code::group_id_not_found);
+  if (!g->in(group_state::empty) && !g->uses_consumer_protocol()) return fail(error_code::non_empty_group);
+  std::vector<coordinator_record> records;
+  for (const auto& t : request.topics) {
+    msg::offset_delete_response::offset_delete_response_topic rt;
+    rt.name = t.name;
+    bool subscribed = g->is_subscribed_to(t.name);
+    for (const auto& p : t.partitions) {
+      msg::offset_delete_response::offset_delete_response_partition rp;
+      rp.partition_index = p.partition_index;
+      if (subscribed) {
+        rp.error_code = code(error_code::group_subscribed_to_topic);
+      } else if (offsets_.get(request.group_id, t.name, p.partition_index)) {
+        records.push_back(offset_tombstone_record(request.group_id, t.name, p.partition_index));
+      }
+      rt.partitions.push_back(rp);
+    }
+    response.topics.push_back(std::move(rt));
+  }
+  if (records.empty()) return respond(token, std::move(response));
+  auto written = records;
+  append(std::move(records), [this, token, response = std::move(response), written = std::move(written)](
+                                 error_code e, int64_t) mutable {
+    if (e != error_code::none) {
+      msg::offset_delete_response failed;
+      failed.error_code = code(append_error_to_response_error(e));
+      return respond(token, std::move(failed));
+    }
+    apply_records(written);
+    respond(token, std::move(response));
+  });
+}
+
+// --- retention ---------------------------------------------------------------------
+
+void group_shard::expire_offsets(int64_t now_ms) {
+  std::vector<coordinator_record> records;
+  for (const auto& [id, g] : groups_) {
+    const offset_store::topics* stored = offsets_.group_offsets(id);
+    bool all_expired = true;
+    if (stored) {
+      // Which timestamp an offset's age counts from, as Kafka decides it:
+      // an empty group's offsets age from when it became empty; a stable
+      // consumer group's unsubscribed topics and a simple group's offsets
+      // from their commit; anything else keeps its offsets.
+      enum class base { none, state_change, commit } from = base::none;
+      if (!g.protocol_type()) {
+        from = base::commit;
+      } else if (g.in(group_state::empty)) {
+        from = base::state_change;
+      } else if (g.uses_consumer_protocol() && g.in(group_state::stable) && g.subscribed_topics()) {
+        from = base::commit;
+      }
+      if (from == base::none) continue;
+      for (const auto& [topic, parts] : *stored) {
+        if (g.is_subscribed_to(topic)) {
+          all_expired = false;
+          continue;
+        }
+        for (const auto& [index, o] : parts) {
+          int64_t base_ms = from == base::state_change ? g.state_timestamp_ms().value_or(o.commit_timestamp_ms)
+                                                       : o.commit_timestamp_ms;
+          bool expired = o.expire_timestamp_ms ? now_ms >= *o.expire_timestamp_ms
+                                               : now_ms - base_ms >= config_.offsets_retention_ms;
+          if (expired) {
+            records.push_back(offset_tombstone_record(id, topic, index));
+          } else {
+            all_expired = false;
+          }
+        }
+      }
+    }
+    if (all_expired && g.in(group_state::empty)) records.push_back(group_tombstone_record(id));
+  }
+  if (records.empty()) return;
+  auto written = records;
+  append(std::move(records), [this, written = std::move(written)](error_code e, int64_t) {
+    if (e == error_code::none) apply_records(written);
+  });
+}
+
+}  // namespace hw::broker::group

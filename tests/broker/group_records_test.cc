@@ -1,0 +1,186 @@
+// Golden checks: records Apache Kafka 4.3.1 wrote to __consumer_offsets
+// (tests/broker/fixtures/group_golden_records.txt) against what we encode,
+// decode and replay.
+#include "broker/group/group_records.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "tests/broker/group_test_support.h"
+
+namespace hw::broker::group {
+namespace {
+
+using namespace testing;
+
+struct golden {
+  int64_t offset;
+  std::vector<uint8_t> key;
+  std::optional<std::vector<uint8_t>> value;
+};
+
+std::vector<uint8_t> unhex(const std::string& s) {
+  std::vector<uint8_t> out;
+  for (size_t i = 0; i + 1 < s.size(); i += 2) out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
+  return out;
+}
+
+std::vector<golden> read_golden() {
+  std::ifstream in(std::string(HW_SOURCE_DIR) + "/tests/broker/fixtures/group_golden_records.txt");
+  EXPECT_TRUE(in.good());
+  std::vector<golden> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    golden g;
+    std::string key, value;
+    fields >> g.offset >> key >> value;
+    g.key = unhex(key);
+    if (value != "null") g.value = unhex(value);
+    out.push_back(std::move(g));
+  }
+  EXPECT_EQ(out.size(), 8u);
+  return out;
+}
+
+loaded_record as_loaded(const golden& g) {
+  loaded_record r{g.key, std::nullopt};
+  if (g.value) r.value = std::span<const uint8_t>(*g.value);
+  return r;
+}
+
+coordinator_record as_record(const golden& g) { return {g.key, g.value}; }
+
+const int64_t created_ms = 0x1a22c0a6ad8;
+const int64_t committed_ms = 0x1a22c0a6c7a;
+const int64_t emptied_ms = 0x1a22c0a6c99;
+
+protocol::uuid golden_topic_id() {
+  protocol::uuid id;
+  auto bytes = unhex("9f28e110f0394a2c8afc223a528c73f3");
+  std::copy(bytes.begin(), bytes.end(), id.bytes.begin());
+  return id;
+}
+
+TEST(GroupRecords, OffsetCommitRecordEqualsKafkas) {
+  auto g = read_golden();
+  committed_offset p1{3, 0, "", committed_ms, std::nullopt, golden_topic_id()};
+  EXPECT_EQ(offset_commit_record("golden-group", "golden", 1, p1), as_record(g[2]));
+  committed_offset p0{0, -1, "", committed_ms, std::nullopt, golden_topic_id()};
+  EXPECT_EQ(offset_commit_record("golden-group", "golden", 0, p0), as_record(g[3]));
+  EXPECT_EQ(offset_tombstone_record("golden-group", "golden", 0), as_record(g[5]));
+  EXPECT_EQ(group_tombstone_record("golden-group"), as_record(g[7]));
+}
+
+TEST(GroupRecords, DecodesKafkasOffsetCommit) {
+  auto g = read_golden();
+  auto d = decode_record(g[2].key, std::span<const uint8_t>(*g[2].value));
+  ASSERT_TRUE(d.has_value());
+  auto* o = std::get_if<offset_record>(&*d);
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->group, "golden-group");
+  EXPECT_EQ(o->topic, "golden");
+  EXPECT_EQ(o->partition, 1);
+  ASSERT_TRUE(o->value.has_value());
+  EXPECT_EQ(o->value->offset, 3);
+  EXPECT_EQ(o->value->leader_epoch, 0);
+  EXPECT_EQ(o->value->commit_timestamp_ms, committed_ms);
+  EXPECT_EQ(o->value->topic_id, golden_topic_id());
+  EXPECT_FALSE(o->value->expire_timestamp_ms.has_value());
+}
+
+TEST(GroupRecords, ExpireTimestampWritesValueVersionOne) {
+  committed_offset v{5, 2, "m", 100, 200, golden_topic_id()};
+  auto rec = offset_commit_record("g", "t", 0, v);
+  ASSERT_TRUE(rec.value.has_value());
+  EXPECT_EQ((*rec.value)[0], 0);
+  EXPECT_EQ((*rec.value)[1], 1);
+  auto d = decode_record(rec.key, std::span<const uint8_t>(*rec.value));
+  ASSERT_TRUE(d.has_value());
+  auto& o = std::get<offset_record>(*d);
+  EXPECT_EQ(o.value->expire_timestamp_ms, std::optional<int64_t>(200));
+  EXPECT_TRUE(o.value->topic_id.is_zero());  // v1 has no tagged fields
+}
+
+TEST(GroupRecords, RejectsGarbageAndSkipsOtherGroupTypes) {
+  std::vector<uint8_t> bad{0x00};
+  EXPECT_FALSE(decode_record(bad, std::nullopt).has_value());
+  std::vector<uint8_t> truncated{0x00, 0x01, 0x00, 0x05, 'a'};
+  EXPECT_FALSE(decode_record(truncated, std::nullopt).has_value());
+  std::vector<uint8_t> consumer_group_key{0x00, 0x03, 0x00, 0x01, 'g'};
+  auto d = decode_record(consumer_group_key, std::nullopt);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(std::get<other_record>(*d).key_version, 3);
+}
+
+TEST(GroupRecords, NewGroupWritesKafkasEmptyGroupRecord) {
+  shard_harness h;
+  h.now = created_ms;
+  h.auto_ack = false;
+  auto t = h.join(args("golden-group", "golden-client"));
+  auto r = h.take<msg::join_group_response>(t);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->error_code, code(error_code::member_id_required));
+  ASSERT_EQ(h.pending.size(), 1u);
+  ASSERT_EQ(h.pending[0].records.size(), 1u);
+  EXPECT_EQ(h.pending[0].records[0], as_record(read_golden()[0]));
+}
+
+TEST(GroupRecords, LoadedStableGroupReencodesToKafkasBytes) {
+  auto g = read_golden();
+  shard_harness h({}, 7, false);
+  h.shard.begin_load();
+  ASSERT_TRUE(h.shard.load(as_loaded(g[0])));
+  ASSERT_TRUE(h.shard.load(as_loaded(g[1])));
+  h.shard.end_load(h.now);
+  const classic_group* cg = h.shard.find_group("golden-group");
+  ASSERT_NE(cg, nullptr);
+  EXPECT_EQ(cg->state(), group_state::stable);
+  EXPECT_EQ(cg->generation(), 1);
+  EXPECT_EQ(cg->protocol_name(), std::optional<std::string>("range"));
+  ASSERT_EQ(cg->size(), 1u);
+  const auto& m = cg->members().begin()->second;
+  EXPECT_EQ(m.client_id, "golden-client");
+  EXPECT_EQ(m.client_host, "/127.0.0.1");
+  EXPECT_EQ(m.session_timeout_ms, 45000);
+  EXPECT_EQ(m.rebalance_timeout_ms, 300000);
+  EXPECT_EQ(group_metadata_record("golden-group", cg->record_value(nullptr)), as_record(g[1]));
+}
+
+TEST(GroupRecords, LeaveToEmptyAndDeleteEqualKafkas) {
+  auto g = read_golden();
+  shard_harness h({}, 7, false);
+  h.shard.begin_load();
+  for (int i = 0; i <= 3; ++i) ASSERT_TRUE(h.shard.load(as_loaded(g[i])));
+  h.shard.end_load(h.now);
+  h.auto_ack = false;
+  h.now = emptied_ms;
+  const std::string member = h.shard.find_group("golden-group")->members().begin()->first;
+  auto left = h.leave("golden-group", member);
+  ASSERT_EQ(left.members.size(), 1u);
+  EXPECT_EQ(left.members[0].error_code, 0);
+  ASSERT_EQ(h.pending.size(), 1u);
+  ASSERT_EQ(h.pending[0].records.size(), 1u);
+  EXPECT_EQ(h.pending[0].records[0], as_record(g[4]));
+  h.ack(error_code::none);
+
+  auto t = h.next_token++;
+  h.shard.delete_groups(t, {"golden-group"}, h.now);
+  h.drain();
+  ASSERT_EQ(h.pending.size(), 1u);
+  std::vector<coordinator_record> expected{as_record(g[5]), as_record(g[6]), as_record(g[7])};
+  EXPECT_EQ(h.pending[0].records, expected);
+  EXPECT_FALSE(h.answered(t));  // not before the tombstones are durable
+  h.ack(error_code::none);
+  auto r = h.take<delete_groups_results>(t);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->at(0).error_code, 0);
+  EXPECT_EQ(h.shard.find_group("golden-group"), nullptr);
+  EXPECT_EQ(h.shard.offsets().group_offsets("golden-group"), nullptr);
+}
+
+}  // namespace
+}  // namespace hw::broker::group
