@@ -230,6 +230,8 @@ struct due_event {
   std::string member_id;
 };
 
+constexpr int max_events_per_group_tick = 10000;
+
 std::optional<due_event> earliest(const classic_group& g) {
   std::optional<due_event> best;
   auto consider = [&](due_event e) {
@@ -252,26 +254,30 @@ void group_shard::tick(int64_t now_ms) {
   ids.reserve(groups_.size());
   for (const auto& [id, _] : groups_) ids.push_back(id);
   for (const auto& id : ids) {
-    // Bounded: each event removes or pushes back the timer it fires.
-    for (;;) {
+    // Timers fire in deadline order, each at its own deadline (so a coarse
+    // tick does not stretch timers that re-arm themselves). Each event
+    // removes or pushes back its timer; the bound only guards against a
+    // zero-length timer re-arming forever.
+    for (int fired = 0; fired < max_events_per_group_tick; ++fired) {
       classic_group* g = group(id);
       if (!g) break;
       auto e = earliest(*g);
       if (!e || e->at > now_ms) break;
+      int64_t at = e->at;
       switch (e->what) {
         case due_event::pending_member:
           g->remove(e->member_id);
-          if (g->in(group_state::preparing_rebalance) && g->all_members_joined()) complete_join(*g, now_ms);
+          if (g->in(group_state::preparing_rebalance) && g->all_members_joined()) complete_join(*g, at);
           break;
         case due_event::member:
           g->member(e->member_id)->heartbeat_deadline_ms.reset();
-          expire_member(*g, e->member_id, now_ms);
+          expire_member(*g, e->member_id, at);
           break;
         case due_event::join:
-          on_join_timer(*g, now_ms);
+          on_join_timer(*g, at);
           break;
         case due_event::sync:
-          expire_pending_sync(*g, now_ms);
+          expire_pending_sync(*g, at);
           break;
       }
     }
