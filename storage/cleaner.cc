@@ -230,6 +230,7 @@ class cleaner_pass {
     if (auto ec = segment::create(fs_, log_.dir(), base, options, &cleaned, cleaned_file_suffix)) return ec;
     cleaned_segment_swap swap{base, {}, {}};
     out_->swaps.push_back(swap);  // listed first, so an error below removes its files
+    const offset group_end = group.back()->end().next_offset;
     for (size_t i = 0; i < group.size(); ++i) {
       const auto& s = group[i];
       segment_end end = s->end();
@@ -237,7 +238,7 @@ class cleaner_pass {
       std::vector<aborted_txn> aborted;
       if (auto ec = log_.collect_aborted_transactions(s->base_offset(), upper, &aborted)) return ec;
       txns_.add_aborted_transactions(aborted);
-      if (auto ec = clean_into(*s, end, *cleaned)) return ec;
+      if (auto ec = clean_into(*s, end, group_end, *cleaned)) return ec;
       out_->swaps.back().replaced.push_back(s);
       out_->swaps.back().replaced_ends.push_back(end);
       ++out_->stats.segments_read;
@@ -248,11 +249,11 @@ class cleaner_pass {
     return {};
   }
 
-  std::error_code clean_into(const segment& source, segment_end end, segment& dest) {
+  std::error_code clean_into(const segment& source, segment_end end, offset group_end, segment& dest) {
     auto file = source.log_file();
     segment_batch_reader reader(*file, 0, end.size, config_.io_buffer_bytes, max_batch_bytes(log_, config_));
     cleaner_filter_context ctx{&map_, &txns_, &request_.producers, request_.now_ms, log_.config().delete_retention_ms,
-                               request_.first_uncleanable_offset};
+                               request_.first_uncleanable_offset, group_end};
     std::vector<uint8_t> pending;
     std::vector<aborted_txn> index_entries;
     for (;;) {

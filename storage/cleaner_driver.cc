@@ -70,7 +70,9 @@ std::error_code log_cleaner::clean_dirtiest(std::optional<cleaning_report>* out)
   if (!best) return {};
   cleaning_report report;
   std::error_code ec = clean(*best, best_range, now, &report);
-  if (ec && ec != log_errc::log_offline && !best->log->offline()) uncleanable_.insert(best->tp);
+  // Data the cleaner cannot read makes the log uncleanable (Kafka's
+  // LogCleaningException); an I/O error is the dir's, for the caller to act on.
+  if (ec == log_errc::invalid_records) uncleanable_.insert(best->tp);
   *out = std::move(report);
   return ec;
 }

@@ -6,7 +6,9 @@
 // than min.cleanable.dirty.ratio, or forced by max.compaction.lag.ms),
 // captures its active producers on the partition's writer, cleans it on the
 // calling thread (cleaner.h), installs the cleaned segments on the writer
-// (log::install_cleaned) and records the new cleaner checkpoint.
+// (log::install_cleaned) and records the new cleaner checkpoint. An I/O
+// error is returned for the broker to take the log's dir offline
+// (log_manager::note_error), as Kafka's cleaner reports a storage exception.
 //
 // The replaced segments wait in the driver's own pending_deletions for
 // file.delete.delay.ms before their files are removed (on later calls). A
@@ -79,8 +81,8 @@ class log_cleaner {
       : fs_(fs), config_(config), host_(host), now_ms_(std::move(now_ms)) {}
 
   // Cleans the dirtiest cleanable log; *out is empty when none qualifies.
-  // An error names what failed; the log is then marked uncleanable unless
-  // the failure was its dir going offline.
+  // An error names what failed; a log whose data cannot be read is marked
+  // uncleanable.
   std::error_code clean_dirtiest(std::optional<cleaning_report>* out);
   // Removes the files of replaced segments whose delay has passed.
   std::error_code delete_expired_segments();

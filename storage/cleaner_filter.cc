@@ -99,7 +99,7 @@ protocol::batch_error filter_batch(const protocol::record_batch_view& b, const c
   batch_retention retention = batch_retention::drop_if_empty;
   if (has_producer_id(b) && is_last_batch_of_producer(b, *ctx.producers))
     retention = batch_retention::keep_empty;
-  else if (b.next_offset() == ctx.upper_bound_offset.value)
+  else if (b.next_offset() == ctx.upper_bound_offset.value || b.next_offset() == ctx.group_end_offset.value)
     retention = batch_retention::keep_empty;
   else if (discard_records)
     retention = batch_retention::drop;

@@ -58,6 +58,8 @@ struct cleaner_filter_context {
   int64_t delete_retention_ms = 0;
   // The end of this cleaning round (the first uncleanable offset).
   offset upper_bound_offset;
+  // The next offset of the last segment of the group being rewritten.
+  offset group_end_offset;
 };
 
 struct cleaner_filter_stats {

@@ -77,6 +77,9 @@ struct stored_record {
   bool control = false;
   bool transactional = false;
   bool operator==(const stored_record&) const = default;
+  friend void PrintTo(const stored_record& r, std::ostream* os) {
+    *os << r.offset << ":" << r.key << "=" << r.value.value_or("<null>") << (r.control ? " (control)" : "");
+  }
 };
 
 // A batch as read back (records may be empty).
@@ -123,6 +126,36 @@ inline void read_log(const log& l, std::vector<stored_record>* records, std::vec
     }
     ASSERT_EQ(walker.error(), protocol::batch_error::none);
   }
+}
+
+// Every record read through log::read (as a fetch would), following batch
+// ends rather than record offsets, since cleaned logs hold empty batches.
+inline std::vector<stored_record> read_via_fetch(const log& l) {
+  std::vector<stored_record> out;
+  int64_t next = l.log_start_offset().value;
+  while (next < l.log_end_offset().value) {
+    log_read_result r;
+    EXPECT_FALSE(l.read(offset(next), 64 * 1024, l.log_end_offset(), true, &r));
+    bytes data = read_range(r);
+    protocol::record_batch_walker walker(data);
+    protocol::record_batch_view b;
+    std::vector<uint8_t> scratch;
+    int64_t before = next;
+    while (walker.next(b)) {
+      protocol::record_iterator it;
+      EXPECT_EQ(b.open_records(scratch, 64 << 20, it), protocol::batch_error::none);
+      protocol::record_view rec;
+      while (it.next(rec)) {
+        stored_record s{rec.offset, std::string(rec.key->begin(), rec.key->end()), std::nullopt, b.is_control(),
+                        b.is_transactional()};
+        if (rec.value) s.value.emplace(rec.value->begin(), rec.value->end());
+        out.push_back(s);
+      }
+      next = b.next_offset();
+    }
+    if (next == before) break;
+  }
+  return out;
 }
 
 inline std::vector<stored_record> data_records(const std::vector<stored_record>& all) {
