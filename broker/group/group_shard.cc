@@ -167,6 +167,9 @@ void group_shard::end_load(int64_t now_ms) {
 }
 
 void group_shard::unload() {
+  // From here on every answer, including those of parked and in-flight
+  // requests, is NOT_COORDINATOR.
+  mode_ = mode::inactive;
   for (auto& [id, g] : groups_) {
     g.transition_to(group_state::dead, g.state_timestamp_ms().value_or(0));
     for (auto& [mid, cm] : g.members()) {
@@ -199,7 +202,6 @@ void group_shard::unload() {
   groups_.clear();
   offsets_.clear();
   next_retention_check_ms_.reset();
-  mode_ = mode::inactive;
 }
 
 // --- durability ----------------------------------------------------------------

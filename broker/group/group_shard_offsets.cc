@@ -172,7 +172,11 @@ void group_shard::fetch_offsets(request_token token,
       t.name = rt.name;
       t.topic_id = rt.topic_id;
       for (int32_t index : rt.partition_indexes) {
-        t.partitions.push_back(partition(index, stored ? offsets_.get(request.group_id, rt.name, index) : nullptr));
+        const committed_offset* o = stored ? offsets_.get(request.group_id, rt.name, index) : nullptr;
+        // An offset stored for another incarnation of the topic (deleted and
+        // recreated under the same name) does not count.
+        if (o && !o->topic_id.is_zero() && !rt.topic_id.is_zero() && o->topic_id != rt.topic_id) o = nullptr;
+        t.partitions.push_back(partition(index, o));
       }
       r.topics.push_back(std::move(t));
     }

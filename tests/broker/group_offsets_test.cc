@@ -300,14 +300,49 @@ TEST(GroupOffsets, ErrorsWhileLoadingOrNotCoordinator) {
   EXPECT_EQ(h.shard.describe_groups({"g"}).at(0).error_code, code(error_code::coordinator_load_in_progress));
 }
 
-TEST(GroupOffsets, UnloadAnswersCommitsInFlight) {
+TEST(GroupOffsets, UnloadAnswersCommitsAndStableFetchesInFlight) {
   shard_harness h;
   h.auto_ack = false;
   auto t = h.commit("g", "", -1, "t", 0, 1);
+  msg::offset_fetch_request::offset_fetch_request_group all;
+  all.group_id = "g";
+  auto f = h.next_token++;
+  h.shard.fetch_offsets(f, all, true, h.now);
+  EXPECT_FALSE(h.answered(f));
   h.shard.unload();
   auto r = h.take<msg::offset_commit_response>(t);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->topics[0].partitions[0].error_code, code(error_code::not_coordinator));
+  auto fr = h.take<offset_fetch_group_response>(f);
+  ASSERT_TRUE(fr.has_value());
+  EXPECT_EQ(fr->error_code, code(error_code::not_coordinator));
+  EXPECT_TRUE(fr->topics.empty());
+}
+
+TEST(GroupOffsets, OffsetOfAnotherTopicIncarnationIsNotReturned) {
+  shard_harness h;
+  protocol::uuid old_id, new_id;
+  old_id.bytes[0] = 1;
+  new_id.bytes[0] = 2;
+  msg::offset_commit_request c;
+  c.group_id = "g";
+  c.generation_id_or_member_epoch = -1;
+  c.topics.push_back({"t", old_id, {{0, 17, -1, -1, std::string(""), {}}}, {}});
+  auto ct = h.next_token++;
+  h.shard.commit_offsets(ct, 10, c, h.now);
+  ASSERT_EQ(h.take<msg::offset_commit_response>(ct)->topics[0].topic_id, old_id);
+  EXPECT_EQ(h.shard.offsets().get("g", "t", 0)->topic_id, old_id);
+  auto fetch_with = [&](protocol::uuid id) {
+    msg::offset_fetch_request::offset_fetch_request_group g;
+    g.group_id = "g";
+    g.topics = std::vector<msg::offset_fetch_request::offset_fetch_request_topics>{{"t", id, {0}, {}}};
+    auto t = h.next_token++;
+    h.shard.fetch_offsets(t, g, false, h.now);
+    return h.take<offset_fetch_group_response>(t)->topics.at(0).partitions.at(0).committed_offset;
+  };
+  EXPECT_EQ(fetch_with(old_id), 17);
+  EXPECT_EQ(fetch_with(protocol::uuid{}), 17);  // v9 and older carry no id
+  EXPECT_EQ(fetch_with(new_id), -1);
 }
 
 }  // namespace
