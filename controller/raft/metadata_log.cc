@@ -1,0 +1,203 @@
+#include "controller/raft/metadata_log.h"
+
+#include <cctype>
+#include <charconv>
+
+#include "protocol/messages/kraft_control_records.h"
+#include "protocol/records/control_record.h"
+#include "protocol/records/record_batch.h"
+#include "protocol/records/record_batch_builder.h"
+#include "protocol/wire/writer.h"
+
+namespace hw::controller {
+namespace {
+
+// The integer after "name": in a flat JSON object; nullopt when absent.
+std::optional<int64_t> json_int_field(std::string_view json, std::string_view name) {
+  std::string quoted = "\"" + std::string(name) + "\"";
+  size_t at = json.find(quoted);
+  if (at == std::string_view::npos) return std::nullopt;
+  at += quoted.size();
+  while (at < json.size() && std::isspace(static_cast<unsigned char>(json[at]))) ++at;
+  if (at >= json.size() || json[at] != ':') return std::nullopt;
+  ++at;
+  while (at < json.size() && std::isspace(static_cast<unsigned char>(json[at]))) ++at;
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(json.data() + at, json.data() + json.size(), value);
+  if (ec != std::errc() || (end < json.data() + json.size() && (*end == '.' || *end == 'e' || *end == 'E')))
+    return std::nullopt;
+  return value;
+}
+
+// Batches larger than this are not written by anyone; a reader asks for at
+// least one whole batch anyway.
+constexpr int32_t read_chunk_bytes = 1 << 20;
+
+}  // namespace
+
+std::string format_quorum_state(const quorum_state& s) {
+  // Kafka's QuorumStateData JSON at data_version 1, without a voted
+  // directory id (a null uuid is written as all zeros there).
+  return "{\"leaderId\":" + std::to_string(s.leader_id) + ",\"leaderEpoch\":" + std::to_string(s.leader_epoch) +
+         ",\"votedId\":" + std::to_string(s.voted_id) +
+         ",\"votedDirectoryId\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"data_version\":1}";
+}
+
+std::optional<quorum_state> parse_quorum_state(std::string_view json) {
+  auto epoch = json_int_field(json, "leaderEpoch");
+  if (!epoch || *epoch < 0 || *epoch > INT32_MAX) return std::nullopt;
+  quorum_state s;
+  s.leader_epoch = static_cast<int32_t>(*epoch);
+  s.leader_id = static_cast<int32_t>(json_int_field(json, "leaderId").value_or(-1));
+  s.voted_id = static_cast<int32_t>(json_int_field(json, "votedId").value_or(-1));
+  return s;
+}
+
+storage::storage_error metadata_log::open(storage::file_system& fs, const metadata_log_options& options,
+                                          std::unique_ptr<metadata_log>* out) {
+  auto dir = options.metadata_log_dir / metadata_partition_dir;
+  if (auto ec = fs.create_directories(dir)) return {ec, "Cannot create " + dir.string() + ": " + ec.message()};
+  std::unique_ptr<metadata_log> m(new metadata_log(fs, dir));
+
+  storage::log_open_options open;
+  // The metadata log is small and read whole at start-up anyway: always
+  // scan it, which also yields the epoch of its last batch.
+  open.recovery_point = storage::offset(0);
+  open.had_clean_shutdown = false;
+  open.now_ms = options.now_ms;
+  open.on_recovered_batch = [raw = m.get()](const protocol::record_batch_view& b) {
+    raw->last_epoch_ = b.partition_leader_epoch();
+  };
+  storage::log_load_report report;
+  if (auto ec = storage::log::open(fs, dir, options.config, open, &m->log_, &report))
+    return {ec, "Cannot open the metadata log in " + dir.string() + ": " + ec.message()};
+
+  std::string content;
+  auto state_path = dir / quorum_state_file_name;
+  if (fs.exists(state_path)) {
+    if (auto ec = storage::read_whole_file(fs, state_path, &content))
+      return {ec, "Cannot read " + state_path.string() + ": " + ec.message()};
+    auto parsed = parse_quorum_state(content);
+    if (!parsed)
+      return {std::make_error_code(std::errc::invalid_argument),
+              "Cannot parse " + state_path.string() + ": no leaderEpoch in '" + content + "'"};
+    m->state_ = *parsed;
+  }
+  *out = std::move(m);
+  return {};
+}
+
+metadata_log::~metadata_log() = default;
+
+std::error_code metadata_log::write_state(const quorum_state& s) {
+  if (auto ec = storage::write_file_atomically(fs_, dir_ / quorum_state_file_name, format_quorum_state(s)))
+    return ec;
+  state_ = s;
+  return {};
+}
+
+void metadata_log::set_high_watermark(storage::offset o) {
+  if (o > end_offset()) o = end_offset();
+  if (o > high_watermark_) high_watermark_ = o;
+}
+
+std::error_code metadata_log::append_batch(std::vector<uint8_t> batch, int32_t epoch, int64_t now_ms,
+                                           storage::offset* base_offset) {
+  storage::append_options opts;
+  opts.origin = storage::append_origin::leader;
+  opts.epoch = storage::leader_epoch(epoch);
+  opts.now_ms = now_ms;
+  storage::append_result result;
+  if (auto ec = log_->append(batch, opts, &result)) return ec;
+  last_epoch_ = epoch;
+  if (base_offset) *base_offset = result.first_offset;
+  return {};
+}
+
+std::error_code metadata_log::append(std::span<const std::vector<uint8_t>> values, int32_t epoch, int64_t now_ms,
+                                     storage::offset* base_offset) {
+  protocol::record_batch_options o;
+  o.partition_leader_epoch = epoch;
+  protocol::record_batch_builder builder(o);
+  for (const auto& v : values) builder.append(now_ms, std::nullopt, protocol::bytes_view(v.data(), v.size()));
+  return append_batch(builder.finish(), epoch, now_ms, base_offset);
+}
+
+std::error_code metadata_log::append_leader_change(int32_t leader, std::span<const int32_t> voters, int32_t epoch,
+                                                   int64_t now_ms) {
+  protocol::msg::leader_change_message message;
+  message.version = 0;
+  message.leader_id = leader;
+  for (int32_t v : voters) {
+    protocol::msg::leader_change_message::voter voter;
+    voter.voter_id = v;
+    message.voters.push_back(voter);
+    message.granting_voters.push_back(voter);
+  }
+  std::vector<uint8_t> value;
+  protocol::writer w(value);
+  message.encode(w, 0);
+
+  protocol::record_batch_options o;
+  o.partition_leader_epoch = epoch;
+  o.control = true;
+  protocol::record_batch_builder builder(o);
+  auto key = protocol::encode_control_key(protocol::control_record_type::leader_change);
+  builder.append(now_ms, protocol::bytes_view(key.data(), key.size()), protocol::bytes_view(value.data(), value.size()));
+  return append_batch(builder.finish(), epoch, now_ms, nullptr);
+}
+
+std::error_code metadata_log::flush() { return log_->flush(); }
+
+std::error_code metadata_log::read_committed(storage::offset from,
+                                             const std::function<bool(const metadata_log_entry&)>& visit) const {
+  std::vector<uint8_t> buffer;
+  std::vector<uint8_t> scratch;
+  if (from < log_->log_start_offset()) from = log_->log_start_offset();
+  while (from < high_watermark_) {
+    storage::log_read_result r;
+    // Whole batches up to the log end: a batch may straddle the high
+    // watermark, whose records below it are committed.
+    if (auto ec = log_->read(from, read_chunk_bytes, log_->log_end_offset(), true, &r)) return ec;
+    if (r.length == 0 || !r.log_file) return std::make_error_code(std::errc::io_error);
+    buffer.resize(r.length);
+    size_t got = 0;
+    if (auto ec = r.log_file->read_at(r.position, buffer, &got)) return ec;
+    if (got != r.length) return std::make_error_code(std::errc::io_error);
+
+    protocol::record_batch_walker walker(protocol::bytes_view(buffer.data(), buffer.size()));
+    protocol::record_batch_view batch;
+    storage::offset next = from;
+    while (walker.next(batch)) {
+      if (batch.validate() != protocol::batch_error::none) return std::make_error_code(std::errc::illegal_byte_sequence);
+      protocol::record_iterator it;
+      if (batch.open_records(scratch, 64u << 20, it) != protocol::batch_error::none)
+        return std::make_error_code(std::errc::illegal_byte_sequence);
+      protocol::record_view rec;
+      while (it.next(rec)) {
+        if (storage::offset(rec.offset) < from) continue;
+        if (storage::offset(rec.offset) >= high_watermark_) return {};
+        metadata_log_entry e;
+        e.offset = storage::offset(rec.offset);
+        e.epoch = batch.partition_leader_epoch();
+        e.append_time_ms = rec.timestamp;
+        e.control = batch.is_control();
+        if (e.control) {
+          auto key = protocol::parse_control_key(rec);
+          e.control_type = key ? key->type : -1;
+        }
+        e.value = rec.value.value_or(protocol::bytes_view());
+        if (!visit(e)) return {};
+      }
+      if (it.error() != protocol::batch_error::none) return std::make_error_code(std::errc::illegal_byte_sequence);
+      next = storage::offset(batch.next_offset());
+    }
+    if (next <= from) return std::make_error_code(std::errc::illegal_byte_sequence);
+    from = next;
+  }
+  return {};
+}
+
+std::error_code metadata_log::close() { return log_->close(); }
+
+}  // namespace hw::controller
