@@ -190,7 +190,15 @@ std::variant<config_value, std::string> parse_typed(const topic_config_key& key,
   config_key as_broker_key{key.name, key.type, std::nullopt, rule::none(), key.doc};
   parse_result r = parse_value(as_broker_key, text);
   if (auto* err = std::get_if<std::string>(&r)) return *err;
-  return std::get<config_value>(r);
+  config_value v = std::get<config_value>(std::move(r));
+  // Kafka 4.3 drops repeated list items ("compact,compact" is "compact").
+  if (auto* list = std::get_if<std::vector<std::string>>(&v)) {
+    std::vector<std::string> unique;
+    for (auto& item : *list)
+      if (std::find(unique.begin(), unique.end(), item) == unique.end()) unique.push_back(std::move(item));
+    *list = std::move(unique);
+  }
+  return v;
 }
 
 }  // namespace

@@ -139,6 +139,21 @@ TEST(DescribeTopicConfigs, SourceTypeReadOnlyDocumentationAndKeyFilter) {
   EXPECT_TRUE(some[1].documentation && !some[1].documentation->empty());
 }
 
+TEST(DescribeTopicConfigs, ListsAreShownParsedWithoutRepeats) {
+  // Kafka 4.3.1 after IncrementalAlterConfigs SET cleanup.policy to each text.
+  auto broker = kafka_scenario();
+  describe_options o;
+  o.include_synonyms = true;
+  o.keys = {"cleanup.policy"};
+  for (auto [text, shown] : std::vector<std::pair<std::string, std::string>>{
+           {"compact,compact", "compact"}, {"delete , compact", "delete,compact"}, {" ", ""}}) {
+    auto c = describe_topic_configs({{"cleanup.policy", text}}, broker, o);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(line(c[0]), "cleanup.policy=" + shown + " sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=" +
+                              shown + ", DEFAULT_CONFIG:log.cleanup.policy=delete}");
+  }
+}
+
 TEST(DescribeBrokerConfigs, ThisBrokerMatchesKafkaIncludingHiddenStaticSynonyms) {
   auto broker = kafka_scenario();
   describe_options o;
