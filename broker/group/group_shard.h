@@ -145,6 +145,7 @@ class group_shard {
   void maybe_complete_join_phase(classic_group& g, int64_t now_ms);
   void complete_join(classic_group& g, int64_t now_ms);
   void remove_member_and_update(classic_group& g, const std::string& member_id, int64_t now_ms);
+  void store_leader_assignment(classic_group& g, const protocol::msg::sync_group_request& request);
   void reset_and_propagate_assignment(classic_group& g, protocol::error_code error, int64_t now_ms);
   void propagate_assignment(classic_group& g, protocol::error_code error, int64_t now_ms);
   void expire_member(classic_group& g, const std::string& member_id, int64_t now_ms);

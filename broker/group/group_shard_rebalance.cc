@@ -114,6 +114,34 @@ void group_shard::complete_join(classic_group& g, int64_t now_ms) {
   g.sync_timer_ = sync_timer{now_ms + g.rebalance_timeout_ms(), g.generation()};
 }
 
+// The leader's SyncGroup: members it left out get an empty assignment; all
+// parked syncs are answered once the group record holding it is durable.
+void group_shard::store_leader_assignment(classic_group& g, const msg::sync_group_request& request) {
+  std::map<std::string, std::vector<uint8_t>, std::less<>> assignment;
+  for (const auto& a : request.assignments) assignment[a.member_id] = a.assignment;
+  for (const auto& [mid, _] : g.members()) assignment.try_emplace(mid);
+  std::string group_id = g.group_id();
+  int32_t generation = request.generation_id;
+  auto value = g.record_value(&assignment);
+  append({group_metadata_record(group_id, value)},
+         [this, group_id, generation, assignment = std::move(assignment)](error_code e, int64_t done_ms) {
+           classic_group* cg = group(group_id);
+           // A member may have joined meanwhile: only this generation's sync counts.
+           if (!cg || !cg->in(group_state::completing_rebalance) || cg->generation() != generation) return;
+           if (e != error_code::none) {
+             reset_and_propagate_assignment(*cg, append_error_to_response_error(e), done_ms);
+             maybe_prepare_rebalance_or_complete_join(*cg, done_ms);
+             return;
+           }
+           for (const auto& [mid, _] : cg->members()) {
+             auto it = assignment.find(mid);
+             cg->member(mid)->assignment = it == assignment.end() ? std::vector<uint8_t>{} : it->second;
+           }
+           propagate_assignment(*cg, error_code::none, done_ms);
+           cg->transition_to(group_state::stable, done_ms);
+         });
+}
+
 void group_shard::reset_and_propagate_assignment(classic_group& g, error_code error, int64_t now_ms) {
   assert(g.in(group_state::completing_rebalance));
   for (const auto& [id, _] : g.members()) g.member(id)->assignment.clear();
