@@ -100,6 +100,7 @@ void group_shard::begin_load() {
   assert(mode_ == mode::inactive);
   groups_.clear();
   offsets_.clear();
+  txn_offsets_.clear();
   mode_ = mode::loading;
 }
 
@@ -108,7 +109,7 @@ bool group_shard::load(const loaded_record& record) {
   auto decoded = decode_record(record.key, record.value);
   if (!decoded) return false;
   if (auto* g = std::get_if<group_record>(&*decoded)) replay_group(*g);
-  if (auto* o = std::get_if<offset_record>(&*decoded)) replay_offset(*o);
+  if (auto* o = std::get_if<offset_record>(&*decoded)) replay_offset(*o, record.producer_id);
   return true;
 }
 
@@ -141,14 +142,26 @@ void group_shard::replay_group(const group_record& record) {
   groups_.insert_or_assign(record.group, std::move(g));
 }
 
-void group_shard::replay_offset(const offset_record& record) {
+void group_shard::replay_offset(const offset_record& record, int64_t producer_id) {
   if (!record.value) {
     offsets_.erase(record.group, record.topic, record.partition);
+    txn_offsets_.erase(record.group, record.topic, record.partition);
     return;
   }
   // An offset of an unknown group makes it exist (a simple consumer's).
   get_or_create(record.group, 0);
+  if (producer_id >= 0) {
+    txn_offsets_.put(producer_id, {record.group, record.topic, record.partition, *record.value});
+    return;
+  }
   offsets_.put(record.group, record.topic, record.partition, *record.value);
+  txn_offsets_.supersede(record.group, record.topic, record.partition);
+}
+
+void group_shard::on_txn_marker(int64_t producer_id, bool commit) {
+  auto entries = txn_offsets_.close(producer_id);
+  if (!commit) return;
+  for (auto& e : entries) offsets_.put(e.group, e.topic, e.partition, std::move(e.value));
 }
 
 void group_shard::end_load(int64_t now_ms) {
@@ -201,6 +214,7 @@ void group_shard::unload() {
   for (auto& f : fetches) f.answer();
   groups_.clear();
   offsets_.clear();
+  txn_offsets_.clear();
   next_retention_check_ms_.reset();
 }
 

@@ -18,6 +18,7 @@
 #include "broker/group/classic_group.h"
 #include "broker/group/group_config.h"
 #include "broker/group/offset_store.h"
+#include "broker/group/pending_txn_offsets.h"
 #include "broker/group/shard_output.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/delete_groups.h"
@@ -44,6 +45,8 @@ struct client_info {
 struct loaded_record {
   std::span<const uint8_t> key;
   std::optional<std::span<const uint8_t>> value;
+  // The batch's producer id when the batch is transactional, else -1.
+  int64_t producer_id = -1;
 };
 
 // Kafka maps a failed append of coordinator records to these errors.
@@ -62,6 +65,10 @@ class group_shard {
   // that does not decode.
   bool load(const loaded_record& record);
   void end_load(int64_t now_ms);
+  // A transaction marker in the partition (replayed at load, or written
+  // while active): COMMIT makes the producer's offsets visible, ABORT
+  // drops them. (TxnOffsetCommit itself is not served yet.)
+  void on_txn_marker(int64_t producer_id, bool commit);
   // Parked and in-flight requests are answered NOT_COORDINATOR; the shard
   // forgets everything and refuses requests until the next load.
   void unload();
@@ -122,7 +129,7 @@ class group_shard {
   void respond(request_token token, shard_response response);
   std::string new_member_id(std::string_view client_id, const std::optional<std::string>& instance_id);
   void replay_group(const group_record& record);
-  void replay_offset(const offset_record& record);
+  void replay_offset(const offset_record& record, int64_t producer_id);
 
   // group_shard_join.cc
   void join_new_member(classic_group& g, request_token token, int16_t version, const client_info& client,
@@ -166,6 +173,7 @@ class group_shard {
   mode mode_ = mode::inactive;
   std::map<std::string, classic_group, std::less<>> groups_;
   offset_store offsets_;
+  pending_txn_offsets txn_offsets_;
   shard_output output_;
   append_token next_append_ = 1;
   std::map<append_token, append_callback> in_flight_;

@@ -42,8 +42,10 @@ void group_shard::apply_records(const std::vector<coordinator_record>& records) 
     if (auto* o = std::get_if<offset_record>(&*decoded)) {
       if (o->value) {
         offsets_.put(o->group, o->topic, o->partition, *o->value);
+        txn_offsets_.supersede(o->group, o->topic, o->partition);
       } else {
         offsets_.erase(o->group, o->topic, o->partition);
+        txn_offsets_.erase(o->group, o->topic, o->partition);
       }
     } else if (auto* gr = std::get_if<group_record>(&*decoded); gr && !gr->value) {
       // Only an empty group goes: one that came back to life while the
@@ -133,7 +135,7 @@ void group_shard::fetch_offsets(request_token token,
                                 const msg::offset_fetch_request::offset_fetch_request_group& request,
                                 bool require_stable, int64_t now_ms) {
   (void)now_ms;
-  auto answer = [this, token, request]() {
+  auto answer = [this, token, request, require_stable]() {
     offset_fetch_group_response r;
     r.group_id = request.group_id;
     if (mode_ != mode::active) {
@@ -145,9 +147,14 @@ void group_shard::fetch_offsets(request_token token,
         g && !g->in(group_state::dead) ? offsets_.group_offsets(request.group_id) : nullptr;
     using topic_out = msg::offset_fetch_response::offset_fetch_response_topics;
     using partition_out = msg::offset_fetch_response::offset_fetch_response_partitions;
-    auto partition = [](int32_t index, const committed_offset* o) {
+    auto partition = [&](const std::string& topic, int32_t index, const committed_offset* o) {
       partition_out p;
       p.partition_index = index;
+      // An offset an open transaction may still change.
+      if (require_stable && txn_offsets_.pending(request.group_id, topic, index)) {
+        p.error_code = code(error_code::unstable_offset_commit);
+        o = nullptr;
+      }
       p.committed_offset = o ? o->offset : -1;
       p.committed_leader_epoch = o ? o->leader_epoch : -1;
       p.metadata = o ? o->metadata : "";
@@ -160,7 +167,7 @@ void group_shard::fetch_offsets(request_token token,
           t.name = topic;
           for (const auto& [index, o] : parts) {
             t.topic_id = o.topic_id;
-            t.partitions.push_back(partition(index, &o));
+            t.partitions.push_back(partition(topic, index, &o));
           }
           r.topics.push_back(std::move(t));
         }
@@ -176,7 +183,7 @@ void group_shard::fetch_offsets(request_token token,
         // An offset stored for another incarnation of the topic (deleted and
         // recreated under the same name) does not count.
         if (o && !o->topic_id.is_zero() && !rt.topic_id.is_zero() && o->topic_id != rt.topic_id) o = nullptr;
-        t.partitions.push_back(partition(index, o));
+        t.partitions.push_back(partition(rt.name, index, o));
       }
       r.topics.push_back(std::move(t));
     }
@@ -222,6 +229,9 @@ void group_shard::delete_groups(request_token token, const std::vector<std::stri
         for (const auto& [index, _] : parts) records.push_back(offset_tombstone_record(id, topic, index));
       }
     }
+    for (const auto& [topic, index] : txn_offsets_.partitions_of(id)) {
+      if (!offsets_.get(id, topic, index)) records.push_back(offset_tombstone_record(id, topic, index));
+    }
     records.push_back(group_tombstone_record(id));
     results.push_back(result(id, error_code::none));
   }
@@ -262,7 +272,8 @@ void group_shard::delete_offsets(request_token token, const msg::offset_delete_r
       rp.partition_index = p.partition_index;
       if (subscribed) {
         rp.error_code = code(error_code::group_subscribed_to_topic);
-      } else if (offsets_.get(request.group_id, t.name, p.partition_index)) {
+      } else if (offsets_.get(request.group_id, t.name, p.partition_index) ||
+                 txn_offsets_.pending(request.group_id, t.name, p.partition_index)) {
         records.push_back(offset_tombstone_record(request.group_id, t.name, p.partition_index));
       }
       rt.partitions.push_back(rp);
@@ -314,7 +325,7 @@ void group_shard::expire_offsets(int64_t now_ms) {
                                                        : o.commit_timestamp_ms;
           bool expired = o.expire_timestamp_ms ? now_ms >= *o.expire_timestamp_ms
                                                : now_ms - base_ms >= config_.offsets_retention_ms;
-          if (expired) {
+          if (expired && !txn_offsets_.pending(id, topic, index)) {
             records.push_back(offset_tombstone_record(id, topic, index));
           } else {
             all_expired = false;
@@ -322,7 +333,9 @@ void group_shard::expire_offsets(int64_t now_ms) {
         }
       }
     }
-    if (all_expired && g.in(group_state::empty)) records.push_back(group_tombstone_record(id));
+    if (all_expired && !txn_offsets_.group_has_open(id) && g.in(group_state::empty)) {
+      records.push_back(group_tombstone_record(id));
+    }
   }
   if (records.empty()) return;
   auto written = records;

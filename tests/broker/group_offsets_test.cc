@@ -347,3 +347,69 @@ TEST(GroupOffsets, OffsetOfAnotherTopicIncarnationIsNotReturned) {
 
 }  // namespace
 }  // namespace hw::broker::group
+
+namespace hw::broker::group {
+namespace {
+
+using namespace testing;
+
+void load(shard_harness& h, const coordinator_record& rec, int64_t producer_id = -1) {
+  std::optional<std::span<const uint8_t>> value;
+  if (rec.value) value = std::span<const uint8_t>(*rec.value);
+  ASSERT_TRUE(h.shard.load({rec.key, value, producer_id}));
+}
+
+int16_t stable_fetch_error(shard_harness& h, const std::string& group, const std::string& topic, int32_t partition) {
+  msg::offset_fetch_request::offset_fetch_request_group g;
+  g.group_id = group;
+  g.topics = std::vector<msg::offset_fetch_request::offset_fetch_request_topics>{{topic, {}, {partition}, {}}};
+  auto t = h.next_token++;
+  h.shard.fetch_offsets(t, g, true, h.now);
+  return h.take<offset_fetch_group_response>(t)->topics.at(0).partitions.at(0).error_code;
+}
+
+committed_offset at(int64_t offset) { return committed_offset{offset, -1, "", 1, std::nullopt, {}}; }
+
+TEST(GroupTxnOffsets, TransactionalOffsetsWaitForTheirMarker) {
+  shard_harness h({}, 7, false);
+  h.shard.begin_load();
+  load(h, offset_commit_record("g", "t", 0, at(5)));
+  load(h, offset_commit_record("g", "t", 0, at(9)), 1000);
+  load(h, offset_commit_record("g", "t", 1, at(3)), 2000);
+  h.shard.on_txn_marker(2000, false);  // aborted: never visible
+  h.shard.end_load(h.now);
+  EXPECT_EQ(h.fetched("g", "t", 0), 5);
+  EXPECT_EQ(h.fetched("g", "t", 1), -1);
+  EXPECT_EQ(stable_fetch_error(h, "g", "t", 0), code(error_code::unstable_offset_commit));
+  EXPECT_EQ(stable_fetch_error(h, "g", "t", 1), 0);
+  h.shard.on_txn_marker(1000, true);
+  EXPECT_EQ(h.fetched("g", "t", 0), 9);
+  EXPECT_EQ(stable_fetch_error(h, "g", "t", 0), 0);
+}
+
+TEST(GroupTxnOffsets, LaterPlainCommitWinsOverCommittedTransaction) {
+  shard_harness h({}, 7, false);
+  h.shard.begin_load();
+  load(h, offset_commit_record("g", "t", 0, at(9)), 1000);
+  load(h, offset_commit_record("g", "t", 0, at(12)));
+  h.shard.on_txn_marker(1000, true);
+  h.shard.end_load(h.now);
+  EXPECT_EQ(h.fetched("g", "t", 0), 12);
+}
+
+TEST(GroupTxnOffsets, DeleteGroupTombstonesOpenTransactionOffsets) {
+  shard_harness h({}, 7, false);
+  h.shard.begin_load();
+  load(h, offset_commit_record("g", "t", 0, at(9)), 1000);
+  h.shard.end_load(h.now);
+  auto t = h.next_token++;
+  h.shard.delete_groups(t, {"g"}, h.now);
+  EXPECT_EQ(h.take<delete_groups_results>(t)->at(0).error_code, 0);
+  ASSERT_EQ(h.log.size(), 2u);
+  EXPECT_EQ(h.log[0], offset_tombstone_record("g", "t", 0));
+  h.shard.on_txn_marker(1000, true);
+  EXPECT_EQ(h.fetched("g", "t", 0), -1);
+}
+
+}  // namespace
+}  // namespace hw::broker::group
