@@ -51,7 +51,8 @@ topic_config_values effective_topic_configs(const config_map& overrides, const b
 // each key and value, then min.compaction.lag.ms <= max.compaction.lag.ms
 // (with the broker's values standing in for unset ones), and tiered storage,
 // which Highwater does not have. `overrides` is the topic's full set after the
-// change.
+// change. (A null value never gets here: Kafka refuses it before, with
+// "Null value not supported for topic configs: k1,k2".)
 std::optional<topic_config_error> validate_topic_configs(const config_map& overrides,
                                                          const broker_config_layers& broker);
 
