@@ -1,0 +1,206 @@
+// Broker lifecycle: registration, heartbeats (fencing, unfencing,
+// controlled shutdown) and producer-id blocks.
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "controller/quorum_controller.h"
+
+namespace hw::controller {
+
+namespace {
+
+// Kafka's DirectoryId.reserved: the first 100 ids (UNASSIGNED, LOST,
+// MIGRATING, ...) have all-zero high bits.
+bool reserved_directory(const protocol::uuid& id) {
+  for (size_t i = 0; i < 15; ++i) {
+    if (id.bytes[i] != 0) return false;
+  }
+  return id.bytes[15] < 100;
+}
+
+template <typename R>
+controller_result<R> failed(error_code code) {
+  controller_result<R> out;
+  out.response.error_code = static_cast<int16_t>(code);
+  return out;
+}
+
+}  // namespace
+
+controller_result<msg::broker_registration_response> quorum_controller::register_broker(
+    const msg::broker_registration_request& request, int16_t version, int64_t new_broker_epoch, int64_t now_ms) {
+  (void)version;
+  using result = msg::broker_registration_response;
+  const metadata_image& image = *image_;
+  if (!options_.cluster_id.empty() && request.cluster_id != options_.cluster_id) {
+    return failed<result>(error_code::inconsistent_cluster_id);
+  }
+  int32_t id = request.broker_id;
+  const broker_registration* existing = image.broker(id);
+  if (existing && existing->incarnation_id != request.incarnation_id && !existing->fenced) {
+    auto s = sessions_.find(id);
+    bool valid = s == sessions_.end() || now_ms - s->second.last_contact_ms <= options_.broker_session_timeout_ms;
+    if (valid) return failed<result>(error_code::duplicate_broker_registration);
+  }
+  if (request.is_migrating_zk_broker) return failed<result>(error_code::broker_id_not_registered);
+  metadata_version mv = image.version();
+  if (mv.directory_assignment_supported()) {
+    if (request.log_dirs.empty()) return failed<result>(error_code::invalid_registration);
+    std::set<protocol::uuid> seen;
+    for (const auto& dir : request.log_dirs) {
+      if (reserved_directory(dir) || !seen.insert(dir).second) return failed<result>(error_code::invalid_registration);
+      for (const auto& [other_id, other] : image.brokers) {
+        if (other_id != id && std::count(other.log_dirs.begin(), other.log_dirs.end(), dir)) {
+          return failed<result>(error_code::invalid_registration);
+        }
+      }
+    }
+  }
+  // Every finalized feature must be in the broker's supported range (a
+  // feature it does not list counts as supporting only version 0).
+  bool lists_metadata_version = false;
+  for (const auto& f : request.features) {
+    lists_metadata_version |= f.name == metadata_version::feature_name;
+    int16_t finalized = image.feature_level(f.name).value_or(0);
+    if (finalized < f.min_supported_version || finalized > f.max_supported_version) {
+      return failed<result>(error_code::unsupported_version);
+    }
+  }
+  if (!lists_metadata_version) return failed<result>(error_code::invalid_registration);
+  for (const auto& [name, level] : image.features) {
+    bool listed = std::any_of(request.features.begin(), request.features.end(),
+                              [&](const auto& f) { return f.name == name; });
+    if (!listed && level != 0) return failed<result>(error_code::unsupported_version);
+  }
+
+  controller_result<result> out;
+  msg::register_broker_record record;
+  record.broker_id = id;
+  record.is_migrating_zk_broker = false;
+  record.incarnation_id = request.incarnation_id;
+  record.rack = request.rack;
+  for (const auto& l : request.listeners) record.end_points.push_back({l.name, l.host, l.port, l.security_protocol, {}});
+  for (const auto& f : request.features) {
+    record.features.push_back({f.name, f.min_supported_version, f.max_supported_version, {}});
+  }
+  if (mv.directory_assignment_supported()) record.log_dirs = request.log_dirs;
+  bool new_incarnation = !existing || existing->incarnation_id != request.incarnation_id;
+  if (new_incarnation) {
+    // The previous incarnation is gone: out of every ISR, and (when it did
+    // not shut down cleanly, with ELR) out of every ELR too.
+    bool clean = existing && request.previous_broker_epoch == existing->epoch;
+    if (elr_enabled(image) && !clean) {
+      leader_and_isr_updates(image, no_leader, no_leader, id,
+                             [&](const partition_registration& p) {
+                               return p.in_isr(id) || std::count(p.elr.begin(), p.elr.end(), id);
+                             },
+                             out.records);
+    } else {
+      leader_and_isr_updates(image, id, no_leader, no_leader,
+                             [&](const partition_registration& p) { return p.in_isr(id); }, out.records);
+    }
+    record.broker_epoch = new_broker_epoch;
+    record.fenced = true;
+    sessions_.erase(id);
+  } else {
+    record.broker_epoch = existing->epoch;
+    record.fenced = existing->fenced;
+    record.in_controlled_shutdown = existing->in_controlled_shutdown;
+  }
+  out.records.push_back(record);
+  sessions_[id].last_contact_ms = now_ms;
+  out.response.broker_epoch = record.broker_epoch;
+  return out;
+}
+
+controller_result<msg::broker_heartbeat_response> quorum_controller::broker_heartbeat(
+    const msg::broker_heartbeat_request& request, int16_t version, int64_t next_offset, int64_t now_ms) {
+  (void)version;
+  using result = msg::broker_heartbeat_response;
+  api_error epoch = check_broker_epoch(request.broker_id, request.broker_epoch);
+  if (!epoch.ok()) return failed<result>(epoch.code);
+  const metadata_image& image = *image_;
+  int32_t id = request.broker_id;
+  const broker_registration& b = *image.broker(id);
+  heartbeat_session& session = sessions_[id];
+  session.last_contact_ms = now_ms;
+
+  enum class state { fenced, unfenced, controlled_shutdown, shutdown_now };
+  state current = b.fenced ? state::fenced : b.in_controlled_shutdown ? state::controlled_shutdown : state::unfenced;
+  // The broker epoch is the offset of its RegisterBrokerRecord.
+  bool caught_up = request.current_metadata_offset >= b.epoch;
+  state next = current;
+  switch (current) {
+    case state::fenced:
+      if (request.want_shut_down) {
+        next = state::shutdown_now;
+      } else if (!request.want_fence && caught_up) {
+        next = state::unfenced;
+      }
+      break;
+    case state::unfenced:
+      if (request.want_fence) {
+        next = request.want_shut_down ? state::shutdown_now : state::fenced;
+      } else if (request.want_shut_down) {
+        next = has_leaderships(image, id) ? state::controlled_shutdown : state::shutdown_now;
+      }
+      break;
+    case state::controlled_shutdown:
+      // Free to go once it leads nothing and every active broker has seen
+      // the records that moved its leaderships.
+      if (session.controlled_shutdown_offset < 0) session.controlled_shutdown_offset = next_offset - 1;
+      if (!has_leaderships(image, id) && session.controlled_shutdown_offset <= lowest_active_offset(image)) {
+        next = state::shutdown_now;
+      }
+      break;
+    case state::shutdown_now:
+      break;
+  }
+
+  controller_result<result> out;
+  if (next != current) {
+    switch (next) {
+      case state::fenced:
+      case state::shutdown_now:
+        fence_records(image, id, out.records);
+        break;
+      case state::unfenced:
+        unfence_records(image, id, b.epoch, out.records);
+        break;
+      case state::controlled_shutdown:
+        controlled_shutdown_records(image, id, b.epoch, out.records);
+        session.controlled_shutdown_offset = next_offset + static_cast<int64_t>(out.records.size()) - 1;
+        break;
+    }
+  }
+  session.metadata_offset = request.current_metadata_offset;
+  out.response.is_caught_up = caught_up;
+  out.response.is_fenced = next == state::fenced || next == state::shutdown_now;
+  out.response.should_shut_down = next == state::shutdown_now;
+  return out;
+}
+
+controller_result<msg::allocate_producer_ids_response> quorum_controller::allocate_producer_ids(
+    const msg::allocate_producer_ids_request& request) {
+  using result = msg::allocate_producer_ids_response;
+  api_error epoch = check_broker_epoch(request.broker_id, request.broker_epoch);
+  if (!epoch.ok()) return failed<result>(epoch.code);
+  constexpr int32_t block_size = 1000;  // Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE
+  int64_t start = image_->next_producer_id;
+  if (start > std::numeric_limits<int64_t>::max() - block_size) {
+    return failed<result>(error_code::unknown_server_error);
+  }
+  controller_result<result> out;
+  msg::producer_ids_record record;
+  record.broker_id = request.broker_id;
+  record.broker_epoch = request.broker_epoch;
+  record.next_producer_id = start + block_size;
+  out.records.push_back(record);
+  out.response.producer_id_start = start;
+  out.response.producer_id_len = block_size;
+  return out;
+}
+
+}  // namespace hw::controller

@@ -1,0 +1,257 @@
+// Dynamic configs: IncrementalAlterConfigs and the legacy AlterConfigs, for
+// TOPIC and BROKER resources (ConfigurationControlManager's rules).
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include "controller/quorum_controller.h"
+#include "controller/topic_name.h"
+
+namespace hw::controller {
+
+namespace {
+
+constexpr std::string_view min_isr_key = "min.insync.replicas";
+constexpr size_t max_config_value_bytes = 32767;
+
+std::string_view type_name(config_resource_type t) {
+  switch (t) {
+    case config_resource_type::topic: return "TOPIC";
+    case config_resource_type::broker: return "BROKER";
+    case config_resource_type::broker_logger: return "BROKER_LOGGER";
+    case config_resource_type::client_metrics: return "CLIENT_METRICS";
+    case config_resource_type::group: return "GROUP";
+    default: return "UNKNOWN";
+  }
+}
+
+// Topic configs whose type is LIST (APPEND/SUBTRACT work on them), with the
+// default the first APPEND starts from.
+std::optional<std::string_view> list_config_default(config_resource_type type, std::string_view key) {
+  if (type != config_resource_type::topic) return std::nullopt;
+  if (key == "cleanup.policy") return "delete";
+  if (key == "leader.replication.throttled.replicas" || key == "follower.replication.throttled.replicas") return "";
+  return std::nullopt;
+}
+
+std::vector<std::string> split(std::string_view s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string_view::npos) comma = s.size();
+    out.emplace_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+msg::config_record config_change(const config_resource& r, std::string key, std::optional<std::string> value) {
+  msg::config_record c;
+  c.resource_type = static_cast<int8_t>(r.type);
+  c.resource_name = r.name;
+  c.name = std::move(key);
+  c.value = std::move(value);
+  return c;
+}
+
+void set_result(auto& response, int8_t type, const std::string& name, const api_error& e) {
+  auto& r = response.responses.emplace_back();
+  r.error_code = static_cast<int16_t>(e.code);
+  r.error_message = e.ok() ? std::nullopt : std::optional<std::string>(e.message);
+  r.resource_type = type;
+  r.resource_name = name;
+}
+
+}  // namespace
+
+api_error quorum_controller::validate_config_resource(const config_resource& resource,
+                                                      const std::map<std::string, std::string>& all) const {
+  const config_validator* validator = nullptr;
+  switch (resource.type) {
+    case config_resource_type::topic:
+      if (resource.name.empty()) return {error_code::invalid_request, "Default topic resources are not allowed."};
+      if (auto why = invalid_topic_name(resource.name)) return {error_code::invalid_topic_exception, *why};
+      validator = &options_.validate_topic_config;
+      break;
+    case config_resource_type::broker:
+      if (!resource.name.empty()) {
+        int64_t id = 0;
+        auto [p, ec] = std::from_chars(resource.name.data(), resource.name.data() + resource.name.size(), id);
+        if (ec != std::errc() || p != resource.name.data() + resource.name.size()) {
+          return {error_code::invalid_request, "Unable to parse broker name as a base 10 number."};
+        }
+        if (id < 0) return {error_code::invalid_request, "Invalid negative broker ID."};
+      }
+      validator = &options_.validate_broker_config;
+      break;
+    default:
+      return {error_code::invalid_request, "Unknown resource type " + std::string(type_name(resource.type))};
+  }
+  if (*validator) {
+    for (const auto& [key, value] : all) {
+      if (auto e = (*validator)(key, value)) return {e->first, e->second};
+    }
+  }
+  return {};
+}
+
+api_error quorum_controller::alter_config_resource(config_resource resource,
+                                                   const std::vector<msg::config_record>& explicit_changes,
+                                                   const std::vector<msg::config_record>& implicit_deletes,
+                                                   bool newly_created, std::vector<metadata_record>& out) const {
+  const metadata_image& image = *image_;
+  std::map<std::string, std::string> all;
+  if (const auto* existing = image.config(resource)) all = *existing;
+  for (const auto& c : explicit_changes) {
+    if (c.value) {
+      all[c.name] = *c.value;
+    } else {
+      all.erase(c.name);
+    }
+  }
+  for (const auto& c : implicit_deletes) all.erase(c.name);
+  if (api_error e = validate_config_resource(resource, all); !e.ok()) return e;
+  if (!newly_created) {
+    if (resource.type == config_resource_type::topic && !image.topic(resource.name)) {
+      return {error_code::unknown_topic_or_partition, "The topic '" + resource.name + "' does not exist."};
+    }
+    if (resource.type == config_resource_type::broker && !resource.name.empty()) {
+      int32_t id = std::stoi(resource.name);
+      if (!image.broker(id) && !image.controllers.count(id)) {
+        return {error_code::broker_id_not_registered, "No node with id " + resource.name + " found."};
+      }
+    }
+  }
+  bool elr = elr_enabled(image);
+  for (const auto& c : explicit_changes) {
+    if (c.value && c.value->size() > max_config_value_bytes) {
+      return {error_code::invalid_config,
+              "The configuration value cannot be added because it exceeds the maximum value size of 32767 bytes."};
+    }
+    if (elr && resource.type == config_resource_type::broker && c.name == min_isr_key) {
+      if (!resource.name.empty()) {
+        return {error_code::invalid_config, "Broker-level min.insync.replicas cannot be altered while ELR is enabled."};
+      }
+      if (!c.value) {
+        return {error_code::invalid_config, "Cluster-level min.insync.replicas cannot be removed while ELR is enabled."};
+      }
+    }
+  }
+  for (const auto& c : explicit_changes) out.push_back(c);
+  for (const auto& c : implicit_deletes) out.push_back(c);
+  // A new min ISR invalidates the ELRs it was computed for: clear them
+  // (for the topic, or for every topic when the cluster default moves).
+  if (elr) {
+    for (const auto* list : {&explicit_changes, &implicit_deletes}) {
+      for (const auto& c : *list) {
+        if (c.name != min_isr_key) continue;
+        msg::clear_elr_record clear;
+        if (resource.type == config_resource_type::topic) clear.topic_name = resource.name;
+        out.push_back(clear);
+      }
+    }
+  }
+  return {};
+}
+
+controller_result<msg::incremental_alter_configs_response> quorum_controller::incremental_alter_configs(
+    const msg::incremental_alter_configs_request& request, int16_t version) {
+  (void)version;
+  controller_result<msg::incremental_alter_configs_response> out;
+  for (const auto& res : request.resources) {
+    config_resource resource{static_cast<config_resource_type>(res.resource_type), res.resource_name};
+    const auto* current = image_->config(resource);
+    auto current_value = [&](const std::string& key) -> std::optional<std::string> {
+      if (!current) return std::nullopt;
+      auto it = current->find(key);
+      if (it == current->end()) return std::nullopt;
+      return it->second;
+    };
+    api_error e;
+    std::vector<msg::config_record> changes;
+    for (const auto& op : res.configs) {
+      std::optional<std::string> value = current_value(op.name);
+      std::optional<std::string> old = value;
+      switch (op.config_operation) {
+        case 0:  // SET
+          value = op.value;
+          break;
+        case 1:  // DELETE
+          value.reset();
+          break;
+        case 2:    // APPEND
+        case 3: {  // SUBTRACT
+          auto list_default = list_config_default(resource.type, op.name);
+          if (!list_default) {
+            e = {error_code::invalid_config, std::string("Can't ") + (op.config_operation == 2 ? "APPEND" : "SUBTRACT") +
+                                                 " to key " + op.name + " because its type is not LIST."};
+            break;
+          }
+          std::vector<std::string> parts;
+          for (auto& p : split(value ? *value : std::string(*list_default))) {
+            if (!p.empty()) parts.push_back(std::move(p));
+          }
+          for (const auto& v : split(op.value.value_or(""))) {
+            auto at = std::find(parts.begin(), parts.end(), v);
+            if (op.config_operation == 2 && at == parts.end()) parts.push_back(v);
+            if (op.config_operation == 3) std::erase(parts, v);
+          }
+          std::string joined;
+          for (size_t i = 0; i < parts.size(); ++i) joined += (i ? "," : "") + parts[i];
+          value = joined;
+          break;
+        }
+        default:
+          e = {error_code::invalid_request, "Unknown config operation " + std::to_string(op.config_operation)};
+      }
+      if (!e.ok()) break;
+      // Broker configs are rewritten even when unchanged, so brokers reload
+      // them (KAFKA-14136).
+      if (value != old || resource.type == config_resource_type::broker) {
+        changes.push_back(config_change(resource, op.name, value));
+      }
+    }
+    std::vector<metadata_record> records;
+    if (e.ok()) e = alter_config_resource(resource, changes, {}, false, records);
+    if (e.ok()) out.records.insert(out.records.end(), records.begin(), records.end());
+    set_result(out.response, res.resource_type, res.resource_name, e);
+  }
+  if (request.validate_only) out.records.clear();
+  return out;
+}
+
+controller_result<msg::alter_configs_response> quorum_controller::alter_configs(
+    const msg::alter_configs_request& request, int16_t version) {
+  (void)version;
+  controller_result<msg::alter_configs_response> out;
+  for (const auto& res : request.resources) {
+    config_resource resource{static_cast<config_resource_type>(res.resource_type), res.resource_name};
+    std::map<std::string, std::string> current;
+    if (const auto* c = image_->config(resource)) current = *c;
+    std::vector<msg::config_record> changes;
+    std::set<std::string> keys;
+    for (const auto& c : res.configs) {
+      keys.insert(c.name);
+      auto it = current.find(c.name);
+      std::optional<std::string> old = it == current.end() ? std::nullopt : std::optional<std::string>(it->second);
+      if (c.value != old || resource.type == config_resource_type::broker) {
+        changes.push_back(config_change(resource, c.name, c.value));
+      }
+    }
+    // What the request leaves out is removed.
+    std::vector<msg::config_record> deletes;
+    for (const auto& [key, _] : current) {
+      if (!keys.count(key)) deletes.push_back(config_change(resource, key, std::nullopt));
+    }
+    std::vector<metadata_record> records;
+    api_error e = alter_config_resource(resource, changes, deletes, false, records);
+    if (e.ok()) out.records.insert(out.records.end(), records.begin(), records.end());
+    set_result(out.response, res.resource_type, res.resource_name, e);
+  }
+  if (request.validate_only) out.records.clear();
+  return out;
+}
+
+}  // namespace hw::controller

@@ -1,0 +1,238 @@
+// Broker registration, heartbeats, fencing on session expiry, controlled
+// shutdown, and producer-id blocks.
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "tests/controller/controller_harness.h"
+
+namespace hw::controller {
+namespace {
+
+using testing::harness;
+
+error_code code_of(int16_t c) { return static_cast<error_code>(c); }
+
+TEST(ControllerBrokers, RegistrationEpochIsTheRecordOffsetAndStartsFenced) {
+  harness h;
+  int64_t offset = h.next_offset;
+  auto result = h.controller.register_broker(h.registration(1, "rack-a"), 4, offset, h.now_ms);
+  ASSERT_EQ(result.response.error_code, 0);
+  EXPECT_EQ(result.response.broker_epoch, offset);
+  ASSERT_EQ(result.records.size(), 1u);
+  const auto& record = std::get<msg::register_broker_record>(result.records[0]);
+  EXPECT_TRUE(record.fenced);
+  EXPECT_EQ(record.broker_epoch, offset);
+  EXPECT_EQ(record.rack, "rack-a");
+  EXPECT_EQ(record.log_dirs.size(), 1u);
+  EXPECT_EQ(record_version_for(record, h.image().version()), 4);
+  h.apply(result.records);
+
+  // The same incarnation registering again keeps its epoch.
+  auto again = h.controller.register_broker(h.registration(1, "rack-a"), 4, h.next_offset, h.now_ms);
+  EXPECT_EQ(again.response.broker_epoch, offset);
+}
+
+TEST(ControllerBrokers, UnfencedOnlyOnceCaughtUp) {
+  harness h;
+  int64_t epoch = h.register_broker(1);
+  msg::broker_heartbeat_request hb;
+  hb.broker_id = 1;
+  hb.broker_epoch = epoch;
+  hb.current_metadata_offset = epoch - 1;
+  auto behind = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  EXPECT_TRUE(behind.response.is_fenced);
+  EXPECT_FALSE(behind.response.is_caught_up);
+  EXPECT_TRUE(behind.records.empty());
+
+  hb.current_metadata_offset = epoch;
+  auto caught_up = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  EXPECT_FALSE(caught_up.response.is_fenced);
+  EXPECT_TRUE(caught_up.response.is_caught_up);
+  ASSERT_EQ(caught_up.records.size(), 1u);
+  const auto& change = std::get<msg::broker_registration_change_record>(caught_up.records[0]);
+  EXPECT_EQ(change.fenced, -1);
+  EXPECT_EQ(record_version_for(change, h.image().version()), 0) << "as Kafka 4.3.1 wrote it (fixture offset 16)";
+  h.apply(caught_up.records);
+  EXPECT_EQ(h.image().alive_brokers(), std::vector<int32_t>{1});
+
+  hb.broker_epoch = epoch + 1;
+  auto stale = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  EXPECT_EQ(code_of(stale.response.error_code), error_code::stale_broker_epoch);
+}
+
+TEST(ControllerBrokers, SessionTimeoutFencesAndMovesLeaders) {
+  harness h;
+  h.add_brokers({1, 2, 3});
+  h.create("t", 6, 3);
+  std::set<int32_t> led_by_1;
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) {
+    if (reg.leader == 1) led_by_1.insert(p);
+  }
+  ASSERT_FALSE(led_by_1.empty());
+
+  // 2 and 3 keep heartbeating every 2 s; 1 has been silent since it unfenced.
+  const int64_t silent_since = h.now_ms;
+  const int64_t timeout = h.controller.options().broker_session_timeout_ms;
+  while (h.now_ms + 2000 - silent_since <= timeout) {
+    h.now_ms += 2000;
+    h.heartbeat(2);
+    h.heartbeat(3);
+    EXPECT_TRUE(h.controller.tick(h.now_ms).empty()) << "still within the session at " << h.now_ms - silent_since;
+  }
+  h.now_ms = silent_since + timeout + 1;
+  h.heartbeat(2);
+  h.heartbeat(3);
+  auto records = h.controller.tick(h.now_ms);
+  ASSERT_FALSE(records.empty());
+  const auto& fence = std::get<msg::broker_registration_change_record>(records.back());
+  EXPECT_EQ(fence.broker_id, 1);
+  EXPECT_EQ(fence.fenced, 1);
+  const auto before = h.image().topic("t")->partitions;
+  h.apply(records);
+  EXPECT_TRUE(h.image().broker(1)->fenced);
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) {
+    EXPECT_NE(reg.leader, 1);
+    EXPECT_FALSE(reg.in_isr(1));
+    const auto& old = before.at(p);
+    if (led_by_1.count(p)) {
+      // Next in replica order among the ISR; both epochs move.
+      int32_t expected = old.replicas[0] == 1 ? old.replicas[1] : old.replicas[0];
+      EXPECT_EQ(reg.leader, expected);
+      EXPECT_EQ(reg.leader_epoch, old.leader_epoch + 1);
+    } else {
+      EXPECT_EQ(reg.leader_epoch, old.leader_epoch) << "an ISR shrink keeps the leader epoch since 3.6";
+    }
+    EXPECT_EQ(reg.partition_epoch, old.partition_epoch + 1);
+  }
+  EXPECT_TRUE(h.controller.tick(h.now_ms + 1).empty()) << "fenced once";
+}
+
+TEST(ControllerBrokers, TwoBrokersExpiringTogetherAreFencedInOneTick) {
+  harness h;
+  h.add_brokers({1, 2, 3});
+  h.create("t", 3, 3);
+  h.now_ms += 10'000;
+  h.heartbeat(3);
+  auto records = h.controller.tick(h.now_ms);
+  h.apply(records);
+  EXPECT_TRUE(h.image().broker(1)->fenced);
+  EXPECT_TRUE(h.image().broker(2)->fenced);
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) {
+    EXPECT_EQ(reg.leader, 3);
+    EXPECT_EQ(reg.isr, std::vector<int32_t>{3});
+  }
+}
+
+// The records Kafka 4.3.1 wrote for the controlled shutdown of a single
+// broker (fixture offsets 198-205): the shutdown flag, every partition
+// leaderless with the broker kept as ELR and last leader, then the fence.
+TEST(ControllerBrokers, ControlledShutdownMatchesKafka) {
+  harness h;
+  h.add_brokers({1});
+  h.create("t", 2, 1);
+  auto first = h.heartbeat(1, true);
+  EXPECT_FALSE(first.should_shut_down);
+  const broker_registration* b = h.image().broker(1);
+  EXPECT_TRUE(b->in_controlled_shutdown);
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) {
+    EXPECT_EQ(reg.leader, no_leader);
+    EXPECT_TRUE(reg.isr.empty());
+    EXPECT_EQ(reg.elr, std::vector<int32_t>{1});
+    EXPECT_EQ(reg.last_known_elr, std::vector<int32_t>{1});
+  }
+  auto second = h.heartbeat(1, true);
+  EXPECT_TRUE(second.should_shut_down);
+  EXPECT_TRUE(second.is_fenced);
+  EXPECT_TRUE(h.image().broker(1)->fenced);
+}
+
+TEST(ControllerBrokers, ControlledShutdownWaitsForOtherBrokersToCatchUp) {
+  harness h;
+  h.add_brokers({1, 2});
+  h.create("t", 2, 2);
+  auto first = h.heartbeat(1, true);
+  EXPECT_FALSE(first.should_shut_down);
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) EXPECT_EQ(reg.leader, 2);
+  // Broker 2 has not yet reported the offset of the leadership change.
+  auto early = h.heartbeat(1, true);
+  EXPECT_FALSE(early.should_shut_down);
+  h.heartbeat(2);
+  auto done = h.heartbeat(1, true);
+  EXPECT_TRUE(done.should_shut_down);
+}
+
+TEST(ControllerBrokers, NewIncarnationWhileTheOldSessionLivesIsRefused) {
+  harness h;
+  h.add_brokers({1});
+  auto other = h.registration(1);
+  other.incarnation_id = testing::id_of(4242);
+  auto refused = h.controller.register_broker(other, 4, h.next_offset, h.now_ms);
+  EXPECT_EQ(code_of(refused.response.error_code), error_code::duplicate_broker_registration);
+  EXPECT_TRUE(refused.records.empty());
+
+  // After the session expired (and the broker was fenced), the new one wins.
+  h.now_ms += 10'000;
+  h.apply(h.controller.tick(h.now_ms));
+  int64_t epoch = h.next_offset;
+  auto accepted = h.controller.register_broker(other, 4, epoch, h.now_ms);
+  EXPECT_EQ(accepted.response.error_code, 0);
+  EXPECT_EQ(accepted.response.broker_epoch, epoch);
+}
+
+TEST(ControllerBrokers, RegistrationChecks) {
+  harness h;
+  auto wrong_cluster = h.registration(1);
+  wrong_cluster.cluster_id = "other";
+  EXPECT_EQ(code_of(h.controller.register_broker(wrong_cluster, 4, 0, h.now_ms).response.error_code),
+            error_code::inconsistent_cluster_id);
+  auto no_dirs = h.registration(1);
+  no_dirs.log_dirs.clear();
+  EXPECT_EQ(code_of(h.controller.register_broker(no_dirs, 4, 0, h.now_ms).response.error_code),
+            error_code::invalid_registration);
+  auto old = h.registration(1);
+  for (auto& f : old.features) {
+    if (f.name == "metadata.version") f.max_supported_version = 21;
+  }
+  EXPECT_EQ(code_of(h.controller.register_broker(old, 4, 0, h.now_ms).response.error_code),
+            error_code::unsupported_version);
+}
+
+TEST(ControllerBrokers, ProducerIdBlocksNeverOverlap) {
+  harness h;
+  h.add_brokers({1, 2});
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  for (int i = 0; i < 10; ++i) {
+    msg::allocate_producer_ids_request request;
+    request.broker_id = 1 + i % 2;
+    request.broker_epoch = h.image().broker(request.broker_id)->epoch;
+    auto result = h.controller.allocate_producer_ids(request);
+    ASSERT_EQ(result.response.error_code, 0);
+    EXPECT_EQ(result.response.producer_id_len, 1000);
+    blocks.emplace_back(result.response.producer_id_start,
+                        result.response.producer_id_start + result.response.producer_id_len);
+    h.apply(result.records);
+  }
+  for (size_t i = 1; i < blocks.size(); ++i) EXPECT_EQ(blocks[i].first, blocks[i - 1].second);
+  EXPECT_EQ(blocks.front().first, 0);
+  EXPECT_EQ(h.image().next_producer_id, 10'000);
+
+  msg::allocate_producer_ids_request stale;
+  stale.broker_id = 1;
+  stale.broker_epoch = 12345;
+  EXPECT_EQ(code_of(h.controller.allocate_producer_ids(stale).response.error_code), error_code::stale_broker_epoch);
+}
+
+TEST(ControllerBrokers, RevertDropsUncommittedRecords) {
+  harness h;
+  h.add_brokers({1});
+  auto committed = h.controller.working_image();
+  h.create("t", 1, 1);
+  ASSERT_TRUE(h.image().topic("t"));
+  h.controller.revert_to(committed);
+  EXPECT_FALSE(h.image().topic("t"));
+}
+
+}  // namespace
+}  // namespace hw::controller

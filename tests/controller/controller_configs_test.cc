@@ -1,0 +1,164 @@
+// IncrementalAlterConfigs and AlterConfigs for topics and brokers, and the
+// bootstrap records of a new cluster.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "protocol/records/record_batch.h"
+#include "tests/controller/controller_harness.h"
+
+namespace hw::controller {
+namespace {
+
+using testing::harness;
+
+error_code code_of(int16_t c) { return static_cast<error_code>(c); }
+
+msg::incremental_alter_configs_request incremental(config_resource_type type, std::string name,
+                                                   std::vector<std::tuple<std::string, int8_t, std::optional<std::string>>> ops) {
+  msg::incremental_alter_configs_request request;
+  auto& r = request.resources.emplace_back();
+  r.resource_type = static_cast<int8_t>(type);
+  r.resource_name = std::move(name);
+  for (auto& [k, op, v] : ops) r.configs.push_back({k, op, v, {}});
+  return request;
+}
+
+TEST(ControllerConfigs, IncrementalSetDeleteAppend) {
+  harness h;
+  h.add_brokers({1});
+  h.create("t1", 1, 1);
+  auto set = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::topic, "t1", {{"retention.ms", 0, "5000"}, {"segment.bytes", 0, "1048576"}}), 1);
+  ASSERT_EQ(set.response.responses[0].error_code, 0);
+  EXPECT_FALSE(set.response.responses[0].error_message);
+  EXPECT_EQ(set.records.size(), 2u);
+  h.apply(set.records);
+  auto same = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::topic, "t1", {{"retention.ms", 0, "5000"}}), 1);
+  EXPECT_TRUE(same.records.empty()) << "an unchanged topic config writes nothing";
+  auto del = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::topic, "t1", {{"segment.bytes", 1, std::nullopt}}), 1);
+  ASSERT_EQ(del.records.size(), 1u);
+  EXPECT_FALSE(std::get<msg::config_record>(del.records[0]).value) << "as Kafka's record at fixture offset 151";
+  h.apply(del.records);
+  auto append = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::topic, "t1", {{"cleanup.policy", 2, "compact"}}), 1);
+  h.apply(append.records);
+  EXPECT_EQ(h.image().config(config_resource_type::topic, "t1", "cleanup.policy"), "delete,compact");
+  auto bad = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::topic, "t1", {{"retention.ms", 2, "1"}}), 1);
+  EXPECT_EQ(bad.response.responses[0].error_message, "Can't APPEND to key retention.ms because its type is not LIST.");
+  EXPECT_EQ(h.image().config(config_resource_type::topic, "t1", "retention.ms"), "5000");
+  EXPECT_FALSE(h.image().config(config_resource_type::topic, "t1", "segment.bytes"));
+}
+
+TEST(ControllerConfigs, UnknownTopicAndBrokerNames) {
+  harness h;
+  h.add_brokers({1});
+  auto missing = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::topic, "nosuch", {{"retention.ms", 0, "1"}}), 1);
+  EXPECT_EQ(code_of(missing.response.responses[0].error_code), error_code::unknown_topic_or_partition);
+  EXPECT_EQ(missing.response.responses[0].error_message, "The topic 'nosuch' does not exist.");
+  auto name = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::broker, "x", {{"log.cleaner.threads", 0, "2"}}), 1);
+  EXPECT_EQ(name.response.responses[0].error_message, "Unable to parse broker name as a base 10 number.");
+  auto gone = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::broker, "7", {{"log.cleaner.threads", 0, "2"}}), 1);
+  EXPECT_EQ(code_of(gone.response.responses[0].error_code), error_code::broker_id_not_registered);
+  auto broker = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::broker, "1", {{"log.cleaner.threads", 0, "2"}}), 1);
+  EXPECT_EQ(broker.response.responses[0].error_code, 0);
+  h.apply(broker.records);
+  auto again = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::broker, "1", {{"log.cleaner.threads", 0, "2"}}), 1);
+  EXPECT_EQ(again.records.size(), 1u) << "broker configs are rewritten even when unchanged (KAFKA-14136)";
+}
+
+TEST(ControllerConfigs, MinIsrChangesClearElrAndAreGuardedWithElr) {
+  harness h;
+  h.add_brokers({1});
+  h.create("t1", 1, 1);
+  auto topic = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::topic, "t1", {{"min.insync.replicas", 0, "2"}}), 1);
+  ASSERT_EQ(topic.records.size(), 2u);
+  EXPECT_EQ(std::get<msg::clear_elr_record>(topic.records[1]).topic_name, "t1") << "as fixture offsets 157-158";
+  auto per_broker = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::broker, "1", {{"min.insync.replicas", 0, "2"}}), 1);
+  EXPECT_EQ(code_of(per_broker.response.responses[0].error_code), error_code::invalid_config);
+  EXPECT_EQ(per_broker.response.responses[0].error_message,
+            "Broker-level min.insync.replicas cannot be altered while ELR is enabled.");
+  auto remove = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::broker, "", {{"min.insync.replicas", 1, std::nullopt}}), 1);
+  EXPECT_EQ(remove.response.responses[0].error_message,
+            "Cluster-level min.insync.replicas cannot be removed while ELR is enabled.");
+  auto cluster = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::broker, "", {{"min.insync.replicas", 0, "1"}}), 1);
+  ASSERT_EQ(cluster.records.size(), 2u);
+  EXPECT_EQ(std::get<msg::clear_elr_record>(cluster.records[1]).topic_name, "");
+}
+
+TEST(ControllerConfigs, ValidateOnlyAndValidator) {
+  quorum_controller_options o;
+  o.validate_topic_config = [](std::string_view key, std::string_view) -> std::optional<std::pair<error_code, std::string>> {
+    if (key == "foo") return std::pair{error_code::invalid_config, "Unknown topic config name: foo"};
+    return std::nullopt;
+  };
+  harness h(o);
+  h.add_brokers({1});
+  h.create("t", 1, 1);
+  auto request = incremental(config_resource_type::topic, "t", {{"retention.ms", 0, "1"}});
+  request.validate_only = true;
+  auto dry = h.controller.incremental_alter_configs(request, 1);
+  EXPECT_EQ(dry.response.responses[0].error_code, 0);
+  EXPECT_TRUE(dry.records.empty());
+  auto unknown = h.controller.incremental_alter_configs(incremental(config_resource_type::topic, "t", {{"foo", 0, "1"}}), 1);
+  EXPECT_EQ(unknown.response.responses[0].error_message, "Unknown topic config name: foo");
+}
+
+TEST(ControllerConfigs, LegacyAlterConfigsReplacesTheWholeSet) {
+  harness h;
+  h.add_brokers({1});
+  h.create("t", 1, 1, {{"retention.ms", "1"}, {"segment.bytes", "2000000"}});
+  msg::alter_configs_request request;
+  auto& r = request.resources.emplace_back();
+  r.resource_type = static_cast<int8_t>(config_resource_type::topic);
+  r.resource_name = "t";
+  r.configs.push_back({"retention.ms", "7", {}});
+  auto result = h.controller.alter_configs(request, 2);
+  ASSERT_EQ(result.response.responses[0].error_code, 0);
+  h.apply(result.records);
+  const auto* configs = h.image().config(config_resource{config_resource_type::topic, "t"});
+  ASSERT_TRUE(configs);
+  EXPECT_EQ(*configs, (std::map<std::string, std::string>{{"retention.ms", "7"}}));
+}
+
+// The first batch of Kafka 4.3.1's log (fixture offsets 1-9) is exactly
+// what bootstrap_records writes for 4.3-IV0.
+TEST(ControllerConfigs, BootstrapRecordsMatchKafkaFormat) {
+  std::ifstream in(std::string(HW_SOURCE_DIR) + "/tests/controller/fixtures/kafka_4_3_1_cluster_metadata.log",
+                   std::ios::binary);
+  std::vector<uint8_t> log{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  protocol::record_batch_walker walker(log);
+  protocol::record_batch_view batch;
+  ASSERT_TRUE(walker.next(batch));  // the LeaderChange control batch
+  ASSERT_TRUE(walker.next(batch));
+  std::vector<uint8_t> scratch;
+  protocol::record_iterator it;
+  ASSERT_EQ(batch.open_records(scratch, 1 << 20, it), protocol::batch_error::none);
+  std::vector<metadata_record> ours = bootstrap_records(latest_production_metadata_version, 1);
+  protocol::record_view rec;
+  size_t i = 0;
+  while (it.next(rec)) {
+    ASSERT_LT(i, ours.size());
+    EXPECT_EQ(encode_record_value(ours[i]), std::vector<uint8_t>(rec.value->begin(), rec.value->end()))
+        << "record " << i << " (" << record_name(ours[i]) << ")";
+    ++i;
+  }
+  EXPECT_EQ(i, ours.size());
+}
+
+}  // namespace
+}  // namespace hw::controller
