@@ -51,7 +51,10 @@ void fetch_session::update(const std::vector<partition_request>& fetch, const st
 
 void fetch_session::add(const partition_request& request, const partition_result& result) {
   auto id = partition_identity::of(request.key);
-  assert(index_.count(id) == 0 && "partition added twice to a new fetch session");
+  if (auto it = index_.find(id); it != index_.end()) {
+    *it->second = cached{request, result.high_watermark, result.log_start_offset};
+    return;
+  }
   order_.push_back(cached{request, result.high_watermark, result.log_start_offset});
   index_.emplace(std::move(id), std::prev(order_.end()));
 }

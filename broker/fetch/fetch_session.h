@@ -85,7 +85,8 @@ class fetch_session {
   // known ones, then removes the forgotten ones (a partition both fetched and
   // forgotten ends up removed, as in Kafka).
   void update(const std::vector<partition_request>& fetch, const std::vector<partition_key>& forgotten);
-  // Adds one partition with what the full response told the client.
+  // Adds one partition with what the full response told the client (again:
+  // replaces it).
   void add(const partition_request& request, const partition_result& result);
   // The cached partitions in session order, as requests; names of topics
   // unknown so far are looked up with `topic_name_of`.

@@ -17,10 +17,23 @@ fetch_context session_error(error_code e) {
   return ctx;
 }
 
+// A partition named twice counts once, with the last parameters, at its
+// first place (Kafka collects them in a linked hash map).
+std::vector<partition_request> unique(const std::vector<partition_request>& in) {
+  std::vector<partition_request> out;
+  std::map<partition_identity, size_t> at;
+  for (const partition_request& p : in) {
+    auto [it, added] = at.emplace(partition_identity::of(p.key), out.size());
+    if (added) out.push_back(p);
+    else out[it->second] = p;
+  }
+  return out;
+}
+
 fetch_context sessionless(const fetch_request_view& r) {
   fetch_context ctx;
   ctx.what = fetch_context::kind::sessionless;
-  ctx.partitions = r.partitions;
+  ctx.partitions = unique(r.partitions);
   return ctx;
 }
 
@@ -54,7 +67,7 @@ fetch_context fetch_session_cache::new_context(const fetch_request_view& r, cons
     if (r.session_epoch == final_epoch) return sessionless(r);
     fetch_context ctx;
     ctx.what = fetch_context::kind::full;
-    ctx.partitions = r.partitions;
+    ctx.partitions = unique(r.partitions);
     ctx.uses_topic_ids = uses_ids;
     ctx.from_follower = r.from_follower;
     return ctx;

@@ -284,6 +284,21 @@ TEST_F(FetchSessionContext, DuplicateRequestGetsInvalidEpochWithTheSessionId) {
   EXPECT_EQ(plan.include, std::vector<size_t>{0});
 }
 
+TEST_F(FetchSessionContext, APartitionNamedTwiceCountsOnceWithItsLastParameters) {
+  auto ctx = cache.new_context(
+      request(12, 0, initial_epoch, {req(named("t", 0), 1), req(named("t", 1), 2), req(named("t", 0), 3)}), no_names,
+      now);
+  ASSERT_EQ(ctx.partitions.size(), 2u);
+  EXPECT_EQ(ctx.partitions[0].key.partition, 0);
+  EXPECT_EQ(ctx.partitions[0].fetch_offset, offset(3));
+  // Even if the results repeat it, the session holds it once.
+  std::vector<partition_result> r = {res(named("t", 0), 10), res(named("t", 1), 10), res(named("t", 0), 10)};
+  int32_t id = cache.update_and_generate_response(ctx, r, now).session_id;
+  EXPECT_EQ(cache.find(id)->size(), 2u);
+  ctx = cache.new_context(request(12, 0, final_epoch, {req(named("t", 0), 1), req(named("t", 0), 3)}), no_names, now);
+  ASSERT_EQ(ctx.partitions.size(), 1u);
+}
+
 TEST_F(FetchSessionContext, ThrottledFullRequestOpensNoSession) {
   auto ctx = cache.new_context(request(12, 0, initial_epoch, {req(named("t", 0), 0)}), no_names, now);
   auto plan = cache.throttled_response(ctx);
