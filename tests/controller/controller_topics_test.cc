@@ -93,6 +93,10 @@ TEST(ControllerTopics, KafkasErrorsForBadRequests) {
   expect(std::string(250, 'x'), 1, 1, error_code::invalid_topic_exception,
          "Topic name is invalid: the length of '" + std::string(250, 'x') + "' is longer than the max allowed length 249");
   expect("", 1, 1, error_code::invalid_topic_exception, "Topic name is invalid: the empty string is not allowed");
+  expect(".", 1, 1, error_code::invalid_topic_exception, "Topic name is invalid: '.' is not allowed");
+  expect("__cluster_metadata", 1, 1, error_code::invalid_request,
+         "Creation of internal topic __cluster_metadata is prohibited.");
+  expect("t6", -2, 1, error_code::invalid_partitions, "Number of partitions was set to an invalid non-positive value.");
 }
 
 TEST(ControllerTopics, OneBadTopicDoesNotStopTheOthers) {
@@ -175,6 +179,17 @@ TEST(ControllerTopics, ManualAssignments) {
   EXPECT_EQ(create({{1}}, 1).response.topics[0].error_message,
             "A manual partition assignment was specified, but numPartitions was not set to -1.");
   EXPECT_EQ(code_of(create({{1}}, -1, 1).response.topics[0].error_code), error_code::invalid_request);
+  EXPECT_EQ(create({{1}, {}}).response.topics[0].error_message,
+            "The manual partition assignment includes an empty replica list.");
+  msg::create_topics_request gap;
+  auto& t = gap.topics.emplace_back();
+  t.name = "g";
+  t.num_partitions = -1;
+  t.replication_factor = -1;
+  t.assignments.push_back({0, {1}, {}});
+  t.assignments.push_back({2, {1}, {}});
+  EXPECT_EQ(h.controller.create_topics(gap, 7, h.now_ms).response.topics[0].error_message,
+            "partitions should be a consecutive 0-based integer sequence");
 }
 
 TEST(ControllerTopics, FencedBrokersTakeNoLeadership) {
