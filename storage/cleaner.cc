@@ -68,8 +68,8 @@ class segment_batch_reader {
   uint64_t buf_len_ = 0;
 };
 
-size_t max_batch_bytes(const log& l, const cleaner_config& config) {
-  return std::max<size_t>(static_cast<size_t>(std::max(l.config().max_message_bytes, 0)) + layout::log_overhead,
+size_t max_batch_bytes(const log_config& log_cfg, const cleaner_config& config) {
+  return std::max<size_t>(static_cast<size_t>(std::max(log_cfg.max_message_bytes, 0)) + layout::log_overhead,
                           config.io_buffer_bytes);
 }
 
@@ -152,7 +152,7 @@ class cleaner_pass {
   std::error_code map_segment(const segment& s, offset start, cleaner_txn_tracker& txns, bool* full) {
     uint32_t from = s.offsets().lookup(start).position;
     auto file = s.log_file();
-    segment_batch_reader reader(*file, from, s.end().size, config_.io_buffer_bytes, max_batch_bytes(log_, config_));
+    segment_batch_reader reader(*file, from, s.end().size, config_.io_buffer_bytes, max_batch_bytes(request_.config, config_));
     std::vector<uint8_t> scratch;
     std::vector<aborted_txn> ignored;
     for (;;) {
@@ -186,7 +186,7 @@ class cleaner_pass {
   // --- grouping (Kafka's groupSegmentsBySize) ---
 
   std::vector<std::vector<segment_ptr>> group_segments(size_t count) const {
-    const auto& cfg = log_.config();
+    const auto& cfg = request_.config;
     std::vector<std::vector<segment_ptr>> groups;
     size_t i = 0;
     while (i < count) {
@@ -224,7 +224,7 @@ class cleaner_pass {
   std::error_code clean_group(const std::vector<segment_ptr>& group) {
     offset base = group.front()->base_offset();
     if (auto ec = discard(base)) return ec;  // leftovers of an abandoned pass
-    const auto& cfg = log_.config();
+    const auto& cfg = request_.config;
     segment_options options{cfg.index_interval_bytes, cfg.segment_index_bytes, 0, request_.now_ms};
     std::unique_ptr<segment> cleaned;
     if (auto ec = segment::create(fs_, log_.dir(), base, options, &cleaned, cleaned_file_suffix)) return ec;
@@ -251,8 +251,8 @@ class cleaner_pass {
 
   std::error_code clean_into(const segment& source, segment_end end, offset group_end, segment& dest) {
     auto file = source.log_file();
-    segment_batch_reader reader(*file, 0, end.size, config_.io_buffer_bytes, max_batch_bytes(log_, config_));
-    cleaner_filter_context ctx{&map_, &txns_, &request_.producers, request_.now_ms, log_.config().delete_retention_ms,
+    segment_batch_reader reader(*file, 0, end.size, config_.io_buffer_bytes, max_batch_bytes(request_.config, config_));
+    cleaner_filter_context ctx{&map_, &txns_, &request_.producers, request_.now_ms, request_.config.delete_retention_ms,
                                request_.first_uncleanable_offset, group_end};
     std::vector<uint8_t> pending;
     std::vector<aborted_txn> index_entries;

@@ -42,6 +42,9 @@ struct cleaner_config {
 };
 
 struct cleaning_request {
+  // The log's settings, copied where they may be read (the log's own copy
+  // belongs to its writer).
+  log_config config;
   offset first_dirty_offset;
   // A segment's base offset (cleanable_range::first_uncleanable_offset).
   offset first_uncleanable_offset;

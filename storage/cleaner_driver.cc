@@ -17,7 +17,7 @@ std::error_code log_cleaner::plan(const log_cleaner_host::candidate& c,
                                   cleanable_range* out) {
   const log& l = *c.log;
   auto segments = l.segments();
-  bool first_batches = wants_first_batch_timestamps(l.config(), now_ms);
+  bool first_batches = wants_first_batch_timestamps(c.config, now_ms);
   std::vector<cleaner_segment_info> infos;
   infos.reserve(segments.size());
   for (size_t i = 0; i < segments.size(); ++i) {
@@ -31,7 +31,7 @@ std::error_code log_cleaner::plan(const log_cleaner_host::candidate& c,
   std::optional<offset> checkpoint;
   if (auto it = checkpoints.find(c.tp); it != checkpoints.end()) checkpoint = it->second;
   cleanable_input in{infos, l.log_start_offset(), l.log_end_offset(), c.last_stable_offset, checkpoint, now_ms};
-  *out = plan_cleanable_range(l.config(), in);
+  *out = plan_cleanable_range(c.config, in);
   if (out->force_checkpoint_update) return host_.update_cleaner_checkpoint(c.tp, out->first_dirty_offset);
   return {};
 }
@@ -61,7 +61,7 @@ std::error_code log_cleaner::clean_dirtiest(std::optional<cleaning_report>* out)
     if (uncleanable_.contains(c.tp) || c.log->offline()) continue;
     cleanable_range r;
     if (auto ec = plan(c, checkpoints, now, &r)) return ec;
-    if (!r.should_clean(c.log->config().min_cleanable_dirty_ratio)) continue;
+    if (!r.should_clean(c.config.min_cleanable_dirty_ratio)) continue;
     if (!best || r.cleanable_ratio() > best_range.cleanable_ratio()) {
       best = c;
       best_range = r;
@@ -82,7 +82,7 @@ std::error_code log_cleaner::clean(const log_cleaner_host::candidate& c, const c
   report->tp = c.tp;
   report->range = range;
   report->end_offset = range.first_dirty_offset;
-  cleaning_request request{range.first_dirty_offset, range.first_uncleanable_offset, {}, now_ms};
+  cleaning_request request{c.config, range.first_dirty_offset, range.first_uncleanable_offset, {}, now_ms};
   if (auto ec = host_.run_on_writer(c.tp, [&](partition_log& p) {
         request.producers = last_records_of(p.producers());
         return std::error_code{};

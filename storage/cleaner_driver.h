@@ -50,6 +50,9 @@ class log_cleaner_host {
     const storage::log* log = nullptr;
     // min(last stable offset, high watermark).
     offset last_stable_offset;
+    // The log's current settings, as the broker knows them (the cleaner
+    // never reads log::config(), which belongs to the partition's writer).
+    log_config config;
   };
 
   virtual ~log_cleaner_host() = default;
@@ -87,6 +90,7 @@ class log_cleaner {
   // Removes the files of replaced segments whose delay has passed.
   std::error_code delete_expired_segments();
   // Every log's plan, as clean_dirtiest() sees it (for metrics and tests).
+  // Kafka's max-dirty-percent metric is the largest ratio among them.
   std::vector<std::pair<topic_partition, cleanable_range>> plans();
 
   const std::set<topic_partition>& uncleanable() const { return uncleanable_; }

@@ -407,6 +407,19 @@ storage_error log_manager::update_cleaner_checkpoint(const topic_partition& tp, 
   return {};
 }
 
+storage_error log_manager::truncate_cleaner_checkpoint(const topic_partition& tp, offset o) {
+  std::optional<offset> current;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = logs_.find(tp);
+    if (it == logs_.end()) return {};
+    auto c = it->second.dir->cleaner_offsets.find(tp);
+    if (c != it->second.dir->cleaner_offsets.end()) current = c->second;
+  }
+  if (!current || *current <= o) return {};
+  return update_cleaner_checkpoint(tp, o);
+}
+
 storage_error log_manager::write_cleaner_checkpoint(dir_state& d) {
   std::vector<topic_partition_offset> entries;
   {

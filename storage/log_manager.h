@@ -107,6 +107,9 @@ class log_manager {
   // Records tp's first dirty offset and rewrites its dir's file; a failed
   // write takes the dir offline. remove() drops the partition's entry.
   storage_error update_cleaner_checkpoint(const topic_partition& tp, offset first_dirty);
+  // Kafka's maybeTruncateCheckpoint: after tp's log is truncated to o, its
+  // checkpoint may not stay above o (what follows o is new, dirty data).
+  storage_error truncate_cleaner_checkpoint(const topic_partition& tp, offset o);
   // Flushes the logs past log.flush.interval.messages unflushed messages or
   // log.flush.interval.ms since their last flush; that advances recovery points.
   storage_error flush_dirty(int64_t now_ms);

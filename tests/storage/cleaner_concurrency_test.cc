@@ -21,7 +21,7 @@ TEST(CleanerConcurrency, RewriteRunsWhileTheWriterAppends) {
   for (int i = 0; i < 400; ++i) h.put("k" + std::to_string(i % 13), "v" + std::to_string(i));
   h.roll();
   offset boundary = h.plog->log().segments().back()->base_offset();
-  cleaning_request request{offset(0), boundary, last_records_of(h.plog->producers()), h.now};
+  cleaning_request request{h.plog->log().config(), offset(0), boundary, last_records_of(h.plog->producers()), h.now};
   cleaning_result result;
   std::error_code clean_error;
   std::thread cleaner([&] { clean_error = clean_log(h.fs, h.plog->log(), h.cleaner_cfg, request, &result); });
@@ -60,13 +60,13 @@ TEST(CleanerScale, DISABLED_Clean100MB) {
   o.now_ms = cleaner_t0;
   std::unique_ptr<partition_log> plog;
   ASSERT_FALSE(partition_log::open(*fs, tmp.path() / "big-0", o, &plog));
-  // 100 records of ~1 KiB per batch, keys from 100k: every key written ~10 times.
+  // 100 records of ~1 KiB per batch, keys from 10k: every key written ~10 times.
   std::string value(1000, 'x');
   uint64_t written = 0;
   int64_t n = 0;
   while (written < 100ull * 1024 * 1024) {
     std::vector<kv> batch;
-    for (int i = 0; i < 100; ++i, ++n) batch.push_back({"key-" + std::to_string((n * 7919) % 100000), value});
+    for (int i = 0; i < 100; ++i, ++n) batch.push_back({"key-" + std::to_string((n * 7919) % 10000), value});
     bytes b = keyed_batch(batch, cleaner_t0);
     written += b.size();
     partition_append_result r;

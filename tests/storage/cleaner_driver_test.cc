@@ -25,7 +25,7 @@ class manager_host : public log_cleaner_host {
     std::vector<candidate> out;
     for (const auto& tp : mgr_->partitions()) {
       const log& l = mgr_->find(tp)->log();
-      if (l.config().cleanup.compact) out.push_back({tp, &l, l.log_end_offset()});
+      if (l.config().cleanup.compact) out.push_back({tp, &l, l.log_end_offset(), l.config()});
     }
     return out;
   }
@@ -168,6 +168,11 @@ TEST_F(CleanerDriverTest, CheckpointFileSurvivesRestartAndRemoval) {
   ASSERT_FALSE(mgr_->shutdown(broker_epoch(1)));
   start();
   EXPECT_EQ(mgr_->cleaner_checkpoints()[a], end);
+  // A truncation below the checkpoint pulls it down; one above leaves it.
+  ASSERT_FALSE(mgr_->truncate_cleaner_checkpoint(a, end + 10));
+  EXPECT_EQ(mgr_->cleaner_checkpoints()[a], end);
+  ASSERT_FALSE(mgr_->truncate_cleaner_checkpoint(a, end - 3));
+  EXPECT_EQ(mgr_->cleaner_checkpoints()[a], end - 3);
   ASSERT_FALSE(mgr_->remove(a));
   EXPECT_FALSE(mgr_->cleaner_checkpoints().contains(a));
   ASSERT_FALSE(read_offset_checkpoint(fs_, dir / cleaner_offset_checkpoint_name, &entries));

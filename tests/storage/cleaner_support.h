@@ -185,7 +185,7 @@ class single_log_host : public log_cleaner_host {
   std::function<void(partition_log&)> before_install;
 
   std::vector<candidate> compacted_logs() override {
-    return {{tp, &plog->log(), last_stable.value_or(plog->log().log_end_offset())}};
+    return {{tp, &plog->log(), last_stable.value_or(plog->log().log_end_offset()), plog->log().config()}};
   }
   std::map<topic_partition, offset> cleaner_checkpoints() override { return checkpoints; }
   std::error_code update_cleaner_checkpoint(const topic_partition& t, offset o) override {
