@@ -490,7 +490,14 @@ std::error_code log::maybe_roll(const append_result& info, int64_t now_ms) {
   roll_params p{config_.segment_ms,   config_.segment_bytes,         info.max_timestamp,
                 info.last_offset,     static_cast<int32_t>(info.bytes), now_ms};
   if (!active()->should_roll(p)) return {};
-  return roll_at(info.first_offset, now_ms);
+  // A replicated append may start past the log end (the leader's log is
+  // compacted). The new segment still starts at the log end when the
+  // append's offsets fit it, so that segments stay contiguous: recovery
+  // reads a segment ending short of the next one's base as a lost tail and
+  // drops what follows.
+  offset end = log_end_offset();
+  bool fits = info.last_offset - end <= std::numeric_limits<int32_t>::max();
+  return roll_at(fits ? end : info.first_offset, now_ms);
 }
 
 std::error_code log::append(std::span<uint8_t> batches, const append_options& options, append_result* out) {

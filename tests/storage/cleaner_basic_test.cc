@@ -179,5 +179,35 @@ TEST(CleanerBasic, ReplacedSegmentsAreDeletedAfterTheDelay) {
   }
 }
 
+// A follower copying a compacted log gets offset gaps between batches; its
+// rolls must not leave gaps between segments, which recovery after an
+// unclean shutdown would read as a lost tail (and drop every later segment).
+TEST(CleanerBasic, AFollowerOfACompactedLogSurvivesAnUncleanRestart) {
+  faulty_file_system fs;
+  ASSERT_FALSE(fs.create_directories("/logs"));
+  ASSERT_FALSE(fs.sync_directory("/"));
+  log_config c;
+  c.segment_bytes = 300;
+  std::unique_ptr<log> l;
+  log_load_report report;
+  ASSERT_FALSE(log::open(fs, "/logs/follower-0", c, {}, &l, &report));
+  for (int i = 0; i < 10; ++i) {
+    bytes b = make_batch({.base_offset = i * 10, .records = 1, .value_bytes = 100});
+    append_result r;
+    ASSERT_FALSE(l->append(b, {append_origin::replication, leader_epoch(0), 0}, &r));
+  }
+  ASSERT_GT(l->segment_count(), 3u);
+  auto segs = l->segments();
+  for (size_t i = 0; i + 1 < segs.size(); ++i) EXPECT_EQ(segs[i]->end().next_offset, segs[i + 1]->base_offset());
+  ASSERT_FALSE(l->flush());
+  l.reset();
+  log_open_options o;
+  o.had_clean_shutdown = false;
+  o.recovery_point = offset(0);  // no flush had been checkpointed
+  ASSERT_FALSE(log::open(fs, "/logs/follower-0", c, o, &l, &report));
+  EXPECT_EQ(l->log_end_offset(), offset(91));
+  EXPECT_EQ(read_all(*l, 0).size(), 10u);
+}
+
 }  // namespace
 }  // namespace hw::storage
