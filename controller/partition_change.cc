@@ -60,11 +60,10 @@ bool partition_change_builder::valid_new_leader(int32_t replica) const {
 }
 
 bool partition_change_builder::can_elect_last_known_leader() const {
-  // Only the single last leader recorded when the ISR emptied counts, and
-  // only when neither ISR nor ELR has anyone left. Kafka elects it even when
-  // it is not acceptable right now (it waits for it to come back).
+  // Only the single last leader recorded when the ISR emptied counts, only
+  // when neither ISR nor ELR has anyone left, and only once it is back.
   return options_.elr_enabled && target_elr_.empty() && target_isr_.empty() &&
-         current_.last_known_elr.size() == 1;
+         current_.last_known_elr.size() == 1 && options_.acceptable_leader(current_.last_known_elr.front());
 }
 
 partition_change_builder::election_result partition_change_builder::elect_preferred() const {

@@ -7,8 +7,8 @@
 //   ISR; else the first replica (replica order) in the target ISR that is
 //   acceptable (unfenced, not shutting down); with an empty ISR, the first
 //   acceptable ELR member (which then becomes the ISR alone); with ISR and
-//   ELR empty and exactly one last-known leader, that one (a "balanced"
-//   unclean recovery); then, only for an UNCLEAN election, any acceptable
+//   ELR empty and exactly one last-known leader, that one once it is
+//   acceptable again (a "balanced" unclean recovery); then, only for an UNCLEAN election, any acceptable
 //   replica — the ISR becomes that replica alone and the leader recovers.
 //   PREFERRED tries the first replica before keeping the current leader.
 // - ELR (when enabled): while the target ISR is below min.insync.replicas,

@@ -186,6 +186,11 @@ class quorum_controller {
   int64_t lowest_active_offset(const metadata_image& image) const;
   api_error check_broker_epoch(int32_t broker, int64_t epoch) const;
 
+  // Per topic name, the request-level errors of CreateTopics: duplicates,
+  // names, collisions, existing topics, null config values.
+  std::map<std::string, api_error> validate_new_topics(const msg::create_topics_request& request) const;
+  api_error new_topic_config_records(const msg::create_topics_request::creatable_topic& topic,
+                                     std::vector<metadata_record>& out) const;
   api_error create_topic(const msg::create_topics_request::creatable_topic& topic,
                          std::vector<metadata_record>& records,
                          msg::create_topics_response::creatable_topic_result& result);

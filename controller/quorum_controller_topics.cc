@@ -204,12 +204,8 @@ api_error quorum_controller::create_topic(const msg::create_topics_request::crea
   return {};
 }
 
-controller_result<msg::create_topics_response> quorum_controller::create_topics(
-    const msg::create_topics_request& request, int16_t version, int64_t now_ms) {
-  (void)version;
-  (void)now_ms;
+std::map<std::string, api_error> quorum_controller::validate_new_topics(const msg::create_topics_request& request) const {
   const metadata_image& image = *image_;
-  controller_result<msg::create_topics_response> out;
   std::map<std::string, api_error> errors;
   std::set<std::string> seen;
   for (const auto& t : request.topics) {
@@ -222,6 +218,8 @@ controller_result<msg::create_topics_response> quorum_controller::create_topics(
       continue;
     }
     if (auto why = invalid_topic_name(t.name)) errors[t.name] = {error_code::invalid_topic_exception, *why};
+    // '.' and '_' map to the same metric name: a new name may not differ
+    // from an existing one only there.
     if (has_collision_chars(t.name)) {
       std::string unified = unify_collision_chars(t.name);
       for (const auto& [existing, _] : image.topics_by_name) {
@@ -232,9 +230,7 @@ controller_result<msg::create_topics_response> quorum_controller::create_topics(
         }
       }
     }
-  }
-  for (const auto& t : request.topics) {
-    if (image.topics_by_name.count(t.name) && !(errors.count(t.name) && errors[t.name].message == "Duplicate topic name.")) {
+    if (image.topics_by_name.count(t.name)) {
       errors[t.name] = {error_code::topic_already_exists, "Topic '" + t.name + "' already exists."};
     }
   }
@@ -248,36 +244,42 @@ controller_result<msg::create_topics_response> quorum_controller::create_topics(
       errors[t.name] = {error_code::invalid_config, "Null value not supported for topic configs: " + join(nulls, ",")};
     }
   }
+  return errors;
+}
 
+api_error quorum_controller::new_topic_config_records(const msg::create_topics_request::creatable_topic& t,
+                                                      std::vector<metadata_record>& out) const {
+  if (t.configs.empty()) return {};
+  // One record per key, the last value of a repeated key winning, in key
+  // order (Kafka's map of changes).
+  std::map<std::string, std::optional<std::string>> values;
+  for (const auto& c : t.configs) values[c.name] = c.value;
+  std::vector<msg::config_record> changes;
+  for (const auto& [key, value] : values) {
+    msg::config_record r;
+    r.resource_type = static_cast<int8_t>(config_resource_type::topic);
+    r.resource_name = t.name;
+    r.name = key;
+    r.value = value;
+    changes.push_back(std::move(r));
+  }
+  return alter_config_resource({config_resource_type::topic, t.name}, changes, {}, true, out);
+}
+
+controller_result<msg::create_topics_response> quorum_controller::create_topics(
+    const msg::create_topics_request& request, int16_t version, int64_t now_ms) {
+  (void)version;
+  (void)now_ms;
+  controller_result<msg::create_topics_response> out;
+  std::map<std::string, api_error> errors = validate_new_topics(request);
   std::map<std::string, msg::create_topics_response::creatable_topic_result> successes;
   for (const auto& t : request.topics) {
     if (errors.count(t.name) || successes.count(t.name)) continue;
     std::vector<metadata_record> topic_records;
-    if (!t.configs.empty()) {
-      std::vector<msg::config_record> changes;
-      std::set<std::string> keys;
-      for (const auto& c : t.configs) {
-        msg::config_record r;
-        r.resource_type = static_cast<int8_t>(config_resource_type::topic);
-        r.resource_name = t.name;
-        r.name = c.name;
-        r.value = c.value;
-        // The last value of a repeated key wins, as in Kafka's map.
-        if (!keys.insert(c.name).second) {
-          std::erase_if(changes, [&](const auto& x) { return x.name == c.name; });
-        }
-        changes.push_back(r);
-      }
-      std::sort(changes.begin(), changes.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-      api_error e = alter_config_resource({config_resource_type::topic, t.name}, changes, {}, true, topic_records);
-      if (!e.ok()) {
-        errors[t.name] = e;
-        continue;
-      }
-    }
+    api_error e = new_topic_config_records(t, topic_records);
     msg::create_topics_response::creatable_topic_result result;
     result.name = t.name;
-    api_error e = create_topic(t, topic_records, result);
+    if (e.ok()) e = create_topic(t, topic_records, result);
     if (!e.ok()) {
       errors[t.name] = e;
       continue;

@@ -155,7 +155,9 @@ TEST(PartitionChange, PreferredElectionMovesToFirstReplica) {
 
 TEST(PartitionChange, LastKnownLeaderIsElectedWhenNothingElseRemains) {
   auto p = reg({1, 2}, {}, no_leader, {}, {1});
-  partition_change_builder b(p, {}, 0, opts({2}, 1));
+  partition_change_builder away(p, {}, 0, opts({2}, 1));
+  EXPECT_FALSE(away.build()) << "the last leader is not back: wait for it";
+  partition_change_builder b(p, {}, 0, opts({1, 2}, 1));
   auto r = b.build();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->leader, 1);
