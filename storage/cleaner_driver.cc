@@ -89,8 +89,26 @@ std::error_code log_cleaner::clean(const log_cleaner_host::candidate& c, const c
       }))
     return ec;
 
+  // What the cleaner is about to read: a segment truncated and rewritten
+  // under it can look corrupt, which must not make the log uncleanable.
+  auto read_before = c.log->segments();
+  std::vector<segment_end> ends_before;
+  for (const auto& s : read_before) ends_before.push_back(s->end());
   cleaning_result result;
-  if (auto ec = clean_log(fs_, *c.log, config_, request, &result)) return ec;
+  if (auto ec = clean_log(fs_, *c.log, config_, request, &result)) {
+    auto now_segments = c.log->segments();
+    bool changed = now_segments.size() < read_before.size();
+    for (size_t i = 0; !changed && i + 1 < read_before.size(); ++i) {
+      segment_end e = now_segments[i]->end();
+      changed = now_segments[i] != read_before[i] || e.next_offset != ends_before[i].next_offset ||
+                e.size != ends_before[i].size;
+    }
+    if (ec == log_errc::invalid_records && changed) {
+      report->abandoned = true;
+      return {};
+    }
+    return ec;
+  }
   report->stats = result.stats;
 
   size_t installed = 0;

@@ -179,5 +179,32 @@ TEST(CleanerCrash, SegmentsChangedUnderTheCleanerAbandonTheSwap) {
   EXPECT_EQ(recs.back().offset, cut.value - 1);
 }
 
+TEST(CleanerCrash, UnreadableDataMakesTheLogUncleanableNotOffline) {
+  cleaner_harness h;
+  fill(h);
+  // Break the framing of the second batch of the first segment.
+  auto first = h.plog->log().segments().front();
+  std::unique_ptr<file> f;
+  ASSERT_FALSE(h.fs.open(first->log_path(), open_mode::read_write, &f));
+  bytes header(protocol::batch_layout::header_bytes);
+  size_t got = 0;
+  ASSERT_FALSE(f->read_at(0, header, &got));
+  uint64_t second = protocol::batch_layout::log_overhead +
+                    static_cast<uint32_t>(header[8] << 24 | header[9] << 16 | header[10] << 8 | header[11]);
+  const uint8_t bad_length[4] = {0, 0, 0, 3};
+  ASSERT_FALSE(f->write_at(second + protocol::batch_layout::batch_length, bad_length));
+  std::optional<cleaning_report> report;
+  EXPECT_EQ(h.cleaner.clean_dirtiest(&report), make_error_code(log_errc::invalid_records));
+  EXPECT_EQ(h.cleaner.uncleanable().count(h.host.tp), 1u);
+  EXPECT_FALSE(h.plog->offline());
+  // Skipped from now on.
+  report.reset();
+  EXPECT_FALSE(h.cleaner.clean_dirtiest(&report));
+  EXPECT_FALSE(report);
+  std::vector<std::string> names;
+  ASSERT_FALSE(h.fs.list(h.dir(), &names));
+  for (const auto& n : names) EXPECT_FALSE(n.ends_with(".cleaned")) << n;
+}
+
 }  // namespace
 }  // namespace hw::storage
