@@ -66,6 +66,48 @@ void append_empty_header(const protocol::record_batch_view& b, std::vector<uint8
   m.update_crc();
 }
 
+// Kafka's buildRetainedRecordsInto: the kept records in a batch with the
+// original's header fields, codec and last offset delta.
+void append_rebuilt(const protocol::record_batch_view& b, const std::vector<protocol::record_view>& kept,
+                    std::optional<int64_t> delete_horizon_ms, std::vector<uint8_t>& out) {
+  protocol::record_batch_options o = rebuild_options(b);
+  o.delete_horizon_ms = delete_horizon_ms;
+  protocol::record_batch_builder builder(o);
+  std::vector<protocol::record_header> headers;
+  for (const auto& k : kept) {
+    headers.clear();
+    for (const auto& h : k.headers()) headers.push_back({h.key, h.value});
+    builder.append_at(k.offset_delta, k.timestamp, k.key, k.value, headers);
+  }
+  builder.finish_into(out);
+}
+
+struct batch_decision {
+  batch_retention retention = batch_retention::drop_if_empty;
+  bool discard_records = false;       // only the batch (empty) may stay
+  bool marker_for_empty_txn = false;  // a discardable marker: stamp its horizon
+};
+
+// Kafka's checkBatchRetention: the transaction tracker sees every batch in order.
+batch_decision decide(const protocol::record_batch_view& b, const cleaner_filter_context& ctx,
+                      std::vector<aborted_txn>* index_entries) {
+  batch_decision d;
+  bool can_discard = b.is_control() ? ctx.txns->on_control_batch_read(b, index_entries) : ctx.txns->on_batch_read(b);
+  d.discard_records = can_discard;
+  if (b.is_control()) {
+    auto horizon = b.delete_horizon_ms();
+    d.discard_records = can_discard && horizon && *horizon <= ctx.now_ms;
+  }
+  d.marker_for_empty_txn = can_discard && b.is_control();
+  if (has_producer_id(b) && is_last_batch_of_producer(b, *ctx.producers))
+    d.retention = batch_retention::keep_empty;
+  else if (b.next_offset() == ctx.upper_bound_offset.value || b.next_offset() == ctx.group_end_offset.value)
+    d.retention = batch_retention::keep_empty;
+  else if (d.discard_records)
+    d.retention = batch_retention::drop;
+  return d;
+}
+
 }  // namespace
 
 active_producer_records last_records_of(const producer_state& state) {
@@ -86,25 +128,8 @@ protocol::batch_error filter_batch(const protocol::record_batch_view& b, const c
   if (auto e = b.validate_header(); e != protocol::batch_error::none) return e;
   ++stats->batches_read;
   stats->bytes_read += b.size_bytes();
-
-  // checkBatchRetention: the transaction tracker sees every batch in order.
-  std::vector<aborted_txn> kept_aborts;
-  bool can_discard = b.is_control() ? ctx.txns->on_control_batch_read(b, &kept_aborts) : ctx.txns->on_batch_read(b);
-  bool discard_records = can_discard;
-  if (b.is_control()) {
-    auto horizon = b.delete_horizon_ms();
-    discard_records = can_discard && horizon && *horizon <= ctx.now_ms;
-  }
-  bool marker_for_empty_txn = can_discard && b.is_control();
-  batch_retention retention = batch_retention::drop_if_empty;
-  if (has_producer_id(b) && is_last_batch_of_producer(b, *ctx.producers))
-    retention = batch_retention::keep_empty;
-  else if (b.next_offset() == ctx.upper_bound_offset.value || b.next_offset() == ctx.group_end_offset.value)
-    retention = batch_retention::keep_empty;
-  else if (discard_records)
-    retention = batch_retention::drop;
-  index_entries->insert(index_entries->end(), kept_aborts.begin(), kept_aborts.end());
-  if (retention == batch_retention::drop) return protocol::batch_error::none;
+  batch_decision d = decide(b, ctx, index_entries);
+  if (d.retention == batch_retention::drop) return protocol::batch_error::none;
 
   std::vector<uint8_t> scratch;
   protocol::record_iterator it;
@@ -114,7 +139,7 @@ protocol::batch_error filter_batch(const protocol::record_batch_view& b, const c
   protocol::record_view r;
   while (it.next(r)) {
     ++stats->records_read;
-    bool keep = !discard_records && (b.is_control() || retain_record(b, r, ctx, stats));
+    bool keep = !d.discard_records && (b.is_control() || retain_record(b, r, ctx, stats));
     if (!keep) {
       all_kept = false;
       continue;
@@ -124,33 +149,21 @@ protocol::batch_error filter_batch(const protocol::record_batch_view& b, const c
   }
   if (it.error() != protocol::batch_error::none) return it.error();
 
+  size_t before = out.size();
   if (!kept.empty()) {
-    bool set_horizon = (tombstones || marker_for_empty_txn) && !b.has_delete_horizon();
-    size_t before = out.size();
+    bool set_horizon = (tombstones || d.marker_for_empty_txn) && !b.has_delete_horizon();
     if (all_kept && !set_horizon) {
       out.insert(out.end(), b.data(), b.data() + b.size_bytes());
     } else {
-      protocol::record_batch_options o = rebuild_options(b);
-      if (set_horizon)
-        o.delete_horizon_ms = ctx.now_ms + ctx.delete_retention_ms;
-      else if (auto h = b.delete_horizon_ms())
-        o.delete_horizon_ms = *h;
-      protocol::record_batch_builder builder(o);
-      std::vector<protocol::record_header> headers;
-      for (const auto& k : kept) {
-        headers.clear();
-        for (const auto& h : k.headers()) headers.push_back({h.key, h.value});
-        builder.append_at(k.offset_delta, k.timestamp, k.key, k.value, headers);
-      }
-      builder.finish_into(out);
+      std::optional<int64_t> horizon = b.delete_horizon_ms();
+      if (set_horizon) horizon = ctx.now_ms + ctx.delete_retention_ms;
+      append_rebuilt(b, kept, horizon, out);
     }
     stats->records_retained += kept.size();
-    stats->bytes_retained += out.size() - before;
-  } else if (retention == batch_retention::keep_empty) {
-    size_t before = out.size();
+  } else if (d.retention == batch_retention::keep_empty) {
     append_empty_header(b, out);
-    stats->bytes_retained += out.size() - before;
   }
+  stats->bytes_retained += out.size() - before;
   return protocol::batch_error::none;
 }
 
