@@ -46,6 +46,7 @@
 #include "protocol/messages/delete_topics.h"
 #include "protocol/messages/elect_leaders.h"
 #include "protocol/messages/incremental_alter_configs.h"
+#include "protocol/messages/unregister_broker.h"
 
 namespace hw::controller {
 
@@ -145,6 +146,10 @@ class quorum_controller {
   controller_result<msg::broker_registration_response> register_broker(
       const msg::broker_registration_request& request, int16_t version, int64_t new_broker_epoch,
       int64_t now_ms);
+  // Removes a broker (kafka-cluster.sh unregister): out of every ISR and
+  // ELR, then its registration.
+  controller_result<msg::unregister_broker_response> unregister_broker(
+      const msg::unregister_broker_request& request);
   // next_offset: the offset the first generated record will get (the log
   // end), so a controlled shutdown knows when the others have seen it.
   controller_result<msg::broker_heartbeat_response> broker_heartbeat(

@@ -182,6 +182,34 @@ controller_result<msg::broker_heartbeat_response> quorum_controller::broker_hear
   return out;
 }
 
+controller_result<msg::unregister_broker_response> quorum_controller::unregister_broker(
+    const msg::unregister_broker_request& request) {
+  controller_result<msg::unregister_broker_response> out;
+  int32_t id = request.broker_id;
+  const broker_registration* b = image_->broker(id);
+  if (!b) {
+    out.response.error_code = static_cast<int16_t>(error_code::broker_id_not_registered);
+    out.response.error_message = "Broker ID " + std::to_string(id) + " is not currently registered";
+    return out;
+  }
+  // The partitions it is in the ISR of, then (disjoint) those it is an
+  // ELR member of, as Kafka's two passes.
+  leader_and_isr_updates(*image_, id, no_leader, no_leader,
+                         [&](const partition_registration& p) { return p.in_isr(id); }, out.records);
+  leader_and_isr_updates(*image_, id, no_leader, no_leader,
+                         [&](const partition_registration& p) {
+                           return std::count(p.elr.begin(), p.elr.end(), id) > 0;
+                         },
+                         out.records);
+  msg::unregister_broker_record record;
+  record.broker_id = id;
+  record.broker_epoch = b->epoch;
+  out.records.push_back(record);
+  out.response.error_message = std::nullopt;
+  sessions_.erase(id);
+  return out;
+}
+
 controller_result<msg::allocate_producer_ids_response> quorum_controller::allocate_producer_ids(
     const msg::allocate_producer_ids_request& request) {
   using result = msg::allocate_producer_ids_response;

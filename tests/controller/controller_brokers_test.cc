@@ -236,3 +236,29 @@ TEST(ControllerBrokers, RevertDropsUncommittedRecords) {
 
 }  // namespace
 }  // namespace hw::controller
+
+namespace hw::controller {
+namespace {
+
+TEST(ControllerBrokers, UnregisterMovesLeadersAndRemovesTheRegistration) {
+  testing::harness h;
+  h.add_brokers({1, 2});
+  h.create("t", 2, 2);
+  msg::unregister_broker_request request;
+  request.broker_id = 1;
+  auto result = h.controller.unregister_broker(request);
+  ASSERT_EQ(result.response.error_code, 0);
+  ASSERT_TRUE(std::holds_alternative<msg::unregister_broker_record>(result.records.back()));
+  h.apply(result.records);
+  EXPECT_FALSE(h.image().broker(1));
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) {
+    EXPECT_EQ(reg.leader, 2);
+    EXPECT_EQ(reg.isr, std::vector<int32_t>{2});
+  }
+  auto again = h.controller.unregister_broker(request);
+  EXPECT_EQ(static_cast<error_code>(again.response.error_code), error_code::broker_id_not_registered);
+  EXPECT_EQ(again.response.error_message, "Broker ID 1 is not currently registered");
+}
+
+}  // namespace
+}  // namespace hw::controller
