@@ -50,6 +50,11 @@ group_member* classic_group::member(std::string_view member_id) {
   return it == members_.end() ? nullptr : &it->second;
 }
 
+const group_member* classic_group::member(std::string_view member_id) const {
+  auto it = members_.find(member_id);
+  return it == members_.end() ? nullptr : &it->second;
+}
+
 void classic_group::count_protocols(const group_member& member, int delta) {
   for (const auto& p : member.protocols) protocol_votes_[p.name] += delta;
 }

@@ -107,6 +107,7 @@ class classic_group {
   // Members, ordered by member id (Kafka uses hash order; ours is stable).
   const std::map<std::string, group_member, std::less<>>& members() const { return members_; }
   group_member* member(std::string_view member_id);
+  const group_member* member(std::string_view member_id) const;
   bool has_member(std::string_view member_id) const { return members_.contains(member_id); }
   size_t size() const { return members_.size(); }
   bool empty_of_members() const { return members_.empty(); }

@@ -58,6 +58,9 @@ class group_shard {
   using random_source = std::function<uint64_t()>;
 
   group_shard(group_config config, random_source random);
+  // Pending append callbacks point back at the shard: it stays where it is.
+  group_shard(const group_shard&) = delete;
+  group_shard& operator=(const group_shard&) = delete;
 
   // --- leadership ---------------------------------------------------------
   void begin_load();

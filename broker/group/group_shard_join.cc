@@ -1,6 +1,7 @@
 // JoinGroup, SyncGroup, Heartbeat and LeaveGroup of the classic protocol,
 // after Kafka 4.3's GroupMetadataManager (classicGroup* methods).
 #include <cassert>
+#include <utility>
 
 #include "broker/group/group_shard.h"
 
@@ -93,7 +94,7 @@ bool group_shard::accept_joining_member(classic_group& g, std::string_view membe
     case group_state::preparing_rebalance: {
       // Counting parked joins rather than members lets a group shrink back
       // under a lowered limit: the last to rejoin are turned away.
-      const group_member* m = const_cast<classic_group&>(g).member(member_id);
+      const group_member* m = std::as_const(g).member(member_id);
       return (m && m->awaiting_join) || g.awaiting_join_count() < config_.max_size;
     }
     case group_state::completing_rebalance:

@@ -233,6 +233,50 @@ TEST(GroupMembership, StaticMemberRestartKeepsAssignmentWithoutRebalance) {
   EXPECT_EQ(h.heartbeat("g", ids[0] == old_b ? ids[1] : ids[0], 1), 0);
 }
 
+TEST(GroupMembership, StaticLeaderRestartSkipsAssignmentOnV9AndHidesLeadershipBefore) {
+  for (int16_t version : {int16_t{8}, int16_t{9}}) {
+    shard_harness h;
+    stable_pair(h, "g", "i-a", "i-b");
+    const classic_group* g = h.shard.find_group("g");
+    std::string old_leader = *g->leader_id();
+    std::string instance = g->members().at(old_leader).group_instance_id.value();
+    auto a = args();
+    a.instance_id = instance;
+    a.version = version;
+    auto j = h.take<msg::join_group_response>(h.join(a));
+    ASSERT_TRUE(j.has_value());
+    EXPECT_EQ(j->error_code, 0);
+    EXPECT_EQ(h.shard.find_group("g")->leader_id(), j->member_id);  // leadership moves to the new id
+    if (version >= 9) {
+      EXPECT_EQ(j->leader, j->member_id);
+      EXPECT_TRUE(j->skip_assignment);
+      EXPECT_EQ(j->members.size(), 2u);
+    } else {
+      EXPECT_EQ(j->leader, old_leader);  // so an old client does not run an assignment
+      EXPECT_FALSE(j->skip_assignment);
+      EXPECT_TRUE(j->members.empty());
+    }
+    EXPECT_EQ(h.shard.find_group("g")->state(), group_state::stable);
+  }
+}
+
+TEST(GroupMembership, StaticRestartThatFailsToPersistRevertsToTheOldId) {
+  shard_harness h;
+  stable_pair(h, "g", "i-a", "i-b");
+  auto old_b = *h.shard.find_group("g")->static_member_id("i-b");
+  auto a = args();
+  a.instance_id = "i-b";
+  h.auto_ack = false;
+  auto t = h.join(a);
+  h.ack(error_code::not_leader_or_follower);
+  auto j = h.take<msg::join_group_response>(t);
+  ASSERT_TRUE(j.has_value());
+  EXPECT_EQ(j->error_code, code(error_code::not_coordinator));
+  EXPECT_EQ(j->member_id, "");
+  EXPECT_EQ(h.shard.find_group("g")->static_member_id("i-b"), old_b);
+  EXPECT_EQ(h.heartbeat("g", old_b, 1, "i-b"), 0);
+}
+
 TEST(GroupMembership, StaticMemberWithUnknownInstanceOrWrongIdIsRefused) {
   shard_harness h;
   stable_pair(h, "g", "i-a", "i-b");
