@@ -128,7 +128,10 @@ controller_result<msg::broker_heartbeat_response> quorum_controller::broker_hear
   session.last_contact_ms = now_ms;
 
   enum class state { fenced, unfenced, controlled_shutdown, shutdown_now };
-  state current = b.fenced ? state::fenced : b.in_controlled_shutdown ? state::controlled_shutdown : state::unfenced;
+  // A broker that started a controlled shutdown stays in it (fenced or not:
+  // its session may have expired meanwhile) until a new incarnation
+  // registers; it is never unfenced again.
+  state current = b.in_controlled_shutdown ? state::controlled_shutdown : b.fenced ? state::fenced : state::unfenced;
   // The broker epoch is the offset of its RegisterBrokerRecord.
   bool caught_up = request.current_metadata_offset >= b.epoch;
   state next = current;
