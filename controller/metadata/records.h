@@ -56,6 +56,12 @@ int16_t record_version_for(const metadata_record& record, metadata_version mv);
 std::vector<uint8_t> encode_record_value(const metadata_record& record,
                                          int16_t version = latest_record_version);
 
+// The framed value in the version a controller at metadata.version mv
+// writes (what the metadata log append path should use).
+inline std::vector<uint8_t> encode_record_value(const metadata_record& record, metadata_version mv) {
+  return encode_record_value(record, record_version_for(record, mv));
+}
+
 // Decodes a framed value. On failure returns false and says why in *error
 // (unknown frame version or api key, a version outside the schema's range,
 // a malformed or truncated body, bytes left over).

@@ -21,7 +21,8 @@ bool active(const metadata_image& image, int32_t b) {
   return r && !r->fenced && !r->in_controlled_shutdown;
 }
 
-void check_invariants(const metadata_image& image, const metadata_image& before, const std::string& where) {
+void check_invariants(const quorum_controller& controller, const metadata_image& image, const metadata_image& before,
+                      const std::string& where) {
   for (const auto& [id, topic] : image.topics_by_id) {
     for (const auto& [p, reg] : topic->partitions) {
       std::string at = where + " " + topic->name + "-" + std::to_string(p);
@@ -47,6 +48,10 @@ void check_invariants(const metadata_image& image, const metadata_image& before,
         ASSERT_TRUE(reg.isr.empty()) << at << " leaderless with an ISR";
       }
       for (int32_t r : reg.isr) ASSERT_TRUE(image.broker(r) && !image.broker(r)->fenced) << at << " fenced " << r << " in ISR";
+      // The ELR exists only while the ISR is below min ISR (KIP-966).
+      if (!reg.elr.empty()) {
+        ASSERT_LT(static_cast<int32_t>(reg.isr.size()), controller.effective_min_isr(image, *topic)) << at;
+      }
       if (const partition_registration* old = before.partition(id, p)) {
         ASSERT_GE(reg.leader_epoch, old->leader_epoch) << at;
         ASSERT_GE(reg.partition_epoch, old->partition_epoch) << at;
@@ -158,7 +163,7 @@ void run_seed(uint64_t seed) {
       default:
         for (int32_t b = 1; b <= 5; ++b) beat(b);
     }
-    check_invariants(h.image(), *before, where);
+    check_invariants(h.controller, h.image(), *before, where);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }

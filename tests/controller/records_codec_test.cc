@@ -129,6 +129,10 @@ TEST(RecordsCodec, VersionsFollowMetadataVersion) {
   EXPECT_EQ(record_version_for(msg::partition_record{}, minimum_metadata_version), 0);
   EXPECT_EQ(record_version_for(msg::register_broker_record{}, minimum_metadata_version), 1);
 
+  msg::partition_record partition;
+  EXPECT_EQ(encode_record_value(partition, mv37), encode_record_value(partition, int16_t{1}));
+  EXPECT_NE(encode_record_value(partition, mv37), encode_record_value(partition, mv43));
+
   msg::broker_registration_change_record change;
   change.fenced = 1;
   EXPECT_EQ(record_version_for(change, mv43), 0);
