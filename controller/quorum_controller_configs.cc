@@ -160,8 +160,22 @@ controller_result<msg::incremental_alter_configs_response> quorum_controller::in
     const msg::incremental_alter_configs_request& request, int16_t version) {
   (void)version;
   controller_result<msg::incremental_alter_configs_response> out;
+  std::map<config_resource, int> occurrences;
+  for (const auto& res : request.resources) {
+    ++occurrences[{static_cast<config_resource_type>(res.resource_type), res.resource_name}];
+  }
   for (const auto& res : request.resources) {
     config_resource resource{static_cast<config_resource_type>(res.resource_type), res.resource_name};
+    // What Kafka's broker refuses before forwarding (ConfigAdminManager).
+    std::set<std::string> keys;
+    bool duplicate_keys = false;
+    for (const auto& op : res.configs) duplicate_keys |= !keys.insert(op.name).second;
+    if (occurrences[resource] > 1 || duplicate_keys) {
+      set_result(out.response, res.resource_type, res.resource_name,
+                 {error_code::invalid_request,
+                  duplicate_keys ? "Error due to duplicate config keys" : "Each resource must appear at most once."});
+      continue;
+    }
     const auto* current = image_->config(resource);
     auto current_value = [&](const std::string& key) -> std::optional<std::string> {
       if (!current) return std::nullopt;

@@ -55,6 +55,21 @@ TEST(ControllerConfigs, IncrementalSetDeleteAppend) {
   EXPECT_FALSE(h.image().config(config_resource_type::topic, "t1", "segment.bytes"));
 }
 
+TEST(ControllerConfigs, DuplicatesAreRefused) {
+  harness h;
+  h.add_brokers({1});
+  h.create("t", 1, 1);
+  auto keys = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::topic, "t", {{"retention.ms", 0, "1"}, {"retention.ms", 1, std::nullopt}}), 1);
+  EXPECT_EQ(keys.response.responses[0].error_message, "Error due to duplicate config keys");
+  auto twice = incremental(config_resource_type::topic, "t", {{"retention.ms", 0, "1"}});
+  twice.resources.push_back(twice.resources[0]);
+  auto result = h.controller.incremental_alter_configs(twice, 1);
+  ASSERT_EQ(result.response.responses.size(), 2u);
+  EXPECT_EQ(result.response.responses[1].error_message, "Each resource must appear at most once.");
+  EXPECT_TRUE(result.records.empty());
+}
+
 TEST(ControllerConfigs, UnknownTopicAndBrokerNames) {
   harness h;
   h.add_brokers({1});
