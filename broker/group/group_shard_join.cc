@@ -63,7 +63,9 @@ void group_shard::join_group(request_token token, int16_t version, const client_
   }
   if (new_group && next_append_ == appends_before) {
     // The group exists from now on; Kafka makes that durable with an empty
-    // group record, and forgets the group if the write fails.
+    // group record and forgets the group if the write fails. (Kafka reverts
+    // everything after the failed write; we forget the group only while
+    // nobody is in it, so no parked request is lost.)
     msg::group_metadata_value empty;
     empty.protocol_type = "";
     empty.generation = 0;
@@ -74,14 +76,9 @@ void group_shard::join_group(request_token token, int16_t version, const client_
     append({group_metadata_record(group_id, empty)}, [this, group_id](error_code e, int64_t) {
       if (e == error_code::none) return;
       classic_group* created = group(group_id);
-      if (!created) return;
-      error_code mapped = append_error_to_response_error(e);
-      for (const auto& [mid, _] : created->members()) {
-        group_member* m = created->member(mid);
-        created->complete_join(*m, join_error(m->awaiting_join ? m->awaiting_join->version : 9, "", mapped),
-                               output_.completions);
+      if (created && created->empty_of_members() && created->generation() == 0 && !offsets_.group_offsets(group_id)) {
+        groups_.erase(group_id);
       }
-      groups_.erase(group_id);
     });
   }
 }
