@@ -37,12 +37,13 @@ std::vector<metadata_record> bootstrap_records(metadata_version mv, int32_t min_
   }
   out.push_back(feature(std::string(metadata_version::feature_name), mv.level));
   // The other features Kafka 4.3.1's storage tool finalizes by default at
-  // 4.3-IV0; older metadata versions start with metadata.version alone.
+  // 4.3-IV0, except share.version and streams.version: Highwater has no
+  // share or streams groups, so its brokers do not support them (and would
+  // be refused registration). Older metadata versions start with
+  // metadata.version alone.
   if (mv >= latest_production_metadata_version) {
     out.push_back(feature("eligible.leader.replicas.version", 1));
     out.push_back(feature("group.version", 1));
-    out.push_back(feature("share.version", 1));
-    out.push_back(feature("streams.version", 1));
     out.push_back(feature("transaction.version", 2));
     // With ELR on, the cluster-wide min ISR is fixed in the log.
     msg::config_record min_isr;
@@ -70,14 +71,20 @@ std::optional<std::string> quorum_controller::replay(const metadata_record& reco
 }
 
 std::optional<std::string> quorum_controller::replay(const std::vector<metadata_record>& records) {
+  return replay(records, image_->provenance.offset, image_->provenance.epoch);
+}
+
+std::optional<std::string> quorum_controller::replay(const std::vector<metadata_record>& records,
+                                                     storage::offset last_offset, int32_t epoch) {
   metadata_delta delta(image_);
-  std::optional<std::string> refused;
   for (const auto& r : records) {
-    refused = delta.replay(r);
-    if (refused) break;
+    if (auto refused = delta.replay(r)) {
+      image_ = delta.apply(image_->provenance.offset, image_->provenance.epoch);
+      return refused;
+    }
   }
-  image_ = delta.apply(image_->provenance.offset, image_->provenance.epoch);
-  return refused;
+  image_ = delta.apply(last_offset, epoch);
+  return std::nullopt;
 }
 
 void quorum_controller::revert_to(std::shared_ptr<const metadata_image> committed) {

@@ -126,6 +126,10 @@ class quorum_controller {
   // record and returns why; the image then keeps the records before it.
   std::optional<std::string> replay(const metadata_record& record);
   std::optional<std::string> replay(const std::vector<metadata_record>& records);
+  // The same, stamping the image with where the last record landed (when the
+  // caller knows it), so working_image()->provenance follows the log.
+  std::optional<std::string> replay(const std::vector<metadata_record>& records, storage::offset last_offset,
+                                    int32_t epoch);
   // Back to the last committed image (leadership lost); drops heartbeat
   // sessions, which restart at the next contact.
   void revert_to(std::shared_ptr<const metadata_image> committed);

@@ -224,6 +224,16 @@ TEST(ControllerBrokers, ProducerIdBlocksNeverOverlap) {
   EXPECT_EQ(code_of(h.controller.allocate_producer_ids(stale).response.error_code), error_code::stale_broker_epoch);
 }
 
+TEST(ControllerBrokers, ReplayWithOffsetsStampsTheWorkingImage) {
+  harness h;
+  msg::no_op_record noop;
+  ASSERT_FALSE(h.controller.replay({noop}, storage::offset(41), 3));
+  EXPECT_EQ(h.image().provenance, (image_provenance{storage::offset(41), 3}));
+  msg::remove_topic_record bad;
+  EXPECT_TRUE(h.controller.replay({noop, bad}, storage::offset(43), 3));
+  EXPECT_EQ(h.image().provenance.offset, storage::offset(41)) << "a refused batch does not move the stamp";
+}
+
 TEST(ControllerBrokers, RevertDropsUncommittedRecords) {
   harness h;
   h.add_brokers({1});
