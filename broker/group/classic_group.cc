@@ -230,9 +230,11 @@ void classic_group::init_next_generation(int64_t now_ms) {
   ++generation_;
   if (!members_.empty()) {
     protocol_name_ = select_protocol();
+    refresh_subscribed_topics();
     transition_to(group_state::completing_rebalance, now_ms);
   } else {
     protocol_name_.reset();
+    refresh_subscribed_topics();
     transition_to(group_state::empty, now_ms);
   }
   pending_sync_.clear();
@@ -272,7 +274,7 @@ std::vector<msg::join_group_response::join_group_response_member> classic_group:
   return out;
 }
 
-std::optional<std::set<std::string>> classic_group::subscribed_topics() const {
+std::optional<std::set<std::string>> classic_group::compute_subscribed_topics() const {
   if (!uses_consumer_protocol()) return std::nullopt;
   if (members_.empty()) return std::set<std::string>{};
   if (!protocol_name_) return std::nullopt;
@@ -321,9 +323,8 @@ msg::group_metadata_value classic_group::record_value(const assignment_map* assi
 }
 
 bool classic_group::is_subscribed_to(std::string_view topic) const {
-  auto topics = subscribed_topics();
-  if (!topics) return uses_consumer_protocol();
-  return topics->contains(std::string(topic));
+  if (!subscribed_topics_) return uses_consumer_protocol();
+  return subscribed_topics_->contains(std::string(topic));
 }
 
 }  // namespace hw::broker::group

@@ -168,9 +168,12 @@ class classic_group {
                      std::vector<completion>& out);
   std::vector<protocol::msg::join_group_response::join_group_response_member> join_members() const;
 
-  // Topics the members subscribe to when the group speaks the consumer
-  // protocol (nullopt: unknown, so every topic counts as subscribed).
-  std::optional<std::set<std::string>> subscribed_topics() const;
+  // Topics the members subscribed to as of the current generation (or the
+  // loaded record), when the group speaks the consumer protocol; nullopt:
+  // unknown, so every topic counts as subscribed. Kafka caches this per
+  // generation, so a rebalance in progress does not change it.
+  const std::optional<std::set<std::string>>& subscribed_topics() const { return subscribed_topics_; }
+  void refresh_subscribed_topics() { subscribed_topics_ = compute_subscribed_topics(); }
   bool is_subscribed_to(std::string_view topic) const;
   bool uses_consumer_protocol() const { return protocol_type_ && *protocol_type_ == "consumer"; }
 
@@ -185,6 +188,7 @@ class classic_group {
 
  private:
   void count_protocols(const group_member& member, int delta);
+  std::optional<std::set<std::string>> compute_subscribed_topics() const;
 
   std::string group_id_;
   group_state state_ = group_state::empty;
@@ -200,6 +204,7 @@ class classic_group {
   std::set<std::string, std::less<>> pending_sync_;
   std::map<std::string, int32_t, std::less<>> protocol_votes_;
   int32_t awaiting_join_ = 0;
+  std::optional<std::set<std::string>> subscribed_topics_;
 };
 
 }  // namespace hw::broker::group

@@ -139,6 +139,7 @@ void group_shard::replay_group(const group_record& record) {
     m.assignment = pm.assignment;
     g.add(std::move(m), std::nullopt);
   }
+  g.refresh_subscribed_topics();
   groups_.insert_or_assign(record.group, std::move(g));
 }
 

@@ -265,6 +265,19 @@ TEST(GroupOffsets, OffsetDelete) {
   EXPECT_EQ(h.fetched("g", "t", 0), 1);
   EXPECT_EQ(h.fetched("g", "gone", 0), -1);
 
+  // A rebalance in progress does not change what the group is subscribed
+  // to: that is fixed per generation.
+  auto add = args("g");
+  add.protocols = range_protocol({"gone"});
+  h.join_dynamic(add);
+  ASSERT_EQ(h.shard.find_group("g")->state(), group_state::preparing_rebalance);
+  ASSERT_EQ(h.commit_error("g", id, 1, "gone", 0, 2), 0);
+  od.topics = {{"gone", {{0, {}}}, {}}};
+  t = h.next_token++;
+  h.shard.delete_offsets(t, od, h.now);
+  EXPECT_EQ(h.take<msg::offset_delete_response>(t)->topics[0].partitions[0].error_code, 0);
+  EXPECT_EQ(h.fetched("g", "gone", 0), -1);
+
   od.group_id = "ghost";
   t = h.next_token++;
   h.shard.delete_offsets(t, od, h.now);
