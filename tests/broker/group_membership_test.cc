@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "protocol/wire/reader.h"
 #include "tests/broker/group_test_support.h"
 
 namespace hw::broker::group {
@@ -421,6 +422,67 @@ TEST(GroupMembership, LoadingAndUnloadedShardRefuseRequests) {
   EXPECT_EQ(j->error_code, code(error_code::not_coordinator));
   EXPECT_EQ(h.heartbeat("g", id, 0), code(error_code::not_coordinator));
   EXPECT_EQ(h.shard.group_count(), 0u);
+}
+
+TEST(GroupMembership, OldJoinVersionsNeverCarryANullProtocolName) {
+  shard_harness h;
+  stable_pair(h, "g");
+  auto a = args("g");
+  a.member_id = "stranger";
+  a.version = 5;
+  auto old_version = h.take<msg::join_group_response>(h.join(a));
+  a.version = 7;
+  auto new_version = h.take<msg::join_group_response>(h.join(a));
+  ASSERT_TRUE(old_version && new_version);
+  EXPECT_EQ(old_version->protocol_name, std::optional<std::string>(""));
+  EXPECT_FALSE(new_version->protocol_name.has_value());
+  // And the v5 answer survives its own encoding.
+  std::vector<uint8_t> bytes;
+  protocol::writer w(bytes);
+  old_version->encode(w, 5);
+  protocol::reader r(bytes);
+  msg::join_group_response decoded;
+  decoded.decode(r, 5);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(decoded.error_code, code(error_code::unknown_member_id));
+}
+
+TEST(GroupMembership, GroupLoadedOverMaxSizeRebalancesAndShrinks) {
+  shard_harness big;
+  stable_pair(big, "g");
+  group_config config;
+  config.max_size = 1;
+  shard_harness h(config, 7, false);
+  h.shard.begin_load();
+  for (const auto& rec : big.log) {
+    std::optional<std::span<const uint8_t>> value;
+    if (rec.value) value = std::span<const uint8_t>(*rec.value);
+    ASSERT_TRUE(h.shard.load({rec.key, value}));
+  }
+  h.shard.end_load(h.now);
+  const classic_group* g = h.shard.find_group("g");
+  ASSERT_EQ(g->size(), 2u);
+  EXPECT_EQ(g->state(), group_state::preparing_rebalance);
+  std::vector<std::string> ids;
+  for (const auto& [id, _] : g->members()) ids.push_back(id);
+  std::vector<request_token> joins;
+  for (const auto& id : ids) {
+    auto a = args("g");
+    a.member_id = id;
+    joins.push_back(h.join(a));
+  }
+  // The first to rejoin fits; the second is turned away (and removed),
+  // and the barrier completes at the rebalance timeout.
+  auto second = h.take<msg::join_group_response>(joins[1]);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->error_code, code(error_code::group_max_size_reached));
+  EXPECT_FALSE(h.answered(joins[0]));
+  h.advance(30000);
+  auto first = h.take<msg::join_group_response>(joins[0]);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->error_code, 0);
+  EXPECT_EQ(first->generation_id, 2);
+  EXPECT_EQ(h.shard.find_group("g")->size(), 1u);
 }
 
 TEST(GroupMembership, DescribeAndListGroups) {
