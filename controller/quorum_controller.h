@@ -194,12 +194,19 @@ class quorum_controller {
   bool has_leaderships(const metadata_image& image, int32_t broker) const;
   int64_t lowest_active_offset(const metadata_image& image) const;
   api_error check_broker_epoch(int32_t broker, int64_t epoch) const;
+  // Why a BrokerRegistration is refused (none when it is accepted).
+  error_code registration_error(const msg::broker_registration_request& request, int64_t now_ms) const;
 
   // Per topic name, the request-level errors of CreateTopics: duplicates,
   // names, collisions, existing topics, null config values.
   std::map<std::string, api_error> validate_new_topics(const msg::create_topics_request& request) const;
   api_error new_topic_config_records(const msg::create_topics_request::creatable_topic& topic,
                                      std::vector<metadata_record>& out) const;
+  // Partition id → (replicas, initial ISR) of a topic being created.
+  using new_partitions = std::map<int32_t, std::pair<std::vector<int32_t>, std::vector<int32_t>>>;
+  std::vector<int32_t> active_replicas(const std::vector<int32_t>& replicas) const;
+  api_error manual_assignment(const msg::create_topics_request::creatable_topic& topic, new_partitions& parts) const;
+  api_error placed_assignment(const msg::create_topics_request::creatable_topic& topic, new_partitions& parts);
   api_error create_topic(const msg::create_topics_request::creatable_topic& topic,
                          std::vector<metadata_record>& records,
                          msg::create_topics_response::creatable_topic_result& result);

@@ -29,31 +29,29 @@ controller_result<R> failed(error_code code) {
 
 }  // namespace
 
-controller_result<msg::broker_registration_response> quorum_controller::register_broker(
-    const msg::broker_registration_request& request, int16_t version, int64_t new_broker_epoch, int64_t now_ms) {
-  (void)version;
-  using result = msg::broker_registration_response;
+error_code quorum_controller::registration_error(const msg::broker_registration_request& request,
+                                                 int64_t now_ms) const {
   const metadata_image& image = *image_;
   if (!options_.cluster_id.empty() && request.cluster_id != options_.cluster_id) {
-    return failed<result>(error_code::inconsistent_cluster_id);
+    return error_code::inconsistent_cluster_id;
   }
   int32_t id = request.broker_id;
   const broker_registration* existing = image.broker(id);
+  // Another incarnation holding a live session keeps the id.
   if (existing && existing->incarnation_id != request.incarnation_id && !existing->fenced) {
     auto s = sessions_.find(id);
     bool valid = s == sessions_.end() || now_ms - s->second.last_contact_ms <= options_.broker_session_timeout_ms;
-    if (valid) return failed<result>(error_code::duplicate_broker_registration);
+    if (valid) return error_code::duplicate_broker_registration;
   }
-  if (request.is_migrating_zk_broker) return failed<result>(error_code::broker_id_not_registered);
-  metadata_version mv = image.version();
-  if (mv.directory_assignment_supported()) {
-    if (request.log_dirs.empty()) return failed<result>(error_code::invalid_registration);
+  if (request.is_migrating_zk_broker) return error_code::broker_id_not_registered;
+  if (image.version().directory_assignment_supported()) {
+    if (request.log_dirs.empty()) return error_code::invalid_registration;
     std::set<protocol::uuid> seen;
     for (const auto& dir : request.log_dirs) {
-      if (reserved_directory(dir) || !seen.insert(dir).second) return failed<result>(error_code::invalid_registration);
+      if (reserved_directory(dir) || !seen.insert(dir).second) return error_code::invalid_registration;
       for (const auto& [other_id, other] : image.brokers) {
         if (other_id != id && std::count(other.log_dirs.begin(), other.log_dirs.end(), dir)) {
-          return failed<result>(error_code::invalid_registration);
+          return error_code::invalid_registration;
         }
       }
     }
@@ -65,16 +63,27 @@ controller_result<msg::broker_registration_response> quorum_controller::register
     lists_metadata_version |= f.name == metadata_version::feature_name;
     int16_t finalized = image.feature_level(f.name).value_or(0);
     if (finalized < f.min_supported_version || finalized > f.max_supported_version) {
-      return failed<result>(error_code::unsupported_version);
+      return error_code::unsupported_version;
     }
   }
-  if (!lists_metadata_version) return failed<result>(error_code::invalid_registration);
+  if (!lists_metadata_version) return error_code::invalid_registration;
   for (const auto& [name, level] : image.features) {
     bool listed = std::any_of(request.features.begin(), request.features.end(),
                               [&](const auto& f) { return f.name == name; });
-    if (!listed && level != 0) return failed<result>(error_code::unsupported_version);
+    if (!listed && level != 0) return error_code::unsupported_version;
   }
+  return error_code::none;
+}
 
+controller_result<msg::broker_registration_response> quorum_controller::register_broker(
+    const msg::broker_registration_request& request, int16_t version, int64_t new_broker_epoch, int64_t now_ms) {
+  (void)version;
+  using result = msg::broker_registration_response;
+  if (error_code e = registration_error(request, now_ms); e != error_code::none) return failed<result>(e);
+  const metadata_image& image = *image_;
+  int32_t id = request.broker_id;
+  const broker_registration* existing = image.broker(id);
+  metadata_version mv = image.version();
   controller_result<result> out;
   msg::register_broker_record record;
   record.broker_id = id;

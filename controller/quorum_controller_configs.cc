@@ -56,6 +56,43 @@ msg::config_record config_change(const config_resource& r, std::string key, std:
   return c;
 }
 
+// Applies one IncrementalAlterConfigs operation (SET 0, DELETE 1, APPEND 2,
+// SUBTRACT 3) to a key's current value.
+api_error apply_config_op(config_resource_type type, const std::string& key, int8_t op,
+                          const std::optional<std::string>& operand, std::optional<std::string>& value) {
+  switch (op) {
+    case 0:
+      value = operand;
+      return {};
+    case 1:
+      value.reset();
+      return {};
+    case 2:
+    case 3: {
+      auto list_default = list_config_default(type, key);
+      if (!list_default) {
+        return {error_code::invalid_config,
+                std::string("Can't ") + (op == 2 ? "APPEND" : "SUBTRACT") + " to key " + key + " because its type is not LIST."};
+      }
+      std::vector<std::string> parts;
+      for (auto& p : split(value ? *value : std::string(*list_default))) {
+        if (!p.empty()) parts.push_back(std::move(p));
+      }
+      for (const auto& v : split(operand.value_or(""))) {
+        bool present = std::find(parts.begin(), parts.end(), v) != parts.end();
+        if (op == 2 && !present) parts.push_back(v);
+        if (op == 3) std::erase(parts, v);
+      }
+      std::string joined;
+      for (size_t i = 0; i < parts.size(); ++i) joined += (i ? "," : "") + parts[i];
+      value = joined;
+      return {};
+    }
+    default:
+      return {error_code::invalid_request, "Unknown config operation " + std::to_string(op)};
+  }
+}
+
 void set_result(auto& response, int8_t type, const std::string& name, const api_error& e) {
   auto& r = response.responses.emplace_back();
   r.error_code = static_cast<int16_t>(e.code);
@@ -176,50 +213,12 @@ controller_result<msg::incremental_alter_configs_response> quorum_controller::in
                   duplicate_keys ? "Error due to duplicate config keys" : "Each resource must appear at most once."});
       continue;
     }
-    const auto* current = image_->config(resource);
-    auto current_value = [&](const std::string& key) -> std::optional<std::string> {
-      if (!current) return std::nullopt;
-      auto it = current->find(key);
-      if (it == current->end()) return std::nullopt;
-      return it->second;
-    };
     api_error e;
     std::vector<msg::config_record> changes;
     for (const auto& op : res.configs) {
-      std::optional<std::string> value = current_value(op.name);
-      std::optional<std::string> old = value;
-      switch (op.config_operation) {
-        case 0:  // SET
-          value = op.value;
-          break;
-        case 1:  // DELETE
-          value.reset();
-          break;
-        case 2:    // APPEND
-        case 3: {  // SUBTRACT
-          auto list_default = list_config_default(resource.type, op.name);
-          if (!list_default) {
-            e = {error_code::invalid_config, std::string("Can't ") + (op.config_operation == 2 ? "APPEND" : "SUBTRACT") +
-                                                 " to key " + op.name + " because its type is not LIST."};
-            break;
-          }
-          std::vector<std::string> parts;
-          for (auto& p : split(value ? *value : std::string(*list_default))) {
-            if (!p.empty()) parts.push_back(std::move(p));
-          }
-          for (const auto& v : split(op.value.value_or(""))) {
-            auto at = std::find(parts.begin(), parts.end(), v);
-            if (op.config_operation == 2 && at == parts.end()) parts.push_back(v);
-            if (op.config_operation == 3) std::erase(parts, v);
-          }
-          std::string joined;
-          for (size_t i = 0; i < parts.size(); ++i) joined += (i ? "," : "") + parts[i];
-          value = joined;
-          break;
-        }
-        default:
-          e = {error_code::invalid_request, "Unknown config operation " + std::to_string(op.config_operation)};
-      }
+      std::optional<std::string> old = image_->config(resource.type, resource.name, op.name);
+      std::optional<std::string> value = old;
+      e = apply_config_op(resource.type, op.name, op.config_operation, op.value, value);
       if (!e.ok()) break;
       // Broker configs are rewritten even when unchanged, so brokers reload
       // them (KAFKA-14136).

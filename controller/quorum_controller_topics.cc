@@ -109,72 +109,84 @@ api_error quorum_controller::validate_manual_assignment(const std::vector<int32_
   return {};
 }
 
+std::vector<int32_t> quorum_controller::active_replicas(const std::vector<int32_t>& replicas) const {
+  std::vector<int32_t> isr;
+  for (int32_t r : replicas) {
+    if (is_active(*image_, r)) isr.push_back(r);
+  }
+  return isr;
+}
+
+api_error quorum_controller::manual_assignment(const msg::create_topics_request::creatable_topic& topic,
+                                               new_partitions& parts) const {
+  if (topic.replication_factor != -1) {
+    return {error_code::invalid_request,
+            "A manual partition assignment was specified, but replication factor was not set to -1."};
+  }
+  if (topic.num_partitions != -1) {
+    return {error_code::invalid_request,
+            "A manual partition assignment was specified, but numPartitions was not set to -1."};
+  }
+  std::optional<size_t> replication_factor;
+  for (const auto& a : topic.assignments) {
+    if (parts.count(a.partition_index)) {
+      return {error_code::invalid_replica_assignment,
+              "Found multiple manual partition assignments for partition " + std::to_string(a.partition_index)};
+    }
+    if (api_error e = validate_manual_assignment(a.broker_ids, replication_factor); !e.ok()) return e;
+    replication_factor = a.broker_ids.size();
+    std::vector<int32_t> isr = active_replicas(a.broker_ids);
+    if (isr.empty()) {
+      return {error_code::invalid_replica_assignment,
+              "All brokers specified in the manual partition assignment for partition " +
+                  std::to_string(a.partition_index) + " are fenced or in controlled shutdown."};
+    }
+    parts[a.partition_index] = {a.broker_ids, std::move(isr)};
+  }
+  for (int32_t i = 0; i < static_cast<int32_t>(parts.size()); ++i) {
+    if (!parts.count(i)) {
+      return {error_code::invalid_replica_assignment, "partitions should be a consecutive 0-based integer sequence"};
+    }
+  }
+  return {};
+}
+
+api_error quorum_controller::placed_assignment(const msg::create_topics_request::creatable_topic& topic,
+                                               new_partitions& parts) {
+  if (topic.replication_factor < -1 || topic.replication_factor == 0) {
+    return {error_code::invalid_replication_factor,
+            "Replication factor must be larger than 0, or -1 to use the default value."};
+  }
+  if (topic.num_partitions < -1 || topic.num_partitions == 0) {
+    return {error_code::invalid_partitions, "Number of partitions was set to an invalid non-positive value."};
+  }
+  int32_t num_partitions = topic.num_partitions == -1 ? options_.num_partitions : topic.num_partitions;
+  int32_t rf = topic.replication_factor == -1 ? options_.default_replication_factor : topic.replication_factor;
+  std::string why;
+  auto placed = place(num_partitions, rf, &why);
+  if (!placed) {
+    return {error_code::invalid_replication_factor,
+            "Unable to replicate the partition " + std::to_string(rf) + " time(s): " + why};
+  }
+  for (int32_t p = 0; p < num_partitions; ++p) {
+    std::vector<int32_t> isr = active_replicas((*placed)[static_cast<size_t>(p)]);
+    if (isr.empty()) {
+      return {error_code::invalid_replication_factor,
+              "Unable to replicate the partition " + std::to_string(rf) +
+                  " time(s): All brokers are currently fenced or in controlled shutdown."};
+    }
+    parts[p] = {(*placed)[static_cast<size_t>(p)], std::move(isr)};
+  }
+  return {};
+}
+
 api_error quorum_controller::create_topic(const msg::create_topics_request::creatable_topic& topic,
                                           std::vector<metadata_record>& records,
                                           msg::create_topics_response::creatable_topic_result& result) {
   const metadata_image& image = *image_;
-  std::map<int32_t, std::pair<std::vector<int32_t>, std::vector<int32_t>>> parts;  // replicas, isr
-  auto active_of = [&](const std::vector<int32_t>& replicas) {
-    std::vector<int32_t> isr;
-    for (int32_t r : replicas) {
-      if (is_active(image, r)) isr.push_back(r);
-    }
-    return isr;
-  };
-  if (!topic.assignments.empty()) {
-    if (topic.replication_factor != -1) {
-      return {error_code::invalid_request,
-              "A manual partition assignment was specified, but replication factor was not set to -1."};
-    }
-    if (topic.num_partitions != -1) {
-      return {error_code::invalid_request,
-              "A manual partition assignment was specified, but numPartitions was not set to -1."};
-    }
-    std::optional<size_t> replication_factor;
-    for (const auto& a : topic.assignments) {
-      if (parts.count(a.partition_index)) {
-        return {error_code::invalid_replica_assignment,
-                "Found multiple manual partition assignments for partition " + std::to_string(a.partition_index)};
-      }
-      if (api_error e = validate_manual_assignment(a.broker_ids, replication_factor); !e.ok()) return e;
-      replication_factor = a.broker_ids.size();
-      std::vector<int32_t> isr = active_of(a.broker_ids);
-      if (isr.empty()) {
-        return {error_code::invalid_replica_assignment,
-                "All brokers specified in the manual partition assignment for partition " +
-                    std::to_string(a.partition_index) + " are fenced or in controlled shutdown."};
-      }
-      parts[a.partition_index] = {a.broker_ids, std::move(isr)};
-    }
-    for (int32_t i = 0; i < static_cast<int32_t>(parts.size()); ++i) {
-      if (!parts.count(i)) {
-        return {error_code::invalid_replica_assignment, "partitions should be a consecutive 0-based integer sequence"};
-      }
-    }
-  } else if (topic.replication_factor < -1 || topic.replication_factor == 0) {
-    return {error_code::invalid_replication_factor,
-            "Replication factor must be larger than 0, or -1 to use the default value."};
-  } else if (topic.num_partitions < -1 || topic.num_partitions == 0) {
-    return {error_code::invalid_partitions, "Number of partitions was set to an invalid non-positive value."};
-  } else {
-    int32_t num_partitions = topic.num_partitions == -1 ? options_.num_partitions : topic.num_partitions;
-    int32_t rf = topic.replication_factor == -1 ? options_.default_replication_factor : topic.replication_factor;
-    std::string why;
-    auto placed = place(num_partitions, rf, &why);
-    if (!placed) {
-      return {error_code::invalid_replication_factor,
-              "Unable to replicate the partition " + std::to_string(rf) + " time(s): " + why};
-    }
-    for (int32_t p = 0; p < num_partitions; ++p) {
-      std::vector<int32_t> isr = active_of((*placed)[static_cast<size_t>(p)]);
-      if (isr.empty()) {
-        return {error_code::invalid_replication_factor,
-                "Unable to replicate the partition " + std::to_string(rf) +
-                    " time(s): All brokers are currently fenced or in controlled shutdown."};
-      }
-      parts[p] = {(*placed)[static_cast<size_t>(p)], std::move(isr)};
-    }
-  }
+  new_partitions parts;
+  api_error assigned = topic.assignments.empty() ? placed_assignment(topic, parts) : manual_assignment(topic, parts);
+  if (!assigned.ok()) return assigned;
 
   protocol::uuid id = protocol::uuid::random(random_);
   while (image.topics_by_id.count(id)) id = protocol::uuid::random(random_);
