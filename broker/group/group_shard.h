@@ -148,6 +148,8 @@ class group_shard {
                             request_token token, int16_t version, const protocol::msg::join_group_request& request,
                             int64_t now_ms);
   bool accept_joining_member(classic_group& g, std::string_view member_id) const;
+  protocol::error_code leave_one(classic_group& g, const std::string& member_id,
+                                 const std::optional<std::string>& instance_id);
 
   // group_shard_rebalance.cc
   void maybe_prepare_rebalance_or_complete_join(classic_group& g, int64_t now_ms);

@@ -356,6 +356,30 @@ void group_shard::heartbeat(request_token token, int16_t version, const msg::hea
 
 // --- LeaveGroup --------------------------------------------------------------------
 
+error_code group_shard::leave_one(classic_group& g, const std::string& member_id,
+                                  const std::optional<std::string>& instance_id) {
+  auto remove_current = [&](const std::string& id) {
+    group_member* m = g.member(id);
+    g.complete_join(*m, join_error(m->awaiting_join ? m->awaiting_join->version : 9, "", error_code::unknown_member_id),
+                    output_.completions);
+    g.complete_sync(*m, sync_error(error_code::unknown_member_id), output_.completions);
+    g.remove(id);
+  };
+  if (member_id.empty()) {
+    // Administrative removal by group.instance.id.
+    auto existing = instance_id ? g.static_member_id(*instance_id) : std::nullopt;
+    if (!existing) return error_code::unknown_member_id;
+    remove_current(*existing);
+  } else if (g.is_pending(member_id)) {
+    g.remove(member_id);
+  } else if (auto e = g.validate_member(member_id, instance_id); e != error_code::none) {
+    return e;
+  } else {
+    remove_current(member_id);
+  }
+  return error_code::none;
+}
+
 void group_shard::leave_group(request_token token, int16_t version, const msg::leave_group_request& request,
                               int64_t now_ms) {
   (void)version;
@@ -385,33 +409,10 @@ void group_shard::leave_group(request_token token, int16_t version, const msg::l
     return respond(token, std::move(response));
   }
   bool any_left = false;
-  auto remove_current = [&](const std::string& member_id) {
-    group_member* m = g->member(member_id);
-    g->complete_join(*m, join_error(m->awaiting_join ? m->awaiting_join->version : 9, "", error_code::unknown_member_id),
-                     output_.completions);
-    g->complete_sync(*m, sync_error(error_code::unknown_member_id),
-                     output_.completions);
-    g->remove(member_id);
-  };
   for (const auto& who : request.members) {
-    if (who.member_id.empty()) {
-      // Administrative removal by group.instance.id.
-      auto existing = who.group_instance_id ? g->static_member_id(*who.group_instance_id) : std::nullopt;
-      if (!existing) {
-        response.members.push_back(member_result(who, error_code::unknown_member_id));
-        continue;
-      }
-      remove_current(*existing);
-    } else if (g->is_pending(who.member_id)) {
-      g->remove(who.member_id);
-    } else if (auto e = g->validate_member(who.member_id, who.group_instance_id); e != error_code::none) {
-      response.members.push_back(member_result(who, e));
-      continue;
-    } else {
-      remove_current(who.member_id);
-    }
-    any_left = true;
-    response.members.push_back(member_result(who, error_code::none));
+    error_code e = leave_one(*g, who.member_id, who.group_instance_id);
+    any_left |= e == error_code::none;
+    response.members.push_back(member_result(who, e));
   }
   if (any_left) {
     if (g->in(group_state::stable) || g->in(group_state::completing_rebalance)) {
