@@ -41,6 +41,7 @@
 #include "protocol/messages/alter_configs.h"
 #include "protocol/messages/broker_heartbeat.h"
 #include "protocol/messages/broker_registration.h"
+#include "protocol/messages/controller_registration.h"
 #include "protocol/messages/create_partitions.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/delete_topics.h"
@@ -150,6 +151,10 @@ class quorum_controller {
   controller_result<msg::broker_registration_response> register_broker(
       const msg::broker_registration_request& request, int16_t version, int64_t new_broker_epoch,
       int64_t now_ms);
+  // A controller announcing its listeners and features (DescribeCluster
+  // answers with them): a RegisterControllerRecord.
+  controller_result<msg::controller_registration_response> register_controller(
+      const msg::controller_registration_request& request);
   // Removes a broker (kafka-cluster.sh unregister): out of every ISR and
   // ELR, then its registration.
   controller_result<msg::unregister_broker_response> unregister_broker(

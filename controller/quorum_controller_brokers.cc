@@ -194,6 +194,27 @@ controller_result<msg::broker_heartbeat_response> quorum_controller::broker_hear
   return out;
 }
 
+controller_result<msg::controller_registration_response> quorum_controller::register_controller(
+    const msg::controller_registration_request& request) {
+  controller_result<msg::controller_registration_response> out;
+  if (!image_->version().controller_registration_supported()) {
+    out.response.error_code = static_cast<int16_t>(error_code::unsupported_version);
+    out.response.error_message = "The current MetadataVersion is too old to support controller registrations.";
+    return out;
+  }
+  msg::register_controller_record record;
+  record.controller_id = request.controller_id;
+  record.incarnation_id = request.incarnation_id;
+  record.zk_migration_ready = false;
+  for (const auto& l : request.listeners) record.end_points.push_back({l.name, l.host, l.port, l.security_protocol, {}});
+  for (const auto& f : request.features) {
+    record.features.push_back({f.name, f.min_supported_version, f.max_supported_version, {}});
+  }
+  out.records.push_back(record);
+  out.response.error_message = std::nullopt;
+  return out;
+}
+
 controller_result<msg::unregister_broker_response> quorum_controller::unregister_broker(
     const msg::unregister_broker_request& request) {
   controller_result<msg::unregister_broker_response> out;

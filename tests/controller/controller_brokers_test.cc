@@ -272,3 +272,23 @@ TEST(ControllerBrokers, UnregisterMovesLeadersAndRemovesTheRegistration) {
 
 }  // namespace
 }  // namespace hw::controller
+
+namespace hw::controller {
+namespace {
+
+TEST(ControllerBrokers, ControllerRegistrationIsRecorded) {
+  testing::harness h;
+  msg::controller_registration_request request;
+  request.controller_id = 3000;
+  request.incarnation_id = testing::id_of(3000);
+  request.listeners.push_back({"CONTROLLER", "localhost", 9093, 0, {}});
+  request.features.push_back({"metadata.version", 7, 30, {}});
+  auto response = h.run(h.controller.register_controller(request));
+  EXPECT_EQ(response.error_code, 0);
+  ASSERT_EQ(h.image().controllers.count(3000), 1u);
+  EXPECT_EQ(h.image().controllers.at(3000).endpoints.front().port, 9093);
+  EXPECT_EQ(h.image().controllers.at(3000).features.at("metadata.version").max_version, 30);
+}
+
+}  // namespace
+}  // namespace hw::controller
