@@ -38,6 +38,7 @@
 #include "controller/partition_change.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/allocate_producer_ids.h"
+#include "protocol/messages/alter_partition.h"
 #include "protocol/messages/alter_configs.h"
 #include "protocol/messages/broker_heartbeat.h"
 #include "protocol/messages/broker_registration.h"
@@ -163,6 +164,11 @@ class quorum_controller {
   // end), so a controlled shutdown knows when the others have seen it.
   controller_result<msg::broker_heartbeat_response> broker_heartbeat(
       const msg::broker_heartbeat_request& request, int16_t version, int64_t next_offset, int64_t now_ms);
+  // A leader's ISR change (versions 2-3: topics by id). The answer carries
+  // the partition as it will be; NEW_LEADER_ELECTED when the change moved
+  // leadership away from the requester.
+  controller_result<msg::alter_partition_response> alter_partition(const msg::alter_partition_request& request,
+                                                                   int16_t version);
   controller_result<msg::elect_leaders_response> elect_leaders(const msg::elect_leaders_request& request,
                                                                int16_t version);
   // Fences brokers whose session expired (no heartbeat for
@@ -199,6 +205,9 @@ class quorum_controller {
   bool has_leaderships(const metadata_image& image, int32_t broker) const;
   int64_t lowest_active_offset(const metadata_image& image) const;
   api_error check_broker_epoch(int32_t broker, int64_t epoch) const;
+  error_code alter_partition_error(int32_t broker, const partition_registration* partition,
+                                   const msg::alter_partition_request::partition_data& data, int16_t version) const;
+  static std::vector<int32_t> new_isr_of(const msg::alter_partition_request::partition_data& data, int16_t version);
   // Why a BrokerRegistration is refused (none when it is accepted).
   error_code registration_error(const msg::broker_registration_request& request, int64_t now_ms) const;
 

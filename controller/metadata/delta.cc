@@ -22,6 +22,25 @@ std::vector<broker_endpoint> endpoints_of(const auto& list) {
 
 }  // namespace
 
+partition_registration merge(const partition_registration& current, const msg::partition_change_record& r) {
+  partition_registration p = current;
+  if (r.replicas) p.replicas = *r.replicas;
+  if (r.isr) p.isr = *r.isr;
+  if (r.removing_replicas) p.removing = *r.removing_replicas;
+  if (r.adding_replicas) p.adding = *r.adding_replicas;
+  if (r.directories) p.directories = *r.directories;
+  if (r.eligible_leader_replicas) p.elr = *r.eligible_leader_replicas;
+  if (r.last_known_elr) p.last_known_elr = *r.last_known_elr;
+  // A leader field present (even the same leader) starts a new leader epoch.
+  if (r.leader != no_leader_change) {
+    p.leader = r.leader;
+    ++p.leader_epoch;
+  }
+  if (r.leader_recovery_state != -1) p.leader_recovery_state = r.leader_recovery_state;
+  ++p.partition_epoch;
+  return p;
+}
+
 metadata_delta::metadata_delta(std::shared_ptr<const metadata_image> base)
     : base_(std::move(base)), next_(*base_) {}
 
@@ -115,22 +134,7 @@ metadata_delta::replay_result metadata_delta::replay_partition_change(const msg:
   if (r.leader_recovery_state != -1 && r.leader_recovery_state != 0 && r.leader_recovery_state != 1) {
     return "PartitionChangeRecord with leader recovery state " + std::to_string(r.leader_recovery_state);
   }
-  partition_registration p = *old;
-  if (r.replicas) p.replicas = *r.replicas;
-  if (r.isr) p.isr = *r.isr;
-  if (r.removing_replicas) p.removing = *r.removing_replicas;
-  if (r.adding_replicas) p.adding = *r.adding_replicas;
-  if (r.directories) p.directories = *r.directories;
-  if (r.eligible_leader_replicas) p.elr = *r.eligible_leader_replicas;
-  if (r.last_known_elr) p.last_known_elr = *r.last_known_elr;
-  // A leader field present (even the same leader) starts a new leader epoch.
-  if (r.leader != no_leader_change) {
-    p.leader = r.leader;
-    ++p.leader_epoch;
-  }
-  if (r.leader_recovery_state != -1) p.leader_recovery_state = r.leader_recovery_state;
-  ++p.partition_epoch;
-  mutable_topic(r.topic_id).partitions[r.partition_id] = std::move(p);
+  mutable_topic(r.topic_id).partitions[r.partition_id] = merge(*old, r);
   changed_partitions_.emplace(r.topic_id, r.partition_id);
   return std::nullopt;
 }

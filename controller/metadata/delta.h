@@ -38,6 +38,12 @@ struct partition_change {
   partition_registration after;
 };
 
+// The registration after a PartitionChangeRecord, as Kafka's
+// PartitionRegistration.merge: absent fields keep their value, a leader
+// field (even the same leader) bumps the leader epoch, every change bumps
+// the partition epoch.
+partition_registration merge(const partition_registration& current, const msg::partition_change_record& change);
+
 class metadata_delta {
  public:
   explicit metadata_delta(std::shared_ptr<const metadata_image> base);

@@ -87,7 +87,7 @@ void run_seed(uint64_t seed) {
     auto before = h.controller.working_image();
     std::string where = "seed " + std::to_string(seed) + " step " + std::to_string(step);
     int32_t broker = 1 + pick(5);
-    int op = pick(10);
+    int op = pick(11);
     where += " op " + std::to_string(op) + " broker " + std::to_string(broker);
     switch (op) {
       case 0:
@@ -158,6 +158,31 @@ void run_seed(uint64_t seed) {
         request.broker_id = broker;
         request.broker_epoch = h.image().broker(broker)->epoch;
         h.run(h.controller.allocate_producer_ids(request));
+        break;
+      }
+      case 9: {
+        // A leader shrinks or expands its ISR to a random set of live replicas.
+        if (h.image().topics_by_id.empty()) break;
+        const auto& [id, topic] = *h.image().topics_by_id.begin();
+        const auto& [partition, reg] = *topic->partitions.begin();
+        if (!reg.has_leader()) break;
+        msg::alter_partition_request request;
+        request.broker_id = reg.leader;
+        request.broker_epoch = h.image().broker(reg.leader)->epoch;
+        auto& d = request.topics.emplace_back();
+        d.topic_id = id;
+        auto& p = d.partitions.emplace_back();
+        p.partition_index = partition;
+        p.leader_epoch = reg.leader_epoch;
+        p.partition_epoch = reg.partition_epoch;
+        p.leader_recovery_state = 0;
+        for (int32_t r : reg.replicas) {
+          if (r == reg.leader || (pick(2) == 0 && active(h.image(), r))) {
+            p.new_isr_with_epochs.push_back({r, h.image().broker(r)->epoch, {}});
+          }
+        }
+        auto response = h.run(h.controller.alter_partition(request, 3));
+        EXPECT_EQ(response.error_code, 0) << where;
         break;
       }
       default:
