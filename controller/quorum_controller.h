@@ -171,6 +171,12 @@ class quorum_controller {
                                                                    int16_t version);
   controller_result<msg::elect_leaders_response> elect_leaders(const msg::elect_leaders_request& request,
                                                                int16_t version);
+  // Periodic tasks (Kafka runs them every leader.imbalance.check.interval
+  // and on a timer): move leadership back to preferred replicas
+  // (auto.leader.rebalance.enable), and elect unclean leaders for leaderless
+  // partitions of topics that allow it. At most max_elections records each.
+  std::vector<metadata_record> balance_leaders(size_t max_elections = 1000) const;
+  std::vector<metadata_record> elect_unclean_leaders(size_t max_elections = 1000) const;
   // Fences brokers whose session expired (no heartbeat for
   // broker.session.timeout.ms) and moves their leaderships away.
   std::vector<metadata_record> tick(int64_t now_ms);

@@ -526,4 +526,45 @@ controller_result<msg::elect_leaders_response> quorum_controller::elect_leaders(
   return out;
 }
 
+std::vector<metadata_record> quorum_controller::balance_leaders(size_t max_elections) const {
+  const metadata_image& image = *image_;
+  std::vector<metadata_record> out;
+  for (const auto& [id, topic] : image.topics_by_id) {
+    for (const auto& [partition, p] : topic->partitions) {
+      if (out.size() >= max_elections) return out;
+      if (p.replicas.empty() || p.leader == p.replicas.front()) continue;
+      partition_change_options o;
+      o.acceptable_leader = [&](int32_t r) { return is_active(image, r); };
+      o.version = image.version();
+      o.min_isr = effective_min_isr(image, *topic);
+      o.elr_enabled = elr_enabled(image);
+      partition_change_builder builder(p, id, partition, o);
+      builder.set_election(election_type::preferred);
+      if (auto record = builder.build()) out.push_back(*record);
+    }
+  }
+  return out;
+}
+
+std::vector<metadata_record> quorum_controller::elect_unclean_leaders(size_t max_elections) const {
+  const metadata_image& image = *image_;
+  std::vector<metadata_record> out;
+  for (const auto& [id, topic] : image.topics_by_id) {
+    if (!unclean_election_enabled(image, topic->name)) continue;
+    for (const auto& [partition, p] : topic->partitions) {
+      if (out.size() >= max_elections) return out;
+      if (p.has_leader()) continue;
+      partition_change_options o;
+      o.acceptable_leader = [&](int32_t r) { return is_active(image, r); };
+      o.version = image.version();
+      o.min_isr = effective_min_isr(image, *topic);
+      o.elr_enabled = elr_enabled(image);
+      partition_change_builder builder(p, id, partition, o);
+      builder.set_election(election_type::unclean);
+      if (auto record = builder.build()) out.push_back(*record);
+    }
+  }
+  return out;
+}
+
 }  // namespace hw::controller

@@ -337,5 +337,58 @@ TEST(ControllerTopics, UncleanElectionPicksALiveReplicaOutsideTheIsr) {
   EXPECT_EQ(h.image().partition("t", 0)->leader_recovery_state, 1);
 }
 
+TEST(ControllerTopics, BalanceLeadersReturnsLeadershipToPreferredReplicas) {
+  harness h;
+  h.add_brokers({1, 2});
+  h.create("t", 4, 2);
+  h.heartbeat(1, false, true);  // 1 fenced: it leads nothing now
+  h.heartbeat(1);               // back, but out of every ISR
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) EXPECT_EQ(reg.leader, 2);
+  EXPECT_TRUE(h.controller.balance_leaders().empty()) << "1 is not in the ISRs yet";
+  // The leaders let 1 back into their ISRs.
+  std::vector<metadata_record> rejoin;
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) {
+    msg::partition_change_record r;
+    r.topic_id = h.image().topic("t")->id;
+    r.partition_id = p;
+    r.isr = std::vector<int32_t>{2, 1};
+    rejoin.push_back(r);
+  }
+  h.apply(rejoin);
+  auto records = h.controller.balance_leaders(1);
+  EXPECT_EQ(records.size(), 1u) << "bounded";
+  h.apply(h.controller.balance_leaders());
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) EXPECT_EQ(reg.leader, reg.replicas.front());
+  EXPECT_TRUE(h.controller.balance_leaders().empty());
+}
+
+TEST(ControllerTopics, UncleanLeadersOnlyWhereTheTopicAllowsIt) {
+  harness h;
+  h.add_brokers({1, 2});
+  h.create("strict", 1, 2);
+  h.create("lenient", 1, 2);
+  // 2 leaves the ISRs, then 1 goes too: no leader, 1 kept as ELR; 2 returns
+  // but holds nothing committed it can vouch for.
+  h.heartbeat(2, false, true);
+  h.heartbeat(1, false, true);
+  h.heartbeat(2);
+  EXPECT_EQ(h.image().partition("strict", 0)->leader, no_leader);
+  EXPECT_EQ(h.image().partition("lenient", 0)->leader, no_leader);
+  EXPECT_TRUE(h.controller.elect_unclean_leaders().empty());
+
+  msg::incremental_alter_configs_request allow;
+  auto& r = allow.resources.emplace_back();
+  r.resource_type = static_cast<int8_t>(config_resource_type::topic);
+  r.resource_name = "lenient";
+  r.configs.push_back({"unclean.leader.election.enable", 0, "true", {}});
+  h.run(h.controller.incremental_alter_configs(allow, 1));
+  auto records = h.controller.elect_unclean_leaders();
+  ASSERT_EQ(records.size(), 1u);
+  h.apply(records);
+  EXPECT_EQ(h.image().partition("lenient", 0)->leader, 2);
+  EXPECT_EQ(h.image().partition("lenient", 0)->leader_recovery_state, 1);
+  EXPECT_EQ(h.image().partition("strict", 0)->leader, no_leader);
+}
+
 }  // namespace
 }  // namespace hw::controller
