@@ -63,32 +63,42 @@ quorum_controller::quorum_controller(quorum_controller_options options,
       image_(committed ? std::move(committed) : std::make_shared<const metadata_image>()),
       random_(options_.random_seed) {}
 
+void quorum_controller::flush() const {
+  if (!pending_) return;
+  image_ = pending_->apply(image_->provenance.offset, image_->provenance.epoch);
+  pending_.reset();
+}
+
 std::optional<std::string> quorum_controller::replay(const metadata_record& record) {
-  metadata_delta delta(image_);
-  if (auto why = delta.replay(record)) return why;
-  image_ = delta.apply(image_->provenance.offset, image_->provenance.epoch);
-  return std::nullopt;
+  // Records replayed one by one gather in one delta, published when the
+  // image is next needed: replaying a long log costs one image copy, not
+  // one per record.
+  if (!pending_) pending_ = std::make_unique<metadata_delta>(image_);
+  return pending_->replay(record);
 }
 
 std::optional<std::string> quorum_controller::replay(const std::vector<metadata_record>& records) {
+  flush();
   return replay(records, image_->provenance.offset, image_->provenance.epoch);
 }
 
 std::optional<std::string> quorum_controller::replay(const std::vector<metadata_record>& records,
                                                      storage::offset last_offset, int32_t epoch) {
-  metadata_delta delta(image_);
+  if (!pending_) pending_ = std::make_unique<metadata_delta>(image_);
   for (const auto& r : records) {
-    if (auto refused = delta.replay(r)) {
-      image_ = delta.apply(image_->provenance.offset, image_->provenance.epoch);
+    if (auto refused = pending_->replay(r)) {
+      flush();
       return refused;
     }
   }
-  image_ = delta.apply(last_offset, epoch);
+  image_ = pending_->apply(last_offset, epoch);
+  pending_.reset();
   return std::nullopt;
 }
 
 void quorum_controller::revert_to(std::shared_ptr<const metadata_image> committed) {
   assert(committed);
+  pending_.reset();
   image_ = std::move(committed);
   sessions_.clear();
 }
@@ -229,6 +239,7 @@ int64_t quorum_controller::lowest_active_offset(const metadata_image& image) con
 }
 
 std::vector<metadata_record> quorum_controller::tick(int64_t now_ms) {
+  flush();
   std::vector<metadata_record> out;
   std::shared_ptr<const metadata_image> scratch = image_;
   for (const auto& [id, b] : image_->brokers) {

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "controller/metadata/delta.h"
 #include "controller/metadata/image.h"
 #include "controller/metadata/records.h"
 #include "controller/partition_change.h"
@@ -120,8 +121,11 @@ class quorum_controller {
 
   const quorum_controller_options& options() const { return options_; }
   // The image with every generated record replayed, committed or not.
-  const std::shared_ptr<const metadata_image>& working_image() const { return image_; }
-  const metadata_image& image() const { return *image_; }
+  const std::shared_ptr<const metadata_image>& working_image() const {
+    flush();
+    return image_;
+  }
+  const metadata_image& image() const { return *working_image(); }
 
   // Replays records into the working image (the caller's own generated
   // records, or committed ones on a standby). Stops at the first refused
@@ -248,8 +252,14 @@ class quorum_controller {
   api_error validate_config_resource(const config_resource& resource,
                                      const std::map<std::string, std::string>& all) const;
 
+  // Publishes the records replayed one at a time since the last publish.
+  void flush() const;
+
   quorum_controller_options options_;
-  std::shared_ptr<const metadata_image> image_;
+  // The working image and the records replayed over it not yet published
+  // (both mutable: publishing changes no observable state).
+  mutable std::shared_ptr<const metadata_image> image_;
+  mutable std::unique_ptr<metadata_delta> pending_;
   std::map<int32_t, heartbeat_session> sessions_;
   std::mt19937_64 random_;
 };

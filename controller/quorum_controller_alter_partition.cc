@@ -59,6 +59,7 @@ std::vector<int32_t> quorum_controller::new_isr_of(const msg::alter_partition_re
 
 controller_result<msg::alter_partition_response> quorum_controller::alter_partition(
     const msg::alter_partition_request& request, int16_t version) {
+  flush();
   controller_result<msg::alter_partition_response> out;
   api_error epoch = check_broker_epoch(request.broker_id, request.broker_epoch);
   if (!epoch.ok()) {

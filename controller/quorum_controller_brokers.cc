@@ -77,6 +77,7 @@ error_code quorum_controller::registration_error(const msg::broker_registration_
 
 controller_result<msg::broker_registration_response> quorum_controller::register_broker(
     const msg::broker_registration_request& request, int16_t version, int64_t new_broker_epoch, int64_t now_ms) {
+  flush();
   (void)version;
   using result = msg::broker_registration_response;
   if (error_code e = registration_error(request, now_ms); e != error_code::none) return failed<result>(e);
@@ -126,6 +127,7 @@ controller_result<msg::broker_registration_response> quorum_controller::register
 
 controller_result<msg::broker_heartbeat_response> quorum_controller::broker_heartbeat(
     const msg::broker_heartbeat_request& request, int16_t version, int64_t next_offset, int64_t now_ms) {
+  flush();
   (void)version;
   using result = msg::broker_heartbeat_response;
   api_error epoch = check_broker_epoch(request.broker_id, request.broker_epoch);
@@ -196,6 +198,7 @@ controller_result<msg::broker_heartbeat_response> quorum_controller::broker_hear
 
 controller_result<msg::controller_registration_response> quorum_controller::register_controller(
     const msg::controller_registration_request& request) {
+  flush();
   controller_result<msg::controller_registration_response> out;
   if (!image_->version().controller_registration_supported()) {
     out.response.error_code = static_cast<int16_t>(error_code::unsupported_version);
@@ -217,6 +220,7 @@ controller_result<msg::controller_registration_response> quorum_controller::regi
 
 controller_result<msg::unregister_broker_response> quorum_controller::unregister_broker(
     const msg::unregister_broker_request& request) {
+  flush();
   controller_result<msg::unregister_broker_response> out;
   int32_t id = request.broker_id;
   const broker_registration* b = image_->broker(id);
@@ -245,6 +249,7 @@ controller_result<msg::unregister_broker_response> quorum_controller::unregister
 
 controller_result<msg::allocate_producer_ids_response> quorum_controller::allocate_producer_ids(
     const msg::allocate_producer_ids_request& request) {
+  flush();
   using result = msg::allocate_producer_ids_response;
   api_error epoch = check_broker_epoch(request.broker_id, request.broker_epoch);
   if (!epoch.ok()) return failed<result>(epoch.code);

@@ -195,6 +195,7 @@ api_error quorum_controller::alter_config_resource(config_resource resource,
 
 controller_result<msg::incremental_alter_configs_response> quorum_controller::incremental_alter_configs(
     const msg::incremental_alter_configs_request& request, int16_t version) {
+  flush();
   (void)version;
   controller_result<msg::incremental_alter_configs_response> out;
   std::map<config_resource, int> occurrences;
@@ -237,6 +238,7 @@ controller_result<msg::incremental_alter_configs_response> quorum_controller::in
 
 controller_result<msg::alter_configs_response> quorum_controller::alter_configs(
     const msg::alter_configs_request& request, int16_t version) {
+  flush();
   (void)version;
   controller_result<msg::alter_configs_response> out;
   for (const auto& res : request.resources) {

@@ -280,6 +280,7 @@ api_error quorum_controller::new_topic_config_records(const msg::create_topics_r
 
 controller_result<msg::create_topics_response> quorum_controller::create_topics(
     const msg::create_topics_request& request, int16_t version, int64_t now_ms) {
+  flush();
   (void)version;
   (void)now_ms;
   controller_result<msg::create_topics_response> out;
@@ -319,6 +320,7 @@ controller_result<msg::create_topics_response> quorum_controller::create_topics(
 
 controller_result<msg::delete_topics_response> quorum_controller::delete_topics(
     const msg::delete_topics_request& request, int16_t version) {
+  flush();
   const metadata_image& image = *image_;
   controller_result<msg::delete_topics_response> out;
   auto answer = [&](std::optional<std::string> name, protocol::uuid id, api_error e) {
@@ -437,6 +439,7 @@ api_error quorum_controller::create_partitions_of(const msg::create_partitions_r
 
 controller_result<msg::create_partitions_response> quorum_controller::create_partitions(
     const msg::create_partitions_request& request, int16_t version) {
+  flush();
   (void)version;
   controller_result<msg::create_partitions_response> out;
   std::set<std::string> names;
@@ -461,6 +464,7 @@ controller_result<msg::create_partitions_response> quorum_controller::create_par
 
 controller_result<msg::elect_leaders_response> quorum_controller::elect_leaders(
     const msg::elect_leaders_request& request, int16_t version) {
+  flush();
   const metadata_image& image = *image_;
   controller_result<msg::elect_leaders_response> out;
   // v0 has no election type: it means PREFERRED.
@@ -527,7 +531,7 @@ controller_result<msg::elect_leaders_response> quorum_controller::elect_leaders(
 }
 
 std::vector<metadata_record> quorum_controller::balance_leaders(size_t max_elections) const {
-  const metadata_image& image = *image_;
+  const metadata_image& image = *working_image();
   std::vector<metadata_record> out;
   for (const auto& [id, topic] : image.topics_by_id) {
     for (const auto& [partition, p] : topic->partitions) {
@@ -547,7 +551,7 @@ std::vector<metadata_record> quorum_controller::balance_leaders(size_t max_elect
 }
 
 std::vector<metadata_record> quorum_controller::elect_unclean_leaders(size_t max_elections) const {
-  const metadata_image& image = *image_;
+  const metadata_image& image = *working_image();
   std::vector<metadata_record> out;
   for (const auto& [id, topic] : image.topics_by_id) {
     if (!unclean_election_enabled(image, topic->name)) continue;

@@ -292,3 +292,28 @@ TEST(ControllerBrokers, ControllerRegistrationIsRecorded) {
 
 }  // namespace
 }  // namespace hw::controller
+
+namespace hw::controller {
+namespace {
+
+TEST(ControllerBrokers, RecordByRecordReplayIsSeenByTheNextOperation) {
+  testing::harness h;
+  h.add_brokers({1});
+  auto before = h.controller.working_image();
+  msg::create_topics_request request;
+  request.topics.push_back({"t", 2, 1, {}, {}, {}});
+  auto result = h.controller.create_topics(request, 7, h.now_ms);
+  for (const auto& r : result.records) ASSERT_FALSE(h.controller.replay(r));
+  msg::remove_topic_record bogus;
+  EXPECT_TRUE(h.controller.replay(bogus)) << "refused, and nothing before it is lost";
+  // The next operation sees the topic.
+  auto again = h.controller.create_topics(request, 7, h.now_ms);
+  EXPECT_EQ(static_cast<error_code>(again.response.topics[0].error_code), error_code::topic_already_exists);
+  EXPECT_EQ(h.image().topic("t")->partitions.size(), 2u);
+  EXPECT_FALSE(before->topic("t")) << "published images never change";
+  h.controller.revert_to(before);
+  EXPECT_FALSE(h.image().topic("t"));
+}
+
+}  // namespace
+}  // namespace hw::controller
