@@ -146,6 +146,29 @@ TEST(ControllerBrokers, ControlledShutdownMatchesKafka) {
   EXPECT_TRUE(second.should_shut_down);
   EXPECT_TRUE(second.is_fenced);
   EXPECT_TRUE(h.image().broker(1)->fenced);
+
+  // The restart, as Kafka 4.3.1 logged it: a new incarnation registers
+  // after a clean shutdown; unfencing elects it from the ELR and clears
+  // ELR and last-known leader in the same record.
+  auto restart = h.registration(1);
+  restart.incarnation_id = testing::id_of(777);
+  restart.previous_broker_epoch = h.image().broker(1)->epoch;
+  auto registered = h.controller.register_broker(restart, 4, h.next_offset, h.now_ms);
+  ASSERT_EQ(registered.records.size(), 1u) << "a clean shutdown leaves nothing to clean up";
+  h.apply(registered.records);
+  msg::broker_heartbeat_request hb;
+  hb.broker_id = 1;
+  hb.broker_epoch = registered.response.broker_epoch;
+  hb.current_metadata_offset = h.next_offset - 1;
+  auto unfenced = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  ASSERT_EQ(unfenced.records.size(), 3u);
+  for (size_t i = 1; i < 3; ++i) {
+    const auto& change = std::get<msg::partition_change_record>(unfenced.records[i]);
+    EXPECT_EQ(change.leader, 1);
+    EXPECT_EQ(change.isr, std::vector<int32_t>{1});
+    EXPECT_EQ(change.eligible_leader_replicas, std::vector<int32_t>{});
+    EXPECT_EQ(change.last_known_elr, std::vector<int32_t>{});
+  }
 }
 
 TEST(ControllerBrokers, ControlledShutdownWaitsForOtherBrokersToCatchUp) {
