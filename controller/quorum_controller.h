@@ -207,6 +207,10 @@ class quorum_controller {
                               const std::function<bool(const partition_registration&)>& pick,
                               std::vector<metadata_record>& out) const;
   void fence_records(const metadata_image& image, int32_t broker, std::vector<metadata_record>& out) const;
+  // A heartbeat reporting log dirs offline: the replicas in them leave their
+  // ISRs and the registration keeps the dirs still online (JBOD).
+  void offline_dir_records(int32_t broker, const std::vector<protocol::uuid>& offline,
+                           std::vector<metadata_record>& out) const;
   void unfence_records(const metadata_image& image, int32_t broker, int64_t epoch,
                        std::vector<metadata_record>& out) const;
   void controlled_shutdown_records(const metadata_image& image, int32_t broker, int64_t epoch,

@@ -2,9 +2,11 @@
 // controlled shutdown) and producer-id blocks.
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <set>
 
+#include "controller/metadata/delta.h"
 #include "controller/quorum_controller.h"
 
 namespace hw::controller {
@@ -189,11 +191,46 @@ controller_result<msg::broker_heartbeat_response> quorum_controller::broker_hear
         break;
     }
   }
+  if (!request.offline_log_dirs.empty() && image.version().directory_assignment_supported()) {
+    offline_dir_records(id, request.offline_log_dirs, out.records);
+  }
   session.metadata_offset = request.current_metadata_offset;
   out.response.is_caught_up = caught_up;
   out.response.is_fenced = next == state::fenced || next == state::shutdown_now;
   out.response.should_shut_down = next == state::shutdown_now;
   return out;
+}
+
+void quorum_controller::offline_dir_records(int32_t broker, const std::vector<protocol::uuid>& offline,
+                                            std::vector<metadata_record>& out) const {
+  // Seen against the image with this heartbeat's own records applied, so a
+  // partition changed by both gets consistent records.
+  std::string error;
+  auto image = replay_all(image_, out, image_->provenance.offset, image_->provenance.epoch, &error);
+  assert(image);
+  const broker_registration* b = image->broker(broker);
+  std::vector<protocol::uuid> newly_offline, still_online;
+  for (const auto& dir : b->log_dirs) {
+    (std::count(offline.begin(), offline.end(), dir) ? newly_offline : still_online).push_back(dir);
+  }
+  if (newly_offline.empty()) return;
+  // Replicas in a lost directory leave their ISRs, as a fenced broker's do.
+  leader_and_isr_updates(*image, broker, no_leader, no_leader,
+                         [&](const partition_registration& p) {
+                           for (size_t i = 0; i < p.replicas.size() && i < p.directories.size(); ++i) {
+                             if (p.replicas[i] == broker &&
+                                 std::count(newly_offline.begin(), newly_offline.end(), p.directories[i])) {
+                               return true;
+                             }
+                           }
+                           return false;
+                         },
+                         out);
+  msg::broker_registration_change_record change;
+  change.broker_id = broker;
+  change.broker_epoch = b->epoch;
+  change.log_dirs = std::move(still_online);
+  out.push_back(change);
 }
 
 controller_result<msg::controller_registration_response> quorum_controller::register_controller(

@@ -340,3 +340,49 @@ TEST(ControllerBrokers, RecordByRecordReplayIsSeenByTheNextOperation) {
 
 }  // namespace
 }  // namespace hw::controller
+
+namespace hw::controller {
+namespace {
+
+TEST(ControllerBrokers, OfflineLogDirTakesItsReplicasOutOfTheIsrs) {
+  testing::harness h;
+  // Broker 1 has two log dirs; its replicas are placed by the broker, so
+  // assign them here as AssignReplicasToDirs would.
+  auto two_dirs = h.registration(1);
+  two_dirs.log_dirs = {testing::id_of(2101), testing::id_of(2102)};
+  h.run(h.controller.register_broker(two_dirs, 4, h.next_offset, h.now_ms));
+  h.heartbeat(1);
+  h.add_brokers({2});
+  h.create("t", 2, 2);
+  std::vector<metadata_record> assign;
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) {
+    msg::partition_change_record r;
+    r.topic_id = h.image().topic("t")->id;
+    r.partition_id = p;
+    std::vector<protocol::uuid> dirs = reg.directories;
+    for (size_t i = 0; i < reg.replicas.size(); ++i) {
+      if (reg.replicas[i] == 1) dirs[i] = testing::id_of(p == 0 ? 2101 : 2102);
+    }
+    r.directories = dirs;
+    assign.push_back(r);
+  }
+  h.apply(assign);
+
+  msg::broker_heartbeat_request hb;
+  hb.broker_id = 1;
+  hb.broker_epoch = h.image().broker(1)->epoch;
+  hb.current_metadata_offset = h.next_offset - 1;
+  hb.offline_log_dirs = {testing::id_of(2101)};
+  auto result = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  h.apply(result.records);
+  EXPECT_FALSE(h.image().partition("t", 0)->in_isr(1)) << "its replica was in the lost dir";
+  EXPECT_NE(h.image().partition("t", 0)->leader, 1);
+  EXPECT_TRUE(h.image().partition("t", 1)->in_isr(1)) << "the other dir is fine";
+  EXPECT_EQ(h.image().broker(1)->log_dirs, std::vector<protocol::uuid>{testing::id_of(2102)});
+  EXPECT_FALSE(h.image().broker(1)->fenced);
+  auto again = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  EXPECT_TRUE(again.records.empty()) << "already known offline";
+}
+
+}  // namespace
+}  // namespace hw::controller
