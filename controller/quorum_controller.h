@@ -152,7 +152,10 @@ class quorum_controller {
                                                                int16_t version);
   controller_result<msg::allocate_producer_ids_response> allocate_producer_ids(
       const msg::allocate_producer_ids_request& request);
-  // new_broker_epoch: the offset the RegisterBrokerRecord will get in the log.
+  // new_broker_epoch: the offset the first generated record will get (the
+  // log end, Kafka's next write offset); a new incarnation takes it as its
+  // epoch. Records removing the old incarnation from ISRs come first, the
+  // RegisterBrokerRecord last.
   controller_result<msg::broker_registration_response> register_broker(
       const msg::broker_registration_request& request, int16_t version, int64_t new_broker_epoch,
       int64_t now_ms);
@@ -196,6 +199,10 @@ class quorum_controller {
     int64_t last_contact_ms = 0;
     int64_t metadata_offset = -1;
     int64_t controlled_shutdown_offset = -1;
+    // Where its latest RegisterBrokerRecord went (a re-registration of the
+    // same incarnation keeps the epoch but lands later): it is caught up
+    // once its metadata reaches it.
+    int64_t registration_offset = -1;
   };
 
   // Leader/ISR updates for every partition the iterator picks, as Kafka's

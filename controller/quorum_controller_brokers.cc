@@ -123,6 +123,7 @@ controller_result<msg::broker_registration_response> quorum_controller::register
   }
   out.records.push_back(record);
   sessions_[id].last_contact_ms = now_ms;
+  sessions_[id].registration_offset = new_broker_epoch + static_cast<int64_t>(out.records.size()) - 1;
   out.response.broker_epoch = record.broker_epoch;
   return out;
 }
@@ -145,8 +146,9 @@ controller_result<msg::broker_heartbeat_response> quorum_controller::broker_hear
   // its session may have expired meanwhile) until a new incarnation
   // registers; it is never unfenced again.
   state current = b.in_controlled_shutdown ? state::controlled_shutdown : b.fenced ? state::fenced : state::unfenced;
-  // The broker epoch is the offset of its RegisterBrokerRecord.
-  bool caught_up = request.current_metadata_offset >= b.epoch;
+  // Caught up once it has its latest RegisterBrokerRecord (by default the
+  // one that set its epoch).
+  bool caught_up = request.current_metadata_offset >= std::max(b.epoch, session.registration_offset);
   state next = current;
   switch (current) {
     case state::fenced:

@@ -386,3 +386,26 @@ TEST(ControllerBrokers, OfflineLogDirTakesItsReplicasOutOfTheIsrs) {
 
 }  // namespace
 }  // namespace hw::controller
+
+namespace hw::controller {
+namespace {
+
+TEST(ControllerBrokers, CaughtUpMeansHavingTheLatestRegistration) {
+  testing::harness h;
+  h.add_brokers({1});
+  // The same incarnation registers again (say after a listener change): its
+  // epoch stays, but it is caught up only once it has the new record.
+  auto again = h.controller.register_broker(h.registration(1), 4, h.next_offset, h.now_ms);
+  int64_t record_offset = h.next_offset;
+  h.apply(again.records);
+  msg::broker_heartbeat_request hb;
+  hb.broker_id = 1;
+  hb.broker_epoch = again.response.broker_epoch;
+  hb.current_metadata_offset = record_offset - 1;
+  EXPECT_FALSE(h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms).response.is_caught_up);
+  hb.current_metadata_offset = record_offset;
+  EXPECT_TRUE(h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms).response.is_caught_up);
+}
+
+}  // namespace
+}  // namespace hw::controller
