@@ -1,5 +1,6 @@
 #include "controller/metadata/delta.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace hw::controller {
@@ -166,20 +167,20 @@ void metadata_delta::clear_elr(topic_image& topic) {
 }
 
 metadata_delta::replay_result metadata_delta::replay_clear_elr(const msg::clear_elr_record& r) {
+  auto has_elr = [](const topic_image& t) {
+    return std::any_of(t.partitions.begin(), t.partitions.end(),
+                       [](const auto& e) { return !e.second.elr.empty() || !e.second.last_known_elr.empty(); });
+  };
   if (!r.topic_name.empty()) {
     auto it = next_.topics_by_name.find(r.topic_name);
     if (it == next_.topics_by_name.end()) return "ClearElrRecord for unknown topic '" + r.topic_name + "'";
-    clear_elr(mutable_topic(it->second));
+    // Only a topic with something to clear is copied.
+    if (has_elr(*next_.topics_by_id.at(it->second))) clear_elr(mutable_topic(it->second));
     return std::nullopt;
   }
   std::vector<protocol::uuid> ids;
   for (const auto& [id, t] : next_.topics_by_id) {
-    for (const auto& [_, p] : t->partitions) {
-      if (!p.elr.empty() || !p.last_known_elr.empty()) {
-        ids.push_back(id);
-        break;
-      }
-    }
+    if (has_elr(*t)) ids.push_back(id);
   }
   for (const auto& id : ids) clear_elr(mutable_topic(id));
   return std::nullopt;

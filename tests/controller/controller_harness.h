@@ -23,6 +23,7 @@ struct harness {
   quorum_controller controller;
   int64_t next_offset = 0;  // where the next generated record lands
   int64_t now_ms = 1'000'000;
+  std::vector<metadata_record> log;  // every record applied, in order
 
   explicit harness(quorum_controller_options options = {}) : controller(with_defaults(std::move(options))) {
     apply(bootstrap_records(latest_production_metadata_version, 1));
@@ -40,6 +41,7 @@ struct harness {
   void apply(const std::vector<metadata_record>& records) {
     auto refused = controller.replay(records);
     ASSERT_FALSE(refused) << *refused;
+    log.insert(log.end(), records.begin(), records.end());
     next_offset += static_cast<int64_t>(records.size());
   }
   template <class R>
