@@ -10,15 +10,9 @@ namespace hw::controller {
 
 namespace {
 
-template <typename T>
-constexpr const protocol::schema_info& info_of() {
-  return T::schema;
-}
-
 const protocol::schema_info& info(const metadata_record& record) {
-  return std::visit([](const auto& r) -> const protocol::schema_info& {
-    return info_of<std::decay_t<decltype(r)>>();
-  }, record);
+  return std::visit([](const auto& r) -> const protocol::schema_info& { return std::decay_t<decltype(r)>::schema; },
+                    record);
 }
 
 // Builds the variant alternative whose api key is `key`, decoding its body.
@@ -54,10 +48,7 @@ int16_t record_api_key(const metadata_record& record) { return info(record).api_
 std::string_view record_name(const metadata_record& record) { return info(record).name; }
 
 int16_t record_version_for(const metadata_record& record, metadata_version mv) {
-  if (auto* r = std::get_if<msg::register_broker_record>(&record)) {
-    (void)r;
-    return mv.register_broker_record_version();
-  }
+  if (std::holds_alternative<msg::register_broker_record>(record)) return mv.register_broker_record_version();
   if (std::holds_alternative<msg::partition_record>(record)) return mv.partition_record_version();
   if (std::holds_alternative<msg::partition_change_record>(record)) {
     return mv.partition_change_record_version();
