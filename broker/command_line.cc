@@ -8,7 +8,9 @@ const char* usage() {
   return "Usage: highwater [server.properties] [--config PATH] [--override key=value]... [--port-file PATH]\n"
          "  --config PATH          read broker configuration from a Java .properties file\n"
          "  --override key=value   set one configuration key (wins over the file and KAFKA_* variables)\n"
-         "  --port-file PATH       write the bound listeners, one NAME://host:port per line, once listening\n";
+         "  --port-file PATH       write the bound listeners, one NAME://host:port per line, once listening\n"
+         "       highwater format --cluster-id ID [--config PATH] [--override key=value]... [--ignore-formatted]\n"
+         "  writes meta.properties into every log dir and the metadata log dir (a first start does it by itself)\n";
 }
 
 command_line parse_command_line(std::span<const char* const> args) {
@@ -17,7 +19,12 @@ command_line parse_command_line(std::span<const char* const> args) {
     if (cl.config_path) cl.errors.push_back("more than one configuration file given");
     cl.config_path = std::move(path);
   };
-  for (size_t i = 0; i < args.size(); ++i) {
+  size_t first = 0;
+  if (!args.empty() && std::string_view(args[0]) == "format") {
+    cl.format = true;
+    first = 1;
+  }
+  for (size_t i = first; i < args.size(); ++i) {
     std::string_view a = args[i];
     auto value = [&](std::string_view flag) -> std::optional<std::string> {
       if (a.size() > flag.size() && a.substr(0, flag.size()) == flag && a[flag.size()] == '=')
@@ -37,12 +44,17 @@ command_line parse_command_line(std::span<const char* const> args) {
       if (!v->empty()) cl.overrides.push_back(*v);
     } else if (auto v = value("--port-file")) {
       if (!v->empty()) cl.port_file = *v;
+    } else if (cl.format && (a == "--cluster-id" || a.starts_with("--cluster-id=") || a == "-t")) {
+      if (auto id = value(a == "-t" ? "-t" : "--cluster-id"); id && !id->empty()) cl.cluster_id = *id;
+    } else if (cl.format && (a == "--ignore-formatted" || a == "-g")) {
+      cl.ignore_formatted = true;
     } else if (!a.empty() && a[0] == '-') {
       cl.errors.push_back("unknown option " + std::string(a));
     } else {
       set_config(std::string(a));
     }
   }
+  if (cl.format && !cl.cluster_id) cl.errors.push_back("format needs --cluster-id");
   return cl;
 }
 

@@ -73,10 +73,22 @@ std::variant<dispatch_outcome, dispatcher::prepared_call> dispatcher::prepare(pr
   return call;
 }
 
+asio::awaitable<dispatch_outcome> dispatcher::dispatch(std::span<uint8_t> writable_frame,
+                                                       const connection_info& from) const {
+  auto prepared = prepare(writable_frame, from);
+  if (auto* outcome = std::get_if<dispatch_outcome>(&prepared)) co_return std::move(*outcome);
+  auto& call = std::get<prepared_call>(prepared);
+  call.context.writable_frame = writable_frame;
+  co_return co_await run(call);
+}
+
 asio::awaitable<dispatch_outcome> dispatcher::dispatch(protocol::bytes_view frame, const connection_info& from) const {
   auto prepared = prepare(frame, from);
   if (auto* outcome = std::get_if<dispatch_outcome>(&prepared)) co_return std::move(*outcome);
-  auto& call = std::get<prepared_call>(prepared);
+  co_return co_await run(std::get<prepared_call>(prepared));
+}
+
+asio::awaitable<dispatch_outcome> dispatcher::run(prepared_call& call) const {
   dispatch_outcome out;
   try {
     handler_result r = co_await call.handler->handle(call.context);

@@ -64,10 +64,14 @@ class dispatcher {
   };
   std::variant<dispatch_outcome, prepared_call> prepare(protocol::bytes_view frame, const connection_info& from) const;
 
-  // prepare, then run the handler. frame must stay alive until this completes.
+  // prepare, then run the handler. frame must stay alive until this
+  // completes. A frame given as writable lets handlers rewrite parts of it
+  // in place (Produce assigns offsets inside the request's record batches).
   asio::awaitable<dispatch_outcome> dispatch(protocol::bytes_view frame, const connection_info& from) const;
+  asio::awaitable<dispatch_outcome> dispatch(std::span<uint8_t> writable_frame, const connection_info& from) const;
 
  private:
+  asio::awaitable<dispatch_outcome> run(prepared_call& call) const;
   const broker_services& services_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "protocol/wire/reader.h"
@@ -19,6 +20,9 @@ struct request_context {
   int32_t correlation_id = 0;
   std::optional<std::string_view> client_id;  // nullopt: null on the wire
   protocol::bytes_view body;                  // the request body after the header
+  // The whole frame, writable, when the connection lends it (else empty):
+  // views into body can be located in it to be rewritten in place.
+  std::span<uint8_t> writable_frame;
   int16_t response_header_version = 0;        // for encode_response
 
   std::string_view listener_name;  // e.g. "PLAINTEXT"

@@ -1,15 +1,38 @@
 #pragma once
-// Broker-wide, read-only state that handlers consult. Built by main before
-// the listeners start and outliving every connection.
+// Broker-wide state that handlers consult. Built by main before the
+// listeners start and outliving every connection. The pointers are null in
+// unit tests of the front door that need none of them.
+
+#include <cstdint>
+#include <functional>
+#include <string>
 
 #include "broker/features.h"
 #include "broker/handler_registry.h"
 
+namespace hw::config {
+struct broker_config;
+}
+
 namespace hw::broker {
+
+class metadata_publisher;
+class replica_manager;
+class controller_service;
 
 struct broker_services {
   const handler_registry* handlers = nullptr;
   finalized_features finalized;
+
+  const config::broker_config* config = nullptr;
+  int32_t node_id = -1;
+  std::string cluster_id;
+  // The broker's published metadata image and the partitions it hosts.
+  metadata_publisher* metadata = nullptr;
+  replica_manager* replicas = nullptr;
+  // The active controller when this process is one (combined mode).
+  controller_service* controller = nullptr;
+  std::function<int64_t()> now_ms;
 };
 
 }  // namespace hw::broker

@@ -11,7 +11,14 @@ std::span<const api_handler> all_handlers() {
   // which translation units initialise does not matter.
   static const auto handlers = [] {
     std::array list{
+        produce_handler(),
+        fetch_handler(),
+        list_offsets_handler(),
+        metadata_handler(),
         api_versions_handler(),
+        create_topics_handler(),
+        delete_topics_handler(),
+        create_partitions_handler(),
     };
     std::sort(list.begin(), list.end(), [](const api_handler& a, const api_handler& b) { return a.api_key < b.api_key; });
     for (size_t i = 1; i < list.size(); ++i) assert(list[i - 1].api_key != list[i].api_key && "two handlers for one API");

@@ -16,7 +16,14 @@
 namespace hw::broker {
 
 // One declaration per handler file.
-api_handler api_versions_handler();  // 18_api_versions.cc
+api_handler produce_handler();            // 00_produce.cc
+api_handler fetch_handler();              // 01_fetch.cc
+api_handler list_offsets_handler();       // 02_list_offsets.cc
+api_handler metadata_handler();           // 03_metadata.cc
+api_handler api_versions_handler();       // 18_api_versions.cc
+api_handler create_topics_handler();      // 19_create_topics.cc
+api_handler delete_topics_handler();      // 20_delete_topics.cc
+api_handler create_partitions_handler();  // 37_create_partitions.cc
 
 std::span<const api_handler> all_handlers();
 

@@ -195,7 +195,7 @@ asio::awaitable<void> connection::handle_request(std::unique_ptr<uint8_t[]> fram
   connection_info from{listener_name_, id_, name_};
   dispatch_outcome out;
   try {
-    out = co_await dispatcher_.dispatch(protocol::bytes_view(frame.get(), size), from);
+    out = co_await dispatcher_.dispatch(std::span<uint8_t>(frame.get(), size), from);
   } catch (const std::exception& e) {
     out.close_reason = std::string("Unexpected error: ") + e.what();
   }

@@ -1,0 +1,65 @@
+#include "broker/admin/topic_creation.h"
+
+#include "broker/metadata/controller_service.h"
+#include "broker/metadata/metadata_publisher.h"
+#include "config/broker_config.h"
+
+namespace hw::broker {
+
+using protocol::msg::create_topics_request;
+using protocol::msg::create_topics_response;
+
+asio::awaitable<create_topics_response> create_topics(const broker_services& services, create_topics_request request,
+                                                      int16_t version, std::chrono::milliseconds timeout) {
+  create_topics_response response;
+  if (!services.controller) {
+    for (const auto& t : request.topics) {
+      create_topics_response::creatable_topic_result r;
+      r.name = t.name;
+      r.error_code = static_cast<int16_t>(protocol::error_code::not_controller);
+      response.topics.push_back(std::move(r));
+    }
+    co_return response;
+  }
+  bool ok = true;
+  storage::offset end;
+  response = co_await services.controller->submit<create_topics_response>(
+      [&](controller::quorum_controller& qc, int64_t now, storage::offset) {
+        return qc.create_topics(request, version, now);
+      },
+      &ok, &end);
+  if (!ok) {
+    for (auto& t : response.topics) {
+      if (t.error_code != 0) continue;
+      t.error_code = static_cast<int16_t>(protocol::error_code::request_timed_out);
+      t.error_message = "The metadata log could not be written";
+    }
+    co_return response;
+  }
+  // Answer once this broker knows the topics (and hosts their partitions).
+  co_await services.metadata->wait_applied(end, timeout);
+  co_return response;
+}
+
+asio::awaitable<protocol::error_code> create_topic(const broker_services& services, std::string name,
+                                                   int32_t partitions, int16_t replication_factor,
+                                                   std::vector<std::pair<std::string, std::string>> configs) {
+  create_topics_request request;
+  create_topics_request::creatable_topic t;
+  t.name = std::move(name);
+  t.num_partitions = partitions;
+  t.replication_factor = replication_factor;
+  for (auto& [k, v] : configs) {
+    create_topics_request::creatable_topic_config c;
+    c.name = k;
+    c.value = v;
+    t.configs.push_back(std::move(c));
+  }
+  request.topics.push_back(std::move(t));
+  request.timeout_ms = 30000;
+  auto response = co_await create_topics(services, std::move(request), 7, std::chrono::milliseconds(30000));
+  if (response.topics.empty()) co_return protocol::error_code::unknown_server_error;
+  co_return static_cast<protocol::error_code>(response.topics.front().error_code);
+}
+
+}  // namespace hw::broker

@@ -1,0 +1,30 @@
+#pragma once
+// Creating topics through the active controller, for CreateTopics and for
+// the topics the broker creates itself (auto-creation on Metadata, the
+// internal topics on FindCoordinator). Returns once the controller
+// committed the records and this broker's metadata applied them (or the
+// timeout passed), so the caller can answer with the new topic's metadata.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "broker/asio.h"
+#include "broker/services.h"
+#include "protocol/error_code.h"
+#include "protocol/messages/create_topics.h"
+
+namespace hw::broker {
+
+asio::awaitable<protocol::msg::create_topics_response> create_topics(const broker_services& services,
+                                                                     protocol::msg::create_topics_request request,
+                                                                     int16_t version,
+                                                                     std::chrono::milliseconds timeout);
+
+// One topic with the broker's defaults (num.partitions or the given count,
+// default.replication.factor or the given one) and configs.
+asio::awaitable<protocol::error_code> create_topic(const broker_services& services, std::string name,
+                                                   int32_t partitions, int16_t replication_factor,
+                                                   std::vector<std::pair<std::string, std::string>> configs = {});
+
+}  // namespace hw::broker

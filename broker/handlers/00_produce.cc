@@ -1,0 +1,206 @@
+// Produce (key 0), versions 3-13: appends one record batch per partition
+// on its leader, offsets assigned in place inside the request frame.
+//
+// Kafka's rules (KafkaApis.handleProduceRequest, ProduceRequest.validateRecords,
+// ReplicaManager.appendRecords, LogValidator): acks must be -1, 0 or 1
+// (INVALID_REQUIRED_ACKS); from v3 each partition carries exactly one v2
+// batch (else INVALID_RECORD); internal topics only from the admin client;
+// a damaged batch is CORRUPT_MESSAGE, one above max.message.bytes
+// MESSAGE_TOO_LARGE, malformed records INVALID_RECORD with the batch index;
+// a compacted topic refuses records without a key. acks=0 gets no
+// response, and a failed acks=0 produce closes the connection so the
+// client learns of it. From v13 topics are named by id.
+
+#include <algorithm>
+
+#include "broker/handlers/handlers.h"
+#include "broker/metadata/metadata_publisher.h"
+#include "broker/replica/replica_manager.h"
+#include "broker/run_on.h"
+#include "broker/services.h"
+#include "broker/topics.h"
+#include "config/broker_config.h"
+#include "protocol/error_code.h"
+#include "protocol/messages/produce.h"
+#include "protocol/records/record_batch.h"
+
+namespace hw::broker {
+namespace {
+
+using protocol::error_code;
+using protocol::msg::produce_request;
+using protocol::msg::produce_response;
+
+// Decompressed records are bounded by this, well above any batch a
+// max.message.bytes allows to be compressed from.
+constexpr size_t max_decompressed_bytes = 256u << 20;
+
+struct batch_check {
+  error_code error = error_code::none;
+  std::string message;
+  std::span<uint8_t> batch;  // writable, when error is none
+};
+
+batch_check check_batch(const request_context& ctx, const protocol::records_view& records, int32_t max_message_bytes,
+                        bool compacted) {
+  batch_check out;
+  if (records.null || records.size == 0) {
+    out.error = error_code::invalid_record;
+    out.message = "Produce requests with version 3 and above must contain exactly one record batch";
+    return out;
+  }
+  protocol::record_batch_walker walker(records.bytes());
+  protocol::record_batch_view batch;
+  if (!walker.next(batch)) {
+    out.error = walker.error() == protocol::batch_error::none ? error_code::corrupt_message
+                                                              : protocol::to_error_code(walker.error());
+    out.message = walker.error() == protocol::batch_error::none ? "The record batch is truncated"
+                                                                : std::string(protocol::batch_error_name(walker.error()));
+    return out;
+  }
+  protocol::record_batch_view extra;
+  if (walker.next(extra) || walker.partial_tail_bytes() != 0 || walker.error() != protocol::batch_error::none) {
+    out.error = error_code::invalid_record;
+    out.message = "Produce requests with version 3 and above must contain exactly one record batch";
+    return out;
+  }
+  if (batch.size_bytes() > static_cast<size_t>(max_message_bytes)) {
+    out.error = error_code::message_too_large;
+    out.message = "The record batch size in the append (" + std::to_string(batch.size_bytes()) +
+                  " bytes) exceeds the maximum configured value of " + std::to_string(max_message_bytes);
+    return out;
+  }
+  std::vector<uint8_t> scratch;
+  if (auto e = batch.validate_records(scratch, max_decompressed_bytes); e != protocol::batch_error::none) {
+    out.error = protocol::to_error_code(e);
+    out.message = "Record batch is invalid: " + std::string(protocol::batch_error_name(e));
+    return out;
+  }
+  if (batch.is_control()) {
+    out.error = error_code::invalid_record;
+    out.message = "Control records are not allowed from clients";
+    return out;
+  }
+  if (compacted) {
+    protocol::record_iterator it;
+    batch.open_records(scratch, max_decompressed_bytes, it);
+    protocol::record_view r;
+    while (it.next(r)) {
+      if (!r.key) {
+        out.error = error_code::invalid_record;
+        out.message = "Compacted topic cannot accept message without key in topic partition";
+        return out;
+      }
+    }
+  }
+  if (ctx.writable_frame.empty()) {
+    out.error = error_code::unknown_server_error;
+    out.message = "request frame is not writable";
+    return out;
+  }
+  const auto* frame_begin = ctx.writable_frame.data();
+  const size_t at = static_cast<size_t>(batch.data() - frame_begin);
+  assert(at + batch.size_bytes() <= ctx.writable_frame.size());
+  out.batch = ctx.writable_frame.subspan(at, batch.size_bytes());
+  return out;
+}
+
+produce_response::partition_produce_response error_response(int32_t index, error_code e, std::string message = {}) {
+  produce_response::partition_produce_response p;
+  p.index = index;
+  p.error_code = static_cast<int16_t>(e);
+  p.base_offset = -1;
+  p.log_append_time_ms = -1;
+  p.log_start_offset = -1;
+  if (!message.empty()) p.error_message = std::move(message);
+  return p;
+}
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+  std::string error;
+  auto request = decode_request<produce_request>(ctx, &error);
+  if (!request) co_return handler_result::close(error);
+  const broker_services& s = *ctx.services;
+  auto image = s.metadata->image();
+  const bool acks_valid = request->acks == -1 || request->acks == 0 || request->acks == 1;
+  const bool internal_allowed = ctx.client_id && *ctx.client_id == "__admin_client";
+  bool any_error = false;
+
+  produce_response response;
+  for (auto& topic : request->topic_data) {
+    produce_response::topic_produce_response tr;
+    tr.name = topic.name;
+    tr.topic_id = topic.topic_id;
+    const controller::topic_image* t = ctx.api_version >= 13 ? image->topic(topic.topic_id) : image->topic(topic.name);
+    for (auto& pd : topic.partition_data) {
+      auto fail = [&](error_code e, std::string message = {}) {
+        any_error = true;
+        tr.partition_responses.push_back(error_response(pd.index, e, std::move(message)));
+      };
+      if (!acks_valid) {
+        fail(error_code::invalid_required_acks);
+        continue;
+      }
+      if (!t) {
+        fail(ctx.api_version >= 13 ? error_code::unknown_topic_id : error_code::unknown_topic_or_partition);
+        continue;
+      }
+      if (is_internal_topic(t->name) && !internal_allowed) {
+        fail(error_code::invalid_topic_exception, "Cannot append to internal topic " + t->name);
+        continue;
+      }
+      if (!t->partitions.count(pd.index)) {
+        fail(error_code::unknown_topic_or_partition);
+        continue;
+      }
+      auto p = s.replicas->get({t->name, pd.index});
+      if (!p || !p->is_leader()) {
+        fail(error_code::not_leader_or_follower);
+        if (ctx.api_version >= 10) {
+          const auto* reg = image->partition(t->id, pd.index);
+          auto& last = tr.partition_responses.back();
+          if (reg) {
+            last.current_leader.leader_id = reg->leader;
+            last.current_leader.leader_epoch = reg->leader_epoch;
+          }
+        }
+        continue;
+      }
+      const produce_limits limits = produce_limits_for(*image, t->name, *s.config);
+      const auto policy = topic_override(*image, t->name, "cleanup.policy");
+      const bool compacted = policy && policy->find("compact") != std::string::npos;
+      batch_check checked = check_batch(ctx, pd.records, limits.max_message_bytes, compacted);
+      if (checked.error != error_code::none) {
+        fail(checked.error, checked.message);
+        if (checked.error == error_code::invalid_record && ctx.api_version >= 8)
+          tr.partition_responses.back().record_errors.push_back({0, checked.message, {}});
+        continue;
+      }
+      partition_produce_result r = co_await run_on(p->strand(), [&] {
+        return p->append_records(checked.batch, request->acks, limits, storage::producer_origin::client, s.now_ms());
+      });
+      if (r.error != error_code::none) {
+        fail(r.error, r.error_message);
+        continue;
+      }
+      produce_response::partition_produce_response ok;
+      ok.index = pd.index;
+      ok.base_offset = r.base_offset;
+      ok.log_append_time_ms = r.log_append_time_ms;
+      ok.log_start_offset = r.log_start_offset;
+      tr.partition_responses.push_back(std::move(ok));
+    }
+    response.responses.push_back(std::move(tr));
+  }
+  if (request->acks == 0) {
+    if (any_error) co_return handler_result::close("acks=0 produce failed; closing so the client learns of it");
+    co_return handler_result::no_response();
+  }
+  co_return respond(ctx, response);
+}
+
+}  // namespace
+
+api_handler produce_handler() { return {0, 3, 13, &handle}; }
+
+}  // namespace hw::broker

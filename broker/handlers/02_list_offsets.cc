@@ -1,0 +1,98 @@
+// ListOffsets (key 2), versions 1-11: the offset for a timestamp, or for
+// the special ones: latest (-1), earliest (-2), max timestamp (-3),
+// earliest local (-4), latest tiered (-5).
+//
+// Kafka's rules (Partition.fetchOffsetForTimestamp, UnifiedLog
+// .fetchOffsetByTimestamp): only the leader answers a consumer
+// (NOT_LEADER_OR_FOLLOWER), at the epoch it knows (KIP-320); "latest" is
+// the high watermark (read_uncommitted) or the last stable offset
+// (read_committed) with the current leader epoch; earliest is the log
+// start with its epoch; a timestamp lookup that lands at or past the
+// fetchable end finds nothing (offset and timestamp -1).
+
+#include "broker/handlers/handlers.h"
+#include "broker/metadata/metadata_publisher.h"
+#include "broker/replica/replica_manager.h"
+#include "broker/run_on.h"
+#include "broker/services.h"
+#include "protocol/error_code.h"
+#include "protocol/messages/list_offsets.h"
+#include "storage/log.h"
+
+namespace hw::broker {
+namespace {
+
+using protocol::error_code;
+using protocol::msg::list_offsets_request;
+using protocol::msg::list_offsets_response;
+
+constexpr int64_t latest_tiered_timestamp = -5;
+
+// On the partition's strand: the epoch cache is the writer's.
+list_offsets_response::list_offsets_partition_response lookup(partition& p, int64_t timestamp, bool committed) {
+  list_offsets_response::list_offsets_partition_response out;
+  const storage::offset fetchable = committed ? p.last_stable_offset() : p.high_watermark();
+  auto epoch_of = [&](storage::offset o) -> int32_t {
+    auto e = p.log().epoch_cache().epoch_for_offset(o);
+    return e ? e->value : -1;
+  };
+  if (timestamp == storage::latest_timestamp) {
+    out.offset = fetchable.value;
+    out.leader_epoch = p.leader_epoch();
+    return out;
+  }
+  if (timestamp == storage::earliest_timestamp || timestamp == storage::earliest_local_timestamp) {
+    out.offset = p.log_start_offset().value;
+    out.leader_epoch = epoch_of(p.log_start_offset());
+    return out;
+  }
+  if (timestamp == latest_tiered_timestamp) return out;  // no tiered storage: nothing
+  std::optional<storage::timestamp_and_offset> found;
+  if (auto ec = p.log().log().offset_for_timestamp(timestamp, &found)) {
+    out.error_code = static_cast<int16_t>(error_code::kafka_storage_error);
+    return out;
+  }
+  if (!found || found->offset >= fetchable) return out;
+  out.timestamp = found->timestamp;
+  out.offset = found->offset.value;
+  out.leader_epoch = found->epoch ? found->epoch->value : epoch_of(found->offset);
+  return out;
+}
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+  std::string error;
+  auto request = decode_request<list_offsets_request>(ctx, &error);
+  if (!request) co_return handler_result::close(error);
+  const broker_services& s = *ctx.services;
+  auto image = s.metadata->image();
+  const bool committed = request->isolation_level == 1;
+
+  list_offsets_response response;
+  for (const auto& topic : request->topics) {
+    auto& tr = response.topics.emplace_back();
+    tr.name = topic.name;
+    const auto* t = image->topic(topic.name);
+    for (const auto& pr : topic.partitions) {
+      list_offsets_response::list_offsets_partition_response out;
+      if (!t || !t->partitions.count(pr.partition_index)) {
+        out.error_code = static_cast<int16_t>(error_code::unknown_topic_or_partition);
+      } else if (auto p = s.replicas->get({t->name, pr.partition_index}); !p) {
+        out.error_code = static_cast<int16_t>(error_code::not_leader_or_follower);
+      } else if (auto e = p->check_leader_epoch(pr.current_leader_epoch, request->replica_id != -2);
+                 e != error_code::none) {
+        out.error_code = static_cast<int16_t>(e);
+      } else {
+        out = co_await run_on(p->strand(), [&] { return lookup(*p, pr.timestamp, committed); });
+      }
+      out.partition_index = pr.partition_index;
+      tr.partitions.push_back(std::move(out));
+    }
+  }
+  co_return respond(ctx, response);
+}
+
+}  // namespace
+
+api_handler list_offsets_handler() { return {2, 1, 11, &handle}; }
+
+}  // namespace hw::broker

@@ -1,0 +1,31 @@
+#include "broker/metadata/controller_options.h"
+
+#include <random>
+
+#include "config/topic_configs.h"
+
+namespace hw::broker {
+
+controller::quorum_controller_options make_quorum_controller_options(const config::broker_config& c,
+                                                                     const std::string& cluster_id) {
+  controller::quorum_controller_options o;
+  o.node_id = c.node_id;
+  o.cluster_id = cluster_id;
+  o.num_partitions = c.num_partitions;
+  o.default_replication_factor = static_cast<int16_t>(c.default_replication_factor);
+  o.min_insync_replicas = c.min_insync_replicas;
+  o.unclean_leader_election_enable = c.unclean_leader_election_enable;
+  o.delete_topic_enable = c.get_bool("delete.topic.enable");
+  o.broker_session_timeout_ms = c.get_int("broker.session.timeout.ms");
+  o.broker_heartbeat_interval_ms = c.get_int("broker.heartbeat.interval.ms");
+  o.validate_topic_config = [](std::string_view key, std::string_view value)
+      -> std::optional<std::pair<protocol::error_code, std::string>> {
+    if (auto e = config::validate_topic_config(key, value))
+      return std::make_pair(protocol::error_code::invalid_config, e->message);
+    return std::nullopt;
+  };
+  o.random_seed = std::random_device{}();
+  return o;
+}
+
+}  // namespace hw::broker

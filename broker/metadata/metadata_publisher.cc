@@ -1,0 +1,168 @@
+#include "broker/metadata/metadata_publisher.h"
+
+#include <spdlog/spdlog.h>
+
+#include "config/topic_configs_layers.h"
+#include "controller/metadata/delta.h"
+#include "storage/topic_log_config.h"
+
+namespace hw::broker {
+
+metadata_publisher::metadata_publisher(asio::any_io_executor executor, replica_manager& replicas,
+                                       const config::broker_config& config, std::function<int64_t()> now_ms)
+    : strand_(asio::make_strand(executor)),
+      replicas_(replicas),
+      config_(config),
+      now_ms_(std::move(now_ms)),
+      image_(std::make_shared<const controller::metadata_image>()) {}
+
+std::shared_ptr<const controller::metadata_image> metadata_publisher::image() const {
+  std::lock_guard lock(mutex_);
+  return image_;
+}
+
+int64_t metadata_publisher::applied_offset() const {
+  std::lock_guard lock(mutex_);
+  return applied_offset_;
+}
+
+void metadata_publisher::on_commit(const committed_batch& batch) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(batch);
+    if (draining_) return;
+    draining_ = true;
+  }
+  // Posted: co_spawn may start the coroutine inline, on the caller's thread.
+  asio::post(strand_, [this] { asio::co_spawn(strand_, drain(), asio::detached); });
+}
+
+asio::awaitable<void> metadata_publisher::drain() {
+  for (;;) {
+    committed_batch batch;
+    {
+      std::lock_guard lock(mutex_);
+      if (queue_.empty()) {
+        draining_ = false;
+        co_return;
+      }
+      batch = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    co_await apply(batch);
+  }
+}
+
+asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
+  auto before = image();
+  controller::metadata_delta delta(before);
+  for (const auto& record : batch.records) {
+    if (auto error = delta.replay(record)) {
+      // The controller wrote it, so the broker must follow it: a record it
+      // cannot apply means this broker's view is broken, not the record.
+      spdlog::error("Cannot replay the metadata record at offset {} ({}): {}", batch.base_offset.value,
+                    controller::record_name(record), *error);
+    }
+  }
+  std::set<std::string> reconfigured;
+  for (const auto& r : delta.changed_configs())
+    if (r.type == controller::config_resource_type::topic) reconfigured.insert(r.name);
+  auto after = delta.apply(batch.last_offset(), batch.epoch);
+  {
+    std::lock_guard lock(mutex_);
+    image_ = after;
+  }
+  auto updates = partition_updates(*before, *after, reconfigured);
+  if (!updates.empty()) {
+    if (auto ec = co_await replicas_.apply(std::move(updates), now_ms_()))
+      spdlog::error("Applying metadata at offset {} failed: {}", batch.last_offset().value, ec.message());
+  }
+  std::vector<std::shared_ptr<asio::steady_timer>> woken;
+  {
+    std::lock_guard lock(mutex_);
+    applied_offset_ = batch.last_offset().value;
+    for (auto it = waiters_.begin(); it != waiters_.end();) {
+      if (it->end <= applied_offset_ + 1) {
+        woken.push_back(it->timer);
+        it = waiters_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& t : woken) t->cancel();
+}
+
+asio::awaitable<bool> metadata_publisher::wait_applied(storage::offset end, std::chrono::milliseconds timeout) {
+  auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, timeout);
+  {
+    std::lock_guard lock(mutex_);
+    if (end.value <= applied_offset_ + 1) co_return true;
+    waiters_.push_back({end.value, timer});
+  }
+  error_code ec;
+  co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  std::lock_guard lock(mutex_);
+  std::erase_if(waiters_, [&](const waiter& w) { return w.timer == timer; });
+  co_return end.value <= applied_offset_ + 1;
+}
+
+storage::log_config metadata_publisher::log_config_for(const controller::metadata_image& image,
+                                                       const std::string& topic) const {
+  config::config_map overrides;
+  if (const auto* c = image.config({controller::config_resource_type::topic, topic}))
+    for (const auto& [k, v] : *c) overrides.emplace(k, v);
+  config::config_map cluster_defaults;
+  if (const auto* c = image.config({controller::config_resource_type::broker, ""}))
+    for (const auto& [k, v] : *c) cluster_defaults.emplace(k, v);
+  config::config_map this_broker;
+  if (const auto* c = image.config({controller::config_resource_type::broker, std::to_string(replicas_.self())}))
+    for (const auto& [k, v] : *c) this_broker.emplace(k, v);
+  return storage::make_log_config(overrides,
+                                  config::broker_config_layers(config_, std::move(cluster_defaults), std::move(this_broker)));
+}
+
+std::vector<partition_update> metadata_publisher::partition_updates(const controller::metadata_image& before,
+                                                                    const controller::metadata_image& after,
+                                                                    const std::set<std::string>& reconfigured) const {
+  // Topics are shared between images unless a record touched them, so a
+  // pointer comparison finds what changed.
+  std::vector<partition_update> out;
+  auto role_of = [](const controller::partition_registration& r) {
+    partition_role role;
+    role.leader = r.leader;
+    role.leader_epoch = r.leader_epoch;
+    role.partition_epoch = r.partition_epoch;
+    role.replicas = r.replicas;
+    role.isr = r.isr;
+    return role;
+  };
+  for (const auto& [id, topic] : after.topics_by_id) {
+    auto old = before.topics_by_id.find(id);
+    const controller::topic_image* previous =
+        old == before.topics_by_id.end() ? nullptr : old->second.get();
+    const bool reconfigure = reconfigured.count(topic->name) != 0;
+    if (previous == topic.get() && !reconfigure) continue;
+    const storage::log_config log_config = log_config_for(after, topic->name);
+    for (const auto& [index, reg] : topic->partitions) {
+      const controller::partition_registration* was = nullptr;
+      if (previous) {
+        auto p = previous->partitions.find(index);
+        if (p != previous->partitions.end()) was = &p->second;
+      }
+      if (was && *was == reg && !reconfigure) continue;
+      const bool here = reg.is_replica(replicas_.self()) || (was && was->is_replica(replicas_.self()));
+      if (!here) continue;
+      partition_update u{{topic->name, index}, id, role_of(reg), log_config};
+      out.push_back(std::move(u));
+    }
+  }
+  for (const auto& [id, topic] : before.topics_by_id) {
+    if (after.topics_by_id.count(id)) continue;
+    for (const auto& [index, reg] : topic->partitions)
+      if (reg.is_replica(replicas_.self())) out.push_back({{topic->name, index}, id, std::nullopt, {}});
+  }
+  return out;
+}
+
+}  // namespace hw::broker

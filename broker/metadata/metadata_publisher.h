@@ -1,0 +1,69 @@
+#pragma once
+// The broker's view of the cluster metadata: committed batches from the
+// metadata log are replayed into a metadata_delta over the current image;
+// each result is published (handlers read it through image()) and then
+// applied to the replica manager — logs created, roles changed, partitions
+// deleted — for the partitions this broker hosts.
+//
+// Ownership and threads: owned by main. on_commit() may be called from any
+// thread in log order (the controller strand calls it); batches are queued
+// and applied one at a time on the publisher's strand. image() is safe from
+// any thread.
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "broker/asio.h"
+#include "broker/metadata/controller_service.h"
+#include "broker/replica/replica_manager.h"
+#include "config/broker_config.h"
+#include "controller/metadata/image.h"
+#include "storage/log_config.h"
+
+namespace hw::broker {
+
+class metadata_publisher {
+ public:
+  metadata_publisher(asio::any_io_executor executor, replica_manager& replicas, const config::broker_config& config,
+                     std::function<int64_t()> now_ms);
+
+  void on_commit(const committed_batch& batch);
+  std::shared_ptr<const controller::metadata_image> image() const;
+  // The offset of the last record applied (-1 before any).
+  int64_t applied_offset() const;
+  // Resolves once every record below `end` is applied, or after timeout;
+  // true when applied.
+  asio::awaitable<bool> wait_applied(storage::offset end, std::chrono::milliseconds timeout);
+
+ private:
+  asio::awaitable<void> drain();
+  asio::awaitable<void> apply(const committed_batch& batch);
+  std::vector<partition_update> partition_updates(const controller::metadata_image& before,
+                                                  const controller::metadata_image& after,
+                                                  const std::set<std::string>& reconfigured_topics) const;
+  storage::log_config log_config_for(const controller::metadata_image& image, const std::string& topic) const;
+
+  asio::strand<asio::any_io_executor> strand_;
+  replica_manager& replicas_;
+  const config::broker_config& config_;
+  std::function<int64_t()> now_ms_;
+
+  mutable std::mutex mutex_;  // leaf: the queue, the published image, waiters
+  std::deque<committed_batch> queue_;
+  bool draining_ = false;
+  std::shared_ptr<const controller::metadata_image> image_;
+  int64_t applied_offset_ = -1;
+  struct waiter {
+    int64_t end;
+    std::shared_ptr<asio::steady_timer> timer;
+  };
+  std::vector<waiter> waiters_;
+};
+
+}  // namespace hw::broker

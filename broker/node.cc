@@ -1,0 +1,266 @@
+#include "broker/node.h"
+
+#include <csignal>
+#include <future>
+#include <random>
+
+#include <spdlog/spdlog.h>
+
+#include "broker/dispatcher.h"
+#include "broker/features.h"
+#include "broker/handler_registry.h"
+#include "broker/handlers/handlers.h"
+#include "broker/metadata/broker_lifecycle.h"
+#include "broker/metadata/controller_options.h"
+#include "broker/metadata/controller_service.h"
+#include "broker/metadata/metadata_publisher.h"
+#include "broker/replica/replica_manager.h"
+#include "broker/services.h"
+#include "storage/io/file_system.h"
+#include "storage/log_manager.h"
+#include "storage/meta_properties.h"
+#include "config/topic_configs_layers.h"
+#include "storage/topic_log_config.h"
+
+namespace hw::broker {
+namespace {
+
+using namespace std::chrono_literals;
+
+int64_t wall_clock_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<std::filesystem::path> storage_dirs(const config::broker_config& c) {
+  std::vector<std::filesystem::path> dirs;
+  for (const auto& d : c.log_dirs) dirs.emplace_back(d);
+  std::filesystem::path meta(c.metadata_log_dir);
+  if (std::find(dirs.begin(), dirs.end(), meta) == dirs.end()) dirs.push_back(meta);
+  return dirs;
+}
+
+// The cluster id of formatted storage, nothing when no dir is formatted.
+std::optional<std::string> find_cluster_id(storage::file_system& fs, const config::broker_config& c,
+                                           std::string* error) {
+  for (const auto& dir : storage_dirs(c)) {
+    auto path = dir / storage::meta_properties_name;
+    if (!fs.exists(path)) continue;
+    storage::meta_properties props;
+    if (auto err = storage::read_meta_properties(fs, path, &props)) {
+      *error = err.message;
+      return std::nullopt;
+    }
+    if (props.cluster_id) return props.cluster_id;
+  }
+  return std::nullopt;
+}
+
+std::string random_cluster_id() {
+  std::random_device device;
+  std::mt19937_64 rng((static_cast<uint64_t>(device()) << 32) ^ device());
+  return protocol::uuid::random(rng).to_string();
+}
+
+server_options make_server_options(const config::broker_config& c) {
+  server_options o;
+  o.listeners = c.listeners;
+  o.connection.max_frame_bytes = c.socket_request_max_bytes;
+  o.connection.max_inflight = static_cast<size_t>(c.connection_max_inflight_requests);
+  // Beyond ten years "idle" means never (and keeps clock arithmetic in range).
+  constexpr int64_t kTenYearsMs = 10LL * 365 * 24 * 3600 * 1000;
+  o.connection.idle_timeout_ms = c.connections_max_idle_ms > kTenYearsMs ? -1 : c.connections_max_idle_ms;
+  o.max_connections = c.max_connections;
+  o.listen_backlog = c.socket_listen_backlog_size;
+  o.send_buffer_bytes = c.socket_send_buffer_bytes;
+  o.receive_buffer_bytes = c.socket_receive_buffer_bytes;
+  o.queued_max_requests = c.queued_max_requests;
+  return o;
+}
+
+}  // namespace
+
+std::optional<std::string> format_storage(const config::broker_config& c, const std::string& cluster_id,
+                                          bool ignore_formatted) {
+  auto fs = storage::make_posix_file_system();
+  std::mt19937_64 rng(std::random_device{}());
+  for (const auto& dir : storage_dirs(c)) {
+    auto path = dir / storage::meta_properties_name;
+    if (fs->exists(path)) {
+      storage::meta_properties existing;
+      if (auto err = storage::read_meta_properties(*fs, path, &existing)) return err.message;
+      if (ignore_formatted) continue;
+      return "Log directory " + dir.string() + " is already formatted. Use --ignore-formatted to ignore this directory and format the others.";
+    }
+    if (auto ec = fs->create_directories(dir)) return "Cannot create " + dir.string() + ": " + ec.message();
+    storage::meta_properties props;
+    props.version = 1;
+    props.node = storage::node_id(c.node_id);
+    props.cluster_id = cluster_id;
+    props.directory_id = protocol::uuid::random(rng);
+    if (auto err = storage::write_meta_properties(*fs, path, props, std::chrono::system_clock::now()))
+      return err.message;
+    std::printf("Formatting %s with metadata.version %s.\n", dir.string().c_str(), "4.3-IV0");
+  }
+  return std::nullopt;
+}
+
+struct broker_node::impl {
+  explicit impl(const config::broker_config& c)
+      : cfg(c),
+        io(c.num_io_threads),
+        fs(storage::make_posix_file_system()),
+        handlers(all_handlers()),
+        dispatch(services) {
+    signals.async_wait([this](const error_code& ec, int signo) { signalled.set_value(ec ? 0 : signo); });
+  }
+
+  const config::broker_config& cfg;
+  asio::io_context io;
+  std::unique_ptr<storage::file_system> fs;
+  handler_registry handlers;
+  broker_services services;
+  dispatcher dispatch;
+  std::string cluster_id;
+  std::unique_ptr<storage::log_manager> logs;
+  std::unique_ptr<replica_manager> replicas;
+  std::unique_ptr<metadata_publisher> publisher;
+  std::unique_ptr<controller_service> controller;
+  std::unique_ptr<broker_lifecycle> lifecycle;
+  std::unique_ptr<server> srv;
+  std::vector<std::thread> threads;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  // Installed before anything starts, so a signal during start-up still
+  // leads to a clean shutdown rather than the default disposition.
+  asio::signal_set signals{io, SIGINT, SIGTERM};
+  std::promise<int> signalled;
+
+  ~impl() {
+    // After a failed start the loop may still run.
+    work.reset();
+    io.stop();
+    for (auto& t : threads)
+      if (t.joinable()) t.join();
+  }
+
+  std::optional<std::string> start();
+  std::optional<std::string> start_storage();
+  void shutdown();
+};
+
+std::optional<std::string> broker_node::impl::start_storage() {
+  std::string error;
+  auto existing = find_cluster_id(*fs, cfg, &error);
+  if (!error.empty()) return error;
+  if (existing) {
+    cluster_id = *existing;
+  } else {
+    // First start on empty storage: format it, as the apache/kafka image does.
+    cluster_id = random_cluster_id();
+    spdlog::info("No formatted storage found; formatting with cluster.id {}", cluster_id);
+  }
+  if (auto e = format_storage(cfg, cluster_id, true)) return e;
+
+  storage::log_manager_config lm;
+  for (const auto& d : cfg.log_dirs) lm.log_dirs.emplace_back(d);
+  lm.node = storage::node_id(cfg.node_id);
+  lm.cluster_id = cluster_id;
+  lm.default_log_config = storage::make_log_config(config::config_map{}, config::broker_config_layers(cfg));
+  lm.num_recovery_threads_per_data_dir = static_cast<int>(cfg.get_int("num.recovery.threads.per.data.dir"));
+  lm.flush_interval_messages = cfg.log_flush_interval_messages;
+  lm.flush_interval_ms = cfg.log_flush_interval_ms;
+  lm.producer_id_expiration_ms = cfg.get_int("producer.id.expiration.ms");
+  if (auto err = storage::log_manager::start(*fs, lm, wall_clock_ms(), &logs)) return err.message;
+  for (const auto& e : logs->events()) spdlog::info("{}", e);
+  return std::nullopt;
+}
+
+std::optional<std::string> broker_node::impl::start() {
+  if (auto e = start_storage()) return e;
+  replicas = std::make_unique<replica_manager>(io.get_executor(), *logs, cfg.node_id);
+  publisher = std::make_unique<metadata_publisher>(io.get_executor(), *replicas, cfg, wall_clock_ms);
+
+  services.handlers = &handlers;
+  services.finalized = bootstrap_finalized_features();
+  services.config = &cfg;
+  services.node_id = cfg.node_id;
+  services.cluster_id = cluster_id;
+  services.metadata = publisher.get();
+  services.replicas = replicas.get();
+  services.now_ms = wall_clock_ms;
+
+  if (cfg.has_role("controller")) {
+    controller_service_options co;
+    co.metadata_log_dir = cfg.metadata_log_dir;
+    co.node_id = cfg.node_id;
+    co.voters = {cfg.node_id};
+    co.controller = make_quorum_controller_options(cfg, cluster_id);
+    controller = std::make_unique<controller_service>(io.get_executor(), *fs, co, wall_clock_ms);
+    controller->add_listener([p = publisher.get()](const committed_batch& b) { p->on_commit(b); });
+    services.controller = controller.get();
+  }
+
+  work.emplace(io.get_executor());
+  for (int i = 0; i < cfg.num_io_threads; ++i) threads.emplace_back([this] { io.run(); });
+
+  if (controller) {
+    auto started = asio::co_spawn(io, controller->start(), asio::use_future);
+    if (auto err = started.get()) return err.message;
+  }
+  srv = std::make_unique<server>(io, make_server_options(cfg), dispatch);
+  if (auto error = srv->start()) return error;
+
+  if (cfg.has_role("broker")) {
+    if (!controller) return "process.roles=broker needs a controller quorum; this build runs the broker with a local controller only (process.roles=broker,controller)";
+    std::optional<int64_t> previous_epoch;
+    if (auto e = logs->previous_broker_epoch()) previous_epoch = e->value;
+    std::vector<protocol::uuid> dir_ids;
+    for (const auto& d : cfg.log_dirs) {
+      storage::meta_properties props;
+      if (!storage::read_meta_properties(*fs, std::filesystem::path(d) / storage::meta_properties_name, &props) &&
+          props.directory_id)
+        dir_ids.push_back(*props.directory_id);
+    }
+    lifecycle = std::make_unique<broker_lifecycle>(io.get_executor(), services, srv->bound(), previous_epoch,
+                                                   std::move(dir_ids));
+    auto registered = asio::co_spawn(io, lifecycle->start(), asio::use_future);
+    if (auto err = registered.get()) return err;
+  }
+  return std::nullopt;
+}
+
+void broker_node::impl::shutdown() {
+  std::promise<void> closed;
+  if (srv) srv->shutdown(5s, [&] { closed.set_value(); });
+  else closed.set_value();
+  closed.get_future().wait();
+  if (lifecycle) asio::co_spawn(io, lifecycle->stop(), asio::use_future).get();
+  if (controller) asio::co_spawn(io, controller->stop(), asio::use_future).get();
+  if (logs) {
+    // Every partition strand drains before the logs close.
+    for (auto& p : replicas->all()) asio::co_spawn(p->strand(), []() -> asio::awaitable<void> { co_return; }, asio::use_future).get();
+    const int64_t epoch = lifecycle ? lifecycle->broker_epoch() : -1;
+    if (auto err = logs->shutdown(storage::broker_epoch(epoch))) spdlog::error("Log shutdown: {}", err.message);
+  }
+  work.reset();
+  io.stop();
+  for (auto& t : threads) t.join();
+  threads.clear();
+}
+
+broker_node::broker_node(const config::broker_config& config) : impl_(std::make_unique<impl>(config)) {}
+
+broker_node::~broker_node() = default;
+
+std::optional<std::string> broker_node::start() { return impl_->start(); }
+
+const std::vector<bound_listener>& broker_node::bound() const { return impl_->srv->bound(); }
+
+void broker_node::run_until_signal() {
+  int signo = impl_->signalled.get_future().get();
+  spdlog::info("Received {}; shutting down", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+  impl_->shutdown();
+  spdlog::info("Highwater shut down");
+}
+
+}  // namespace hw::broker

@@ -1,0 +1,89 @@
+#include "broker/replica/replica_manager.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "broker/run_on.h"
+
+namespace hw::broker {
+
+replica_manager::replica_manager(asio::any_io_executor executor, storage::log_manager& logs, int32_t self)
+    : executor_(executor), logs_(logs), self_(self) {}
+
+std::shared_ptr<partition> replica_manager::get(const storage::topic_partition& tp) const {
+  std::lock_guard lock(mutex_);
+  auto it = partitions_.find(tp);
+  return it == partitions_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<partition>> replica_manager::all() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<partition>> out;
+  out.reserve(partitions_.size());
+  for (auto& [tp, p] : partitions_) out.push_back(p);
+  return out;
+}
+
+asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_update> updates, int64_t now_ms) {
+  std::error_code first_error;
+  for (auto& u : updates) {
+    const std::string name = storage::partition_dir_name(u.tp);
+    const bool hosted = u.role && std::find(u.role->replicas.begin(), u.role->replicas.end(), self_) !=
+                                       u.role->replicas.end();
+    if (!hosted) {
+      std::shared_ptr<partition> gone;
+      {
+        std::lock_guard lock(mutex_);
+        auto it = partitions_.find(u.tp);
+        if (it != partitions_.end()) {
+          gone = it->second;
+          partitions_.erase(it);
+        }
+      }
+      if (gone || logs_.find(u.tp)) {
+        // Wait for the partition's strand to finish what it is doing before
+        // its log goes.
+        if (gone) co_await run_on(gone->strand(), [] {});
+        if (auto err = logs_.remove(u.tp)) {
+          spdlog::error("Cannot delete the log of {}: {}", name, err.message);
+          if (!first_error) first_error = err.code;
+        } else {
+          spdlog::info("Deleted log for partition {}", name);
+        }
+      }
+      continue;
+    }
+    std::shared_ptr<partition> p = get(u.tp);
+    if (!p) {
+      storage::partition_log* log = logs_.find(u.tp);
+      if (!log) {
+        if (auto err = logs_.create(u.tp, u.topic_id, now_ms, &log)) {
+          spdlog::error("Cannot create the log of {}: {}", name, err.message);
+          if (!first_error) first_error = err.code;
+          continue;
+        }
+        spdlog::info("Created log for partition {} in {}", name, log->dir().parent_path().string());
+      }
+      p = std::make_shared<partition>(executor_, u.tp, u.topic_id, log, self_);
+      std::lock_guard lock(mutex_);
+      partitions_[u.tp] = p;
+    }
+    const bool was_leader = p->is_leader();
+    if (auto ec = co_await run_on(p->strand(), [&] {
+          p->log().mutable_log().set_config(u.log_config);
+          return p->apply_role(*u.role);
+        })) {
+      spdlog::error("Cannot apply the new role of {}: {}", name, ec.message());
+      logs_.note_error(u.tp, ec);
+      if (!first_error) first_error = ec;
+    } else if (u.role->leader == self_ && !was_leader) {
+      spdlog::info("{} starts at leader epoch {} from offset {} with partition epoch {}, high watermark {}", name,
+                   u.role->leader_epoch, p->log_end_offset().value, u.role->partition_epoch,
+                   p->high_watermark().value);
+    }
+  }
+  co_return first_error;
+}
+
+}  // namespace hw::broker
