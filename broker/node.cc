@@ -10,6 +10,7 @@
 #include "broker/features.h"
 #include "broker/handler_registry.h"
 #include "broker/handlers/handlers.h"
+#include "broker/maintenance/storage_scheduler.h"
 #include "broker/metadata/broker_lifecycle.h"
 #include "broker/metadata/controller_options.h"
 #include "broker/metadata/controller_service.h"
@@ -124,6 +125,7 @@ struct broker_node::impl {
   std::string cluster_id;
   std::unique_ptr<storage::log_manager> logs;
   std::unique_ptr<replica_manager> replicas;
+  std::unique_ptr<storage_scheduler> maintenance;  // started last, stopped before the logs close
   std::unique_ptr<metadata_publisher> publisher;
   std::unique_ptr<controller_service> controller;
   std::unique_ptr<broker_lifecycle> lifecycle;
@@ -170,6 +172,7 @@ std::optional<std::string> broker_node::impl::start_storage() {
   lm.flush_interval_messages = cfg.log_flush_interval_messages;
   lm.flush_interval_ms = cfg.log_flush_interval_ms;
   lm.producer_id_expiration_ms = cfg.get_int("producer.id.expiration.ms");
+  lm.on_log_event = [](const std::string& line) { spdlog::info("{}", line); };
   if (auto err = storage::log_manager::start(*fs, lm, wall_clock_ms(), &logs)) return err.message;
   for (const auto& e : logs->events()) spdlog::info("{}", e);
   return std::nullopt;
@@ -226,6 +229,10 @@ std::optional<std::string> broker_node::impl::start() {
     auto registered = asio::co_spawn(io, lifecycle->start(), asio::use_future);
     if (auto err = registered.get()) return err;
   }
+  maintenance = std::make_unique<storage_scheduler>(io.get_executor(), *replicas, *fs,
+                                                    std::vector<std::filesystem::path>(cfg.log_dirs.begin(), cfg.log_dirs.end()),
+                                                    make_maintenance_options(cfg), wall_clock_ms);
+  maintenance->start();
   return std::nullopt;
 }
 
@@ -236,6 +243,7 @@ void broker_node::impl::shutdown() {
   closed.get_future().wait();
   if (lifecycle) asio::co_spawn(io, lifecycle->stop(), asio::use_future).get();
   if (controller) asio::co_spawn(io, controller->stop(), asio::use_future).get();
+  if (maintenance) maintenance->stop();
   if (logs) {
     // Every partition strand drains before the logs close.
     for (auto& p : replicas->all()) asio::co_spawn(p->strand(), []() -> asio::awaitable<void> { co_return; }, asio::use_future).get();

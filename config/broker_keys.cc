@@ -193,6 +193,14 @@ const std::vector<config_key>& table() {
        "Oldest an uncompacted record may become before its log is compacted regardless of the dirty ratio."},
       {"log.cleaner.min.cleanable.ratio", T::float64, "0.5", rule::between_double(0, 1),
        "Share of a log that must be uncompacted before the cleaner takes it on."},
+      {"log.cleaner.backoff.ms", T::int64, "15000", rule::at_least(0),
+       "How long the cleaner sleeps when no log needs cleaning."},
+      {"log.cleaner.dedupe.buffer.size", T::int64, "134217728", rule::none(),
+       "Memory for the cleaner's key map, across all cleaner threads."},
+      {"log.cleaner.io.buffer.load.factor", T::float64, "0.9", rule::none(),
+       "How full the cleaner's key map may get."},
+      {"log.cleaner.io.buffer.size", T::int32, "524288", rule::at_least(0),
+       "Memory for the cleaner's read and write buffers, across all cleaner threads."},
       {"log.local.retention.ms", T::int64, "-2", rule::at_least(-2),
        "Tiered storage: how long segments stay on local disk (-2: as retention.ms). Not used by Highwater."},
       {"log.local.retention.bytes", T::int64, "-2", rule::at_least(-2),
@@ -291,6 +299,8 @@ const std::vector<config_key>& table() {
        "How often timed-out transactions are looked for and aborted."},
       {"producer.id.expiration.ms", T::int32, "86400000", rule::at_least(1),
        "How long the state of an idle producer id is kept on a partition."},
+      {"producer.id.expiration.check.interval.ms", T::int32, "600000", rule::at_least(1),
+       "How often idle producer ids are looked for and expired."},
 
       // --- shutdown -------------------------------------------------------------
       {"controlled.shutdown.enable", T::boolean, "true", rule::none(),

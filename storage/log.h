@@ -158,6 +158,10 @@ class log {
   const std::filesystem::path& dir() const { return dir_; }
   const log_config& config() const { return config_; }
   void set_config(const log_config& config) { config_ = config; }
+  // Where the writer reports what an operator reads in the broker log (a
+  // roll, a truncation), in Kafka's words; set before the log is shared.
+  using event_sink = std::function<void(const std::string&)>;
+  void set_event_sink(event_sink sink) { event_sink_ = std::move(sink); }
 
   // --- any thread -------------------------------------------------------------
   offset log_end_offset() const { return offset(log_end_.load(std::memory_order_acquire)); }
@@ -287,6 +291,7 @@ class log {
   std::filesystem::path dir_;
   log_config config_;
   uint64_t jitter_state_;
+  event_sink event_sink_;
 
   // Readers' view. The list is swapped under a mutex held only for a
   // reference-count increment, not std::atomic<std::shared_ptr>: libstdc++

@@ -66,6 +66,13 @@ void log_manager::event(std::string line) {
   events_.push_back(std::move(line));
 }
 
+void log_manager::attach_event_sink(const topic_partition& tp, const std::filesystem::path& dir, partition_log& log) {
+  if (!config_.on_log_event) return;
+  log.mutable_log().set_event_sink(
+      [sink = config_.on_log_event, prefix = "[LocalLog partition=" + partition_dir_name(tp) + ", dir=" + dir.string() + "] "](
+          const std::string& line) { sink(prefix + line); });
+}
+
 std::vector<std::string> log_manager::events() const {
   std::lock_guard lock(events_mutex_);
   return events_;
@@ -215,6 +222,7 @@ void log_manager::load_dir(dir_state& d, int64_t now_ms) {
       o.producer_id_expiration_ms = config_.producer_id_expiration_ms;
       log_load_report report;
       errors[i] = partition_log::open(fs_, d.path / partition_dir_name(found[i]), o, &opened[i], &report);
+      if (!errors[i]) attach_event_sink(found[i], d.path, *opened[i]);
       if (!errors[i] && report.segments_recovered > 0) {
         event("recovered " + partition_dir_name(found[i]) + " in " + d.path.string() + ": " +
               std::to_string(report.segments_recovered) + " segments, " + std::to_string(report.bytes_truncated) +
@@ -329,6 +337,7 @@ storage_error log_manager::create(const topic_partition& tp, const protocol::uui
     best->offline = true;
     return {ec, "cannot sync " + best->path.string() + ": " + ec.message()};
   }
+  attach_event_sink(tp, best->path, *log);
   *out = log.get();
   logs_[tp] = entry{std::move(log), best, now_ms};
   ++best->partitions;

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -70,6 +71,9 @@ struct log_manager_config {
   int64_t flush_interval_messages = INT64_MAX;
   int64_t flush_interval_ms = INT64_MAX;
   int64_t producer_id_expiration_ms = 86'400'000;
+  // Receives each log's writer events (rolls, truncations), prefixed with
+  // the partition and its dir as Kafka's log lines are; none: not reported.
+  std::function<void(const std::string&)> on_log_event;
   // Seeds directory ids and delete-dir names (tests pass a fixed one).
   uint64_t random_seed = std::random_device{}();
 };
@@ -145,6 +149,7 @@ class log_manager {
   storage_error write_cleaner_checkpoint(dir_state& d);
   dir_state* dir_of(const std::filesystem::path& dir) const;
   void event(std::string line);
+  void attach_event_sink(const topic_partition& tp, const std::filesystem::path& dir, partition_log& log);
 
   file_system& fs_;
   log_manager_config config_;
