@@ -15,6 +15,7 @@
 #include "broker/metadata/controller_options.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/producer_id_manager.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/services.h"
 #include "storage/io/file_system.h"
@@ -128,6 +129,7 @@ struct broker_node::impl {
   std::unique_ptr<storage_scheduler> maintenance;  // started last, stopped before the logs close
   std::unique_ptr<metadata_publisher> publisher;
   std::unique_ptr<controller_service> controller;
+  std::unique_ptr<producer_id_manager> producer_ids;
   std::unique_ptr<broker_lifecycle> lifecycle;
   std::unique_ptr<server> srv;
   std::vector<std::thread> threads;
@@ -202,6 +204,8 @@ std::optional<std::string> broker_node::impl::start() {
     controller->add_listener([p = publisher.get()](const committed_batch& b) { p->on_commit(b); });
     services.controller = controller.get();
   }
+  producer_ids = std::make_unique<producer_id_manager>(controller_block_fetcher(services));
+  services.producer_ids = producer_ids.get();
 
   work.emplace(io.get_executor());
   for (int i = 0; i < cfg.num_io_threads; ++i) threads.emplace_back([this] { io.run(); });

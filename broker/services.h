@@ -19,6 +19,7 @@ namespace hw::broker {
 class metadata_publisher;
 class replica_manager;
 class controller_service;
+class producer_id_manager;
 
 struct broker_services {
   const handler_registry* handlers = nullptr;
@@ -32,6 +33,8 @@ struct broker_services {
   replica_manager* replicas = nullptr;
   // The active controller when this process is one (combined mode).
   controller_service* controller = nullptr;
+  // Producer ids for idempotent producers (InitProducerId).
+  producer_id_manager* producer_ids = nullptr;
   std::function<int64_t()> now_ms;
 };
 

@@ -19,6 +19,18 @@ std::span<const api_handler> all_handlers() {
         create_topics_handler(),
         delete_topics_handler(),
         create_partitions_handler(),
+        delete_records_handler(),
+        init_producer_id_handler(),
+        offset_for_leader_epoch_handler(),
+        describe_configs_handler(),
+        alter_configs_handler(),
+        describe_log_dirs_handler(),
+        elect_leaders_handler(),
+        incremental_alter_configs_handler(),
+        describe_quorum_handler(),
+        describe_cluster_handler(),
+        describe_producers_handler(),
+        describe_topic_partitions_handler(),
     };
     std::sort(list.begin(), list.end(), [](const api_handler& a, const api_handler& b) { return a.api_key < b.api_key; });
     for (size_t i = 1; i < list.size(); ++i) assert(list[i - 1].api_key != list[i].api_key && "two handlers for one API");

@@ -23,7 +23,19 @@ api_handler metadata_handler();           // 03_metadata.cc
 api_handler api_versions_handler();       // 18_api_versions.cc
 api_handler create_topics_handler();      // 19_create_topics.cc
 api_handler delete_topics_handler();      // 20_delete_topics.cc
+api_handler delete_records_handler();  // 21_delete_records.cc
+api_handler init_producer_id_handler();  // 22_init_producer_id.cc
+api_handler offset_for_leader_epoch_handler();  // 23_offset_for_leader_epoch.cc
+api_handler describe_configs_handler();  // 32_describe_configs.cc
+api_handler alter_configs_handler();  // 33_alter_configs.cc
+api_handler describe_log_dirs_handler();  // 35_describe_log_dirs.cc
 api_handler create_partitions_handler();  // 37_create_partitions.cc
+api_handler elect_leaders_handler();  // 43_elect_leaders.cc
+api_handler incremental_alter_configs_handler();  // 44_incremental_alter_configs.cc
+api_handler describe_quorum_handler();  // 55_describe_quorum.cc
+api_handler describe_cluster_handler();  // 60_describe_cluster.cc
+api_handler describe_producers_handler();  // 61_describe_producers.cc
+api_handler describe_topic_partitions_handler();  // 75_describe_topic_partitions.cc
 
 std::span<const api_handler> all_handlers();
 

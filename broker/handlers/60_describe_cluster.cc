@@ -1,0 +1,84 @@
+// DescribeCluster (key 60), versions 0-2: the alive brokers reachable on
+// the client's listener (with the fenced ones too when v2 asks), the
+// cluster id, a controller id and the cluster operations the client may
+// perform.
+//
+// Kafka's rules (KafkaApis.handleDescribeCluster, AuthHelper
+// .computeDescribeClusterResponse): a broker answers endpoint type BROKER
+// (1) only — CONTROLLER is MISMATCHED_ENDPOINT_TYPE and an unknown type
+// UNSUPPORTED_ENDPOINT_TYPE (INVALID_REQUEST at v0); in KRaft the
+// "controller" a client sees is an alive broker picked at random (clients
+// cannot reach controllers), -1 when it is not among the brokers listed;
+// without an authorizer every cluster operation is allowed.
+
+#include "broker/handlers/handlers.h"
+#include "broker/metadata/metadata_publisher.h"
+#include "broker/services.h"
+#include "protocol/error_code.h"
+#include "protocol/messages/describe_cluster.h"
+
+namespace hw::broker {
+namespace {
+
+using protocol::error_code;
+using protocol::msg::describe_cluster_request;
+using protocol::msg::describe_cluster_response;
+
+constexpr int8_t endpoint_broker = 1;
+constexpr int8_t endpoint_controller = 2;
+
+// AclOperation codes AclEntry.supportedOperations(CLUSTER) lists: CREATE 5,
+// ALTER 7, DESCRIBE 8, CLUSTER_ACTION 9, DESCRIBE_CONFIGS 10, ALTER_CONFIGS
+// 11, IDEMPOTENT_WRITE 12 — all granted when no authorizer is configured.
+constexpr int32_t cluster_operations =
+    (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
+
+describe_cluster_response endpoint_error(int16_t version, int8_t requested) {
+  describe_cluster_response r;
+  if (requested != endpoint_controller) {
+    r.error_code = static_cast<int16_t>(version == 0 ? error_code::invalid_request : error_code::unsupported_endpoint_type);
+    r.error_message = "Unsupported endpoint type " + std::to_string(requested);
+  } else {
+    r.error_code = static_cast<int16_t>(version == 0 ? error_code::invalid_request : error_code::mismatched_endpoint_type);
+    r.error_message = "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER";
+  }
+  return r;
+}
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+  std::string error;
+  auto request = decode_request<describe_cluster_request>(ctx, &error);
+  if (!request) co_return handler_result::close(error);
+  if (request->endpoint_type != endpoint_broker) co_return respond(ctx, endpoint_error(ctx.api_version, request->endpoint_type));
+  const broker_services& s = *ctx.services;
+  auto image = s.metadata->image();
+
+  describe_cluster_response response;
+  response.cluster_id = s.cluster_id;
+  response.endpoint_type = endpoint_broker;
+  std::vector<int32_t> alive;
+  for (const auto& [id, endpoint] : image->endpoints(ctx.listener_name)) {
+    const auto* b = image->broker(id);
+    if (!b) continue;
+    if (b->fenced && !request->include_fenced_brokers) continue;
+    describe_cluster_response::describe_cluster_broker out;
+    out.broker_id = id;
+    out.host = endpoint.host;
+    out.port = endpoint.port;
+    out.rack = b->rack;
+    out.is_fenced = b->fenced;
+    response.brokers.push_back(std::move(out));
+    if (!b->fenced) alive.push_back(id);
+  }
+  // Kafka picks at random; spreading by correlation id is as good for
+  // clients and keeps answers reproducible.
+  if (!alive.empty()) response.controller_id = alive[static_cast<uint32_t>(ctx.correlation_id) % alive.size()];
+  if (request->include_cluster_authorized_operations) response.cluster_authorized_operations = cluster_operations;
+  co_return respond(ctx, response);
+}
+
+}  // namespace
+
+api_handler describe_cluster_handler() { return {60, 0, 2, &handle}; }
+
+}  // namespace hw::broker
