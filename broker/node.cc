@@ -8,6 +8,8 @@
 
 #include "broker/dispatcher.h"
 #include "broker/features.h"
+#include "broker/group/group_coordinator.h"
+#include "broker/fetch/shared_fetch_sessions.h"
 #include "broker/handler_registry.h"
 #include "broker/handlers/handlers.h"
 #include "broker/maintenance/storage_scheduler.h"
@@ -80,6 +82,19 @@ server_options make_server_options(const config::broker_config& c) {
   return o;
 }
 
+group::coordinator_options group_coordinator_options(const config::broker_config& c) {
+  group::coordinator_options o;
+  o.group.min_session_timeout_ms = static_cast<int32_t>(c.get_int("group.min.session.timeout.ms"));
+  o.group.max_session_timeout_ms = static_cast<int32_t>(c.get_int("group.max.session.timeout.ms"));
+  o.group.max_size = static_cast<int32_t>(c.get_int("group.max.size"));
+  o.group.initial_rebalance_delay_ms = static_cast<int32_t>(c.get_int("group.initial.rebalance.delay.ms"));
+  o.group.offsets_retention_ms = c.get_int("offsets.retention.minutes") * 60 * 1000;
+  o.group.offsets_retention_check_interval_ms = c.get_int("offsets.retention.check.interval.ms");
+  o.num_partitions = static_cast<int32_t>(c.get_int("offsets.topic.num.partitions"));
+  o.load_buffer_bytes = static_cast<int32_t>(c.get_int("offsets.load.buffer.size"));
+  return o;
+}
+
 }  // namespace
 
 std::optional<std::string> format_storage(const config::broker_config& c, const std::string& cluster_id,
@@ -127,6 +142,8 @@ struct broker_node::impl {
   std::unique_ptr<storage::log_manager> logs;
   std::unique_ptr<replica_manager> replicas;
   std::unique_ptr<storage_scheduler> maintenance;  // started last, stopped before the logs close
+  std::unique_ptr<group::group_coordinator> groups;
+  std::unique_ptr<fetch::shared_fetch_sessions> fetch_sessions;
   std::unique_ptr<metadata_publisher> publisher;
   std::unique_ptr<controller_service> controller;
   std::unique_ptr<producer_id_manager> producer_ids;
@@ -184,6 +201,10 @@ std::optional<std::string> broker_node::impl::start() {
   if (auto e = start_storage()) return e;
   replicas = std::make_unique<replica_manager>(io.get_executor(), *logs, cfg.node_id);
   publisher = std::make_unique<metadata_publisher>(io.get_executor(), *replicas, cfg, wall_clock_ms);
+  groups = std::make_unique<group::group_coordinator>(io.get_executor(), *replicas, group_coordinator_options(cfg),
+                                                      wall_clock_ms);
+  replicas->set_leadership_listener([g = groups.get()](const storage::topic_partition& tp, bool leader,
+                                                       int32_t epoch) { g->on_leadership(tp, leader, epoch); });
 
   services.handlers = &handlers;
   services.finalized = bootstrap_finalized_features();
@@ -192,6 +213,11 @@ std::optional<std::string> broker_node::impl::start() {
   services.cluster_id = cluster_id;
   services.metadata = publisher.get();
   services.replicas = replicas.get();
+  services.groups = groups.get();
+  fetch_sessions = std::make_unique<fetch::shared_fetch_sessions>(fetch::fetch_session_cache::options{
+      static_cast<int32_t>(cfg.get_int("max.incremental.fetch.session.cache.slots")),
+      fetch::fetch_session_cache::options{}.eviction_ms});  // Kafka's internal default; not a public key
+  services.fetch_sessions = fetch_sessions.get();
   services.now_ms = wall_clock_ms;
 
   if (cfg.has_role("controller")) {
@@ -247,6 +273,7 @@ void broker_node::impl::shutdown() {
   closed.get_future().wait();
   if (lifecycle) asio::co_spawn(io, lifecycle->stop(), asio::use_future).get();
   if (controller) asio::co_spawn(io, controller->stop(), asio::use_future).get();
+  if (groups) asio::co_spawn(io, groups->stop(), asio::use_future).get();
   if (maintenance) maintenance->stop();
   if (logs) {
     // Every partition strand drains before the logs close.

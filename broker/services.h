@@ -16,6 +16,12 @@ struct broker_config;
 
 namespace hw::broker {
 
+namespace fetch {
+class shared_fetch_sessions;
+}
+namespace group {
+class group_coordinator;
+}
 class metadata_publisher;
 class replica_manager;
 class controller_service;
@@ -31,6 +37,9 @@ struct broker_services {
   // The broker's published metadata image and the partitions it hosts.
   metadata_publisher* metadata = nullptr;
   replica_manager* replicas = nullptr;
+  fetch::shared_fetch_sessions* fetch_sessions = nullptr;
+  // The classic group coordinator's shards on this broker.
+  group::group_coordinator* groups = nullptr;
   // The active controller when this process is one (combined mode).
   controller_service* controller = nullptr;
   // Producer ids for idempotent producers (InitProducerId).

@@ -1,7 +1,7 @@
 // Fetch (key 1), versions 4-18, for consumers: records below the high
 // watermark (read_uncommitted) or the last stable offset (read_committed,
 // with the aborted transactions of the range), waiting up to max_wait_ms
-// for min_bytes.
+// for min_bytes, in KIP-227 fetch sessions.
 //
 // Kafka's rules (KafkaApis.handleFetchRequest, ReplicaManager.fetchMessages,
 // Partition.fetchRecords): the partition must be led here
@@ -11,15 +11,14 @@
 // max_bytes and each partition's partition_max_bytes, except that the first
 // partition with data returns at least one whole batch; when fewer than
 // min_bytes are ready the fetch waits, woken by appends, until max_wait_ms.
-// From v13 topics are named by id (UNKNOWN_TOPIC_ID).
-//
-// Sessions (KIP-227): this broker answers session id 0, which tells the
-// client to send full requests; incremental sessions come with the
-// fetch-session cache.
+// From v13 topics are named by id (UNKNOWN_TOPIC_ID). The session rules
+// (which partitions to read, which to answer, the session id) are
+// broker/fetch/fetch_session_cache.h's.
 
 #include <algorithm>
 #include <chrono>
 
+#include "broker/fetch/shared_fetch_sessions.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/replica/replica_manager.h"
@@ -37,94 +36,185 @@ using protocol::msg::fetch_response;
 // Bounds a wait whatever the client asks.
 constexpr int32_t max_fetch_wait_ms = 60'000;
 
+// One partition to read, resolved against the metadata.
 struct partition_slot {
-  size_t topic_index = 0;
-  const fetch_request::fetch_partition* request = nullptr;
-  std::shared_ptr<partition> hosted;  // null when an error is set
+  fetch::partition_request request;
+  std::shared_ptr<partition> hosted;  // null when error is set
   error_code error = error_code::none;
-  std::string topic_name;
+};
+
+struct slot_result {
+  fetch_response::partition_data data;
+  fetch::partition_result session;
 };
 
 class fetch_reader {
  public:
-  fetch_reader(const fetch_request& request) : request_(request) {}
+  fetch_reader(int32_t max_bytes, bool read_committed) : max_bytes_(max_bytes), read_committed_(read_committed) {}
 
-  // Reads every partition once, filling response; returns the bytes read.
-  size_t read_all(std::vector<partition_slot>& slots, fetch_response& response) {
+  // Reads every partition once; returns the bytes read.
+  size_t read_all(const std::vector<partition_slot>& slots, std::vector<slot_result>& out) {
     buffers_.clear();
-    buffers_.reserve(slots.size());
+    out.clear();
+    out.resize(slots.size());
     size_t total = 0;
-    int64_t remaining = std::max<int32_t>(request_.max_bytes, 0);
+    int64_t remaining = std::max<int32_t>(max_bytes_, 0);
     bool first_with_data = true;
     for (size_t i = 0; i < slots.size(); ++i) {
-      auto& slot = slots[i];
-      auto& out = response.responses[slot.topic_index].partitions.emplace_back();
-      out.partition_index = slot.request->partition;
-      out.high_watermark = -1;
-      out.last_stable_offset = -1;
-      out.log_start_offset = -1;
-      if (slot.error != error_code::none) {
-        out.error_code = static_cast<int16_t>(slot.error);
-        continue;
+      size_t got = read_one(slots[i], remaining, first_with_data, out[i]);
+      auto& r = out[i];
+      r.session.key = slots[i].request.key;
+      r.session.error = static_cast<error_code>(r.data.error_code);
+      r.session.high_watermark = storage::offset(r.data.high_watermark);
+      r.session.log_start_offset = storage::offset(r.data.log_start_offset);
+      r.session.records_bytes = static_cast<int64_t>(got);
+      if (got > 0) {
+        total += got;
+        remaining -= static_cast<int64_t>(got);
+        first_with_data = false;
       }
-      partition& p = *slot.hosted;
-      if (auto e = p.check_leader_epoch(slot.request->current_leader_epoch, true); e != error_code::none) {
-        out.error_code = static_cast<int16_t>(e);
-        out.current_leader.leader_id = p.leader();
-        out.current_leader.leader_epoch = p.leader_epoch();
-        continue;
-      }
-      const storage::offset hw = p.high_watermark();
-      const storage::offset lso = p.last_stable_offset();
-      out.high_watermark = hw.value;
-      out.last_stable_offset = lso.value;
-      out.log_start_offset = p.log_start_offset().value;
-      const bool committed = request_.isolation_level == 1;
-      const storage::offset bound = committed ? lso : hw;
-      const storage::offset fetch_offset(slot.request->fetch_offset);
-      if (fetch_offset < p.log_start_offset() || fetch_offset > p.log_end_offset()) {
-        out.error_code = static_cast<int16_t>(error_code::offset_out_of_range);
-        continue;
-      }
-      out.records = protocol::records_view(protocol::bytes_view());
-      if (fetch_offset >= bound || (remaining <= 0 && !first_with_data)) continue;
-      const int32_t limit = static_cast<int32_t>(
-          std::min<int64_t>(slot.request->partition_max_bytes, std::max<int64_t>(remaining, 0)));
-      storage::log_read_result r;
-      if (auto ec = p.log().log().read(fetch_offset, limit, bound, first_with_data, &r)) {
-        out.error_code = static_cast<int16_t>(ec == storage::log_errc::offset_out_of_range ? error_code::offset_out_of_range
-                                                                                   : error_code::kafka_storage_error);
-        continue;
-      }
-      if (r.length == 0 || !r.log_file) continue;
-      auto& buffer = buffers_.emplace_back(r.length);
-      size_t got = 0;
-      if (auto ec = r.log_file->read_at(r.position, buffer, &got); ec || got == 0) {
-        out.error_code = static_cast<int16_t>(error_code::kafka_storage_error);
-        continue;
-      }
-      buffer.resize(got);
-      out.records = protocol::records_view(protocol::bytes_view(buffer.data(), buffer.size()));
-      if (committed) {
-        // Up to the bound rather than the end of what was read: a superset,
-        // which the client filters by the batches it sees.
-        std::vector<storage::aborted_txn> aborted;
-        p.log().log().collect_aborted_transactions(fetch_offset, bound, &aborted);
-        out.aborted_transactions.emplace();
-        for (const auto& a : aborted)
-          out.aborted_transactions->push_back({a.id.value, a.first_offset.value, {}});
-      }
-      total += got;
-      remaining -= static_cast<int64_t>(got);
-      first_with_data = false;
     }
     return total;
   }
 
  private:
-  const fetch_request& request_;
+  size_t read_one(const partition_slot& slot, int64_t remaining, bool first_with_data, slot_result& r) {
+    auto& out = r.data;
+    out.partition_index = slot.request.key.partition;
+    out.high_watermark = -1;
+    out.last_stable_offset = -1;
+    out.log_start_offset = -1;
+    if (slot.error != error_code::none) {
+      out.error_code = static_cast<int16_t>(slot.error);
+      return 0;
+    }
+    partition& p = *slot.hosted;
+    const int32_t current_epoch = slot.request.current_leader_epoch ? slot.request.current_leader_epoch->value : -1;
+    if (auto e = p.check_leader_epoch(current_epoch, true); e != error_code::none) {
+      out.error_code = static_cast<int16_t>(e);
+      out.current_leader.leader_id = p.leader();
+      out.current_leader.leader_epoch = p.leader_epoch();
+      return 0;
+    }
+    const storage::offset hw = p.high_watermark();
+    const storage::offset lso = p.last_stable_offset();
+    out.high_watermark = hw.value;
+    out.last_stable_offset = lso.value;
+    out.log_start_offset = p.log_start_offset().value;
+    const storage::offset bound = read_committed_ ? lso : hw;
+    const storage::offset fetch_offset = slot.request.fetch_offset;
+    if (fetch_offset < p.log_start_offset() || fetch_offset > p.log_end_offset()) {
+      out.error_code = static_cast<int16_t>(error_code::offset_out_of_range);
+      return 0;
+    }
+    out.records = protocol::records_view(protocol::bytes_view());
+    if (fetch_offset >= bound || (remaining <= 0 && !first_with_data)) return 0;
+    const int32_t limit =
+        static_cast<int32_t>(std::min<int64_t>(slot.request.max_bytes, std::max<int64_t>(remaining, 0)));
+    storage::log_read_result read;
+    if (auto ec = p.log().log().read(fetch_offset, limit, bound, first_with_data, &read)) {
+      out.error_code = static_cast<int16_t>(ec == storage::log_errc::offset_out_of_range
+                                                ? error_code::offset_out_of_range
+                                                : error_code::kafka_storage_error);
+      return 0;
+    }
+    if (read.length == 0 || !read.log_file) return 0;
+    auto& buffer = buffers_.emplace_back(read.length);
+    size_t got = 0;
+    if (auto ec = read.log_file->read_at(read.position, buffer, &got); ec || got == 0) {
+      out.error_code = static_cast<int16_t>(error_code::kafka_storage_error);
+      return 0;
+    }
+    buffer.resize(got);
+    out.records = protocol::records_view(protocol::bytes_view(buffer.data(), buffer.size()));
+    if (read_committed_) {
+      // Up to the bound rather than the end of what was read: a superset,
+      // which the client filters by the batches it sees.
+      std::vector<storage::aborted_txn> aborted;
+      p.log().log().collect_aborted_transactions(fetch_offset, bound, &aborted);
+      out.aborted_transactions.emplace();
+      for (const auto& a : aborted) out.aborted_transactions->push_back({a.id.value, a.first_offset.value, {}});
+    }
+    return got;
+  }
+
+  int32_t max_bytes_;
+  bool read_committed_;
   std::vector<std::vector<uint8_t>> buffers_;
 };
+
+fetch::fetch_request_view session_view(const fetch_request& request, int16_t version) {
+  fetch::fetch_request_view v;
+  v.version = version;
+  if (version >= 7) {
+    v.session_id = request.session_id;
+    v.session_epoch = request.session_epoch;
+  }
+  v.from_follower = request.replica_id >= 0 || request.replica_state.replica_id >= 0;
+  for (const auto& topic : request.topics) {
+    for (const auto& p : topic.partitions) {
+      fetch::partition_request r;
+      r.key.topic_id = version >= 13 ? topic.topic_id : protocol::uuid();
+      r.key.topic = version >= 13 ? std::string() : topic.topic;
+      r.key.partition = p.partition;
+      r.fetch_offset = storage::offset(p.fetch_offset);
+      r.log_start_offset = storage::offset(p.log_start_offset);
+      r.max_bytes = p.partition_max_bytes;
+      if (p.current_leader_epoch >= 0) r.current_leader_epoch = storage::leader_epoch(p.current_leader_epoch);
+      if (p.last_fetched_epoch >= 0) r.last_fetched_epoch = storage::leader_epoch(p.last_fetched_epoch);
+      v.partitions.push_back(std::move(r));
+    }
+  }
+  for (const auto& f : request.forgotten_topics_data) {
+    for (int32_t p : f.partitions) {
+      fetch::partition_key k;
+      k.topic_id = version >= 13 ? f.topic_id : protocol::uuid();
+      k.topic = version >= 13 ? std::string() : f.topic;
+      k.partition = p;
+      v.forgotten.push_back(std::move(k));
+    }
+  }
+  return v;
+}
+
+partition_slot resolve(const broker_services& s, const controller::metadata_image& image,
+                       const fetch::partition_request& r, int16_t version) {
+  partition_slot slot;
+  slot.request = r;
+  const controller::topic_image* t = r.key.uses_id() ? image.topic(r.key.topic_id) : image.topic(r.key.topic);
+  if (!t) {
+    slot.error = version >= 13 ? error_code::unknown_topic_id : error_code::unknown_topic_or_partition;
+  } else if (!t->partitions.count(r.key.partition)) {
+    slot.error = error_code::unknown_topic_or_partition;
+  } else {
+    slot.hosted = s.replicas->get({t->name, r.key.partition});
+    if (!slot.hosted) slot.error = error_code::not_leader_or_follower;
+  }
+  return slot;
+}
+
+// The response in plan order, one topic entry per run of partitions of the
+// same topic (as Kafka groups them).
+void build_response(const fetch::fetch_response_plan& plan, std::vector<slot_result>& results, int16_t version,
+                    const controller::metadata_image& image, fetch_response& response) {
+  response.error_code = static_cast<int16_t>(plan.error);
+  response.session_id = plan.session_id;
+  for (size_t i : plan.include) {
+    auto& r = results[i];
+    const auto& key = r.session.key;
+    bool same_topic = !response.responses.empty() &&
+                      (version >= 13 ? response.responses.back().topic_id == key.topic_id
+                                     : response.responses.back().topic == key.topic);
+    if (!same_topic) {
+      auto& tr = response.responses.emplace_back();
+      tr.topic_id = key.topic_id;
+      tr.topic = key.topic;
+      if (version < 13 && tr.topic.empty())
+        if (const auto* t = image.topic(key.topic_id)) tr.topic = t->name;
+    }
+    response.responses.back().partitions.push_back(std::move(r.data));
+  }
+}
 
 asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
@@ -132,36 +222,28 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   if (!request) co_return handler_result::close(error);
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();
+  const int16_t version = ctx.api_version;
 
+  auto lookup = [&](const protocol::uuid& id) -> std::optional<std::string> {
+    if (const auto* t = image->topic(id)) return t->name;
+    return std::nullopt;
+  };
+  fetch::fetch_context fctx = s.fetch_sessions->new_context(session_view(*request, version), lookup, s.now_ms());
   fetch_response response;
-  std::vector<partition_slot> slots;
-  for (const auto& topic : request->topics) {
-    auto& tr = response.responses.emplace_back();
-    tr.topic = topic.topic;
-    tr.topic_id = topic.topic_id;
-    const controller::topic_image* t = ctx.api_version >= 13 ? image->topic(topic.topic_id) : image->topic(topic.topic);
-    for (const auto& pr : topic.partitions) {
-      partition_slot slot;
-      slot.topic_index = response.responses.size() - 1;
-      slot.request = &pr;
-      if (!t) {
-        slot.error = ctx.api_version >= 13 ? error_code::unknown_topic_id : error_code::unknown_topic_or_partition;
-      } else if (!t->partitions.count(pr.partition)) {
-        slot.error = error_code::unknown_topic_or_partition;
-      } else {
-        slot.topic_name = t->name;
-        slot.hosted = s.replicas->get({t->name, pr.partition});
-        if (!slot.hosted) slot.error = error_code::not_leader_or_follower;
-      }
-      slots.push_back(std::move(slot));
-    }
+  if (fctx.what == fetch::fetch_context::kind::session_error) {
+    response.error_code = static_cast<int16_t>(fctx.error);
+    co_return respond(ctx, response);
   }
+
+  std::vector<partition_slot> slots;
+  slots.reserve(fctx.partitions.size());
+  for (const auto& r : fctx.partitions) slots.push_back(resolve(s, *image, r, version));
 
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(std::clamp(request->max_wait_ms, 0, max_fetch_wait_ms));
-  fetch_reader reader(*request);
+  fetch_reader reader(request->max_bytes, request->isolation_level == 1);
+  std::vector<slot_result> results;
   for (;;) {
-    for (auto& tr : response.responses) tr.partitions.clear();
     // Register for wake-ups before reading, so an append between the read
     // and the wait is not missed.
     auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, deadline);
@@ -172,14 +254,19 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     if (may_wait)
       for (auto& slot : slots)
         if (slot.hosted) slot.hosted->add_waiter(wake);
-    size_t bytes = reader.read_all(slots, response);
-    bool any_error = std::any_of(response.responses.begin(), response.responses.end(), [](auto& tr) {
-      return std::any_of(tr.partitions.begin(), tr.partitions.end(), [](auto& p) { return p.error_code != 0; });
-    });
+    const size_t bytes = reader.read_all(slots, results);
+    const bool any_error =
+        std::any_of(results.begin(), results.end(), [](const slot_result& r) { return r.data.error_code != 0; });
     if (!may_wait || any_error || static_cast<int64_t>(bytes) >= request->min_bytes || slots.empty()) break;
     boost::system::error_code ignored;  // cancelled by a wake-up, or the deadline passed
     co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
   }
+
+  std::vector<fetch::partition_result> session_results;
+  session_results.reserve(results.size());
+  for (const auto& r : results) session_results.push_back(r.session);
+  auto plan = s.fetch_sessions->update_and_generate_response(fctx, session_results, s.now_ms());
+  build_response(plan, results, version, *image, response);
   co_return respond(ctx, response);
 }
 
