@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build ccache python3 pkg-config
+  build-essential cmake ninja-build ccache python3 python3-venv pkg-config
   clang-14 libclang-rt-14-dev llvm-14
   libboost1.81-dev libspdlog-dev libfmt-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
@@ -24,4 +24,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo_cmd apt-get update -qq
   $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Python clients for the compat tests (tests/compat/python): a venv under the
+# cache dir CI keeps, so pip runs only when the pinned versions change.
+py_venv="${HW_PY_VENV:-$HOME/.cache/highwater/py-venv}"
+py_packages=(confluent-kafka==2.16.1)
+py_stamp="$py_venv/.installed"
+if [ "$(cat "$py_stamp" 2>/dev/null)" != "${py_packages[*]}" ]; then
+  python3 -m venv "$py_venv"
+  "$py_venv/bin/pip" install -q --disable-pip-version-check "${py_packages[@]}"
+  echo "${py_packages[*]}" > "$py_stamp"
 fi
