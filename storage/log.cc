@@ -566,7 +566,7 @@ std::error_code log::roll_at(offset expected, int64_t now_ms) {
   if (event_sink_) {
     const auto took_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
-    event_sink_("Rolled new log segment at offset " + std::to_string(base.value) + " in " + std::to_string(took_ms) +
+    event_sink_("LocalLog", "Rolled new log segment at offset " + std::to_string(base.value) + " in " + std::to_string(took_ms) +
                 " ms.");
   }
   return {};
@@ -590,7 +590,7 @@ std::error_code log::truncate_to(offset o, int64_t now_ms) {
   if (auto ec = writable()) return ec;
   assert(o >= offset(0));
   if (o >= log_end_offset()) return {};
-  if (event_sink_) event_sink_("Truncating to offset " + std::to_string(o.value));
+  if (event_sink_) event_sink_("UnifiedLog", "Truncating to offset " + std::to_string(o.value));
   std::lock_guard lock(flush_mutex_);
   if (current_->segments.front()->base_offset() > o) return truncate_fully_locked(o, now_ms, std::nullopt);
   // Readers are held below o before anything is cut.
@@ -615,7 +615,7 @@ std::error_code log::truncate_fully_and_start_at(offset o, int64_t now_ms, std::
   if (auto ec = writable()) return ec;
   assert(o >= offset(0));
   if (event_sink_)
-    event_sink_("Truncate and start at offset " + std::to_string(o.value) +
+    event_sink_("UnifiedLog", "Truncate and start at offset " + std::to_string(o.value) +
                 ", logStartOffset: " + std::to_string(log_start.value_or(o).value));
   std::lock_guard lock(flush_mutex_);
   return truncate_fully_locked(o, now_ms, log_start);

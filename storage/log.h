@@ -40,6 +40,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -159,8 +160,9 @@ class log {
   const log_config& config() const { return config_; }
   void set_config(const log_config& config) { config_ = config; }
   // Where the writer reports what an operator reads in the broker log (a
-  // roll, a truncation), in Kafka's words; set before the log is shared.
-  using event_sink = std::function<void(const std::string&)>;
+  // roll, a truncation), in Kafka's words, with the Kafka class that logs
+  // it ("LocalLog", "UnifiedLog"); set before the log is shared.
+  using event_sink = std::function<void(std::string_view kafka_class, const std::string& line)>;
   void set_event_sink(event_sink sink) { event_sink_ = std::move(sink); }
 
   // --- any thread -------------------------------------------------------------

@@ -69,8 +69,10 @@ void log_manager::event(std::string line) {
 void log_manager::attach_event_sink(const topic_partition& tp, const std::filesystem::path& dir, partition_log& log) {
   if (!config_.on_log_event) return;
   log.mutable_log().set_event_sink(
-      [sink = config_.on_log_event, prefix = "[LocalLog partition=" + partition_dir_name(tp) + ", dir=" + dir.string() + "] "](
-          const std::string& line) { sink(prefix + line); });
+      [sink = config_.on_log_event, where = " partition=" + partition_dir_name(tp) + ", dir=" + dir.string() + "] "](
+          std::string_view kafka_class, const std::string& line) {
+        sink("[" + std::string(kafka_class) + where + line);
+      });
 }
 
 std::vector<std::string> log_manager::events() const {

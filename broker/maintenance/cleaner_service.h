@@ -40,6 +40,10 @@ class cleaner_service {
   // One pass: cleans the dirtiest log if any qualifies; returns what was done.
   std::optional<storage::cleaning_report> run_once();
   const storage::log_cleaner& cleaner() const { return cleaner_; }
+  // Around removing a partition's log (see cleaner_host::begin_removal:
+  // blocks while the running pass may read it; not from an io thread).
+  void begin_log_removal(const storage::topic_partition& tp) { host_.begin_removal(tp); }
+  void end_log_removal(const storage::topic_partition& tp) { host_.end_removal(tp); }
 
  private:
   void loop();

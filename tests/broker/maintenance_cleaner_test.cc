@@ -82,6 +82,17 @@ TEST(MaintenanceCleaner, LeavesDeletePolicyLogsAlone) {
   EXPECT_TRUE(env.logs->cleaner_checkpoints().empty());
 }
 
+TEST(MaintenanceCleaner, APartitionBeingRemovedIsSkipped) {
+  maintenance_env env;
+  auto p = env.add_partition({"state", 0}, compacted());
+  produce_repeated_keys(env, p);
+  cleaner_service cleaner(*env.replicas, *env.fs, small_cleaner(), env.clock());
+  cleaner.begin_log_removal({"state", 0});  // no pass running: returns at once
+  EXPECT_FALSE(cleaner.run_once());
+  cleaner.end_log_removal({"state", 0});
+  EXPECT_TRUE(cleaner.run_once());
+}
+
 TEST(MaintenanceCleaner, TheThreadCleansUntilStopped) {
   maintenance_env env;
   auto p = env.add_partition({"state", 0}, compacted());

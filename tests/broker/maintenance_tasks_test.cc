@@ -95,10 +95,11 @@ TEST(MaintenanceTasks, RollsAndTruncationsReachTheEventSink) {
   c.segment_bytes = 300;
   auto p = env.add_partition({"t", 0}, c);
   for (int i = 0; i < 4; ++i) env.produce(p, storage::testing::keyed_batch({{"k", std::string(100, 'x')}}));
-  const std::string prefix = "[LocalLog partition=t-0, dir=" + env.log_dir().string() + "] ";
-  EXPECT_TRUE(env.saw_event(prefix + "Rolled new log segment at offset 1 in ")) << ::testing::PrintToString(env.events);
+  const std::string where = " partition=t-0, dir=" + env.log_dir().string() + "] ";
+  EXPECT_TRUE(env.saw_event("[LocalLog" + where + "Rolled new log segment at offset 1 in "))
+      << ::testing::PrintToString(env.events);
   env.await(run_on(p->strand(), [&] { return p->log().truncate_to(storage::offset(2), env.now.load()); }));
-  EXPECT_TRUE(env.saw_event(prefix + "Truncating to offset 2")) << ::testing::PrintToString(env.events);
+  EXPECT_TRUE(env.saw_event("[UnifiedLog" + where + "Truncating to offset 2")) << ::testing::PrintToString(env.events);
 }
 
 }  // namespace
