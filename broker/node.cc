@@ -158,6 +158,7 @@ struct broker_node::impl {
 
   ~impl() {
     // After a failed start the loop may still run.
+    if (maintenance) maintenance->stop();  // before the io threads: its tasks wait on strands
     work.reset();
     io.stop();
     for (auto& t : threads)
