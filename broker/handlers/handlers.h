@@ -20,6 +20,15 @@ api_handler produce_handler();            // 00_produce.cc
 api_handler fetch_handler();              // 01_fetch.cc
 api_handler list_offsets_handler();       // 02_list_offsets.cc
 api_handler metadata_handler();           // 03_metadata.cc
+api_handler offset_commit_handler();      // 08_offset_commit.cc
+api_handler offset_fetch_handler();       // 09_offset_fetch.cc
+api_handler find_coordinator_handler();   // 10_find_coordinator.cc
+api_handler join_group_handler();         // 11_join_group.cc
+api_handler heartbeat_handler();          // 12_heartbeat.cc
+api_handler leave_group_handler();        // 13_leave_group.cc
+api_handler sync_group_handler();         // 14_sync_group.cc
+api_handler describe_groups_handler();    // 15_describe_groups.cc
+api_handler list_groups_handler();        // 16_list_groups.cc
 api_handler api_versions_handler();       // 18_api_versions.cc
 api_handler create_topics_handler();      // 19_create_topics.cc
 api_handler delete_topics_handler();      // 20_delete_topics.cc
@@ -30,6 +39,8 @@ api_handler describe_configs_handler();  // 32_describe_configs.cc
 api_handler alter_configs_handler();  // 33_alter_configs.cc
 api_handler describe_log_dirs_handler();  // 35_describe_log_dirs.cc
 api_handler create_partitions_handler();  // 37_create_partitions.cc
+api_handler delete_groups_handler();      // 42_delete_groups.cc
+api_handler offset_delete_handler();      // 47_offset_delete.cc
 api_handler elect_leaders_handler();  // 43_elect_leaders.cc
 api_handler incremental_alter_configs_handler();  // 44_incremental_alter_configs.cc
 api_handler describe_quorum_handler();  // 55_describe_quorum.cc

@@ -41,6 +41,7 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
           partitions_.erase(it);
         }
       }
+      if (gone && listener_) listener_(u.tp, false, -1);
       if (gone || logs_.find(u.tp)) {
         // Wait for the partition's strand to finish what it is doing before
         // its log goes.
@@ -82,6 +83,7 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
                    u.role->leader_epoch, p->log_end_offset().value, u.role->partition_epoch,
                    p->high_watermark().value);
     }
+    if (listener_) listener_(u.tp, p->is_leader(), p->leader_epoch());
   }
   co_return first_error;
 }

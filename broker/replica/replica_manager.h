@@ -8,6 +8,7 @@
 // change; get() and all() may be called from any thread (a leaf mutex
 // guards the map).
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,7 +32,15 @@ struct partition_update {
 
 class replica_manager {
  public:
+  // Told (on the publisher strand) after a hosted partition's role was
+  // applied (is_leader, leader epoch) and when a partition stops being
+  // hosted here (false, -1): the group coordinator loads and unloads shards.
+  using leadership_listener = std::function<void(const storage::topic_partition&, bool is_leader, int32_t epoch)>;
+
   replica_manager(asio::any_io_executor executor, storage::log_manager& logs, int32_t self);
+
+  // Set before the first apply().
+  void set_leadership_listener(leadership_listener listener) { listener_ = std::move(listener); }
 
   std::shared_ptr<partition> get(const storage::topic_partition& tp) const;
   std::vector<std::shared_ptr<partition>> all() const;
@@ -46,6 +55,7 @@ class replica_manager {
   asio::any_io_executor executor_;
   storage::log_manager& logs_;
   int32_t self_;
+  leadership_listener listener_;
   mutable std::mutex mutex_;  // leaf: the map, read by handlers on any strand
   std::map<storage::topic_partition, std::shared_ptr<partition>> partitions_;
 };

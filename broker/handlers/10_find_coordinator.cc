@@ -1,0 +1,136 @@
+// FindCoordinator (key 10), versions 0-6: which broker coordinates a group
+// (v4+: several keys in one request).
+//
+// Kafka's rules (KafkaApis.handleFindCoordinatorRequest): a GROUP key is
+// coordinated by the leader of __consumer_offsets partition
+// hash(key) mod offsets.topic.num.partitions; the topic is created on
+// first use (compacted, offsets.topic.replication.factor capped at the
+// live brokers). No leader, or none reachable on this listener:
+// COORDINATOR_NOT_AVAILABLE. The transaction coordinator is not served yet:
+// TRANSACTION keys get COORDINATOR_NOT_AVAILABLE. Other key types are
+// INVALID_REQUEST. v4+ answers per key; a v0-3 request carrying batched
+// keys, or a v4+ one without them, is refused as Kafka does.
+
+#include <algorithm>
+
+#include "broker/admin/topic_creation.h"
+#include "broker/group/group_coordinator.h"
+#include "broker/handlers/handlers.h"
+#include "broker/metadata/metadata_publisher.h"
+#include "broker/services.h"
+#include "broker/topics.h"
+#include "config/broker_config.h"
+#include "protocol/error_code.h"
+#include "protocol/messages/find_coordinator.h"
+
+namespace hw::broker {
+namespace {
+
+using protocol::error_code;
+using protocol::msg::find_coordinator_request;
+using protocol::msg::find_coordinator_response;
+
+constexpr int8_t group_key_type = 0;
+constexpr int8_t transaction_key_type = 1;
+
+struct coordinator_answer {
+  error_code error = error_code::none;
+  std::optional<std::string> message;
+  int32_t node_id = -1;
+  std::string host;
+  int32_t port = -1;
+};
+
+// Kafka sends the error's default message, and "NONE" for success.
+std::string default_message(error_code e) {
+  switch (e) {
+    case error_code::none: return "NONE";
+    case error_code::coordinator_not_available: return "The coordinator is not available.";
+    case error_code::not_coordinator: return "This is not the correct coordinator.";
+    case error_code::invalid_request:
+      return "This most likely occurs because of a request being malformed by the client library or the message "
+             "was sent to an incompatible broker. See the broker logs for more details.";
+    default: return std::string(protocol::error_name(e));
+  }
+}
+
+coordinator_answer failed(error_code e, std::optional<std::string> message = std::nullopt) {
+  coordinator_answer a;
+  a.error = e;
+  a.message = message ? std::move(message) : default_message(e);
+  return a;
+}
+
+// Creates __consumer_offsets when it does not exist yet.
+asio::awaitable<bool> ensure_offsets_topic(const broker_services& s) {
+  if (s.metadata->image()->topic(consumer_offsets_topic)) co_return true;
+  const auto& c = *s.config;
+  const auto alive = static_cast<int64_t>(s.metadata->image()->alive_brokers().size());
+  const auto rf = static_cast<int16_t>(std::max<int64_t>(1, std::min(c.get_int("offsets.topic.replication.factor"), alive)));
+  std::vector<std::pair<std::string, std::string>> configs;
+  configs.emplace_back("cleanup.policy", "compact");
+  configs.emplace_back("compression.type", "producer");
+  configs.emplace_back("segment.bytes", std::to_string(c.get_int("offsets.topic.segment.bytes")));
+  std::string name(consumer_offsets_topic);
+  co_await create_topic(s, name, s.groups->num_partitions(), rf, configs);
+  co_return s.metadata->image()->topic(consumer_offsets_topic) != nullptr;
+}
+
+asio::awaitable<coordinator_answer> find_group_coordinator(const request_context& ctx, const std::string& key) {
+  const broker_services& s = *ctx.services;
+  if (!co_await ensure_offsets_topic(s)) co_return failed(error_code::coordinator_not_available);
+  auto image = s.metadata->image();
+  const int32_t index = s.groups->partition_for(key);
+  const auto* reg = image->partition(consumer_offsets_topic, index);
+  if (!reg || reg->leader < 0) co_return failed(error_code::coordinator_not_available);
+  auto broker = image->brokers.find(reg->leader);
+  if (broker == image->brokers.end()) co_return failed(error_code::coordinator_not_available);
+  const auto* endpoint = broker->second.endpoint(ctx.listener_name);
+  if (!endpoint) co_return failed(error_code::coordinator_not_available);
+  coordinator_answer a;
+  a.message = default_message(error_code::none);
+  a.node_id = reg->leader;
+  a.host = endpoint->host;
+  a.port = endpoint->port;
+  co_return a;
+}
+
+asio::awaitable<coordinator_answer> find_one(const request_context& ctx, int8_t key_type, const std::string& key) {
+  if (key_type == group_key_type) co_return co_await find_group_coordinator(ctx, key);
+  if (key_type == transaction_key_type) co_return failed(error_code::coordinator_not_available);
+  co_return failed(error_code::invalid_request, "Invalid coordinator type: " + std::to_string(key_type));
+}
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+  std::string error;
+  auto request = decode_request<find_coordinator_request>(ctx, &error);
+  if (!request) co_return handler_result::close(error);
+  find_coordinator_response response;
+  if (ctx.api_version < 4) {
+    coordinator_answer a = co_await find_one(ctx, request->key_type, request->key);
+    response.error_code = static_cast<int16_t>(a.error);
+    response.error_message = a.message;
+    response.node_id = a.node_id;
+    response.host = a.host;
+    response.port = a.port;
+    co_return respond(ctx, response);
+  }
+  for (const auto& key : request->coordinator_keys) {
+    coordinator_answer a = co_await find_one(ctx, request->key_type, key);
+    find_coordinator_response::coordinator c;
+    c.key = key;
+    c.error_code = static_cast<int16_t>(a.error);
+    c.error_message = a.message;
+    c.node_id = a.node_id;
+    c.host = a.host;
+    c.port = a.port;
+    response.coordinators.push_back(std::move(c));
+  }
+  co_return respond(ctx, response);
+}
+
+}  // namespace
+
+api_handler find_coordinator_handler() { return {10, 0, 6, &handle}; }
+
+}  // namespace hw::broker

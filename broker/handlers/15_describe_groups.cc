@@ -1,0 +1,59 @@
+// DescribeGroups (key 15), versions 0-6: state, protocol and members of
+// classic groups. Each group is asked of the shard that coordinates it; a
+// group whose shard is not here is answered with the coordinator error
+// (NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS) and empty fields, as
+// Kafka's DescribeGroupsResponse.groupError does.
+
+#include <map>
+
+#include "broker/group/request_support.h"
+#include "broker/handlers/handlers.h"
+#include "protocol/messages/describe_groups.h"
+
+namespace hw::broker {
+namespace {
+
+using protocol::error_code;
+using protocol::msg::describe_groups_request;
+using protocol::msg::describe_groups_response;
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+  std::string error;
+  auto request = decode_request<describe_groups_request>(ctx, &error);
+  if (!request) co_return handler_result::close(error);
+  group::group_coordinator& coordinator = *ctx.services->groups;
+
+  std::map<int32_t, std::vector<std::string>> by_partition;
+  for (const auto& id : request->groups) by_partition[coordinator.partition_for(id)].push_back(id);
+  std::map<std::string, describe_groups_response::described_group> described;
+  for (auto& [partition, ids] : by_partition) {
+    std::vector<describe_groups_response::described_group> out;
+    const std::vector<std::string>& wanted = ids;
+    const group::group_coordinator::read_fn describe = [&](const group::group_shard& shard) {
+      out = shard.describe_groups(wanted);
+    };
+    const error_code e = co_await coordinator.read(partition, describe);
+    if (e != error_code::none) {
+      for (const auto& id : ids) {
+        describe_groups_response::described_group d;
+        d.group_id = id;
+        d.error_code = static_cast<int16_t>(e);
+        out.push_back(std::move(d));
+      }
+    }
+    for (auto& d : out) {
+      std::string id = d.group_id;
+      described.emplace(std::move(id), std::move(d));
+    }
+  }
+  describe_groups_response response;
+  // In the order asked (a group named twice is described twice).
+  for (const auto& id : request->groups) response.groups.push_back(described.at(id));
+  co_return respond(ctx, response);
+}
+
+}  // namespace
+
+api_handler describe_groups_handler() { return {15, 0, 6, &handle}; }
+
+}  // namespace hw::broker
