@@ -12,6 +12,7 @@
 // client learns of it. From v13 topics are named by id.
 
 #include <algorithm>
+#include <optional>
 
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
@@ -41,8 +42,21 @@ struct batch_check {
   std::span<uint8_t> batch;  // writable, when error is none
 };
 
-batch_check check_batch(const request_context& ctx, const protocol::records_view& records, int32_t max_message_bytes,
-                        bool compacted) {
+// LogValidator's timestamp rule for CreateTime topics: every record within
+// [now - before.max.ms, now + after.max.ms].
+std::optional<std::string> timestamp_error(const protocol::record_view& r, const produce_limits& limits, int64_t now_ms) {
+  const int64_t low = limits.timestamp_before_max_ms >= now_ms ? INT64_MIN : now_ms - limits.timestamp_before_max_ms;
+  const int64_t high =
+      limits.timestamp_after_max_ms > INT64_MAX - now_ms ? INT64_MAX : now_ms + limits.timestamp_after_max_ms;
+  if (r.timestamp >= low && r.timestamp <= high) return std::nullopt;
+  return "Timestamp " + std::to_string(r.timestamp) + " of message with offset " + std::to_string(r.offset) +
+         " is out of range. The timestamp should be within [" + std::to_string(low) + ", " + std::to_string(high) +
+         "]";
+}
+
+batch_check check_batch(const request_context& ctx, const protocol::records_view& records, const produce_limits& limits,
+                        bool compacted, int64_t now_ms) {
+  const int32_t max_message_bytes = limits.max_message_bytes;
   batch_check out;
   if (records.null || records.size == 0) {
     out.error = error_code::invalid_record;
@@ -81,15 +95,22 @@ batch_check check_batch(const request_context& ctx, const protocol::records_view
     out.message = "Control records are not allowed from clients";
     return out;
   }
-  if (compacted) {
+  if (compacted || !limits.log_append_time) {
     protocol::record_iterator it;
     batch.open_records(scratch, max_decompressed_bytes, it);
     protocol::record_view r;
     while (it.next(r)) {
-      if (!r.key) {
+      if (compacted && !r.key) {
         out.error = error_code::invalid_record;
         out.message = "Compacted topic cannot accept message without key in topic partition";
         return out;
+      }
+      if (!limits.log_append_time) {
+        if (auto message = timestamp_error(r, limits, now_ms)) {
+          out.error = error_code::invalid_timestamp;
+          out.message = std::move(*message);
+          return out;
+        }
       }
     }
   }
@@ -169,10 +190,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       const produce_limits limits = produce_limits_for(*image, t->name, *s.config);
       const auto policy = topic_override(*image, t->name, "cleanup.policy");
       const bool compacted = policy && policy->find("compact") != std::string::npos;
-      batch_check checked = check_batch(ctx, pd.records, limits.max_message_bytes, compacted);
+      batch_check checked = check_batch(ctx, pd.records, limits, compacted, s.now_ms());
       if (checked.error != error_code::none) {
         fail(checked.error, checked.message);
-        if (checked.error == error_code::invalid_record && ctx.api_version >= 8)
+        if ((checked.error == error_code::invalid_record || checked.error == error_code::invalid_timestamp) &&
+            ctx.api_version >= 8)
           tr.partition_responses.back().record_errors.push_back({0, checked.message, {}});
         continue;
       }

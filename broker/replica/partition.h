@@ -51,6 +51,11 @@ struct partition_produce_result {
 struct produce_limits {
   int32_t max_message_bytes = 1048588;  // max.message.bytes
   int32_t min_insync_replicas = 1;      // min.insync.replicas
+  // message.timestamp.type=LogAppendTime: the broker stamps batches, so
+  // the producer's timestamps are not checked.
+  bool log_append_time = false;
+  int64_t timestamp_before_max_ms = INT64_MAX;  // message.timestamp.before.max.ms
+  int64_t timestamp_after_max_ms = 3600000;     // message.timestamp.after.max.ms
 };
 
 class partition : public std::enable_shared_from_this<partition> {
