@@ -142,6 +142,8 @@ struct broker_node::impl {
   std::unique_ptr<storage::log_manager> logs;
   std::unique_ptr<replica_manager> replicas;
   std::unique_ptr<storage_scheduler> maintenance;  // started last, stopped before the logs close
+  asio::thread_pool removal_pool{1};               // waits for the cleaner to let go of a deleted log
+  std::atomic<cleaner_service*> cleaner_for_removals{nullptr};  // set once the cleaner runs
   std::unique_ptr<group::group_coordinator> groups;
   std::unique_ptr<fetch::shared_fetch_sessions> fetch_sessions;
   std::unique_ptr<metadata_publisher> publisher;
@@ -158,6 +160,7 @@ struct broker_node::impl {
 
   ~impl() {
     // After a failed start the loop may still run.
+    cleaner_for_removals.store(nullptr, std::memory_order_release);
     if (maintenance) maintenance->stop();  // before the io threads: its tasks wait on strands
     work.reset();
     io.stop();
@@ -201,6 +204,20 @@ std::optional<std::string> broker_node::impl::start_storage() {
 std::optional<std::string> broker_node::impl::start() {
   if (auto e = start_storage()) return e;
   replicas = std::make_unique<replica_manager>(io.get_executor(), *logs, cfg.node_id);
+  // A deleted partition's log is freed only once the cleaner is not reading
+  // it; that wait blocks, so it runs on its own thread, not an io thread.
+  replicas->set_removal_hook([this](const storage::topic_partition& tp, bool before) -> asio::awaitable<void> {
+    auto* cleaner = cleaner_for_removals.load(std::memory_order_acquire);
+    if (!cleaner) co_return;
+    if (!before) {
+      cleaner->end_log_removal(tp);
+      co_return;
+    }
+    co_await asio::co_spawn(removal_pool, [cleaner, tp]() -> asio::awaitable<void> {
+      cleaner->begin_log_removal(tp);
+      co_return;
+    }, asio::use_awaitable);
+  });
   publisher = std::make_unique<metadata_publisher>(io.get_executor(), *replicas, cfg, wall_clock_ms);
   groups = std::make_unique<group::group_coordinator>(io.get_executor(), *replicas, group_coordinator_options(cfg),
                                                       wall_clock_ms);
@@ -264,6 +281,7 @@ std::optional<std::string> broker_node::impl::start() {
                                                     std::vector<std::filesystem::path>(cfg.log_dirs.begin(), cfg.log_dirs.end()),
                                                     make_maintenance_options(cfg), wall_clock_ms);
   maintenance->start();
+  cleaner_for_removals.store(maintenance->cleaner(), std::memory_order_release);
   return std::nullopt;
 }
 
@@ -275,6 +293,7 @@ void broker_node::impl::shutdown() {
   if (lifecycle) asio::co_spawn(io, lifecycle->stop(), asio::use_future).get();
   if (controller) asio::co_spawn(io, controller->stop(), asio::use_future).get();
   if (groups) asio::co_spawn(io, groups->stop(), asio::use_future).get();
+  cleaner_for_removals.store(nullptr, std::memory_order_release);
   if (maintenance) maintenance->stop();
   if (logs) {
     // Every partition strand drains before the logs close.

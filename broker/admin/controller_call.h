@@ -15,9 +15,10 @@
 
 namespace hw::broker {
 
-template <class R>
-asio::awaitable<R> call_controller(const broker_services& services,
-                                   std::function<controller::controller_result<R>(controller::quorum_controller&, int64_t)> op,
+// Op: controller_result<R>(quorum_controller&, int64_t now_ms); a plain
+// lambda (see controller_service::submit on GCC 12 and co_await temporaries).
+template <class R, class Op>
+asio::awaitable<R> call_controller(const broker_services& services, Op op,
                                    std::chrono::milliseconds apply_timeout = std::chrono::seconds(30)) {
   bool ok = true;
   storage::offset end;

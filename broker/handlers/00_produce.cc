@@ -39,6 +39,7 @@ constexpr size_t max_decompressed_bytes = 256u << 20;
 struct batch_check {
   error_code error = error_code::none;
   std::string message;
+  int32_t record_index = 0;  // the record at fault, for record_errors
   std::span<uint8_t> batch;  // writable, when error is none
 };
 
@@ -99,7 +100,8 @@ batch_check check_batch(const request_context& ctx, const protocol::records_view
     protocol::record_iterator it;
     batch.open_records(scratch, max_decompressed_bytes, it);
     protocol::record_view r;
-    while (it.next(r)) {
+    for (int32_t index = 0; it.next(r); ++index) {
+      out.record_index = index;
       if (compacted && !r.key) {
         out.error = error_code::invalid_record;
         out.message = "Compacted topic cannot accept message without key in topic partition";
@@ -195,7 +197,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         fail(checked.error, checked.message);
         if ((checked.error == error_code::invalid_record || checked.error == error_code::invalid_timestamp) &&
             ctx.api_version >= 8)
-          tr.partition_responses.back().record_errors.push_back({0, checked.message, {}});
+          tr.partition_responses.back().record_errors.push_back({checked.record_index, checked.message, {}});
         continue;
       }
       partition_produce_result r = co_await run_on(p->strand(), [&] {

@@ -69,11 +69,12 @@ class controller_service {
   // and commits its records; returns its response once they are replayed.
   // If the append fails, the controller reverts and the response carries
   // whatever op produced — the caller maps `ok == false` to its error.
-  template <class R>
-  asio::awaitable<R> submit(std::function<controller::controller_result<R>(controller::quorum_controller&, int64_t now_ms,
-                                                                           storage::offset next_offset)>
-                                op,
-                            bool* ok = nullptr, storage::offset* committed_end = nullptr) {
+  // Op: controller_result<R>(quorum_controller&, int64_t now_ms, storage::offset next_offset).
+  // A template rather than a std::function: GCC 12 destroys non-trivial
+  // temporaries inside a co_await expression twice, so callers pass plain
+  // lambdas.
+  template <class R, class Op>
+  asio::awaitable<R> submit(Op op, bool* ok = nullptr, storage::offset* committed_end = nullptr) {
     co_return co_await run_on(strand_, [&] {
       auto result = op(*controller_, now_ms_(), log_->end_offset());
       std::error_code ec = commit(std::move(result.records));

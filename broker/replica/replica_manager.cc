@@ -46,7 +46,10 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
         // Wait for the partition's strand to finish what it is doing before
         // its log goes.
         if (gone) co_await run_on(gone->strand(), [] {});
-        if (auto err = logs_.remove(u.tp)) {
+        if (removal_hook_) co_await removal_hook_(u.tp, true);
+        auto err = logs_.remove(u.tp);
+        if (removal_hook_) co_await removal_hook_(u.tp, false);
+        if (err) {
           spdlog::error("Cannot delete the log of {}: {}", name, err.message);
           if (!first_error) first_error = err.code;
         } else {

@@ -47,6 +47,12 @@ class replica_manager {
   int32_t self() const { return self_; }
   storage::log_manager& logs() { return logs_; }
 
+  // Around deleting a partition's log: `before` may wait (off the io
+  // threads) until nothing else reads the log, `after` releases it. Set by
+  // the node before any apply().
+  using removal_hook = std::function<asio::awaitable<void>(const storage::topic_partition&, bool before)>;
+  void set_removal_hook(removal_hook hook) { removal_hook_ = std::move(hook); }
+
   // Creates logs for new replicas here, applies roles, deletes what went.
   // Returns the first error (the others are still applied).
   asio::awaitable<std::error_code> apply(std::vector<partition_update> updates, int64_t now_ms);
@@ -56,6 +62,7 @@ class replica_manager {
   storage::log_manager& logs_;
   int32_t self_;
   leadership_listener listener_;
+  removal_hook removal_hook_;
   mutable std::mutex mutex_;  // leaf: the map, read by handlers on any strand
   std::map<storage::topic_partition, std::shared_ptr<partition>> partitions_;
 };

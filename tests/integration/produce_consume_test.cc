@@ -358,6 +358,29 @@ TEST_P(AcksIT, EveryRecordIsReadBack) {
     for (auto& r : sent) EXPECT_GE(r.offset, 0);
 }
 
+TEST_F(ProduceConsumeIT, IdempotentProducer) {
+  create_topic(broker.port(), "idem", 2);
+  std::vector<record> sent;
+  for (int p = 0; p < 2; ++p)
+    for (auto& r : numbered(200, p)) sent.push_back(r);
+  ASSERT_TRUE(produce(broker.port(), "idem", sent, {{"enable.idempotence", "true"}, {"linger.ms", "5"}}))
+      << broker.log();
+  for (int p = 0; p < 2; ++p) {
+    auto want = acked_in(sent, p);
+    ASSERT_EQ(want.size(), 200u) << broker.log();
+    expect_same_records(want, consume(broker.port(), "idem", p, RD_KAFKA_OFFSET_BEGINNING, want.size()));
+  }
+  // The stored batches carry the producer id and sequences.
+  raw_client c(broker.port());
+  auto f = c.fetch("idem", 0, 0);
+  ASSERT_TRUE(f);
+  ASSERT_GE(f->records.size(), 61u);
+  protocol::reader r(protocol::bytes_view(f->records.data() + 43, 14));
+  EXPECT_GE(r.read_int64(), 0);  // producer id
+  EXPECT_GE(r.read_int16(), 0);  // producer epoch
+  EXPECT_EQ(r.read_int32(), 0);  // base sequence of the first batch
+}
+
 INSTANTIATE_TEST_SUITE_P(Acks, AcksIT, ::testing::Values("0", "1", "-1"));
 
 TEST_F(ProduceConsumeIT, AcknowledgedRecordsSurviveSigtermAndRestart) {
