@@ -213,10 +213,14 @@ std::optional<std::string> broker_node::impl::start() {
       cleaner->end_log_removal(tp);
       co_return;
     }
-    co_await asio::co_spawn(removal_pool, [cleaner, tp]() -> asio::awaitable<void> {
-      cleaner->begin_log_removal(tp);
+    // Named, not a temporary inside the co_await: GCC 12 destroys such
+    // temporaries (this lambda owns a string) twice.
+    storage::topic_partition removed = tp;
+    auto wait_for_cleaner = [cleaner, &removed]() -> asio::awaitable<void> {
+      cleaner->begin_log_removal(removed);
       co_return;
-    }, asio::use_awaitable);
+    };
+    co_await asio::co_spawn(removal_pool, wait_for_cleaner, asio::use_awaitable);
   });
   publisher = std::make_unique<metadata_publisher>(io.get_executor(), *replicas, cfg, wall_clock_ms);
   groups = std::make_unique<group::group_coordinator>(io.get_executor(), *replicas, group_coordinator_options(cfg),
