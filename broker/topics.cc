@@ -6,27 +6,6 @@
 
 namespace hw::broker {
 
-bool is_internal_topic(std::string_view name) {
-  return name == consumer_offsets_topic || name == transaction_state_topic;
-}
-
-std::optional<std::string> validate_topic_name(std::string_view name) {
-  constexpr size_t max_name_length = 249;
-  if (name.empty()) return "Topic name is illegal, it can't be empty";
-  if (name == "." || name == "..") return "Topic name cannot be \".\" or \"..\"";
-  if (name.size() > max_name_length)
-    return "Topic name is illegal, it can't be longer than " + std::to_string(max_name_length) +
-           " characters, topic name: " + std::string(name);
-  for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '_' || c == '-';
-    if (!ok)
-      return "Topic name \"" + std::string(name) +
-             "\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'";
-  }
-  return std::nullopt;
-}
-
 std::optional<std::string> topic_override(const controller::metadata_image& image, std::string_view topic,
                                           std::string_view key) {
   return image.config(controller::config_resource_type::topic, topic, key);

@@ -8,6 +8,7 @@
 
 #include "broker/replica/partition.h"
 #include "controller/metadata/image.h"
+#include "controller/topic_name.h"
 
 namespace hw::config {
 struct broker_config;
@@ -18,11 +19,9 @@ namespace hw::broker {
 inline constexpr std::string_view consumer_offsets_topic = "__consumer_offsets";
 inline constexpr std::string_view transaction_state_topic = "__transaction_state";
 
-bool is_internal_topic(std::string_view name);
-
-// Kafka's topic name rules (Topic.validate); the message Kafka gives, or
-// nothing for a valid name.
-std::optional<std::string> validate_topic_name(std::string_view name);
+// Topic-name rules are the controller's (controller/topic_name.h).
+using controller::invalid_topic_name;
+using controller::is_internal_topic;
 
 // The topic's override of key, if its configs set one.
 std::optional<std::string> topic_override(const controller::metadata_image& image, std::string_view topic,

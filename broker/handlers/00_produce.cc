@@ -85,37 +85,42 @@ batch_check check_batch(const request_context& ctx, const protocol::records_view
                   " bytes) exceeds the maximum configured value of " + std::to_string(max_message_bytes);
     return out;
   }
-  std::vector<uint8_t> scratch;
-  if (auto e = batch.validate_records(scratch, max_decompressed_bytes); e != protocol::batch_error::none) {
+  auto invalid = [&](protocol::batch_error e) {
     out.error = protocol::to_error_code(e);
     out.message = "Record batch is invalid: " + std::string(protocol::batch_error_name(e));
     return out;
-  }
+  };
+  if (auto e = batch.validate(); e != protocol::batch_error::none) return invalid(e);
   if (batch.is_control()) {
     out.error = error_code::invalid_record;
     out.message = "Control records are not allowed from clients";
     return out;
   }
-  if (compacted || !limits.log_append_time) {
-    protocol::record_iterator it;
-    batch.open_records(scratch, max_decompressed_bytes, it);
-    protocol::record_view r;
-    for (int32_t index = 0; it.next(r); ++index) {
-      out.record_index = index;
-      if (compacted && !r.key) {
-        out.error = error_code::invalid_record;
-        out.message = "Compacted topic cannot accept message without key in topic partition";
+  // One pass over the records (decompressing once): the iterator checks
+  // their framing, count and offset deltas; the topic's rules are checked
+  // on the way.
+  std::vector<uint8_t> scratch;
+  protocol::record_iterator it;
+  if (auto e = batch.open_records(scratch, max_decompressed_bytes, it); e != protocol::batch_error::none)
+    return invalid(e);
+  protocol::record_view r;
+  for (int32_t index = 0; it.next(r); ++index) {
+    out.record_index = index;
+    if (compacted && !r.key) {
+      out.error = error_code::invalid_record;
+      out.message = "Compacted topic cannot accept message without key in topic partition";
+      return out;
+    }
+    if (!limits.log_append_time) {
+      if (auto message = timestamp_error(r, limits, now_ms)) {
+        out.error = error_code::invalid_timestamp;
+        out.message = std::move(*message);
         return out;
-      }
-      if (!limits.log_append_time) {
-        if (auto message = timestamp_error(r, limits, now_ms)) {
-          out.error = error_code::invalid_timestamp;
-          out.message = std::move(*message);
-          return out;
-        }
       }
     }
   }
+  if (it.error() != protocol::batch_error::none) return invalid(it.error());
+  out.record_index = 0;
   if (ctx.writable_frame.empty()) {
     out.error = error_code::unknown_server_error;
     out.message = "request frame is not writable";

@@ -79,7 +79,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     bool created = false;
     for (const auto& t : *request->topics) {
       if (!t.name || t.name->empty() || image->topic(*t.name) || is_internal_topic(*t.name)) continue;
-      if (validate_topic_name(*t.name)) continue;  // answered below with INVALID_TOPIC_EXCEPTION
+      if (invalid_topic_name(*t.name)) continue;  // answered below with INVALID_TOPIC_EXCEPTION
       error_code e = co_await create_topic(s, *t.name, -1, -1);
       created = created || e == error_code::none;
     }
@@ -113,7 +113,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         topic = image->topic(*t.name);
         if (!topic) {
           error_code e = error_code::unknown_topic_or_partition;
-          if (auto invalid = validate_topic_name(*t.name)) e = error_code::invalid_topic_exception;
+          if (auto invalid = invalid_topic_name(*t.name)) e = error_code::invalid_topic_exception;
           else if (may_create && !is_internal_topic(*t.name)) e = error_code::leader_not_available;
           add_error_topic(t.name, {}, e, response);
           continue;

@@ -85,7 +85,7 @@ result describe(const broker_services& s, const controller::metadata_image& imag
   using controller::config_resource_type;
   switch (static_cast<config_resource_type>(res.resource_type)) {
     case config_resource_type::topic: {
-      if (auto invalid = validate_topic_name(res.resource_name)) {
+      if (auto invalid = invalid_topic_name(res.resource_name)) {
         fail(r, error_code::invalid_topic_exception, *invalid);
       } else if (!image.topic(res.resource_name)) {
         r.error_code = static_cast<int16_t>(error_code::unknown_topic_or_partition);

@@ -130,7 +130,7 @@ describe_topic_partitions_response describe(const controller::metadata_image& im
       t.name = name;
       t.is_internal = is_internal_topic(name);
       t.topic_authorized_operations = topic_operations;
-      t.error_code = static_cast<int16_t>(validate_topic_name(name) ? error_code::invalid_topic_exception
+      t.error_code = static_cast<int16_t>(invalid_topic_name(name) ? error_code::invalid_topic_exception
                                                                      : error_code::unknown_topic_or_partition);
       out.topics.push_back(std::move(t));
     }

@@ -68,8 +68,7 @@ void partition::maybe_advance_high_watermark() {
   // HW = the smallest log end among the ISR as this leader knows it; it
   // never moves backwards on a leader.
   int64_t candidate = log_end_offset().value;
-  partition_role r = role();
-  for (int32_t replica : r.isr) {
+  for (int32_t replica : role_.isr) {  // strand: read unlocked, as in append_records
     if (replica == self_) continue;
     auto it = std::find_if(follower_leo_.begin(), follower_leo_.end(), [&](auto& p) { return p.first == replica; });
     candidate = std::min(candidate, it == follower_leo_.end() ? int64_t{0} : it->second);
@@ -110,7 +109,8 @@ partition_produce_result partition::append_records(std::span<uint8_t> batches, i
   // Strict min ISR (KIP-966): acks=all is refused before the append when
   // the ISR is too small.
   if (required_acks == -1) {
-    const auto isr_size = static_cast<int32_t>(role().isr.size());
+    // role_ is written only on this strand, so the strand reads it unlocked.
+    const auto isr_size = static_cast<int32_t>(role_.isr.size());
     if (isr_size < limits.min_insync_replicas) {
       out.error = perr::not_enough_replicas;
       out.error_message = "The size of the current ISR " + std::to_string(isr_size) +
@@ -138,7 +138,6 @@ partition_produce_result partition::append_records(std::span<uint8_t> batches, i
   out.base_offset = result.log.first_offset.value;
   out.log_append_time_ms = result.log.log_append_time_ms;
   out.log_start_offset = log_start_offset().value;
-  for (const auto& txn : result.finished_txns) (void)txn;  // transaction index: the transactions issue
   if (!result.duplicate) maybe_advance_high_watermark();
   notify_waiters();
   return out;

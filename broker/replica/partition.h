@@ -116,8 +116,8 @@ class partition : public std::enable_shared_from_this<partition> {
   std::atomic<int64_t> high_watermark_{0};
   std::atomic<int64_t> lso_{0};
 
-  mutable std::mutex mutex_;  // leaf: role_ and waiters_, read off-strand
-  partition_role role_;
+  mutable std::mutex mutex_;  // leaf: guards role_ writes and off-strand reads, and waiters_
+  partition_role role_;       // written only on the strand
   std::vector<std::shared_ptr<std::function<void()>>> waiters_;
   // Strand only: the followers' log end offsets.
   std::vector<std::pair<int32_t, int64_t>> follower_leo_;

@@ -18,26 +18,13 @@
 #include <vector>
 
 #include "broker_process.h"
+#include "rdkafka_support.h"
 
 namespace hw::testing {
 namespace {
 
-rd_kafka_conf_t* client_conf(uint16_t port, const std::map<std::string, std::string>& extra = {}) {
-  char err[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  const std::string bootstrap = "127.0.0.1:" + std::to_string(port);
-  EXPECT_EQ(rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof err), RD_KAFKA_CONF_OK) << err;
-  for (const auto& [k, v] : extra)
-    EXPECT_EQ(rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err), RD_KAFKA_CONF_OK) << k << ": " << err;
-  return conf;
-}
-
-struct client_handle {
-  rd_kafka_t* rk = nullptr;
-  ~client_handle() {
-    if (rk) rd_kafka_destroy(rk);
-  }
-};
+using rdk::rd_conf;
+using rdk::rd_handle;
 
 // A high-level consumer whose assignment is tracked through its
 // rebalance callback (eager protocol: assign / revoke all).
@@ -51,7 +38,7 @@ class group_consumer {
     extra.emplace("session.timeout.ms", "6000");
     extra.emplace("heartbeat.interval.ms", "500");
     extra.emplace("topic.metadata.refresh.interval.ms", "1000");
-    rd_kafka_conf_t* conf = client_conf(port, extra);
+    rd_kafka_conf_t* conf = rd_conf(port, extra);
     rd_kafka_conf_set_opaque(conf, this);
     rd_kafka_conf_set_rebalance_cb(conf, &group_consumer::on_rebalance);
     char err[512];
@@ -140,8 +127,8 @@ class group_consumer {
 
 void create_partitioned_topic(uint16_t port, const std::string& name, int partitions) {
   char err[512];
-  client_handle h;
-  h.rk = rd_kafka_new(RD_KAFKA_PRODUCER, client_conf(port), err, sizeof err);
+  rd_handle h;
+  h.rk = rd_kafka_new(RD_KAFKA_PRODUCER, rd_conf(port), err, sizeof err);
   ASSERT_NE(h.rk, nullptr) << err;
   rd_kafka_NewTopic_t* topic = rd_kafka_NewTopic_new(name.c_str(), partitions, 1, err, sizeof err);
   rd_kafka_queue_t* q = rd_kafka_queue_new(h.rk);
@@ -161,8 +148,8 @@ void create_partitioned_topic(uint16_t port, const std::string& name, int partit
 // n records into each of `partitions` partitions.
 void produce_to_partitions(uint16_t port, const std::string& topic, int partitions, int n) {
   char err[512];
-  client_handle h;
-  h.rk = rd_kafka_new(RD_KAFKA_PRODUCER, client_conf(port, {{"linger.ms", "5"}}), err, sizeof err);
+  rd_handle h;
+  h.rk = rd_kafka_new(RD_KAFKA_PRODUCER, rd_conf(port, {{"linger.ms", "5"}}), err, sizeof err);
   ASSERT_NE(h.rk, nullptr) << err;
   for (int p = 0; p < partitions; ++p) {
     for (int i = 0; i < n; ++i) {
@@ -306,8 +293,8 @@ TEST_F(GroupsIT, DeleteGroupsRemovesAnEmptyGroup) {
     c.close();
   }
   char err[512];
-  client_handle admin;
-  admin.rk = rd_kafka_new(RD_KAFKA_PRODUCER, client_conf(broker.port()), err, sizeof err);
+  rd_handle admin;
+  admin.rk = rd_kafka_new(RD_KAFKA_PRODUCER, rd_conf(broker.port()), err, sizeof err);
   ASSERT_NE(admin.rk, nullptr) << err;
   auto delete_group = [&]() -> rd_kafka_resp_err_t {
     rd_kafka_DeleteGroup_t* g = rd_kafka_DeleteGroup_new("doomed");
