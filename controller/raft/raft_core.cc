@@ -1,0 +1,335 @@
+// raft_core: construction, time, transitions between roles, proposals,
+// persistence acknowledgements and the leader's high watermark. Message
+// handlers are in raft_core_handlers.cc.
+#include "controller/raft/raft_core.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace hw::controller::raft {
+
+const char* role_name(role r) {
+  switch (r) {
+    case role::unattached: return "unattached";
+    case role::prospective: return "prospective";
+    case role::candidate: return "candidate";
+    case role::follower: return "follower";
+    case role::leader: return "leader";
+    case role::resigned: return "resigned";
+  }
+  return "?";
+}
+
+raft_core::raft_core(raft_options options, raft_disk_state disk, int64_t now_ms)
+    : options_(std::move(options)),
+      state_(disk.state),
+      log_(disk.snapshot, std::move(disk.entries)),
+      now_ms_(now_ms),
+      durable_end_(log_.end_offset()),
+      high_watermark_(log_.start_offset()) {
+  assert(options_.random);
+  assert(!options_.voters.empty());
+  std::sort(options_.voters.begin(), options_.voters.end());
+  // A restarted node resumes in the epoch it persisted. It never leads that
+  // epoch again (its in-memory leader state is gone): a former leader is
+  // resigned until its election timeout.
+  if (state_.leader_id == options_.self) {
+    role_ = is_voter() ? role::resigned : role::unattached;
+    deadline_ms_ = now_ms_ + random_election_timeout();
+  } else if (state_.leader_id != no_node) {
+    role_ = role::follower;
+    deadline_ms_ = now_ms_ + options_.fetch_timeout_ms;
+    maybe_send_fetch();
+  } else {
+    role_ = role::unattached;
+    deadline_ms_ = now_ms_ + (is_voter() ? random_election_timeout() : 0);
+  }
+  note_leader_change();
+}
+
+bool raft_core::is_voter() const {
+  return std::binary_search(options_.voters.begin(), options_.voters.end(), options_.self);
+}
+
+int64_t raft_core::random_election_timeout() {
+  int64_t t = options_.election_timeout_ms;
+  int64_t r = options_.random(t, 2 * t);
+  assert(r >= t && r < 2 * t);
+  return r;
+}
+
+ready raft_core::take_ready() {
+  ready r = std::move(pending_);
+  pending_ = ready{};
+  return r;
+}
+
+void raft_core::send(node_id to, message m) { pending_.messages.push_back(outbound{to, std::move(m)}); }
+
+void raft_core::set_state(persistent_state s) {
+  if (s == state_) return;
+  state_ = s;
+  pending_.state = s;
+}
+
+void raft_core::note_leader_change() {
+  leader_and_epoch le = current_leader();
+  if (le == last_reported_leader_) return;
+  last_reported_leader_ = le;
+  pending_.leader = le;
+}
+
+void raft_core::set_hw(offset hw) {
+  if (hw <= high_watermark_) return;
+  high_watermark_ = hw;
+  pending_.high_watermark = hw;
+}
+
+// ---- time ------------------------------------------------------------------
+
+void raft_core::tick(int64_t now_ms) {
+  now_ms_ = std::max(now_ms_, now_ms);
+  switch (role_) {
+    case role::unattached:
+      if (now_ms_ < deadline_ms_) break;
+      if (is_voter()) {
+        become_prospective();
+      } else {
+        // An observer without a leader asks the voters in turn; any of
+        // them answers with the leader it knows.
+        fetch_in_flight_ = 0;
+        node_id to = options_.voters[observer_probe_++ % options_.voters.size()];
+        fetch_in_flight_ = next_correlation_++;
+        fetch_sent_ms_ = now_ms_;
+        send(to, fetch_request{fetch_in_flight_, options_.self, state_.current_epoch, log_.end_offset(),
+                               log_.last_epoch(), options_.fetch_max_wait_ms});
+        deadline_ms_ = now_ms_ + options_.request_timeout_ms;
+      }
+      break;
+    case role::prospective:
+    case role::candidate:
+      if (now_ms_ >= deadline_ms_) {
+        // A lost or split election: back off (the new randomized timeout)
+        // and ask again, starting with a pre-vote.
+        become_prospective();
+      } else if (now_ms_ - votes_sent_ms_ >= options_.request_timeout_ms) {
+        send_votes();
+      }
+      break;
+    case role::follower:
+      if (now_ms_ >= deadline_ms_) {
+        if (is_voter()) {
+          become_prospective();
+        } else {
+          become_unattached(state_.current_epoch, no_node);
+        }
+        break;
+      }
+      if (fetch_in_flight_ != 0 && now_ms_ - fetch_sent_ms_ >= options_.request_timeout_ms) {
+        fetch_in_flight_ = 0;  // lost: ask again
+      }
+      if (awaiting_snapshot_ && now_ms_ - fetch_sent_ms_ >= options_.request_timeout_ms) {
+        awaiting_snapshot_ = false;  // the driver did not install it: fetch again to learn why
+      }
+      maybe_send_fetch();
+      break;
+    case role::leader: {
+      if (now_ms_ - leader_since_ms_ >= options_.fetch_timeout_ms) {
+        size_t heard = 1;  // itself
+        for (node_id v : options_.voters) {
+          if (v == options_.self) continue;
+          auto it = replicas_.find(v);
+          if (it != replicas_.end() && it->second.last_fetch_ms >= now_ms_ - options_.fetch_timeout_ms) ++heard;
+        }
+        if (heard < majority()) {
+          // Check-quorum: a leader cut off from a majority steps aside so
+          // that the majority can elect a leader it can reach.
+          become_resigned({});
+          break;
+        }
+      }
+      send_begin_epochs(true);
+      break;
+    }
+    case role::resigned:
+      if (now_ms_ >= deadline_ms_) {
+        become_prospective();
+      } else if (now_ms_ - end_sent_ms_ >= options_.request_timeout_ms) {
+        send_end_epochs();
+      }
+      break;
+  }
+}
+
+// ---- transitions -----------------------------------------------------------
+
+void raft_core::become_unattached(epoch e, node_id voted) {
+  role_ = role::unattached;
+  set_state({e, no_node, voted});
+  fetch_in_flight_ = 0;
+  awaiting_snapshot_ = false;
+  replicas_.clear();
+  deadline_ms_ = now_ms_ + (is_voter() ? random_election_timeout() : 0);
+  note_leader_change();
+}
+
+void raft_core::become_prospective() {
+  assert(is_voter());
+  role_ = role::prospective;
+  fetch_in_flight_ = 0;
+  awaiting_snapshot_ = false;
+  replicas_.clear();
+  granted_ = {options_.self};
+  rejected_.clear();
+  vote_round_ = next_correlation_++;
+  deadline_ms_ = now_ms_ + random_election_timeout();
+  if (granted_.size() >= majority()) {
+    become_candidate();
+    return;
+  }
+  send_votes();
+}
+
+void raft_core::become_candidate() {
+  role_ = role::candidate;
+  set_state({state_.current_epoch + 1, no_node, options_.self});
+  granted_ = {options_.self};
+  rejected_.clear();
+  vote_round_ = next_correlation_++;
+  deadline_ms_ = now_ms_ + random_election_timeout();
+  note_leader_change();
+  if (granted_.size() >= majority()) {
+    become_leader();
+    return;
+  }
+  send_votes();
+}
+
+void raft_core::become_leader() {
+  role_ = role::leader;
+  set_state({state_.current_epoch, options_.self, state_.voted_id});
+  replicas_.clear();
+  for (node_id v : options_.voters) replicas_[v] = replica{};
+  leader_since_ms_ = now_ms_;
+  // The first entry of the epoch: the high watermark moves only once it is
+  // committed, so nothing of an older epoch is declared committed by counting
+  // replicas of it alone.
+  epoch_start_offset_ = log_.end_offset();
+  log_entry lc{epoch_start_offset_, state_.current_epoch, true, {std::vector<uint8_t>{}}};
+  log_.append(lc);
+  pending_.entries.push_back(std::move(lc));
+  note_leader_change();
+  send_begin_epochs(false);
+}
+
+void raft_core::become_follower(epoch e, node_id leader) {
+  node_id voted = e == state_.current_epoch ? state_.voted_id : no_node;
+  role_ = role::follower;
+  set_state({e, leader, voted});
+  fetch_in_flight_ = 0;
+  awaiting_snapshot_ = false;
+  replicas_.clear();
+  deadline_ms_ = now_ms_ + options_.fetch_timeout_ms;
+  note_leader_change();
+  maybe_send_fetch();
+}
+
+void raft_core::become_resigned(std::vector<node_id> successors) {
+  role_ = role::resigned;
+  resign_successors_ = std::move(successors);
+  deadline_ms_ = now_ms_ + random_election_timeout();
+  send_end_epochs();
+}
+
+void raft_core::send_end_epochs() {
+  end_sent_ms_ = now_ms_;
+  for (node_id v : options_.voters) {
+    if (v == options_.self) continue;
+    send(v, end_quorum_epoch_request{next_correlation_++, options_.self, state_.current_epoch, resign_successors_});
+  }
+}
+
+void raft_core::resign() {
+  if (role_ != role::leader) return;
+  std::vector<node_id> successors;
+  for (node_id v : options_.voters) {
+    if (v != options_.self) successors.push_back(v);
+  }
+  // Most caught-up first: they can win without a truncation.
+  std::stable_sort(successors.begin(), successors.end(),
+                   [this](node_id a, node_id b) { return replicas_[a].end > replicas_[b].end; });
+  become_resigned(std::move(successors));
+}
+
+bool raft_core::observe_leader(const leader_and_epoch& le) {
+  if (le.leader_epoch > state_.current_epoch) {
+    if (le.leader_id != no_node && le.leader_id != options_.self) {
+      become_follower(le.leader_epoch, le.leader_id);
+    } else {
+      become_unattached(le.leader_epoch, no_node);
+    }
+    return true;
+  }
+  if (le.leader_epoch == state_.current_epoch && le.leader_id != no_node && le.leader_id != options_.self &&
+      state_.leader_id == no_node && role_ != role::leader && role_ != role::resigned) {
+    // The epoch has a leader we did not know of (a candidate lost to it,
+    // an unattached voter learns of it). A prospective voter that already
+    // knew of it is challenging it: peers naming it are no news.
+    become_follower(le.leader_epoch, le.leader_id);
+    return true;
+  }
+  return false;
+}
+
+// ---- proposals, persistence, the high watermark ---------------------------
+
+propose_result raft_core::propose(std::vector<std::vector<uint8_t>> records) {
+  if (role_ != role::leader) return {propose_error::not_leader, offset{-1}};
+  if (records.empty()) return {propose_error::empty_batch, offset{-1}};
+  if (static_cast<size_t>(log_.end_offset() - high_watermark_) + records.size() > options_.max_uncommitted_records) {
+    return {propose_error::too_many_uncommitted, offset{-1}};
+  }
+  log_entry e{log_.end_offset(), state_.current_epoch, false, std::move(records)};
+  offset base = e.base_offset;
+  log_.append(e);
+  pending_.entries.push_back(std::move(e));
+  return {propose_error::none, base};
+}
+
+void raft_core::persisted(offset end) {
+  offset e = std::min(end, log_.end_offset());
+  if (e <= durable_end_) return;
+  durable_end_ = e;
+  if (role_ == role::leader) {
+    maybe_advance_leader_hw();
+  } else {
+    maybe_send_fetch();
+  }
+}
+
+void raft_core::install_snapshot(snapshot_id s) {
+  if (s.end_offset <= log_.end_offset() && s.end_offset <= high_watermark_) return;  // nothing new
+  log_.reset_to_snapshot(s);
+  durable_end_ = s.end_offset;
+  pending_.truncate_to = s.end_offset;  // the driver already replaced its log
+  pending_.entries.clear();
+  set_hw(s.end_offset);
+  awaiting_snapshot_ = false;
+  maybe_send_fetch();
+}
+
+std::map<node_id, offset> raft_core::replica_offsets() const {
+  std::map<node_id, offset> out;
+  for (const auto& [id, r] : replicas_) out[id] = id == options_.self ? durable_end_ : r.end;
+  return out;
+}
+
+void raft_core::maybe_advance_leader_hw() {
+  std::vector<offset> ends;
+  for (node_id v : options_.voters) ends.push_back(v == options_.self ? durable_end_ : replicas_[v].end);
+  std::sort(ends.begin(), ends.end(), std::greater<>());
+  offset candidate = ends[majority() - 1];
+  if (candidate > epoch_start_offset_) set_hw(candidate);
+}
+
+}  // namespace hw::controller::raft

@@ -1,0 +1,196 @@
+#pragma once
+// The KRaft consensus core: elections (with pre-vote, KIP-996), pull
+// replication by Fetch, the high watermark, check-quorum and graceful
+// resignation (KIP-595), as a pure state machine. No I/O, no clock, no
+// randomness of its own: the driver feeds it time (`tick`), peer messages
+// (`receive`), proposals (`propose`) and fsync completions (`persisted`), and
+// acts on the `ready` it hands out (etcd-raft's Ready shape).
+//
+// Driver contract for one ready (`take_ready()`), in this order:
+//   1. `state`: write quorum-state durably (a granted vote or a claim of
+//      leadership in `messages` depends on it);
+//   2. `truncate_to`: cut the log there; then append `entries`;
+//   3. send `messages`;
+//   4. apply committed records up to `high_watermark`; act on `leader`.
+// Later, once the log is fsynced up to some offset, call `persisted(end)`.
+// A follower fetches only from its durable end, and the leader counts itself
+// in the high watermark only up to its durable end.
+//
+// Owner/thread: the raft driver, on the raft strand; not thread-safe.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "controller/raft/raft_log.h"
+#include "controller/raft/raft_messages.h"
+#include "controller/raft/raft_types.h"
+
+namespace hw::controller::raft {
+
+enum class role { unattached, prospective, candidate, follower, leader, resigned };
+const char* role_name(role r);
+
+// Rule switches that make the core WRONG on purpose, so that tests can prove
+// the simulation's checker catches a broken rule. Never set outside tests.
+struct unsafe_test_switches {
+  bool grant_votes_without_log_check = false;
+};
+
+struct raft_options {
+  node_id self = no_node;
+  std::vector<node_id> voters;  // the static voter set (controller.quorum.voters)
+  int64_t election_timeout_ms = 1000;  // controller.quorum.election.timeout.ms; randomized in [t, 2t)
+  int64_t fetch_timeout_ms = 2000;     // controller.quorum.fetch.timeout.ms
+  int64_t request_timeout_ms = 2000;   // controller.quorum.request.timeout.ms: resend after
+  int64_t fetch_max_wait_ms = 500;     // the hint in fetch_request
+  size_t fetch_max_records = 4096;     // per fetch response
+  size_t max_uncommitted_records = 1 << 16;  // propose() refuses beyond this
+  // Returns a number in [lo, hi); the only source of randomness.
+  std::function<int64_t(int64_t lo, int64_t hi)> random;
+  unsafe_test_switches unsafe;
+};
+
+// What the driver loaded from disk.
+struct raft_disk_state {
+  persistent_state state;
+  snapshot_id snapshot;            // where the log starts
+  std::vector<log_entry> entries;  // from the snapshot on; all durable
+};
+
+struct ready {
+  std::optional<persistent_state> state;
+  std::optional<offset> truncate_to;
+  std::vector<log_entry> entries;
+  std::vector<outbound> messages;
+  std::optional<offset> high_watermark;     // moved: apply [previous, this)
+  std::optional<leader_and_epoch> leader;   // the known leader or epoch changed
+  // A follower below the leader's log start: fetch this snapshot from the
+  // leader (FetchSnapshot, by the driver), then call install_snapshot().
+  std::optional<std::pair<node_id, snapshot_id>> snapshot_needed;
+
+  bool empty() const {
+    return !state && !truncate_to && entries.empty() && messages.empty() && !high_watermark && !leader &&
+           !snapshot_needed;
+  }
+};
+
+enum class propose_error { none, not_leader, too_many_uncommitted, empty_batch };
+struct propose_result {
+  propose_error error = propose_error::none;
+  offset base_offset{-1};  // of the first record, when accepted
+};
+
+class raft_core {
+ public:
+  raft_core(raft_options options, raft_disk_state disk, int64_t now_ms);
+
+  void tick(int64_t now_ms);
+  void receive(node_id from, const message& m);
+  propose_result propose(std::vector<std::vector<uint8_t>> records);
+  // The log is durable up to `end` (exclusive).
+  void persisted(offset end);
+  // Graceful resignation (controlled shutdown): EndQuorumEpoch to the voters.
+  void resign();
+  // The driver fetched and stored the snapshot a ready asked for.
+  void install_snapshot(snapshot_id s);
+
+  bool has_ready() const { return !pending_.empty(); }
+  ready take_ready();
+
+  role current_role() const { return role_; }
+  bool is_voter() const;
+  epoch current_epoch() const { return state_.current_epoch; }
+  node_id leader_id() const { return state_.leader_id; }
+  node_id voted_id() const { return state_.voted_id; }
+  offset high_watermark() const { return high_watermark_; }
+  offset durable_end() const { return durable_end_; }
+  const raft_log& log() const { return log_; }
+  // The leader's view of each replica's durable end (voters and observers).
+  std::map<node_id, offset> replica_offsets() const;
+
+ private:
+  struct replica {
+    offset end{-1};  // known durable end; -1 unknown
+    int64_t last_fetch_ms = -1;
+    bool begin_acked = false;
+    int64_t begin_sent_ms = -1;
+  };
+
+  // Transitions (each sets the persistent state it implies).
+  void become_unattached(epoch e, node_id voted);
+  void become_prospective();
+  void become_candidate();
+  void become_leader();
+  void become_follower(epoch e, node_id leader);
+  void become_resigned(std::vector<node_id> successors);
+  void set_state(persistent_state s);
+  // A peer reported a leader/epoch: follow it when it is newer.
+  bool observe_leader(const leader_and_epoch& le);
+
+  void on(node_id from, const vote_request& m);
+  void on(node_id from, const vote_response& m);
+  void on(node_id from, const begin_quorum_epoch_request& m);
+  void on(node_id from, const begin_quorum_epoch_response& m);
+  void on(node_id from, const end_quorum_epoch_request& m);
+  void on(node_id from, const end_quorum_epoch_response& m);
+  void on(node_id from, const fetch_request& m);
+  void on(node_id from, const fetch_response& m);
+
+  fetch_response answer_fetch(node_id from, const fetch_request& m);
+  void on_fetched(const fetch_response& m);
+  bool log_up_to_date(epoch last_epoch, offset end) const;
+  bool grant(node_id candidate, bool pre_vote, epoch request_epoch, epoch last_epoch, offset end);
+
+  void send(node_id to, message m);
+  void send_votes();
+  void send_end_epochs();
+  void send_begin_epochs(bool only_due);
+  void maybe_send_fetch();
+  void maybe_advance_leader_hw();
+  void set_hw(offset hw);
+  void note_leader_change();
+  int64_t random_election_timeout();
+  size_t majority() const { return options_.voters.size() / 2 + 1; }
+  leader_and_epoch current_leader() const { return {state_.leader_id, state_.current_epoch}; }
+
+  raft_options options_;
+  persistent_state state_;
+  raft_log log_;
+  role role_ = role::unattached;
+  int64_t now_ms_ = 0;
+  offset durable_end_{0};
+  offset high_watermark_{0};
+  uint64_t next_correlation_ = 1;
+
+  // Election (unattached, prospective, candidate, resigned) or fetch
+  // (follower) or check-quorum (leader) deadline.
+  int64_t deadline_ms_ = 0;
+  std::vector<node_id> granted_;  // votes or pre-votes this round
+  std::vector<node_id> rejected_;
+  int64_t votes_sent_ms_ = -1;
+  uint64_t vote_round_ = 0;        // correlation base of this round's requests
+
+  // Follower / observer fetching.
+  uint64_t fetch_in_flight_ = 0;   // correlation of the outstanding fetch, 0 none
+  int64_t fetch_sent_ms_ = -1;
+  bool awaiting_snapshot_ = false;
+  int64_t last_leader_contact_ms_ = -1;
+  size_t observer_probe_ = 0;      // round-robin voter an observer asks
+
+  // Leader.
+  std::map<node_id, replica> replicas_;
+  offset epoch_start_offset_{0};
+  int64_t leader_since_ms_ = 0;
+  std::vector<node_id> resign_successors_;
+  int64_t end_sent_ms_ = -1;
+
+  leader_and_epoch last_reported_leader_{no_node, epoch{-1}};
+  ready pending_;
+};
+
+}  // namespace hw::controller::raft
