@@ -26,7 +26,8 @@ raft_core::raft_core(raft_options options, raft_disk_state disk, int64_t now_ms)
       log_(disk.snapshot, std::move(disk.entries)),
       now_ms_(now_ms),
       durable_end_(log_.end_offset()),
-      high_watermark_(log_.start_offset()) {
+      high_watermark_(log_.start_offset()),
+      snapshot_bytes_(std::move(disk.snapshot_bytes)) {
   assert(options_.random);
   assert(!options_.voters.empty());
   std::sort(options_.voters.begin(), options_.voters.end());
@@ -127,19 +128,21 @@ void raft_core::tick(int64_t now_ms) {
       }
       if (fetch_in_flight_ != 0 && now_ms_ - fetch_sent_ms_ >= options_.request_timeout_ms) {
         fetch_in_flight_ = 0;  // lost: ask again
-      }
-      if (awaiting_snapshot_ && now_ms_ - fetch_sent_ms_ >= options_.request_timeout_ms) {
-        awaiting_snapshot_ = false;  // the driver did not install it: fetch again to learn why
+        if (snapshot_fetch_) send_snapshot_fetch();
       }
       maybe_send_fetch();
       break;
     case role::leader: {
-      if (now_ms_ - leader_since_ms_ >= options_.fetch_timeout_ms) {
+      // Kafka gives the leader half a fetch timeout more than its followers,
+      // so that a follower's fetch timeout, not the leader's, ends a term
+      // when both could.
+      int64_t check_quorum_ms = options_.fetch_timeout_ms * 3 / 2;
+      if (now_ms_ - leader_since_ms_ >= check_quorum_ms) {
         size_t heard = 1;  // itself
         for (node_id v : options_.voters) {
           if (v == options_.self) continue;
           auto it = replicas_.find(v);
-          if (it != replicas_.end() && it->second.last_fetch_ms >= now_ms_ - options_.fetch_timeout_ms) ++heard;
+          if (it != replicas_.end() && it->second.last_fetch_ms >= now_ms_ - check_quorum_ms) ++heard;
         }
         if (heard < majority()) {
           // Check-quorum: a leader cut off from a majority steps aside so
@@ -167,7 +170,7 @@ void raft_core::become_unattached(epoch e, node_id voted) {
   role_ = role::unattached;
   set_state({e, no_node, voted});
   fetch_in_flight_ = 0;
-  awaiting_snapshot_ = false;
+  snapshot_fetch_.reset();
   replicas_.clear();
   deadline_ms_ = now_ms_ + (is_voter() ? random_election_timeout() : 0);
   note_leader_change();
@@ -177,7 +180,7 @@ void raft_core::become_prospective() {
   assert(is_voter());
   role_ = role::prospective;
   fetch_in_flight_ = 0;
-  awaiting_snapshot_ = false;
+  snapshot_fetch_.reset();
   replicas_.clear();
   granted_ = {options_.self};
   rejected_.clear();
@@ -227,7 +230,7 @@ void raft_core::become_follower(epoch e, node_id leader) {
   role_ = role::follower;
   set_state({e, leader, voted});
   fetch_in_flight_ = 0;
-  awaiting_snapshot_ = false;
+  snapshot_fetch_.reset();
   replicas_.clear();
   deadline_ms_ = now_ms_ + options_.fetch_timeout_ms;
   note_leader_change();
@@ -305,17 +308,6 @@ void raft_core::persisted(offset end) {
   } else {
     maybe_send_fetch();
   }
-}
-
-void raft_core::install_snapshot(snapshot_id s) {
-  if (s.end_offset <= log_.end_offset() && s.end_offset <= high_watermark_) return;  // nothing new
-  log_.reset_to_snapshot(s);
-  durable_end_ = s.end_offset;
-  pending_.truncate_to = s.end_offset;  // the driver already replaced its log
-  pending_.entries.clear();
-  set_hw(s.end_offset);
-  awaiting_snapshot_ = false;
-  maybe_send_fetch();
 }
 
 std::map<node_id, offset> raft_core::replica_offsets() const {

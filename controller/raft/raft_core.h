@@ -49,6 +49,7 @@ struct raft_options {
   int64_t request_timeout_ms = 2000;   // controller.quorum.request.timeout.ms: resend after
   int64_t fetch_max_wait_ms = 500;     // the hint in fetch_request
   size_t fetch_max_records = 4096;     // per fetch response
+  int32_t fetch_snapshot_max_bytes = 1 << 20;  // per FetchSnapshot request
   size_t max_uncommitted_records = 1 << 16;  // propose() refuses beyond this
   // Returns a number in [lo, hi); the only source of randomness.
   std::function<int64_t(int64_t lo, int64_t hi)> random;
@@ -59,6 +60,7 @@ struct raft_options {
 struct raft_disk_state {
   persistent_state state;
   snapshot_id snapshot;            // where the log starts
+  snapshot_payload snapshot_bytes;  // its content, served to followers that need it
   std::vector<log_entry> entries;  // from the snapshot on; all durable
 };
 
@@ -67,15 +69,16 @@ struct ready {
   std::optional<offset> truncate_to;
   std::vector<log_entry> entries;
   std::vector<outbound> messages;
+  // A snapshot fetched from the leader: store it durably and replace the
+  // whole log with it (before `entries`, which follow it, and before
+  // `messages`); the state machine reloads from it.
+  std::optional<std::pair<snapshot_id, snapshot_payload>> install_snapshot;
   std::optional<offset> high_watermark;     // moved: apply [previous, this)
   std::optional<leader_and_epoch> leader;   // the known leader or epoch changed
-  // A follower below the leader's log start: fetch this snapshot from the
-  // leader (FetchSnapshot, by the driver), then call install_snapshot().
-  std::optional<std::pair<node_id, snapshot_id>> snapshot_needed;
 
   bool empty() const {
-    return !state && !truncate_to && entries.empty() && messages.empty() && !high_watermark && !leader &&
-           !snapshot_needed;
+    return !state && !truncate_to && entries.empty() && messages.empty() && !install_snapshot && !high_watermark &&
+           !leader;
   }
 };
 
@@ -96,8 +99,10 @@ class raft_core {
   void persisted(offset end);
   // Graceful resignation (controlled shutdown): EndQuorumEpoch to the voters.
   void resign();
-  // The driver fetched and stored the snapshot a ready asked for.
-  void install_snapshot(snapshot_id s);
+  // The driver wrote a snapshot of the committed state up to s.end_offset
+  // (<= high watermark, at a batch end): the log may now start there.
+  // False (and nothing changes) when s is not such a point.
+  bool compact(snapshot_id s, snapshot_payload bytes);
 
   bool has_ready() const { return !pending_.empty(); }
   ready take_ready();
@@ -140,6 +145,9 @@ class raft_core {
   void on(node_id from, const end_quorum_epoch_response& m);
   void on(node_id from, const fetch_request& m);
   void on(node_id from, const fetch_response& m);
+  void on(node_id from, const fetch_snapshot_request& m);
+  void on(node_id from, const fetch_snapshot_response& m);
+  void send_snapshot_fetch();
 
   fetch_response answer_fetch(node_id from, const fetch_request& m);
   void on_fetched(const fetch_response& m);
@@ -178,7 +186,10 @@ class raft_core {
   // Follower / observer fetching.
   uint64_t fetch_in_flight_ = 0;   // correlation of the outstanding fetch, 0 none
   int64_t fetch_sent_ms_ = -1;
-  bool awaiting_snapshot_ = false;
+  // A snapshot being copied from the leader (bytes so far).
+  std::optional<snapshot_id> snapshot_fetch_;
+  std::vector<uint8_t> snapshot_buffer_;
+  snapshot_payload snapshot_bytes_;  // ours, served when leading
   int64_t last_leader_contact_ms_ = -1;
   size_t observer_probe_ = 0;      // round-robin voter an observer asks
 

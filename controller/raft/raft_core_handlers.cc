@@ -229,9 +229,10 @@ void raft_core::on_fetched(const fetch_response& m) {
     return;
   }
   if (m.snapshot) {
-    awaiting_snapshot_ = true;
-    fetch_sent_ms_ = now_ms_;
-    pending_.snapshot_needed = std::pair{state_.leader_id, *m.snapshot};
+    // Below the leader's log start: copy its snapshot first.
+    snapshot_fetch_ = *m.snapshot;
+    snapshot_buffer_.clear();
+    send_snapshot_fetch();
     return;
   }
   for (const log_entry& e : m.entries) {
@@ -244,7 +245,7 @@ void raft_core::on_fetched(const fetch_response& m) {
 }
 
 void raft_core::maybe_send_fetch() {
-  if (role_ != role::follower || fetch_in_flight_ != 0 || awaiting_snapshot_) return;
+  if (role_ != role::follower || fetch_in_flight_ != 0 || snapshot_fetch_) return;
   // Fetch from the durable end only: the offset we report is what the leader
   // counts toward the high watermark.
   if (durable_end_ != log_.end_offset()) return;

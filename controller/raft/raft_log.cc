@@ -51,6 +51,18 @@ void raft_log::reset_to_snapshot(snapshot_id s) {
   entries_.clear();
 }
 
+bool raft_log::is_batch_boundary(offset o) const {
+  if (o == end_offset() || o == start_offset()) return true;
+  size_t i = index_of(o);
+  return i < entries_.size() && entries_[i].base_offset == o;
+}
+
+void raft_log::compact_to(snapshot_id s) {
+  assert(s.end_offset >= start_offset() && s.end_offset <= end_offset() && is_batch_boundary(s.end_offset));
+  entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(index_of(s.end_offset)));
+  snapshot_ = s;
+}
+
 std::vector<log_entry> raft_log::read(offset from, size_t max_records) const {
   std::vector<log_entry> out;
   size_t records = 0;

@@ -43,6 +43,11 @@ class raft_log {
   offset truncate_to(offset o);
   // Replaces the whole log with a snapshot (a follower that fell behind).
   void reset_to_snapshot(snapshot_id s);
+  // Drops the entries a snapshot covers; s.end_offset must be a batch
+  // boundary inside the log.
+  void compact_to(snapshot_id s);
+  // Whether a batch starts (or the log ends) at o.
+  bool is_batch_boundary(offset o) const;
 
   // Batches from the one holding `from` on, at most max_records records
   // (at least one batch when there is one).

@@ -12,6 +12,7 @@
 // stale or duplicated response cannot be mistaken for the current one.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <variant>
 #include <vector>
@@ -105,8 +106,29 @@ struct fetch_response {
   std::vector<log_entry> entries;  // "records", batch by batch
 };
 
+// FetchSnapshot (59): a follower below the leader's log start copies the
+// leader's snapshot, chunk by chunk. The payload is opaque to the core.
+struct fetch_snapshot_request {
+  uint64_t correlation = 0;
+  node_id replica_id = no_node;
+  epoch current_leader_epoch{-1};
+  snapshot_id snapshot;
+  int64_t position = 0;  // byte position in the snapshot
+  int32_t max_bytes = 0x7fffffff;
+};
+struct fetch_snapshot_response {
+  uint64_t correlation = 0;
+  protocol::error_code error = protocol::error_code::none;
+  leader_and_epoch current;
+  snapshot_id snapshot;
+  int64_t size = 0;      // of the whole snapshot
+  int64_t position = 0;  // of `bytes`
+  std::vector<uint8_t> bytes;  // UnalignedRecords
+};
+
 using message = std::variant<vote_request, vote_response, begin_quorum_epoch_request, begin_quorum_epoch_response,
-                             end_quorum_epoch_request, end_quorum_epoch_response, fetch_request, fetch_response>;
+                             end_quorum_epoch_request, end_quorum_epoch_response, fetch_request, fetch_response,
+                             fetch_snapshot_request, fetch_snapshot_response>;
 
 // A message to send, with its destination.
 struct outbound {

@@ -3,6 +3,7 @@
 // (borrowed from storage/), a log entry (one KRaft batch) and a snapshot id.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "storage/types.h"
@@ -37,6 +38,10 @@ struct snapshot_id {
   epoch leader_epoch{0};
   bool operator==(const snapshot_id&) const = default;
 };
+
+// A snapshot's bytes, opaque to the core (shared: the leader serves chunks
+// of it to several followers).
+using snapshot_payload = std::shared_ptr<const std::vector<uint8_t>>;
 
 // What quorum-state holds: must be durable before any message that depends
 // on it (a granted vote, a claim of leadership) leaves the node.

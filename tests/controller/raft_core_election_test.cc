@@ -167,9 +167,10 @@ TEST(raft_core_election, check_quorum_makes_a_cut_off_leader_resign) {
     if (n(i) != leader) others.push_back(n(i));
   }
   c.down = others;
-  c.advance(1990);
+  // Kafka's check-quorum timeout is 1.5 fetch timeouts (2000 ms here).
+  c.advance(2900);
   EXPECT_EQ(c[leader.value].current_role(), role::leader);
-  c.advance(30);
+  c.advance(110);
   EXPECT_EQ(c[leader.value].current_role(), role::resigned);
   EXPECT_EQ(c[leader.value].propose({{1}}).error, propose_error::not_leader);
 }

@@ -165,42 +165,70 @@ TEST(raft_core_replication, an_observer_finds_the_leader_through_any_voter) {
   EXPECT_EQ(fr[0].first, n(2));
 }
 
-TEST(raft_core_replication, a_fetch_below_the_log_start_is_told_to_fetch_the_snapshot) {
+TEST(raft_core_replication, a_follower_below_the_log_start_copies_the_snapshot_then_fetches_after_it) {
   raft_disk_state d;
   d.state = {ep(2), no_node, no_node};
   d.snapshot = {off(10), ep(2)};
+  d.snapshot_bytes = std::make_shared<const std::vector<uint8_t>>(std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 9});
   d.entries = {entry(10, 2)};
-  raft_options o = options_for(1, {1});
-  raft_core l(o, std::move(d), 0);
+  raft_core l(options_for(1, {1}), std::move(d), 0);
   l.tick(1000);
   ASSERT_EQ(l.current_role(), role::leader);
   l.take_ready();
-  l.receive(n(9), fetch_request{1, n(9), ep(3), off(4), ep(1), 0});
-  auto r = messages_of<fetch_response>(l.take_ready());
-  ASSERT_EQ(r.size(), 1u);
-  ASSERT_TRUE(r[0].second.snapshot);
-  EXPECT_EQ(*r[0].second.snapshot, (snapshot_id{off(10), ep(2)}));
-  EXPECT_EQ(r[0].second.log_start_offset, off(10));
+  l.persisted(off(12));
+  l.take_ready();
 
-  // The follower side: asks the driver for the snapshot, then fetches after it.
   raft_disk_state fd;
   fd.state = {ep(3), n(1), no_node};
-  raft_core f(options_for(2, {1, 2, 3}), std::move(fd), 0);
-  auto fr = messages_of<fetch_request>(f.take_ready());
-  ASSERT_EQ(fr.size(), 1u);
-  fetch_response resp = r[0].second;
-  resp.correlation = fr[0].second.correlation;
-  f.receive(n(1), resp);
-  ready fr2 = f.take_ready();
-  ASSERT_TRUE(fr2.snapshot_needed);
-  EXPECT_EQ(fr2.snapshot_needed->first, n(1));
-  EXPECT_TRUE(messages_of<fetch_request>(fr2).empty());
-  f.install_snapshot({off(10), ep(2)});
-  fr = messages_of<fetch_request>(f.take_ready());
-  ASSERT_EQ(fr.size(), 1u);
+  raft_options fo = options_for(2, {1});  // an observer
+  fo.fetch_snapshot_max_bytes = 4;
+  raft_core f(fo, std::move(fd), 0);
+  std::vector<ready> follower_readies;
+  int snapshot_requests = 0;
+  for (int round = 0; round < 20 && f.has_ready(); ++round) {
+    follower_readies.push_back(f.take_ready());
+    for (auto& m : follower_readies.back().messages) {
+      ASSERT_EQ(m.to, n(1));
+      if (std::holds_alternative<fetch_snapshot_request>(m.body)) ++snapshot_requests;
+      l.receive(n(2), m.body);
+    }
+    for (auto& m : l.take_ready().messages) f.receive(n(1), m.body);
+    if (f.log().end_offset() > off(10)) break;
+  }
+  EXPECT_EQ(snapshot_requests, 3);  // 9 bytes, 4 at a time
+  const ready* installed = nullptr;
+  for (const auto& r : follower_readies) {
+    if (r.install_snapshot) installed = &r;
+  }
+  ASSERT_NE(installed, nullptr);
+  EXPECT_EQ(installed->install_snapshot->first, (snapshot_id{off(10), ep(2)}));
+  EXPECT_EQ(*installed->install_snapshot->second, (std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  auto fr = messages_of<fetch_request>(*installed);
+  ASSERT_EQ(fr.size(), 1u);  // the fetch after it goes out with it
   EXPECT_EQ(fr[0].second.fetch_offset, off(10));
   EXPECT_EQ(fr[0].second.last_fetched_epoch, ep(2));
-  EXPECT_EQ(f.high_watermark(), off(10));
+  EXPECT_EQ(f.log().start_offset(), off(10));
+  EXPECT_EQ(f.log().end_offset(), off(12));  // then the entries after it
+  EXPECT_GE(f.high_watermark(), off(10));
+}
+
+TEST(raft_core_replication, compaction_only_behind_the_high_watermark_at_a_batch_end) {
+  raft_core l = leader_of(1, {});
+  l.propose({{1}, {2}});
+  l.propose({{3}});
+  auto bytes = std::make_shared<const std::vector<uint8_t>>(std::vector<uint8_t>{7});
+  EXPECT_FALSE(l.compact({off(3), ep(1)}, bytes));  // not committed yet
+  l.persisted(off(4));
+  fetch(l, 2, 4, 1);
+  ASSERT_EQ(l.high_watermark(), off(4));
+  EXPECT_FALSE(l.compact({off(2), ep(1)}, bytes));  // inside a batch
+  EXPECT_FALSE(l.compact({off(3), ep(0)}, bytes));  // wrong epoch
+  EXPECT_TRUE(l.compact({off(3), ep(1)}, bytes));
+  EXPECT_EQ(l.log().start_offset(), off(3));
+  fetch_response r = fetch(l, 3, 1, 1);
+  ASSERT_TRUE(r.snapshot);
+  EXPECT_EQ(*r.snapshot, (snapshot_id{off(3), ep(1)}));
+  EXPECT_EQ(r.log_start_offset, off(3));
 }
 
 TEST(raft_core_replication, proposals_need_a_leader_and_records) {

@@ -68,6 +68,7 @@ struct config {
   double p_heal = 0.008;         // per step, when partitioned
   double p_resign = 0.002;       // per step, at the leader
   double p_flush = 0.3;          // per node per step
+  double p_snapshot = 0.005;     // per node per step: compact up to its high watermark
   unsafe_test_switches unsafe;   // applied to every node
   bool trace = false;
 };
@@ -77,6 +78,7 @@ struct outcome {
   std::string failure;  // what, when
   int64_t elections = 0;
   int64_t commits = 0;  // committed offset at the end
+  int64_t snapshot_installs = 0;  // followers that copied a leader's snapshot
 };
 
 class simulation {
@@ -111,9 +113,12 @@ class simulation {
       if (chaos) faults();
       clients();
       flushes();
+      snapshots();
       if (!out_.ok) break;
       if (!chaos && leader_committed_own_epoch(committed_at_heal)) break;
-      if (now_ >= live_by) fail("no leader committed an entry of its epoch within 10 election timeouts after healing");
+      if (now_ >= live_by) {
+        fail("no leader committed an entry of its epoch within 10 election timeouts after healing" + describe());
+      }
     }
     out_.commits = committed_end_.value;
     return out_;
@@ -126,6 +131,8 @@ class simulation {
     persistent_state durable_state;
     std::vector<log_entry> disk;  // written; durable up to synced_end
     offset synced_end{0};
+    snapshot_id snapshot;  // durable
+    snapshot_payload snapshot_bytes;
     int64_t restart_at = -1;
     offset last_hw{0};
   };
@@ -146,6 +153,22 @@ class simulation {
     out_.failure = o.str();
   }
 
+  std::string describe() const {
+    std::ostringstream o;
+    for (const auto& n : nodes_) {
+      o << "\n  node " << n.id << ": ";
+      if (!n.core) {
+        o << "down";
+        continue;
+      }
+      const raft_core& c = *n.core;
+      o << role_name(c.current_role()) << " epoch " << c.current_epoch() << " leader " << c.leader_id() << " voted "
+        << c.voted_id() << " log [" << c.log().start_offset() << ", " << c.log().end_offset() << ") last epoch "
+        << c.log().last_epoch() << " durable " << c.durable_end() << " hw " << c.high_watermark();
+    }
+    return o.str();
+  }
+
   void start(node& n) {
     raft_options o;
     o.self = n.id;
@@ -154,9 +177,10 @@ class simulation {
     o.fetch_timeout_ms = cfg_.fetch_timeout_ms;
     o.request_timeout_ms = cfg_.request_timeout_ms;
     o.fetch_max_records = 32;
+    o.fetch_snapshot_max_bytes = 1024;  // several chunks per snapshot
     o.random = [this](int64_t lo, int64_t hi) { return rng_.uniform(lo, hi); };
     o.unsafe = cfg_.unsafe;
-    raft_disk_state d{n.durable_state, snapshot_id{}, n.disk};
+    raft_disk_state d{n.durable_state, n.snapshot, n.snapshot_bytes, n.disk};
     n.core = std::make_unique<raft_core>(std::move(o), std::move(d), now_);
     n.last_hw = n.core->high_watermark();
     process(n);
@@ -175,6 +199,19 @@ class simulation {
     while (n.core && n.core->has_ready()) {
       ready r = n.core->take_ready();
       if (r.state) n.durable_state = *r.state;
+      if (r.install_snapshot) {
+        const auto& [id, bytes] = *r.install_snapshot;
+        if (id.end_offset > committed_end_ || *bytes != serialize_committed(id.end_offset)) {
+          fail("node " + std::to_string(n.id.value) + " installs a snapshot that is not the committed log up to " +
+               std::to_string(id.end_offset.value));
+        }
+        trace("node " + std::to_string(n.id.value) + " installs snapshot at " + std::to_string(id.end_offset.value));
+        ++out_.snapshot_installs;
+        n.snapshot = id;
+        n.snapshot_bytes = bytes;
+        n.disk.clear();
+        n.synced_end = id.end_offset;
+      }
       if (r.truncate_to) {
         if (*r.truncate_to < n.core->high_watermark()) {
           fail("node " + std::to_string(n.id.value) + " truncates to " + std::to_string(r.truncate_to->value) +
@@ -260,6 +297,62 @@ class simulation {
         trace("resign " + std::to_string(n.id.value));
         n.core->resign();
       }
+      process(n);
+    }
+  }
+
+  static void serialize(const log_entry& e, std::vector<uint8_t>& out) {
+    auto put = [&out](int64_t v, int bytes) {
+      for (int i = 0; i < bytes; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+    };
+    put(e.base_offset.value, 8);
+    put(e.leader_epoch.value, 4);
+    put(e.control ? 1 : 0, 1);
+    put(static_cast<int64_t>(e.records.size()), 4);
+    for (const auto& r : e.records) {
+      put(static_cast<int64_t>(r.size()), 4);
+      out.insert(out.end(), r.begin(), r.end());
+    }
+  }
+  std::vector<uint8_t> serialize_committed(offset end) const {
+    std::vector<uint8_t> out;
+    for (const auto& [base, e] : committed_) {
+      if (e.end_offset() > end) break;
+      serialize(e, out);
+    }
+    return out;
+  }
+
+  // A node snapshots its committed state (here: its committed entries) and
+  // lets the core drop the log behind it.
+  void snapshots() {
+    for (auto& n : nodes_) {
+      if (!n.core || !rng_.chance(cfg_.p_snapshot)) continue;
+      const raft_core& c = *n.core;
+      offset hw = std::min(c.high_watermark(), c.durable_end());
+      if (hw <= c.log().start_offset()) continue;
+      std::vector<uint8_t> bytes = n.snapshot_bytes ? *n.snapshot_bytes : std::vector<uint8_t>{};
+      for (const log_entry& e : c.log().entries()) {
+        if (e.end_offset() > hw) break;
+        serialize(e, bytes);
+      }
+      // The last batch wholly below hw ends the snapshot.
+      offset end = c.log().start_offset();
+      for (const log_entry& e : c.log().entries()) {
+        if (e.end_offset() > hw) break;
+        end = e.end_offset();
+      }
+      if (end == c.log().start_offset()) continue;
+      snapshot_id id{end, c.log().epoch_at(end - 1)};
+      auto payload = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+      if (!n.core->compact(id, payload)) {
+        fail("node " + std::to_string(n.id.value) + " refused a snapshot at " + std::to_string(end.value));
+        return;
+      }
+      n.snapshot = id;
+      n.snapshot_bytes = payload;
+      std::erase_if(n.disk, [&](const log_entry& e) { return e.end_offset() <= end; });
+      trace("node " + std::to_string(n.id.value) + " snapshots at " + std::to_string(end.value));
       process(n);
     }
   }

@@ -32,6 +32,7 @@ void run_seeds(config base, uint64_t default_seeds, const char* test) {
   auto started = std::chrono::steady_clock::now();
   int64_t elections = 0;
   int64_t commits = 0;
+  int64_t installs = 0;
   for (uint64_t seed = first; seed < first + count; ++seed) {
     config c = base;
     c.seed = seed;
@@ -40,16 +41,18 @@ void run_seeds(config base, uint64_t default_seeds, const char* test) {
                       << " controller_raftsim_tests --gtest_filter=raftsim." << test;
     elections += o.elections;
     commits += o.commits;
+    installs += o.snapshot_installs;
   }
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-  std::printf("%llu seeds in %lld ms: %lld elections, %lld offsets committed\n",
+  std::printf("%llu seeds in %lld ms: %lld elections, %lld offsets committed, %lld snapshots installed\n",
               static_cast<unsigned long long>(count), static_cast<long long>(ms.count()),
-              static_cast<long long>(elections), static_cast<long long>(commits));
+              static_cast<long long>(elections), static_cast<long long>(commits), static_cast<long long>(installs));
   // The runs must do something: elections and commits happen (checked
   // over many seeds; one replayed seed may be quiet).
   if (count >= 100) {
     EXPECT_GT(elections, static_cast<int64_t>(count) * 2);
     EXPECT_GT(commits, static_cast<int64_t>(count) * 100);
+    EXPECT_GT(installs, static_cast<int64_t>(count) / 10);
   }
 }
 
