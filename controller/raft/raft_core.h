@@ -9,12 +9,22 @@
 // Driver contract for one ready (`take_ready()`), in this order:
 //   1. `state`: write quorum-state durably (a granted vote or a claim of
 //      leadership in `messages` depends on it);
-//   2. `truncate_to`: cut the log there; then append `entries`;
-//   3. send `messages`;
-//   4. apply committed records up to `high_watermark`; act on `leader`.
-// Later, once the log is fsynced up to some offset, call `persisted(end)`.
-// A follower fetches only from its durable end, and the leader counts itself
-// in the high watermark only up to its durable end.
+//   2. `install_snapshot`: store it durably, drop the whole log, reload the
+//      state machine from it;
+//   3. `truncate_to`: cut the log there; then append `entries` (they need
+//      not be fsynced before the messages go);
+//   4. send `messages`;
+//   5. apply committed records up to `high_watermark`; act on `leader`.
+// Later, once the log is fsynced up to some offset, call `persisted(end)`
+// with the log end that fsync covered. A follower fetches only from its
+// durable end, and the leader counts itself in the high watermark only up to
+// its durable end: a record is committed only when a majority holds it on
+// disk. Time only moves through tick(); receive() uses the last tick's time.
+//
+// Not done here: cluster id checks, wire translation, Fetch long-polling
+// (fetch_request.max_wait_ms is a hint for the leader's driver), voter set
+// changes (KIP-853: the voter set is static), observers' bootstrap servers
+// (an observer asks the voters in turn).
 //
 // Owner/thread: the raft driver, on the raft strand; not thread-safe.
 

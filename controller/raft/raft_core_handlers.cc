@@ -48,18 +48,18 @@ bool raft_core::grant(node_id candidate, bool pre_vote, epoch request_epoch, epo
 
 void raft_core::on(node_id from, const vote_request& m) {
   vote_response r{m.correlation, error_code::none, {}, false, m.pre_vote};
-  if (!is_voter() || !std::binary_search(options_.voters.begin(), options_.voters.end(), m.candidate_id)) {
+  if (!is_voter() || !std::binary_search(options_.voters.begin(), options_.voters.end(), m.replica_id)) {
     r.error = error_code::inconsistent_voter_set;
-  } else if (m.candidate_epoch < state_.current_epoch) {
+  } else if (m.replica_epoch < state_.current_epoch) {
     r.error = error_code::fenced_leader_epoch;
   } else {
-    if (!m.pre_vote && m.candidate_epoch > state_.current_epoch) {
-      become_unattached(m.candidate_epoch, no_node);
+    if (!m.pre_vote && m.replica_epoch > state_.current_epoch) {
+      become_unattached(m.replica_epoch, no_node);
     }
-    r.vote_granted = grant(m.candidate_id, m.pre_vote, m.candidate_epoch, m.last_offset_epoch, m.last_offset);
-    if (r.vote_granted && !m.pre_vote && state_.voted_id != m.candidate_id) {
+    r.vote_granted = grant(m.replica_id, m.pre_vote, m.replica_epoch, m.last_offset_epoch, m.last_offset);
+    if (r.vote_granted && !m.pre_vote && state_.voted_id != m.replica_id) {
       // The vote is durable before this response leaves (same ready).
-      become_unattached(state_.current_epoch, m.candidate_id);
+      become_unattached(state_.current_epoch, m.replica_id);
     }
   }
   r.current = current_leader();

@@ -29,14 +29,15 @@ struct leader_and_epoch {
   bool operator==(const leader_and_epoch&) const = default;
 };
 
-// Vote (api key 52). With pre_vote (v2+, KIP-996) the sender asks "would you
-// vote for me?" without bumping its epoch: candidate_epoch is then its
-// current epoch, and no one records a vote. last_offset is the sender's log
-// end offset (Kafka sends the end offset in LastOffset).
+// Vote (api key 52; Kafka 4.x names as of v2). A candidate sends its bumped
+// epoch; with pre_vote (v2+, KIP-996) the sender asks "would you vote for
+// me?" without bumping it (replica_epoch is its current epoch) and no one
+// records a vote. last_offset is the sender's log end offset (what Kafka
+// puts in LastOffset).
 struct vote_request {
   uint64_t correlation = 0;
-  epoch candidate_epoch{0};
-  node_id candidate_id = no_node;
+  epoch replica_epoch{0};
+  node_id replica_id = no_node;
   epoch last_offset_epoch{0};
   offset last_offset{0};
   bool pre_vote = false;

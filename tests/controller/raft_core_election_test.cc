@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "controller/raft/raft_core.h"
+#include "controller/raft/raft_quorum_state.h"
 #include "tests/controller/raft_core_harness.h"
 
 namespace hw::controller::raft {
@@ -213,6 +214,71 @@ TEST(raft_core_election, observers_never_vote_nor_run) {
   c.tick(100000);
   EXPECT_EQ(c.current_role(), role::unattached);
   EXPECT_EQ(messages_of<vote_request>(c.take_ready()).size(), 0u);
+}
+
+TEST(raft_core_election, a_prospective_voter_rejected_by_a_majority_follows_its_leader_again) {
+  raft_disk_state d;
+  d.state = {ep(3), n(2), no_node};
+  raft_core c(options_for(1, {1, 2, 3}), std::move(d), 0);
+  ASSERT_EQ(c.current_role(), role::follower);
+  c.tick(2000);  // no fetch answer for a fetch timeout
+  ASSERT_EQ(c.current_role(), role::prospective);
+  auto pre = messages_of<vote_request>(c.take_ready());
+  ASSERT_EQ(pre.size(), 2u);
+  EXPECT_TRUE(pre[0].second.pre_vote);
+  EXPECT_EQ(pre[0].second.replica_epoch, ep(3));
+  uint64_t round = pre[0].second.correlation;
+  c.receive(n(3), vote_response{round, protocol::error_code::none, {n(2), ep(3)}, false, true});
+  EXPECT_EQ(c.current_role(), role::prospective);  // naming the known leader is no news
+  c.receive(n(2), vote_response{round, protocol::error_code::none, {n(2), ep(3)}, false, true});
+  EXPECT_EQ(c.current_role(), role::follower);
+  EXPECT_EQ(c.leader_id(), n(2));
+  EXPECT_EQ(c.current_epoch(), ep(3));
+}
+
+TEST(raft_core_election, a_duplicated_grant_counts_once) {
+  raft_core c(options_for(1, {1, 2, 3, 4, 5}), {}, 0);
+  c.tick(1000);
+  uint64_t round = messages_of<vote_request>(c.take_ready())[0].second.correlation;
+  for (int i = 0; i < 3; ++i) {
+    c.receive(n(2), vote_response{round, protocol::error_code::none, {no_node, ep(0)}, true, true});
+  }
+  EXPECT_EQ(c.current_role(), role::prospective);  // 2 of 5
+  c.receive(n(3), vote_response{round, protocol::error_code::none, {no_node, ep(0)}, true, true});
+  EXPECT_EQ(c.current_role(), role::candidate);
+  // A late pre-vote grant does not count as a vote.
+  round = messages_of<vote_request>(c.take_ready())[0].second.correlation;
+  c.receive(n(4), vote_response{round, protocol::error_code::none, {no_node, ep(1)}, true, true});
+  c.receive(n(5), vote_response{round, protocol::error_code::none, {no_node, ep(1)}, true, true});
+  EXPECT_EQ(c.current_role(), role::candidate);
+}
+
+TEST(raft_core_election, a_candidate_follows_the_leader_of_its_epoch) {
+  raft_core c(options_for(1, {1, 2, 3}), {}, 0);
+  c.tick(1000);
+  uint64_t round = messages_of<vote_request>(c.take_ready())[0].second.correlation;
+  c.receive(n(2), vote_response{round, protocol::error_code::none, {no_node, ep(0)}, true, true});
+  ASSERT_EQ(c.current_role(), role::candidate);
+  c.take_ready();
+  c.receive(n(3), begin_quorum_epoch_request{1, n(3), ep(1)});
+  ready r = c.take_ready();
+  EXPECT_EQ(c.current_role(), role::follower);
+  EXPECT_EQ(c.leader_id(), n(3));
+  ASSERT_TRUE(r.state);
+  EXPECT_EQ(*r.state, (persistent_state{ep(1), n(3), n(1)}));  // keeps its own vote of this epoch
+  ASSERT_TRUE(r.leader);
+  EXPECT_EQ(*r.leader, (leader_and_epoch{n(3), ep(1)}));
+  EXPECT_EQ(messages_of<fetch_request>(r).size(), 1u);
+}
+
+TEST(raft_core_election, persistent_state_maps_to_quorum_state) {
+  persistent_state s{ep(7), n(2), n(3)};
+  quorum_state q = to_quorum_state(s);
+  EXPECT_EQ(q.leader_epoch, 7);
+  EXPECT_EQ(q.leader_id, 2);
+  EXPECT_EQ(q.voted_id, 3);
+  EXPECT_EQ(from_quorum_state(q), s);
+  EXPECT_EQ(from_quorum_state(quorum_state{}), (persistent_state{ep(0), no_node, no_node}));
 }
 
 }  // namespace
