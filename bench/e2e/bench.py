@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""Entry point of the end-to-end benchmark; normally run through bench/e2e/run."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from hwbench.cli import main  # noqa: E402
+
+sys.exit(main())

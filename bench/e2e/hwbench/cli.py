@@ -1,0 +1,194 @@
+"""The round loop: for each round, each broker kind in turn on a fresh data
+dir (Kafka, Highwater, Kafka, Highwater, ...), start-up probe, workloads,
+resources, stop; then the report."""
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from . import procstat, report, workloads
+from .brokers import make_cluster
+from .tools import ToolError, Tools
+
+# Record counts are picked so that on a quiet 2-core machine each workload
+# takes roughly 10-20 s and three rounds of both brokers fit in 15 minutes.
+SIZES = {
+    "full": {"partitions": 6, "records_1k": 1_000_000, "records_100b": 3_000_000, "e2e_records": 5000,
+             "e2e_rate": 1000, "e2e_seconds": 10, "loadgen_producers": 3, "loadgen_seconds": 12,
+             "loadgen_compression": "none", "idle_wait_s": 5},
+    "quick": {"partitions": 6, "records_1k": 100_000, "records_100b": 300_000, "e2e_records": 500,
+              "e2e_rate": 500, "e2e_seconds": 3, "loadgen_producers": 3, "loadgen_seconds": 3,
+              "loadgen_compression": "none", "idle_wait_s": 2},
+}
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="bench/e2e/run", description=__doc__)
+    p.add_argument("--repo", required=True, help="repository root")
+    p.add_argument("--build-dir", required=True, help="Release build dir holding highwater and bench/hw_loadgen")
+    p.add_argument("--rounds", type=int, default=None, help="rounds per broker (default 3, --quick 1)")
+    p.add_argument("--quick", action="store_true", help="1 round, small record counts (development)")
+    p.add_argument("--nodes", type=int, default=1, help="nodes per cluster (highwater: 1 for now)")
+    p.add_argument("--brokers", default="kafka,highwater", help="broker kinds, in the order they run per round")
+    p.add_argument("--only", default="", help="comma-separated workload names to run (development)")
+    p.add_argument("--work-dir", default=None, help="where data dirs go (default: a new dir under $TMPDIR)")
+    p.add_argument("--output", default=None, help="where RESULTS.md/results.json go (default bench/, --quick: work dir)")
+    p.add_argument("--records-1k", type=int, default=None)
+    p.add_argument("--records-100b", type=int, default=None)
+    p.add_argument("--compression", choices=["none", "lz4"], default=None, help="hw_loadgen compression")
+    p.add_argument("--keep-data", action="store_true", help="keep each round's data dirs")
+    args = p.parse_args(argv)
+    args.sizes = dict(SIZES["quick" if args.quick else "full"])
+    if args.records_1k:
+        args.sizes["records_1k"] = args.records_1k
+    if args.records_100b:
+        args.sizes["records_100b"] = args.records_100b
+    if args.compression:
+        args.sizes["loadgen_compression"] = args.compression
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else 3
+    args.only = [w for w in args.only.split(",") if w]
+    return args
+
+
+def log(msg):
+    print(f"[{datetime.datetime.now().strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def measure_startup(cluster, tools):
+    """Spawns the cluster and returns ms from spawn to the first acknowledged
+    produce (hw_loadgen probe retries with short timeouts)."""
+    spawned = cluster.start()
+    argv, probe = tools.loadgen_popen("probe", ["--bootstrap", cluster.bootstrap, "--topic", "startup-probe",
+                                                "--timeout-ms", 120000])
+    out, err = probe.communicate(timeout=150)
+    if probe.returncode != 0:
+        raise ToolError("start-up probe failed", " ".join(argv), out + err + "\n" + cluster.log_tail())
+    answer = json.loads(out.strip().splitlines()[-1])
+    acked = answer["acked_epoch_ms"] / 1000.0
+    return {"startup_to_first_produce_ms": (acked - spawned) * 1000.0, "probe_attempts": answer["attempts"],
+            "rss_after_start_mib": procstat.total_status_mib(cluster.pids(), "VmRSS")}
+
+
+def run_workload(session, name, fn):
+    pids = session.cluster.pids()
+    cpu0, t0 = procstat.total_cpu_seconds(pids), time.monotonic()
+    m = fn(session)
+    cpu = procstat.total_cpu_seconds(pids) - cpu0
+    m["wall_s"] = round(time.monotonic() - t0, 2)
+    m["broker_cpu_s"] = round(cpu, 2)
+    if m.get("bytes"):
+        m["cpu_s_per_gb"] = cpu / (m["bytes"] / 1e9)
+    return m
+
+
+def run_session(kind, round_no, args, tools):
+    """One broker kind, one round, fresh data dir. Returns the round's record."""
+    work = os.path.join(args.work_dir, f"round{round_no}-{kind}")
+    shutil.rmtree(work, ignore_errors=True)
+    rec = {"broker": kind, "round": round_no, "metrics": {}, "errors": [], "findings": []}
+    cluster = make_cluster(kind, work, args.nodes, args.sizes["partitions"], tools, log,
+                           os.path.join(args.build_dir, "highwater"))
+    log(f"round {round_no}: {kind} ({args.nodes} node(s), data in {work})")
+    try:
+        rec["metrics"]["startup"] = measure_startup(cluster, tools)
+        log(f"  startup: {rec['metrics']['startup']['startup_to_first_produce_ms']:.0f} ms to first produce")
+        session = workloads.Session(cluster, tools, args.sizes, log)
+        for name, fn in workloads.all_workloads():
+            if args.only and name not in args.only:
+                continue
+            dead = cluster.dead_nodes()
+            if dead:
+                rec["errors"].append({"workload": name, "error": f"{kind} exited before this workload "
+                                      f"(exit code {dead[0].proc.returncode})", "output_tail": cluster.log_tail()})
+                break
+            log(f"  {name}")
+            try:
+                m = run_workload(session, name, fn)
+                rec["metrics"][name] = m
+                log("    " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in m.items()))
+            except ToolError as e:
+                err = dict(e.as_dict(), workload=name, broker_log_tail=cluster.log_tail(20))
+                rec["errors"].append(err)
+                log(f"    FAILED: {e} ({e.command})\n{e.output[-1500:]}")
+            except (OSError, ValueError, KeyError) as e:  # a harness bug: keep going, keep it visible
+                rec["errors"].append({"workload": name, "error": f"harness error: {e!r}"})
+                log(f"    HARNESS ERROR: {e!r}")
+        rec["findings"] += session.findings
+        if not cluster.dead_nodes():
+            rec["metrics"]["resources"] = {"peak_rss_mib": procstat.total_status_mib(cluster.pids(), "VmHWM")}
+    except (ToolError, subprocess.TimeoutExpired) as e:
+        err = e.as_dict() if isinstance(e, ToolError) else {"error": str(e)}
+        rec["errors"].append(dict(err, workload="startup", broker_log_tail=cluster.log_tail(40)))
+        log(f"  FAILED to start: {e}")
+    finally:
+        rec["stop"] = cluster.stop()
+        for s in rec["stop"]:
+            if s["killed"] or (kind == "highwater" and s["exit_code"] != 0):
+                rec["findings"].append({"workload": "stop", "error": f"node {s['node']} stop: {s}",
+                                        "output_tail": cluster.log_tail(20)})
+        logs = os.path.join(args.work_dir, "logs")
+        os.makedirs(logs, exist_ok=True)
+        for n in cluster.nodes:
+            if os.path.exists(n.log_path):
+                shutil.copy(n.log_path, os.path.join(logs, f"round{round_no}-{kind}-node{n.node_id}.log"))
+        if not args.keep_data:
+            shutil.rmtree(work, ignore_errors=True)
+    return rec
+
+
+def git_commit(repo):
+    try:
+        out = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        return out.stdout.strip()
+    except OSError:
+        return ""
+
+
+def build_type(build_dir):
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith("CMAKE_BUILD_TYPE:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    args.work_dir = args.work_dir or tempfile.mkdtemp(prefix="hw-bench-")
+    os.makedirs(args.work_dir, exist_ok=True)
+    output = args.output or (args.work_dir if args.quick else os.path.join(args.repo, "bench"))
+    tools = Tools(args.repo, os.path.join(args.build_dir, "bench", "hw_loadgen"), log)
+    kinds = [k for k in args.brokers.split(",") if k]
+    meta = {
+        "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": os.environ.get("HW_BENCH_COMMAND", "bench/e2e/run " + " ".join(sys.argv[1:])),
+        "machine": procstat.machine(),
+        "highwater_commit": git_commit(args.repo),
+        "highwater_build_type": build_type(args.build_dir),
+        "kafka_version": os.environ.get("KAFKA_VERSION", "4.3.1"),
+        "kafka_heap": "-Xmx1g",
+        "nodes": args.nodes, "rounds": args.rounds, "quick": args.quick, "sizes": args.sizes,
+        "work_dir": args.work_dir,
+    }
+    log(f"work dir {args.work_dir}; results to {output}")
+    started = time.monotonic()
+    rounds = []
+    for r in range(1, args.rounds + 1):
+        for kind in kinds:
+            rounds.append(run_session(kind, r, args, tools))
+            # Partial results survive an interrupted run.
+            report.write(output, meta, rounds)
+    meta["total_seconds"] = round(time.monotonic() - started, 1)
+    paths = report.write(output, meta, rounds)
+    log(f"done in {meta['total_seconds']:.0f} s: {', '.join(paths)}")
+    return 0

@@ -1,0 +1,176 @@
+"""bench/RESULTS.md and bench/results.json from the rounds' records:
+medians with min and max per broker, the Highwater/Kafka ratio of the
+medians, and the goals with whether each is met."""
+
+import json
+import os
+import statistics
+
+# (workload, metric, label, better) shown per workload table; better is
+# "higher" or "lower" (the ratio is always Highwater / Kafka).
+TABLE = {
+    "startup": ("Start-up", [("startup_to_first_produce_ms", "spawn to first acknowledged produce (ms)", "lower"),
+                             ("rss_after_start_mib", "RSS right after start-up (MiB)", "lower")]),
+    "idle_rss_100_partitions": ("Idle with 100 partitions",
+                                [("idle_rss_mib", "RSS, 100-partition topic, idle (MiB)", "lower")]),
+    "resources": ("Peak memory", [("peak_rss_mib", "peak RSS over the round (VmHWM, MiB)", "lower")]),
+}
+_THROUGHPUT = [("records_per_s", "records/s", "higher"), ("mb_per_s", "MB/s", "higher")]
+_LATENCY = [("latency_p50_ms", "latency p50 (ms)", "lower"), ("latency_p99_ms", "latency p99 (ms)", "lower"),
+            ("latency_p999_ms", "latency p99.9 (ms)", "lower")]
+_CPU = [("cpu_s_per_gb", "broker CPU s per GB moved", "lower")]
+for _name, _title in [("producer_1k_acks1", "Producer, 1 KiB records, acks=1 (kafka-producer-perf-test)"),
+                      ("producer_100b_acks1", "Producer, 100 B records, acks=1 (kafka-producer-perf-test)"),
+                      ("producer_1k_acksall_idempotent",
+                       "Producer, 1 KiB records, acks=all, idempotent (kafka-producer-perf-test)"),
+                      ("producer_100b_acksall_idempotent",
+                       "Producer, 100 B records, acks=all, idempotent (kafka-producer-perf-test)")]:
+    TABLE[_name] = (_title, _THROUGHPUT + _LATENCY + _CPU)
+TABLE["consumer_1k"] = ("Consumer, 1 KiB records (kafka-consumer-perf-test)",
+                        _THROUGHPUT + [("group_join_ms", "group join (ms)", "lower")] + _CPU)
+TABLE["consumer_100b"] = ("Consumer, 100 B records (kafka-consumer-perf-test)",
+                          _THROUGHPUT + [("group_join_ms", "group join (ms)", "lower")] + _CPU)
+TABLE["e2e_latency_kafka_tool"] = ("End-to-end latency, one record at a time (EndToEndLatency, 1 KiB, acks=1; whole ms)",
+                                   [("latency_avg_ms", "latency avg (ms)", "lower")] + _LATENCY)
+TABLE["e2e_latency_loadgen"] = ("End-to-end latency at a fixed rate (hw_loadgen e2e, 1 KiB, acks=1, µs resolution)",
+                                _LATENCY + [("latency_max_ms", "latency max (ms)", "lower"),
+                                            ("ack_latency_p50_ms", "of which produce ack p50 (ms)", "lower"),
+                                            ("ack_latency_p99_ms", "of which produce ack p99 (ms)", "lower")])
+TABLE["loadgen_produce"] = ("Producer as hard as it goes (hw_loadgen produce: librdkafka, 1 KiB, acks=1)",
+                            _THROUGHPUT + _LATENCY + _CPU)
+TABLE["loadgen_consume"] = ("Consumer as hard as it goes (hw_loadgen consume: librdkafka, no group)",
+                            _THROUGHPUT + _CPU)
+
+# (label, workload, metric, op, target): ratio Highwater/Kafka of the medians.
+GOALS = [("producer throughput, 1 KiB, acks=1", "producer_1k_acks1", "records_per_s", ">=", 1.5),
+         ("producer throughput, 100 B, acks=1", "producer_100b_acks1", "records_per_s", ">=", 1.5),
+         ("producer throughput, 1 KiB, acks=all idempotent", "producer_1k_acksall_idempotent", "records_per_s", ">=", 1.5),
+         ("producer throughput, 100 B, acks=all idempotent", "producer_100b_acksall_idempotent", "records_per_s",
+          ">=", 1.5),
+         ("producer throughput, hw_loadgen", "loadgen_produce", "records_per_s", ">=", 1.5),
+         ("consumer throughput, 1 KiB", "consumer_1k", "records_per_s", ">=", 1.5),
+         ("consumer throughput, 100 B", "consumer_100b", "records_per_s", ">=", 1.5),
+         ("consumer throughput, hw_loadgen", "loadgen_consume", "records_per_s", ">=", 1.5),
+         ("p99 end-to-end latency (EndToEndLatency)", "e2e_latency_kafka_tool", "latency_p99_ms", "<=", 0.5),
+         ("p99 end-to-end latency (hw_loadgen e2e)", "e2e_latency_loadgen", "latency_p99_ms", "<=", 0.5),
+         ("peak RSS", "resources", "peak_rss_mib", "<=", 0.2),
+         ("start-up to first produce", "startup", "startup_to_first_produce_ms", "<=", 0.1)]
+
+
+def _stats(values):
+    if not values:
+        return None
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values),
+            "values": values}
+
+
+def summarize(rounds):
+    """{workload: {metric: {broker: stats}}} plus the ratio of the medians."""
+    out = {}
+    for rec in rounds:
+        for workload, metrics in rec["metrics"].items():
+            for metric, value in metrics.items():
+                if isinstance(value, (int, float)):
+                    out.setdefault(workload, {}).setdefault(metric, {}).setdefault(rec["broker"], []).append(value)
+    summary = {}
+    for workload, metrics in out.items():
+        for metric, by_broker in metrics.items():
+            entry = {b: _stats(v) for b, v in by_broker.items()}
+            k, h = entry.get("kafka"), entry.get("highwater")
+            if k and h and k["median"]:
+                entry["ratio"] = h["median"] / k["median"]
+            summary.setdefault(workload, {})[metric] = entry
+    return summary
+
+
+def evaluate_goals(summary):
+    goals = []
+    for label, workload, metric, op, target in GOALS:
+        ratio = summary.get(workload, {}).get(metric, {}).get("ratio")
+        met = None if ratio is None else (ratio >= target if op == ">=" else ratio <= target)
+        goals.append({"goal": label, "workload": workload, "metric": metric, "target": f"{op} {target}x",
+                      "ratio": ratio, "met": met})
+    return goals
+
+
+def _num(v):
+    if v is None:
+        return "–"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.3g}"
+
+
+def _cell(s):
+    if not s:
+        return "no result"
+    if s["n"] == 1:
+        return _num(s["median"])
+    return f"{_num(s['median'])} ({_num(s['min'])}–{_num(s['max'])})"
+
+
+def _markdown(meta, rounds, summary, goals):
+    m = meta["machine"]
+    lines = ["# End-to-end benchmark: Highwater vs Apache Kafka", ""]
+    lines += [f"- Date: {meta['date_utc']}",
+              f"- Command: `{meta['command']}`",
+              f"- Machine: {m['cores']} cores ({m['cpu_model']}), {m['memory_gib']} GiB memory, Linux {m['kernel']}",
+              f"- Highwater {meta['highwater_commit']} ({meta['highwater_build_type']} build); Apache Kafka "
+              f"{meta['kafka_version']} (JVM {meta['kafka_heap']}, Kafka's G1 options)",
+              f"- {meta['nodes']} node(s) per cluster, combined broker+controller (KRaft), {meta['rounds']} round(s) "
+              f"per broker interleaved (Kafka, Highwater, Kafka, ...), fresh data dir per round on the same disk, "
+              f"{meta['sizes']['partitions']} partitions per topic, each broker's default flush policy (no fsync)",
+              f"- Sizes: {json.dumps(meta['sizes'])}",
+              f"- Total run time: {meta.get('total_seconds', '(incomplete)')} s", ""]
+    if meta.get("quick"):
+        lines += ["**Quick mode (development): 1 round, small counts; not a result.**", ""]
+    lines += ["Cells: median (min–max) over the rounds. Ratio: Highwater median / Kafka median.", ""]
+    lines += ["## Goals", "", "| goal | target (Highwater/Kafka) | ratio | met |", "|---|---|---|---|"]
+    for g in goals:
+        met = "no result" if g["met"] is None else ("yes" if g["met"] else "**MISSED**")
+        ratio = "–" if g["ratio"] is None else f"{g['ratio']:.2f}x"
+        lines.append(f"| {g['goal']} | {g['target']} | {ratio} | {met} |")
+    lines.append("")
+    for workload, (title, metrics) in TABLE.items():
+        data = summary.get(workload)
+        lines += [f"## {title}", ""]
+        if not data:
+            lines += ["No result (see Errors).", ""]
+            continue
+        lines += ["| metric | Kafka | Highwater | Highwater/Kafka |", "|---|---|---|---|"]
+        for metric, label, better in metrics:
+            e = data.get(metric)
+            if not e:
+                continue
+            ratio = "–" if e.get("ratio") is None else f"{e['ratio']:.2f}x ({better} is better)"
+            lines.append(f"| {label} | {_cell(e.get('kafka'))} | {_cell(e.get('highwater'))} | {ratio} |")
+        lines.append("")
+    errors = [(r, e) for r in rounds for e in r["errors"] + r["findings"]]
+    lines += ["## Errors and findings", ""]
+    if not errors:
+        lines += ["None: every workload completed with the expected record counts on both brokers.", ""]
+    for r, e in errors:
+        lines += [f"- round {r['round']}, {r['broker']}, {e.get('workload')}: {e['error']}"]
+        if e.get("command"):
+            lines += [f"  - command: `{e['command']}`"]
+        tail = (e.get("output_tail") or "").strip()
+        if tail:
+            lines += ["", "```", tail[-1500:], "```", ""]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write(output_dir, meta, rounds):
+    os.makedirs(output_dir, exist_ok=True)
+    summary = summarize(rounds)
+    goals = evaluate_goals(summary)
+    json_path = os.path.join(output_dir, "results.json")
+    md_path = os.path.join(output_dir, "RESULTS.md")
+    with open(json_path, "w") as f:
+        json.dump({"meta": meta, "goals": goals, "summary": summary, "rounds": rounds}, f, indent=1)
+        f.write("\n")
+    with open(md_path, "w") as f:
+        f.write(_markdown(meta, rounds, summary, goals))
+    return [md_path, json_path]

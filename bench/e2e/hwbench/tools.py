@@ -1,0 +1,67 @@
+"""Running the client programs: Apache Kafka's tools (through
+scripts/kafka-run-class.sh) and the project's hw_loadgen."""
+
+import json
+import os
+import shlex
+import subprocess
+import time
+
+
+class ToolError(Exception):
+    """A client program failed, hung or printed something unexpected. Keeps
+    the command and the tail of its output for the report."""
+
+    def __init__(self, message, command=None, output=""):
+        super().__init__(message)
+        self.command = command
+        self.output = output
+
+    def as_dict(self):
+        return {"error": str(self), "command": self.command, "output_tail": self.output[-3000:]}
+
+
+class Tools:
+    """Paths and the one way every client program is run (with a timeout)."""
+
+    def __init__(self, repo, loadgen, log):
+        self.repo = repo
+        self.loadgen_path = loadgen
+        self.log = log
+
+    def run(self, argv, timeout_s, env=None):
+        """Runs argv to completion; returns (stdout, stderr, seconds). A
+        non-zero exit or a timeout is a ToolError."""
+        argv = [str(a) for a in argv]
+        cmd = " ".join(shlex.quote(a) for a in argv)
+        self.log(f"    $ {cmd}")
+        full_env = dict(os.environ, **(env or {}))
+        start = time.monotonic()
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, env=full_env)
+        except subprocess.TimeoutExpired as e:
+            out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+            err = (e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+            raise ToolError(f"timed out after {timeout_s} s", cmd, out + err) from None
+        seconds = time.monotonic() - start
+        if p.returncode != 0:
+            raise ToolError(f"exit code {p.returncode}", cmd, p.stdout + p.stderr)
+        return p.stdout, p.stderr, seconds
+
+    def kafka_tool(self, main_class, args, timeout_s):
+        argv = [os.path.join(self.repo, "scripts", "kafka-run-class.sh"), main_class] + list(args)
+        return self.run(argv, timeout_s)
+
+    def loadgen(self, command, args, timeout_s):
+        """Runs hw_loadgen and returns its JSON answer."""
+        argv = [self.loadgen_path, command] + [str(a) for a in args]
+        out, err, _ = self.run(argv, timeout_s)
+        try:
+            return json.loads(out.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            raise ToolError("hw_loadgen printed no JSON", " ".join(argv), out + err) from None
+
+    def loadgen_popen(self, command, args):
+        """Starts hw_loadgen without waiting (the start-up probe)."""
+        argv = [self.loadgen_path, command] + [str(a) for a in args]
+        return argv, subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

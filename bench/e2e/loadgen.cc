@@ -1,0 +1,556 @@
+// hw_loadgen: the end-to-end benchmark's own load generator on librdkafka,
+// so that a broker is measured with a native client that is not the limit.
+// Every command prints one JSON object on stdout; errors go to stderr and
+// make the exit code non-zero.
+//
+//   hw_loadgen probe        --bootstrap B --topic T [--timeout-ms 120000]
+//   hw_loadgen create-topic --bootstrap B --topic T --partitions N [--replication-factor R]
+//   hw_loadgen produce      --bootstrap B --topic T [--producers 3] [--record-size 1024]
+//                           [--seconds 10 | --records N] [--acks 1|all] [--compression none|lz4]
+//                           [--linger-ms 5] [--batch-bytes 1000000]
+//   hw_loadgen consume      --bootstrap B --topic T --records N [--timeout-ms 30000]
+//   hw_loadgen e2e          --bootstrap B --topic T [--rate 1000] [--seconds 10] [--record-size 1024]
+//
+// Single-threaded main; `produce` runs one producer instance per thread, each
+// with its own latency histogram, merged at the end.
+
+#include <arpa/inet.h>
+#include <librdkafka/rdkafka.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+// Command-line flags as --name value pairs.
+class flags {
+ public:
+  flags(int argc, char** argv, int first) {
+    for (int i = first; i < argc; i += 2) {
+      std::string name = argv[i];
+      if (name.rfind("--", 0) != 0 || i + 1 >= argc) throw std::runtime_error("bad argument: " + name);
+      values_[name.substr(2)] = argv[i + 1];
+    }
+  }
+  std::string str(const std::string& name, const std::string& fallback = "") const {
+    auto it = values_.find(name);
+    if (it != values_.end()) return it->second;
+    if (fallback.empty()) throw std::runtime_error("missing --" + name);
+    return fallback;
+  }
+  int64_t num(const std::string& name, int64_t fallback) const {
+    auto it = values_.find(name);
+    return it == values_.end() ? fallback : std::stoll(it->second);
+  }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+// Log-linear latency histogram in microseconds: 64 sub-buckets per power of
+// two, so a reported percentile is within ~1.6% of the true value.
+class histogram {
+ public:
+  void record(int64_t us) {
+    if (us < 0) us = 0;
+    ++counts_[index(static_cast<uint64_t>(us))];
+    ++total_;
+    max_ = std::max(max_, us);
+  }
+  void merge(const histogram& o) {
+    for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += o.counts_[i];
+    total_ += o.total_;
+    max_ = std::max(max_, o.max_);
+  }
+  int64_t percentile(double p) const {
+    if (total_ == 0) return 0;
+    auto rank = static_cast<uint64_t>(p / 100.0 * static_cast<double>(total_ - 1)) + 1;
+    uint64_t seen = 0;
+    for (size_t i = 0; i < counts_.size(); ++i) {
+      seen += counts_[i];
+      if (seen >= rank) return std::min(upper(i), max_);
+    }
+    return max_;
+  }
+  uint64_t total() const { return total_; }
+  int64_t max() const { return max_; }
+
+ private:
+  static constexpr int sub_bits = 6;
+  static size_t index(uint64_t v) {
+    if (v < (1u << sub_bits)) return v;
+    int msb = 63 - __builtin_clzll(v);
+    int shift = msb - sub_bits;
+    return static_cast<size_t>((shift + 1) << sub_bits) + ((v >> shift) & ((1u << sub_bits) - 1));
+  }
+  static int64_t upper(size_t i) {
+    if (i < (1u << sub_bits)) return static_cast<int64_t>(i);
+    int shift = static_cast<int>(i >> sub_bits) - 1;
+    uint64_t mantissa = (i & ((1u << sub_bits) - 1)) | (1u << sub_bits);
+    return static_cast<int64_t>(((mantissa + 1) << shift) - 1);
+  }
+  std::array<uint64_t, 64 * 60> counts_{};
+  uint64_t total_ = 0;
+  int64_t max_ = 0;
+};
+
+rd_kafka_conf_t* make_conf(const std::string& bootstrap, const std::map<std::string, std::string>& extra) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  std::map<std::string, std::string> all{{"bootstrap.servers", bootstrap}, {"log_level", "3"}};
+  for (const auto& [k, v] : extra) all[k] = v;
+  for (const auto& [k, v] : all) {
+    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+      rd_kafka_conf_destroy(conf);
+      throw std::runtime_error(k + ": " + err);
+    }
+  }
+  return conf;
+}
+
+rd_kafka_t* make_client(rd_kafka_type_t type, rd_kafka_conf_t* conf) {
+  char err[512];
+  rd_kafka_t* rk = rd_kafka_new(type, conf, err, sizeof err);
+  if (!rk) throw std::runtime_error(std::string("rd_kafka_new: ") + err);
+  return rk;
+}
+
+int64_t epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// Payload of printable letters, as Kafka's ProducerPerformance uses.
+std::string make_payload(size_t size) {
+  std::mt19937 rng(42);
+  std::string s(size, 'A');
+  for (auto& c : s) c = static_cast<char>('A' + rng() % 26);
+  return s;
+}
+
+// --- probe: one record acknowledged, retried with short timeouts ---------
+
+struct probe_state {
+  std::atomic<int> outcome{0};  // 0 pending, 1 acked, -1 failed
+};
+
+void probe_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+  static_cast<probe_state*>(opaque)->outcome = m->err ? -1 : 1;
+}
+
+// True once host:port accepts a TCP connection.
+bool port_open(const std::string& host_port) {
+  const auto colon = host_port.rfind(':');
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(std::stoi(host_port.substr(colon + 1))));
+  if (inet_pton(AF_INET, host_port.substr(0, colon).c_str(), &addr.sin_addr) != 1) return true;  // not IPv4: skip
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  const bool ok = fd >= 0 && connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+  if (fd >= 0) close(fd);
+  return ok;
+}
+
+int cmd_probe(const flags& f) {
+  const auto topic = f.str("topic");
+  const auto deadline = clock_type::now() + std::chrono::milliseconds(f.num("timeout-ms", 120000));
+  // librdkafka backs off after refused connections; wait for the listener
+  // first (1 ms polls) so that back-off is not counted as start-up time.
+  const std::string bootstrap = f.str("bootstrap");
+  const std::string first = bootstrap.substr(0, bootstrap.find(','));
+  while (!port_open(first) && clock_type::now() < deadline) std::this_thread::sleep_for(1ms);
+  probe_state state;
+  // Short backoffs so the first moment the broker can take the record is seen.
+  rd_kafka_conf_t* conf = make_conf(f.str("bootstrap"), {{"reconnect.backoff.ms", "5"},
+                                                         {"reconnect.backoff.max.ms", "20"},
+                                                         {"retry.backoff.ms", "10"},
+                                                         {"topic.metadata.refresh.fast.interval.ms", "10"},
+                                                         {"message.timeout.ms", "500"},
+                                                         {"socket.connection.setup.timeout.ms", "1000"},
+                                                         {"linger.ms", "0"},
+                                                         {"acks", "1"}});
+  rd_kafka_conf_set_dr_msg_cb(conf, probe_delivery);
+  rd_kafka_conf_set_opaque(conf, &state);
+  rd_kafka_t* rk = make_client(RD_KAFKA_PRODUCER, conf);
+  int attempts = 0;
+  while (clock_type::now() < deadline) {
+    ++attempts;
+    state.outcome = 0;
+    if (rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_VALUE(const_cast<char*>("probe"), 5),
+                          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_poll(rk, 10);
+      continue;
+    }
+    while (state.outcome == 0) rd_kafka_poll(rk, 1);
+    if (state.outcome == 1) break;
+  }
+  const int64_t acked = epoch_ms();
+  rd_kafka_destroy(rk);
+  if (state.outcome != 1) {
+    std::fprintf(stderr, "probe: no produce acknowledged before the deadline\n");
+    return 1;
+  }
+  std::printf("{\"acked_epoch_ms\": %" PRId64 ", \"attempts\": %d}\n", acked, attempts);
+  return 0;
+}
+
+// --- create-topic -------------------------------------------------------
+
+int cmd_create_topic(const flags& f) {
+  char err[512];
+  rd_kafka_t* rk = make_client(RD_KAFKA_PRODUCER, make_conf(f.str("bootstrap"), {}));
+  rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(f.str("topic").c_str(), static_cast<int>(f.num("partitions", 1)),
+                                                  static_cast<int>(f.num("replication-factor", 1)), err, sizeof err);
+  if (!nt) throw std::runtime_error(err);
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
+  rd_kafka_CreateTopics(rk, &nt, 1, nullptr, q);
+  std::string error = "CreateTopics timed out";
+  if (rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30000)) {
+    size_t n = 0;
+    const rd_kafka_topic_result_t** res =
+        rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n);
+    if (rd_kafka_event_error(ev))
+      error = rd_kafka_event_error_string(ev);
+    else if (n == 1 && rd_kafka_topic_result_error(res[0]) != RD_KAFKA_RESP_ERR_NO_ERROR)
+      error = rd_kafka_topic_result_error_string(res[0]);
+    else
+      error.clear();
+    rd_kafka_event_destroy(ev);
+  }
+  rd_kafka_queue_destroy(q);
+  rd_kafka_NewTopic_destroy(nt);
+  rd_kafka_destroy(rk);
+  if (!error.empty()) {
+    std::fprintf(stderr, "create-topic: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("{\"created\": true}\n");
+  return 0;
+}
+
+// --- produce ------------------------------------------------------------
+
+// One producer instance and its thread's counters; touched only by that
+// thread until it is joined.
+struct producer_stats {
+  histogram latency_us;
+  uint64_t delivered = 0;
+  uint64_t failed = 0;
+  std::string first_error;
+};
+
+void produce_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+  auto* st = static_cast<producer_stats*>(opaque);
+  if (m->err) {
+    if (st->failed++ == 0) st->first_error = rd_kafka_err2str(m->err);
+    return;
+  }
+  ++st->delivered;
+  st->latency_us.record(rd_kafka_message_latency(m));
+}
+
+struct produce_plan {
+  std::string bootstrap;
+  std::string topic;
+  std::map<std::string, std::string> conf;
+  const std::string* payload = nullptr;
+  std::optional<uint64_t> records;  // per producer; else until stop
+  const std::atomic<bool>* stop = nullptr;
+};
+
+void run_producer(const produce_plan& plan, producer_stats& st) {
+  rd_kafka_conf_t* conf = make_conf(plan.bootstrap, plan.conf);
+  rd_kafka_conf_set_dr_msg_cb(conf, produce_delivery);
+  rd_kafka_conf_set_opaque(conf, &st);
+  rd_kafka_t* rk = make_client(RD_KAFKA_PRODUCER, conf);
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, plan.topic.c_str(), nullptr);
+  uint64_t sent = 0;
+  while (plan.records ? sent < *plan.records : !plan.stop->load(std::memory_order_relaxed)) {
+    // No copy: the payload outlives the producer.
+    if (rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, 0, const_cast<char*>(plan.payload->data()), plan.payload->size(),
+                         nullptr, 0, nullptr) == 0) {
+      ++sent;
+      if ((sent & 1023) == 0) rd_kafka_poll(rk, 0);
+    } else if (rd_kafka_last_error() == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+      rd_kafka_poll(rk, 1);
+    } else {
+      if (st.failed++ == 0) st.first_error = rd_kafka_err2str(rd_kafka_last_error());
+      break;
+    }
+  }
+  rd_kafka_flush(rk, 60000);
+  if (rd_kafka_outq_len(rk) > 0 && st.failed++ == 0) st.first_error = "records still queued after 60 s flush";
+  rd_kafka_topic_destroy(rkt);
+  rd_kafka_destroy(rk);
+}
+
+int cmd_produce(const flags& f) {
+  const auto producers = static_cast<int>(f.num("producers", 3));
+  const auto record_size = static_cast<size_t>(f.num("record-size", 1024));
+  const std::string acks = f.str("acks", "1");
+  const std::string payload = make_payload(record_size);
+  std::atomic<bool> stop{false};
+  produce_plan plan{f.str("bootstrap"),
+                    f.str("topic"),
+                    {{"acks", acks},
+                     {"enable.idempotence", acks == "all" ? "true" : "false"},
+                     {"compression.codec", f.str("compression", "none")},
+                     {"linger.ms", std::to_string(f.num("linger-ms", 5))},
+                     {"batch.size", std::to_string(f.num("batch-bytes", 1000000))},
+                     // Enough queued per producer to fill batches for every
+                     // partition, not so much that a flush at the end takes long.
+                     {"queue.buffering.max.kbytes", "16384"},
+                     {"queue.buffering.max.messages", "1000000"}},
+                    &payload,
+                    std::nullopt,
+                    &stop};
+  if (f.has("records")) plan.records = static_cast<uint64_t>(f.num("records", 0)) / producers;
+  std::vector<producer_stats> stats(producers);
+  const auto t0 = clock_type::now();
+  std::vector<std::thread> threads;
+  for (int i = 0; i < producers; ++i) threads.emplace_back([&, i] { run_producer(plan, stats[i]); });
+  if (!plan.records) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(f.num("seconds", 10) * 1000)));
+    stop = true;
+  }
+  for (auto& t : threads) t.join();
+  const double secs = seconds_since(t0);
+  histogram all;
+  uint64_t delivered = 0, failed = 0;
+  std::string first_error;
+  for (const auto& st : stats) {
+    all.merge(st.latency_us);
+    delivered += st.delivered;
+    failed += st.failed;
+    if (first_error.empty()) first_error = st.first_error;
+  }
+  const double bytes = static_cast<double>(delivered) * static_cast<double>(record_size);
+  std::printf(
+      "{\"records\": %" PRIu64 ", \"failed\": %" PRIu64 ", \"bytes\": %.0f, \"seconds\": %.3f, "
+      "\"records_per_s\": %.1f, \"mb_per_s\": %.2f, \"latency_ms\": {\"p50\": %.3f, \"p99\": %.3f, "
+      "\"p999\": %.3f, \"max\": %.3f}, \"first_error\": \"%s\"}\n",
+      delivered, failed, bytes, secs, static_cast<double>(delivered) / secs, bytes / secs / 1e6,
+      static_cast<double>(all.percentile(50)) / 1e3, static_cast<double>(all.percentile(99)) / 1e3,
+      static_cast<double>(all.percentile(99.9)) / 1e3, static_cast<double>(all.max()) / 1e3, first_error.c_str());
+  return failed == 0 ? 0 : 1;
+}
+
+// --- consume ------------------------------------------------------------
+
+// Every partition of the topic, from its first offset, without a group.
+rd_kafka_topic_partition_list_t* all_partitions(rd_kafka_t* rk, const std::string& topic) {
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
+  const rd_kafka_metadata_t* md = nullptr;
+  rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 0, rkt, &md, 10000);
+  rd_kafka_topic_destroy(rkt);
+  if (err || md->topic_cnt != 1 || md->topics[0].err)
+    throw std::runtime_error("metadata for " + topic + ": " + rd_kafka_err2str(err ? err : md->topics[0].err));
+  auto* list = rd_kafka_topic_partition_list_new(md->topics[0].partition_cnt);
+  for (int i = 0; i < md->topics[0].partition_cnt; ++i)
+    rd_kafka_topic_partition_list_add(list, topic.c_str(), md->topics[0].partitions[i].id)->offset =
+        RD_KAFKA_OFFSET_BEGINNING;
+  rd_kafka_metadata_destroy(md);
+  return list;
+}
+
+int cmd_consume(const flags& f) {
+  const std::string topic = f.str("topic");
+  const auto want = static_cast<uint64_t>(f.num("records", 0));
+  const auto idle_limit = std::chrono::milliseconds(f.num("timeout-ms", 30000));
+  rd_kafka_t* rk = make_client(RD_KAFKA_CONSUMER, make_conf(f.str("bootstrap"), {{"group.id", "hw-loadgen"},
+                                                                                 {"enable.auto.commit", "false"},
+                                                                                 {"fetch.wait.max.ms", "100"}}));
+  rd_kafka_topic_partition_list_t* parts = all_partitions(rk, topic);
+  rd_kafka_assign(rk, parts);
+  rd_kafka_topic_partition_list_destroy(parts);
+  uint64_t records = 0, bytes = 0;
+  std::string error;
+  const auto t0 = clock_type::now();
+  auto last = t0;
+  while (records < want) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 100);
+    if (!m) {
+      if (clock_type::now() - last > idle_limit) {
+        error = "no record for " + std::to_string(idle_limit.count()) + " ms";
+        break;
+      }
+      continue;
+    }
+    if (m->err) {
+      if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) error = rd_kafka_message_errstr(m);
+    } else {
+      ++records;
+      bytes += m->len;
+      last = clock_type::now();
+    }
+    rd_kafka_message_destroy(m);
+    if (!error.empty()) break;
+  }
+  const double secs = seconds_since(t0);
+  rd_kafka_consumer_close(rk);
+  rd_kafka_destroy(rk);
+  std::printf(
+      "{\"records\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"seconds\": %.3f, \"records_per_s\": %.1f, "
+      "\"mb_per_s\": %.2f, \"error\": \"%s\"}\n",
+      records, bytes, secs, static_cast<double>(records) / secs, static_cast<double>(bytes) / secs / 1e6,
+      error.c_str());
+  return error.empty() ? 0 : 1;
+}
+
+// --- e2e: produce-to-consume latency at a fixed rate ---------------------
+
+// Shared between the producing main thread and the consuming thread.
+struct e2e_state {
+  std::atomic<uint64_t> warmups{0};
+  std::atomic<uint64_t> received{0};
+  std::atomic<bool> producer_done{false};
+  std::atomic<uint64_t> sent{0};
+  histogram latency_us;  // consumer thread only, read after join
+  std::string error;     // consumer thread only, read after join
+};
+
+// Each record carries its send time (steady clock, ns) in its first 8
+// bytes; 0 marks a warm-up record, not measured.
+void e2e_consume(rd_kafka_t* rk, e2e_state& st, std::chrono::milliseconds idle_limit) {
+  auto last = clock_type::now();
+  while (!st.producer_done || st.received < st.sent) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 50);
+    const auto now = clock_type::now();
+    if (!m) {
+      if (st.producer_done && now - last > idle_limit) {
+        st.error = "no record for " + std::to_string(idle_limit.count()) + " ms";
+        return;
+      }
+      continue;
+    }
+    if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR && m->len >= sizeof(int64_t)) {
+      int64_t sent_ns = 0;
+      std::memcpy(&sent_ns, m->payload, sizeof sent_ns);
+      if (sent_ns == 0) {
+        ++st.warmups;
+      } else {
+        st.latency_us.record((now.time_since_epoch().count() - sent_ns) / 1000);
+        ++st.received;
+      }
+      last = now;
+    } else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      st.error = rd_kafka_message_errstr(m);
+      rd_kafka_message_destroy(m);
+      return;
+    }
+    rd_kafka_message_destroy(m);
+  }
+}
+
+int cmd_e2e(const flags& f) {
+  static_assert(std::is_same_v<clock_type::duration, std::chrono::nanoseconds>);
+  const std::string topic = f.str("topic");
+  const auto rate = f.num("rate", 1000);
+  const auto total = static_cast<uint64_t>(rate * f.num("seconds", 10));
+  std::string payload = make_payload(static_cast<size_t>(std::max<int64_t>(f.num("record-size", 1024), 8)));
+  rd_kafka_t* consumer = make_client(
+      RD_KAFKA_CONSUMER, make_conf(f.str("bootstrap"), {{"group.id", "hw-loadgen-e2e"}, {"enable.auto.commit", "false"}}));
+  rd_kafka_topic_partition_list_t* parts = all_partitions(consumer, topic);
+  rd_kafka_assign(consumer, parts);
+  rd_kafka_topic_partition_list_destroy(parts);
+  producer_stats acked;  // produce-to-acknowledgement, for telling the two halves apart
+  rd_kafka_conf_t* pconf =
+      make_conf(f.str("bootstrap"), {{"acks", "1"},
+                                     {"enable.idempotence", "false"},
+                                     {"linger.ms", "0"},
+                                     // as the Java producer: a backlog is batched, not sent record by record
+                                     {"max.in.flight.requests.per.connection", "5"}});
+  rd_kafka_conf_set_dr_msg_cb(pconf, produce_delivery);
+  rd_kafka_conf_set_opaque(pconf, &acked);
+  rd_kafka_t* producer = make_client(RD_KAFKA_PRODUCER, pconf);
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(producer, topic.c_str(), nullptr);
+  e2e_state st;
+  std::thread reader([&] { e2e_consume(consumer, st, std::chrono::milliseconds(f.num("timeout-ms", 10000))); });
+  auto send = [&](int64_t stamp) {
+    std::memcpy(payload.data(), &stamp, sizeof stamp);
+    while (rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY, payload.data(), payload.size(), nullptr,
+                            0, nullptr) != 0)
+      rd_kafka_poll(producer, 1);
+    rd_kafka_poll(producer, 0);
+  };
+  // Warm up until the consumer sees records, so its start is not measured.
+  const auto warm_deadline = clock_type::now() + 30s;
+  while (st.warmups == 0 && clock_type::now() < warm_deadline) {
+    send(0);
+    std::this_thread::sleep_for(20ms);
+  }
+  const auto t0 = clock_type::now();
+  for (uint64_t i = 0; i < total && st.warmups > 0; ++i) {
+    // Serve delivery reports while waiting, so acks are seen when they come.
+    const auto due = t0 + std::chrono::nanoseconds(static_cast<int64_t>(i * 1'000'000'000ull / rate));
+    while (clock_type::now() + 1ms < due) rd_kafka_poll(producer, 1);
+    std::this_thread::sleep_until(due);
+    send(clock_type::now().time_since_epoch().count());
+    ++st.sent;
+  }
+  rd_kafka_flush(producer, 30000);
+  st.producer_done = true;
+  reader.join();
+  rd_kafka_topic_destroy(rkt);
+  rd_kafka_destroy(producer);
+  rd_kafka_consumer_close(consumer);
+  rd_kafka_destroy(consumer);
+  if (st.warmups == 0) st.error = "no warm-up record came back within 30 s";
+  const auto& h = st.latency_us;
+  std::printf(
+      "{\"sent\": %" PRIu64 ", \"received\": %" PRIu64 ", \"latency_ms\": {\"p50\": %.3f, \"p99\": %.3f, "
+      "\"p999\": %.3f, \"max\": %.3f}, \"ack_latency_ms\": {\"p50\": %.3f, \"p99\": %.3f}, \"error\": \"%s\"}\n",
+      st.sent.load(), st.received.load(), static_cast<double>(h.percentile(50)) / 1e3,
+      static_cast<double>(h.percentile(99)) / 1e3, static_cast<double>(h.percentile(99.9)) / 1e3,
+      static_cast<double>(h.max()) / 1e3, static_cast<double>(acked.latency_us.percentile(50)) / 1e3,
+      static_cast<double>(acked.latency_us.percentile(99)) / 1e3, st.error.c_str());
+  return st.error.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: hw_loadgen probe|create-topic|produce|consume|e2e --bootstrap HOST:PORT ...\n");
+    return 2;
+  }
+  try {
+    const std::string cmd = argv[1];
+    const flags f(argc, argv, 2);
+    if (cmd == "probe") return cmd_probe(f);
+    if (cmd == "create-topic") return cmd_create_topic(f);
+    if (cmd == "produce") return cmd_produce(f);
+    if (cmd == "consume") return cmd_consume(f);
+    if (cmd == "e2e") return cmd_e2e(f);
+    std::fprintf(stderr, "unknown command %s\n", cmd.c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hw_loadgen: %s\n", e.what());
+    return 1;
+  }
+}
