@@ -98,7 +98,6 @@ void raft_core::tick(int64_t now_ms) {
       } else {
         // An observer without a leader asks the voters in turn; any of
         // them answers with the leader it knows.
-        fetch_in_flight_ = 0;
         node_id to = options_.voters[observer_probe_++ % options_.voters.size()];
         fetch_in_flight_ = next_correlation_++;
         fetch_sent_ms_ = now_ms_;

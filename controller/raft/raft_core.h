@@ -57,6 +57,7 @@ struct raft_options {
   int64_t election_timeout_ms = 1000;  // controller.quorum.election.timeout.ms; randomized in [t, 2t)
   int64_t fetch_timeout_ms = 2000;     // controller.quorum.fetch.timeout.ms
   int64_t request_timeout_ms = 2000;   // controller.quorum.request.timeout.ms: resend after
+  int64_t retry_backoff_ms = 20;       // controller.quorum.retry.backoff.ms: after an error answer
   int64_t fetch_max_wait_ms = 500;     // the hint in fetch_request
   size_t fetch_max_records = 4096;     // per fetch response
   int32_t fetch_snapshot_max_bytes = 1 << 20;  // per FetchSnapshot request
@@ -105,7 +106,8 @@ class raft_core {
   void tick(int64_t now_ms);
   void receive(node_id from, const message& m);
   propose_result propose(std::vector<std::vector<uint8_t>> records);
-  // The log is durable up to `end` (exclusive).
+  // The log is durable up to `end` (exclusive): the log end when an fsync
+  // started that was issued after the driver applied the latest ready.
   void persisted(offset end);
   // Graceful resignation (controlled shutdown): EndQuorumEpoch to the voters.
   void resign();
@@ -196,6 +198,7 @@ class raft_core {
   // Follower / observer fetching.
   uint64_t fetch_in_flight_ = 0;   // correlation of the outstanding fetch, 0 none
   int64_t fetch_sent_ms_ = -1;
+  int64_t fetch_backoff_until_ms_ = 0;  // after an error answer
   // A snapshot being copied from the leader (bytes so far).
   std::optional<snapshot_id> snapshot_fetch_;
   std::vector<uint8_t> snapshot_buffer_;

@@ -210,7 +210,13 @@ void raft_core::on(node_id, const fetch_response& m) {
   if (m.correlation == 0 || m.correlation != fetch_in_flight_) return;  // stale or duplicated
   fetch_in_flight_ = 0;
   if (observe_leader(m.current)) return;
-  if (role_ != role::follower || m.current != current_leader() || m.error != error_code::none) return;
+  if (role_ != role::follower || m.current != current_leader()) return;
+  if (m.error != error_code::none) {
+    // E.g. a leader that resigned: do not hammer it; the fetch timeout (or
+    // its EndQuorumEpoch) ends the wait.
+    fetch_backoff_until_ms_ = now_ms_ + options_.retry_backoff_ms;
+    return;
+  }
   on_fetched(m);
   maybe_send_fetch();
 }
@@ -245,7 +251,7 @@ void raft_core::on_fetched(const fetch_response& m) {
 }
 
 void raft_core::maybe_send_fetch() {
-  if (role_ != role::follower || fetch_in_flight_ != 0 || snapshot_fetch_) return;
+  if (role_ != role::follower || fetch_in_flight_ != 0 || snapshot_fetch_ || now_ms_ < fetch_backoff_until_ms_) return;
   // Fetch from the durable end only: the offset we report is what the leader
   // counts toward the high watermark.
   if (durable_end_ != log_.end_offset()) return;

@@ -274,6 +274,7 @@ class simulation {
     partitioned_ = false;
     cfg_.p_drop = 0;
     cfg_.p_duplicate = 0;
+    cfg_.max_delay_ms = std::min<int64_t>(cfg_.max_delay_ms, 20);
     for (auto& n : nodes_) {
       if (!n.core) start(n);
     }

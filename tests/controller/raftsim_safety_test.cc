@@ -70,5 +70,16 @@ TEST(raftsim, five_voters_one_observer) {
   run_seeds(c, 5000, "five_voters_one_observer");
 }
 
+// Slow disks (fsync lags far behind appends) and a slow network (delays
+// beyond the request timeout: retries, duplicates and reordering galore).
+TEST(raftsim, three_voters_slow_disks_and_network) {
+  config c;
+  c.voters = 3;
+  c.observers = 1;
+  c.max_delay_ms = 150;
+  c.p_flush = 0.05;
+  run_seeds(c, 6000, "three_voters_slow_disks_and_network");
+}
+
 }  // namespace
 }  // namespace hw::controller::raft::sim
