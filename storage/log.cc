@@ -569,6 +569,7 @@ std::error_code log::roll_at(offset expected, int64_t now_ms) {
     event_sink_("LocalLog", "Rolled new log segment at offset " + std::to_string(base.value) + " in " + std::to_string(took_ms) +
                 " ms.");
   }
+  if (roll_listener_) roll_listener_(base);
   return {};
 }
 

@@ -164,6 +164,13 @@ class log {
   // it ("LocalLog", "UnifiedLog"); set before the log is shared.
   using event_sink = std::function<void(std::string_view kafka_class, const std::string& line)>;
   void set_event_sink(event_sink sink) { event_sink_ = std::move(sink); }
+  // Told the new active segment's base offset after each roll, on the
+  // writer, so that the owner can have everything below it flushed off the
+  // writer soon (Kafka's flush after roll: the recovery point keeps up with
+  // the rolls even when no log.flush.* setting asks for flushes). Must not
+  // block; set before the log is shared.
+  using roll_listener = std::function<void(offset new_base)>;
+  void set_roll_listener(roll_listener listener) { roll_listener_ = std::move(listener); }
 
   // --- any thread -------------------------------------------------------------
   offset log_end_offset() const { return offset(log_end_.load(std::memory_order_acquire)); }
@@ -294,6 +301,7 @@ class log {
   log_config config_;
   uint64_t jitter_state_;
   event_sink event_sink_;
+  roll_listener roll_listener_;
 
   // Readers' view. The list is swapped under a mutex held only for a
   // reference-count increment, not std::atomic<std::shared_ptr>: libstdc++

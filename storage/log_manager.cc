@@ -67,6 +67,7 @@ void log_manager::event(std::string line) {
 }
 
 void log_manager::attach_event_sink(const topic_partition& tp, const std::filesystem::path& dir, partition_log& log) {
+  log.mutable_log().set_roll_listener([this, tp](offset new_base) { notify_rolled(tp, new_base); });
   if (!config_.on_log_event) return;
   log.mutable_log().set_event_sink(
       [sink = config_.on_log_event, where = " partition=" + partition_dir_name(tp) + ", dir=" + dir.string() + "] "](
@@ -503,6 +504,36 @@ storage_error log_manager::flush_dirty(int64_t now_ms) {
     e.last_flush_ms = now_ms;
   }
   return first;
+}
+
+storage_error log_manager::flush_to(const topic_partition& tp, offset o, int64_t now_ms) {
+  std::lock_guard lock(mutex_);
+  auto it = logs_.find(tp);
+  if (it == logs_.end() || it->second.dir->offline) return {};
+  entry& e = it->second;
+  storage::log& l = e.log->mutable_log();
+  if (o <= l.recovery_point()) return {};
+  if (auto ec = l.flush(o)) {
+    e.dir->offline = true;
+    event("log dir " + e.dir->path.string() + " is offline");
+    return {ec, "cannot flush " + l.dir().string() + ": " + ec.message()};
+  }
+  e.last_flush_ms = now_ms;
+  return {};
+}
+
+void log_manager::set_roll_listener(roll_listener listener) {
+  std::lock_guard lock(roll_listener_mutex_);
+  roll_listener_ = std::move(listener);
+}
+
+void log_manager::notify_rolled(const topic_partition& tp, offset new_base) {
+  roll_listener listener;
+  {
+    std::lock_guard lock(roll_listener_mutex_);
+    listener = roll_listener_;
+  }
+  if (listener) listener(tp, new_base);
 }
 
 storage_error log_manager::shutdown(broker_epoch epoch) {

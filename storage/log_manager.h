@@ -117,6 +117,14 @@ class log_manager {
   // Flushes the logs past log.flush.interval.messages unflushed messages or
   // log.flush.interval.ms since their last flush; that advances recovery points.
   storage_error flush_dirty(int64_t now_ms);
+  // Flushes tp's log below o (advancing its recovery point to o); a failed
+  // flush takes its dir offline. Nothing for a log removed meanwhile.
+  storage_error flush_to(const topic_partition& tp, offset o, int64_t now_ms);
+  // Told (on the partition's writer) the base offset of each segment a log
+  // rolls; the owner flushes below it soon, off the writer (flush_to), as
+  // Kafka does after a roll. Must not block. Empty: nobody is told.
+  using roll_listener = std::function<void(const topic_partition&, offset new_base)>;
+  void set_roll_listener(roll_listener listener);
   // Every log closed, checkpoints written, then each dir's clean-shutdown marker.
   storage_error shutdown(broker_epoch epoch);
 
@@ -150,6 +158,7 @@ class log_manager {
   dir_state* dir_of(const std::filesystem::path& dir) const;
   void event(std::string line);
   void attach_event_sink(const topic_partition& tp, const std::filesystem::path& dir, partition_log& log);
+  void notify_rolled(const topic_partition& tp, offset new_base);
 
   file_system& fs_;
   log_manager_config config_;
@@ -163,6 +172,8 @@ class log_manager {
   std::mutex cleaner_checkpoint_mutex_;
   mutable std::mutex events_mutex_;  // loader threads log too
   std::vector<std::string> events_;
+  std::mutex roll_listener_mutex_;  // a leaf: held for a copy of the listener
+  roll_listener roll_listener_;
   std::optional<broker_epoch> previous_epoch_;
   storage_error start_error_;  // set by a loader (under mutex_)
   std::mt19937_64 random_;

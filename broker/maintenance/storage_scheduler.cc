@@ -61,11 +61,20 @@ storage_scheduler::~storage_scheduler() {
 
 void storage_scheduler::start() {
   assert(!loop_done_);
+  // Kafka flushes a log below each new segment soon after the roll, on its
+  // scheduler: the recovery point keeps up without any log.flush.* setting.
+  replicas_.logs().set_roll_listener([this](const storage::topic_partition& tp, storage::offset new_base) {
+    asio::post(pool_, [this, tp, new_base] {
+      if (auto err = replicas_.logs().flush_to(tp, new_base, now_ms_()))
+        spdlog::error("Error flushing {} after a roll: {}", storage::partition_dir_name(tp), err.message);
+    });
+  });
   loop_done_ = asio::co_spawn(strand_, loop(), asio::use_future);
   if (cleaner_) cleaner_->start();
 }
 
 void storage_scheduler::stop() {
+  replicas_.logs().set_roll_listener({});
   if (cleaner_) cleaner_->stop();
   if (!loop_done_) return;
   asio::post(strand_, [this] {

@@ -56,6 +56,30 @@ TEST(MaintenanceTasks, FlushByTimeAdvancesTheRecoveryPoint) {
   EXPECT_EQ(p->log().log().recovery_point(), storage::offset(1));
 }
 
+// With no log.flush.* setting (the default: never), a roll alone has the
+// log flushed below the new segment soon after, off the partition strand.
+TEST(MaintenanceTasks, ARollFlushesTheLogBelowTheNewSegment) {
+  maintenance_env env;
+  storage::log_config c;
+  c.segment_bytes = 300;
+  auto p = env.add_partition({"t", 0}, c);
+  storage_scheduler s(env.io.get_executor(), *env.replicas, *env.fs, {env.log_dir()}, no_cleaner(), env.clock());
+  s.start();
+  env.produce(p, storage::testing::keyed_batch({{"k", std::string(100, 'x')}}));
+  EXPECT_EQ(p->log().log().segment_count(), 1u);
+  EXPECT_EQ(p->log().log().recovery_point(), storage::offset(0)) << "nothing asks for a flush before a roll";
+  env.produce(p, storage::testing::keyed_batch({{"k", std::string(100, 'y')}}));
+  ASSERT_EQ(p->log().log().segment_count(), 2u);
+  const auto base = p->log().log().segment_infos().back().base_offset;
+  EXPECT_TRUE(wait_until([&] { return p->log().log().recovery_point() == base; }, std::chrono::seconds(10)))
+      << "recovery point " << p->log().log().recovery_point().value << ", new segment at " << base.value;
+  s.stop();
+  // Once stopped, rolls are no longer flushed.
+  for (int i = 0; i < 3; ++i) env.produce(p, storage::testing::keyed_batch({{"k", std::string(100, 'w')}}));
+  ASSERT_GT(p->log().log().segment_count(), 2u);
+  EXPECT_EQ(p->log().log().recovery_point(), base);
+}
+
 TEST(MaintenanceTasks, CheckpointsNameEveryPartition) {
   storage::log_manager_config lm;
   lm.flush_interval_messages = 1;

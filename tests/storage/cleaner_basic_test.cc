@@ -209,5 +209,34 @@ TEST(CleanerBasic, AFollowerOfACompactedLogSurvivesAnUncleanRestart) {
   EXPECT_EQ(read_all(*l, 0).size(), 10u);
 }
 
+// Cleaned segments keep their ends: when the last records of a cleaned
+// group are superseded, an empty batch holds the group's last offset, so no
+// gap opens between segments. Recovery after an unclean shutdown reads a
+// segment ending short of the next one as a lost tail (dropping what
+// follows); a cleaned log must never look like that.
+TEST(CleanerBasic, CleanedSegmentsEndWhereTheNextOneStarts) {
+  log_config c = cleaner_harness::default_config();
+  c.segment_bytes = 400;
+  cleaner_harness h(c);
+  for (int i = 0; i < 40; ++i) h.put("k" + std::to_string(i % 4), "v" + std::to_string(i));
+  h.roll();
+  for (int i = 0; i < 4; ++i) h.put("k" + std::to_string(i), "latest");
+  h.force_clean();
+  auto segs = h.plog->log().segments();
+  ASSERT_GE(segs.size(), 2u);
+  for (size_t i = 0; i + 1 < segs.size(); ++i)
+    EXPECT_EQ(segs[i]->end().next_offset, segs[i + 1]->base_offset()) << "segment " << i;
+  auto before = h.records();
+  // The map holds the dirty part only: per key, the last value of the cleaned
+  // part (v36..v39) and the four in the active segment.
+  EXPECT_EQ(data_records(before).size(), 8u);
+
+  ASSERT_FALSE(h.plog->mutable_log().flush());
+  h.fs.crash();
+  h.open(false);  // unclean: every segment is scanned from offset 0
+  EXPECT_EQ(h.plog->log().log_end_offset(), offset(44));
+  EXPECT_EQ(h.records(), before);
+}
+
 }  // namespace
 }  // namespace hw::storage

@@ -122,6 +122,26 @@ TEST_F(LogLoadTest, SegmentCutInTheMiddleOfABatch) {
   EXPECT_NE(report_.events.back().find("truncated"), std::string::npos) << report_.events.back();
 }
 
+// A segment ending short of the next one's base lost its unsynced tail in
+// a crash while the later segment's directory entry survived (this log
+// never writes such gaps: rolls start at the log end and the cleaner keeps
+// each group's last offset). What follows the gap goes, so the log stays a
+// prefix of what was written and a follower refetches the rest.
+TEST_F(LogLoadTest, ASegmentThatLostItsTailTakesTheLaterSegmentsWithIt) {
+  auto infos = log_->segment_infos();
+  ASSERT_FALSE(log_->close());
+  std::filesystem::resize_file(file(infos[1].base_offset, ".log"), infos[1].size_bytes - batch_bytes_);
+  reopen(false, infos[1].base_offset);
+  const int64_t end = infos[1].next_offset.value - 4;
+  EXPECT_EQ(log_->log_end_offset(), offset(end));
+  EXPECT_EQ(log_->segment_count(), 2u);
+  EXPECT_EQ(read_all(*log_, 0), expected_prefix(end));
+  EXPECT_FALSE(std::filesystem::exists(file(infos[2].base_offset, ".log")));
+  bool reported = false;
+  for (const auto& e : report_.events) reported |= e.find("after a segment that lost its tail") != std::string::npos;
+  EXPECT_TRUE(reported) << ::testing::PrintToString(report_.events);
+}
+
 TEST_F(LogLoadTest, CorruptSegmentDropsEverythingAfterIt) {
   auto infos = log_->segment_infos();
   ASSERT_FALSE(log_->close());
