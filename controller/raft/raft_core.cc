@@ -146,7 +146,7 @@ void raft_core::tick(int64_t now_ms) {
         if (heard < majority()) {
           // Check-quorum: a leader cut off from a majority steps aside so
           // that the majority can elect a leader it can reach.
-          become_resigned({});
+          resign();
           break;
         }
       }
@@ -155,7 +155,9 @@ void raft_core::tick(int64_t now_ms) {
     }
     case role::resigned:
       if (now_ms_ >= deadline_ms_) {
-        become_prospective();
+        // As Kafka: move past the epoch it led (its voters may still hold
+        // answers from it), then elect like anyone else.
+        become_unattached(state_.current_epoch + 1, no_node);
       } else if (now_ms_ - end_sent_ms_ >= options_.request_timeout_ms) {
         send_end_epochs();
       }
@@ -239,6 +241,7 @@ void raft_core::become_follower(epoch e, node_id leader) {
 void raft_core::become_resigned(std::vector<node_id> successors) {
   role_ = role::resigned;
   resign_successors_ = std::move(successors);
+  end_acked_.clear();
   deadline_ms_ = now_ms_ + random_election_timeout();
   send_end_epochs();
 }
@@ -246,7 +249,7 @@ void raft_core::become_resigned(std::vector<node_id> successors) {
 void raft_core::send_end_epochs() {
   end_sent_ms_ = now_ms_;
   for (node_id v : options_.voters) {
-    if (v == options_.self) continue;
+    if (v == options_.self || std::find(end_acked_.begin(), end_acked_.end(), v) != end_acked_.end()) continue;
     send(v, end_quorum_epoch_request{next_correlation_++, options_.self, state_.current_epoch, resign_successors_});
   }
 }

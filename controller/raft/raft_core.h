@@ -211,6 +211,7 @@ class raft_core {
   offset epoch_start_offset_{0};
   int64_t leader_since_ms_ = 0;
   std::vector<node_id> resign_successors_;
+  std::vector<node_id> end_acked_;  // voters that answered our EndQuorumEpoch
   int64_t end_sent_ms_ = -1;
 
   leader_and_epoch last_reported_leader_{no_node, epoch{-1}};

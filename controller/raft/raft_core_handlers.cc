@@ -161,7 +161,12 @@ void raft_core::on(node_id from, const end_quorum_epoch_request& m) {
   send(from, r);
 }
 
-void raft_core::on(node_id, const end_quorum_epoch_response& m) { observe_leader(m.current); }
+void raft_core::on(node_id from, const end_quorum_epoch_response& m) {
+  if (observe_leader(m.current)) return;
+  if (role_ == role::resigned && m.current.leader_epoch == state_.current_epoch && !contains(end_acked_, from)) {
+    end_acked_.push_back(from);
+  }
+}
 
 // ---- Fetch -----------------------------------------------------------------
 

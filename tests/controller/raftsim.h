@@ -164,7 +164,8 @@ class simulation {
       const raft_core& c = *n.core;
       o << role_name(c.current_role()) << " epoch " << c.current_epoch() << " leader " << c.leader_id() << " voted "
         << c.voted_id() << " log [" << c.log().start_offset() << ", " << c.log().end_offset() << ") last epoch "
-        << c.log().last_epoch() << " durable " << c.durable_end() << " hw " << c.high_watermark();
+        << c.log().last_epoch() << " durable " << c.durable_end() << " hw " << c.high_watermark() << "; disk end "
+        << (n.disk.empty() ? n.snapshot.end_offset : n.disk.back().end_offset()) << " synced " << n.synced_end;
     }
     return o.str();
   }
@@ -217,6 +218,7 @@ class simulation {
           fail("node " + std::to_string(n.id.value) + " truncates to " + std::to_string(r.truncate_to->value) +
                " below its high watermark " + std::to_string(n.core->high_watermark().value));
         }
+        trace("node " + std::to_string(n.id.value) + " truncates to " + std::to_string(r.truncate_to->value));
         std::erase_if(n.disk, [&](const log_entry& e) { return e.base_offset >= *r.truncate_to; });
         n.synced_end = std::min(n.synced_end, *r.truncate_to);
       }
@@ -275,6 +277,7 @@ class simulation {
     cfg_.p_drop = 0;
     cfg_.p_duplicate = 0;
     cfg_.max_delay_ms = std::min<int64_t>(cfg_.max_delay_ms, 20);
+    cfg_.p_flush = std::max(cfg_.p_flush, 0.3);  // disks are healthy again too
     for (auto& n : nodes_) {
       if (!n.core) start(n);
     }
@@ -361,9 +364,10 @@ class simulation {
   void flushes() {
     for (auto& n : nodes_) {
       if (!n.core || !rng_.chance(cfg_.p_flush)) continue;
-      offset end = n.disk.empty() ? offset{0} : n.disk.back().end_offset();
+      offset end = n.disk.empty() ? n.snapshot.end_offset : n.disk.back().end_offset();
       if (end == n.synced_end) continue;
       n.synced_end = end;
+      if (cfg_.trace) trace("node " + std::to_string(n.id.value) + " fsyncs to " + std::to_string(end.value));
       n.core->persisted(end);
       process(n);
     }
