@@ -229,6 +229,7 @@ void raft_core::become_leader() {
 void raft_core::become_follower(epoch e, node_id leader) {
   node_id voted = e == state_.current_epoch ? state_.voted_id : no_node;
   role_ = role::follower;
+  fetched_from_leader_ = false;
   set_state({e, leader, voted});
   fetch_in_flight_ = 0;
   snapshot_fetch_.reset();

@@ -203,7 +203,7 @@ class raft_core {
   std::optional<snapshot_id> snapshot_fetch_;
   std::vector<uint8_t> snapshot_buffer_;
   snapshot_payload snapshot_bytes_;  // ours, served when leading
-  int64_t last_leader_contact_ms_ = -1;
+  bool fetched_from_leader_ = false;  // in this term of following
   size_t observer_probe_ = 0;      // round-robin voter an observer asks
 
   // Leader.

@@ -28,13 +28,11 @@ bool raft_core::log_up_to_date(epoch last_epoch, offset end) const {
 bool raft_core::grant(node_id candidate, bool pre_vote, epoch request_epoch, epoch last_epoch, offset end) {
   bool log_ok = log_up_to_date(last_epoch, end);
   if (pre_vote) {
-    // KIP-996: a voter that still hears from its leader does not help a
-    // partitioned or flaky voter depose it.
+    // KIP-996: a follower that has fetched from its leader (as Kafka: once,
+    // in this term of following) does not help a partitioned or flaky voter
+    // depose it; it leaves that state only on a fetch timeout.
     if (role_ == role::leader) return false;
-    if (role_ == role::follower && last_leader_contact_ms_ >= 0 &&
-        now_ms_ - last_leader_contact_ms_ < options_.fetch_timeout_ms) {
-      return false;
-    }
+    if (role_ == role::follower && fetched_from_leader_) return false;
     return log_ok;
   }
   assert(request_epoch == state_.current_epoch);
@@ -109,7 +107,6 @@ void raft_core::on(node_id from, const begin_quorum_epoch_request& m) {
   } else {
     observe_leader({m.leader_id, m.leader_epoch});
     if (role_ == role::follower && state_.leader_id == m.leader_id) {
-      last_leader_contact_ms_ = now_ms_;
       deadline_ms_ = now_ms_ + options_.fetch_timeout_ms;
       maybe_send_fetch();
     }
@@ -144,10 +141,11 @@ void raft_core::on(node_id from, const end_quorum_epoch_request& m) {
     observe_leader({m.leader_id, m.leader_epoch});
     if (role_ == role::follower && state_.leader_id == m.leader_id && state_.current_epoch == m.leader_epoch) {
       // The leader is leaving: stop counting it as alive (pre-votes may be
-      // granted) and start the election soon; the most caught-up successor
+      // granted, which Kafka's followers refuse until their own backoff
+      // ends: this only elects the successor sooner) and start soon; the most caught-up successor
       // first, the others a step later each, voters not named after a full
       // election timeout.
-      last_leader_contact_ms_ = -1;
+      fetched_from_leader_ = false;
       auto pos = std::find(m.preferred_successors.begin(), m.preferred_successors.end(), options_.self);
       int64_t backoff = options_.election_timeout_ms;
       if (pos != m.preferred_successors.end()) {
@@ -227,7 +225,7 @@ void raft_core::on(node_id, const fetch_response& m) {
 }
 
 void raft_core::on_fetched(const fetch_response& m) {
-  last_leader_contact_ms_ = now_ms_;
+  fetched_from_leader_ = true;
   deadline_ms_ = now_ms_ + options_.fetch_timeout_ms;
   if (m.diverging_epoch) {
     // Cut back to where our log and the leader's last agree.

@@ -69,7 +69,7 @@ void raft_core::on(node_id, const fetch_snapshot_response& m) {
     maybe_send_fetch();
     return;
   }
-  last_leader_contact_ms_ = now_ms_;
+  fetched_from_leader_ = true;
   deadline_ms_ = now_ms_ + options_.fetch_timeout_ms;
   snapshot_buffer_.insert(snapshot_buffer_.end(), m.bytes.begin(), m.bytes.end());
   if (static_cast<int64_t>(snapshot_buffer_.size()) < m.size) {
