@@ -131,28 +131,13 @@ void raft_core::tick(int64_t now_ms) {
       }
       maybe_send_fetch();
       break;
-    case role::leader: {
-      // Kafka gives the leader half a fetch timeout more than its followers,
-      // so that a follower's fetch timeout, not the leader's, ends a term
-      // when both could.
-      int64_t check_quorum_ms = options_.fetch_timeout_ms * 3 / 2;
-      if (now_ms_ - leader_since_ms_ >= check_quorum_ms) {
-        size_t heard = 1;  // itself
-        for (node_id v : options_.voters) {
-          if (v == options_.self) continue;
-          auto it = replicas_.find(v);
-          if (it != replicas_.end() && it->second.last_fetch_ms >= now_ms_ - check_quorum_ms) ++heard;
-        }
-        if (heard < majority()) {
-          // Check-quorum: a leader cut off from a majority steps aside so
-          // that the majority can elect a leader it can reach.
-          resign();
-          break;
-        }
+    case role::leader:
+      if (!check_quorum()) {
+        resign();
+        break;
       }
       send_begin_epochs(true);
       break;
-    }
     case role::resigned:
       if (now_ms_ >= deadline_ms_) {
         // As Kafka: move past the epoch it led (its voters may still hold
@@ -163,6 +148,23 @@ void raft_core::tick(int64_t now_ms) {
       }
       break;
   }
+}
+
+// Kafka gives the leader half a fetch timeout more than its followers, so
+// that a follower's fetch timeout, not the leader's, ends a term when both
+// could. False when a majority of voters (itself included) has not fetched
+// within that time: a leader cut off from a majority steps aside so that the
+// majority can elect a leader it can reach.
+bool raft_core::check_quorum() const {
+  int64_t check_quorum_ms = options_.fetch_timeout_ms * 3 / 2;
+  if (now_ms_ - leader_since_ms_ < check_quorum_ms) return true;
+  size_t heard = 1;  // itself
+  for (node_id v : options_.voters) {
+    if (v == options_.self) continue;
+    auto it = replicas_.find(v);
+    if (it != replicas_.end() && it->second.last_fetch_ms >= now_ms_ - check_quorum_ms) ++heard;
+  }
+  return heard >= majority();
 }
 
 // ---- transitions -----------------------------------------------------------

@@ -172,6 +172,7 @@ class raft_core {
   void send_begin_epochs(bool only_due);
   void maybe_send_fetch();
   void maybe_advance_leader_hw();
+  bool check_quorum() const;
   void set_hw(offset hw);
   void note_leader_change();
   int64_t random_election_timeout();
