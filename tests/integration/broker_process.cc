@@ -64,6 +64,9 @@ void broker_process::spawn(const std::vector<std::string>& args) {
 bool broker_process::start(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
   std::vector<std::string> all{"--override", "listeners=PLAINTEXT://127.0.0.1:0", "--port-file", port_file_};
   all.insert(all.end(), args.begin(), args.end());
+  // A restart must not read the ports of the previous run.
+  std::filesystem::remove(port_file_);
+  ports_.clear();
   spawn(all);
   bool up = wait_until([&] { return std::filesystem::exists(port_file_) || !running(); }, timeout);
   if (!up || !running()) return false;
