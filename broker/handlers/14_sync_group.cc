@@ -18,6 +18,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto request = decode_request<sync_group_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
   const int16_t version = ctx.api_version;
+  // From v5 protocol type and name are mandatory: Kafka answers a request
+  // without them INCONSISTENT_GROUP_PROTOCOL before it reaches the group.
+  if (version >= 5 && (!request->protocol_type || !request->protocol_name)) {
+    sync_group_response response;
+    response.error_code = static_cast<int16_t>(error_code::inconsistent_group_protocol);
+    co_return respond(ctx, response);
+  }
   error_code failure = error_code::none;
   const group::group_coordinator::issue_fn issue = [&](group::group_shard& shard, group::request_token token,
                                                          int64_t now_ms) {

@@ -49,6 +49,20 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   describe_groups_response response;
   // In the order asked (a group named twice is described twice).
   for (const auto& id : request->groups) response.groups.push_back(described.at(id));
+  for (auto& g : response.groups) {
+    if (g.error_code != 0) continue;
+    // The shard describes a group it does not know as Dead; from v6 Kafka
+    // answers GROUP_ID_NOT_FOUND instead.
+    if (ctx.api_version >= 6 && g.group_state == "Dead") {
+      g.error_code = static_cast<int16_t>(error_code::group_id_not_found);
+      g.error_message = "Group " + g.group_id + " not found.";
+      continue;
+    }
+    // No authorizer: every operation on a group (READ, DELETE, DESCRIBE,
+    // DESCRIBE_CONFIGS, ALTER_CONFIGS), as Kafka 4.3 answers.
+    if (ctx.api_version >= 3 && request->include_authorized_operations)
+      g.authorized_operations = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
+  }
   co_return respond(ctx, response);
 }
 

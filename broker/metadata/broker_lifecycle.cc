@@ -72,6 +72,7 @@ asio::awaitable<std::optional<std::string>> broker_lifecycle::start() {
   request.incarnation_id = incarnation_id_;
   request.listeners = advertised(c, bound_);
   for (const auto& f : supported_features()) request.features.push_back({std::string(f.name), f.min_version, f.max_version, {}});
+  request.rack.reset();  // null unless broker.rack is set, as Kafka registers it
   if (auto rack = c.values.find("broker.rack"); rack != c.values.end() && !c.is_null("broker.rack"))
     request.rack = c.get_string("broker.rack");
   request.previous_broker_epoch = previous_broker_epoch_.value_or(-1);

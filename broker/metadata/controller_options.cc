@@ -1,8 +1,11 @@
 #include "broker/metadata/controller_options.h"
 
+#include <memory>
 #include <random>
 
+#include "broker/admin/config_layers.h"
 #include "config/topic_configs.h"
+#include "config/topic_configs_describe.h"
 
 namespace hw::broker {
 
@@ -23,6 +26,16 @@ controller::quorum_controller_options make_quorum_controller_options(const confi
     if (auto e = config::validate_topic_config(key, value))
       return std::make_pair(protocol::error_code::invalid_config, e->message);
     return std::nullopt;
+  };
+  // CreateTopics v5+ answers each new topic's effective configs, as Kafka does.
+  o.effective_topic_configs = [static_config = std::make_shared<const config::broker_config>(c), node_id = c.node_id](
+                                  const std::map<std::string, std::string>& overrides,
+                                  const controller::metadata_image& image) {
+    const config::config_map topic(overrides.begin(), overrides.end());
+    std::vector<controller::effective_config> out;
+    for (auto& d : config::describe_topic_configs(topic, broker_layers(*static_config, image, node_id), {}))
+      out.push_back({d.name, d.value, d.read_only, static_cast<int8_t>(d.source), d.is_sensitive});
+    return out;
   };
   o.random_seed = std::random_device{}();
   return o;

@@ -1,0 +1,461 @@
+// Version sweeps of ApiVersions and the admin APIs: CreateTopics,
+// DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs,
+// IncrementalAlterConfigs, DescribeLogDirs, ElectLeaders, DescribeQuorum,
+// DescribeCluster and DescribeTopicPartitions. Each version changes topics
+// of its own and reads the change back.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "protocol/messages/alter_configs.h"
+#include "protocol/messages/create_partitions.h"
+#include "protocol/messages/delete_topics.h"
+#include "protocol/messages/describe_cluster.h"
+#include "protocol/messages/describe_configs.h"
+#include "protocol/messages/describe_log_dirs.h"
+#include "protocol/messages/describe_quorum.h"
+#include "protocol/messages/describe_topic_partitions.h"
+#include "protocol/messages/elect_leaders.h"
+#include "protocol/messages/incremental_alter_configs.h"
+#include "versions_support.h"
+
+namespace hw::testing::versions {
+namespace {
+
+constexpr int16_t k_none = 0, k_unknown_topic = 3, k_topic_exists = 36, k_invalid_partitions = 37,
+                  k_election_not_needed = 84, k_unknown_topic_id = 100;
+constexpr int8_t k_topic_resource = 2;
+
+std::string tname(const char* api, int16_t v) { return std::string(api) + "-v" + std::to_string(v); }
+
+// A topic config's value as DescribeConfigs v4 reports it (nullopt if absent).
+std::optional<std::string> config_value(version_client& c, const std::string& topic, const std::string& key) {
+  msg::describe_configs_request req;
+  msg::describe_configs_request::describe_configs_resource r;
+  r.resource_type = k_topic_resource;
+  r.resource_name = topic;
+  r.configuration_keys = std::vector<std::string>{key};
+  req.resources.push_back(r);
+  auto resp = c.call<msg::describe_configs_response>(32, 4, req);
+  if (!resp || resp->results.size() != 1 || resp->results[0].configs.size() != 1) return std::nullopt;
+  return resp->results[0].configs[0].value;
+}
+
+void api_versions_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  msg::api_versions_request req;
+  req.client_software_name = "versions-sweep";
+  req.client_software_version = "1.0";
+  auto resp = c.call<msg::api_versions_response>(18, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_none);
+  if (v >= 1) { EXPECT_EQ(resp->throttle_time_ms, 0); }
+  // Every version lists the same APIs as v3 does.
+  auto expected = advertised(c);
+  ASSERT_EQ(resp->api_keys.size(), expected.size());
+  for (const auto& k : resp->api_keys) {
+    ASSERT_TRUE(expected.count(k.api_key)) << k.api_key;
+    EXPECT_EQ(std::pair(k.min_version, k.max_version), expected[k.api_key]) << k.api_key;
+  }
+  if (v >= 3) {
+    EXPECT_FALSE(resp->supported_features.empty());
+    EXPECT_GE(resp->finalized_features_epoch, 0);
+    // From v3 the client software fields are checked.
+    req.client_software_name = "-bad name-";
+    auto bad = c.call<msg::api_versions_response>(18, v, req);
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->error_code, 42);  // INVALID_REQUEST
+  }
+}
+
+void create_topics_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("create-topics", v);
+  msg::create_topics_request req;
+  msg::create_topics_request::creatable_topic t;
+  t.name = topic;
+  t.num_partitions = 3;
+  t.replication_factor = 1;
+  req.topics.push_back(t);
+  req.timeout_ms = 30000;
+  auto resp = c.call<msg::create_topics_response>(19, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  ASSERT_EQ(resp->topics.size(), 1u);
+  const auto& r = resp->topics[0];
+  EXPECT_EQ(r.name, topic);
+  EXPECT_EQ(r.error_code, k_none);
+  EXPECT_FALSE(r.error_message.has_value());
+  if (v >= 5) {
+    EXPECT_EQ(r.num_partitions, 3);
+    EXPECT_EQ(r.replication_factor, 1);
+    ASSERT_TRUE(r.configs.has_value());
+    EXPECT_TRUE(std::any_of(r.configs->begin(), r.configs->end(), [](auto& x) { return x.name == "retention.ms"; }))
+        << r.configs->size() << " configs";
+  }
+  if (v >= 7) { EXPECT_FALSE(r.topic_id.is_zero()); }
+  std::optional<msg::metadata_response::metadata_response_topic> md;
+  EXPECT_TRUE(ctx.settled([&] {
+    md = topic_metadata(c, topic);
+    return md && md->error_code == k_none;
+  }));
+  ASSERT_TRUE(md);
+  EXPECT_EQ(md->partitions.size(), 3u);
+  if (v >= 7) { EXPECT_EQ(md->topic_id, r.topic_id); }
+
+  auto again = c.call<msg::create_topics_response>(19, v, req);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->topics.at(0).error_code, k_topic_exists);
+
+  // validateOnly: checked, not created.
+  auto dry = req;
+  dry.topics[0].name = tname("create-topics-dry", v);
+  dry.validate_only = true;
+  auto checked = c.call<msg::create_topics_response>(19, v, dry);
+  ASSERT_TRUE(checked);
+  EXPECT_EQ(checked->topics.at(0).error_code, k_none);
+  auto absent = topic_metadata(c, dry.topics[0].name);
+  ASSERT_TRUE(absent);
+  EXPECT_EQ(absent->error_code, k_unknown_topic);
+}
+
+// DeleteTopics: by name below v6, by id (or name) in the Topics list at v6.
+void delete_topics_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("delete-topics", v);
+  const auto id = create_topic(c, topic, 2);
+  msg::delete_topics_request req;
+  req.timeout_ms = 30000;
+  if (v >= 6) {
+    msg::delete_topics_request::delete_topic_state s;
+    s.name.reset();
+    s.topic_id = id;
+    req.topics.push_back(s);
+  } else {
+    req.topic_names = {topic};
+  }
+  auto resp = c.call<msg::delete_topics_response>(20, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  ASSERT_EQ(resp->responses.size(), 1u);
+  const auto& r = resp->responses[0];
+  EXPECT_EQ(r.error_code, k_none);
+  EXPECT_EQ(r.name, std::optional<std::string>(topic));
+  if (v >= 6) { EXPECT_EQ(r.topic_id, id); }
+  EXPECT_FALSE(r.error_message.has_value());
+  EXPECT_TRUE(wait_until(
+      [&] {
+        auto md = topic_metadata(c, topic);
+        return md && md->error_code == k_unknown_topic;
+      },
+      20s));
+
+  auto again = c.call<msg::delete_topics_response>(20, v, req);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->responses.at(0).error_code, v >= 6 ? k_unknown_topic_id : k_unknown_topic);
+}
+
+void create_partitions_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("create-partitions", v);
+  create_topic(c, topic, 1);
+  auto grow = [&](int32_t count, bool validate_only) -> int16_t {
+    msg::create_partitions_request req;
+    msg::create_partitions_request::create_partitions_topic t;
+    t.name = topic;
+    t.count = count;
+    t.assignments.reset();
+    req.topics.push_back(t);
+    req.timeout_ms = 30000;
+    req.validate_only = validate_only;
+    auto resp = c.call<msg::create_partitions_response>(37, v, req);
+    if (!resp || resp->results.size() != 1) return -1;
+    EXPECT_EQ(resp->throttle_time_ms, 0);
+    EXPECT_EQ(resp->results[0].name, topic);
+    if (resp->results[0].error_code == 0) { EXPECT_FALSE(resp->results[0].error_message.has_value()); }
+    return resp->results[0].error_code;
+  };
+  EXPECT_EQ(grow(3, true), k_none);
+  EXPECT_EQ(topic_metadata(c, topic)->partitions.size(), 1u);
+  EXPECT_EQ(grow(3, false), k_none);
+  EXPECT_TRUE(ctx.settled([&] {
+    auto md = topic_metadata(c, topic);
+    return md && md->partitions.size() == 3u;
+  }));
+  EXPECT_EQ(grow(2, false), k_invalid_partitions);
+}
+
+void describe_configs_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("describe-configs", v);
+  create_topic(c, topic, 1);
+  msg::describe_configs_request req;
+  msg::describe_configs_request::describe_configs_resource r;
+  r.resource_type = k_topic_resource;
+  r.resource_name = topic;
+  r.configuration_keys = std::vector<std::string>{"retention.ms", "cleanup.policy"};
+  req.resources.push_back(r);
+  req.include_synonyms = true;
+  req.include_documentation = v >= 3;
+  auto resp = c.call<msg::describe_configs_response>(32, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  ASSERT_EQ(resp->results.size(), 1u);
+  const auto& res = resp->results[0];
+  EXPECT_EQ(res.error_code, k_none);
+  EXPECT_EQ(res.resource_type, k_topic_resource);
+  EXPECT_EQ(res.resource_name, topic);
+  ASSERT_EQ(res.configs.size(), 2u);
+  for (const auto& e : res.configs) {
+    SCOPED_TRACE(e.name);
+    EXPECT_FALSE(e.read_only);
+    EXPECT_FALSE(e.is_sensitive);
+    EXPECT_EQ(e.config_source, 5);  // DEFAULT_CONFIG
+    if (v >= 3) {
+      EXPECT_EQ(e.config_type, e.name == "retention.ms" ? 5 : 7);  // LONG, LIST
+      EXPECT_TRUE(e.documentation.has_value() && !e.documentation->empty());
+    }
+  }
+  const auto& retention = res.configs[0].name == "retention.ms" ? res.configs[0] : res.configs[1];
+  EXPECT_EQ(retention.value, std::optional<std::string>("604800000"));
+}
+
+void alter_configs_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("alter-configs", v);
+  create_topic(c, topic, 1);
+  const std::string value = std::to_string(3600000 + v);
+  msg::alter_configs_request req;
+  msg::alter_configs_request::alter_configs_resource r;
+  r.resource_type = k_topic_resource;
+  r.resource_name = topic;
+  msg::alter_configs_request::alterable_config cfg;
+  cfg.name = "retention.ms";
+  cfg.value = value;
+  r.configs.push_back(cfg);
+  req.resources.push_back(r);
+  req.validate_only = false;
+  auto resp = c.call<msg::alter_configs_response>(33, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  ASSERT_EQ(resp->responses.size(), 1u);
+  EXPECT_EQ(resp->responses[0].error_code, k_none);
+  EXPECT_EQ(resp->responses[0].resource_type, k_topic_resource);
+  EXPECT_EQ(resp->responses[0].resource_name, topic);
+  EXPECT_TRUE(ctx.settled([&] { return config_value(c, topic, "retention.ms") == std::optional<std::string>(value); }))
+      << config_value(c, topic, "retention.ms").value_or("(none)");
+  req.resources[0].configs[0].value = "not-a-number";
+  auto bad = c.call<msg::alter_configs_response>(33, v, req);
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->responses.at(0).error_code, 40);  // INVALID_CONFIG
+  EXPECT_TRUE(ctx.settled([&] { return config_value(c, topic, "retention.ms") == std::optional<std::string>(value); }))
+      << config_value(c, topic, "retention.ms").value_or("(none)");
+}
+
+void incremental_alter_configs_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("incremental-alter-configs", v);
+  create_topic(c, topic, 1);
+  const std::string value = std::to_string(7200000 + v);
+  msg::incremental_alter_configs_request req;
+  msg::incremental_alter_configs_request::alter_configs_resource r;
+  r.resource_type = k_topic_resource;
+  r.resource_name = topic;
+  msg::incremental_alter_configs_request::alterable_config cfg;
+  cfg.name = "segment.ms";
+  cfg.config_operation = 0;  // SET
+  cfg.value = value;
+  r.configs.push_back(cfg);
+  req.resources.push_back(r);
+  auto resp = c.call<msg::incremental_alter_configs_response>(44, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  ASSERT_EQ(resp->responses.size(), 1u);
+  EXPECT_EQ(resp->responses[0].error_code, k_none);
+  EXPECT_EQ(resp->responses[0].resource_name, topic);
+  EXPECT_TRUE(ctx.settled([&] { return config_value(c, topic, "segment.ms") == std::optional<std::string>(value); }))
+      << config_value(c, topic, "segment.ms").value_or("(none)");
+  req.resources[0].configs[0].config_operation = 1;  // DELETE: back to the default
+  auto reset = c.call<msg::incremental_alter_configs_response>(44, v, req);
+  ASSERT_TRUE(reset);
+  EXPECT_EQ(reset->responses.at(0).error_code, k_none);
+  EXPECT_TRUE(ctx.settled([&] { return config_value(c, topic, "segment.ms") == std::optional<std::string>("604800000"); }))
+      << config_value(c, topic, "segment.ms").value_or("(none)");
+}
+
+void describe_log_dirs_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("log-dirs", v);
+  const auto id = create_topic(c, topic, 2);
+  ASSERT_EQ(produce_at(c, k_produce_v, topic, id, 1, tagged_batch("l", 20))->error_code, 0);
+  msg::describe_log_dirs_request req;
+  req.topics.emplace();
+  msg::describe_log_dirs_request::describable_log_dir_topic t;
+  t.topic = topic;
+  t.partitions = {0, 1};
+  req.topics->push_back(t);
+  auto resp = c.call<msg::describe_log_dirs_response>(35, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  if (v >= 3) { EXPECT_EQ(resp->error_code, k_none); }
+  ASSERT_EQ(resp->results.size(), 1u);
+  const auto& dir = resp->results[0];
+  EXPECT_EQ(dir.error_code, k_none);
+  EXPECT_EQ(dir.log_dir.substr(0, 1), "/");
+  if (v >= 4) {
+    EXPECT_GT(dir.total_bytes, 0);
+    EXPECT_GE(dir.usable_bytes, 0);
+  }
+  EXPECT_FALSE(dir.is_cordoned);
+  ASSERT_EQ(dir.topics.size(), 1u);
+  EXPECT_EQ(dir.topics[0].name, topic);
+  ASSERT_EQ(dir.topics[0].partitions.size(), 2u);
+  for (const auto& p : dir.topics[0].partitions) {
+    EXPECT_EQ(p.offset_lag, 0);
+    EXPECT_FALSE(p.is_future_key);
+    if (p.partition_index == 1) { EXPECT_GT(p.partition_size, 0); }
+    else EXPECT_EQ(p.partition_size, 0);
+  }
+}
+
+// ElectLeaders: v0 has no election type (preferred); the only replica is
+// already the preferred leader; an unknown partition is named as such.
+void elect_leaders_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("elect", v);
+  create_topic(c, topic, 1);
+  msg::elect_leaders_request req;
+  req.election_type = 0;
+  req.topic_partitions.emplace();
+  msg::elect_leaders_request::topic_partitions_data tp;
+  tp.topic = topic;
+  tp.partitions = {0, 7};
+  req.topic_partitions->push_back(tp);
+  req.timeout_ms = 30000;
+  auto resp = c.call<msg::elect_leaders_response>(43, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  if (v >= 1) { EXPECT_EQ(resp->error_code, k_none); }
+  ASSERT_EQ(resp->replica_election_results.size(), 1u);
+  EXPECT_EQ(resp->replica_election_results[0].topic, topic);
+  const auto& results = resp->replica_election_results[0].partition_result;
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& r : results) {
+    if (r.partition_id == 0) { EXPECT_EQ(r.error_code, k_election_not_needed); }
+    else EXPECT_EQ(r.error_code, k_unknown_topic);
+    EXPECT_TRUE(r.error_message.has_value());
+  }
+}
+
+void describe_quorum_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  msg::describe_quorum_request req;
+  msg::describe_quorum_request::topic_data t;
+  t.topic_name = "__cluster_metadata";
+  t.partitions.push_back({});
+  req.topics.push_back(t);
+  auto resp = c.call<msg::describe_quorum_response>(55, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_none);
+  EXPECT_EQ(resp->error_message.value_or(""), "");
+  ASSERT_EQ(resp->topics.size(), 1u);
+  EXPECT_EQ(resp->topics[0].topic_name, "__cluster_metadata");
+  const auto& p = resp->topics[0].partitions.at(0);
+  EXPECT_EQ(p.error_code, k_none);
+  EXPECT_EQ(p.leader_id, 1);
+  EXPECT_GE(p.leader_epoch, 1);
+  EXPECT_GT(p.high_watermark, 0);
+  ASSERT_EQ(p.current_voters.size(), 1u);
+  EXPECT_EQ(p.current_voters[0].replica_id, 1);
+  EXPECT_GE(p.current_voters[0].log_end_offset, p.high_watermark);
+  if (v >= 1) { EXPECT_GT(p.current_voters[0].last_caught_up_timestamp, 0); }
+  if (v >= 2) {
+    ASSERT_EQ(resp->nodes.size(), 1u);
+    EXPECT_EQ(resp->nodes[0].node_id, 1);
+    if (ctx.external) {
+      EXPECT_FALSE(resp->nodes[0].listeners.empty());  // Kafka: the voter's CONTROLLER endpoint
+    } else {
+      // KNOWN DEVIATION (reported, not fixed here): highwater's in-process
+      // controller has no registered controller endpoint, so the voter's
+      // node has no listeners where Kafka lists its controller listener.
+      // This fails once the endpoint is filled in: then check it instead.
+      EXPECT_TRUE(resp->nodes[0].listeners.empty()) << "the voter now has listeners: assert them like Kafka's";
+    }
+  }
+}
+
+void describe_cluster_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  msg::describe_cluster_request req;
+  req.include_cluster_authorized_operations = false;
+  req.endpoint_type = 1;         // brokers (v1+)
+  req.include_fenced_brokers = true;  // v2+
+  auto resp = c.call<msg::describe_cluster_response>(60, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  EXPECT_EQ(resp->error_code, k_none);
+  EXPECT_FALSE(resp->error_message.has_value());
+  if (v >= 1) { EXPECT_EQ(resp->endpoint_type, 1); }
+  EXPECT_FALSE(resp->cluster_id.empty());
+  EXPECT_EQ(resp->controller_id, 1);
+  ASSERT_EQ(resp->brokers.size(), 1u);
+  EXPECT_EQ(resp->brokers[0].broker_id, 1);
+  EXPECT_EQ(resp->brokers[0].host, "127.0.0.1");
+  EXPECT_EQ(resp->brokers[0].port, ctx.port);
+  EXPECT_FALSE(resp->brokers[0].rack.has_value());  // no broker.rack
+  EXPECT_FALSE(resp->brokers[0].is_fenced);
+  EXPECT_EQ(resp->cluster_authorized_operations, INT32_MIN);  // not asked for
+}
+
+void describe_topic_partitions_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("describe-topic-partitions", v);
+  const auto id = create_topic(c, topic, 3);
+  msg::describe_topic_partitions_request req;
+  for (const std::string& n : {topic, std::string("no-such-topic")}) {
+    msg::describe_topic_partitions_request::topic_request t;
+    t.name = n;
+    req.topics.push_back(t);
+  }
+  req.response_partition_limit = 2000;
+  auto resp = c.call<msg::describe_topic_partitions_response>(75, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  ASSERT_EQ(resp->topics.size(), 2u);
+  const auto& t = resp->topics[0];
+  EXPECT_EQ(t.error_code, k_none);
+  EXPECT_EQ(t.name, std::optional<std::string>(topic));
+  EXPECT_EQ(t.topic_id, id);
+  EXPECT_FALSE(t.is_internal);
+  ASSERT_EQ(t.partitions.size(), 3u);
+  for (int32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(t.partitions[i].partition_index, i);
+    EXPECT_EQ(t.partitions[i].leader_id, 1);
+    EXPECT_EQ(t.partitions[i].replica_nodes, std::vector<int32_t>{1});
+    EXPECT_EQ(t.partitions[i].isr_nodes, std::vector<int32_t>{1});
+  }
+  EXPECT_EQ(resp->topics[1].error_code, k_unknown_topic);
+  EXPECT_FALSE(resp->next_cursor.has_value());
+}
+
+}  // namespace
+
+std::vector<api_sweep> admin_sweeps() {
+  return {
+      {18, "ApiVersions", &api_versions_sweep},
+      {19, "CreateTopics", &create_topics_sweep},
+      {20, "DeleteTopics", &delete_topics_sweep},
+      {32, "DescribeConfigs", &describe_configs_sweep},
+      {33, "AlterConfigs", &alter_configs_sweep},
+      {35, "DescribeLogDirs", &describe_log_dirs_sweep},
+      {37, "CreatePartitions", &create_partitions_sweep},
+      {43, "ElectLeaders", &elect_leaders_sweep},
+      {44, "IncrementalAlterConfigs", &incremental_alter_configs_sweep},
+      {55, "DescribeQuorum", &describe_quorum_sweep},
+      {60, "DescribeCluster", &describe_cluster_sweep},
+      {75, "DescribeTopicPartitions", &describe_topic_partitions_sweep},
+  };
+}
+
+}  // namespace hw::testing::versions
