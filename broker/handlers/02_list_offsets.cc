@@ -28,6 +28,19 @@ using protocol::msg::list_offsets_response;
 
 constexpr int64_t latest_tiered_timestamp = -5;
 
+// A special timestamp asked at a version older than the one that defines
+// it: Kafka answers UNSUPPORTED_VERSION for that partition (max timestamp
+// v7, earliest local v8, latest tiered v9, earliest pending upload v11).
+bool special_timestamp_unsupported(int64_t timestamp, int16_t version) {
+  switch (timestamp) {
+    case -3: return version < 7;
+    case -4: return version < 8;
+    case -5: return version < 9;
+    case -6: return version < 11;
+    default: return false;
+  }
+}
+
 // On the partition's strand: the epoch cache is the writer's.
 list_offsets_response::list_offsets_partition_response lookup(partition& p, int64_t timestamp, bool committed) {
   list_offsets_response::list_offsets_partition_response out;
@@ -81,6 +94,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       } else if (auto e = p->check_leader_epoch(pr.current_leader_epoch, request->replica_id != -2);
                  e != error_code::none) {
         out.error_code = static_cast<int16_t>(e);
+      } else if (special_timestamp_unsupported(pr.timestamp, ctx.api_version)) {
+        out.error_code = static_cast<int16_t>(error_code::unsupported_version);
       } else {
         out = co_await run_on(p->strand(), [&] { return lookup(*p, pr.timestamp, committed); });
       }

@@ -230,6 +230,27 @@ void list_offsets_sweep(sweep_context& ctx, int16_t v) {
   check(t0 + 150, 4, t0 + 200, "first record at or after a timestamp");
   if (v >= 7) check(-3, 5, t0 + 201, "max timestamp");
   if (v >= 8) check(-4, 0, -1, "earliest local");
+  // A special timestamp older than the version is UNSUPPORTED_VERSION
+  // (Kafka 4.3: max timestamp v7, earliest local v8, latest tiered v9,
+  // earliest pending upload v11); from its version it is answered.
+  for (auto [special, since] : {std::pair<int64_t, int16_t>{-3, 7}, {-4, 8}, {-5, 9}, {-6, 11}}) {
+    SCOPED_TRACE("special timestamp " + std::to_string(special));
+    auto p = list_at(c, v, topic, special);
+    ASSERT_TRUE(p);
+    if (v < since) {
+      EXPECT_EQ(p->error_code, 35);  // UNSUPPORTED_VERSION
+      EXPECT_EQ(p->offset, -1);
+    } else {
+      EXPECT_EQ(p->error_code, k_none);
+    }
+  }
+  if (v >= 9) {  // latest tiered: no tiered storage, nothing (epoch -1 too)
+    auto p = list_at(c, v, topic, -5);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->offset, -1);
+    EXPECT_EQ(p->timestamp, -1);
+    EXPECT_EQ(p->leader_epoch, -1);
+  }
   auto beyond = list_at(c, v, topic, t0 + 10000);
   ASSERT_TRUE(beyond);
   EXPECT_EQ(beyond->error_code, k_none);
