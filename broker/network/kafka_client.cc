@@ -1,0 +1,261 @@
+#include "broker/network/kafka_client.h"
+
+#include <algorithm>
+#include <array>
+
+#include "broker/network/frame_size.h"
+#include "protocol/messages/api_registry.h"
+#include "protocol/messages/headers.h"
+
+namespace hw::broker {
+namespace {
+
+class client_category_impl : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "kafka_client"; }
+  std::string message(int e) const override {
+    switch (static_cast<client_errc>(e)) {
+      case client_errc::connect_failed: return "cannot connect";
+      case client_errc::timed_out: return "request timed out";
+      case client_errc::disconnected: return "disconnected";
+      case client_errc::bad_response: return "malformed response";
+      case client_errc::closed: return "client closed";
+    }
+    return "unknown kafka_client error";
+  }
+};
+
+// Requests written with one gathering write at most.
+constexpr size_t k_max_write_batch = 64;
+
+}  // namespace
+
+const std::error_category& client_category() {
+  static const client_category_impl category;
+  return category;
+}
+
+std::shared_ptr<kafka_client> kafka_client::create(asio::any_io_executor strand, kafka_client_options options) {
+  return std::shared_ptr<kafka_client>(new kafka_client(std::move(strand), std::move(options)));
+}
+
+kafka_client::kafka_client(asio::any_io_executor strand, kafka_client_options options)
+    : strand_(std::move(strand)),
+      options_(std::move(options)),
+      socket_(strand_),
+      writer_wake_(strand_, asio::steady_timer::time_point::max()),
+      connect_done_(strand_, asio::steady_timer::time_point::max()) {}
+
+kafka_client::~kafka_client() = default;
+
+void kafka_client::close() {
+  if (state_ == state::closed) return;
+  state_ = state::closed;
+  ++generation_;
+  error_code ignored;
+  socket_.close(ignored);
+  fail_all(make_error_code(client_errc::closed));
+  writer_wake_.cancel();
+  connect_done_.cancel();
+}
+
+void kafka_client::finish(const std::shared_ptr<pending>& p, std::error_code ec) {
+  p->error = ec;
+  p->done = true;
+  p->wake.cancel();
+}
+
+void kafka_client::fail_all(std::error_code ec) {
+  auto doomed = std::move(in_flight_);
+  in_flight_.clear();
+  outgoing_.clear();
+  for (auto& [corr, p] : doomed) finish(p, ec);
+}
+
+void kafka_client::drop_connection(std::error_code ec) {
+  if (state_ != state::connected) return;
+  state_ = state::idle;
+  ++generation_;
+  error_code ignored;
+  socket_.close(ignored);
+  // As after a failed attempt, the next one waits the base backoff.
+  backoff_ = options_.reconnect_backoff;
+  next_attempt_ = std::chrono::steady_clock::now() + backoff_;
+  fail_all(ec);
+  writer_wake_.cancel();
+}
+
+asio::awaitable<std::error_code> kafka_client::ensure_connected() {
+  auto self = shared_from_this();
+  while (state_ == state::connecting) {
+    error_code ignored;
+    co_await connect_done_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+  if (state_ == state::closed) co_return make_error_code(client_errc::closed);
+  if (state_ == state::connected) co_return std::error_code{};
+  if (std::chrono::steady_clock::now() < next_attempt_) co_return make_error_code(client_errc::connect_failed);
+
+  state_ = state::connecting;
+  const uint64_t attempt = ++generation_;
+  error_code ec;
+  tcp::resolver resolver(strand_);
+  auto endpoints = co_await resolver.async_resolve(options_.host, std::to_string(options_.port),
+                                                   asio::redirect_error(asio::use_awaitable, ec));
+  if (!ec) {
+    // The watchdog closes a socket still connecting when the timeout passes.
+    asio::steady_timer watchdog(strand_, options_.connect_timeout);
+    watchdog.async_wait([this, self, attempt](error_code e) {
+      if (e || generation_ != attempt || state_ != state::connecting) return;
+      error_code ignored;
+      socket_.close(ignored);
+    });
+    co_await asio::async_connect(socket_, endpoints, asio::redirect_error(asio::use_awaitable, ec));
+    watchdog.cancel();
+  }
+  if (state_ == state::closed) {
+    // close() ran meanwhile and already failed everything.
+    error_code ignored;
+    socket_.close(ignored);
+    co_return make_error_code(client_errc::closed);
+  }
+  if (ec || generation_ != attempt) {
+    error_code ignored;
+    socket_.close(ignored);
+    state_ = state::idle;
+    backoff_ = backoff_.count() == 0 ? options_.reconnect_backoff
+                                      : std::min(backoff_ * 2, options_.reconnect_backoff_max);
+    next_attempt_ = std::chrono::steady_clock::now() + backoff_;
+    last_connect_error_ = ec;
+    connect_done_.cancel();
+    co_return make_error_code(client_errc::connect_failed);
+  }
+  error_code ignored;
+  socket_.set_option(tcp::no_delay(true), ignored);
+  state_ = state::connected;
+  backoff_ = std::chrono::milliseconds(0);
+  const uint64_t generation = ++generation_;
+  asio::co_spawn(strand_, read_loop(generation), asio::detached);
+  asio::co_spawn(strand_, write_loop(generation), asio::detached);
+  connect_done_.cancel();
+  co_return std::error_code{};
+}
+
+asio::awaitable<std::error_code> kafka_client::send(int16_t api_key, int16_t api_version, std::vector<uint8_t> body,
+                                                    std::chrono::milliseconds timeout, client_response* out) {
+  auto self = shared_from_this();
+  if (auto ec = co_await ensure_connected()) co_return ec;
+
+  const int32_t correlation = next_correlation_++;
+  if (next_correlation_ < 0) next_correlation_ = 0;
+  protocol::msg::request_header header;
+  header.request_api_key = api_key;
+  header.request_api_version = api_version;
+  header.correlation_id = correlation;
+  header.client_id = options_.client_id;
+  const int16_t header_version = protocol::request_header_version(api_key, api_version);
+  std::vector<uint8_t> frame;
+  frame.reserve(4 + header.encoded_size(header_version) + body.size());
+  protocol::writer w(frame);
+  w.write_int32(static_cast<int32_t>(header.encoded_size(header_version) + body.size()));
+  header.encode(w, header_version);
+  w.write_raw(std::span<const uint8_t>(body));
+
+  auto p = std::make_shared<pending>(strand_);
+  p->api_key = api_key;
+  p->api_version = api_version;
+  p->wake.expires_after(timeout);
+  in_flight_.emplace(correlation, p);
+  outgoing_.push_back(std::move(frame));
+  writer_wake_.cancel();
+
+  error_code ignored;
+  co_await p->wake.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  if (!p->done) {
+    // Kafka's NetworkClient disconnects on a request timeout: whatever the
+    // peer was doing with this connection is not to be trusted.
+    in_flight_.erase(correlation);
+    drop_connection(make_error_code(client_errc::disconnected));
+    co_return make_error_code(client_errc::timed_out);
+  }
+  if (p->error) co_return p->error;
+  *out = std::move(p->response);
+  co_return std::error_code{};
+}
+
+asio::awaitable<void> kafka_client::write_loop(uint64_t generation) {
+  auto self = shared_from_this();
+  std::vector<std::vector<uint8_t>> batch;
+  std::vector<asio::const_buffer> buffers;
+  while (generation_ == generation) {
+    if (outgoing_.empty()) {
+      writer_wake_.expires_at(asio::steady_timer::time_point::max());
+      error_code ignored;
+      co_await writer_wake_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+      continue;
+    }
+    batch.clear();
+    buffers.clear();
+    while (!outgoing_.empty() && batch.size() < k_max_write_batch) {
+      batch.push_back(std::move(outgoing_.front()));
+      outgoing_.pop_front();
+    }
+    for (const auto& f : batch) buffers.emplace_back(asio::buffer(f));
+    error_code ec;
+    co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+      if (generation_ == generation) drop_connection(make_error_code(client_errc::disconnected));
+      co_return;
+    }
+  }
+}
+
+asio::awaitable<void> kafka_client::read_loop(uint64_t generation) {
+  auto self = shared_from_this();
+  while (generation_ == generation) {
+    std::array<uint8_t, 4> size_bytes{};
+    error_code ec;
+    co_await asio::async_read(socket_, asio::buffer(size_bytes), asio::redirect_error(asio::use_awaitable, ec));
+    if (generation_ != generation) co_return;
+    if (ec) {
+      drop_connection(make_error_code(client_errc::disconnected));
+      co_return;
+    }
+    const int32_t size = static_cast<int32_t>((uint32_t{size_bytes[0]} << 24) | (uint32_t{size_bytes[1]} << 16) |
+                                              (uint32_t{size_bytes[2]} << 8) | uint32_t{size_bytes[3]});
+    if (frame_size_error(size, options_.max_response_bytes) || size < 4) {
+      drop_connection(make_error_code(client_errc::bad_response));
+      co_return;
+    }
+    auto frame = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(size));
+    co_await asio::async_read(socket_, asio::buffer(*frame), asio::redirect_error(asio::use_awaitable, ec));
+    if (generation_ != generation) co_return;
+    if (ec) {
+      drop_connection(make_error_code(client_errc::disconnected));
+      co_return;
+    }
+    protocol::reader r(*frame);
+    const int32_t correlation = r.read_int32();
+    auto it = in_flight_.find(correlation);
+    if (it == in_flight_.end()) {
+      // An answer to nothing asked (or to a request that timed out, which
+      // closed this connection already): the stream cannot be trusted.
+      drop_connection(make_error_code(client_errc::bad_response));
+      co_return;
+    }
+    auto p = it->second;
+    in_flight_.erase(it);
+    protocol::reader header_reader(*frame);
+    protocol::msg::response_header header;
+    header.decode(header_reader, protocol::response_header_version(p->api_key, p->api_version));
+    if (!header_reader.ok()) {
+      finish(p, make_error_code(client_errc::bad_response));
+      drop_connection(make_error_code(client_errc::bad_response));
+      co_return;
+    }
+    p->response.body_offset = frame->size() - header_reader.remaining();
+    p->response.frame = std::move(frame);
+    finish(p, {});
+  }
+}
+
+}  // namespace hw::broker
