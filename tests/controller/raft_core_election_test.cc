@@ -278,6 +278,29 @@ TEST(raft_core_election, a_candidate_follows_the_leader_of_its_epoch) {
   EXPECT_EQ(messages_of<fetch_request>(r).size(), 1u);
 }
 
+TEST(raft_core_election, leadership_is_claimed_in_the_same_ready_as_its_durable_state) {
+  raft_core c(options_for(1, {1, 2, 3}), {}, 0);
+  c.tick(1000);
+  uint64_t round = messages_of<vote_request>(c.take_ready())[0].second.correlation;
+  c.receive(n(2), vote_response{round, protocol::error_code::none, {no_node, ep(0)}, true, true});
+  ready r = c.take_ready();
+  ASSERT_TRUE(r.state);  // the candidate's own vote, before its vote requests leave
+  EXPECT_EQ(*r.state, (persistent_state{ep(1), no_node, n(1)}));
+  auto votes = messages_of<vote_request>(r);
+  ASSERT_EQ(votes.size(), 2u);
+  EXPECT_FALSE(votes[0].second.pre_vote);
+  c.receive(n(3), vote_response{votes[0].second.correlation, protocol::error_code::none, {no_node, ep(1)}, true,
+                                false});
+  r = c.take_ready();
+  ASSERT_EQ(c.current_role(), role::leader);
+  ASSERT_TRUE(r.state);
+  EXPECT_EQ(r.state->leader_id, n(1));
+  EXPECT_EQ(messages_of<begin_quorum_epoch_request>(r).size(), 2u);
+  ASSERT_EQ(r.entries.size(), 1u);  // the LeaderChange entry opens the epoch
+  EXPECT_TRUE(r.entries[0].control);
+  EXPECT_EQ(r.entries[0].leader_epoch, ep(1));
+}
+
 TEST(raft_core_election, persistent_state_maps_to_quorum_state) {
   persistent_state s{ep(7), n(2), n(3)};
   quorum_state q = to_quorum_state(s);
