@@ -19,10 +19,12 @@ from .tools import ToolError, Tools
 # Record counts are picked so that on a quiet 2-core machine each workload
 # takes roughly 10-20 s and three rounds of both brokers fit in 15 minutes.
 SIZES = {
-    "full": {"partitions": 6, "records_1k": 1_000_000, "records_100b": 3_000_000, "e2e_records": 5000,
-             "e2e_rate": 1000, "e2e_seconds": 10, "loadgen_producers": 3, "loadgen_seconds": 12,
+    "full": {"partitions": 6, "records_1k": 500_000, "records_100b": 2_000_000, "order_records": 300_000,
+             "e2e_records": 3000,
+             "e2e_rate": 1000, "e2e_seconds": 10, "loadgen_producers": 3, "loadgen_seconds": 10,
              "loadgen_compression": "none", "idle_wait_s": 5},
-    "quick": {"partitions": 6, "records_1k": 100_000, "records_100b": 300_000, "e2e_records": 500,
+    "quick": {"partitions": 6, "records_1k": 100_000, "records_100b": 300_000, "order_records": 100_000,
+              "e2e_records": 500,
               "e2e_rate": 500, "e2e_seconds": 3, "loadgen_producers": 3, "loadgen_seconds": 3,
               "loadgen_compression": "none", "idle_wait_s": 2},
 }
@@ -144,11 +146,16 @@ def run_session(kind, round_no, args, tools):
 
 
 def git_commit(repo):
+    """The commit benchmarked, '-dirty' when the tree has uncommitted changes
+    (HW_BENCH_SOURCE_COMMIT names it for a source tree outside git)."""
+    if os.environ.get("HW_BENCH_SOURCE_COMMIT"):
+        return os.environ["HW_BENCH_SOURCE_COMMIT"]
     try:
-        out = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-        return out.stdout.strip()
+        out = subprocess.run(["git", "-C", repo, "describe", "--always", "--dirty", "--abbrev=10"],
+                             capture_output=True, text=True)
+        return out.stdout.strip() or "unknown"
     except OSError:
-        return ""
+        return "unknown"
 
 
 def build_type(build_dir):
