@@ -50,11 +50,14 @@ struct slot_result {
 
 class fetch_reader {
  public:
+  // The file ranges of the last read_all, by deferred id - 1.
+  std::vector<file_range> take_ranges() { return std::move(ranges_); }
+
   fetch_reader(int32_t max_bytes, bool read_committed) : max_bytes_(max_bytes), read_committed_(read_committed) {}
 
   // Reads every partition once; returns the bytes read.
   size_t read_all(const std::vector<partition_slot>& slots, std::vector<slot_result>& out) {
-    buffers_.clear();
+    ranges_.clear();
     out.clear();
     out.resize(slots.size());
     size_t total = 0;
@@ -84,6 +87,7 @@ class fetch_reader {
     out.high_watermark = -1;
     out.last_stable_offset = -1;
     out.log_start_offset = -1;
+    out.aborted_transactions.reset();  // null unless read_committed fills it, as Kafka answers
     if (slot.error != error_code::none) {
       out.error_code = static_cast<int16_t>(slot.error);
       return 0;
@@ -119,14 +123,12 @@ class fetch_reader {
       return 0;
     }
     if (read.length == 0 || !read.log_file) return 0;
-    auto& buffer = buffers_.emplace_back(read.length);
-    size_t got = 0;
-    if (auto ec = read.log_file->read_at(read.position, buffer, &got); ec || got == 0) {
-      out.error_code = static_cast<int16_t>(error_code::kafka_storage_error);
-      return 0;
-    }
-    buffer.resize(got);
-    out.records = protocol::records_view(protocol::bytes_view(buffer.data(), buffer.size()));
+    // The records stay in the segment file: the connection sends them with
+    // sendfile. The range holds bytes already written (below the log end
+    // when read), and the shared file keeps a deleted segment readable.
+    const size_t got = static_cast<size_t>(read.length);
+    ranges_.push_back({0, std::move(read.log_file), read.position, read.length});
+    out.records = protocol::records_view::deferred(static_cast<uint32_t>(ranges_.size()), got);
     if (read_committed_) {
       // Up to the bound rather than the end of what was read: a superset,
       // which the client filters by the batches it sees.
@@ -140,7 +142,7 @@ class fetch_reader {
 
   int32_t max_bytes_;
   bool read_committed_;
-  std::vector<std::vector<uint8_t>> buffers_;
+  std::vector<file_range> ranges_;
 };
 
 fetch::fetch_request_view session_view(const fetch_request& request, int16_t version) {
@@ -267,7 +269,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   for (const auto& r : results) session_results.push_back(r.session);
   auto plan = s.fetch_sessions->update_and_generate_response(fctx, session_results, s.now_ms());
   build_response(plan, results, version, *image, response);
-  co_return respond(ctx, response);
+  co_return handler_result::respond(
+      encode_response(ctx.correlation_id, ctx.response_header_version, response, version, reader.take_ranges()));
 }
 
 }  // namespace

@@ -128,6 +128,14 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       add_topic(*image, *topic, ctx.listener_name, response);
     }
   }
+  // No authorizer: every operation, with Kafka's bit sets for a topic and
+  // for the cluster (the cluster's only through v10).
+  if (ctx.api_version >= 8 && request->include_topic_authorized_operations) {
+    for (auto& t : response.topics)
+      if (t.error_code == 0) t.topic_authorized_operations = 3576;
+  }
+  if (ctx.api_version >= 8 && ctx.api_version <= 10 && request->include_cluster_authorized_operations)
+    response.cluster_authorized_operations = 8096;
   co_return respond(ctx, response);
 }
 

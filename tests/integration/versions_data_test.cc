@@ -167,7 +167,7 @@ void fetch_sweep(sweep_context& ctx, int16_t v) {
   EXPECT_EQ(p.high_watermark, next);
   EXPECT_EQ(p.last_stable_offset, next);
   if (v >= 5) { EXPECT_EQ(p.log_start_offset, 0); }
-  EXPECT_TRUE(!p.aborted_transactions || p.aborted_transactions->empty());
+  EXPECT_FALSE(p.aborted_transactions.has_value()) << "read_uncommitted: null, as Kafka answers";
   EXPECT_EQ(p.preferred_read_replica, -1);
   EXPECT_EQ(p.diverging_epoch.epoch, -1);
   auto records = p.records.bytes();
@@ -304,6 +304,18 @@ void metadata_sweep(sweep_context& ctx, int16_t v) {
     EXPECT_TRUE(p.offline_replicas.empty());
   }
 
+  if (v >= 8) {
+    // Asked for: every operation, as Kafka answers without an authorizer
+    // (topic 3576; cluster 8096, a field only v8-v10 have).
+    auto ops = named;
+    ops.include_cluster_authorized_operations = true;
+    ops.include_topic_authorized_operations = true;
+    auto with_ops = c.call<msg::metadata_response>(3, v, ops);
+    ASSERT_TRUE(with_ops);
+    ASSERT_EQ(with_ops->topics.size(), 1u);
+    EXPECT_EQ(with_ops->topics[0].topic_authorized_operations, 3576);
+    if (v <= 10) { EXPECT_EQ(with_ops->cluster_authorized_operations, 8096); }
+  }
   msg::metadata_request all;
   if (v >= 1) all.topics.reset();  // null: every topic (v0: an empty list)
   else all.topics.emplace();
