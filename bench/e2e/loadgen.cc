@@ -8,7 +8,7 @@
 //   hw_loadgen produce      --bootstrap B --topic T [--producers 3] [--record-size 1024]
 //                           [--seconds 10 | --records N] [--acks 1|all] [--compression none|lz4]
 //                           [--linger-ms 5] [--batch-bytes 1000000] [--idempotence true|false]
-//   hw_loadgen consume      --bootstrap B --topic T --records N [--timeout-ms 30000] [--order-base TS]
+//   hw_loadgen consume      --bootstrap B --topic T --records N [--timeout-ms 30000]
 //   hw_loadgen e2e          --bootstrap B --topic T [--rate 1000] [--seconds 10] [--record-size 1024]
 //
 // Single-threaded main; `produce` runs one producer instance per thread, each
@@ -274,14 +274,6 @@ void produce_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
   st->latency_us.record(rd_kafka_message_latency(m));
 }
 
-// Every produced record carries its producer and sequence number in its
-// CreateTime timestamp (a past time, so no broker rejects it), which costs
-// no copy of the payload: ts = base + producer * stride + sequence. The
-// consumer checks that each producer's sequence only grows per partition.
-constexpr int64_t order_stride = 1'000'000'000;
-
-int64_t order_base() { return epoch_ms() - 60LL * 24 * 3600 * 1000; }  // 60 days ago
-
 struct produce_plan {
   std::string bootstrap;
   std::string topic;
@@ -289,23 +281,21 @@ struct produce_plan {
   const std::string* payload = nullptr;
   std::optional<uint64_t> records;  // per producer; else until stop
   const std::atomic<bool>* stop = nullptr;
-  int64_t ts_base = 0;
 };
 
-void run_producer(const produce_plan& plan, int index, producer_stats& st) {
+void run_producer(const produce_plan& plan, producer_stats& st) {
   rd_kafka_conf_t* conf = make_conf(plan.bootstrap, plan.conf);
   rd_kafka_conf_set_dr_msg_cb(conf, produce_delivery);
   rd_kafka_conf_set_opaque(conf, &st);
   rd_kafka_t* rk = make_client(RD_KAFKA_PRODUCER, conf);
   rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, plan.topic.c_str(), nullptr);
-  const int64_t ts0 = plan.ts_base + index * order_stride;
   uint64_t sent = 0;
   while (plan.records ? sent < *plan.records : !plan.stop->load(std::memory_order_relaxed)) {
     // No copy: the payload outlives the producer.
     const rd_kafka_resp_err_t err =
         rd_kafka_producev(rk, RD_KAFKA_V_RKT(rkt), RD_KAFKA_V_PARTITION(RD_KAFKA_PARTITION_UA),
                           RD_KAFKA_V_VALUE(const_cast<char*>(plan.payload->data()), plan.payload->size()),
-                          RD_KAFKA_V_TIMESTAMP(ts0 + static_cast<int64_t>(sent)), RD_KAFKA_V_END);
+                          RD_KAFKA_V_END);
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
       ++sent;
       if ((sent & 1023) == 0) rd_kafka_poll(rk, 0);
@@ -341,13 +331,12 @@ int cmd_produce(const flags& f) {
                      {"queue.buffering.max.messages", "1000000"}},
                     &payload,
                     std::nullopt,
-                    &stop,
-                    order_base()};
+                    &stop};
   if (f.has("records")) plan.records = static_cast<uint64_t>(f.num("records", 0)) / producers;
   std::vector<producer_stats> stats(producers);
   const auto t0 = clock_type::now();
   std::vector<std::thread> threads;
-  for (int i = 0; i < producers; ++i) threads.emplace_back([&, i] { run_producer(plan, i, stats[i]); });
+  for (int i = 0; i < producers; ++i) threads.emplace_back([&, i] { run_producer(plan, stats[i]); });
   if (!plan.records) {
     std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(f.num("seconds", 10) * 1000)));
     stop = true;
@@ -367,11 +356,10 @@ int cmd_produce(const flags& f) {
   std::printf(
       "{\"records\": %" PRIu64 ", \"failed\": %" PRIu64 ", \"bytes\": %.0f, \"seconds\": %.3f, "
       "\"records_per_s\": %.1f, \"mb_per_s\": %.2f, \"latency_ms\": {\"p50\": %.3f, \"p99\": %.3f, "
-      "\"p999\": %.3f, \"max\": %.3f}, \"order_base\": %" PRId64 ", \"first_error\": \"%s\"}\n",
+      "\"p999\": %.3f, \"max\": %.3f}, \"first_error\": \"%s\"}\n",
       delivered, failed, bytes, secs, static_cast<double>(delivered) / secs, bytes / secs / 1e6,
       static_cast<double>(all.percentile(50)) / 1e3, static_cast<double>(all.percentile(99)) / 1e3,
-      static_cast<double>(all.percentile(99.9)) / 1e3, static_cast<double>(all.max()) / 1e3, plan.ts_base,
-      first_error.c_str());
+      static_cast<double>(all.percentile(99.9)) / 1e3, static_cast<double>(all.max()) / 1e3, first_error.c_str());
   return failed == 0 ? 0 : 1;
 }
 
@@ -403,10 +391,6 @@ int cmd_consume(const flags& f) {
   rd_kafka_topic_partition_list_t* parts = all_partitions(rk, topic);
   rd_kafka_assign(rk, parts);
   rd_kafka_topic_partition_list_destroy(parts);
-  // --order-base: the base printed by `produce`; checks each producer's order.
-  const int64_t base = f.num("order-base", 0);
-  std::map<std::pair<int32_t, int64_t>, int64_t> last_seq;  // (partition, producer) -> sequence
-  uint64_t out_of_order = 0, duplicates = 0;
   uint64_t records = 0, bytes = 0;
   std::string error;
   const auto t0 = clock_type::now();
@@ -426,18 +410,7 @@ int cmd_consume(const flags& f) {
       ++records;
       bytes += m->len;
       last = clock_type::now();
-      if (base) {
-        const int64_t rel = rd_kafka_message_timestamp(m, nullptr) - base;
-        auto [it, fresh] = last_seq.try_emplace({m->partition, rel / order_stride}, rel % order_stride);
-        if (!fresh) {
-          const int64_t seq = rel % order_stride;
-          if (seq == it->second)
-            ++duplicates;
-          else if (seq < it->second)
-            ++out_of_order;
-          it->second = std::max(it->second, seq);
-        }
-      }
+
     }
     rd_kafka_message_destroy(m);
     if (!error.empty()) break;
@@ -448,9 +421,9 @@ int cmd_consume(const flags& f) {
   rd_kafka_destroy(rk);
   std::printf(
       "{\"records\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"seconds\": %.3f, \"records_per_s\": %.1f, "
-      "\"mb_per_s\": %.2f, \"out_of_order\": %" PRIu64 ", \"duplicates\": %" PRIu64 ", \"error\": \"%s\"}\n",
+      "\"mb_per_s\": %.2f, \"error\": \"%s\"}\n",
       records, bytes, secs, static_cast<double>(records) / secs, static_cast<double>(bytes) / secs / 1e6,
-      out_of_order, duplicates, error.c_str());
+      error.c_str());
   return error.empty() ? 0 : 1;
 }
 
