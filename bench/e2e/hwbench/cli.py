@@ -186,6 +186,8 @@ def main(argv=None):
         "kafka_heap": "-Xmx1g",
         "nodes": args.nodes, "rounds": args.rounds, "quick": args.quick, "sizes": args.sizes,
         "work_dir": args.work_dir,
+        # Other work on the machine skews everything; say how busy it was.
+        "load_average_start": [round(x, 2) for x in os.getloadavg()],
     }
     log(f"work dir {args.work_dir}; results to {output}")
     started = time.monotonic()
@@ -196,6 +198,7 @@ def main(argv=None):
             # Partial results survive an interrupted run.
             report.write(output, meta, rounds)
     meta["total_seconds"] = round(time.monotonic() - started, 1)
+    meta["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     paths = report.write(output, meta, rounds)
     log(f"done in {meta['total_seconds']:.0f} s: {', '.join(paths)}")
     return 0

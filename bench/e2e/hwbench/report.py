@@ -126,7 +126,9 @@ def _markdown(meta, rounds, summary, goals):
               f"per broker interleaved (Kafka, Highwater, Kafka, ...), fresh data dir per round on the same disk, "
               f"{meta['sizes']['partitions']} partitions per topic, each broker's default flush policy (no fsync)",
               f"- Sizes: {json.dumps(meta['sizes'])}",
-              f"- Total run time: {meta.get('total_seconds', '(incomplete)')} s", ""]
+              f"- Total run time: {meta.get('total_seconds', '(incomplete)')} s; load average (1, 5, 15 min) "
+              f"at start {meta.get('load_average_start')}, at end {meta.get('load_average_end', '(incomplete)')}",
+              ""]
     if meta.get("quick"):
         lines += ["**Quick mode (development): 1 round, small counts; not a result.**", ""]
     lines += ["Cells: median (min–max) over the rounds. Ratio: Highwater median / Kafka median.", ""]
