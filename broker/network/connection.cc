@@ -1,6 +1,9 @@
 #include "broker/network/connection.h"
 
+#include <sys/sendfile.h>
+
 #include <cassert>
+#include <cerrno>
 #include <cstring>
 
 #include <spdlog/spdlog.h>
@@ -227,10 +230,7 @@ asio::awaitable<void> connection::write_loop() {
     batch.clear();
     queue_.take_ready(batch, options_.max_write_batch, options_.max_write_batch_bytes);
     reader_wakeup_.cancel();  // in-flight space was freed
-    buffers.clear();
-    for (const response_frame& f : batch) buffers.push_back(asio::buffer(f.bytes));
-    error_code ec;
-    co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+    error_code ec = co_await write_frames(batch, buffers);
     if (ec) {
       close_socket("write error");
       co_return;
@@ -256,6 +256,63 @@ asio::awaitable<void> connection::idle_watchdog() {
     spdlog::debug("Connection {} idle for {} ms", name_, options_.idle_timeout_ms);
     close_socket("idle");
   }
+}
+
+asio::awaitable<error_code> connection::write_frames(const std::vector<response_frame>& frames,
+                                                     std::vector<asio::const_buffer>& buffers) {
+  buffers.clear();
+  error_code ec;
+  for (const response_frame& f : frames) {
+    size_t from = 0;
+    for (const file_range& r : f.file_ranges) {
+      if (r.at > from) buffers.push_back(asio::buffer(f.bytes.data() + from, r.at - from));
+      from = r.at;
+      if (!buffers.empty()) {
+        co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+        buffers.clear();
+        if (ec) co_return ec;
+      }
+      if (auto e = co_await send_file_range(r)) co_return e;
+    }
+    if (from < f.bytes.size()) buffers.push_back(asio::buffer(f.bytes.data() + from, f.bytes.size() - from));
+  }
+  if (!buffers.empty())
+    co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+  co_return ec;
+}
+
+asio::awaitable<error_code> connection::send_file_range(const file_range& range) {
+  error_code ec;
+  const int fd = range.file->native_handle();
+  if (fd < 0) {
+    // No descriptor (a test file system): copy through memory.
+    std::vector<uint8_t> copy(range.length);
+    size_t got = 0;
+    if (auto e = range.file->read_at(range.position, copy, &got); e || got != copy.size())
+      co_return asio::error::make_error_code(asio::error::eof);
+    co_await asio::async_write(socket_, asio::buffer(copy), asio::redirect_error(asio::use_awaitable, ec));
+    co_return ec;
+  }
+  socket_.native_non_blocking(true, ec);
+  if (ec) co_return ec;
+  off_t position = static_cast<off_t>(range.position);
+  uint64_t left = range.length;
+  while (left > 0) {
+    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(left, 1u << 30));
+    const ssize_t n = ::sendfile(socket_.native_handle(), fd, &position, chunk);
+    if (n > 0) {
+      left -= static_cast<uint64_t>(n);
+      continue;
+    }
+    // The file ended before the range did (truncated underneath): the
+    // frame cannot be completed, so the connection goes.
+    if (n == 0) co_return asio::error::make_error_code(asio::error::eof);
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) co_return error_code(errno, boost::system::system_category());
+    co_await socket_.async_wait(tcp::socket::wait_write, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return ec;
+  }
+  co_return ec;
 }
 
 }  // namespace hw::broker

@@ -81,6 +81,11 @@ class connection : public std::enable_shared_from_this<connection> {
 
   asio::awaitable<void> handle_request(std::unique_ptr<uint8_t[]> frame, size_t size, uint64_t seq, budget_slot slot);
   asio::awaitable<void> write_loop();
+  // Writes the frames in order: their bytes with gathering writes, their
+  // file ranges with sendfile in between.
+  asio::awaitable<error_code> write_frames(const std::vector<response_frame>& frames,
+                                           std::vector<asio::const_buffer>& buffers);
+  asio::awaitable<error_code> send_file_range(const file_range& range);
   asio::awaitable<void> idle_watchdog();
   asio::awaitable<void> wait(asio::steady_timer& timer);
 

@@ -39,7 +39,7 @@ bool response_queue::ready() const {
 size_t response_queue::take_ready(std::vector<response_frame>& out, size_t max_count, size_t max_bytes) {
   size_t moved = 0, bytes = 0;
   while (moved < max_count && bytes < max_bytes && ready()) {
-    bytes += slots_.front().response->bytes.size();
+    bytes += slots_.front().response->wire_size();
     out.push_back(std::move(*slots_.front().response));
     slots_.pop_front();
     ++base_;

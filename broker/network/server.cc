@@ -1,6 +1,7 @@
 #include "broker/network/server.h"
 
 #include <cassert>
+#include <csignal>
 
 #include <spdlog/spdlog.h>
 
@@ -45,6 +46,10 @@ server::server(asio::io_context& io, server_options options, const dispatcher& d
 server::~server() = default;
 
 std::optional<std::string> server::start() {
+  // sendfile has no MSG_NOSIGNAL: a client that closes while its fetch
+  // response is being sent must be an EPIPE for that connection, not a
+  // SIGPIPE that kills the process.
+  std::signal(SIGPIPE, SIG_IGN);
   for (const config::listener_endpoint& ep : options_.listeners) {
     if (ep.security_protocol != "PLAINTEXT") {
       listeners_.clear();

@@ -28,12 +28,24 @@ struct records_view {
   const uint8_t* data = nullptr;
   size_t size = 0;
   bool null = true;
+  // Non-zero: the `size` bytes are not in memory; the writer notes where
+  // they belong (writer::defer) and the sender sends them from a file
+  // (zero-copy fetch responses). data is null then.
+  uint32_t deferred_id = 0;
 
   records_view() = default;
   explicit records_view(bytes_view v) : data(v.data()), size(v.size()), null(false) {}
+  static records_view deferred(uint32_t id, size_t size) {
+    records_view v;
+    v.size = size;
+    v.null = false;
+    v.deferred_id = id;
+    return v;
+  }
   bytes_view bytes() const { return {data, size}; }
   bool operator==(const records_view& o) const {
-    return null == o.null && size == o.size && (size == 0 || std::memcmp(data, o.data, size) == 0);
+    if (null != o.null || size != o.size || deferred_id != o.deferred_id) return false;
+    return deferred_id != 0 || size == 0 || std::memcmp(data, o.data, size) == 0;
   }
 };
 
@@ -118,7 +130,10 @@ inline void write_records(writer& w, bool compact, const records_view& v) {
     return;
   }
   write_length(w, compact, false, static_cast<int32_t>(v.size));
-  w.write_raw(v.data, v.size);
+  if (v.deferred_id != 0)
+    w.defer(v.deferred_id, v.size);
+  else
+    w.write_raw(v.data, v.size);
 }
 inline size_t records_size(bool compact, const records_view& v) {
   if (v.null) return length_size(compact, false, -1);

@@ -5,6 +5,7 @@
 // message is written with one allocation. Not thread-safe.
 
 #include <bit>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -16,9 +17,18 @@
 
 namespace hw::protocol {
 
+// Bytes a message holds by reference only (records_view::deferred): they
+// belong at `at` in the output, which the writer skips.
+struct deferred_bytes {
+  size_t at = 0;
+  uint32_t id = 0;
+  size_t size = 0;
+};
+
 class writer {
  public:
-  explicit writer(std::vector<uint8_t>& out) : out_(out) {}
+  explicit writer(std::vector<uint8_t>& out, std::vector<deferred_bytes>* deferred = nullptr)
+      : out_(out), deferred_(deferred) {}
 
   size_t position() const { return out_.size(); }
   std::vector<uint8_t>& buffer() { return out_; }
@@ -62,6 +72,13 @@ class writer {
   void write_raw(std::span<const uint8_t> v) { write_raw(v.data(), v.size()); }
   void write_raw(std::string_view s) { write_raw(s.data(), s.size()); }
 
+  // Notes that `size` bytes known by `id` go here; writes nothing. Only a
+  // writer given a deferred list takes them.
+  void defer(uint32_t id, size_t size) {
+    assert(deferred_ && "deferred bytes need a writer with a deferred list");
+    deferred_->push_back({out_.size(), id, size});
+  }
+
   // Overwrites a big-endian int32 written earlier (a length prefix).
   void patch_int32(size_t at, int32_t v) {
     uint32_t be = byteswap(static_cast<uint32_t>(v));
@@ -78,6 +95,7 @@ class writer {
   }
 
   std::vector<uint8_t>& out_;
+  std::vector<deferred_bytes>* deferred_;
 };
 
 // Sizes of the variable-length encodings, for encoded_size().
