@@ -221,7 +221,9 @@ void raft_core::become_leader() {
   // committed, so nothing of an older epoch is declared committed by counting
   // replicas of it alone.
   epoch_start_offset_ = log_.end_offset();
-  log_entry lc{epoch_start_offset_, state_.current_epoch, true, {std::vector<uint8_t>{}}};
+  std::vector<uint8_t> change;
+  if (options_.leader_change_record) change = options_.leader_change_record(options_.self, state_.current_epoch);
+  log_entry lc{epoch_start_offset_, state_.current_epoch, true, {std::move(change)}, now_ms_};
   log_.append(lc);
   pending_.entries.push_back(std::move(lc));
   note_leader_change();
@@ -297,7 +299,7 @@ propose_result raft_core::propose(std::vector<std::vector<uint8_t>> records) {
   if (static_cast<size_t>(log_.end_offset() - high_watermark_) + records.size() > options_.max_uncommitted_records) {
     return {propose_error::too_many_uncommitted, offset{-1}};
   }
-  log_entry e{log_.end_offset(), state_.current_epoch, false, std::move(records)};
+  log_entry e{log_.end_offset(), state_.current_epoch, false, std::move(records), now_ms_};
   offset base = e.base_offset;
   log_.append(e);
   pending_.entries.push_back(std::move(e));

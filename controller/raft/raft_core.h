@@ -62,6 +62,9 @@ struct raft_options {
   size_t fetch_max_records = 4096;     // per fetch response
   int32_t fetch_snapshot_max_bytes = 1 << 20;  // per FetchSnapshot request
   size_t max_uncommitted_records = 1 << 16;  // propose() refuses beyond this
+  // The record of the LeaderChange control entry a new leader appends
+  // (the driver encodes Kafka's LeaderChangeMessage); none: an empty record.
+  std::function<std::vector<uint8_t>(node_id leader, epoch e)> leader_change_record;
   // Returns a number in [lo, hi); the only source of randomness.
   std::function<int64_t(int64_t lo, int64_t hi)> random;
   unsafe_test_switches unsafe;

@@ -19,13 +19,16 @@ inline constexpr node_id no_node{-1};
 // One batch of the metadata log: `records.size()` records at consecutive
 // offsets from base_offset, all written by the leader of `leader_epoch`.
 // Records are opaque to the core. A control entry is the LeaderChange batch
-// a new leader writes first; the core gives it one empty record, and the
-// driver writes the LeaderChangeMessage for it.
+// a new leader writes first: one record, the LeaderChangeMessage made by
+// raft_options::leader_change_record (empty without one).
 struct log_entry {
   offset base_offset{0};
   epoch leader_epoch{0};
   bool control = false;
   std::vector<std::vector<uint8_t>> records;
+  // The leader's clock when it appended the batch: every replica writes the
+  // same timestamp, so every replica's batch is the same bytes.
+  int64_t append_time_ms = 0;
 
   offset end_offset() const { return base_offset + static_cast<int64_t>(records.size()); }
   bool operator==(const log_entry&) const = default;
