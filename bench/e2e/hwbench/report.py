@@ -96,6 +96,10 @@ def evaluate_goals(summary):
     return goals
 
 
+def _ratio(r):
+    return "–" if r is None else f"{r:.3g}x"
+
+
 def _num(v):
     if v is None:
         return "–"
@@ -135,7 +139,7 @@ def _markdown(meta, rounds, summary, goals):
     lines += ["## Goals", "", "| goal | target (Highwater/Kafka) | ratio | met |", "|---|---|---|---|"]
     for g in goals:
         met = "no result" if g["met"] is None else ("yes" if g["met"] else "**MISSED**")
-        ratio = "–" if g["ratio"] is None else f"{g['ratio']:.2f}x"
+        ratio = _ratio(g["ratio"])
         lines.append(f"| {g['goal']} | {g['target']} | {ratio} | {met} |")
     lines.append("")
     for workload, (title, metrics) in TABLE.items():
@@ -149,7 +153,7 @@ def _markdown(meta, rounds, summary, goals):
             e = data.get(metric)
             if not e:
                 continue
-            ratio = "–" if e.get("ratio") is None else f"{e['ratio']:.2f}x ({better} is better)"
+            ratio = "–" if e.get("ratio") is None else f"{_ratio(e['ratio'])} ({better} is better)"
             lines.append(f"| {label} | {_cell(e.get('kafka'))} | {_cell(e.get('highwater'))} | {ratio} |")
         lines.append("")
     lines += ["## How to read this", "",
