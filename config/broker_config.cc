@@ -49,6 +49,16 @@ std::vector<std::string> resolve(broker_config& c) {
     errors.push_back(*e);
   } else {
     c.listener_security_protocols = std::get<protocol_map>(map);
+    // As Kafka in KRaft mode: with the map left at its default, controller
+    // listener names missing from it are PLAINTEXT (unless the map is set,
+    // `listeners=...,CONTROLLER://:9093` works as it does with Kafka).
+    if (!c.is_set("listener.security.protocol.map")) {
+      for (const auto& name : csv_upper(c.get_string("controller.listener.names"))) {
+        bool mapped = false;
+        for (const auto& [listener, proto] : c.listener_security_protocols) mapped = mapped || listener == name;
+        if (!mapped) c.listener_security_protocols.emplace_back(name, "PLAINTEXT");
+      }
+    }
     const std::string& text = c.get_string("listeners");
     auto eps = parse_listeners(text, c.listener_security_protocols);
     if (auto* e = std::get_if<std::string>(&eps))

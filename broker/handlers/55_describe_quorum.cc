@@ -18,7 +18,9 @@
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/metadata/quorum_voters.h"
 #include "broker/services.h"
+#include "config/broker_config.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/describe_quorum.h"
 
@@ -51,6 +53,21 @@ describe_quorum_response partition_errors(const describe_quorum_request& r, erro
   return out;
 }
 
+// A static voter's endpoint from controller.quorum.voters, under the first
+// controller listener name, as Kafka names a static voter's endpoint.
+std::optional<describe_quorum_response::listener> static_voter_endpoint(const config::broker_config* cfg, int32_t id) {
+  if (!cfg) return std::nullopt;
+  for (const auto& v : parse_quorum_voters(cfg->controller_quorum_voters)) {
+    if (v.id != id) continue;
+    describe_quorum_response::listener l;
+    l.name = cfg->controller_listener_names.empty() ? "CONTROLLER" : cfg->controller_listener_names.front();
+    l.host = v.host;
+    l.port = v.port;
+    return l;
+  }
+  return std::nullopt;
+}
+
 describe_quorum_response::replica_state replica(int32_t id, int64_t log_end_offset, int64_t fetch_ms) {
   describe_quorum_response::replica_state s;
   s.replica_id = id;
@@ -79,6 +96,8 @@ describe_quorum_response describe(const broker_services& s, const controller_ser
     node.node_id = voter;
     if (auto it = image->controllers.find(voter); it != image->controllers.end()) {
       for (const auto& e : it->second.endpoints) node.listeners.push_back({e.name, e.host, e.port, {}});
+    } else if (auto e = static_voter_endpoint(s.config, voter)) {
+      node.listeners.push_back(*e);
     }
   }
   for (int32_t broker : image->alive_brokers()) {

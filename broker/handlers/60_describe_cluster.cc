@@ -9,12 +9,21 @@
 // UNSUPPORTED_ENDPOINT_TYPE (INVALID_REQUEST at v0); in KRaft the
 // "controller" a client sees is an alive broker picked at random (clients
 // cannot reach controllers), -1 when it is not among the brokers listed;
-// without an authorizer every cluster operation is allowed.
+// without an authorizer every cluster operation is allowed. On a controller
+// listener (ControllerApis.handleDescribeCluster) the roles swap: only
+// CONTROLLER is served, the "brokers" are the controllers (the static voters
+// of controller.quorum.voters) and the controller id is the active one, which
+// is how `--bootstrap-controller` tools find the quorum.
+
+#include <algorithm>
 
 #include "broker/handlers/handlers.h"
+#include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/metadata/quorum_voters.h"
 #include "broker/services.h"
 #include "protocol/error_code.h"
+#include "config/broker_config.h"
 #include "protocol/messages/describe_cluster.h"
 
 namespace hw::broker {
@@ -33,23 +42,54 @@ constexpr int8_t endpoint_controller = 2;
 constexpr int32_t cluster_operations =
     (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
 
-describe_cluster_response endpoint_error(int16_t version, int8_t requested) {
+const char* endpoint_name(int8_t type) { return type == endpoint_controller ? "CONTROLLER" : "BROKER"; }
+
+describe_cluster_response endpoint_error(int16_t version, int8_t requested, int8_t served) {
   describe_cluster_response r;
-  if (requested != endpoint_controller) {
+  if (requested != endpoint_controller && requested != endpoint_broker) {
     r.error_code = static_cast<int16_t>(version == 0 ? error_code::invalid_request : error_code::unsupported_endpoint_type);
     r.error_message = "Unsupported endpoint type " + std::to_string(requested);
   } else {
     r.error_code = static_cast<int16_t>(version == 0 ? error_code::invalid_request : error_code::mismatched_endpoint_type);
-    r.error_message = "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER";
+    r.error_message = std::string("The request was sent to an endpoint of type ") + endpoint_name(served) +
+                      ", but we wanted an endpoint of type " + endpoint_name(requested);
   }
   return r;
+}
+
+bool on_controller_listener(const request_context& ctx) {
+  const auto* cfg = ctx.services->config;
+  if (!cfg) return false;
+  const auto& names = cfg->controller_listener_names;
+  return std::find(names.begin(), names.end(), ctx.listener_name) != names.end();
+}
+
+describe_cluster_response controllers(const request_context& ctx, const describe_cluster_request& request) {
+  const broker_services& s = *ctx.services;
+  describe_cluster_response response;
+  response.cluster_id = s.cluster_id;
+  response.endpoint_type = endpoint_controller;
+  for (const auto& v : parse_quorum_voters(s.config->controller_quorum_voters)) {
+    describe_cluster_response::describe_cluster_broker out;
+    out.broker_id = v.id;
+    out.host = v.host;
+    out.port = v.port;
+    response.brokers.push_back(std::move(out));
+  }
+  const controller_service* c = s.controller;
+  response.controller_id = c && c->leader_epoch() >= 0 ? c->node_id() : -1;
+  if (request.include_cluster_authorized_operations) response.cluster_authorized_operations = cluster_operations;
+  return response;
 }
 
 asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<describe_cluster_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  if (request->endpoint_type != endpoint_broker) co_return respond(ctx, endpoint_error(ctx.api_version, request->endpoint_type));
+  const int8_t served = on_controller_listener(ctx) ? endpoint_controller : endpoint_broker;
+  if (request->endpoint_type != served)
+    co_return respond(ctx, endpoint_error(ctx.api_version, request->endpoint_type, served));
+  if (served == endpoint_controller) co_return respond(ctx, controllers(ctx, *request));
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();
 

@@ -161,6 +161,30 @@ TEST(BrokerConfig, Listeners) {
             std::string::npos);
 }
 
+// As Kafka in KRaft mode: with listener.security.protocol.map at its
+// default, controller listener names it lacks are PLAINTEXT; a map set
+// explicitly must name them.
+TEST(BrokerConfig, ControllerListenersArePlaintextUnlessTheMapIsSet) {
+  broker_config c = build_ok({{"listeners", "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093", "f"},
+                              {"controller.listener.names", "CONTROLLER", "f"}});
+  ASSERT_EQ(c.listeners.size(), 2u);
+  EXPECT_EQ(c.listeners[1].name, "CONTROLLER");
+  EXPECT_EQ(c.listeners[1].security_protocol, "PLAINTEXT");
+  ASSERT_EQ(c.advertised_listeners.size(), 1u);
+  EXPECT_EQ(c.advertised_listeners[0].name, "PLAINTEXT");
+
+  EXPECT_NE(first_error({{"listeners", "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093", "f"},
+                         {"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT", "f"},
+                         {"controller.listener.names", "CONTROLLER", "f"}})
+                .find("No security protocol defined for listener CONTROLLER"),
+            std::string::npos);
+  // Only controller listener names get the default.
+  EXPECT_NE(first_error({{"listeners", "PLAINTEXT://127.0.0.1:9092,INTERNAL://127.0.0.1:9094", "f"},
+                         {"controller.listener.names", "CONTROLLER", "f"}})
+                .find("No security protocol defined for listener INTERNAL"),
+            std::string::npos);
+}
+
 TEST(BrokerConfig, GenericAccessors) {
   broker_config c = build_ok({{"min.cleanable.dirty.ratio", "0.5", "f"}});  // unknown: warns only
   EXPECT_EQ(c.get_int("socket.listen.backlog.size"), 50);

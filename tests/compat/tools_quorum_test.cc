@@ -1,0 +1,91 @@
+// Kafka 4.3.1's MetadataQuorumCommand (kafka-metadata-quorum.sh) against a
+// highwater with a CONTROLLER listener, through the broker listener
+// (--bootstrap-server) and the controller listener (--bootstrap-controller):
+// leader, epoch, high watermark, the voter and its endpoint.
+
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "broker_process.h"
+#include "kafka_tool.h"
+
+namespace hw::testing {
+namespace {
+
+const char* const k_quorum_command = "org.apache.kafka.tools.MetadataQuorumCommand";
+
+// A port free right now (the broker binds it a moment later).
+uint16_t free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  socklen_t len = sizeof a;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    ::close(fd);
+    return 0;
+  }
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+bool has_line_starting(const tool_result& r, const std::string& prefix) {
+  auto lines = lines_of(r.out);
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
+}
+
+class ToolsQuorumIT : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    controller_port = free_port();
+    ASSERT_NE(controller_port, 0);
+    const std::string controller = "127.0.0.1:" + std::to_string(controller_port);
+    ASSERT_TRUE(broker.start({"--override", "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller,
+                              "--override", "controller.listener.names=CONTROLLER", "--override",
+                              "controller.quorum.voters=1@" + controller}))
+        << broker.log();
+  }
+  tool_result quorum(const std::string& how, const std::string& address, const std::string& what) {
+    return run_kafka_tool(broker.dir(), k_quorum_command, {how, address, "describe", what});
+  }
+  uint16_t controller_port = 0;
+  broker_process broker;
+};
+
+TEST_F(ToolsQuorumIT, StatusAndReplicationThroughBothListeners) {
+  const std::string broker_address = "127.0.0.1:" + std::to_string(broker.port());
+  const std::string controller_address = "127.0.0.1:" + std::to_string(controller_port);
+  const std::string voters =
+      "CurrentVoters:          [{\"id\": 1, \"endpoints\": [\"CONTROLLER://" + controller_address + "\"]}]";
+  for (const auto& [how, address] : {std::pair{std::string("--bootstrap-server"), broker_address},
+                                     std::pair{std::string("--bootstrap-controller"), controller_address}}) {
+    SCOPED_TRACE(how);
+    auto status = quorum(how, address, "--status");
+    ASSERT_EQ(status.exit_code, 0) << status.all();
+    auto lines = lines_of(status.out);
+    EXPECT_TRUE(has_line_starting(status, "ClusterId:")) << status.all();
+    EXPECT_NE(std::find(lines.begin(), lines.end(), "LeaderId:               1"), lines.end()) << status.all();
+    EXPECT_TRUE(has_line_starting(status, "LeaderEpoch:            ")) << status.all();
+    EXPECT_TRUE(has_line_starting(status, "HighWatermark:          ")) << status.all();
+    EXPECT_NE(std::find(lines.begin(), lines.end(), voters), lines.end()) << status.all();
+    EXPECT_NE(std::find(lines.begin(), lines.end(), "CurrentObservers:       []"), lines.end()) << status.all();
+
+    auto replication = quorum(how, address, "--replication");
+    ASSERT_EQ(replication.exit_code, 0) << replication.all();
+    auto rows = lines_of(replication.out);
+    ASSERT_EQ(rows.size(), 2u) << replication.all();
+    EXPECT_EQ(rows[0].rfind("NodeId", 0), 0u) << replication.all();
+    EXPECT_EQ(rows[1].rfind("1 ", 0), 0u) << replication.all();
+    EXPECT_NE(rows[1].find("Leader"), std::string::npos) << replication.all();
+  }
+}
+
+}  // namespace
+}  // namespace hw::testing
