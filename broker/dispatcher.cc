@@ -45,7 +45,8 @@ std::variant<dispatch_outcome, dispatcher::prepared_call> dispatcher::prepare(pr
   auto prefix = protocol::peek_request_prefix(frame);
   if (!prefix) return dispatch_outcome{std::nullopt, "Error parsing request header: frame of " +
                                                          std::to_string(frame.size()) + " bytes is too short"};
-  dispatch_decision d = decide(*services_.handlers, prefix->api_key, prefix->api_version);
+  const handler_registry& handlers = services_.handlers_for(from.listener_name);
+  dispatch_decision d = decide(handlers, prefix->api_key, prefix->api_version);
   if (d.action == dispatch_action::close) return dispatch_outcome{std::nullopt, std::move(d.reason)};
 
   const int16_t header_version = protocol::request_header_version(prefix->api_key, prefix->api_version);
@@ -56,7 +57,7 @@ std::variant<dispatch_outcome, dispatcher::prepared_call> dispatcher::prepare(pr
   const protocol::request_header_view& h = *parsed.header;
 
   if (d.action == dispatch_action::unsupported_api_versions)
-    return dispatch_outcome{unsupported_api_versions_response(*services_.handlers, h.correlation_id), {}};
+    return dispatch_outcome{unsupported_api_versions_response(handlers, h.correlation_id), {}};
 
   prepared_call call{d.handler, {}};
   request_context& ctx = call.context;

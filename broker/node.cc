@@ -128,6 +128,7 @@ struct broker_node::impl {
         io(c.num_io_threads),
         fs(storage::make_posix_file_system()),
         handlers(all_handlers()),
+        controller_api_handlers(controller_handlers()),
         dispatch(services) {
     signals.async_wait([this](const error_code& ec, int signo) { signalled.set_value(ec ? 0 : signo); });
   }
@@ -136,6 +137,7 @@ struct broker_node::impl {
   asio::io_context io;
   std::unique_ptr<storage::file_system> fs;
   handler_registry handlers;
+  handler_registry controller_api_handlers;
   broker_services services;
   dispatcher dispatch;
   std::string cluster_id;
@@ -229,6 +231,8 @@ std::optional<std::string> broker_node::impl::start() {
                                                        int32_t epoch) { g->on_leadership(tp, leader, epoch); });
 
   services.handlers = &handlers;
+  services.controller_handlers = &controller_api_handlers;
+  services.controller_listener_names = cfg.controller_listener_names;
   services.finalized = bootstrap_finalized_features();
   services.config = &cfg;
   services.node_id = cfg.node_id;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "broker/features.h"
 #include "broker/handler_registry.h"
@@ -45,6 +47,16 @@ struct broker_services {
   // Producer ids for idempotent producers (InitProducerId).
   producer_id_manager* producer_ids = nullptr;
   std::function<int64_t()> now_ms;
+
+  // What controller listeners (controller.listener.names) serve instead of
+  // `handlers`.
+  const handler_registry* controller_handlers = nullptr;
+  std::vector<std::string> controller_listener_names;
+  const handler_registry& handlers_for(std::string_view listener) const {
+    for (const auto& n : controller_listener_names)
+      if (n == listener && controller_handlers) return *controller_handlers;
+    return *handlers;
+  }
 };
 
 }  // namespace hw::broker

@@ -31,9 +31,9 @@ bool valid_software_token(std::string_view s) {
   return true;
 }
 
-api_versions_response full_response(const broker_services& services, int16_t version) {
+api_versions_response full_response(const broker_services& services, std::string_view listener, int16_t version) {
   api_versions_response r;
-  for (const advertised_api& a : services.handlers->advertised())
+  for (const advertised_api& a : services.handlers_for(listener).advertised())
     r.api_keys.push_back({a.api_key, a.min_version, a.max_version, {}});
   for (const supported_feature& f : supported_features()) {
     if (version < 4 && f.min_version == 0) continue;
@@ -57,7 +57,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
                                 valid_software_token(request->client_software_version))) {
     response.error_code = static_cast<int16_t>(protocol::error_code::invalid_request);
   } else {
-    response = full_response(*ctx.services, ctx.api_version);
+    response = full_response(*ctx.services, ctx.listener_name, ctx.api_version);
   }
   co_return respond(ctx, response);
 }

@@ -50,4 +50,16 @@ std::span<const api_handler> all_handlers() {
   return handlers;
 }
 
+std::vector<api_handler> controller_handlers() {
+  // From the "listeners" of Kafka 4.3's request definitions, among the APIs
+  // served here. Fetch (the metadata log's, on a controller) comes with the
+  // raft driver.
+  static constexpr int16_t controller_keys[] = {18, 19, 20, 32, 33, 37, 43, 44, 55, 60};
+  std::vector<api_handler> out;
+  for (const api_handler& h : all_handlers())
+    for (int16_t k : controller_keys)
+      if (h.api_key == k) out.push_back(h);
+  return out;
+}
+
 }  // namespace hw::broker

@@ -10,6 +10,7 @@
 //     does not decode; an integration test against the real binary.
 
 #include <span>
+#include <vector>
 
 #include "broker/handlers/handler.h"
 
@@ -49,5 +50,8 @@ api_handler describe_producers_handler();  // 61_describe_producers.cc
 api_handler describe_topic_partitions_handler();  // 75_describe_topic_partitions.cc
 
 std::span<const api_handler> all_handlers();
+// The ones a controller listener serves (Kafka's APIs whose listeners
+// include "controller"), the rest being broker-only.
+std::vector<api_handler> controller_handlers();
 
 }  // namespace hw::broker

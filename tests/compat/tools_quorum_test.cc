@@ -87,5 +87,31 @@ TEST_F(ToolsQuorumIT, StatusAndReplicationThroughBothListeners) {
   }
 }
 
+// process.roles=controller alone: the node listens on its controller
+// listener only, serving the quorum and the controller's admin APIs.
+TEST(ToolsQuorumControllerOnlyIT, AControllerOnlyNodeServesTheControllerApis) {
+  const uint16_t port = free_port();
+  ASSERT_NE(port, 0);
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  broker_process controller;
+  ASSERT_TRUE(controller.start({"--override", "process.roles=controller", "--override",
+                                "listeners=CONTROLLER://" + address, "--override", "controller.listener.names=CONTROLLER",
+                                "--override", "controller.quorum.voters=1@" + address}))
+      << controller.log();
+  EXPECT_EQ(controller.port("CONTROLLER"), port);
+  EXPECT_EQ(controller.port("PLAINTEXT"), 0) << "no broker listener";
+
+  auto status = run_kafka_tool(controller.dir(), k_quorum_command, {"--bootstrap-controller", address, "describe", "--status"});
+  ASSERT_EQ(status.exit_code, 0) << status.all();
+  auto lines = lines_of(status.out);
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "LeaderId:               1"), lines.end()) << status.all();
+
+  auto configs = run_kafka_tool(controller.dir(), "kafka.admin.ConfigCommand",
+                                {"--bootstrap-controller", address, "--entity-type", "brokers", "--entity-name", "1",
+                                 "--describe"});
+  ASSERT_EQ(configs.exit_code, 0) << configs.all();
+  EXPECT_EQ(lines_of(configs.out), std::vector<std::string>{"Dynamic configs for broker 1 are:"}) << configs.all();
+}
+
 }  // namespace
 }  // namespace hw::testing
