@@ -192,38 +192,43 @@ error_code from_wire(const msg::fetch_snapshot_request& w, const std::string& cl
 
 // --- answers out ----------------------------------------------------------------
 
-msg::vote_response to_wire(const vote_response& m) {
-  msg::vote_response w;
+namespace {
+
+// Vote, BeginQuorumEpoch and EndQuorumEpoch answers share their shape: the
+// partition's error and the responder's view of the leader.
+template <typename W, typename M>
+W leader_answer(const M& m) {
+  W w;
   auto& t = w.topics.emplace_back();
   t.topic_name = topic_name();
   auto& p = t.partitions.emplace_back();
   p.error_code = static_cast<int16_t>(m.error);
   p.leader_id = m.current.leader_id.value;
   p.leader_epoch = m.current.leader_epoch.value;
-  p.vote_granted = m.vote_granted;
+  return w;
+}
+
+template <typename W>
+W error_answer(error_code e) {
+  W w;
+  w.error_code = static_cast<int16_t>(e);
+  return w;
+}
+
+}  // namespace
+
+msg::vote_response to_wire(const vote_response& m) {
+  auto w = leader_answer<msg::vote_response>(m);
+  w.topics.front().partitions.front().vote_granted = m.vote_granted;
   return w;
 }
 
 msg::begin_quorum_epoch_response to_wire(const begin_quorum_epoch_response& m) {
-  msg::begin_quorum_epoch_response w;
-  auto& t = w.topics.emplace_back();
-  t.topic_name = topic_name();
-  auto& p = t.partitions.emplace_back();
-  p.error_code = static_cast<int16_t>(m.error);
-  p.leader_id = m.current.leader_id.value;
-  p.leader_epoch = m.current.leader_epoch.value;
-  return w;
+  return leader_answer<msg::begin_quorum_epoch_response>(m);
 }
 
 msg::end_quorum_epoch_response to_wire(const end_quorum_epoch_response& m) {
-  msg::end_quorum_epoch_response w;
-  auto& t = w.topics.emplace_back();
-  t.topic_name = topic_name();
-  auto& p = t.partitions.emplace_back();
-  p.error_code = static_cast<int16_t>(m.error);
-  p.leader_id = m.current.leader_id.value;
-  p.leader_epoch = m.current.leader_epoch.value;
-  return w;
+  return leader_answer<msg::end_quorum_epoch_response>(m);
 }
 
 msg::fetch_response to_wire(const fetch_response& m, std::vector<uint8_t>& records_storage) {
@@ -267,30 +272,16 @@ msg::fetch_snapshot_response to_wire(const fetch_snapshot_response& m) {
   return w;
 }
 
-msg::vote_response vote_error(error_code e) {
-  msg::vote_response w;
-  w.error_code = static_cast<int16_t>(e);
-  return w;
-}
+msg::vote_response vote_error(error_code e) { return error_answer<msg::vote_response>(e); }
 msg::begin_quorum_epoch_response begin_quorum_epoch_error(error_code e) {
-  msg::begin_quorum_epoch_response w;
-  w.error_code = static_cast<int16_t>(e);
-  return w;
+  return error_answer<msg::begin_quorum_epoch_response>(e);
 }
 msg::end_quorum_epoch_response end_quorum_epoch_error(error_code e) {
-  msg::end_quorum_epoch_response w;
-  w.error_code = static_cast<int16_t>(e);
-  return w;
+  return error_answer<msg::end_quorum_epoch_response>(e);
 }
-msg::fetch_response fetch_error(error_code e) {
-  msg::fetch_response w;
-  w.error_code = static_cast<int16_t>(e);
-  return w;
-}
+msg::fetch_response fetch_error(error_code e) { return error_answer<msg::fetch_response>(e); }
 msg::fetch_snapshot_response fetch_snapshot_error(error_code e) {
-  msg::fetch_snapshot_response w;
-  w.error_code = static_cast<int16_t>(e);
-  return w;
+  return error_answer<msg::fetch_snapshot_response>(e);
 }
 
 // --- answers in -----------------------------------------------------------------

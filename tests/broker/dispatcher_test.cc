@@ -59,10 +59,11 @@ class DispatcherTest : public ::testing::Test {
     return out;
   }
 
-  dispatch_outcome run(const std::vector<uint8_t>& f) {
+  dispatch_outcome run(const std::vector<uint8_t>& f) { return run(f, from); }
+  dispatch_outcome run(const std::vector<uint8_t>& f, const connection_info& who) {
     asio::io_context io;
     dispatch_outcome out;
-    asio::co_spawn(io, d.dispatch(f, from), [&](std::exception_ptr e, dispatch_outcome o) {
+    asio::co_spawn(io, d.dispatch(f, who), [&](std::exception_ptr e, dispatch_outcome o) {
       if (e) std::rethrow_exception(e);
       out = std::move(o);
     });
@@ -131,27 +132,17 @@ TEST_F(DispatcherTest, ControllerListenersServeTheControllerApis) {
   services.controller_handlers = &controller_registry;
   services.controller_listener_names = {"CONTROLLER"};
   connection_info on_controller{"CONTROLLER", 8, "controller-connection"};
-  auto run_on = [&](const std::vector<uint8_t>& f, const connection_info& who) {
-    asio::io_context io;
-    dispatch_outcome out;
-    asio::co_spawn(io, d.dispatch(f, who), [&](std::exception_ptr e, dispatch_outcome o) {
-      if (e) std::rethrow_exception(e);
-      out = std::move(o);
-    });
-    io.run();
-    return out;
-  };
-  auto out = run_on(frame(18, 3, 1, true, api_versions_body(3)), on_controller);
+  auto out = run(frame(18, 3, 1, true, api_versions_body(3)), on_controller);
   ASSERT_TRUE(out.response);
   auto resp = decode(split(*out.response, 0).second, 3);
   std::vector<int16_t> keys;
   for (const auto& k : resp.api_keys) keys.push_back(k.api_key);
   EXPECT_EQ(keys, (std::vector<int16_t>{18, 19, 20, 32, 33, 37, 43, 44, 55, 60}));
 
-  auto produce = run_on(frame(0, 9, 2, true), on_controller);
+  auto produce = run(frame(0, 9, 2, true), on_controller);
   EXPECT_TRUE(produce.closes());
   // The broker listener still serves everything.
-  auto on_broker = run_on(frame(18, 3, 3, true, api_versions_body(3)), from);
+  auto on_broker = run(frame(18, 3, 3, true, api_versions_body(3)), from);
   ASSERT_TRUE(on_broker.response);
   EXPECT_EQ(decode(split(*on_broker.response, 0).second, 3).api_keys.size(), registry.advertised().size());
 }
