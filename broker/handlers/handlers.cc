@@ -59,6 +59,9 @@ std::vector<api_handler> controller_handlers() {
   for (const api_handler& h : all_handlers())
     for (int16_t k : controller_keys)
       if (h.api_key == k) out.push_back(h);
+  // What only a controller answers: brokers reach it from other processes.
+  out.push_back(broker_registration_handler());
+  out.push_back(broker_heartbeat_handler());
   return out;
 }
 

@@ -46,6 +46,9 @@ api_handler incremental_alter_configs_handler();  // 44_incremental_alter_config
 api_handler offset_delete_handler();      // 47_offset_delete.cc
 api_handler describe_quorum_handler();  // 55_describe_quorum.cc
 api_handler describe_cluster_handler();  // 60_describe_cluster.cc
+// Served on controller listeners only (not in all_handlers()).
+api_handler broker_registration_handler();  // 62_broker_registration.cc
+api_handler broker_heartbeat_handler();     // 63_broker_heartbeat.cc
 api_handler describe_producers_handler();  // 61_describe_producers.cc
 api_handler describe_topic_partitions_handler();  // 75_describe_topic_partitions.cc
 

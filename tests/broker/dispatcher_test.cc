@@ -137,7 +137,7 @@ TEST_F(DispatcherTest, ControllerListenersServeTheControllerApis) {
   auto resp = decode(split(*out.response, 0).second, 3);
   std::vector<int16_t> keys;
   for (const auto& k : resp.api_keys) keys.push_back(k.api_key);
-  EXPECT_EQ(keys, (std::vector<int16_t>{18, 19, 20, 32, 33, 37, 43, 44, 55, 60}));
+  EXPECT_EQ(keys, (std::vector<int16_t>{18, 19, 20, 32, 33, 37, 43, 44, 55, 60, 62, 63}));
 
   auto produce = run(frame(0, 9, 2, true), on_controller);
   EXPECT_TRUE(produce.closes());

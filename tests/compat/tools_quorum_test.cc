@@ -5,10 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "broker_process.h"
@@ -18,23 +14,6 @@ namespace hw::testing {
 namespace {
 
 const char* const k_quorum_command = "org.apache.kafka.tools.MetadataQuorumCommand";
-
-// A port free right now (the broker binds it a moment later).
-uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    ::close(fd);
-    return 0;
-  }
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 bool has_line_starting(const tool_result& r, const std::string& prefix) {
   auto lines = lines_of(r.out);

@@ -19,6 +19,9 @@ using namespace std::chrono_literals;
 
 // Polls pred every few milliseconds until it holds or the timeout passes.
 bool wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout);
+// A loopback TCP port free right now, for a listener whose port must be
+// known before the process starts (controller.quorum.voters); 0 if none.
+uint16_t free_port();
 
 class broker_process {
  public:

@@ -1,0 +1,47 @@
+// BrokerRegistration (key 62), versions 0-4, on controller listeners only: a
+// broker of the cluster registers its listeners, features, rack and log
+// dirs with the active controller and gets its broker epoch.
+//
+// Kafka's rules (ControllerApis.handleBrokerRegistration,
+// ClusterControlManager.registerBroker) live in quorum_controller: a
+// wrong cluster id is INCONSISTENT_CLUSTER_ID, a live registration by another
+// incarnation DUPLICATE_BROKER_REGISTRATION, unsupported features
+// UNSUPPORTED_VERSION. A node that is not the active controller answers
+// NOT_CONTROLLER.
+
+#include "broker/handlers/handlers.h"
+#include "broker/metadata/controller_service.h"
+#include "broker/services.h"
+#include "protocol/error_code.h"
+#include "protocol/messages/broker_registration.h"
+
+namespace hw::broker {
+namespace {
+
+using protocol::msg::broker_registration_request;
+using protocol::msg::broker_registration_response;
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+  std::string error;
+  auto request = decode_request<broker_registration_request>(ctx, &error);
+  if (!request) co_return handler_result::close(error);
+  controller_service* c = ctx.services->controller;
+  if (!c || c->leader_epoch() < 0) {
+    broker_registration_response r;
+    r.error_code = static_cast<int16_t>(protocol::error_code::not_controller);
+    co_return respond(ctx, r);
+  }
+  const int16_t version = ctx.api_version;
+  const broker_registration_request& req = *request;
+  auto response = co_await c->submit<broker_registration_response>(
+      [&](controller::quorum_controller& qc, int64_t now, storage::offset next) {
+        return qc.register_broker(req, version, next.value, now);
+      });
+  co_return respond(ctx, response);
+}
+
+}  // namespace
+
+api_handler broker_registration_handler() { return {62, 0, 4, &handle}; }
+
+}  // namespace hw::broker

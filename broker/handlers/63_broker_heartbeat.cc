@@ -1,0 +1,47 @@
+// BrokerHeartbeat (key 63), versions 0-2, on controller listeners only: a
+// registered broker reports the metadata offset it has applied and whether
+// it wants to shut down; the controller answers whether it is caught up,
+// fenced, and may shut down.
+//
+// Kafka's rules (ControllerApis.handleBrokerHeartBeatRequest,
+// ClusterControlManager / BrokerHeartbeatManager) live in
+// quorum_controller: an unknown broker or a stale broker epoch is
+// STALE_BROKER_EPOCH (or BROKER_ID_NOT_REGISTERED). A node that is not the
+// active controller answers NOT_CONTROLLER.
+
+#include "broker/handlers/handlers.h"
+#include "broker/metadata/controller_service.h"
+#include "broker/services.h"
+#include "protocol/error_code.h"
+#include "protocol/messages/broker_heartbeat.h"
+
+namespace hw::broker {
+namespace {
+
+using protocol::msg::broker_heartbeat_request;
+using protocol::msg::broker_heartbeat_response;
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+  std::string error;
+  auto request = decode_request<broker_heartbeat_request>(ctx, &error);
+  if (!request) co_return handler_result::close(error);
+  controller_service* c = ctx.services->controller;
+  if (!c || c->leader_epoch() < 0) {
+    broker_heartbeat_response r;
+    r.error_code = static_cast<int16_t>(protocol::error_code::not_controller);
+    co_return respond(ctx, r);
+  }
+  const int16_t version = ctx.api_version;
+  const broker_heartbeat_request& req = *request;
+  auto response = co_await c->submit<broker_heartbeat_response>(
+      [&](controller::quorum_controller& qc, int64_t now, storage::offset next) {
+        return qc.broker_heartbeat(req, version, next.value, now);
+      });
+  co_return respond(ctx, response);
+}
+
+}  // namespace
+
+api_handler broker_heartbeat_handler() { return {63, 0, 2, &handle}; }
+
+}  // namespace hw::broker
