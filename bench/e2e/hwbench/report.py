@@ -124,7 +124,7 @@ def _markdown(meta, rounds, summary, goals):
     lines += [f"- Date: {meta['date_utc']}",
               f"- Command: `{meta['command']}`",
               f"- Machine: {m['cores']} cores ({m['cpu_model']}), {m['memory_gib']} GiB memory, Linux {m['kernel']}",
-              f"- Highwater {meta['highwater_commit']} ({meta['highwater_build_type']} build); Apache Kafka "
+              f"- Highwater {meta['highwater_commit']}, {meta['highwater_build_type']} build; Apache Kafka "
               f"{meta['kafka_version']} (JVM {meta['kafka_heap']}, Kafka's G1 options)",
               f"- {meta['nodes']} node(s) per cluster, combined broker+controller (KRaft), {meta['rounds']} round(s) "
               f"per broker interleaved (Kafka, Highwater, Kafka, ...), fresh data dir per round on the same disk, "
