@@ -42,6 +42,7 @@ connection::connection(strand_type strand, tcp::socket socket, uint64_t id, std:
       on_closed_(std::move(on_closed)),
       writer_wakeup_(strand),
       reader_wakeup_(strand),
+      handler_wakeup_(strand),
       idle_timer_(strand) {
   error_code ec;
   auto local = socket_.local_endpoint(ec);
@@ -67,6 +68,7 @@ void connection::start() {
     };
   };
   asio::co_spawn(strand_, read_loop(), asio::bind_cancellation_slot(read_cancel_.slot(), report("reader")));
+  asio::co_spawn(strand_, handler_loop(), report("handler"));
   asio::co_spawn(strand_, write_loop(), report("writer"));
   if (options_.idle_timeout_ms >= 0) asio::co_spawn(strand_, idle_watchdog(), report("idle watchdog"));
 }
@@ -85,6 +87,7 @@ void connection::stop_reading() {
   reading_ = false;
   read_cancel_.emit(asio::cancellation_type::terminal);
   writer_wakeup_.cancel();  // the writer may now be able to finish
+  handler_wakeup_.cancel();
 }
 
 bool connection::drained() const {
@@ -103,6 +106,7 @@ void connection::close_socket(const char* why) {
   socket_.close(ec);
   writer_wakeup_.cancel();
   reader_wakeup_.cancel();
+  handler_wakeup_.cancel();
   idle_timer_.cancel();
   if (on_closed_) on_closed_(id_);
 }
@@ -187,7 +191,8 @@ asio::awaitable<void> connection::read_loop() {
     if (!reading_) break;
     budget_slot slot(&budget_);
     uint64_t seq = queue_.reserve();
-    asio::co_spawn(strand_, handle_request(std::move(frame), size, seq, std::move(slot)), asio::detached);
+    to_handle_.push_back({std::move(frame), size, seq, std::move(slot)});
+    handler_wakeup_.cancel();
   }
   stop_reading();
 }
@@ -215,6 +220,25 @@ asio::awaitable<void> connection::handle_request(std::unique_ptr<uint8_t[]> fram
   }
   writer_wakeup_.cancel();
   reader_wakeup_.cancel();
+}
+
+asio::awaitable<void> connection::handler_loop() {
+  auto self = shared_from_this();
+  // After a request that closes the connection, the ones read behind it
+  // are not handled (Kafka closes at once).
+  while (!closed_ && !queue_.close_requested()) {
+    if (to_handle_.empty()) {
+      if (!reading_) break;  // nothing more will come
+      co_await wait(handler_wakeup_);
+      continue;
+    }
+    read_request r = std::move(to_handle_.front());
+    to_handle_.pop_front();
+    co_await handle_request(std::move(r.frame), r.size, r.seq, std::move(r.slot));
+  }
+  // Requests read but never handled (the connection closed) give their
+  // budget back as they go.
+  to_handle_.clear();
 }
 
 asio::awaitable<void> connection::write_loop() {

@@ -5,10 +5,12 @@
 //
 // Runs entirely on its own strand: a reader coroutine reads frames (the size
 // prefix is checked against socket.request.max.bytes before the frame is
-// allocated) and spawns one handler coroutine per request, up to
-// max_inflight requests read but not yet answered; a writer coroutine writes
-// the responses strictly in request order, several at once with one
-// gathering write; an idle watchdog closes the connection after
+// allocated), up to max_inflight requests read but not yet answered; one
+// handler coroutine handles them one at a time, in the order they came, as
+// Kafka handles a connection's requests (a client's pipelined Produce
+// requests must reach each partition in the order they were sent); a
+// writer coroutine writes the responses in request order, several at once
+// with one gathering write; an idle watchdog closes the connection after
 // connections.max.idle.ms without traffic.
 //
 // Closing: on EOF, on a request the dispatcher rejects, on an invalid size,
@@ -19,6 +21,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -80,6 +83,14 @@ class connection : public std::enable_shared_from_this<connection> {
   };
 
   asio::awaitable<void> handle_request(std::unique_ptr<uint8_t[]> frame, size_t size, uint64_t seq, budget_slot slot);
+  // Handles the requests read, one at a time, in order.
+  asio::awaitable<void> handler_loop();
+  struct read_request {
+    std::unique_ptr<uint8_t[]> frame;
+    size_t size = 0;
+    uint64_t seq = 0;
+    budget_slot slot;
+  };
   asio::awaitable<void> write_loop();
   // Writes the frames in order: their bytes with gathering writes, their
   // file ranges with sendfile in between.
@@ -109,6 +120,8 @@ class connection : public std::enable_shared_from_this<connection> {
   response_queue queue_;
   asio::steady_timer writer_wakeup_;
   asio::steady_timer reader_wakeup_;
+  asio::steady_timer handler_wakeup_;
+  std::deque<read_request> to_handle_;
   asio::steady_timer idle_timer_;
   asio::cancellation_signal read_cancel_;
   bool reading_ = true;  // false once the reader has stopped or must stop
