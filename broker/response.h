@@ -3,6 +3,7 @@
 // one buffer, encoded with a single allocation; a fetch response's records
 // stay in their segment files and go out with sendfile (file_ranges).
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <memory>
@@ -35,34 +36,22 @@ struct response_frame {
 };
 
 // Encodes message M (a generated response struct) at version for a request
-// with this correlation id, behind a response header of header_version.
-template <typename M>
-response_frame encode_response(int32_t correlation_id, int16_t header_version, const M& message, int16_t version) {
-  const size_t body_size = message.encoded_size(version);
-  const size_t payload = protocol::response_header_size(header_version) + body_size;
-  response_frame f;
-  f.bytes.reserve(4 + payload);
-  protocol::writer w(f.bytes);
-  w.write_int32(static_cast<int32_t>(payload));
-  protocol::write_response_header(w, correlation_id, header_version);
-  message.encode(w, version);
-  assert(f.bytes.size() == 4 + payload && "encoded_size disagrees with encode");
-  return f;
-}
-
-// The same for a message holding records_view::deferred records: deferred
-// id i (1-based) is ranges[i - 1], which must hold exactly its size.
+// with this correlation id, behind a response header of header_version. A
+// message holding records_view::deferred records passes their file ranges:
+// deferred id i (1-based) is ranges[i - 1], which must hold exactly its size.
 template <typename M>
 response_frame encode_response(int32_t correlation_id, int16_t header_version, const M& message, int16_t version,
-                               std::vector<file_range> ranges) {
+                               std::vector<file_range> ranges = {}) {
   const size_t body_size = message.encoded_size(version);
   const size_t payload = protocol::response_header_size(header_version) + body_size;
   std::vector<protocol::deferred_bytes> deferred;
   response_frame f;
   protocol::writer w(f.bytes, &deferred);
+  // Ranges a fetch session left out of the response are in `ranges` too,
+  // so their total may exceed what the message defers.
   size_t deferred_total = 0;
   for (const auto& r : ranges) deferred_total += r.length;
-  f.bytes.reserve(4 + payload - deferred_total);
+  f.bytes.reserve(4 + payload - std::min(deferred_total, payload));
   w.write_int32(static_cast<int32_t>(payload));
   protocol::write_response_header(w, correlation_id, header_version);
   message.encode(w, version);

@@ -485,23 +485,28 @@ storage_error log_manager::checkpoint_all() {
   return first;
 }
 
+storage_error log_manager::flush_entry(entry& e, offset up_to, int64_t now_ms) {
+  storage::log& l = e.log->mutable_log();
+  if (auto ec = l.flush(up_to)) {
+    e.dir->offline = true;
+    event("log dir " + e.dir->path.string() + " is offline");
+    return {ec, "cannot flush " + l.dir().string() + ": " + ec.message()};
+  }
+  e.last_flush_ms = now_ms;
+  return {};
+}
+
 storage_error log_manager::flush_dirty(int64_t now_ms) {
   storage_error first;
   std::lock_guard lock(mutex_);
   for (auto& [tp, e] : logs_) {
     if (e.dir->offline) continue;
-    storage::log& l = e.log->mutable_log();
+    const storage::log& l = e.log->log();
     int64_t unflushed = l.log_end_offset() - l.recovery_point();
     bool by_count = unflushed >= config_.flush_interval_messages;
     bool by_time = config_.flush_interval_ms != INT64_MAX && now_ms - e.last_flush_ms >= config_.flush_interval_ms;
     if (unflushed <= 0 || !(by_count || by_time)) continue;
-    if (auto ec = l.flush()) {
-      if (!first) first = {ec, "cannot flush " + l.dir().string() + ": " + ec.message()};
-      e.dir->offline = true;
-      event("log dir " + e.dir->path.string() + " is offline");
-      continue;
-    }
-    e.last_flush_ms = now_ms;
+    if (auto err = flush_entry(e, l.log_end_offset(), now_ms); err && !first) first = err;
   }
   return first;
 }
@@ -510,16 +515,8 @@ storage_error log_manager::flush_to(const topic_partition& tp, offset o, int64_t
   std::lock_guard lock(mutex_);
   auto it = logs_.find(tp);
   if (it == logs_.end() || it->second.dir->offline) return {};
-  entry& e = it->second;
-  storage::log& l = e.log->mutable_log();
-  if (o <= l.recovery_point()) return {};
-  if (auto ec = l.flush(o)) {
-    e.dir->offline = true;
-    event("log dir " + e.dir->path.string() + " is offline");
-    return {ec, "cannot flush " + l.dir().string() + ": " + ec.message()};
-  }
-  e.last_flush_ms = now_ms;
-  return {};
+  if (o <= it->second.log->log().recovery_point()) return {};
+  return flush_entry(it->second, o, now_ms);
 }
 
 void log_manager::set_roll_listener(roll_listener listener) {

@@ -159,6 +159,8 @@ class log_manager {
   void event(std::string line);
   void attach_event_sink(const topic_partition& tp, const std::filesystem::path& dir, partition_log& log);
   void notify_rolled(const topic_partition& tp, offset new_base);
+  // Flushes e's log below up_to; a failure takes its dir offline. Under mutex_.
+  storage_error flush_entry(entry& e, offset up_to, int64_t now_ms);
 
   file_system& fs_;
   log_manager_config config_;

@@ -125,7 +125,6 @@ asio::awaitable<std::error_code> kafka_client::ensure_connected() {
     backoff_ = backoff_.count() == 0 ? options_.reconnect_backoff
                                       : std::min(backoff_ * 2, options_.reconnect_backoff_max);
     next_attempt_ = std::chrono::steady_clock::now() + backoff_;
-    last_connect_error_ = ec;
     connect_done_.cancel();
     co_return make_error_code(client_errc::connect_failed);
   }

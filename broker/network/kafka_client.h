@@ -137,7 +137,6 @@ class kafka_client : public std::enable_shared_from_this<kafka_client> {
   asio::steady_timer writer_wake_;
   // Callers waiting for a connection attempt made by another call.
   asio::steady_timer connect_done_;
-  std::error_code last_connect_error_;
   std::chrono::steady_clock::time_point next_attempt_{};
   std::chrono::milliseconds backoff_{0};
 };

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <charconv>
 
-#include "protocol/messages/kraft_control_records.h"
+#include "controller/raft/raft_batches.h"
 #include "protocol/records/control_record.h"
 #include "protocol/records/record_batch.h"
 #include "protocol/records/record_batch_builder.h"
@@ -125,18 +125,9 @@ std::error_code metadata_log::append(std::span<const std::vector<uint8_t>> value
 
 std::error_code metadata_log::append_leader_change(int32_t leader, std::span<const int32_t> voters, int32_t epoch,
                                                    int64_t now_ms) {
-  protocol::msg::leader_change_message message;
-  message.version = 0;
-  message.leader_id = leader;
-  for (int32_t v : voters) {
-    protocol::msg::leader_change_message::voter voter;
-    voter.voter_id = v;
-    message.voters.push_back(voter);
-    message.granting_voters.push_back(voter);
-  }
-  std::vector<uint8_t> value;
-  protocol::writer w(value);
-  message.encode(w, 0);
+  std::vector<raft::node_id> ids;
+  for (int32_t v : voters) ids.emplace_back(v);
+  const std::vector<uint8_t> value = raft::leader_change_record(raft::node_id(leader), ids);
 
   protocol::record_batch_options o;
   o.partition_leader_epoch = epoch;

@@ -26,6 +26,24 @@ const auto* only_partition(const Topics& topics) {
   return &topics.front().partitions.front();
 }
 
+// The one partition of a Vote, BeginQuorumEpoch or EndQuorumEpoch request,
+// or the error to answer with.
+template <typename W>
+auto quorum_request_partition(const W& w, const std::string& cluster_id, error_code* error)
+    -> decltype(only_partition(w.topics)) {
+  *error = error_code::none;
+  if (!cluster_matches(w.cluster_id, cluster_id)) {
+    *error = error_code::inconsistent_cluster_id;
+    return nullptr;
+  }
+  const auto* p = only_partition(w.topics);
+  if (!p || w.topics.front().topic_name != topic_name() || p->partition_index != 0) {
+    *error = error_code::invalid_request;
+    return nullptr;
+  }
+  return p;
+}
+
 leader_and_epoch leader_of(int32_t id, int32_t e) { return {node_id(id), epoch(e)}; }
 
 }  // namespace
@@ -124,9 +142,9 @@ msg::fetch_snapshot_request to_wire(const fetch_snapshot_request& m, const std::
 // --- requests in ----------------------------------------------------------------
 
 error_code from_wire(const msg::vote_request& w, const std::string& cluster_id, vote_request* out) {
-  if (!cluster_matches(w.cluster_id, cluster_id)) return error_code::inconsistent_cluster_id;
-  const auto* p = only_partition(w.topics);
-  if (!p || w.topics.front().topic_name != topic_name() || p->partition_index != 0) return error_code::invalid_request;
+  error_code e;
+  const auto* p = quorum_request_partition(w, cluster_id, &e);
+  if (!p) return e;
   out->replica_epoch = epoch(p->replica_epoch);
   out->replica_id = node_id(p->replica_id);
   out->last_offset_epoch = epoch(p->last_offset_epoch);
@@ -137,9 +155,9 @@ error_code from_wire(const msg::vote_request& w, const std::string& cluster_id, 
 
 error_code from_wire(const msg::begin_quorum_epoch_request& w, const std::string& cluster_id,
                      begin_quorum_epoch_request* out) {
-  if (!cluster_matches(w.cluster_id, cluster_id)) return error_code::inconsistent_cluster_id;
-  const auto* p = only_partition(w.topics);
-  if (!p || w.topics.front().topic_name != topic_name() || p->partition_index != 0) return error_code::invalid_request;
+  error_code e;
+  const auto* p = quorum_request_partition(w, cluster_id, &e);
+  if (!p) return e;
   out->leader_id = node_id(p->leader_id);
   out->leader_epoch = epoch(p->leader_epoch);
   return error_code::none;
@@ -147,9 +165,9 @@ error_code from_wire(const msg::begin_quorum_epoch_request& w, const std::string
 
 error_code from_wire(const msg::end_quorum_epoch_request& w, const std::string& cluster_id,
                      end_quorum_epoch_request* out) {
-  if (!cluster_matches(w.cluster_id, cluster_id)) return error_code::inconsistent_cluster_id;
-  const auto* p = only_partition(w.topics);
-  if (!p || w.topics.front().topic_name != topic_name() || p->partition_index != 0) return error_code::invalid_request;
+  error_code e;
+  const auto* p = quorum_request_partition(w, cluster_id, &e);
+  if (!p) return e;
   out->leader_id = node_id(p->leader_id);
   out->leader_epoch = epoch(p->leader_epoch);
   out->preferred_successors.clear();

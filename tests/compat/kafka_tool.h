@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -69,6 +70,18 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   while (std::getline(in, line))
     if (!line.empty()) out.push_back(line);
   return out;
+}
+
+// Whether the tool printed exactly this line on stdout.
+inline bool printed_line(const tool_result& r, const std::string& line) {
+  auto lines = lines_of(r.out);
+  return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
+
+// Whether the tool printed a line starting with prefix on stdout.
+inline bool printed_line_starting(const tool_result& r, const std::string& prefix) {
+  auto lines = lines_of(r.out);
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
 }
 
 }  // namespace hw::testing

@@ -31,10 +31,6 @@ class ToolsConfigsIT : public ::testing::Test {
     if (all) args.push_back("--all");
     return configs(args);
   }
-  static bool has_line(const tool_result& r, const std::string& line) {
-    auto lines = lines_of(r.out);
-    return std::find(lines.begin(), lines.end(), line) != lines.end();
-  }
   broker_process broker;
 };
 
@@ -66,12 +62,12 @@ TEST_F(ToolsConfigsIT, TopicConfigsAlteredDescribedAndKeptAcrossARestart) {
   auto all = describe_topic("orders", true);
   ASSERT_EQ(all.exit_code, 0) << all.all();
   EXPECT_EQ(lines_of(all.out).size(), 34u) << all.all();
-  EXPECT_TRUE(has_line(all, "All configs for topic orders are:")) << all.all();
-  EXPECT_TRUE(has_line(all, dynamic[1])) << all.all();
-  EXPECT_TRUE(has_line(all, "  delete.retention.ms=86400000 sensitive=false "
+  EXPECT_TRUE(printed_line(all, "All configs for topic orders are:")) << all.all();
+  EXPECT_TRUE(printed_line(all, dynamic[1])) << all.all();
+  EXPECT_TRUE(printed_line(all, "  delete.retention.ms=86400000 sensitive=false "
                             "synonyms={DEFAULT_CONFIG:log.cleaner.delete.retention.ms=86400000}"))
       << all.all();
-  EXPECT_TRUE(has_line(all, "  index.interval.bytes=4096 sensitive=false "
+  EXPECT_TRUE(printed_line(all, "  index.interval.bytes=4096 sensitive=false "
                             "synonyms={DEFAULT_CONFIG:log.index.interval.bytes=4096}"))
       << all.all();
 

@@ -15,11 +15,6 @@ namespace {
 
 const char* const k_quorum_command = "org.apache.kafka.tools.MetadataQuorumCommand";
 
-bool has_line_starting(const tool_result& r, const std::string& prefix) {
-  auto lines = lines_of(r.out);
-  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
-}
-
 class ToolsQuorumIT : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -48,13 +43,12 @@ TEST_F(ToolsQuorumIT, StatusAndReplicationThroughBothListeners) {
     SCOPED_TRACE(how);
     auto status = quorum(how, address, "--status");
     ASSERT_EQ(status.exit_code, 0) << status.all();
-    auto lines = lines_of(status.out);
-    EXPECT_TRUE(has_line_starting(status, "ClusterId:")) << status.all();
-    EXPECT_NE(std::find(lines.begin(), lines.end(), "LeaderId:               1"), lines.end()) << status.all();
-    EXPECT_TRUE(has_line_starting(status, "LeaderEpoch:            ")) << status.all();
-    EXPECT_TRUE(has_line_starting(status, "HighWatermark:          ")) << status.all();
-    EXPECT_NE(std::find(lines.begin(), lines.end(), voters), lines.end()) << status.all();
-    EXPECT_NE(std::find(lines.begin(), lines.end(), "CurrentObservers:       []"), lines.end()) << status.all();
+    EXPECT_TRUE(printed_line_starting(status, "ClusterId:")) << status.all();
+    EXPECT_TRUE(printed_line(status, "LeaderId:               1")) << status.all();
+    EXPECT_TRUE(printed_line_starting(status, "LeaderEpoch:            ")) << status.all();
+    EXPECT_TRUE(printed_line_starting(status, "HighWatermark:          ")) << status.all();
+    EXPECT_TRUE(printed_line(status, voters)) << status.all();
+    EXPECT_TRUE(printed_line(status, "CurrentObservers:       []")) << status.all();
 
     auto replication = quorum(how, address, "--replication");
     ASSERT_EQ(replication.exit_code, 0) << replication.all();
@@ -82,8 +76,7 @@ TEST(ToolsQuorumControllerOnlyIT, AControllerOnlyNodeServesTheControllerApis) {
 
   auto status = run_kafka_tool(controller.dir(), k_quorum_command, {"--bootstrap-controller", address, "describe", "--status"});
   ASSERT_EQ(status.exit_code, 0) << status.all();
-  auto lines = lines_of(status.out);
-  EXPECT_NE(std::find(lines.begin(), lines.end(), "LeaderId:               1"), lines.end()) << status.all();
+  EXPECT_TRUE(printed_line(status, "LeaderId:               1")) << status.all();
 
   auto configs = run_kafka_tool(controller.dir(), "kafka.admin.ConfigCommand",
                                 {"--bootstrap-controller", address, "--entity-type", "brokers", "--entity-name", "1",
