@@ -1,0 +1,160 @@
+#include "controller/metadata/image_records.h"
+
+namespace hw::controller {
+
+namespace {
+
+// Kafka's snapshot writer keeps ELRs only while the feature is on
+// (FeaturesImage.isElrEnabled), whatever the record version allows.
+bool elr_enabled(const metadata_image& image) {
+  return image.version().elr_supported() &&
+         image.feature_level("eligible.leader.replicas.version").value_or(0) >= 1;
+}
+
+template <class Record>
+void add_endpoints_and_features(Record& r, const std::vector<broker_endpoint>& endpoints,
+                                const std::map<std::string, supported_feature>& features) {
+  for (const auto& e : endpoints) {
+    auto& out = r.end_points.emplace_back();
+    out.name = e.name;
+    out.host = e.host;
+    out.port = e.port;
+    out.security_protocol = e.security_protocol;
+  }
+  for (const auto& [name, range] : features) {
+    auto& out = r.features.emplace_back();
+    out.name = name;
+    out.min_supported_version = range.min_version;
+    out.max_supported_version = range.max_version;
+  }
+}
+
+void write_features(const metadata_image& image, std::vector<metadata_record>& out) {
+  // metadata.version first: it decides how the records after it are read.
+  // An image that never had one (only in tests) gets none, so that replaying
+  // the snapshot gives the same image.
+  if (auto level = image.feature_level(metadata_version::feature_name)) {
+    msg::feature_level_record r;
+    r.name = std::string(metadata_version::feature_name);
+    r.feature_level = *level;
+    out.emplace_back(std::move(r));
+  }
+  for (const auto& [name, level] : image.features) {
+    if (name == metadata_version::feature_name) continue;
+    msg::feature_level_record r;
+    r.name = name;
+    r.feature_level = level;
+    out.emplace_back(std::move(r));
+  }
+}
+
+msg::register_broker_record broker_record(const broker_registration& b, metadata_version mv) {
+  msg::register_broker_record r;
+  r.broker_id = b.id;
+  r.broker_epoch = b.epoch;
+  r.incarnation_id = b.incarnation_id;
+  r.rack = b.rack;
+  r.fenced = b.fenced;
+  r.in_controlled_shutdown = b.in_controlled_shutdown;
+  if (mv.directory_assignment_supported()) r.log_dirs = b.log_dirs;
+  // Kafka 4.3 writes the (usually empty) list for every broker registered
+  // at 4.3-IV0; the image does not tell an empty list from none.
+  if (mv.cordoned_log_dirs_supported()) r.cordoned_log_dirs = b.cordoned_log_dirs;
+  add_endpoints_and_features(r, b.endpoints, b.features);
+  return r;
+}
+
+msg::register_controller_record controller_record(const controller_registration& c) {
+  msg::register_controller_record r;
+  r.controller_id = c.id;
+  r.incarnation_id = c.incarnation_id;
+  add_endpoints_and_features(r, c.endpoints, c.features);
+  return r;
+}
+
+void write_cluster(const metadata_image& image, std::vector<metadata_record>& out) {
+  const metadata_version mv = image.version();
+  for (const auto& [id, b] : image.brokers) out.emplace_back(broker_record(b, mv));
+  if (!mv.controller_registration_supported()) return;
+  for (const auto& [id, c] : image.controllers) out.emplace_back(controller_record(c));
+}
+
+msg::partition_record partition_record(const topic_image& topic, int32_t id, const partition_registration& p,
+                                       metadata_version mv, bool elr) {
+  msg::partition_record r;
+  r.partition_id = id;
+  r.topic_id = topic.id;
+  r.replicas = p.replicas;
+  r.isr = p.isr;
+  r.removing_replicas = p.removing;
+  r.adding_replicas = p.adding;
+  r.leader = p.leader;
+  r.leader_recovery_state = p.leader_recovery_state;
+  r.leader_epoch = p.leader_epoch;
+  r.partition_epoch = p.partition_epoch;
+  // Tagged fields: only written when there is something in them.
+  if (elr && !p.elr.empty()) r.eligible_leader_replicas = p.elr;
+  if (elr && !p.last_known_elr.empty()) r.last_known_elr = p.last_known_elr;
+  if (mv.directory_assignment_supported()) r.directories = p.directories;
+  return r;
+}
+
+void write_topics(const metadata_image& image, std::vector<metadata_record>& out) {
+  const metadata_version mv = image.version();
+  const bool elr = elr_enabled(image);
+  for (const auto& [id, topic] : image.topics_by_id) {
+    msg::topic_record t;
+    t.name = topic->name;
+    t.topic_id = topic->id;
+    out.emplace_back(std::move(t));
+    for (const auto& [partition, p] : topic->partitions) {
+      out.emplace_back(partition_record(*topic, partition, p, mv, elr));
+    }
+  }
+}
+
+void write_configs(const metadata_image& image, std::vector<metadata_record>& out) {
+  for (const auto& [resource, values] : image.configs) {
+    for (const auto& [name, value] : values) {
+      msg::config_record r;
+      r.resource_type = static_cast<int8_t>(resource.type);
+      r.resource_name = resource.name;
+      r.name = name;
+      r.value = value;
+      out.emplace_back(std::move(r));
+    }
+  }
+}
+
+void write_producer_ids(const metadata_image& image, std::vector<metadata_record>& out) {
+  // Our empty image starts at 0, where Kafka's starts at -1: a block of 0
+  // was never handed out, and replay refuses a record that does not move
+  // the next id forward.
+  if (image.next_producer_id <= 0) return;
+  msg::producer_ids_record r;
+  r.broker_id = -1;
+  r.broker_epoch = -1;
+  r.next_producer_id = image.next_producer_id;
+  out.emplace_back(std::move(r));
+}
+
+}  // namespace
+
+std::vector<metadata_record> image_records(const metadata_image& image) {
+  std::vector<metadata_record> out;
+  write_features(image, out);
+  write_cluster(image, out);
+  write_topics(image, out);
+  write_configs(image, out);
+  write_producer_ids(image, out);
+  return out;
+}
+
+std::vector<std::vector<uint8_t>> image_record_values(const metadata_image& image) {
+  const metadata_version mv = image.version();
+  std::vector<std::vector<uint8_t>> out;
+  for (const auto& record : image_records(image)) out.push_back(encode_record_value(record, mv));
+  return out;
+}
+
+}  // namespace hw::controller

@@ -1,0 +1,32 @@
+#pragma once
+// The records that rebuild an image from empty: what a metadata snapshot
+// holds. The order is Kafka's MetadataImage.write: features
+// (metadata.version first), the cluster (brokers with their fenced and
+// controlled-shutdown state, then controllers), each topic followed by its
+// partitions, configs, then the producer-id block. Each record is in the
+// version a controller at the image's metadata.version writes
+// (record_version_for), so Kafka replays our snapshots as its own.
+//
+// What the image does not keep (ACLs, SCRAM credentials, delegation tokens,
+// client quotas) is not in the snapshot either. Fields the image's
+// metadata.version cannot carry are left out, as Kafka's writer drops them
+// (directories before 3.7-IV2, ELR while eligible.leader.replicas.version is
+// off, cordoned log dirs before 4.3-IV0, controllers before 3.7-IV0).
+//
+// Pure; any thread.
+
+#include <cstdint>
+#include <vector>
+
+#include "controller/metadata/image.h"
+#include "controller/metadata/records.h"
+
+namespace hw::controller {
+
+std::vector<metadata_record> image_records(const metadata_image& image);
+
+// image_records framed as metadata log values (encode_record_value at the
+// image's metadata.version): the record values of a snapshot file.
+std::vector<std::vector<uint8_t>> image_record_values(const metadata_image& image);
+
+}  // namespace hw::controller
