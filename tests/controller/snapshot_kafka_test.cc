@@ -3,7 +3,10 @@
 // metadata.log.max.record.bytes.between.snapshots=1, after creating topics
 // snap-a (3 partitions, retention.ms) and snap-b (cleanup.policy=compact),
 // creating and deleting snap-gone, setting a cluster-wide and a per-broker
-// config, and one idempotent producer). We read it and replay it; our
+// config, and one idempotent producer), and two from a 4.3.1 node formatted
+// with --standalone (kraft.version 1: KRaftVersionRecord and VotersRecord
+// in the header batch): the bootstrap snapshot `kafka-storage format`
+// writes and one after creating kv1-topic. We read them and replay them; our
 // encoder writes the same bytes for the same records; our image_records
 // writes the same record bytes for what the image keeps.
 
@@ -15,6 +18,7 @@
 
 #include "controller/metadata/image_records.h"
 #include "controller/raft/snapshot_file.h"
+#include "protocol/messages/kraft_control_records.h"
 #include "protocol/records/record_batch.h"
 #include "tests/controller/snapshot_support.h"
 
@@ -24,10 +28,14 @@ namespace {
 const std::string fixture_dir = std::string(HW_SOURCE_DIR) + "/tests/controller/fixtures/kafka_4_3_1_snapshot";
 const raft::snapshot_id fixture_id{raft::offset(174), raft::epoch(1)};
 
-std::vector<uint8_t> fixture() {
-  std::ifstream in(fixture_dir + "/" + raft::snapshot_file_name(fixture_id), std::ios::binary);
+const std::string kraft1_dir = std::string(HW_SOURCE_DIR) + "/tests/controller/fixtures/kafka_4_3_1_snapshot_kraft1";
+
+std::vector<uint8_t> read_fixture(const std::string& dir, raft::snapshot_id id) {
+  std::ifstream in(dir + "/" + raft::snapshot_file_name(id), std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
+
+std::vector<uint8_t> fixture() { return read_fixture(fixture_dir, fixture_id); }
 
 std::vector<metadata_record> decode_all(const std::vector<std::vector<uint8_t>>& values) {
   std::vector<metadata_record> out;
@@ -129,6 +137,45 @@ TEST(SnapshotKafka, ImageRecordsMatchKafkasRecordBytes) {
   auto rebuilt = testing::replay_from_empty(decode_all(ours), &error);
   ASSERT_TRUE(rebuilt) << error;
   testing::expect_same_image(*image, *rebuilt);
+}
+
+TEST(SnapshotKafka, ReadsKraftVersionOneSnapshots) {
+  const raft::snapshot_id bootstrap{raft::offset(0), raft::epoch(0)};
+  const raft::snapshot_id later{raft::offset(55), raft::epoch(1)};
+  auto fs = storage::make_posix_file_system();
+  std::vector<raft::snapshot_id> ids;
+  ASSERT_FALSE(raft::list_snapshot_files(*fs, kraft1_dir, &ids));
+  EXPECT_EQ(ids, (std::vector<raft::snapshot_id>{bootstrap, later}));
+
+  auto boot_bytes = read_fixture(kraft1_dir, bootstrap);
+  auto boot = raft::decode_snapshot(protocol::bytes_view(boot_bytes.data(), boot_bytes.size()));
+  ASSERT_TRUE(boot.ok()) << boot.error;
+  EXPECT_EQ(boot.kraft_version, 1);
+  EXPECT_TRUE(boot.voters_record);
+  EXPECT_TRUE(boot.records.empty()) << "format's snapshot holds only the quorum";
+
+  auto bytes = read_fixture(kraft1_dir, later);
+  auto d = raft::decode_snapshot(protocol::bytes_view(bytes.data(), bytes.size()));
+  ASSERT_TRUE(d.ok()) << d.error;
+  EXPECT_EQ(d.last_contained_log_timestamp_ms, 1796058162684);
+  EXPECT_EQ(d.kraft_version, 1);
+  ASSERT_TRUE(d.voters_record);
+  protocol::reader r(protocol::bytes_view(d.voters_record->data(), d.voters_record->size()));
+  protocol::msg::voters_record voters;
+  voters.decode(r, 0);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(voters.voters.size(), 1u);
+  EXPECT_EQ(voters.voters[0].voter_id, 1);
+  ASSERT_EQ(voters.voters[0].endpoints.size(), 1u);
+  EXPECT_EQ(voters.voters[0].endpoints[0].port, 39293);
+  ASSERT_EQ(d.records.size(), 13u);
+
+  std::string error;
+  auto image = testing::replay_from_empty(decode_all(d.records), &error);
+  ASSERT_TRUE(image) << error;
+  ASSERT_TRUE(image->topic("kv1-topic"));
+  EXPECT_EQ(image->topic("kv1-topic")->partitions.size(), 2u);
+  EXPECT_EQ(image->config(config_resource_type::topic, "kv1-topic", "retention.ms"), "5555");
 }
 
 TEST(SnapshotKafka, ListsKafkasSnapshotDirectory) {
