@@ -1,5 +1,7 @@
 #include "controller/metadata/image_records.h"
 
+#include "controller/metadata/delta.h"
+
 namespace hw::controller {
 
 namespace {
@@ -155,6 +157,25 @@ std::vector<std::vector<uint8_t>> image_record_values(const metadata_image& imag
   std::vector<std::vector<uint8_t>> out;
   for (const auto& record : image_records(image)) out.push_back(encode_record_value(record, mv));
   return out;
+}
+
+std::shared_ptr<const metadata_image> image_from_record_values(std::span<const std::vector<uint8_t>> values,
+                                                               storage::offset last_offset, int32_t epoch,
+                                                               std::string* error) {
+  metadata_delta delta(std::make_shared<const metadata_image>());
+  for (size_t i = 0; i < values.size(); ++i) {
+    metadata_record record;
+    std::string why;
+    if (!decode_record_value(values[i], &record, &why)) {
+      *error = "record " + std::to_string(i) + ": " + why;
+      return nullptr;
+    }
+    if (auto refused = delta.replay(record)) {
+      *error = "record " + std::to_string(i) + " (" + std::string(record_name(record)) + "): " + *refused;
+      return nullptr;
+    }
+  }
+  return delta.apply(last_offset, epoch);
 }
 
 }  // namespace hw::controller

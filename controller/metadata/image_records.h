@@ -16,6 +16,9 @@
 // Pure; any thread.
 
 #include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "controller/metadata/image.h"
@@ -28,5 +31,13 @@ std::vector<metadata_record> image_records(const metadata_image& image);
 // image_records framed as metadata log values (encode_record_value at the
 // image's metadata.version): the record values of a snapshot file.
 std::vector<std::vector<uint8_t>> image_record_values(const metadata_image& image);
+
+// The image a snapshot's record values rebuild: each decoded and replayed
+// over the empty image, stamped with the snapshot's last offset (its end
+// offset - 1) and epoch. Nothing, with the index and the reason in *error,
+// if a value does not decode or replay refuses it.
+std::shared_ptr<const metadata_image> image_from_record_values(std::span<const std::vector<uint8_t>> values,
+                                                               storage::offset last_offset, int32_t epoch,
+                                                               std::string* error);
 
 }  // namespace hw::controller

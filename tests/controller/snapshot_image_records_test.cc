@@ -154,6 +154,34 @@ TEST(SnapshotImageRecords, ElrIsLeftOutWhileTheFeatureIsOff) {
   EXPECT_EQ(rebuilt->partition("alpha", 0)->isr, image->partition("alpha", 0)->isr);
 }
 
+TEST(SnapshotImageRecords, ImageFromRecordValuesRebuildsOrSaysWhy) {
+  std::string error;
+  auto image = replay_from_empty(rich_log(30, true), &error);
+  ASSERT_TRUE(image) << error;
+  auto values = image_record_values(*image);
+  auto rebuilt = image_from_record_values(values, storage::offset(99), 4, &error);
+  ASSERT_TRUE(rebuilt) << error;
+  expect_same_image(*image, *rebuilt);
+  EXPECT_EQ(rebuilt->provenance, (image_provenance{storage::offset(99), 4}));
+
+  auto garbled = values;
+  garbled[3] = {1, 99, 0};  // frame 1, api key 99
+  EXPECT_FALSE(image_from_record_values(garbled, storage::offset(99), 4, &error));
+  EXPECT_EQ(error.rfind("record 3: ", 0), 0u) << error;
+
+  // A PartitionRecord before its TopicRecord: replay refuses it.
+  auto reordered = values;
+  auto topic = std::find_if(reordered.begin(), reordered.end(), [](const auto& v) {
+    metadata_record r;
+    std::string e;
+    return decode_record_value(v, &r, &e) && std::holds_alternative<msg::topic_record>(r);
+  });
+  ASSERT_NE(topic, reordered.end());
+  std::iter_swap(topic, topic + 1);
+  EXPECT_FALSE(image_from_record_values(reordered, storage::offset(99), 4, &error));
+  EXPECT_NE(error.find("PartitionRecord"), std::string::npos) << error;
+}
+
 TEST(SnapshotImageRecords, EmptyImageHasNoRecords) {
   EXPECT_TRUE(image_records(metadata_image{}).empty());
 }
