@@ -17,6 +17,8 @@
 #include "broker/metadata/controller_options.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/metadata/quorum_voters.h"
+#include "broker/metadata/raft_driver.h"
 #include "broker/producer_id_manager.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/services.h"
@@ -149,6 +151,7 @@ struct broker_node::impl {
   std::unique_ptr<group::group_coordinator> groups;
   std::unique_ptr<fetch::shared_fetch_sessions> fetch_sessions;
   std::unique_ptr<metadata_publisher> publisher;
+  std::unique_ptr<raft_driver> raft;
   std::unique_ptr<controller_service> controller;
   std::unique_ptr<producer_id_manager> producer_ids;
   std::unique_ptr<broker_lifecycle> lifecycle;
@@ -172,6 +175,7 @@ struct broker_node::impl {
 
   std::optional<std::string> start();
   std::optional<std::string> start_storage();
+  std::optional<std::string> start_quorum();
   void shutdown();
 };
 
@@ -182,8 +186,10 @@ std::optional<std::string> broker_node::impl::start_storage() {
   if (existing) {
     cluster_id = *existing;
   } else {
-    // First start on empty storage: format it, as the apache/kafka image does.
-    cluster_id = random_cluster_id();
+    // First start on empty storage: format it, as the apache/kafka image
+    // does (with its CLUSTER_ID, which every node of a cluster shares).
+    const char* given = std::getenv("CLUSTER_ID");
+    cluster_id = given && *given ? std::string(given) : random_cluster_id();
     spdlog::info("No formatted storage found; formatting with cluster.id {}", cluster_id);
   }
   if (auto e = format_storage(cfg, cluster_id, true)) return e;
@@ -200,6 +206,57 @@ std::optional<std::string> broker_node::impl::start_storage() {
   lm.on_log_event = [](const std::string& line) { spdlog::info("{}", line); };
   if (auto err = storage::log_manager::start(*fs, lm, wall_clock_ms(), &logs)) return err.message;
   for (const auto& e : logs->events()) spdlog::info("{}", e);
+  return std::nullopt;
+}
+
+// The metadata quorum: a voter when this node is a controller, else an
+// observer; the controller on top of it; the broker's publisher replaying
+// what it commits.
+std::optional<std::string> broker_node::impl::start_quorum() {
+  raft_driver_options ro;
+  ro.node_id = cfg.node_id;
+  ro.voters = parse_quorum_voters(cfg.controller_quorum_voters);
+  if (ro.voters.size() != cfg.controller_quorum_voters.size())
+    return "Invalid value for configuration controller.quorum.voters: entries must be id@host:port";
+  const bool is_controller = cfg.has_role("controller");
+  const bool listed = std::any_of(ro.voters.begin(), ro.voters.end(), [&](const quorum_voter& v) { return v.id == cfg.node_id; });
+  if (is_controller && !ro.voters.empty() && !listed)
+    return "Node " + std::to_string(cfg.node_id) + " has the controller role but is not in controller.quorum.voters";
+  if (!is_controller && listed)
+    return "Node " + std::to_string(cfg.node_id) + " is in controller.quorum.voters but process.roles has no controller role";
+  if (ro.voters.empty()) {
+    if (!is_controller) return "process.roles=broker needs controller.quorum.voters naming the controllers";
+    // A single node without a voter list is its own quorum.
+    quorum_voter self;
+    self.id = cfg.node_id;
+    self.host = "localhost";
+    for (const auto& l : cfg.listeners) {
+      if (std::find(cfg.controller_listener_names.begin(), cfg.controller_listener_names.end(), l.name) ==
+          cfg.controller_listener_names.end())
+        continue;
+      if (!l.host.empty()) self.host = l.host;
+      self.port = static_cast<uint16_t>(l.port);
+      break;
+    }
+    ro.voters.push_back(self);
+  }
+  ro.cluster_id = cluster_id;
+  ro.metadata_log_dir = cfg.metadata_log_dir;
+  ro.election_timeout_ms = cfg.get_int("controller.quorum.election.timeout.ms");
+  ro.fetch_timeout_ms = cfg.get_int("controller.quorum.fetch.timeout.ms");
+  ro.request_timeout_ms = cfg.get_int("controller.quorum.request.timeout.ms");
+  ro.retry_backoff_ms = cfg.get_int("controller.quorum.retry.backoff.ms");
+  if (!cfg.controller_listener_names.empty()) ro.listener_name = cfg.controller_listener_names.front();
+  raft = std::make_unique<raft_driver>(io.get_executor(), *fs, ro, wall_clock_ms);
+  if (is_controller) {
+    controller_service_options co;
+    co.node_id = cfg.node_id;
+    co.controller = make_quorum_controller_options(cfg, cluster_id);
+    controller = std::make_unique<controller_service>(*raft, co, wall_clock_ms);
+    services.controller = controller.get();
+  }
+  raft->add_commit_listener([p = publisher.get()](const committed_batch& b) { p->on_commit(b); });
+  services.raft = raft.get();
   return std::nullopt;
 }
 
@@ -246,22 +303,17 @@ std::optional<std::string> broker_node::impl::start() {
   services.fetch_sessions = fetch_sessions.get();
   services.now_ms = wall_clock_ms;
 
-  if (cfg.has_role("controller")) {
-    controller_service_options co;
-    co.metadata_log_dir = cfg.metadata_log_dir;
-    co.node_id = cfg.node_id;
-    co.voters = {cfg.node_id};
-    co.controller = make_quorum_controller_options(cfg, cluster_id);
-    controller = std::make_unique<controller_service>(io.get_executor(), *fs, co, wall_clock_ms);
-    controller->add_listener([p = publisher.get()](const committed_batch& b) { p->on_commit(b); });
-    services.controller = controller.get();
-  }
+  if (auto error = start_quorum()) return error;
   producer_ids = std::make_unique<producer_id_manager>(controller_block_fetcher(services));
   services.producer_ids = producer_ids.get();
 
   work.emplace(io.get_executor());
   for (int i = 0; i < cfg.num_io_threads; ++i) threads.emplace_back([this] { io.run(); });
 
+  {
+    auto started = asio::co_spawn(io, raft->start(), asio::use_future);
+    if (auto err = started.get()) return err.message;
+  }
   if (controller) {
     auto started = asio::co_spawn(io, controller->start(), asio::use_future);
     if (auto err = started.get()) return err.message;
@@ -270,7 +322,6 @@ std::optional<std::string> broker_node::impl::start() {
   if (auto error = srv->start()) return error;
 
   if (cfg.has_role("broker")) {
-    if (!controller) return "process.roles=broker needs a controller quorum; this build runs the broker with a local controller only (process.roles=broker,controller)";
     std::optional<int64_t> previous_epoch;
     if (auto e = logs->previous_broker_epoch()) previous_epoch = e->value;
     std::vector<protocol::uuid> dir_ids;
@@ -300,6 +351,7 @@ void broker_node::impl::shutdown() {
   closed.get_future().wait();
   if (lifecycle) asio::co_spawn(io, lifecycle->stop(), asio::use_future).get();
   if (controller) asio::co_spawn(io, controller->stop(), asio::use_future).get();
+  if (raft) asio::co_spawn(io, raft->stop(), asio::use_future).get();
   if (groups) asio::co_spawn(io, groups->stop(), asio::use_future).get();
   cleaner_for_removals.store(nullptr, std::memory_order_release);
   if (maintenance) maintenance->stop();

@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "broker/admin/controller_call.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/services.h"
@@ -53,16 +54,14 @@ asio::awaitable<producer_id_result> producer_id_manager::next_id() {
 
 producer_id_manager::fetch_fn controller_block_fetcher(const broker_services& services) {
   return [&services]() -> asio::awaitable<producer_id_fetch_result> {
-    if (!services.controller) co_return producer_id_fetch_result{perr::coordinator_not_available, {}};
+    if (!services.controller && !services.raft) co_return producer_id_fetch_result{perr::coordinator_not_available, {}};
     protocol::msg::allocate_producer_ids_request request;
     request.broker_id = services.node_id;
     const auto* self = services.metadata->image()->broker(services.node_id);
     request.broker_epoch = self ? self->epoch : -1;
-    bool ok = true;
-    auto response = co_await services.controller->submit<protocol::msg::allocate_producer_ids_response>(
-        [&](controller::quorum_controller& qc, int64_t, storage::offset) { return qc.allocate_producer_ids(request); },
-        &ok);
-    if (!ok) co_return producer_id_fetch_result{perr::not_controller, {}};
+    auto response = co_await call_active_controller<protocol::msg::allocate_producer_ids_response>(
+        services, true, 67, 0, request,
+        [&](controller::quorum_controller& qc, int64_t, storage::offset) { return qc.allocate_producer_ids(request); });
     if (response.error_code != 0) co_return producer_id_fetch_result{static_cast<perr>(response.error_code), {}};
     co_return producer_id_fetch_result{perr::none, {response.producer_id_start, response.producer_id_len}};
   };

@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "protocol/request_header_parse.h"
@@ -63,6 +64,19 @@ response_frame encode_response(int32_t correlation_id, int16_t header_version, c
     f.file_ranges.push_back(std::move(r));
   }
   assert(f.wire_size() == 4 + payload && "encoded_size disagrees with encode");
+  return f;
+}
+
+// A response whose body is already encoded (one relayed from another node).
+inline response_frame encode_raw_response(int32_t correlation_id, int16_t header_version,
+                                          std::span<const uint8_t> body) {
+  const size_t payload = protocol::response_header_size(header_version) + body.size();
+  response_frame f;
+  f.bytes.reserve(4 + payload);
+  protocol::writer w(f.bytes);
+  w.write_int32(static_cast<int32_t>(payload));
+  protocol::write_response_header(w, correlation_id, header_version);
+  f.bytes.insert(f.bytes.end(), body.begin(), body.end());
   return f;
 }
 

@@ -27,6 +27,7 @@ class group_coordinator;
 class metadata_publisher;
 class replica_manager;
 class controller_service;
+class raft_driver;
 class producer_id_manager;
 
 struct broker_services {
@@ -42,8 +43,11 @@ struct broker_services {
   fetch::shared_fetch_sessions* fetch_sessions = nullptr;
   // The classic group coordinator's shards on this broker.
   group::group_coordinator* groups = nullptr;
-  // The active controller when this process is one (combined mode).
+  // This process's controller (process.roles containing controller); it
+  // may be a standby.
   controller_service* controller = nullptr;
+  // The metadata quorum's driver: a voter or an observer.
+  raft_driver* raft = nullptr;
   // Producer ids for idempotent producers (InitProducerId).
   producer_id_manager* producer_ids = nullptr;
   std::function<int64_t()> now_ms;
@@ -52,6 +56,11 @@ struct broker_services {
   // `handlers`.
   const handler_registry* controller_handlers = nullptr;
   std::vector<std::string> controller_listener_names;
+  bool is_controller_listener(std::string_view listener) const {
+    for (const auto& n : controller_listener_names)
+      if (n == listener) return true;
+    return false;
+  }
   const handler_registry& handlers_for(std::string_view listener) const {
     for (const auto& n : controller_listener_names)
       if (n == listener && controller_handlers) return *controller_handlers;

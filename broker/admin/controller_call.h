@@ -1,30 +1,95 @@
 #pragma once
-// Forwarding an admin request to the active controller and waiting until
-// this broker has applied what it committed (Kafka's brokers forward these
-// to the controller; clients expect to see the change in their next
-// Metadata). Without a controller in this process the request is answered
-// by the caller's fallback.
+// Reaching the active controller with a request: in process when this
+// node's controller is the active one, else over the network to the quorum
+// leader's controller listener (the raft driver knows who leads), as
+// Kafka's brokers forward admin requests and send their registrations and
+// heartbeats. A request that came in on a controller listener is never
+// forwarded: a controller that is not active answers NOT_CONTROLLER and the
+// client asks another.
 
 #include <chrono>
-#include <functional>
+#include <cstdint>
+#include <vector>
 
 #include "broker/asio.h"
+#include "broker/metadata/controller_not_active.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/metadata/raft_driver.h"
 #include "broker/services.h"
+#include "protocol/wire/reader.h"
+#include "protocol/wire/writer.h"
 
 namespace hw::broker {
 
-// Op: controller_result<R>(quorum_controller&, int64_t now_ms); a plain
-// lambda (see controller_service::submit on GCC 12 and co_await temporaries).
-template <class R, class Op>
-asio::awaitable<R> call_controller(const broker_services& services, Op op,
+struct controller_call_result {
+  commit_status status = commit_status::not_controller;
+  bool remote = false;  // answered by another node's controller
+  // In process only: where the committed records end.
+  storage::offset committed_end{-1};
+};
+
+// Op: controller_result<R>(quorum_controller&, int64_t now_ms, storage::offset next_offset); a plain lambda
+// (see controller_service::submit on GCC 12 and co_await temporaries).
+template <class R, class Req, class Op>
+asio::awaitable<R> call_active_controller(const broker_services& services, bool may_forward, int16_t api_key,
+                                          int16_t version, const Req& request, Op op,
+                                          controller_call_result* result = nullptr,
+                                          std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+  controller_call_result outcome;
+  R response{};
+  if (services.controller) {
+    response = co_await services.controller->template submit<R>(op, &outcome.status, &outcome.committed_end);
+  }
+  if (outcome.status == commit_status::not_controller && may_forward && services.raft) {
+    std::vector<uint8_t> body;
+    protocol::writer w(body);
+    request.encode(w, version);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    asio::steady_timer pause(co_await asio::this_coro::executor);
+    for (;;) {
+      client_response raw;
+      std::vector<uint8_t> attempt = body;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      auto ec = co_await services.raft->call_leader(api_key, version, std::move(attempt), left, &raw);
+      if (!ec) {
+        R decoded;
+        protocol::reader r(raw.body());
+        decoded.decode(r, version);
+        if (r.ok()) {
+          response = std::move(decoded);
+          outcome.status = commit_status::committed;
+          outcome.remote = true;
+          break;
+        }
+      }
+      // No leader known yet, or it went away: ask again shortly.
+      if (std::chrono::steady_clock::now() + std::chrono::milliseconds(100) >= deadline) break;
+      pause.expires_after(std::chrono::milliseconds(100));
+      co_await pause.async_wait(asio::use_awaitable);
+    }
+    if (!outcome.remote) mark_not_controller(response);
+  } else if (!services.controller) {
+    mark_not_controller(response);
+  }
+  if (result) *result = outcome;
+  co_return response;
+}
+
+// An admin request from a handler: forwarded unless it came in on a
+// controller listener; answered once this broker has applied what it
+// committed in process (clients expect to see the change in their next
+// Metadata).
+template <class R, class Req, class Op>
+asio::awaitable<R> call_controller(const request_context& ctx, const Req& request, Op op,
                                    std::chrono::milliseconds apply_timeout = std::chrono::seconds(30)) {
-  bool ok = true;
-  storage::offset end;
-  R response = co_await services.controller->template submit<R>(
-      [&](controller::quorum_controller& qc, int64_t now, storage::offset) { return op(qc, now); }, &ok, &end);
-  if (ok) co_await services.metadata->wait_applied(end, apply_timeout);
+  const broker_services& services = *ctx.services;
+  controller_call_result result;
+  R response = co_await call_active_controller<R>(
+      services, !services.is_controller_listener(ctx.listener_name), ctx.api_key, ctx.api_version, request,
+      [&](controller::quorum_controller& qc, int64_t now, storage::offset) { return op(qc, now); }, &result);
+  if (result.status == commit_status::committed && !result.remote && services.metadata)
+    co_await services.metadata->wait_applied(result.committed_end, apply_timeout);
   co_return response;
 }
 

@@ -1,5 +1,6 @@
 #include "broker/admin/topic_creation.h"
 
+#include "broker/admin/controller_call.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "config/broker_config.h"
@@ -10,34 +11,27 @@ using protocol::msg::create_topics_request;
 using protocol::msg::create_topics_response;
 
 asio::awaitable<create_topics_response> create_topics(const broker_services& services, create_topics_request request,
-                                                      int16_t version, std::chrono::milliseconds timeout) {
-  create_topics_response response;
-  if (!services.controller) {
-    for (const auto& t : request.topics) {
-      create_topics_response::creatable_topic_result r;
-      r.name = t.name;
-      r.error_code = static_cast<int16_t>(protocol::error_code::not_controller);
-      response.topics.push_back(std::move(r));
-    }
-    co_return response;
-  }
-  bool ok = true;
-  storage::offset end;
-  response = co_await services.controller->submit<create_topics_response>(
+                                                      int16_t version, std::chrono::milliseconds timeout,
+                                                      bool may_forward) {
+  controller_call_result result;
+  create_topics_response response = co_await call_active_controller<create_topics_response>(
+      services, may_forward, 19, version, request,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset) {
         return qc.create_topics(request, version, now);
       },
-      &ok, &end);
-  if (!ok) {
+      &result, timeout);
+  if (result.status == commit_status::failed) {
     for (auto& t : response.topics) {
-      if (t.error_code != 0) continue;
+      if (t.error_code != 0 && t.error_code != static_cast<int16_t>(protocol::error_code::not_controller)) continue;
       t.error_code = static_cast<int16_t>(protocol::error_code::request_timed_out);
       t.error_message = "The metadata log could not be written";
     }
     co_return response;
   }
-  // Answer once this broker knows the topics (and hosts their partitions).
-  co_await services.metadata->wait_applied(end, timeout);
+  if (result.status == commit_status::committed && !result.remote) {
+    // Answer once this broker knows the topics (and hosts their partitions).
+    co_await services.metadata->wait_applied(result.committed_end, timeout);
+  }
   co_return response;
 }
 

@@ -16,10 +16,13 @@
 
 namespace hw::broker {
 
+// Through the active controller (call_active_controller); may_forward is
+// false for a request that came in on a controller listener.
 asio::awaitable<protocol::msg::create_topics_response> create_topics(const broker_services& services,
                                                                      protocol::msg::create_topics_request request,
                                                                      int16_t version,
-                                                                     std::chrono::milliseconds timeout);
+                                                                     std::chrono::milliseconds timeout,
+                                                                     bool may_forward = true);
 
 // One topic with the broker's defaults (num.partitions or the given count,
 // default.replication.factor or the given one) and configs.

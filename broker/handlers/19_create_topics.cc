@@ -18,7 +18,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto request = decode_request<create_topics_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
   const auto timeout = std::chrono::milliseconds(std::max(request->timeout_ms, 0));
-  auto response = co_await create_topics(*ctx.services, std::move(*request), ctx.api_version, timeout);
+  auto response = co_await create_topics(*ctx.services, std::move(*request), ctx.api_version, timeout,
+                                       !ctx.services->is_controller_listener(ctx.listener_name));
   co_return respond(ctx, response);
 }
 

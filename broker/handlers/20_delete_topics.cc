@@ -17,8 +17,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto request = decode_request<delete_topics_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
   const int16_t version = ctx.api_version;
-  auto response = co_await call_controller<delete_topics_response>(
-      *ctx.services, [&](controller::quorum_controller& qc, int64_t) { return qc.delete_topics(*request, version); });
+  auto response = co_await call_controller<delete_topics_response>(ctx, *request, [&](controller::quorum_controller& qc, int64_t) { return qc.delete_topics(*request, version); });
   co_return respond(ctx, response);
 }
 

@@ -20,8 +20,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto request = decode_request<alter_configs_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
   const int16_t version = ctx.api_version;
-  auto response = co_await call_controller<alter_configs_response>(
-      *ctx.services, [&](controller::quorum_controller& qc, int64_t) { return qc.alter_configs(*request, version); });
+  auto response = co_await call_controller<alter_configs_response>(ctx, *request, [&](controller::quorum_controller& qc, int64_t) { return qc.alter_configs(*request, version); });
   co_return respond(ctx, response);
 }
 

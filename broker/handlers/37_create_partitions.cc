@@ -16,8 +16,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto request = decode_request<create_partitions_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
   const int16_t version = ctx.api_version;
-  auto response = co_await call_controller<create_partitions_response>(
-      *ctx.services, [&](controller::quorum_controller& qc, int64_t) { return qc.create_partitions(*request, version); });
+  auto response = co_await call_controller<create_partitions_response>(ctx, *request, [&](controller::quorum_controller& qc, int64_t) { return qc.create_partitions(*request, version); });
   co_return respond(ctx, response);
 }
 

@@ -22,8 +22,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   if (!request) co_return handler_result::close(error);
   const int16_t version = ctx.api_version;
   const auto timeout = std::chrono::milliseconds(std::max(request->timeout_ms, 0));
-  auto response = co_await call_controller<elect_leaders_response>(
-      *ctx.services, [&](controller::quorum_controller& qc, int64_t) { return qc.elect_leaders(*request, version); },
+  auto response = co_await call_controller<elect_leaders_response>(ctx, *request, [&](controller::quorum_controller& qc, int64_t) { return qc.elect_leaders(*request, version); },
       timeout);
   co_return respond(ctx, response);
 }

@@ -18,7 +18,7 @@
 #include <algorithm>
 
 #include "broker/handlers/handlers.h"
-#include "broker/metadata/controller_service.h"
+#include "broker/metadata/raft_driver.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/quorum_voters.h"
 #include "broker/services.h"
@@ -76,8 +76,8 @@ describe_cluster_response controllers(const request_context& ctx, const describe
     out.port = v.port;
     response.brokers.push_back(std::move(out));
   }
-  const controller_service* c = s.controller;
-  response.controller_id = c && c->leader_epoch() >= 0 ? c->node_id() : -1;
+  // The quorum's leader, as this node knows it.
+  response.controller_id = s.raft ? s.raft->leader_id_now() : -1;
   if (request.include_cluster_authorized_operations) response.cluster_authorized_operations = cluster_operations;
   return response;
 }

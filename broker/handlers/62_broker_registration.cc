@@ -26,7 +26,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto request = decode_request<broker_registration_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
   controller_service* c = ctx.services->controller;
-  if (!c || c->leader_epoch() < 0) {
+  if (!c) {
     broker_registration_response r;
     r.error_code = static_cast<int16_t>(protocol::error_code::not_controller);
     co_return respond(ctx, r);

@@ -53,15 +53,23 @@ std::span<const api_handler> all_handlers() {
 std::vector<api_handler> controller_handlers() {
   // From the "listeners" of Kafka 4.3's request definitions, among the APIs
   // served here. Fetch (the metadata log's, on a controller) comes with the
-  // raft driver.
+  // raft driver (below).
   static constexpr int16_t controller_keys[] = {18, 19, 20, 32, 33, 37, 43, 44, 55, 60};
   std::vector<api_handler> out;
   for (const api_handler& h : all_handlers())
     for (int16_t k : controller_keys)
       if (h.api_key == k) out.push_back(h);
-  // What only a controller answers: brokers reach it from other processes.
+  // What only a controller answers: brokers reach it from other processes,
+  // and the quorum's own RPCs.
+  out.push_back(metadata_log_fetch_handler());
+  out.push_back(vote_handler());
+  out.push_back(begin_quorum_epoch_handler());
+  out.push_back(end_quorum_epoch_handler());
+  out.push_back(fetch_snapshot_handler());
   out.push_back(broker_registration_handler());
   out.push_back(broker_heartbeat_handler());
+  out.push_back(allocate_producer_ids_handler());
+  std::sort(out.begin(), out.end(), [](const api_handler& a, const api_handler& b) { return a.api_key < b.api_key; });
   return out;
 }
 

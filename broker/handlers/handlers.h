@@ -49,6 +49,12 @@ api_handler describe_cluster_handler();  // 60_describe_cluster.cc
 // Served on controller listeners only (not in all_handlers()).
 api_handler broker_registration_handler();  // 62_broker_registration.cc
 api_handler broker_heartbeat_handler();     // 63_broker_heartbeat.cc
+api_handler metadata_log_fetch_handler();   // 01_metadata_log_fetch.cc
+api_handler vote_handler();                 // 52_vote.cc
+api_handler begin_quorum_epoch_handler();   // 53_begin_quorum_epoch.cc
+api_handler end_quorum_epoch_handler();     // 54_end_quorum_epoch.cc
+api_handler fetch_snapshot_handler();       // 59_fetch_snapshot.cc
+api_handler allocate_producer_ids_handler();  // 67_allocate_producer_ids.cc
 api_handler describe_producers_handler();  // 61_describe_producers.cc
 api_handler describe_topic_partitions_handler();  // 75_describe_topic_partitions.cc
 

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/features.h"
+#include "broker/admin/controller_call.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "config/broker_config.h"
@@ -85,21 +86,21 @@ asio::awaitable<std::optional<std::string>> broker_lifecycle::start() {
   const auto registration_deadline = std::chrono::steady_clock::now() + session + 30s;
   protocol::msg::broker_registration_response response;
   for (bool logged = false;;) {
-    response = co_await services_.controller->submit<protocol::msg::broker_registration_response>(
-        [&](controller::quorum_controller& qc, int64_t now, storage::offset next) {
+    response = co_await call_active_controller<protocol::msg::broker_registration_response>(
+        services_, true, 62, 4, request, [&](controller::quorum_controller& qc, int64_t now, storage::offset next) {
           return qc.register_broker(request, 4, next.value, now);
         });
     const auto error = static_cast<protocol::error_code>(response.error_code);
     if (error == protocol::error_code::none) break;
-    if (error != protocol::error_code::duplicate_broker_registration ||
-        std::chrono::steady_clock::now() > registration_deadline)
+    const bool retriable = error == protocol::error_code::duplicate_broker_registration ||
+                           error == protocol::error_code::not_controller;
+    if (!retriable || std::chrono::steady_clock::now() > registration_deadline)
       co_return "Broker registration failed: " + std::string(protocol::error_name(error));
-    if (!logged) {
+    if (!logged && error == protocol::error_code::duplicate_broker_registration) {
       spdlog::info("Broker {} is still registered by a previous run; retrying until its session expires ({} ms)",
                    c.node_id, session.count());
       logged = true;
     }
-    co_await services_.controller->tick();
     timer_.expires_after(500ms);
     co_await timer_.async_wait(asio::use_awaitable);
   }
@@ -125,19 +126,33 @@ asio::awaitable<bool> broker_lifecycle::heartbeat(bool want_shut_down, bool* sho
   request.current_metadata_offset = services_.metadata->applied_offset();
   request.want_fence = false;
   request.want_shut_down = want_shut_down;
-  storage::offset end;
-  auto response = co_await services_.controller->submit<protocol::msg::broker_heartbeat_response>(
+  controller_call_result result;
+  auto response = co_await call_active_controller<protocol::msg::broker_heartbeat_response>(
+      services_, true, 63, 2, request,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset next) {
         return qc.broker_heartbeat(request, 2, next.value, now);
       },
-      nullptr, &end);
+      &result, 5s);
   if (response.error_code != 0) {
     spdlog::warn("Broker heartbeat failed: {}",
                  protocol::error_name(static_cast<protocol::error_code>(response.error_code)));
     co_return false;
   }
   // Whatever the heartbeat changed (unfencing) is applied before serving.
-  co_await services_.metadata->wait_applied(end, 10s);
+  if (!result.remote) {
+    co_await services_.metadata->wait_applied(result.committed_end, 10s);
+  } else if (!response.is_fenced) {
+    // Another node's controller unfenced this broker: wait until the
+    // publisher has applied this broker's registration as unfenced.
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    asio::steady_timer pause(co_await asio::this_coro::executor);
+    for (;;) {
+      const auto* self = services_.metadata->image()->broker(services_.config->node_id);
+      if ((self && !self->fenced) || std::chrono::steady_clock::now() > until) break;
+      pause.expires_after(20ms);
+      co_await pause.async_wait(asio::use_awaitable);
+    }
+  }
   if (should_shut_down) *should_shut_down = response.should_shut_down;
   co_return !response.is_fenced;
 }
@@ -150,7 +165,6 @@ asio::awaitable<void> broker_lifecycle::heartbeat_loop() {
     co_await timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     if (stopping_.load(std::memory_order_acquire)) break;
     co_await heartbeat();
-    co_await services_.controller->tick();
   }
 }
 

@@ -2,128 +2,178 @@
 
 #include <spdlog/spdlog.h>
 
+#include "broker/run_on.h"
+#include "controller/metadata/delta.h"
+
 namespace hw::broker {
-controller_service::controller_service(asio::any_io_executor executor, storage::file_system& fs,
-                                       controller_service_options options, clock_fn now_ms)
-    : strand_(asio::make_strand(executor)), fs_(fs), options_(std::move(options)), now_ms_(std::move(now_ms)) {}
+
+controller_service::controller_service(raft_driver& driver, controller_service_options options, clock_fn now_ms)
+    : driver_(driver),
+      options_(std::move(options)),
+      now_ms_(std::move(now_ms)),
+      controller_(std::make_unique<controller::quorum_controller>(options_.controller)),
+      committed_(std::make_shared<controller::metadata_image>()),
+      tick_timer_(driver.strand()) {
+  driver_.add_commit_listener([this](const committed_batch& b) { on_commit(b); });
+  driver_.add_leader_listener([this](const controller::raft::leader_and_epoch& le) { on_leader_change(le); });
+}
 
 controller_service::~controller_service() = default;
 
-storage::storage_error controller_service::replay_log() {
-  // The whole committed log goes out as one batch: a broker must not act
-  // on an intermediate state (a partition's leadership of an old epoch)
-  // that later records already replaced.
-  committed_batch all;
-  std::string decode_error;
-  storage::storage_error failure;
-  auto ec = log_->read_committed(storage::offset(0), [&](const controller::metadata_log_entry& e) {
-    all.last = e.offset;
-    all.epoch = e.epoch;
-    if (e.control) return true;  // leader changes, snapshot markers: nothing to replay
-    controller::metadata_record record;
-    if (!controller::decode_record_value(e.value, &record, &decode_error)) {
-      failure = {std::make_error_code(std::errc::illegal_byte_sequence),
-                 "Cannot decode the metadata record at offset " + std::to_string(e.offset.value) + ": " +
-                     decode_error};
-      return false;
-    }
-    if (all.records.empty()) all.base_offset = e.offset;
-    if (auto error = controller_->replay(record)) {
-      failure = {std::make_error_code(std::errc::illegal_byte_sequence),
-                 "Cannot replay the metadata record at offset " + std::to_string(e.offset.value) + ": " + *error};
-      return false;
-    }
-    all.records.push_back(std::move(record));
-    return true;
-  });
-  if (failure) return failure;
-  if (ec) return {ec, "Cannot read the metadata log: " + ec.message()};
-  if (!all.records.empty()) publish(all);
-  return {};
-}
-
 asio::awaitable<storage::storage_error> controller_service::start() {
-  co_return co_await run_on(strand_, [this] { return start_on_strand(); });
-}
-
-storage::storage_error controller_service::start_on_strand() {
-  controller::metadata_log_options lo;
-  lo.metadata_log_dir = options_.metadata_log_dir;
-  lo.config = options_.log_config;
-  lo.now_ms = now_ms_();
-  if (auto err = controller::metadata_log::open(fs_, lo, &log_)) return err;
-  controller_ = std::make_unique<controller::quorum_controller>(options_.controller);
-
-  // One voter: this node wins every election it holds. The new epoch is
-  // durable in quorum-state before anything is written in it.
-  const int32_t epoch = std::max(log_->state().leader_epoch, log_->last_epoch()) + 1;
-  if (auto ec = log_->write_state({options_.node_id, epoch, options_.node_id}))
-    return storage::storage_error{ec, "Cannot write the quorum state: " + ec.message()};
-  if (auto ec = log_->append_leader_change(options_.node_id, options_.voters, epoch, now_ms_()))
-    return storage::storage_error{ec, "Cannot append to the metadata log: " + ec.message()};
-  if (auto ec = log_->flush()) return storage::storage_error{ec, "Cannot flush the metadata log: " + ec.message()};
-  log_->set_high_watermark(log_->end_offset());
-  high_watermark_.store(log_->high_watermark().value, std::memory_order_release);
-
-  if (auto err = replay_log()) return err;
-  spdlog::info("Controller {} is the leader of the metadata quorum at epoch {} (metadata log end offset {})",
-               options_.node_id, epoch, log_->end_offset().value);
-
-  if (controller_->image().features.empty()) {
-    // A new cluster: its first records set the feature levels.
-    if (auto ec = commit(controller::bootstrap_records(controller::latest_production_metadata_version, options_.controller.min_insync_replicas)))
-      return storage::storage_error{ec, "Cannot write the bootstrap records: " + ec.message()};
-    spdlog::info("Wrote the bootstrap metadata records of a new cluster");
+  if (driver_.voters().size() == 1) {
+    // A quorum of one commits as soon as its log is flushed: wait for that,
+    // so that the broker registers with an active controller.
+    const int64_t deadline = now_ms_() + 30'000;
+    asio::steady_timer pause(driver_.strand());
+    for (;;) {
+      bool active = co_await run_on(driver_.strand(), [this] { return active_; });
+      if (active) break;
+      if (now_ms_() > deadline)
+        co_return storage::storage_error{std::make_error_code(std::errc::timed_out),
+                                         "The controller did not become active within 30 seconds"};
+      pause.expires_after(std::chrono::milliseconds(5));
+      co_await pause.async_wait(asio::use_awaitable);
+    }
   }
-  return storage::storage_error{};
+  co_await run_on(driver_.strand(), [this] {
+    ticking_ = true;
+    asio::co_spawn(driver_.strand(), tick_loop(), asio::detached);
+  });
+  co_return storage::storage_error{};
 }
 
 asio::awaitable<void> controller_service::stop() {
-  co_await run_on(strand_, [this] {
-    if (log_) {
-      if (auto ec = log_->close()) spdlog::error("Cannot close the metadata log: {}", ec.message());
-      log_.reset();
-    }
+  co_await run_on(driver_.strand(), [this] {
+    stopping_ = true;
+    tick_timer_.cancel();
+    finish_waiters(true, commit_status::not_controller);
   });
 }
 
-std::error_code controller_service::commit(std::vector<controller::metadata_record> records) {
-  if (records.empty()) return {};
+commit_status controller_service::start_commit(std::vector<controller::metadata_record> records,
+                                               std::shared_ptr<commit_waiter>* waiter, storage::offset* end) {
+  if (!active_ || stopping_) return commit_status::not_controller;
+  if (records.empty()) {
+    if (end) *end = driver_.high_watermark();
+    return commit_status::committed;
+  }
   const auto mv = controller_->image().version();
   std::vector<std::vector<uint8_t>> values;
   values.reserve(records.size());
   for (const auto& r : records) values.push_back(controller::encode_record_value(r, controller::record_version_for(r, mv)));
-  committed_batch batch;
-  batch.epoch = log_->state().leader_epoch;
-  if (auto ec = log_->append(values, batch.epoch, now_ms_(), &batch.base_offset)) {
-    spdlog::error("Cannot append to the metadata log: {}", ec.message());
-    return ec;
+  const size_t count = values.size();
+  auto proposed = driver_.propose(std::move(values));
+  if (proposed.error != controller::raft::propose_error::none) {
+    spdlog::warn("The metadata quorum refused {} records (not the leader or too many uncommitted)", count);
+    return proposed.error == controller::raft::propose_error::not_leader ? commit_status::not_controller
+                                                                         : commit_status::failed;
   }
-  if (auto ec = log_->flush()) {
-    spdlog::error("Cannot flush the metadata log: {}", ec.message());
-    return ec;
-  }
-  log_->set_high_watermark(log_->end_offset());
-  high_watermark_.store(log_->high_watermark().value, std::memory_order_release);
-  for (const auto& r : records) {
-    if (auto error = controller_->replay(r)) spdlog::error("The controller cannot replay its own record: {}", *error);
-  }
-  batch.last = storage::offset(batch.base_offset.value + static_cast<int64_t>(records.size()) - 1);
-  batch.records = std::move(records);
-  publish(batch);
-  return {};
+  // The next operation is validated against these records already.
+  const storage::offset last = proposed.base_offset + static_cast<int64_t>(count - 1);
+  if (auto error = controller_->replay(records, last, driver_.epoch()))
+    spdlog::error("The controller cannot replay its own record: {}", *error);
+  const storage::offset commit_end = last + 1;
+  if (end) *end = commit_end;
+  if (driver_.high_watermark() >= commit_end) return commit_status::committed;  // a quorum of one
+  if (!active_) return commit_status::not_controller;  // lost while proposing
+  auto w = std::make_shared<commit_waiter>(driver_.strand());
+  w->end = commit_end;
+  w->timer.expires_after(options_.commit_timeout);
+  waiters_.push_back(w);
+  *waiter = std::move(w);
+  return commit_status::failed;  // the waiter decides
 }
 
-void controller_service::publish(const committed_batch& batch) {
-  for (auto& l : listeners_) l(batch);
+void controller_service::finish_waiters(bool all, commit_status status) {
+  const storage::offset hw = driver_.high_watermark();
+  std::erase_if(waiters_, [&](const std::shared_ptr<commit_waiter>& w) {
+    if (!all && w->end > hw) return false;
+    w->status = status;
+    w->timer.cancel();
+    return true;
+  });
+}
+
+void controller_service::on_commit(const committed_batch& batch) {
+  controller::metadata_delta delta(committed_);
+  for (const auto& r : batch.records) {
+    if (auto error = delta.replay(r))
+      spdlog::error("Cannot replay the committed metadata record at offset {} ({}): {}", batch.base_offset.value,
+                    controller::record_name(r), *error);
+  }
+  committed_ = delta.apply(batch.last_offset(), batch.epoch);
+  if (active_) {
+    finish_waiters(false, commit_status::committed);
+  } else if (!batch.records.empty()) {
+    if (auto error = controller_->replay(batch.records, batch.last_offset(), batch.epoch))
+      spdlog::error("The standby controller cannot replay a committed record: {}", *error);
+  }
+  maybe_activate();
+}
+
+void controller_service::on_leader_change(const controller::raft::leader_and_epoch& le) {
+  if (le.leader_id.value != options_.node_id) {
+    if (active_) deactivate();
+    return;
+  }
+  maybe_activate();
+}
+
+void controller_service::maybe_activate() {
+  if (active_ || stopping_ || !driver_.leading()) return;
+  // Everything before this epoch's LeaderChange is committed and replayed.
+  if (driver_.high_watermark() <= driver_.epoch_start_offset()) return;
+  active_ = true;
+  active_now_.store(true, std::memory_order_release);
+  controller_->revert_to(committed_);  // the committed image, without stale heartbeat sessions
+  spdlog::info("Controller {} is active at epoch {} (metadata log committed up to offset {})", options_.node_id,
+               driver_.epoch(), driver_.high_watermark().value);
+  if (controller_->image().features.empty()) {
+    // A new cluster: its first records set the feature levels.
+    std::shared_ptr<commit_waiter> ignored;
+    auto records = controller::bootstrap_records(controller::latest_production_metadata_version,
+                                                 options_.controller.min_insync_replicas);
+    if (start_commit(std::move(records), &ignored, nullptr) != commit_status::not_controller)
+      spdlog::info("Wrote the bootstrap metadata records of a new cluster");
+    if (ignored) std::erase(waiters_, ignored);
+  }
+}
+
+void controller_service::deactivate() {
+  active_ = false;
+  active_now_.store(false, std::memory_order_release);
+  controller_->revert_to(committed_);
+  finish_waiters(true, commit_status::not_controller);
+  spdlog::info("Controller {} is no longer active; reverted to the committed metadata at offset {}",
+               options_.node_id, committed_->provenance.offset.value);
 }
 
 asio::awaitable<void> controller_service::tick() {
-  co_await run_on(strand_, [this] {
-    if (!controller_ || !log_) return;
+  co_await run_on(driver_.strand(), [this] {
+    if (!active_ || stopping_) return;
     auto records = controller_->tick(now_ms_());
-    if (auto ec = commit(std::move(records))) spdlog::error("Controller tick failed: {}", ec.message());
+    if (records.empty()) return;
+    std::shared_ptr<commit_waiter> ignored;
+    start_commit(std::move(records), &ignored, nullptr);
+    if (ignored) std::erase(waiters_, ignored);
   });
+}
+
+asio::awaitable<void> controller_service::tick_loop() {
+  while (!stopping_) {
+    tick_timer_.expires_after(options_.tick_interval);
+    boost::system::error_code ec;
+    co_await tick_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (stopping_) break;
+    if (!active_) continue;
+    auto records = controller_->tick(now_ms_());
+    if (records.empty()) continue;
+    std::shared_ptr<commit_waiter> ignored;
+    start_commit(std::move(records), &ignored, nullptr);
+    if (ignored) std::erase(waiters_, ignored);
+  }
+  ticking_ = false;
 }
 
 }  // namespace hw::broker

@@ -1,17 +1,21 @@
 #pragma once
-// The active controller in this process (process.roles containing
-// `controller`): drives the quorum controller's generate → commit → replay
-// path over the metadata log. Today the quorum has one voter — this node —
-// so a batch is committed once it is flushed; the multi-voter raft driver
-// replaces exactly the commit step.
+// The controller in this process (process.roles containing `controller`):
+// drives the quorum controller's generate → commit → replay path over the
+// raft quorum. When the quorum elects this node and everything before its
+// epoch is committed and replayed, the controller becomes active: an
+// operation generates records from the working image, replays them there at
+// once (so the next operation sees them), proposes them to the quorum, and
+// answers once the high watermark passes them. Otherwise it is a standby
+// that replays committed records; an operation then answers NOT_CONTROLLER.
+// On loss of leadership the working image reverts to the committed one and
+// waiting operations answer NOT_CONTROLLER (their records may still commit
+// under the next leader, as in Kafka).
 //
-// Ownership and threads: owned by main. Everything runs on its own strand:
-// an operation generates its records and response on the strand, the
-// records are appended and flushed as one batch, then replayed into the
-// controller and handed to every commit listener (the broker's metadata
-// publisher) in log order before the response is returned. Callers on
-// other strands co_await submit().
+// Ownership and threads: owned by main; everything runs on the raft
+// driver's strand (the driver calls the controller's listeners there, and
+// proposals go straight to it). Callers on other strands co_await submit().
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -20,93 +24,105 @@
 #include <vector>
 
 #include "broker/asio.h"
-#include "broker/run_on.h"
+#include "broker/metadata/committed_batch.h"
+#include "broker/metadata/controller_not_active.h"
+#include "broker/metadata/raft_driver.h"
 #include "controller/metadata/records.h"
 #include "controller/quorum_controller.h"
-#include "controller/raft/metadata_log.h"
-#include "storage/io/file_system.h"
 
 namespace hw::broker {
 
-// Committed records as the log holds them, for replay.
-struct committed_batch {
-  storage::offset base_offset;  // of the first record
-  storage::offset last;         // of the last record (control records between them are skipped)
-  int32_t epoch = 0;
-  std::vector<controller::metadata_record> records;
-  storage::offset last_offset() const { return last; }
+struct controller_service_options {
+  int32_t node_id = 1;
+  controller::quorum_controller_options controller;
+  // How long an operation waits for its records to commit.
+  std::chrono::milliseconds commit_timeout{30'000};
+  std::chrono::milliseconds tick_interval{1'000};  // session expiry checks
 };
 
-struct controller_service_options {
-  std::filesystem::path metadata_log_dir;
-  int32_t node_id = 1;
-  std::vector<int32_t> voters;
-  storage::log_config log_config;
-  controller::quorum_controller_options controller;
-};
+enum class commit_status { committed, not_controller, failed };
 
 class controller_service {
  public:
-  // Called on the controller strand, in log order; must not block (the
-  // broker's publisher queues the batch for its own strand).
-  using commit_listener = std::function<void(const committed_batch&)>;
   using clock_fn = std::function<int64_t()>;
 
-  controller_service(asio::any_io_executor executor, storage::file_system& fs, controller_service_options options,
-                     clock_fn now_ms);
+  // Registers with the driver's listeners: construct before driver.start().
+  controller_service(raft_driver& driver, controller_service_options options, clock_fn now_ms);
   ~controller_service();
 
-  // Before start(): who hears of committed batches (the broker's publisher).
-  void add_listener(commit_listener listener) { listeners_.push_back(std::move(listener)); }
-
-  // Opens the metadata log, replays it to every listener, and takes
-  // leadership of the next epoch (bootstrapping a new cluster's records).
+  // With this node the only voter, waits until it is active (the quorum of
+  // one commits at once); then starts the periodic checks.
   asio::awaitable<storage::storage_error> start();
-  // Closes the log (after the last operation).
   asio::awaitable<void> stop();
 
-  // Runs op on the controller strand against the working state; appends
-  // and commits its records; returns its response once they are replayed.
-  // If the append fails, the controller reverts and the response carries
-  // whatever op produced — the caller maps `ok == false` to its error.
+  // Runs op on the controller strand against the working image, proposes
+  // its records and returns its response once they are committed. When this
+  // node is not the active controller (or stops being it before the commit)
+  // the response's errors say NOT_CONTROLLER and *status not_controller.
   // Op: controller_result<R>(quorum_controller&, int64_t now_ms, storage::offset next_offset).
   // A template rather than a std::function: GCC 12 destroys non-trivial
   // temporaries inside a co_await expression twice, so callers pass plain
   // lambdas.
   template <class R, class Op>
-  asio::awaitable<R> submit(Op op, bool* ok = nullptr, storage::offset* committed_end = nullptr) {
-    co_return co_await run_on(strand_, [&] {
-      auto result = op(*controller_, now_ms_(), log_->end_offset());
-      std::error_code ec = commit(std::move(result.records));
-      if (ok) *ok = !ec;
-      if (committed_end) *committed_end = log_->end_offset();
-      return std::move(result.response);
-    });
+  asio::awaitable<R> submit(Op op, commit_status* status = nullptr, storage::offset* committed_end = nullptr) {
+    auto body = [&]() -> asio::awaitable<R> {
+      auto result = op(*controller_, now_ms_(), driver_.log_end());
+      std::shared_ptr<commit_waiter> waiter;
+      commit_status s = start_commit(std::move(result.records), &waiter, committed_end);
+      if (waiter) {
+        boost::system::error_code ec;
+        co_await waiter->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        s = waiter->status;
+        std::erase(waiters_, waiter);  // timed out: still listed
+      }
+      if (s != commit_status::committed) mark_not_controller(result.response);
+      if (status) *status = s;
+      co_return std::move(result.response);
+    };
+    co_return co_await asio::co_spawn(driver_.strand(), body, asio::use_awaitable);
   }
 
-  int32_t leader_epoch() const { return log_ ? log_->state().leader_epoch : -1; }
+  // Any thread (approximate).
+  bool active_now() const { return active_now_.load(std::memory_order_acquire); }
+  int32_t leader_epoch() const { return active_now() ? driver_.epoch_now() : -1; }
   int32_t node_id() const { return options_.node_id; }
-  const std::vector<int32_t>& voters() const { return options_.voters; }
-  // The end and committed end of the metadata log (any thread, approximate).
-  int64_t high_watermark() const { return high_watermark_.load(std::memory_order_acquire); }
+  raft_driver& driver() { return driver_; }
+  const raft_driver& driver() const { return driver_; }
+  int64_t high_watermark() const { return driver_.high_watermark_now(); }
 
-  // Periodic work (fencing expired brokers) on the strand.
+  // Periodic work (fencing expired brokers), when active.
   asio::awaitable<void> tick();
 
  private:
-  storage::storage_error start_on_strand();
-  std::error_code commit(std::vector<controller::metadata_record> records);
-  storage::storage_error replay_log();
-  void publish(const committed_batch& batch);
+  struct commit_waiter {
+    storage::offset end;
+    commit_status status = commit_status::failed;
+    asio::steady_timer timer;
+    explicit commit_waiter(asio::any_io_executor ex) : timer(ex, asio::steady_timer::time_point::max()) {}
+  };
 
-  asio::strand<asio::any_io_executor> strand_;
-  storage::file_system& fs_;
+  // On the strand: proposes records (replayed into the working image once
+  // accepted); the waiter, when the caller must wait for the commit.
+  commit_status start_commit(std::vector<controller::metadata_record> records,
+                             std::shared_ptr<commit_waiter>* waiter, storage::offset* end);
+  void on_commit(const committed_batch& batch);
+  void on_leader_change(const controller::raft::leader_and_epoch& le);
+  void maybe_activate();
+  void deactivate();
+  void finish_waiters(bool all, commit_status status);
+  asio::awaitable<void> tick_loop();
+
+  raft_driver& driver_;
   controller_service_options options_;
   clock_fn now_ms_;
-  std::unique_ptr<controller::metadata_log> log_;
   std::unique_ptr<controller::quorum_controller> controller_;
-  std::vector<commit_listener> listeners_;
-  std::atomic<int64_t> high_watermark_{0};
+  std::shared_ptr<const controller::metadata_image> committed_;
+  bool active_ = false;
+  std::atomic<bool> active_now_{false};
+  std::vector<std::shared_ptr<commit_waiter>> waiters_;
+  asio::steady_timer tick_timer_;
+  bool stopping_ = false;
+  bool ticking_ = false;
 };
 
 }  // namespace hw::broker

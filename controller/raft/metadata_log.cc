@@ -189,6 +189,69 @@ std::error_code metadata_log::read_committed(storage::offset from,
   return {};
 }
 
+std::error_code metadata_log::append_entries(std::span<const raft::log_entry> entries) {
+  if (entries.empty()) return {};
+  if (entries.front().base_offset != end_offset()) return std::make_error_code(std::errc::invalid_argument);
+  std::vector<uint8_t> batches = raft::encode_entries(entries);
+  storage::append_options opts;
+  opts.origin = storage::append_origin::replication;
+  opts.now_ms = entries.back().append_time_ms;
+  storage::append_result result;
+  if (auto ec = log_->append(batches, opts, &result)) return ec;
+  last_epoch_ = entries.back().leader_epoch.value;
+  return {};
+}
+
+std::error_code metadata_log::truncate_to(storage::offset o, int64_t now_ms) {
+  if (o >= end_offset()) return {};
+  if (o < high_watermark_) return std::make_error_code(std::errc::invalid_argument);
+  if (auto ec = log_->truncate_to(o, now_ms)) return ec;
+  // The epoch of the new last batch: read back what is left (a short log).
+  last_epoch_ = 0;
+  std::vector<raft::log_entry> left;
+  std::string why;
+  if (auto ec = read_entries(&left, &why)) return ec;
+  if (!left.empty()) last_epoch_ = left.back().leader_epoch.value;
+  return {};
+}
+
+std::error_code metadata_log::reset_to(storage::offset start, int64_t now_ms) {
+  if (auto ec = log_->truncate_fully_and_start_at(start, now_ms)) return ec;
+  high_watermark_ = start;
+  last_epoch_ = 0;
+  return {};
+}
+
+std::error_code metadata_log::advance_start(storage::offset o, int64_t now_ms) {
+  return log_->advance_log_start_offset(o, now_ms);
+}
+
+std::error_code metadata_log::read_entries(std::vector<raft::log_entry>* out, std::string* why) const {
+  std::vector<uint8_t> buffer;
+  storage::offset from = log_->log_start_offset();
+  const storage::offset end = log_->log_end_offset();
+  while (from < end) {
+    storage::log_read_result r;
+    if (auto ec = log_->read(from, read_chunk_bytes, end, true, &r)) return ec;
+    if (r.length == 0 || !r.log_file) return std::make_error_code(std::errc::io_error);
+    buffer.resize(r.length);
+    size_t got = 0;
+    if (auto ec = r.log_file->read_at(r.position, buffer, &got)) return ec;
+    if (got != r.length) return std::make_error_code(std::errc::io_error);
+    const size_t before = out->size();
+    if (!raft::decode_entries(protocol::bytes_view(buffer.data(), buffer.size()), out, why)) {
+      *why = "metadata log in " + dir_.string() + ": " + *why;
+      return std::make_error_code(std::errc::illegal_byte_sequence);
+    }
+    if (out->size() == before) {
+      *why = "metadata log in " + dir_.string() + ": no whole batch at offset " + std::to_string(from.value);
+      return std::make_error_code(std::errc::illegal_byte_sequence);
+    }
+    from = out->back().end_offset();
+  }
+  return {};
+}
+
 std::error_code metadata_log::close() { return log_->close(); }
 
 }  // namespace hw::controller

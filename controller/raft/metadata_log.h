@@ -21,6 +21,7 @@
 #include <system_error>
 #include <vector>
 
+#include "controller/raft/raft_types.h"
 #include "protocol/wire/reader.h"
 #include "storage/io/file_system.h"
 #include "storage/log.h"
@@ -93,6 +94,24 @@ class metadata_log {
                                        int64_t now_ms);
   // fdatasyncs everything appended.
   std::error_code flush();
+
+  // --- raft replication (the driver of a multi-voter quorum) ---------------
+  storage::offset start_offset() const { return log_->log_start_offset(); }
+  // Appends the entries' batches exactly as the leader wrote them (offsets,
+  // epochs, timestamps): every replica holds the same bytes. The first must
+  // start at the log end. Not durable until flush().
+  std::error_code append_entries(std::span<const raft::log_entry> entries);
+  // Removes every record at or above o (a follower whose log diverged); never
+  // below the high watermark. Durable when it returns.
+  std::error_code truncate_to(storage::offset o, int64_t now_ms);
+  // Drops the whole log: it restarts empty at `start` (a snapshot installed
+  // from the leader covers everything before it).
+  std::error_code reset_to(storage::offset start, int64_t now_ms);
+  // Deletes what a snapshot ending at o covers (o a batch boundary).
+  std::error_code advance_start(storage::offset o, int64_t now_ms);
+  // Every batch from the log start, as the raft core keeps them; a batch
+  // that does not decode is an error naming it.
+  std::error_code read_entries(std::vector<raft::log_entry>* out, std::string* why) const;
 
   // Visits committed records in [from, high watermark) in order; stops early
   // when visit returns false. A corrupt batch (which recovery should have

@@ -46,6 +46,9 @@ raft_core::raft_core(raft_options options, raft_disk_state disk, int64_t now_ms)
     deadline_ms_ = now_ms_ + (is_voter() ? random_election_timeout() : 0);
   }
   note_leader_change();
+  // The only voter needs no one's vote: it leads a new epoch at once, as
+  // Kafka's single-voter quorum does, rather than after an election timeout.
+  if (options_.voters.size() == 1 && is_voter()) become_candidate();
 }
 
 bool raft_core::is_voter() const {
@@ -320,6 +323,14 @@ void raft_core::persisted(offset end) {
 std::map<node_id, offset> raft_core::replica_offsets() const {
   std::map<node_id, offset> out;
   for (const auto& [id, r] : replicas_) out[id] = id == options_.self ? durable_end_ : r.end;
+  return out;
+}
+
+std::map<node_id, raft_core::replica_view> raft_core::replica_views() const {
+  std::map<node_id, replica_view> out;
+  for (const auto& [id, r] : replicas_) {
+    out[id] = id == options_.self ? replica_view{durable_end_, now_ms_} : replica_view{r.end, r.last_fetch_ms};
+  }
   return out;
 }
 

@@ -132,6 +132,15 @@ class raft_core {
   const raft_log& log() const { return log_; }
   // The leader's view of each replica's durable end (voters and observers).
   std::map<node_id, offset> replica_offsets() const;
+  // The same with when each last fetched (-1: not in this epoch).
+  struct replica_view {
+    offset end{-1};
+    int64_t last_fetch_ms = -1;
+  };
+  std::map<node_id, replica_view> replica_views() const;
+  // Where the leader's epoch starts (its LeaderChange entry); meaningful
+  // while leading.
+  offset epoch_start_offset() const { return epoch_start_offset_; }
 
  private:
   struct replica {

@@ -1,0 +1,183 @@
+#pragma once
+// The raft driver: connects the pure KRaft core (controller/raft/raft_core.h)
+// to the world. It owns the core, the `__cluster_metadata` log on disk, one
+// outbound connection per voter and the tick timer, all on one strand.
+//
+// Each ready the core hands out is processed in the order raft_core.h
+// prescribes: quorum-state written and fsynced, then truncation and
+// replication appends (the same bytes on every replica), then messages
+// sent, then the high watermark applied. Once the readies run dry the log is
+// fsynced and the core told how far (`persisted`). As in Kafka's raft I/O
+// thread, the fsync runs on the strand itself: metadata batches are small
+// and few, and nothing else may touch the log meanwhile.
+//
+// Inbound RPCs (Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch of the
+// metadata partition, FetchSnapshot, DescribeQuorum) come from the
+// controller listener's handlers: the driver gives each a correlation, the
+// core answers within the same ready. An empty Fetch answer is parked until
+// the log or the high watermark moves, the leader changes or the fetcher's
+// max wait passes, then asked again. Outbound requests go through the
+// peer's kafka_client; a failed call is dropped (the core resends).
+//
+// Committed records go to the commit listeners (the controller, the
+// broker's metadata publisher) on the strand, one batch per move of the high
+// watermark; leadership changes to the leader listeners.
+//
+// Ownership and threads: owned by main; everything below runs on strand().
+// Listeners are added before start().
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "broker/asio.h"
+#include "broker/metadata/committed_batch.h"
+#include "broker/metadata/quorum_voters.h"
+#include "broker/network/kafka_client.h"
+#include "controller/raft/metadata_log.h"
+#include "controller/raft/raft_core.h"
+#include "protocol/messages/begin_quorum_epoch.h"
+#include "protocol/messages/describe_quorum.h"
+#include "protocol/messages/end_quorum_epoch.h"
+#include "protocol/messages/fetch.h"
+#include "protocol/messages/fetch_snapshot.h"
+#include "protocol/messages/vote.h"
+#include "storage/io/file_system.h"
+
+namespace hw::broker {
+
+struct raft_driver_options {
+  int32_t node_id = 1;
+  std::vector<quorum_voter> voters;  // controller.quorum.voters
+  std::string cluster_id;
+  std::filesystem::path metadata_log_dir;
+  storage::log_config log_config;
+  int64_t election_timeout_ms = 1000;  // controller.quorum.election.timeout.ms
+  int64_t fetch_timeout_ms = 2000;     // controller.quorum.fetch.timeout.ms
+  int64_t request_timeout_ms = 2000;   // controller.quorum.request.timeout.ms
+  int64_t retry_backoff_ms = 20;       // controller.quorum.retry.backoff.ms
+  int64_t fetch_max_wait_ms = 500;     // how long a leader parks an empty Fetch
+  int64_t tick_ms = 10;
+  std::string listener_name = "CONTROLLER";  // the voters' listener, for DescribeQuorum
+};
+
+// A Fetch answer and the batches its records point into.
+struct raft_fetch_answer {
+  std::vector<uint8_t> records;
+  protocol::msg::fetch_response response;
+};
+
+// A FetchSnapshot answer and the chunk it points into.
+struct raft_fetch_snapshot_answer {
+  std::vector<uint8_t> bytes;
+  protocol::msg::fetch_snapshot_response response;
+};
+
+class raft_driver {
+ public:
+  using commit_listener = std::function<void(const committed_batch&)>;
+  using leader_listener = std::function<void(const controller::raft::leader_and_epoch&)>;
+  using clock_fn = std::function<int64_t()>;
+
+  raft_driver(asio::any_io_executor executor, storage::file_system& fs, raft_driver_options options,
+              clock_fn now_ms);
+  ~raft_driver();
+  raft_driver(const raft_driver&) = delete;
+  raft_driver& operator=(const raft_driver&) = delete;
+
+  const asio::strand<asio::any_io_executor>& strand() const { return strand_; }
+  void add_commit_listener(commit_listener l) { commit_listeners_.push_back(std::move(l)); }
+  void add_leader_listener(leader_listener l) { leader_listeners_.push_back(std::move(l)); }
+
+  // Opens the metadata log, loads it into the core and starts ticking.
+  asio::awaitable<storage::storage_error> start();
+  // A leader resigns (EndQuorumEpoch, so that the others elect at once) and
+  // waits briefly for the message to leave; then everything closes.
+  asio::awaitable<void> stop();
+
+  // --- on the strand ---------------------------------------------------------
+  controller::raft::propose_result propose(std::vector<std::vector<uint8_t>> records);
+  bool is_voter() const;
+  bool leading() const { return core_ && core_->current_role() == controller::raft::role::leader; }
+  int32_t node_id() const { return options_.node_id; }
+  int32_t leader_id() const { return core_ ? core_->leader_id().value : -1; }
+  int32_t epoch() const { return core_ ? core_->current_epoch().value : -1; }
+  storage::offset high_watermark() const { return core_ ? core_->high_watermark() : storage::offset(0); }
+  storage::offset log_end() const { return core_ ? core_->log().end_offset() : storage::offset(0); }
+  storage::offset epoch_start_offset() const { return core_ ? core_->epoch_start_offset() : storage::offset(0); }
+  const std::vector<quorum_voter>& voters() const { return options_.voters; }
+
+  // --- any thread (approximate) ----------------------------------------------
+  int64_t high_watermark_now() const { return hw_now_.load(std::memory_order_acquire); }
+  int32_t leader_id_now() const { return leader_now_.load(std::memory_order_acquire); }
+  int32_t epoch_now() const { return epoch_now_.load(std::memory_order_acquire); }
+
+  // --- inbound RPCs (any executor) --------------------------------------------
+  asio::awaitable<protocol::msg::vote_response> vote(const protocol::msg::vote_request& request);
+  asio::awaitable<protocol::msg::begin_quorum_epoch_response> begin_quorum_epoch(
+      const protocol::msg::begin_quorum_epoch_request& request);
+  asio::awaitable<protocol::msg::end_quorum_epoch_response> end_quorum_epoch(
+      const protocol::msg::end_quorum_epoch_request& request);
+  asio::awaitable<raft_fetch_answer> fetch(const protocol::msg::fetch_request& request);
+  asio::awaitable<raft_fetch_snapshot_answer> fetch_snapshot(const protocol::msg::fetch_snapshot_request& request);
+  // The leader's view of the quorum; NOT_LEADER_OR_FOLLOWER elsewhere (the
+  // caller then asks the leader).
+  asio::awaitable<protocol::msg::describe_quorum_response> describe_quorum();
+
+  // Sends a request (encoded at `version`) to the current leader's
+  // controller listener and waits for its answer: what a node without the
+  // active controller uses to reach it. Fails with connect_failed while no
+  // leader is known.
+  asio::awaitable<std::error_code> call_leader(int16_t api_key, int16_t api_version, std::vector<uint8_t> body,
+                                               std::chrono::milliseconds timeout, client_response* out);
+
+ private:
+  storage::storage_error start_on_strand();
+  void pump();
+  bool process(controller::raft::ready& r);
+  void dispatch(controller::raft::outbound& m);
+  asio::awaitable<void> send_request(controller::raft::node_id to, controller::raft::message m);
+  asio::awaitable<raft_fetch_answer> fetch_on_strand(controller::raft::fetch_request request);
+  void deliver_committed(storage::offset hw);
+  void wake_parked();
+  asio::awaitable<void> tick_loop();
+  std::shared_ptr<kafka_client> client_for(int32_t node);
+  // Feeds an inbound request to the core and returns the core's answer.
+  std::optional<controller::raft::message> ask(controller::raft::node_id from, controller::raft::message request);
+  void publish_atomics();
+
+  asio::strand<asio::any_io_executor> strand_;
+  storage::file_system& fs_;
+  raft_driver_options options_;
+  clock_fn now_ms_;
+  std::mt19937_64 random_;
+  std::unique_ptr<controller::metadata_log> log_;
+  std::unique_ptr<controller::raft::raft_core> core_;
+  std::map<int32_t, std::shared_ptr<kafka_client>> clients_;
+  std::vector<commit_listener> commit_listeners_;
+  std::vector<leader_listener> leader_listeners_;
+
+  bool pumping_ = false;
+  bool unflushed_ = false;
+  bool failed_ = false;      // the log cannot be written: stop taking part
+  bool stopping_ = false;
+  storage::offset applied_{0};  // committed entries delivered up to here
+  uint64_t next_inbound_ = 1;
+  std::map<uint64_t, controller::raft::message> answers_;  // core answers to inbound requests
+  std::vector<std::shared_ptr<asio::steady_timer>> parked_;
+  int outbound_in_flight_ = 0;
+  asio::steady_timer tick_timer_;
+  bool ticking_ = false;
+
+  std::atomic<int64_t> hw_now_{0};
+  std::atomic<int32_t> leader_now_{-1};
+  std::atomic<int32_t> epoch_now_{-1};
+};
+
+}  // namespace hw::broker
