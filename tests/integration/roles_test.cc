@@ -1,0 +1,114 @@
+// process.roles=broker and =controller in separate processes, as in a
+// cluster with dedicated controllers: the broker fetches the metadata log
+// from the controller quorum as an observer, registers with the active
+// controller over its controller listener, and forwards admin requests and
+// producer-id allocation to it; clients see an ordinary broker.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <string>
+#include <vector>
+
+#include "broker_process.h"
+#include "protocol/messages/describe_quorum.h"
+#include "raw_requests.h"
+#include "rdkafka_support.h"
+
+namespace hw::testing {
+namespace {
+
+using namespace rdk;
+
+class split_roles {
+ public:
+  split_roles() : controller_port_(free_port()) {
+    setenv("CLUSTER_ID", "RolesITclusterAAAAAAAA", 1);
+    voters_ = "1@127.0.0.1:" + std::to_string(controller_port_);
+  }
+  ~split_roles() { unsetenv("CLUSTER_ID"); }
+
+  bool start_controller() {
+    return controller.start({"--override", "process.roles=controller", "--override", "node.id=1", "--override",
+                             "listeners=CONTROLLER://127.0.0.1:" + std::to_string(controller_port_), "--override",
+                             "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=" + voters_});
+  }
+  bool start_broker() {
+    return broker.start({"--override", "process.roles=broker", "--override", "node.id=2", "--override",
+                         "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=" + voters_});
+  }
+  std::string logs() const { return "---- controller ----\n" + controller.log() + "---- broker ----\n" + broker.log(); }
+
+  broker_process controller;
+  broker_process broker;
+
+ private:
+  uint16_t controller_port_;
+  std::string voters_;
+};
+
+std::vector<std::pair<std::string, std::string>> messages(int n) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int i = 0; i < n; ++i) out.emplace_back("k" + std::to_string(i), "v" + std::to_string(i));
+  return out;
+}
+
+TEST(RolesIT, ABrokerOnlyNodeServesClientsWithTheControllerElsewhere) {
+  split_roles c;
+  ASSERT_TRUE(c.start_controller()) << c.logs();
+  ASSERT_TRUE(c.start_broker()) << c.logs();
+  EXPECT_NE(c.broker.log().find("Registered broker 2"), std::string::npos) << c.logs();
+
+  // CreateTopics through the broker reaches the controller; the broker hosts
+  // the partition once the committed records reach it.
+  ASSERT_EQ(create_topic(c.broker.port(), "split", {}), "") << c.logs();
+  auto produced = produce_all(c.broker.port(), "split", messages(50));
+  for (const auto& r : produced) ASSERT_GE(r.offset, 0) << c.logs();
+  auto read = read_from_beginning(c.broker.port(), "split", 50);
+  ASSERT_EQ(read.size(), 50u);
+  for (size_t i = 0; i < read.size(); ++i) EXPECT_EQ(read[i].value, "v" + std::to_string(i));
+
+  // DescribeQuorum on the broker is answered by the leader: the broker is
+  // an observer that has fetched the whole log.
+  raw_client client(c.broker.port());
+  msg::describe_quorum_request req;
+  auto& t = req.topics.emplace_back();
+  t.topic_name = "__cluster_metadata";
+  t.partitions.emplace_back().partition_index = 0;
+  auto quorum = client.call<msg::describe_quorum_response>(55, 2, req);
+  ASSERT_TRUE(quorum);
+  const auto& p = quorum->topics.at(0).partitions.at(0);
+  EXPECT_EQ(p.error_code, 0);
+  EXPECT_EQ(p.leader_id, 1);
+  ASSERT_EQ(p.observers.size(), 1u);
+  EXPECT_EQ(p.observers[0].replica_id, 2);
+
+  // The broker restarts from its own copy of the metadata log and its data.
+  ASSERT_EQ(c.broker.stop(SIGTERM), 0) << c.logs();
+  ASSERT_TRUE(c.start_broker()) << c.logs();
+  EXPECT_EQ(read_from_beginning(c.broker.port(), "split", 50).size(), 50u) << c.logs();
+}
+
+TEST(RolesIT, ABrokerOnlyNodeWithoutVotersRefusesToStart) {
+  broker_process b;
+  auto code = b.run_to_exit({"--override", "process.roles=broker", "--override", "controller.listener.names=CONTROLLER"});
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, 1);
+  EXPECT_NE(b.log().find("process.roles=broker needs controller.quorum.voters"), std::string::npos) << b.log();
+}
+
+TEST(RolesIT, AControllerMustBeOneOfTheVoters) {
+  broker_process b;
+  const uint16_t port = free_port();
+  auto code = b.run_to_exit({"--override", "process.roles=controller", "--override", "node.id=5", "--override",
+                             "listeners=CONTROLLER://127.0.0.1:" + std::to_string(port), "--override",
+                             "controller.listener.names=CONTROLLER", "--override",
+                             "controller.quorum.voters=1@127.0.0.1:" + std::to_string(port)});
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, 1);
+  EXPECT_NE(b.log().find("is not in controller.quorum.voters"), std::string::npos) << b.log();
+}
+
+}  // namespace
+}  // namespace hw::testing
