@@ -167,8 +167,11 @@ asio::awaitable<void> connection::read_loop() {
   // Cancellation (stop_reading) shows up as error codes, not exceptions.
   co_await asio::this_coro::throw_if_cancelled(false);
   while (reading_ && !closed_) {
-    // Pause while this connection is at its bound of requests in flight.
-    while (reading_ && queue_.pending() >= options_.max_inflight) co_await wait(reader_wakeup_);
+    // Pause while this connection is at its bound of requests in flight, or
+    // holds enough request bytes read ahead of the handler.
+    while (reading_ && (queue_.pending() >= options_.max_inflight ||
+                        unhandled_bytes_ >= options_.max_read_ahead_bytes))
+      co_await wait(reader_wakeup_);
     if (!reading_) break;
 
     std::unique_ptr<uint8_t[]> frame;
@@ -191,6 +194,7 @@ asio::awaitable<void> connection::read_loop() {
     if (!reading_) break;
     budget_slot slot(&budget_);
     uint64_t seq = queue_.reserve();
+    unhandled_bytes_ += size;
     to_handle_.push_back({std::move(frame), size, seq, std::move(slot)});
     handler_wakeup_.cancel();
   }
@@ -210,6 +214,9 @@ asio::awaitable<void> connection::handle_request(std::unique_ptr<uint8_t[]> fram
   // Awaitables resume on their own executor, so this is the strand again.
   assert(strand_.running_in_this_thread());
   { budget_slot done = std::move(slot); }
+  frame.reset();  // nothing refers to the request bytes once handled
+  assert(unhandled_bytes_ >= size);
+  unhandled_bytes_ -= size;
   if (closed_) co_return;
   if (out.closes()) {
     spdlog::warn("Closing connection {} on listener {}: {}", name_, listener_name_, out.close_reason);
@@ -238,6 +245,7 @@ asio::awaitable<void> connection::handler_loop() {
   }
   // Requests read but never handled (the connection closed) give their
   // budget back as they go.
+  for (const read_request& r : to_handle_) unhandled_bytes_ -= r.size;
   to_handle_.clear();
 }
 

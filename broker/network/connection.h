@@ -5,7 +5,11 @@
 //
 // Runs entirely on its own strand: a reader coroutine reads frames (the size
 // prefix is checked against socket.request.max.bytes before the frame is
-// allocated), up to max_inflight requests read but not yet answered; one
+// allocated), up to max_inflight requests read but not yet answered and
+// while the requests read but not yet handled hold fewer than
+// max_read_ahead_bytes (at least one is always read, so a frame bigger than
+// the bound still gets through; the bytes held stay below the bound plus
+// one frame); one
 // handler coroutine handles them one at a time, in the order they came, as
 // Kafka handles a connection's requests (a client's pipelined Produce
 // requests must reach each partition in the order they were sent); a
@@ -39,6 +43,12 @@ namespace hw::broker {
 struct connection_options {
   int32_t max_frame_bytes = 100 * 1024 * 1024;  // socket.request.max.bytes
   size_t max_inflight = 64;                     // highwater.connection.max.inflight.requests
+  // Requests are handled one at a time, so reading further ahead than the
+  // next request or two only holds memory: with 64 pipelined 1 MB Produce
+  // requests per connection the broker held tens of MiB of frames waiting
+  // their turn. Past this many unhandled bytes the rest wait in the socket
+  // (TCP pushes back on the client), as Kafka reads one request at a time.
+  size_t max_read_ahead_bytes = 1 << 20;
   int64_t idle_timeout_ms = 600'000;            // connections.max.idle.ms; < 0 disables
   size_t max_write_batch = 64;                  // responses per gathering write
   size_t max_write_batch_bytes = 1 << 20;
@@ -122,6 +132,7 @@ class connection : public std::enable_shared_from_this<connection> {
   asio::steady_timer reader_wakeup_;
   asio::steady_timer handler_wakeup_;
   std::deque<read_request> to_handle_;
+  size_t unhandled_bytes_ = 0;  // frames read whose handling has not finished
   asio::steady_timer idle_timer_;
   asio::cancellation_signal read_cancel_;
   bool reading_ = true;  // false once the reader has stopped or must stop

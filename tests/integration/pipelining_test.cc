@@ -1,9 +1,14 @@
 // A client's pipelined requests on one connection are handled in the order
 // sent, as Kafka handles them: Produce requests naming several partitions
 // in varying order land in every partition in request order (the Java
-// producer and librdkafka keep up to 5 in flight per connection).
+// producer and librdkafka keep up to 5 in flight per connection). Reading
+// ahead of the handler is bounded in bytes, not only in requests.
 
 #include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
 
 #include "broker_process.h"
 #include "protocol/records/record_batch.h"
@@ -88,6 +93,120 @@ TEST(PipeliningIT, ProduceRequestsReachEveryPartitionInRequestOrder) {
     ASSERT_TRUE(f);
     EXPECT_EQ(values_of(f->records), expected) << "partition " << p;
   }
+}
+
+
+// A kB field of /proc/<pid>/status (VmRSS, VmHWM), 0 if absent.
+long status_kib(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string key;
+  while (in >> key) {
+    if (key == field + ":") {
+      long kib = 0;
+      in >> kib;
+      return kib;
+    }
+    std::string rest;
+    std::getline(in, rest);
+  }
+  return 0;
+}
+
+// A Produce request (acks=1) of one batch of about 1 MB (under message.max.bytes) to partition 0.
+std::vector<uint8_t> produce_frame_1mb(const std::string& topic, int32_t correlation_id) {
+  static const std::vector<uint8_t> batch = simple_batch(1000, 1000);
+  msg::produce_request req;
+  req.acks = 1;
+  req.timeout_ms = 10000;
+  msg::produce_request::topic_produce_data t;
+  t.name = topic;
+  msg::produce_request::partition_produce_data pd;
+  pd.index = 0;
+  pd.records = protocol::records_view(protocol::bytes_view(batch));
+  t.partition_data.push_back(pd);
+  req.topic_data.push_back(t);
+  std::vector<uint8_t> body;
+  protocol::writer w(body);
+  req.encode(w, k_produce_version);
+  return request_frame(0, k_produce_version, correlation_id, body);
+}
+
+// A Fetch of an empty partition that waits up to max_wait_ms for data.
+std::vector<uint8_t> parked_fetch_frame(const std::string& topic, int32_t max_wait_ms, int32_t correlation_id) {
+  msg::fetch_request req;
+  req.max_wait_ms = max_wait_ms;
+  req.min_bytes = 64 << 20;
+  req.max_bytes = 16 << 20;
+  req.session_id = 0;
+  req.session_epoch = -1;
+  msg::fetch_request::fetch_topic t;
+  t.topic = topic;
+  msg::fetch_request::fetch_partition p;
+  p.partition = 0;
+  p.fetch_offset = 0;
+  p.partition_max_bytes = 8 << 20;
+  t.partitions.push_back(p);
+  req.topics.push_back(t);
+  std::vector<uint8_t> body;
+  protocol::writer w(body);
+  req.encode(w, k_fetch_version);
+  return request_frame(1, k_fetch_version, correlation_id, body);
+}
+
+// While one request waits (a Fetch parked for its max wait), the requests
+// pipelined behind it stay in the socket once a bounded number of bytes has
+// been read ahead: 40 MB of Produce requests queued behind the Fetch do
+// not become 40 MB of broker memory (under the request-count bound alone,
+// all 40 were read). All are then handled, in order.
+TEST(PipeliningIT, ReadAheadBehindASlowRequestIsBoundedInBytes) {
+  broker_process broker;
+  ASSERT_TRUE(broker.start()) << broker.log();
+  const std::string parked = "parked", target = "ahead";
+  {
+    raw_client admin(broker.port());
+    for (const auto& topic : {parked, target}) {
+      auto created = admin.create_topic(topic, 1);
+      ASSERT_TRUE(created);
+      ASSERT_EQ(created->topics.at(0).error_code, 0);
+    }
+  }
+  kafka_socket s(broker.port());
+  ASSERT_TRUE(s.connected());
+  const int produces = 40;
+  const long rss_before = status_kib(broker.pid(), "VmRSS");
+  ASSERT_GT(rss_before, 0);
+  {
+    std::ofstream reset("/proc/" + std::to_string(broker.pid()) + "/clear_refs");
+    reset << "5";  // VmHWM restarts from the current RSS (Linux >= 4.0)
+  }
+
+  // Sending blocks once the broker stops reading, so it runs beside the
+  // reads of the answers.
+  std::atomic<bool> sent_all{true};
+  std::thread sender([&] {
+    if (!s.send_frame(parked_fetch_frame(parked, 2000, 1))) sent_all = false;
+    for (int i = 0; i < produces && sent_all; ++i)
+      if (!s.send_frame(produce_frame_1mb(target, 2 + i))) sent_all = false;
+  });
+  for (int i = 0; i < produces + 1; ++i) {
+    auto frame = s.read_frame(std::chrono::seconds(30));
+    if (!frame) {
+      ADD_FAILURE() << "no answer " << i;
+      break;  // the sender still has to be joined
+    }
+    protocol::reader r(*frame);
+    EXPECT_EQ(r.read_int32(), i + 1) << "answers come in request order";
+  }
+  sender.join();
+  ASSERT_TRUE(sent_all);
+
+  const long peak_growth_kib = status_kib(broker.pid(), "VmHWM") - rss_before;
+  EXPECT_LT(peak_growth_kib, 16 * 1024) << "the broker held most of the " << produces
+                                        << " MB pipelined behind the parked fetch";
+  raw_client c(broker.port());
+  auto end = c.list_offset(target, 0, -1);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->offset, produces * 1000) << "every Produce request was appended";
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 
-from . import procstat, report, workloads
+from . import procstat, profile, report, workloads
 from .brokers import make_cluster
 from .tools import ToolError, Tools
 
@@ -45,6 +45,8 @@ def parse_args(argv):
     p.add_argument("--records-100b", type=int, default=None)
     p.add_argument("--compression", choices=["none", "lz4"], default=None, help="hw_loadgen compression")
     p.add_argument("--keep-data", action="store_true", help="keep each round's data dirs")
+    p.add_argument("--perf", default=None, metavar="DIR",
+                   help="perf record -a around each workload into DIR (profiling; skews the figures)")
     args = p.parse_args(argv)
     args.sizes = dict(SIZES["quick" if args.quick else "full"])
     if args.records_1k:
@@ -78,13 +80,28 @@ def measure_startup(cluster, tools):
             "rss_after_start_mib": procstat.total_status_mib(cluster.pids(), "VmRSS")}
 
 
-def run_workload(session, name, fn):
+def run_workload(session, name, fn, recorder=None, label=None):
+    """Runs one workload; adds the broker's CPU (and per GB), the clients'
+    CPU and the broker's peak RSS during it (VmHWM reset before, when the
+    kernel allows it)."""
     pids = session.cluster.pids()
-    cpu0, t0 = procstat.total_cpu_seconds(pids), time.monotonic()
-    m = fn(session)
-    cpu = procstat.total_cpu_seconds(pids) - cpu0
+    peak_reset = profile.reset_peak_rss(pids)
+    if recorder:
+        recorder.start(label)
+        time.sleep(1)  # perf -a takes a moment to set up
+    cpu0, t0, client0 = procstat.total_cpu_seconds(pids), time.monotonic(), profile.children_cpu_seconds()
+    try:
+        m = fn(session)
+        cpu = procstat.total_cpu_seconds(pids) - cpu0
+        client = profile.children_cpu_seconds() - client0  # before perf itself is reaped
+    finally:
+        if recorder:
+            recorder.stop()
     m["wall_s"] = round(time.monotonic() - t0, 2)
     m["broker_cpu_s"] = round(cpu, 2)
+    m["client_cpu_s"] = round(client, 2)
+    if peak_reset:
+        m["broker_peak_rss_mib"] = round(procstat.total_status_mib(pids, "VmHWM"), 1)
     if m.get("bytes"):
         m["cpu_s_per_gb"] = cpu / (m["bytes"] / 1e9)
     return m
@@ -102,6 +119,8 @@ def run_session(kind, round_no, args, tools):
         rec["metrics"]["startup"] = measure_startup(cluster, tools)
         log(f"  startup: {rec['metrics']['startup']['startup_to_first_produce_ms']:.0f} ms to first produce")
         session = workloads.Session(cluster, tools, args.sizes, log)
+        recorder = profile.Recorder(args.perf) if args.perf else None
+        peak_rss = procstat.total_status_mib(cluster.pids(), "VmHWM")
         for name, fn in workloads.all_workloads():
             if args.only and name not in args.only:
                 continue
@@ -112,8 +131,9 @@ def run_session(kind, round_no, args, tools):
                 break
             log(f"  {name}")
             try:
-                m = run_workload(session, name, fn)
+                m = run_workload(session, name, fn, recorder, f"round{round_no}-{kind}-{name}")
                 rec["metrics"][name] = m
+                peak_rss = max(peak_rss, m.get("broker_peak_rss_mib", 0))
                 log("    " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in m.items()))
             except ToolError as e:
                 err = dict(e.as_dict(), workload=name, broker_log_tail=cluster.log_tail(20))
@@ -124,7 +144,9 @@ def run_session(kind, round_no, args, tools):
                 log(f"    HARNESS ERROR: {e!r}")
         rec["findings"] += session.findings
         if not cluster.dead_nodes():
-            rec["metrics"]["resources"] = {"peak_rss_mib": procstat.total_status_mib(cluster.pids(), "VmHWM")}
+            # Each workload reset VmHWM: the round's peak is the largest of theirs.
+            rec["metrics"]["resources"] = {
+                "peak_rss_mib": max(peak_rss, procstat.total_status_mib(cluster.pids(), "VmHWM"))}
     except (ToolError, subprocess.TimeoutExpired) as e:
         err = e.as_dict() if isinstance(e, ToolError) else {"error": str(e)}
         rec["errors"].append(dict(err, workload="startup", broker_log_tail=cluster.log_tail(40)))
@@ -176,6 +198,8 @@ def main(argv=None):
     output = args.output or (args.work_dir if args.quick else os.path.join(args.repo, "bench"))
     tools = Tools(args.repo, os.path.join(args.build_dir, "bench", "hw_loadgen"), log)
     kinds = [k for k in args.brokers.split(",") if k]
+    if args.perf:
+        os.environ["KAFKA_OPTS"] = (os.environ.get("KAFKA_OPTS", "") + " " + profile.JAVA_PERF_MAP_OPTS).strip()
     meta = {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": os.environ.get("HW_BENCH_COMMAND", "bench/e2e/run " + " ".join(sys.argv[1:])).strip(),

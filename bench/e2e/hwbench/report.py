@@ -7,7 +7,8 @@ import os
 import statistics
 
 # (workload, metric, label, better) shown per workload table; better is
-# "higher" or "lower" (the ratio is always Highwater / Kafka).
+# "higher", "lower" or None for a reading that is neither (the ratio is
+# always Highwater / Kafka).
 TABLE = {
     "startup": ("Start-up", [("startup_to_first_produce_ms", "spawn to first acknowledged produce (ms)", "lower"),
                              ("rss_after_start_mib", "RSS right after start-up (MiB)", "lower")]),
@@ -20,7 +21,11 @@ TABLE = {
 _THROUGHPUT = [("records_per_s", "records/s", "higher"), ("mb_per_s", "MB/s", "higher")]
 _LATENCY = [("latency_p50_ms", "latency p50 (ms)", "lower"), ("latency_p99_ms", "latency p99 (ms)", "lower"),
             ("latency_p999_ms", "latency p99.9 (ms)", "lower")]
-_CPU = [("cpu_s_per_gb", "broker CPU s per GB moved", "lower")]
+# The client's CPU tells whether the client is the limit (it shares the
+# cores): a Java tool's includes its JVM start and JIT compilation.
+_CPU = [("cpu_s_per_gb", "broker CPU s per GB moved", "lower"),
+        ("broker_cpu_s", "broker CPU s over the workload", "lower"),
+        ("client_cpu_s", "client CPU s over the workload", None)]
 for _name, _title in [("producer_1k_acks1", "Producer, 1 KiB records, acks=1 (kafka-producer-perf-test)"),
                       ("producer_100b_acks1", "Producer, 100 B records, acks=1 (kafka-producer-perf-test)"),
                       ("producer_1k_acksall_idempotent",
@@ -40,7 +45,8 @@ TABLE["e2e_latency_kafka_tool"] = ("End-to-end latency, one record at a time (En
 TABLE["e2e_latency_loadgen"] = ("End-to-end latency at a fixed rate (hw_loadgen e2e, 1 KiB, acks=1, µs resolution)",
                                 _LATENCY + [("latency_max_ms", "latency max (ms)", "lower")])
 TABLE["loadgen_produce"] = ("Producer as hard as it goes (hw_loadgen produce: librdkafka, 1 KiB, acks=1)",
-                            _THROUGHPUT + _LATENCY + _CPU)
+                            _THROUGHPUT + _LATENCY + _CPU +
+                            [("broker_peak_rss_mib", "broker peak RSS during the workload (VmHWM, MiB)", "lower")])
 TABLE["loadgen_consume"] = ("Consumer as hard as it goes (hw_loadgen consume: librdkafka, no group)",
                             _THROUGHPUT + _CPU)
 
@@ -153,14 +159,17 @@ def _markdown(meta, rounds, summary, goals):
             e = data.get(metric)
             if not e:
                 continue
-            ratio = "–" if e.get("ratio") is None else f"{_ratio(e['ratio'])} ({better} is better)"
+            ratio = ("–" if e.get("ratio") is None else
+                     f"{_ratio(e['ratio'])}" + (f" ({better} is better)" if better else ""))
             lines.append(f"| {label} | {_cell(e.get('kafka'))} | {_cell(e.get('highwater'))} | {ratio} |")
         lines.append("")
     lines += ["## How to read this", "",
               "- Kafka's perf tools (Java) run on the same cores as the broker; when a tool is the bottleneck the "
               "records/s of both brokers converge. Broker CPU s per GB (utime+stime of the broker process over the "
               "workload, JVM start of the tool included) shows what the broker itself spent; `hw_loadgen` "
-              "(librdkafka) is the client that pushes harder.",
+              "(librdkafka) is the client that pushes harder. Client CPU s is utime+stime of the client "
+              "programs the workload ran (reaped children of the harness; a Java tool's JVM start and JIT "
+              "included): far above the broker's, the client is the limit.",
               "- Consumer records/s and MB/s are ConsumerPerformance's fetch.* figures (after the group join); "
               "the join time is shown on its own row.",
               "- EndToEndLatency prints whole milliseconds, so a median of 0 or 1 is its resolution; `hw_loadgen e2e` "
