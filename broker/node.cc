@@ -246,6 +246,8 @@ std::optional<std::string> broker_node::impl::start_quorum() {
   ro.fetch_timeout_ms = cfg.get_int("controller.quorum.fetch.timeout.ms");
   ro.request_timeout_ms = cfg.get_int("controller.quorum.request.timeout.ms");
   ro.retry_backoff_ms = cfg.get_int("controller.quorum.retry.backoff.ms");
+  ro.snapshot_max_bytes = cfg.get_int("metadata.log.max.record.bytes.between.snapshots");
+  ro.snapshot_interval_ms = cfg.get_int("metadata.log.max.snapshot.interval.ms");
   if (!cfg.controller_listener_names.empty()) ro.listener_name = cfg.controller_listener_names.front();
   raft = std::make_unique<raft_driver>(io.get_executor(), *fs, ro, wall_clock_ms);
   if (is_controller) {

@@ -13,6 +13,10 @@ namespace hw::broker {
 // Records committed by one move of the high watermark, in log order;
 // control records (leader changes) are left out, but `last` covers them.
 struct committed_batch {
+  // A snapshot: `records` rebuild the whole image from empty (at start-up
+  // from the latest snapshot, or one fetched from the leader); whatever the
+  // replayer held before is replaced.
+  bool snapshot = false;
   storage::offset base_offset;  // of the first record
   storage::offset last;         // of the last offset committed (records or control)
   int32_t epoch = 0;            // of the last batch

@@ -96,6 +96,19 @@ void controller_service::finish_waiters(bool all, commit_status status) {
 }
 
 void controller_service::on_commit(const committed_batch& batch) {
+  if (batch.snapshot) {
+    // The whole committed state, replacing ours (a standby that fell
+    // behind the leader's log start, or start-up).
+    controller::metadata_delta delta(std::make_shared<const controller::metadata_image>());
+    for (const auto& r : batch.records) {
+      if (auto error = delta.replay(r)) spdlog::error("Cannot replay a snapshot record ({}): {}", controller::record_name(r), *error);
+    }
+    committed_ = delta.apply(batch.last_offset(), batch.epoch);
+    if (active_) deactivate();
+    controller_->revert_to(committed_);
+    maybe_activate();
+    return;
+  }
   controller::metadata_delta delta(committed_);
   for (const auto& r : batch.records) {
     if (auto error = delta.replay(r))

@@ -55,7 +55,7 @@ asio::awaitable<void> metadata_publisher::drain() {
 
 asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
   auto before = image();
-  controller::metadata_delta delta(before);
+  controller::metadata_delta delta(batch.snapshot ? std::make_shared<const controller::metadata_image>() : before);
   for (const auto& record : batch.records) {
     if (auto error = delta.replay(record)) {
       // The controller wrote it, so the broker must follow it: a record it
@@ -67,6 +67,8 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
   std::set<std::string> reconfigured;
   for (const auto& r : delta.changed_configs())
     if (r.type == controller::config_resource_type::topic) reconfigured.insert(r.name);
+  if (batch.snapshot)
+    for (const auto& [name, id] : before->topics_by_name) reconfigured.insert(name);
   auto after = delta.apply(batch.last_offset(), batch.epoch);
   {
     std::lock_guard lock(mutex_);

@@ -5,7 +5,10 @@
 #include <algorithm>
 
 #include "broker/run_on.h"
+#include "controller/metadata/delta.h"
+#include "controller/metadata/image_records.h"
 #include "controller/raft/raft_batches.h"
+#include "controller/raft/snapshot_file.h"
 #include "controller/raft/raft_quorum_state.h"
 #include "controller/raft/raft_wire.h"
 
@@ -76,11 +79,45 @@ storage::storage_error raft_driver::start_on_strand() {
 
   raft::raft_disk_state disk;
   disk.state = raft::from_quorum_state(log_->state());
-  disk.snapshot = raft::snapshot_id{log_->start_offset(), raft::epoch{0}};
+  image_ = std::make_shared<const controller::metadata_image>();
+  last_snapshot_ms_ = now_ms_();
+  // The latest snapshot, then the log after it.
+  std::vector<raft::snapshot_id> snapshots;
+  if (auto ec = raft::list_snapshot_files(fs_, partition_dir(), &snapshots))
+    return {ec, "Cannot list the metadata snapshots in " + partition_dir().string() + ": " + ec.message()};
+  std::optional<committed_batch> loaded;
   std::string why;
+  if (!snapshots.empty()) {
+    const raft::snapshot_id id = snapshots.back();
+    std::vector<uint8_t> bytes;
+    if (auto ec = raft::read_snapshot_file(fs_, partition_dir(), id, &bytes))
+      return {ec, "Cannot read the metadata snapshot " + raft::snapshot_file_name(id) + ": " + ec.message()};
+    committed_batch batch;
+    if (!load_snapshot(id, bytes, &batch, &why))
+      return {std::make_error_code(std::errc::illegal_byte_sequence),
+              "Cannot load the metadata snapshot " + raft::snapshot_file_name(id) + ": " + why};
+    disk.snapshot = id;
+    disk.snapshot_bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+    loaded = std::move(batch);
+    if (log_->end_offset() < id.end_offset) {
+      // The snapshot was installed but the log not yet cut: cut it now.
+      if (auto ec = log_->reset_to(id.end_offset, now_ms_()))
+        return {ec, "Cannot reset the metadata log to the snapshot at offset " + std::to_string(id.end_offset.value)};
+    }
+  } else {
+    disk.snapshot = raft::snapshot_id{log_->start_offset(), raft::epoch{0}};
+  }
+  if (log_->start_offset() > disk.snapshot.end_offset)
+    return {std::make_error_code(std::errc::illegal_byte_sequence),
+            "The metadata log starts at offset " + std::to_string(log_->start_offset().value) +
+                ", after its latest snapshot (offset " + std::to_string(disk.snapshot.end_offset.value) + ")"};
   if (auto ec = log_->read_entries(&disk.entries, &why))
     return {ec, "Cannot read the metadata log: " + (why.empty() ? ec.message() : why)};
-  applied_ = log_->start_offset();
+  std::erase_if(disk.entries, [&](const raft::log_entry& e) { return e.base_offset < disk.snapshot.end_offset; });
+  if (!disk.entries.empty() && disk.entries.front().base_offset != disk.snapshot.end_offset)
+    return {std::make_error_code(std::errc::illegal_byte_sequence),
+            "The metadata log does not continue its snapshot at offset " + std::to_string(disk.snapshot.end_offset.value)};
+  applied_ = disk.snapshot.end_offset;
 
   raft::raft_options ro;
   ro.self = raft::node_id(options_.node_id);
@@ -102,6 +139,7 @@ storage::storage_error raft_driver::start_on_strand() {
                disk.entries.size(), log_->end_offset().value, disk.state.current_epoch.value,
                disk.state.leader_id.value, disk.state.voted_id.value);
   core_ = std::make_unique<raft::raft_core>(std::move(ro), std::move(disk), now_ms_());
+  if (loaded) deliver_snapshot(std::move(*loaded));
   pump();
   if (failed_) return {std::make_error_code(std::errc::io_error), "Cannot write the metadata log"};
   return {};
@@ -141,6 +179,7 @@ asio::awaitable<void> raft_driver::tick_loop() {
     if (stopping_ || failed_) break;
     core_->tick(now_ms_());
     pump();
+    maybe_snapshot();
   }
   ticking_ = false;
 }
@@ -178,10 +217,9 @@ bool raft_driver::process(raft::ready& r) {
       return false;
     }
   }
-  if (r.install_snapshot) {
-    // Snapshots are not taken yet, so no leader offers one.
-    spdlog::error("The metadata leader offered a snapshot at offset {}; snapshots are not supported yet",
-                  r.install_snapshot->first.end_offset.value);
+  if (r.install_snapshot && !install_snapshot(r.install_snapshot->first, r.install_snapshot->second)) {
+    failed_ = true;
+    return false;
   }
   if (r.truncate_to) {
     spdlog::info("Truncating the metadata log __cluster_metadata-0 to offset {}", r.truncate_to->value);
@@ -256,13 +294,123 @@ void raft_driver::deliver_committed(storage::offset hw) {
       }
       if (batch.records.empty()) batch.base_offset = it->base_offset + static_cast<int64_t>(i);
       batch.records.push_back(std::move(record));
+      bytes_since_snapshot_ += static_cast<int64_t>(it->records[i].size());
     }
   }
   if (!any) return;
   applied_ = batch.last + 1;
   if (batch.records.empty()) batch.base_offset = batch.last;
+  if (!batch.records.empty()) {
+    controller::metadata_delta delta(image_);
+    for (const auto& r : batch.records) {
+      if (auto error = delta.replay(r)) spdlog::error("Cannot replay a committed metadata record: {}", *error);
+    }
+    image_ = delta.apply(batch.last, batch.epoch);
+  }
   publish_atomics();
   for (auto& l : commit_listeners_) l(batch);
+  maybe_snapshot();
+}
+
+std::filesystem::path raft_driver::partition_dir() const {
+  return options_.metadata_log_dir / std::string(controller::metadata_partition_dir);
+}
+
+bool raft_driver::load_snapshot(raft::snapshot_id id, const std::vector<uint8_t>& bytes, committed_batch* out,
+                                std::string* why) {
+  auto decoded = raft::decode_snapshot(protocol::bytes_view(bytes.data(), bytes.size()));
+  if (!decoded.ok()) {
+    *why = decoded.error;
+    return false;
+  }
+  const storage::offset last = id.end_offset - 1;
+  auto image = controller::image_from_record_values(decoded.records, last, id.leader_epoch.value, why);
+  if (!image) return false;
+  committed_batch batch;
+  batch.snapshot = true;
+  batch.base_offset = storage::offset(0);
+  batch.last = last;
+  batch.epoch = id.leader_epoch.value;
+  for (const auto& v : decoded.records) {
+    controller::metadata_record record;
+    if (!controller::decode_record_value(v, &record, why)) return false;
+    batch.records.push_back(std::move(record));
+  }
+  image_ = std::move(image);
+  *out = std::move(batch);
+  return true;
+}
+
+void raft_driver::deliver_snapshot(committed_batch batch) {
+  applied_ = batch.last + 1;
+  bytes_since_snapshot_ = 0;
+  spdlog::info("Loaded the metadata snapshot at offset {} (epoch {}, {} records)", applied_.value, batch.epoch,
+               batch.records.size());
+  publish_atomics();
+  for (auto& l : commit_listeners_) l(batch);
+}
+
+bool raft_driver::install_snapshot(raft::snapshot_id id, const raft::snapshot_payload& bytes) {
+  const int64_t now = now_ms_();
+  spdlog::info("Installing the metadata snapshot {} fetched from the leader", raft::snapshot_file_name(id));
+  committed_batch batch;
+  std::string why;
+  if (!load_snapshot(id, *bytes, &batch, &why)) {
+    spdlog::error("The leader's metadata snapshot {} does not load: {}", raft::snapshot_file_name(id), why);
+    return false;
+  }
+  if (auto ec = raft::write_snapshot_file(fs_, partition_dir(), id, *bytes)) {
+    spdlog::error("Cannot write the metadata snapshot {}: {}", raft::snapshot_file_name(id), ec.message());
+    return false;
+  }
+  if (auto ec = log_->reset_to(id.end_offset, now)) {
+    spdlog::error("Cannot reset the metadata log to offset {}: {}", id.end_offset.value, ec.message());
+    return false;
+  }
+  if (auto ec = raft::delete_snapshot_files_before(fs_, partition_dir(), id))
+    spdlog::warn("Cannot delete metadata snapshots older than {}: {}", raft::snapshot_file_name(id), ec.message());
+  last_snapshot_ms_ = now;
+  deliver_snapshot(std::move(batch));
+  return true;
+}
+
+void raft_driver::maybe_snapshot() {
+  if (!core_ || failed_ || stopping_ || bytes_since_snapshot_ <= 0) return;
+  const int64_t now = now_ms_();
+  const bool by_size = bytes_since_snapshot_ >= options_.snapshot_max_bytes;
+  const bool by_time = options_.snapshot_interval_ms > 0 && now - last_snapshot_ms_ >= options_.snapshot_interval_ms;
+  if (!by_size && !by_time) return;
+  const auto& log = core_->log();
+  if (applied_ <= log.start_offset() || !log.is_batch_boundary(applied_)) return;
+  // The entry the snapshot ends with gives its epoch and timestamp.
+  const auto& entries = log.entries();
+  auto last = std::lower_bound(entries.begin(), entries.end(), applied_,
+                               [](const raft::log_entry& e, storage::offset o) { return e.end_offset() < o; });
+  if (last == entries.end() || last->end_offset() != applied_) return;
+  const raft::snapshot_id id{applied_, last->leader_epoch};
+  raft::snapshot_write_options wo;
+  wo.last_contained_log_timestamp_ms = last->append_time_ms;
+  wo.write_time_ms = now;
+  const auto values = controller::image_record_values(*image_);
+  auto payload = std::make_shared<const std::vector<uint8_t>>(raft::encode_snapshot(id, values, wo));
+  if (auto ec = raft::write_snapshot_file(fs_, partition_dir(), id, *payload)) {
+    spdlog::error("Cannot write the metadata snapshot {}: {}", raft::snapshot_file_name(id), ec.message());
+    last_snapshot_ms_ = now;  // not again at once
+    return;
+  }
+  if (!core_->compact(id, payload)) {
+    spdlog::warn("The metadata snapshot {} is not at a committed batch end; the log stays whole",
+                 raft::snapshot_file_name(id));
+    return;
+  }
+  bytes_since_snapshot_ = 0;
+  last_snapshot_ms_ = now;
+  if (auto ec = log_->advance_start(id.end_offset, now))
+    spdlog::warn("Cannot delete the metadata log below offset {}: {}", id.end_offset.value, ec.message());
+  if (auto ec = raft::delete_snapshot_files_before(fs_, partition_dir(), id))
+    spdlog::warn("Cannot delete metadata snapshots older than {}: {}", raft::snapshot_file_name(id), ec.message());
+  spdlog::info("Took the metadata snapshot {} ({} records, {} bytes); the log now starts at offset {}",
+               raft::snapshot_file_name(id), values.size(), payload->size(), id.end_offset.value);
 }
 
 void raft_driver::wake_parked() {

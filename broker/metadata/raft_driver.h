@@ -40,6 +40,7 @@
 #include "broker/metadata/committed_batch.h"
 #include "broker/metadata/quorum_voters.h"
 #include "broker/network/kafka_client.h"
+#include "controller/metadata/image.h"
 #include "controller/raft/metadata_log.h"
 #include "controller/raft/raft_core.h"
 #include "protocol/messages/begin_quorum_epoch.h"
@@ -64,6 +65,11 @@ struct raft_driver_options {
   int64_t retry_backoff_ms = 20;       // controller.quorum.retry.backoff.ms
   int64_t fetch_max_wait_ms = 500;     // how long a leader parks an empty Fetch
   int64_t tick_ms = 10;
+  // A snapshot of the committed image is taken once this many bytes of
+  // records were committed since the last (or, with new records, once the
+  // interval passed; 0: no time trigger); the log before it is deleted.
+  int64_t snapshot_max_bytes = 20 << 20;   // metadata.log.max.record.bytes.between.snapshots
+  int64_t snapshot_interval_ms = 3'600'000;  // metadata.log.max.snapshot.interval.ms
   std::string listener_name = "CONTROLLER";  // the voters' listener, for DescribeQuorum
 };
 
@@ -145,6 +151,13 @@ class raft_driver {
   asio::awaitable<void> send_request(controller::raft::node_id to, controller::raft::message m);
   asio::awaitable<raft_fetch_answer> fetch_on_strand(controller::raft::fetch_request request);
   void deliver_committed(storage::offset hw);
+  // Loads a snapshot's bytes: the image and the records for the listeners.
+  bool load_snapshot(controller::raft::snapshot_id id, const std::vector<uint8_t>& bytes, committed_batch* out,
+                     std::string* why);
+  void deliver_snapshot(committed_batch batch);
+  bool install_snapshot(controller::raft::snapshot_id id, const controller::raft::snapshot_payload& bytes);
+  void maybe_snapshot();
+  std::filesystem::path partition_dir() const;
   void wake_parked();
   asio::awaitable<void> tick_loop();
   std::shared_ptr<kafka_client> client_for(int32_t node);
@@ -168,6 +181,10 @@ class raft_driver {
   bool failed_ = false;      // the log cannot be written: stop taking part
   bool stopping_ = false;
   storage::offset applied_{0};  // committed entries delivered up to here
+  // The committed image at applied_, what a snapshot holds.
+  std::shared_ptr<const controller::metadata_image> image_;
+  int64_t bytes_since_snapshot_ = 0;
+  int64_t last_snapshot_ms_ = 0;
   uint64_t next_inbound_ = 1;
   std::map<uint64_t, controller::raft::message> answers_;  // core answers to inbound requests
   std::vector<std::shared_ptr<asio::steady_timer>> parked_;
