@@ -1,0 +1,182 @@
+"""The two Kafka requests the quorum benchmark sends, encoded by hand.
+
+IncrementalAlterConfigs v1 (key 44) and DescribeQuorum v2 (key 55) are both
+flexible versions: request header v2 (client id as a classic nullable
+string, then an empty tagged-field section), response header v1
+(correlation id, tagged fields), compact strings and arrays in the bodies.
+One `connection` per thread; it is not thread-safe.
+"""
+
+import socket
+import struct
+
+NOT_CONTROLLER = 41
+NOT_LEADER_OR_FOLLOWER = 6
+METADATA_TOPIC = "__cluster_metadata"
+
+
+def _uvarint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _compact_str(s):
+    if s is None:
+        return _uvarint(0)
+    raw = s.encode()
+    return _uvarint(len(raw) + 1) + raw
+
+
+class _reader:
+    def __init__(self, buf):
+        self.buf = buf
+        self.pos = 0
+
+    def take(self, n):
+        if self.pos + n > len(self.buf):
+            raise ValueError("short response")
+        v = self.buf[self.pos:self.pos + n]
+        self.pos += n
+        return v
+
+    def int8(self):
+        return struct.unpack(">b", self.take(1))[0]
+
+    def int16(self):
+        return struct.unpack(">h", self.take(2))[0]
+
+    def int32(self):
+        return struct.unpack(">i", self.take(4))[0]
+
+    def int64(self):
+        return struct.unpack(">q", self.take(8))[0]
+
+    def uvarint(self):
+        shift = 0
+        n = 0
+        while True:
+            b = self.take(1)[0]
+            n |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return n
+            shift += 7
+
+    def compact_str(self):
+        n = self.uvarint()
+        return None if n == 0 else self.take(n - 1).decode()
+
+    def tagged_fields(self):
+        for _ in range(self.uvarint()):
+            self.uvarint()  # tag
+            self.take(self.uvarint())
+
+
+def incremental_alter_configs_v1(key, value):
+    """Sets `key` to `value` on the cluster-default broker resource (type 4, name "")."""
+    body = bytearray()
+    body += _uvarint(2)  # one resource
+    body += struct.pack(">b", 4)
+    body += _compact_str("")
+    body += _uvarint(2)  # one config
+    body += _compact_str(key)
+    body += struct.pack(">b", 0)  # SET
+    body += _compact_str(value)
+    body += _uvarint(0)  # config tagged fields
+    body += _uvarint(0)  # resource tagged fields
+    body += struct.pack(">?", False)  # validate only
+    body += _uvarint(0)
+    return 44, 1, bytes(body)
+
+
+def describe_quorum_v2():
+    body = bytearray()
+    body += _uvarint(2)
+    body += _compact_str(METADATA_TOPIC)
+    body += _uvarint(2)
+    body += struct.pack(">i", 0)
+    body += _uvarint(0)  # partition tagged fields
+    body += _uvarint(0)  # topic tagged fields
+    body += _uvarint(0)
+    return 55, 2, bytes(body)
+
+
+def parse_incremental_alter_configs_v1(r):
+    """The error code of the single resource."""
+    r.int32()  # throttle
+    n = r.uvarint() - 1
+    if n != 1:
+        raise ValueError("expected one resource in the response, got %d" % n)
+    return r.int16()
+
+
+def parse_describe_quorum_v2(r):
+    """(error code, leader id, leader epoch, high watermark, voter log end offsets)."""
+    top = r.int16()
+    r.compact_str()
+    if top != 0:
+        return top, -1, -1, -1, []
+    if r.uvarint() - 1 < 1:
+        raise ValueError("no topic in DescribeQuorum response")
+    r.compact_str()
+    if r.uvarint() - 1 < 1:
+        raise ValueError("no partition in DescribeQuorum response")
+    r.int32()  # partition index
+    err = r.int16()
+    r.compact_str()
+    leader = r.int32()
+    epoch = r.int32()
+    hw = r.int64()
+    ends = []
+    for _ in range(r.uvarint() - 1):
+        r.int32()  # replica id
+        r.take(16)  # directory id
+        ends.append(r.int64())
+        r.int64()
+        r.int64()
+        r.tagged_fields()
+    return err, leader, epoch, hw, ends
+
+
+class connection:
+    """A blocking connection to one node; owned by one thread."""
+
+    def __init__(self, port, timeout=5.0):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.corr = 0
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def _recv_exact(self, n):
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                raise ConnectionError("connection closed")
+            buf += chunk
+        return bytes(buf)
+
+    def call(self, request, parse):
+        key, version, body = request
+        self.corr += 1
+        client_id = b"qbench"
+        header = struct.pack(">hhih", key, version, self.corr, len(client_id)) + client_id + _uvarint(0)
+        frame = header + body
+        self.sock.sendall(struct.pack(">i", len(frame)) + frame)
+        size = struct.unpack(">i", self._recv_exact(4))[0]
+        r = _reader(self._recv_exact(size))
+        if r.int32() != self.corr:
+            raise ValueError("correlation id mismatch")
+        r.tagged_fields()
+        return parse(r)
