@@ -5,16 +5,15 @@
 //
 // Runs entirely on its own strand: a reader coroutine reads frames (the size
 // prefix is checked against socket.request.max.bytes before the frame is
-// allocated), up to max_inflight requests read but not yet answered and
-// while the requests read but not yet handled hold fewer than
-// max_read_ahead_bytes (at least one is always read, so a frame bigger than
-// the bound still gets through; the bytes held stay below the bound plus
-// one frame); one
-// handler coroutine handles them one at a time, in the order they came, as
-// Kafka handles a connection's requests (a client's pipelined Produce
-// requests must reach each partition in the order they were sent); a
-// writer coroutine writes the responses in request order, several at once
-// with one gathering write; an idle watchdog closes the connection after
+// allocated) while fewer than max_inflight requests are read but not yet
+// answered and the requests read but not yet handled hold fewer than
+// max_read_ahead_bytes (so the bytes held stay below that bound plus one
+// frame, and a frame bigger than the bound still gets through); one handler
+// coroutine handles them one at a time, in the order they came, as Kafka
+// handles a connection's requests (a client's pipelined Produce requests
+// must reach each partition in the order they were sent); a writer
+// coroutine writes the responses in request order, several at once with
+// one gathering write; an idle watchdog closes the connection after
 // connections.max.idle.ms without traffic.
 //
 // Closing: on EOF, on a request the dispatcher rejects, on an invalid size,
@@ -48,6 +47,7 @@ struct connection_options {
   // requests per connection the broker held tens of MiB of frames waiting
   // their turn. Past this many unhandled bytes the rest wait in the socket
   // (TCP pushes back on the client), as Kafka reads one request at a time.
+  // No configuration key sets it (yet).
   size_t max_read_ahead_bytes = 1 << 20;
   int64_t idle_timeout_ms = 600'000;            // connections.max.idle.ms; < 0 disables
   size_t max_write_batch = 64;                  // responses per gathering write
