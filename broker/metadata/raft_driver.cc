@@ -164,6 +164,7 @@ asio::awaitable<void> raft_driver::stop() {
     tick_timer_.cancel();
     wake_parked();
     for (auto& [id, c] : clients_) c->close();
+    for (auto& [id, c] : forwarding_clients_) c->close();
     if (log_) {
       if (auto ec = log_->close()) spdlog::error("Cannot close the metadata log: {}", ec.message());
     }
@@ -434,17 +435,18 @@ raft::propose_result raft_driver::propose(std::vector<std::vector<uint8_t>> reco
 
 // ---- outbound --------------------------------------------------------------
 
-std::shared_ptr<kafka_client> raft_driver::client_for(int32_t node) {
-  if (auto it = clients_.find(node); it != clients_.end()) return it->second;
+std::shared_ptr<kafka_client> raft_driver::client_for(int32_t node, bool forwarding) {
+  auto& clients = forwarding ? forwarding_clients_ : clients_;
+  if (auto it = clients.find(node); it != clients.end()) return it->second;
   for (const auto& v : options_.voters) {
     if (v.id != node) continue;
     kafka_client_options o;
     o.host = v.host;
     o.port = v.port;
-    o.client_id = "raft-client-" + std::to_string(options_.node_id);
+    o.client_id = (forwarding ? "controller-forwarder-" : "raft-client-") + std::to_string(options_.node_id);
     o.connect_timeout = milliseconds(options_.request_timeout_ms);
     auto c = kafka_client::create(strand_, o);
-    clients_[node] = c;
+    clients[node] = c;
     return c;
   }
   return nullptr;
@@ -516,7 +518,7 @@ asio::awaitable<std::error_code> raft_driver::call_leader(int16_t api_key, int16
   auto call = [&]() -> asio::awaitable<std::error_code> {
     if (stopping_) co_return make_error_code(client_errc::closed);
     const int32_t leader = leader_id();
-    auto client = leader >= 0 ? client_for(leader) : nullptr;
+    auto client = leader >= 0 ? client_for(leader, true) : nullptr;
     if (!client) co_return make_error_code(client_errc::connect_failed);
     co_return co_await client->send(api_key, api_version, std::move(body), timeout, out);
   };

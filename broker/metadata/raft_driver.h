@@ -160,7 +160,10 @@ class raft_driver {
   std::filesystem::path partition_dir() const;
   void wake_parked();
   asio::awaitable<void> tick_loop();
-  std::shared_ptr<kafka_client> client_for(int32_t node);
+  // The quorum's own connection to a voter, or (forwarding) a second one:
+  // a forwarded request may wait for a commit that needs this node's
+  // Fetch, which must not queue behind it on the same connection.
+  std::shared_ptr<kafka_client> client_for(int32_t node, bool forwarding = false);
   // Feeds an inbound request to the core and returns the core's answer.
   std::optional<controller::raft::message> ask(controller::raft::node_id from, controller::raft::message request);
   void publish_atomics();
@@ -173,6 +176,7 @@ class raft_driver {
   std::unique_ptr<controller::metadata_log> log_;
   std::unique_ptr<controller::raft::raft_core> core_;
   std::map<int32_t, std::shared_ptr<kafka_client>> clients_;
+  std::map<int32_t, std::shared_ptr<kafka_client>> forwarding_clients_;
   std::vector<commit_listener> commit_listeners_;
   std::vector<leader_listener> leader_listeners_;
 

@@ -8,11 +8,14 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "broker_process.h"
 #include "protocol/messages/describe_quorum.h"
+#include "protocol/messages/metadata.h"
 #include "raw_requests.h"
 #include "rdkafka_support.h"
 
@@ -88,6 +91,59 @@ TEST(RolesIT, ABrokerOnlyNodeServesClientsWithTheControllerElsewhere) {
   ASSERT_EQ(c.broker.stop(SIGTERM), 0) << c.logs();
   ASSERT_TRUE(c.start_broker()) << c.logs();
   EXPECT_EQ(read_from_beginning(c.broker.port(), "split", 50).size(), 50u) << c.logs();
+}
+
+// Three combined nodes, as in a three-broker docker-compose file: each
+// broker registers with whichever controller the quorum elected, over the
+// controller listener (on its own connection: the registration waits for a
+// commit that needs this node's quorum Fetch on the other one).
+TEST(RolesIT, ThreeCombinedNodesRegisterWithTheActiveControllerAndServeTogether) {
+  setenv("CLUSTER_ID", "RolesITcombinedAAAAAAA", 1);
+  std::vector<uint16_t> ports;
+  std::string voters;
+  for (int i = 0; i < 3; ++i) {
+    ports.push_back(free_port());
+    voters += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports.back());
+  }
+  std::vector<std::unique_ptr<broker_process>> nodes;
+  std::string logs;
+  for (int i = 0; i < 3; ++i) nodes.push_back(std::make_unique<broker_process>());
+  // They start together: each waits for the quorum to register its broker.
+  std::vector<std::thread> starting;
+  std::vector<int> started(3, 0);
+  for (int i = 0; i < 3; ++i) {
+    starting.emplace_back([&, i] {
+      started[i] = nodes[i]->start({"--override", "node.id=" + std::to_string(i + 1), "--override",
+                                    "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" + std::to_string(ports[i]),
+                                    "--override", "controller.listener.names=CONTROLLER", "--override",
+                                    "controller.quorum.voters=" + voters},
+                                   60s);
+    });
+  }
+  for (auto& t : starting) t.join();
+  unsetenv("CLUSTER_ID");
+  for (int i = 0; i < 3; ++i) logs += "---- node " + std::to_string(i + 1) + " ----\n" + nodes[i]->log();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(started[i]) << logs;
+
+  // Every broker is in every broker's metadata.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(wait_until(
+        [&] {
+          raw_client client(nodes[i]->port());
+          msg::metadata_request req;
+          req.topics.reset();
+          auto resp = client.call<msg::metadata_response>(3, k_metadata_version, req);
+          return resp && resp->brokers.size() == 3;
+        },
+        10s))
+        << logs;
+  }
+  // A topic created through one broker; records produced and read back
+  // through another, whichever hosts the partition.
+  ASSERT_EQ(create_topic(nodes[0]->port(), "spread", {}), "") << logs;
+  auto produced = produce_all(nodes[1]->port(), "spread", messages(20));
+  for (const auto& r : produced) ASSERT_GE(r.offset, 0) << logs;
+  EXPECT_EQ(read_from_beginning(nodes[2]->port(), "spread", 20).size(), 20u);
 }
 
 TEST(RolesIT, ABrokerOnlyNodeWithoutVotersRefusesToStart) {
