@@ -108,7 +108,9 @@ TEST(SnapshotImageRecords, KafkaOrder) {
   protocol::uuid current;
   for (const auto& r : records) {
     if (auto* t = std::get_if<msg::topic_record>(&r)) current = t->topic_id;
-    if (auto* p = std::get_if<msg::partition_record>(&r)) EXPECT_EQ(p->topic_id, current);
+    if (auto* p = std::get_if<msg::partition_record>(&r)) {
+      EXPECT_EQ(p->topic_id, current);
+    }
   }
   // Fencing and controlled shutdown live in the registrations: no change records.
   EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "RegisterBrokerRecord"), 4);
@@ -134,8 +136,12 @@ TEST(SnapshotImageRecords, ValuesUseTheVersionsOfTheImagesMetadataVersion) {
       int16_t version = -1;
       ASSERT_TRUE(decode_record_value(values[i], &decoded, &error, &version)) << error;
       EXPECT_EQ(version, record_version_for(records[i], image->version()));
-      if (std::holds_alternative<msg::partition_record>(decoded)) EXPECT_EQ(version, partition_version);
-      if (std::holds_alternative<msg::register_broker_record>(decoded)) EXPECT_EQ(version, broker_version);
+      if (std::holds_alternative<msg::partition_record>(decoded)) {
+        EXPECT_EQ(version, partition_version);
+      }
+      if (std::holds_alternative<msg::register_broker_record>(decoded)) {
+        EXPECT_EQ(version, broker_version);
+      }
     }
   }
 }
