@@ -97,6 +97,7 @@ def run_sequential(cl, leader, values, n, warmup):
     errors = {}
     samples = []
     slow = []  # commits over 1 s: which value, when (UTC), to find them in the nodes' logs
+    started = None
     try:
         for i in range(warmup + n):
             sent_at = time.time()
@@ -111,11 +112,15 @@ def run_sequential(cl, leader, values, n, warmup):
             if err != 0:
                 errors[err] = errors.get(err, 0) + 1
                 continue
+            if i == warmup - 1:
+                started = time.monotonic()
             if i >= warmup:
                 samples.append(dt)
     finally:
         conn.close()
     out = latency_summary(samples)
+    out["wall_s"] = time.monotonic() - started if started else None
+    out["commits_per_s"] = len(samples) / out["wall_s"] if out["wall_s"] else None
     out["errors"] = {str(k): v for k, v in errors.items()}
     out["over_1s"] = slow
     return out
@@ -200,11 +205,19 @@ def run_failover(cl, values, rounds, poll_s, log):
                 break
             time.sleep(max(0.0, poll_s - (time.monotonic() - tick)))
         row = {"round": r + 1, "killed": leader + 1, "old_epoch": epoch}
+        # A node we did not kill that is gone (e.g. a signal from outside the benchmark).
+        gone = {i + 1: cl.procs[i].poll() for i in others if cl.procs[i].poll() is not None}
+        if gone:
+            row["other_nodes_exited"] = gone
         if new_leader is None:
-            row["error"] = "no new leader within 60 s"
+            row["error"] = "no new leader within 60 s" + (
+                "; nodes that exited meanwhile (node: exit code): %s" % gone if gone else "")
             out.append(row)
             log("  round %d: %s" % (r + 1, row["error"]))
             cl.start(leader)
+            for i in others:
+                if cl.procs[i].poll() is not None:
+                    cl.start(i)
             continue
         err = commit_until_ok(cl.ports[new_leader], values, deadline_s=60, retry_s=poll_s)
         committed_at = time.monotonic()
@@ -220,6 +233,12 @@ def run_failover(cl, values, rounds, poll_s, log):
             % (r + 1, leader + 1, epoch, new_leader + 1, new_epoch, row["elected_ms"],
                "%.0f" % row["first_commit_ms"] if row["first_commit_ms"] is not None else "-"))
         cl.start(leader)
+        for i in others:  # bring back what died without us
+            if cl.procs[i].poll() is not None:
+                log("  node %d exited with code %s during the round (not killed by the benchmark); restarting it"
+                    % (i + 1, cl.procs[i].returncode))
+                row.setdefault("other_nodes_exited", {})[i + 1] = cl.procs[i].returncode
+                cl.start(i)
     elected = [x["elected_ms"] for x in out if x.get("elected_ms") is not None]
     committed = [x["first_commit_ms"] for x in out if x.get("first_commit_ms") is not None]
     return {
@@ -345,7 +364,8 @@ def tables(results):
     row("sequential commit p99 (ms)", lambda r: r["sequential"]["p99_ms"])
     row("sequential commit p99.9 (ms)", lambda r: r["sequential"]["p99_9_ms"])
     row("sequential commit max (ms)", lambda r: r["sequential"]["max_ms"])
-    row("sequential commits/s (1 in flight)", lambda r: 1000.0 / r["sequential"]["mean_ms"], 0)
+    row("sequential commits/s (N / wall time)", lambda r: r["sequential"]["commits_per_s"], 0)
+    row("sequential commits over 1 s", lambda r: len(r["sequential"]["over_1s"]), 0)
     row("8 clients: commits/s", lambda r: r["concurrent"]["commits_per_s"], 0)
     row("8 clients: p50 (ms)", lambda r: r["concurrent"]["p50_ms"])
     row("8 clients: p99 (ms)", lambda r: r["concurrent"]["p99_ms"])
@@ -359,13 +379,16 @@ def tables(results):
     for k in kinds:
         r = results["brokers"][k]
         for x in r.get("failover", {}).get("rounds", []):
-            rounds.append("| %s | %d | %s | %s | %s | %s | %s |" % (
+            note = x.get("error") or ""
+            if x.get("other_nodes_exited") and "exited" not in note:
+                note += "other nodes exited (node: code): %s" % x["other_nodes_exited"]
+            rounds.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
                 k, x["round"], x["killed"], fmt(x.get("new_leader")),
                 "%s -> %s" % (x["old_epoch"], fmt(x.get("new_epoch"))), fmt(x.get("elected_ms"), 0),
-                fmt(x.get("first_commit_ms"), 0) if not x.get("commit_error") else "error " + x["commit_error"]))
+                fmt(x.get("first_commit_ms"), 0) if not x.get("commit_error") else "error " + x["commit_error"], note))
     lines += ["", "Failover rounds (SIGKILL of the leader; poll every %d ms):" % results["params"]["poll_ms"], "",
-              "| broker | round | killed | new leader | epoch | kill -> leader (ms) | kill -> commit (ms) |",
-              "|---|---|---|---|---|---|---|"] + rounds
+              "| broker | round | killed | new leader | epoch | kill -> leader (ms) | kill -> commit (ms) | note |",
+              "|---|---|---|---|---|---|---|---|"] + rounds
 
     goals = ["", "Goals:", "", "| goal | target | highwater | met |", "|---|---|---|---|"]
     if hw.get("sequential"):
@@ -380,6 +403,12 @@ def tables(results):
             goals.append("| failover %s | < %d ms (2x election timeout) | %s ms | %s |" % (
                 label, limit, fmt(v, 0), "yes" if met else "**MISSED**"))
     lines += goals
+    slow = [(k, x) for k in kinds for x in results["brokers"][k].get("sequential", {}).get("over_1s", [])]
+    if slow:
+        lines += ["", "Sequential commits over 1 s (value sent, when, answer):", ""]
+        for k, x in slow:
+            lines.append("- %s: commit #%d (value %d) sent %s UTC, answered after %.0f ms with error %s" % (
+                k, x["index"], x["value"], x["sent_utc"], x["ms"], x["error"]))
     if ka.get("error") or hw.get("error"):
         lines += ["", "Errors:"]
         for k in kinds:
@@ -408,8 +437,9 @@ def results_section(results):
         "after" % tuple(fmt(results[k][m]) for k in ("fsync_probe_before", "fsync_probe_after")
                         for m in ("p50_ms", "p99_ms", "max_ms")),
         "- A commit: IncrementalAlterConfigs v1 (cluster-default broker config %s set to a new value) on the "
-        "leader's controller listener, answered once the ConfigRecord is committed; one Python client per "
-        "connection (its own overhead, ~0.1 ms, is in the figures)" % KEY,
+        "leader's controller listener, answered once the ConfigRecord is committed (Highwater also waits until "
+        "its own metadata image has applied it); one Python client per connection (its own overhead, ~0.1 ms, "
+        "is in the figures)" % KEY,
         "- Sequential: %d commits, one in flight, after %d warm-up; concurrent: %d clients x %d commits" % (
             p["commits"], p["warmup"], p["clients"], p["concurrent_commits"] // p["clients"]),
         "- Failover: %d rounds; SIGKILL of the leader, DescribeQuorum v2 on the other two every %d ms until "
@@ -461,8 +491,10 @@ def main():
     p.add_argument("--results-md", default=None, help="update this RESULTS.md's quorum section (e.g. bench/RESULTS.md)")
     p.add_argument("--quick", action="store_true", help="200 commits, 800 concurrent, 2 rounds")
     args = p.parse_args()
-    if args.quick:
-        args.commits, args.concurrent_commits, args.rounds, args.warmup = 200, 800, 2, 20
+    if args.quick:  # smaller defaults; explicit flags still win
+        for name, value in (("commits", 200), ("concurrent_commits", 800), ("rounds", 2), ("warmup", 20)):
+            if getattr(args, name) == p.get_default(name):
+                setattr(args, name, value)
 
     def log(msg):
         print("[%s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
