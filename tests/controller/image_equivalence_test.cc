@@ -6,25 +6,11 @@
 
 #include "controller/metadata/delta.h"
 #include "tests/controller/controller_harness.h"
+#include "tests/controller/snapshot_support.h"
 
 namespace hw::controller {
 namespace {
 
-void expect_same(const metadata_image& a, const metadata_image& b) {
-  ASSERT_EQ(a.topics_by_name, b.topics_by_name);
-  ASSERT_EQ(a.topics_by_id.size(), b.topics_by_id.size());
-  for (const auto& [id, t] : a.topics_by_id) {
-    const topic_image* other = b.topic(id);
-    ASSERT_TRUE(other);
-    EXPECT_EQ(t->name, other->name);
-    EXPECT_EQ(t->partitions, other->partitions) << t->name;
-  }
-  EXPECT_EQ(a.brokers, b.brokers);
-  EXPECT_EQ(a.controllers, b.controllers);
-  EXPECT_EQ(a.configs, b.configs);
-  EXPECT_EQ(a.features, b.features);
-  EXPECT_EQ(a.next_producer_id, b.next_producer_id);
-}
 
 // A log with topics, configs, fencing, elections and ISR changes.
 std::vector<metadata_record> busy_log(std::shared_ptr<const metadata_image>* final_image) {
@@ -81,7 +67,7 @@ TEST(ImageEquivalence, DeltaBoundariesDoNotMatter) {
       image = next;
     }
     SCOPED_TRACE("chunk " + std::to_string(chunk));
-    expect_same(*image, *expected);
+    testing::expect_same_image(*image, *expected);
     EXPECT_EQ(image->provenance.offset, storage::offset(static_cast<int64_t>(log.size()) - 1));
   }
 }
