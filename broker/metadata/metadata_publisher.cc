@@ -96,17 +96,23 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
 }
 
 asio::awaitable<bool> metadata_publisher::wait_applied(storage::offset end, std::chrono::milliseconds timeout) {
-  auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, timeout);
-  {
+  // The wait runs on the publisher's strand, where apply() wakes waiters:
+  // registering and starting the wait cannot be split by a wake-up (which
+  // was then lost, and the caller waited out its whole timeout).
+  auto wait = [this, end, timeout]() -> asio::awaitable<bool> {
+    auto timer = std::make_shared<asio::steady_timer>(strand_, timeout);
+    {
+      std::lock_guard lock(mutex_);
+      if (end.value <= applied_offset_ + 1) co_return true;
+      waiters_.push_back({end.value, timer});
+    }
+    error_code ec;
+    co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
     std::lock_guard lock(mutex_);
-    if (end.value <= applied_offset_ + 1) co_return true;
-    waiters_.push_back({end.value, timer});
-  }
-  error_code ec;
-  co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
-  std::lock_guard lock(mutex_);
-  std::erase_if(waiters_, [&](const waiter& w) { return w.timer == timer; });
-  co_return end.value <= applied_offset_ + 1;
+    std::erase_if(waiters_, [&](const waiter& w) { return w.timer == timer; });
+    co_return end.value <= applied_offset_ + 1;
+  };
+  co_return co_await asio::co_spawn(strand_, wait, asio::use_awaitable);
 }
 
 storage::log_config metadata_publisher::log_config_for(const controller::metadata_image& image,

@@ -190,22 +190,33 @@ asio::awaitable<void> raft_driver::tick_loop() {
 void raft_driver::pump() {
   if (pumping_ || failed_ || !core_) return;
   pumping_ = true;
-  for (;;) {
-    while (core_->has_ready() && !failed_) {
-      raft::ready r = core_->take_ready();
-      process(r);
-    }
-    if (failed_ || !unflushed_) break;
-    if (auto ec = log_->flush()) {
-      spdlog::error("Cannot flush the metadata log: {}; this node stops taking part in the quorum", ec.message());
-      failed_ = true;
-      break;
-    }
-    unflushed_ = false;
-    core_->persisted(log_->end_offset());
+  while (core_->has_ready() && !failed_) {
+    raft::ready r = core_->take_ready();
+    process(r);
   }
   pumping_ = false;
   publish_atomics();
+  // The fsync waits for whatever else is already queued on the strand
+  // (proposals of other requests, fetched batches): their appends share it.
+  if (unflushed_ && !failed_ && !flush_posted_) {
+    flush_posted_ = true;
+    asio::post(strand_, [this] {
+      flush_posted_ = false;
+      flush();
+    });
+  }
+}
+
+void raft_driver::flush() {
+  if (!unflushed_ || failed_ || stopping_) return;
+  if (auto ec = log_->flush()) {
+    spdlog::error("Cannot flush the metadata log: {}; this node stops taking part in the quorum", ec.message());
+    failed_ = true;
+    return;
+  }
+  unflushed_ = false;
+  core_->persisted(log_->end_offset());
+  pump();
 }
 
 bool raft_driver::process(raft::ready& r) {

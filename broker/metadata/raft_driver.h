@@ -6,10 +6,12 @@
 // Each ready the core hands out is processed in the order raft_core.h
 // prescribes: quorum-state written and fsynced, then truncation and
 // replication appends (the same bytes on every replica), then messages
-// sent, then the high watermark applied. Once the readies run dry the log is
-// fsynced and the core told how far (`persisted`). As in Kafka's raft I/O
-// thread, the fsync runs on the strand itself: metadata batches are small
-// and few, and nothing else may touch the log meanwhile.
+// sent, then the high watermark applied. Once the readies run dry an fsync
+// is posted to the strand, behind whatever is already queued there (other
+// proposals, fetched batches), so that their appends share it; then the
+// core is told how far the log is durable (`persisted`). As in Kafka's raft
+// I/O thread, the fsync runs on the strand itself: metadata batches are
+// small, and nothing else may touch the log meanwhile.
 //
 // Inbound RPCs (Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch of the
 // metadata partition, FetchSnapshot, DescribeQuorum) come from the
@@ -146,6 +148,8 @@ class raft_driver {
  private:
   storage::storage_error start_on_strand();
   void pump();
+  // fsyncs what was appended and tells the core (posted by pump).
+  void flush();
   bool process(controller::raft::ready& r);
   void dispatch(controller::raft::outbound& m);
   asio::awaitable<void> send_request(controller::raft::node_id to, controller::raft::message m);
@@ -182,6 +186,7 @@ class raft_driver {
 
   bool pumping_ = false;
   bool unflushed_ = false;
+  bool flush_posted_ = false;
   bool failed_ = false;      // the log cannot be written: stop taking part
   bool stopping_ = false;
   storage::offset applied_{0};  // committed entries delivered up to here
