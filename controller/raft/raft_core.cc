@@ -39,7 +39,7 @@ raft_core::raft_core(raft_options options, raft_disk_state disk, int64_t now_ms)
     deadline_ms_ = now_ms_ + random_election_timeout();
   } else if (state_.leader_id != no_node) {
     role_ = role::follower;
-    deadline_ms_ = now_ms_ + options_.fetch_timeout_ms;
+    deadline_ms_ = follower_deadline();
     maybe_send_fetch();
   } else {
     role_ = role::unattached;
@@ -53,6 +53,14 @@ raft_core::raft_core(raft_options options, raft_disk_state disk, int64_t now_ms)
 
 bool raft_core::is_voter() const {
   return std::binary_search(options_.voters.begin(), options_.voters.end(), options_.self);
+}
+
+// Followers of one leader fetch in step, so their fetch timeouts would end
+// together and their elections split the vote (each votes for itself, and
+// both wait out another election timeout). A random extra of at most a fifth
+// of the election timeout lets one of them ask first.
+int64_t raft_core::follower_deadline() {
+  return now_ms_ + options_.fetch_timeout_ms + options_.random(0, options_.election_timeout_ms / 5 + 1);
 }
 
 int64_t raft_core::random_election_timeout() {
@@ -241,7 +249,7 @@ void raft_core::become_follower(epoch e, node_id leader) {
   fetch_in_flight_ = 0;
   snapshot_fetch_.reset();
   replicas_.clear();
-  deadline_ms_ = now_ms_ + options_.fetch_timeout_ms;
+  deadline_ms_ = follower_deadline();
   note_leader_change();
   maybe_send_fetch();
 }

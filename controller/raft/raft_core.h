@@ -188,6 +188,7 @@ class raft_core {
   void set_hw(offset hw);
   void note_leader_change();
   int64_t random_election_timeout();
+  int64_t follower_deadline();
   size_t majority() const { return options_.voters.size() / 2 + 1; }
   leader_and_epoch current_leader() const { return {state_.leader_id, state_.current_epoch}; }
 

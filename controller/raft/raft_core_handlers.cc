@@ -107,7 +107,7 @@ void raft_core::on(node_id from, const begin_quorum_epoch_request& m) {
   } else {
     observe_leader({m.leader_id, m.leader_epoch});
     if (role_ == role::follower && state_.leader_id == m.leader_id) {
-      deadline_ms_ = now_ms_ + options_.fetch_timeout_ms;
+      deadline_ms_ = follower_deadline();
       maybe_send_fetch();
     }
   }
@@ -226,7 +226,7 @@ void raft_core::on(node_id, const fetch_response& m) {
 
 void raft_core::on_fetched(const fetch_response& m) {
   fetched_from_leader_ = true;
-  deadline_ms_ = now_ms_ + options_.fetch_timeout_ms;
+  deadline_ms_ = follower_deadline();
   if (m.diverging_epoch) {
     // Cut back to where our log and the leader's last agree.
     offset target = std::min(m.diverging_epoch->end_offset,

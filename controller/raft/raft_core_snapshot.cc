@@ -70,7 +70,7 @@ void raft_core::on(node_id, const fetch_snapshot_response& m) {
     return;
   }
   fetched_from_leader_ = true;
-  deadline_ms_ = now_ms_ + options_.fetch_timeout_ms;
+  deadline_ms_ = follower_deadline();
   snapshot_buffer_.insert(snapshot_buffer_.end(), m.bytes.begin(), m.bytes.end());
   if (static_cast<int64_t>(snapshot_buffer_.size()) < m.size) {
     send_snapshot_fetch();
