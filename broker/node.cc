@@ -224,8 +224,24 @@ std::optional<std::string> broker_node::impl::start_quorum() {
     return "Node " + std::to_string(cfg.node_id) + " has the controller role but is not in controller.quorum.voters";
   if (!is_controller && listed)
     return "Node " + std::to_string(cfg.node_id) + " is in controller.quorum.voters but process.roles has no controller role";
-  if (ro.voters.empty()) {
-    if (!is_controller) return "process.roles=broker needs controller.quorum.voters naming the controllers";
+  for (const auto& entry : cfg.controller_quorum_bootstrap_servers) {
+    // host:port, an IPv6 host in brackets.
+    const auto colon = entry.rfind(':');
+    quorum_voter b;
+    int port = 0;
+    if (colon != std::string::npos) port = std::atoi(entry.c_str() + colon + 1);
+    if (colon == std::string::npos || port <= 0 || port > 65535)
+      return "Invalid value " + entry + " for configuration controller.quorum.bootstrap.servers: entries must be host:port";
+    b.host = entry.substr(0, colon);
+    if (b.host.size() > 2 && b.host.front() == '[' && b.host.back() == ']') b.host = b.host.substr(1, b.host.size() - 2);
+    b.port = static_cast<uint16_t>(port);
+    ro.bootstrap_servers.push_back(b);
+  }
+  if (ro.voters.empty() && !is_controller && !ro.bootstrap_servers.empty()) {
+    // An observer of a quorum it finds through the bootstrap servers.
+  } else if (ro.voters.empty()) {
+    if (!is_controller)
+      return "process.roles=broker needs controller.quorum.voters or controller.quorum.bootstrap.servers naming the controllers";
     // A single node without a voter list is its own quorum.
     quorum_voter self;
     self.id = cfg.node_id;

@@ -119,6 +119,17 @@ storage::storage_error raft_driver::start_on_strand() {
             "The metadata log does not continue its snapshot at offset " + std::to_string(disk.snapshot.end_offset.value)};
   applied_ = disk.snapshot.end_offset;
 
+  if (options_.voters.empty()) {
+    // An observer that knows only bootstrap servers: it asks them in turn,
+    // under ids no node has, until an answer names the leader.
+    int32_t pseudo = -2;
+    for (auto b : options_.bootstrap_servers) {
+      b.id = pseudo--;
+      options_.voters.push_back(b);
+    }
+    if (options_.voters.empty())
+      return {std::make_error_code(std::errc::invalid_argument), "No controller.quorum.voters nor bootstrap servers"};
+  }
   raft::raft_options ro;
   ro.self = raft::node_id(options_.node_id);
   std::vector<raft::node_id> voter_ids;
@@ -449,7 +460,9 @@ raft::propose_result raft_driver::propose(std::vector<std::vector<uint8_t>> reco
 std::shared_ptr<kafka_client> raft_driver::client_for(int32_t node, bool forwarding) {
   auto& clients = forwarding ? forwarding_clients_ : clients_;
   if (auto it = clients.find(node); it != clients.end()) return it->second;
-  for (const auto& v : options_.voters) {
+  std::vector<quorum_voter> known = options_.voters;
+  if (auto it = learned_endpoints_.find(node); it != learned_endpoints_.end()) known.push_back(it->second);
+  for (const auto& v : known) {
     if (v.id != node) continue;
     kafka_client_options o;
     o.host = v.host;
@@ -501,6 +514,14 @@ asio::awaitable<void> raft_driver::send_request(raft::node_id to, raft::message 
     const milliseconds fetch_timeout(options_.request_timeout_ms + f->max_wait_ms);
     auto out = co_await client->call<msg::fetch_response>(1, raft::fetch_version, wire, fetch_timeout);
     if (!out.error) {
+      for (const auto& e : out.response.node_endpoints) {
+        if (e.node_id < 0 || e.port <= 0 || e.port > 65535) continue;
+        quorum_voter v;
+        v.id = e.node_id;
+        v.host = e.host;
+        v.port = static_cast<uint16_t>(e.port);
+        learned_endpoints_[e.node_id] = v;
+      }
       raft::fetch_response r;
       std::string why;
       raft::from_wire(out.response, f->correlation, &r, &why);
@@ -610,6 +631,16 @@ asio::awaitable<raft_fetch_answer> raft_driver::fetch_on_strand(raft::fetch_requ
     const bool empty = r.error == perr::none && r.entries.empty() && !r.diverging_epoch && !r.snapshot;
     if (!empty || left <= 0 || stopping_) {
       out.response = raft::to_wire(r, out.records);
+      // The leader's endpoint, for fetchers that know only bootstrap
+      // servers (Fetch v17's NodeEndpoints).
+      for (const auto& v : options_.voters) {
+        if (v.id != r.current.leader_id.value || v.id < 0 || v.port == 0) continue;
+        auto& e = out.response.node_endpoints.emplace_back();
+        e.node_id = v.id;
+        e.host = v.host;
+        e.port = v.port;
+        e.rack.reset();
+      }
       co_return out;
     }
     // Nothing new: wait for an append, a move of the high watermark, a

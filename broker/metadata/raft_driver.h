@@ -58,6 +58,10 @@ namespace hw::broker {
 struct raft_driver_options {
   int32_t node_id = 1;
   std::vector<quorum_voter> voters;  // controller.quorum.voters
+  // controller.quorum.bootstrap.servers (host:port; id unused): an observer
+  // without `voters` asks these who leads, and learns the leader's endpoint
+  // from the NodeEndpoints of their Fetch answers.
+  std::vector<quorum_voter> bootstrap_servers;
   std::string cluster_id;
   std::filesystem::path metadata_log_dir;
   storage::log_config log_config;
@@ -181,6 +185,9 @@ class raft_driver {
   std::unique_ptr<controller::raft::raft_core> core_;
   std::map<int32_t, std::shared_ptr<kafka_client>> clients_;
   std::map<int32_t, std::shared_ptr<kafka_client>> forwarding_clients_;
+  // Endpoints learned from Fetch answers' NodeEndpoints (observers that
+  // started from bootstrap servers).
+  std::map<int32_t, quorum_voter> learned_endpoints_;
   std::vector<commit_listener> commit_listeners_;
   std::vector<leader_listener> leader_listeners_;
 

@@ -41,6 +41,13 @@ class split_roles {
     return broker.start({"--override", "process.roles=broker", "--override", "node.id=2", "--override",
                          "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=" + voters_});
   }
+  // The broker knows the controllers only through
+  // controller.quorum.bootstrap.servers, as with a Kafka 4 dynamic quorum.
+  bool start_broker_with_bootstrap_servers() {
+    return broker.start({"--override", "process.roles=broker", "--override", "node.id=2", "--override",
+                         "controller.listener.names=CONTROLLER", "--override",
+                         "controller.quorum.bootstrap.servers=127.0.0.1:" + std::to_string(controller_port_)});
+  }
   std::string logs() const { return "---- controller ----\n" + controller.log() + "---- broker ----\n" + broker.log(); }
 
   broker_process controller;
@@ -144,6 +151,17 @@ TEST(RolesIT, ThreeCombinedNodesRegisterWithTheActiveControllerAndServeTogether)
   auto produced = produce_all(nodes[1]->port(), "spread", messages(20));
   for (const auto& r : produced) ASSERT_GE(r.offset, 0) << logs;
   EXPECT_EQ(read_from_beginning(nodes[2]->port(), "spread", 20).size(), 20u);
+}
+
+TEST(RolesIT, ABrokerFindsTheQuorumThroughBootstrapServers) {
+  split_roles c;
+  ASSERT_TRUE(c.start_controller()) << c.logs();
+  ASSERT_TRUE(c.start_broker_with_bootstrap_servers()) << c.logs();
+  EXPECT_NE(c.broker.log().find("Registered broker 2"), std::string::npos) << c.logs();
+  ASSERT_EQ(create_topic(c.broker.port(), "found", {}), "") << c.logs();
+  auto produced = produce_all(c.broker.port(), "found", messages(10));
+  for (const auto& r : produced) ASSERT_GE(r.offset, 0) << c.logs();
+  EXPECT_EQ(read_from_beginning(c.broker.port(), "found", 10).size(), 10u);
 }
 
 TEST(RolesIT, ABrokerOnlyNodeWithoutVotersRefusesToStart) {
