@@ -225,17 +225,10 @@ std::optional<std::string> broker_node::impl::start_quorum() {
   if (!is_controller && listed)
     return "Node " + std::to_string(cfg.node_id) + " is in controller.quorum.voters but process.roles has no controller role";
   for (const auto& entry : cfg.controller_quorum_bootstrap_servers) {
-    // host:port, an IPv6 host in brackets.
-    const auto colon = entry.rfind(':');
-    quorum_voter b;
-    int port = 0;
-    if (colon != std::string::npos) port = std::atoi(entry.c_str() + colon + 1);
-    if (colon == std::string::npos || port <= 0 || port > 65535)
+    auto server = parse_host_port(entry);
+    if (!server)
       return "Invalid value " + entry + " for configuration controller.quorum.bootstrap.servers: entries must be host:port";
-    b.host = entry.substr(0, colon);
-    if (b.host.size() > 2 && b.host.front() == '[' && b.host.back() == ']') b.host = b.host.substr(1, b.host.size() - 2);
-    b.port = static_cast<uint16_t>(port);
-    ro.bootstrap_servers.push_back(b);
+    ro.bootstrap_servers.push_back(*server);
   }
   if (ro.voters.empty() && !is_controller && !ro.bootstrap_servers.empty()) {
     // An observer of a quorum it finds through the bootstrap servers.

@@ -62,8 +62,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   raft_driver* raft = ctx.services->raft;
   if (raft) {
     auto response = co_await raft->describe_quorum();
-    const bool leads = response.topics[0].partitions[0].error_code == 0;
-    if (leads) co_return respond(ctx, response);
+    if (response) co_return respond(ctx, *response);
     if (!ctx.services->is_controller_listener(ctx.listener_name)) {
       // A broker asks the leader, as Kafka's brokers forward the request.
       std::vector<uint8_t> body(ctx.body.begin(), ctx.body.end());

@@ -9,10 +9,9 @@
 // UNSUPPORTED_VERSION. A node that is not the active controller answers
 // NOT_CONTROLLER.
 
+#include "broker/admin/controller_call.h"
 #include "broker/handlers/handlers.h"
-#include "broker/metadata/controller_service.h"
 #include "broker/services.h"
-#include "protocol/error_code.h"
 #include "protocol/messages/broker_registration.h"
 
 namespace hw::broker {
@@ -25,15 +24,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<broker_registration_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  controller_service* c = ctx.services->controller;
-  if (!c) {
-    broker_registration_response r;
-    r.error_code = static_cast<int16_t>(protocol::error_code::not_controller);
-    co_return respond(ctx, r);
-  }
   const int16_t version = ctx.api_version;
   const broker_registration_request& req = *request;
-  auto response = co_await c->submit<broker_registration_response>(
+  // Answered here or NOT_CONTROLLER: the broker asks the active controller.
+  auto response = co_await call_active_controller<broker_registration_response>(
+      *ctx.services, false, ctx.api_key, ctx.api_version, req,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset next) {
         return qc.register_broker(req, version, next.value, now);
       });

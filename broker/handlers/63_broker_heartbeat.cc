@@ -9,10 +9,9 @@
 // STALE_BROKER_EPOCH (or BROKER_ID_NOT_REGISTERED). A node that is not the
 // active controller answers NOT_CONTROLLER.
 
+#include "broker/admin/controller_call.h"
 #include "broker/handlers/handlers.h"
-#include "broker/metadata/controller_service.h"
 #include "broker/services.h"
-#include "protocol/error_code.h"
 #include "protocol/messages/broker_heartbeat.h"
 
 namespace hw::broker {
@@ -25,15 +24,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<broker_heartbeat_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  controller_service* c = ctx.services->controller;
-  if (!c) {
-    broker_heartbeat_response r;
-    r.error_code = static_cast<int16_t>(protocol::error_code::not_controller);
-    co_return respond(ctx, r);
-  }
   const int16_t version = ctx.api_version;
   const broker_heartbeat_request& req = *request;
-  auto response = co_await c->submit<broker_heartbeat_response>(
+  // Answered here or NOT_CONTROLLER: the broker asks the active controller.
+  auto response = co_await call_active_controller<broker_heartbeat_response>(
+      *ctx.services, false, ctx.api_key, ctx.api_version, req,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset next) {
         return qc.broker_heartbeat(req, version, next.value, now);
       });

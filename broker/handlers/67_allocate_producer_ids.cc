@@ -3,8 +3,8 @@
 // of producer ids (Kafka's ProducerIdControlManager rules live in
 // quorum_controller).
 
+#include "broker/admin/controller_call.h"
 #include "broker/handlers/handlers.h"
-#include "broker/metadata/controller_service.h"
 #include "broker/services.h"
 #include "protocol/messages/allocate_producer_ids.h"
 
@@ -18,15 +18,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<allocate_producer_ids_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  controller_service* c = ctx.services->controller;
-  if (!c) {
-    allocate_producer_ids_response r;
-    r.error_code = static_cast<int16_t>(protocol::error_code::not_controller);
-    co_return respond(ctx, r);
-  }
   const allocate_producer_ids_request& req = *request;
-  auto response = co_await c->submit<allocate_producer_ids_response>(
-      [&](controller::quorum_controller& qc, int64_t, storage::offset) { return qc.allocate_producer_ids(req); });
+  // Answered here or NOT_CONTROLLER: the broker asks the active controller.
+  auto response = co_await call_active_controller<allocate_producer_ids_response>(
+      *ctx.services, false, ctx.api_key, ctx.api_version, req,
+      [&](controller::quorum_controller& qc, int64_t, storage::offset) {
+        return qc.allocate_producer_ids(req);
+      });
   co_return respond(ctx, response);
 }
 

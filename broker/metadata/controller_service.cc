@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/run_on.h"
-#include "controller/metadata/delta.h"
 
 namespace hw::broker {
 
@@ -12,7 +11,6 @@ controller_service::controller_service(raft_driver& driver, controller_service_o
       options_(std::move(options)),
       now_ms_(std::move(now_ms)),
       controller_(std::make_unique<controller::quorum_controller>(options_.controller)),
-      committed_(std::make_shared<controller::metadata_image>()),
       tick_timer_(driver.strand()) {
   driver_.add_commit_listener([this](const committed_batch& b) { on_commit(b); });
   driver_.add_leader_listener([this](const controller::raft::leader_and_epoch& le) { on_leader_change(le); });
@@ -36,10 +34,7 @@ asio::awaitable<storage::storage_error> controller_service::start() {
       co_await pause.async_wait(asio::use_awaitable);
     }
   }
-  co_await run_on(driver_.strand(), [this] {
-    ticking_ = true;
-    asio::co_spawn(driver_.strand(), tick_loop(), asio::detached);
-  });
+  co_await run_on(driver_.strand(), [this] { asio::co_spawn(driver_.strand(), tick_loop(), asio::detached); });
   co_return storage::storage_error{};
 }
 
@@ -95,32 +90,16 @@ void controller_service::finish_waiters(bool all, commit_status status) {
   });
 }
 
+// The driver has replayed the batch into its committed image already: a
+// standby takes that image rather than replaying the records again.
 void controller_service::on_commit(const committed_batch& batch) {
-  if (batch.snapshot) {
-    // The whole committed state, replacing ours (a standby that fell
-    // behind the leader's log start, or start-up).
-    controller::metadata_delta delta(std::make_shared<const controller::metadata_image>());
-    for (const auto& r : batch.records) {
-      if (auto error = delta.replay(r)) spdlog::error("Cannot replay a snapshot record ({}): {}", controller::record_name(r), *error);
-    }
-    committed_ = delta.apply(batch.last_offset(), batch.epoch);
-    if (active_) deactivate();
-    controller_->revert_to(committed_);
-    maybe_activate();
-    return;
-  }
-  controller::metadata_delta delta(committed_);
-  for (const auto& r : batch.records) {
-    if (auto error = delta.replay(r))
-      spdlog::error("Cannot replay the committed metadata record at offset {} ({}): {}", batch.base_offset.value,
-                    controller::record_name(r), *error);
-  }
-  committed_ = delta.apply(batch.last_offset(), batch.epoch);
+  // A snapshot replaces the whole committed state (start-up, or a standby
+  // that fell behind the leader's log start).
+  if (batch.snapshot && active_) deactivate();
   if (active_) {
     finish_waiters(false, commit_status::committed);
-  } else if (!batch.records.empty()) {
-    if (auto error = controller_->replay(batch.records, batch.last_offset(), batch.epoch))
-      spdlog::error("The standby controller cannot replay a committed record: {}", *error);
+  } else {
+    controller_->revert_to(driver_.committed_image());
   }
   maybe_activate();
 }
@@ -138,8 +117,7 @@ void controller_service::maybe_activate() {
   // Everything before this epoch's LeaderChange is committed and replayed.
   if (driver_.high_watermark() <= driver_.epoch_start_offset()) return;
   active_ = true;
-  active_now_.store(true, std::memory_order_release);
-  controller_->revert_to(committed_);  // the committed image, without stale heartbeat sessions
+  controller_->revert_to(driver_.committed_image());  // without stale heartbeat sessions
   spdlog::info("Controller {} is active at epoch {} (metadata log committed up to offset {})", options_.node_id,
                driver_.epoch(), driver_.high_watermark().value);
   if (controller_->image().features.empty()) {
@@ -155,22 +133,10 @@ void controller_service::maybe_activate() {
 
 void controller_service::deactivate() {
   active_ = false;
-  active_now_.store(false, std::memory_order_release);
-  controller_->revert_to(committed_);
+  controller_->revert_to(driver_.committed_image());
   finish_waiters(true, commit_status::not_controller);
   spdlog::info("Controller {} is no longer active; reverted to the committed metadata at offset {}",
-               options_.node_id, committed_->provenance.offset.value);
-}
-
-asio::awaitable<void> controller_service::tick() {
-  co_await run_on(driver_.strand(), [this] {
-    if (!active_ || stopping_) return;
-    auto records = controller_->tick(now_ms_());
-    if (records.empty()) return;
-    std::shared_ptr<commit_waiter> ignored;
-    start_commit(std::move(records), &ignored, nullptr);
-    if (ignored) std::erase(waiters_, ignored);
-  });
+               options_.node_id, driver_.committed_image()->provenance.offset.value);
 }
 
 asio::awaitable<void> controller_service::tick_loop() {
@@ -186,7 +152,6 @@ asio::awaitable<void> controller_service::tick_loop() {
     start_commit(std::move(records), &ignored, nullptr);
     if (ignored) std::erase(waiters_, ignored);
   }
-  ticking_ = false;
 }
 
 }  // namespace hw::broker

@@ -6,7 +6,8 @@
 // operation generates records from the working image, replays them there at
 // once (so the next operation sees them), proposes them to the quorum, and
 // answers once the high watermark passes them. Otherwise it is a standby
-// that replays committed records; an operation then answers NOT_CONTROLLER.
+// that follows the driver's committed image; an operation then answers
+// NOT_CONTROLLER.
 // On loss of leadership the working image reverts to the committed one and
 // waiting operations answer NOT_CONTROLLER (their records may still commit
 // under the next leader, as in Kafka).
@@ -15,7 +16,6 @@
 // driver's strand (the driver calls the controller's listeners there, and
 // proposals go straight to it). Callers on other strands co_await submit().
 
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -82,17 +82,6 @@ class controller_service {
     co_return co_await asio::co_spawn(driver_.strand(), body, asio::use_awaitable);
   }
 
-  // Any thread (approximate).
-  bool active_now() const { return active_now_.load(std::memory_order_acquire); }
-  int32_t leader_epoch() const { return active_now() ? driver_.epoch_now() : -1; }
-  int32_t node_id() const { return options_.node_id; }
-  raft_driver& driver() { return driver_; }
-  const raft_driver& driver() const { return driver_; }
-  int64_t high_watermark() const { return driver_.high_watermark_now(); }
-
-  // Periodic work (fencing expired brokers), when active.
-  asio::awaitable<void> tick();
-
  private:
   struct commit_waiter {
     storage::offset end;
@@ -110,19 +99,17 @@ class controller_service {
   void maybe_activate();
   void deactivate();
   void finish_waiters(bool all, commit_status status);
+  // Periodic work (fencing brokers whose session expired), when active.
   asio::awaitable<void> tick_loop();
 
   raft_driver& driver_;
   controller_service_options options_;
   clock_fn now_ms_;
   std::unique_ptr<controller::quorum_controller> controller_;
-  std::shared_ptr<const controller::metadata_image> committed_;
   bool active_ = false;
-  std::atomic<bool> active_now_{false};
   std::vector<std::shared_ptr<commit_waiter>> waiters_;
   asio::steady_timer tick_timer_;
   bool stopping_ = false;
-  bool ticking_ = false;
 };
 
 }  // namespace hw::broker

@@ -1,12 +1,14 @@
 #pragma once
 // controller.quorum.voters ("id@host:port,...", Kafka's static voter set)
-// parsed into endpoints, for what a node reports of its quorum
-// (DescribeQuorum's nodes, DescribeCluster on a controller listener).
+// and controller.quorum.bootstrap.servers ("host:port,...") parsed into
+// endpoints: where the raft driver connects, and what a node reports of its
+// quorum (DescribeQuorum's nodes, DescribeCluster on a controller listener).
 // Pure; any thread.
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hw::broker {
@@ -17,6 +19,9 @@ struct quorum_voter {
   uint16_t port = 0;
 };
 
+// "host:port" (an IPv6 host in brackets; the id left -1), as in
+// controller.quorum.bootstrap.servers; nothing when malformed.
+std::optional<quorum_voter> parse_host_port(std::string_view entry);
 // One entry; nothing when it is not "id@host:port" with a valid port.
 std::optional<quorum_voter> parse_quorum_voter(const std::string& entry);
 // Every valid entry, in order.

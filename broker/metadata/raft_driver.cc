@@ -31,17 +31,6 @@ uint64_t correlation_of(const raft::message& m) {
   return std::visit([](const auto& x) { return x.correlation; }, m);
 }
 
-constexpr std::string_view metadata_topic = "__cluster_metadata";
-
-msg::describe_quorum_response describe_error(perr e) {
-  msg::describe_quorum_response out;
-  auto& t = out.topics.emplace_back();
-  t.topic_name = std::string(metadata_topic);
-  auto& p = t.partitions.emplace_back();
-  p.partition_index = 0;
-  p.error_code = static_cast<int16_t>(e);
-  return out;
-}
 
 }  // namespace
 
@@ -56,17 +45,9 @@ raft_driver::raft_driver(asio::any_io_executor executor, storage::file_system& f
 
 raft_driver::~raft_driver() = default;
 
-bool raft_driver::is_voter() const {
-  return std::any_of(options_.voters.begin(), options_.voters.end(),
-                     [this](const quorum_voter& v) { return v.id == options_.node_id; });
-}
-
 asio::awaitable<storage::storage_error> raft_driver::start() {
   auto err = co_await run_on(strand_, [this] { return start_on_strand(); });
-  if (!err) {
-    ticking_ = true;
-    asio::co_spawn(strand_, tick_loop(), asio::detached);
-  }
+  if (!err) asio::co_spawn(strand_, tick_loop(), asio::detached);
   co_return err;
 }
 
@@ -193,7 +174,6 @@ asio::awaitable<void> raft_driver::tick_loop() {
     pump();
     maybe_snapshot();
   }
-  ticking_ = false;
 }
 
 // ---- readies ---------------------------------------------------------------
@@ -206,7 +186,6 @@ void raft_driver::pump() {
     process(r);
   }
   pumping_ = false;
-  publish_atomics();
   // The fsync waits for whatever else is already queued on the strand
   // (proposals of other requests, fetched batches): their appends share it.
   if (unflushed_ && !failed_ && !flush_posted_) {
@@ -272,7 +251,7 @@ bool raft_driver::process(raft::ready& r) {
     } else {
       spdlog::info("The metadata quorum has no known leader at epoch {}", r.leader->leader_epoch.value);
     }
-    publish_atomics();
+    leader_now_.store(r.leader->leader_id.value, std::memory_order_release);
     for (auto& l : leader_listeners_) l(*r.leader);
   }
   if (!r.entries.empty() || r.high_watermark || r.leader || r.truncate_to) wake_parked();
@@ -296,7 +275,6 @@ void raft_driver::dispatch(raft::outbound& m) {
 }
 
 void raft_driver::deliver_committed(storage::offset hw) {
-  log_->set_high_watermark(hw);
   const auto& entries = core_->log().entries();
   auto it = std::lower_bound(entries.begin(), entries.end(), applied_,
                              [](const raft::log_entry& e, storage::offset o) { return e.end_offset() <= o; });
@@ -330,7 +308,6 @@ void raft_driver::deliver_committed(storage::offset hw) {
     }
     image_ = delta.apply(batch.last, batch.epoch);
   }
-  publish_atomics();
   for (auto& l : commit_listeners_) l(batch);
   maybe_snapshot();
 }
@@ -369,7 +346,6 @@ void raft_driver::deliver_snapshot(committed_batch batch) {
   bytes_since_snapshot_ = 0;
   spdlog::info("Loaded the metadata snapshot at offset {} (epoch {}, {} records)", applied_.value, batch.epoch,
                batch.records.size());
-  publish_atomics();
   for (auto& l : commit_listeners_) l(batch);
 }
 
@@ -439,13 +415,6 @@ void raft_driver::maybe_snapshot() {
 void raft_driver::wake_parked() {
   for (auto& t : parked_) t->cancel();
   parked_.clear();
-}
-
-void raft_driver::publish_atomics() {
-  if (!core_) return;
-  hw_now_.store(core_->high_watermark().value, std::memory_order_release);
-  leader_now_.store(core_->leader_id().value, std::memory_order_release);
-  epoch_now_.store(core_->current_epoch().value, std::memory_order_release);
 }
 
 raft::propose_result raft_driver::propose(std::vector<std::vector<uint8_t>> records) {
@@ -677,9 +646,9 @@ asio::awaitable<raft_fetch_snapshot_answer> raft_driver::fetch_snapshot(const ms
   });
 }
 
-asio::awaitable<msg::describe_quorum_response> raft_driver::describe_quorum() {
-  co_return co_await run_on(strand_, [this]() -> msg::describe_quorum_response {
-    if (!leading()) return describe_error(perr::not_leader_or_follower);
+asio::awaitable<std::optional<msg::describe_quorum_response>> raft_driver::describe_quorum() {
+  co_return co_await run_on(strand_, [this]() -> std::optional<msg::describe_quorum_response> {
+    if (!leading()) return std::nullopt;
     const int64_t now = now_ms_();
     const auto views = core_->replica_views();
     const int64_t end = core_->log().end_offset().value;
@@ -698,7 +667,7 @@ asio::awaitable<msg::describe_quorum_response> raft_driver::describe_quorum() {
     };
     msg::describe_quorum_response out;
     auto& t = out.topics.emplace_back();
-    t.topic_name = std::string(metadata_topic);
+    t.topic_name = std::string(controller::metadata_topic_name);
     auto& p = t.partitions.emplace_back();
     p.partition_index = 0;
     p.leader_id = options_.node_id;

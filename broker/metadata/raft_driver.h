@@ -34,6 +34,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -115,7 +116,6 @@ class raft_driver {
 
   // --- on the strand ---------------------------------------------------------
   controller::raft::propose_result propose(std::vector<std::vector<uint8_t>> records);
-  bool is_voter() const;
   bool leading() const { return core_ && core_->current_role() == controller::raft::role::leader; }
   int32_t node_id() const { return options_.node_id; }
   int32_t leader_id() const { return core_ ? core_->leader_id().value : -1; }
@@ -124,11 +124,12 @@ class raft_driver {
   storage::offset log_end() const { return core_ ? core_->log().end_offset() : storage::offset(0); }
   storage::offset epoch_start_offset() const { return core_ ? core_->epoch_start_offset() : storage::offset(0); }
   const std::vector<quorum_voter>& voters() const { return options_.voters; }
+  // The committed image at the end of what was last handed to the commit
+  // listeners (they may read it while they are called).
+  const std::shared_ptr<const controller::metadata_image>& committed_image() const { return image_; }
 
   // --- any thread (approximate) ----------------------------------------------
-  int64_t high_watermark_now() const { return hw_now_.load(std::memory_order_acquire); }
   int32_t leader_id_now() const { return leader_now_.load(std::memory_order_acquire); }
-  int32_t epoch_now() const { return epoch_now_.load(std::memory_order_acquire); }
 
   // --- inbound RPCs (any executor) --------------------------------------------
   asio::awaitable<protocol::msg::vote_response> vote(const protocol::msg::vote_request& request);
@@ -138,9 +139,9 @@ class raft_driver {
       const protocol::msg::end_quorum_epoch_request& request);
   asio::awaitable<raft_fetch_answer> fetch(const protocol::msg::fetch_request& request);
   asio::awaitable<raft_fetch_snapshot_answer> fetch_snapshot(const protocol::msg::fetch_snapshot_request& request);
-  // The leader's view of the quorum; NOT_LEADER_OR_FOLLOWER elsewhere (the
-  // caller then asks the leader).
-  asio::awaitable<protocol::msg::describe_quorum_response> describe_quorum();
+  // The leader's view of the quorum; nothing on another node (the caller
+  // then asks the leader, or answers NOT_LEADER_OR_FOLLOWER).
+  asio::awaitable<std::optional<protocol::msg::describe_quorum_response>> describe_quorum();
 
   // Sends a request (encoded at `version`) to the current leader's
   // controller listener and waits for its answer: what a node without the
@@ -174,7 +175,6 @@ class raft_driver {
   std::shared_ptr<kafka_client> client_for(int32_t node, bool forwarding = false);
   // Feeds an inbound request to the core and returns the core's answer.
   std::optional<controller::raft::message> ask(controller::raft::node_id from, controller::raft::message request);
-  void publish_atomics();
 
   asio::strand<asio::any_io_executor> strand_;
   storage::file_system& fs_;
@@ -206,11 +206,8 @@ class raft_driver {
   std::vector<std::shared_ptr<asio::steady_timer>> parked_;
   int outbound_in_flight_ = 0;
   asio::steady_timer tick_timer_;
-  bool ticking_ = false;
 
-  std::atomic<int64_t> hw_now_{0};
   std::atomic<int32_t> leader_now_{-1};
-  std::atomic<int32_t> epoch_now_{-1};
 };
 
 }  // namespace hw::broker

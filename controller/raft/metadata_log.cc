@@ -4,10 +4,6 @@
 #include <charconv>
 
 #include "controller/raft/raft_batches.h"
-#include "protocol/records/control_record.h"
-#include "protocol/records/record_batch.h"
-#include "protocol/records/record_batch_builder.h"
-#include "protocol/wire/writer.h"
 
 namespace hw::controller {
 namespace {
@@ -61,13 +57,10 @@ storage::storage_error metadata_log::open(storage::file_system& fs, const metada
 
   storage::log_open_options open;
   // The metadata log is small and read whole at start-up anyway: always
-  // scan it, which also yields the epoch of its last batch.
+  // scan it.
   open.recovery_point = storage::offset(0);
   open.had_clean_shutdown = false;
   open.now_ms = options.now_ms;
-  open.on_recovered_batch = [raw = m.get()](const protocol::record_batch_view& b) {
-    raw->last_epoch_ = b.partition_leader_epoch();
-  };
   storage::log_load_report report;
   if (auto ec = storage::log::open(fs, dir, options.config, open, &m->log_, &report))
     return {ec, "Cannot open the metadata log in " + dir.string() + ": " + ec.message()};
@@ -96,98 +89,7 @@ std::error_code metadata_log::write_state(const quorum_state& s) {
   return {};
 }
 
-void metadata_log::set_high_watermark(storage::offset o) {
-  if (o > end_offset()) o = end_offset();
-  if (o > high_watermark_) high_watermark_ = o;
-}
-
-std::error_code metadata_log::append_batch(std::vector<uint8_t> batch, int32_t epoch, int64_t now_ms,
-                                           storage::offset* base_offset) {
-  storage::append_options opts;
-  opts.origin = storage::append_origin::leader;
-  opts.epoch = storage::leader_epoch(epoch);
-  opts.now_ms = now_ms;
-  storage::append_result result;
-  if (auto ec = log_->append(batch, opts, &result)) return ec;
-  last_epoch_ = epoch;
-  if (base_offset) *base_offset = result.first_offset;
-  return {};
-}
-
-std::error_code metadata_log::append(std::span<const std::vector<uint8_t>> values, int32_t epoch, int64_t now_ms,
-                                     storage::offset* base_offset) {
-  protocol::record_batch_options o;
-  o.partition_leader_epoch = epoch;
-  protocol::record_batch_builder builder(o);
-  for (const auto& v : values) builder.append(now_ms, std::nullopt, protocol::bytes_view(v.data(), v.size()));
-  return append_batch(builder.finish(), epoch, now_ms, base_offset);
-}
-
-std::error_code metadata_log::append_leader_change(int32_t leader, std::span<const int32_t> voters, int32_t epoch,
-                                                   int64_t now_ms) {
-  std::vector<raft::node_id> ids;
-  for (int32_t v : voters) ids.emplace_back(v);
-  const std::vector<uint8_t> value = raft::leader_change_record(raft::node_id(leader), ids);
-
-  protocol::record_batch_options o;
-  o.partition_leader_epoch = epoch;
-  o.control = true;
-  protocol::record_batch_builder builder(o);
-  auto key = protocol::encode_control_key(protocol::control_record_type::leader_change);
-  builder.append(now_ms, protocol::bytes_view(key.data(), key.size()), protocol::bytes_view(value.data(), value.size()));
-  return append_batch(builder.finish(), epoch, now_ms, nullptr);
-}
-
 std::error_code metadata_log::flush() { return log_->flush(); }
-
-std::error_code metadata_log::read_committed(storage::offset from,
-                                             const std::function<bool(const metadata_log_entry&)>& visit) const {
-  std::vector<uint8_t> buffer;
-  std::vector<uint8_t> scratch;
-  if (from < log_->log_start_offset()) from = log_->log_start_offset();
-  while (from < high_watermark_) {
-    storage::log_read_result r;
-    // Whole batches up to the log end: a batch may straddle the high
-    // watermark, whose records below it are committed.
-    if (auto ec = log_->read(from, read_chunk_bytes, log_->log_end_offset(), true, &r)) return ec;
-    if (r.length == 0 || !r.log_file) return std::make_error_code(std::errc::io_error);
-    buffer.resize(r.length);
-    size_t got = 0;
-    if (auto ec = r.log_file->read_at(r.position, buffer, &got)) return ec;
-    if (got != r.length) return std::make_error_code(std::errc::io_error);
-
-    protocol::record_batch_walker walker(protocol::bytes_view(buffer.data(), buffer.size()));
-    protocol::record_batch_view batch;
-    storage::offset next = from;
-    while (walker.next(batch)) {
-      if (batch.validate() != protocol::batch_error::none) return std::make_error_code(std::errc::illegal_byte_sequence);
-      protocol::record_iterator it;
-      if (batch.open_records(scratch, 64u << 20, it) != protocol::batch_error::none)
-        return std::make_error_code(std::errc::illegal_byte_sequence);
-      protocol::record_view rec;
-      while (it.next(rec)) {
-        if (storage::offset(rec.offset) < from) continue;
-        if (storage::offset(rec.offset) >= high_watermark_) return {};
-        metadata_log_entry e;
-        e.offset = storage::offset(rec.offset);
-        e.epoch = batch.partition_leader_epoch();
-        e.append_time_ms = rec.timestamp;
-        e.control = batch.is_control();
-        if (e.control) {
-          auto key = protocol::parse_control_key(rec);
-          e.control_type = key ? key->type : -1;
-        }
-        e.value = rec.value.value_or(protocol::bytes_view());
-        if (!visit(e)) return {};
-      }
-      if (it.error() != protocol::batch_error::none) return std::make_error_code(std::errc::illegal_byte_sequence);
-      next = storage::offset(batch.next_offset());
-    }
-    if (next <= from) return std::make_error_code(std::errc::illegal_byte_sequence);
-    from = next;
-  }
-  return {};
-}
 
 std::error_code metadata_log::append_entries(std::span<const raft::log_entry> entries) {
   if (entries.empty()) return {};
@@ -197,31 +99,14 @@ std::error_code metadata_log::append_entries(std::span<const raft::log_entry> en
   opts.origin = storage::append_origin::replication;
   opts.now_ms = entries.back().append_time_ms;
   storage::append_result result;
-  if (auto ec = log_->append(batches, opts, &result)) return ec;
-  last_epoch_ = entries.back().leader_epoch.value;
-  return {};
+  return log_->append(batches, opts, &result);
 }
 
-std::error_code metadata_log::truncate_to(storage::offset o, int64_t now_ms) {
-  if (o >= end_offset()) return {};
-  if (o < high_watermark_) return std::make_error_code(std::errc::invalid_argument);
-  if (auto ec = log_->truncate_to(o, now_ms)) return ec;
-  // The epoch of the new last batch: read back what is left (a short log).
-  last_epoch_ = 0;
-  std::vector<raft::log_entry> left;
-  std::string why;
-  if (auto ec = read_entries(&left, &why)) return ec;
-  if (!left.empty()) last_epoch_ = left.back().leader_epoch.value;
-  return {};
-}
+std::error_code metadata_log::truncate_to(storage::offset o, int64_t now_ms) { return log_->truncate_to(o, now_ms); }
 
 std::error_code metadata_log::reset_to(storage::offset start, int64_t now_ms) {
-  if (auto ec = log_->truncate_fully_and_start_at(start, now_ms)) return ec;
-  high_watermark_ = start;
-  last_epoch_ = 0;
-  return {};
+  return log_->truncate_fully_and_start_at(start, now_ms);
 }
-
 std::error_code metadata_log::advance_start(storage::offset o, int64_t now_ms) {
   return log_->advance_log_start_offset(o, now_ms);
 }

@@ -29,5 +29,17 @@ TEST(QuorumVoters, RefusesWhatIsNotAVoter) {
   EXPECT_EQ(all[1].id, 2);
 }
 
+TEST(QuorumVoters, BootstrapServersAreHostAndPort) {
+  auto v = parse_host_port("controller-1:9093");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->host, "controller-1");
+  EXPECT_EQ(v->port, 9093);
+  EXPECT_EQ(v->id, -1);
+  auto v6 = parse_host_port("[::1]:19093");
+  ASSERT_TRUE(v6);
+  EXPECT_EQ(v6->host, "::1");
+  for (const char* bad : {"", "host", ":9093", "host:0", "host:70000", "host:12ab"}) EXPECT_FALSE(parse_host_port(bad)) << bad;
+}
+
 }  // namespace
 }  // namespace hw::broker

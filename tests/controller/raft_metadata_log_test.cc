@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include "protocol/records/control_record.h"
 #include "storage/io/faulty_file_system.h"
 #include "storage/io/file_system.h"
 
@@ -34,16 +33,22 @@ class metadata_log_test : public ::testing::Test {
     return log;
   }
 
-  static std::vector<uint8_t> value(std::string_view s) { return {s.begin(), s.end()}; }
+  // A batch of the quorum as its leader wrote it.
+  static raft::log_entry entry(int64_t base, int32_t epoch, std::vector<std::string> values, bool control = false) {
+    raft::log_entry e;
+    e.base_offset = storage::offset(base);
+    e.leader_epoch = raft::epoch(epoch);
+    e.control = control;
+    e.append_time_ms = 5000 + base;
+    for (auto& v : values) e.records.emplace_back(v.begin(), v.end());
+    return e;
+  }
 
-  static std::vector<std::pair<int64_t, std::string>> committed(const metadata_log& log) {
-    std::vector<std::pair<int64_t, std::string>> out;
-    auto ec = log.read_committed(storage::offset(0), [&](const metadata_log_entry& e) {
-      if (e.control) out.emplace_back(e.offset.value, "control:" + std::to_string(e.control_type));
-      else out.emplace_back(e.offset.value, std::string(e.value.begin(), e.value.end()));
-      return true;
-    });
-    EXPECT_FALSE(ec) << ec.message();
+  static std::vector<raft::log_entry> entries(const metadata_log& log) {
+    std::vector<raft::log_entry> out;
+    std::string why;
+    auto ec = log.read_entries(&out, &why);
+    EXPECT_FALSE(ec) << why;
     return out;
   }
 
@@ -66,51 +71,47 @@ TEST_F(metadata_log_test, quorum_state_json_round_trips_and_reads_kafkas_file) {
   EXPECT_FALSE(parse_quorum_state(R"({"leaderEpoch":-2})"));
 }
 
-TEST_F(metadata_log_test, only_records_below_the_high_watermark_are_read) {
-  auto log = open();
-  ASSERT_TRUE(log);
-  EXPECT_EQ(log->end_offset(), storage::offset(0));
-  int32_t voters[] = {1};
-  ASSERT_FALSE(log->append_leader_change(1, voters, 1, 1000));
-  std::vector<std::vector<uint8_t>> first{value("a"), value("b")};
-  storage::offset base;
-  ASSERT_FALSE(log->append(first, 1, 1000, &base));
-  EXPECT_EQ(base, storage::offset(1));
-  EXPECT_TRUE(committed(*log).empty());
-
-  log->set_high_watermark(storage::offset(2));
-  auto seen = committed(*log);
-  ASSERT_EQ(seen.size(), 2u);
-  EXPECT_EQ(seen[0], (std::pair<int64_t, std::string>{0, "control:2"}));
-  EXPECT_EQ(seen[1], (std::pair<int64_t, std::string>{1, "a"}));
-
-  // Never past the log end, never backwards.
-  log->set_high_watermark(storage::offset(100));
-  EXPECT_EQ(log->high_watermark(), storage::offset(3));
-  log->set_high_watermark(storage::offset(1));
-  EXPECT_EQ(log->high_watermark(), storage::offset(3));
-  EXPECT_EQ(committed(*log).size(), 3u);
-}
-
-TEST_F(metadata_log_test, reopening_restores_state_epoch_and_records) {
+// Every replica stores the leader's batches as they are: offsets, epochs,
+// timestamps and control batches come back unchanged, after a reopen too.
+TEST_F(metadata_log_test, replicated_batches_come_back_as_written_after_a_reopen) {
+  const std::vector<raft::log_entry> written{entry(0, 1, {"leader change"}, true), entry(1, 1, {"a", "b"}),
+                                             entry(3, 2, {"c"})};
   {
     auto log = open();
-    ASSERT_FALSE(log->write_state({1, 4, 1}));
-    std::vector<std::vector<uint8_t>> batch{value("x")};
-    ASSERT_FALSE(log->append(batch, 4, 1000, nullptr));
+    ASSERT_TRUE(log);
+    EXPECT_EQ(log->end_offset(), storage::offset(0));
+    ASSERT_FALSE(log->write_state({1, 2, 1}));
+    ASSERT_FALSE(log->append_entries(written));
+    EXPECT_EQ(log->end_offset(), storage::offset(4));
+    EXPECT_EQ(entries(*log), written);
     ASSERT_FALSE(log->flush());
     ASSERT_FALSE(log->close());
   }
   auto log = open();
-  EXPECT_EQ(log->state(), (quorum_state{1, 4, 1}));
-  EXPECT_EQ(log->last_epoch(), 4);
+  EXPECT_EQ(log->state(), (quorum_state{1, 2, 1}));
+  EXPECT_EQ(entries(*log), written);
+  // A batch must continue the log.
+  EXPECT_TRUE(log->append_entries(std::vector<raft::log_entry>{entry(9, 2, {"gap"})}));
+}
+
+TEST_F(metadata_log_test, truncation_and_a_reset_to_a_snapshot_move_the_ends) {
+  auto log = open();
+  ASSERT_FALSE(log->append_entries(std::vector<raft::log_entry>{entry(0, 1, {"a"}), entry(1, 1, {"b", "c"}),
+                                                                entry(3, 2, {"d"})}));
+  // A follower whose log diverged at offset 1 cuts there.
+  ASSERT_FALSE(log->truncate_to(storage::offset(1), 1000));
   EXPECT_EQ(log->end_offset(), storage::offset(1));
-  // Nothing is committed until the quorum says so again.
-  EXPECT_EQ(log->high_watermark(), storage::offset(0));
-  log->set_high_watermark(log->end_offset());
-  auto seen = committed(*log);
-  ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0].second, "x");
+  EXPECT_EQ(entries(*log), (std::vector<raft::log_entry>{entry(0, 1, {"a"})}));
+  ASSERT_FALSE(log->append_entries(std::vector<raft::log_entry>{entry(1, 3, {"e"})}));
+  EXPECT_EQ(entries(*log).back(), entry(1, 3, {"e"}));
+  // A snapshot fetched from the leader replaces everything: the log
+  // restarts empty at its end.
+  ASSERT_FALSE(log->reset_to(storage::offset(10), 1000));
+  EXPECT_EQ(log->start_offset(), storage::offset(10));
+  EXPECT_EQ(log->end_offset(), storage::offset(10));
+  EXPECT_TRUE(entries(*log).empty());
+  ASSERT_FALSE(log->append_entries(std::vector<raft::log_entry>{entry(10, 4, {"f"})}));
+  EXPECT_EQ(entries(*log), (std::vector<raft::log_entry>{entry(10, 4, {"f"})}));
 }
 
 TEST_F(metadata_log_test, a_corrupt_quorum_state_refuses_to_open_with_the_file_named) {
@@ -122,20 +123,6 @@ TEST_F(metadata_log_test, a_corrupt_quorum_state_refuses_to_open_with_the_file_n
   auto err = metadata_log::open(*files_, o, &log);
   ASSERT_TRUE(err);
   EXPECT_NE(err.message.find("quorum-state"), std::string::npos) << err.message;
-}
-
-TEST_F(metadata_log_test, visiting_stops_when_asked) {
-  auto log = open();
-  std::vector<std::vector<uint8_t>> batch{value("1"), value("2"), value("3")};
-  ASSERT_FALSE(log->append(batch, 1, 1000, nullptr));
-  log->set_high_watermark(log->end_offset());
-  int visited = 0;
-  ASSERT_FALSE(log->read_committed(storage::offset(1), [&](const metadata_log_entry& e) {
-    EXPECT_EQ(e.offset, storage::offset(1));
-    ++visited;
-    return false;
-  }));
-  EXPECT_EQ(visited, 1);
 }
 
 }  // namespace

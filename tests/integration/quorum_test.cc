@@ -124,6 +124,20 @@ class quorum_cluster {
     return found;
   }
 
+  // Waits until the leader (node i) sees every voter's log end at its
+  // high watermark.
+  bool wait_for_voters_to_catch_up(int i) {
+    return wait_until(
+        [&] {
+          auto v = describe(i);
+          if (!v || v->voter_ends.size() != static_cast<size_t>(k_nodes)) return false;
+          for (int64_t e : v->voter_ends)
+            if (e != v->high_watermark) return false;
+          return true;
+        },
+        10s);
+  }
+
   // Sets the cluster-wide log.retention.bytes on node i; the error code.
   int16_t set_config(int i, int64_t value) {
     raw_client client(ports_[i]);
@@ -231,16 +245,7 @@ TEST(QuorumIT, ThreeControllersElectOneLeaderAndReplicateToAll) {
   // A follower's write is refused as the controller's is elsewhere.
   EXPECT_EQ(c.set_config(all_but(leader->index).front(), 99), 41) << "NOT_CONTROLLER";
   // Every voter catches up with the leader's log.
-  ASSERT_TRUE(wait_until(
-      [&] {
-        auto v = c.describe(leader->index);
-        if (!v || v->voter_ends.size() != 3) return false;
-        for (int64_t e : v->voter_ends)
-          if (e != v->high_watermark) return false;
-        return true;
-      },
-      10s))
-      << c.logs();
+  ASSERT_TRUE(c.wait_for_voters_to_catch_up(leader->index)) << c.logs();
   for (int i : all_but(leader->index))
     EXPECT_TRUE(wait_until([&] { return c.config(i) == acked; }, 10s)) << "node " << i + 1 << " replays the log";
 }
@@ -317,16 +322,7 @@ TEST(QuorumIT, AllThreeRestartedKeepTheSameCommittedLog) {
   const int64_t later = commit_values(c, again->index, 11, 12);
   // Once every voter holds the leader's whole log, the three logs are the
   // same bytes.
-  ASSERT_TRUE(wait_until(
-      [&] {
-        auto v = c.describe(again->index);
-        if (!v) return false;
-        for (int64_t e : v->voter_ends)
-          if (e != v->high_watermark) return false;
-        return true;
-      },
-      10s))
-      << c.logs();
+  ASSERT_TRUE(c.wait_for_voters_to_catch_up(again->index)) << c.logs();
   const std::string reference = c.segment_bytes(again->index);
   ASSERT_FALSE(reference.empty());
   for (int i : all_but(again->index)) {
