@@ -13,7 +13,9 @@ handler_registry::handler_registry(std::span<const api_handler> handlers)
     by_key_[h.api_key] = &h;
   }
   for (const api_handler* h : by_key_)
-    if (h) advertised_.push_back({h->api_key, h->min_version, h->max_version});
+    if (h)
+      advertised_.push_back({h->api_key, h->advertised_min_version >= 0 ? h->advertised_min_version : h->min_version,
+                             h->max_version});
 }
 
 const api_handler* handler_registry::find(int16_t api_key) const {

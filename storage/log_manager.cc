@@ -296,10 +296,10 @@ std::error_code log_manager::note_error(const topic_partition& tp, std::error_co
   return ec;
 }
 
-partition_log* log_manager::find(const topic_partition& tp) const {
+std::shared_ptr<partition_log> log_manager::find(const topic_partition& tp) const {
   std::lock_guard lock(mutex_);
   auto it = logs_.find(tp);
-  return it == logs_.end() ? nullptr : it->second.log.get();
+  return it == logs_.end() ? nullptr : it->second.log;
 }
 
 std::vector<topic_partition> log_manager::partitions() const {
@@ -310,10 +310,10 @@ std::vector<topic_partition> log_manager::partitions() const {
 }
 
 storage_error log_manager::create(const topic_partition& tp, const protocol::uuid& topic_id, int64_t now_ms,
-                                  partition_log** out) {
+                                  std::shared_ptr<partition_log>* out) {
   std::lock_guard lock(mutex_);
   if (auto it = logs_.find(tp); it != logs_.end()) {
-    *out = it->second.log.get();
+    *out = it->second.log;
     return {};
   }
   dir_state* best = nullptr;
@@ -341,8 +341,9 @@ storage_error log_manager::create(const topic_partition& tp, const protocol::uui
     return {ec, "cannot sync " + best->path.string() + ": " + ec.message()};
   }
   attach_event_sink(tp, best->path, *log);
-  *out = log.get();
-  logs_[tp] = entry{std::move(log), best, now_ms};
+  std::shared_ptr<partition_log> shared = std::move(log);
+  *out = shared;
+  logs_[tp] = entry{std::move(shared), best, now_ms};
   ++best->partitions;
   return {};
 }

@@ -90,12 +90,15 @@ class log_manager {
   log_manager& operator=(const log_manager&) = delete;
 
   // The partition's log, creating it in the dir with the fewest partitions.
+  // Logs are shared: whoever holds one (a partition, and through it a
+  // request waiting across a deletion) can still read it after remove().
   storage_error create(const topic_partition& tp, const protocol::uuid& topic_id, int64_t now_ms,
-                       partition_log** out);
-  partition_log* find(const topic_partition& tp) const;
+                       std::shared_ptr<partition_log>* out);
+  std::shared_ptr<partition_log> find(const topic_partition& tp) const;
   std::vector<topic_partition> partitions() const;
-  // Closes the log and renames its directory to `<tp>.<uuid>-delete`; the
-  // files go in cleanup_deleted().
+  // Closes the log (no more writes; holders may still read what it held)
+  // and renames its directory to `<tp>.<uuid>-delete`; the files go in
+  // cleanup_deleted().
   storage_error remove(const topic_partition& tp);
   // Removes the `-delete` directories (at start-up and after remove()).
   void cleanup_deleted();
@@ -144,7 +147,7 @@ class log_manager {
  private:
   struct dir_state;
   struct entry {
-    std::unique_ptr<partition_log> log;
+    std::shared_ptr<partition_log> log;
     dir_state* dir = nullptr;
     int64_t last_flush_ms = 0;
   };

@@ -39,24 +39,57 @@ constexpr size_t max_decompressed_bytes = 256u << 20;
 struct batch_check {
   error_code error = error_code::none;
   std::string message;
-  int32_t record_index = 0;  // the record at fault, for record_errors
+  // Every record at fault (index in the batch, reason), for record_errors:
+  // Kafka lists them all, not only the first.
+  std::vector<std::pair<int32_t, std::string>> record_errors;
   std::span<uint8_t> batch;  // writable, when error is none
 };
 
+// Java's long arithmetic, which Kafka's messages are printed with.
+int64_t wrapping_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
 // LogValidator's timestamp rule for CreateTime topics: every record within
-// [now - before.max.ms, now + after.max.ms].
-std::optional<std::string> timestamp_error(const protocol::record_view& r, const produce_limits& limits, int64_t now_ms) {
-  const int64_t low = limits.timestamp_before_max_ms >= now_ms ? INT64_MIN : now_ms - limits.timestamp_before_max_ms;
-  const int64_t high =
-      limits.timestamp_after_max_ms > INT64_MAX - now_ms ? INT64_MAX : now_ms + limits.timestamp_after_max_ms;
-  if (r.timestamp >= low && r.timestamp <= high) return std::nullopt;
+// [now - before.max.ms, now + after.max.ms] (records without a timestamp
+// pass), and no LogAppendTime batch from a producer.
+std::optional<std::string> timestamp_error(const protocol::record_batch_view& batch, const protocol::record_view& r,
+                                           const produce_limits& limits, int64_t now_ms) {
+  if (batch.ts_type() == protocol::timestamp_type::log_append_time) {
+    return "Invalid timestamp type in message DefaultRecord(offset=" + std::to_string(r.offset) +
+           ", timestamp=" + std::to_string(r.timestamp) + ", key=" + std::to_string(r.key ? r.key->size() : 0) +
+           " bytes, value=" + std::to_string(r.value ? r.value->size() : 0) +
+           " bytes). Producer should not set timestamp type to LogAppendTime.";
+  }
+  if (r.timestamp == -1) return std::nullopt;
+  const int64_t diff = wrapping_add(now_ms, -r.timestamp);
+  if (diff <= limits.timestamp_before_max_ms && -diff <= limits.timestamp_after_max_ms) return std::nullopt;
   return "Timestamp " + std::to_string(r.timestamp) + " of message with offset " + std::to_string(r.offset) +
-         " is out of range. The timestamp should be within [" + std::to_string(low) + ", " + std::to_string(high) +
-         "]";
+         " is out of range. The timestamp should be within [" +
+         std::to_string(wrapping_add(now_ms, -limits.timestamp_before_max_ms)) + ", " +
+         std::to_string(wrapping_add(now_ms, limits.timestamp_after_max_ms)) + "]";
+}
+
+// LogValidator.processRecordErrors: one partition error for all of them.
+void set_record_errors_message(batch_check& out, bool any_timestamp_error) {
+  if (any_timestamp_error) {
+    out.error = error_code::invalid_timestamp;
+    out.message = "One or more records have been rejected due to invalid timestamp";
+    return;
+  }
+  out.error = error_code::invalid_record;
+  out.message = "One or more records have been rejected due to " + std::to_string(out.record_errors.size()) +
+                " record errors in total, and only showing the first three errors at most: [";
+  for (size_t i = 0; i < out.record_errors.size() && i < 3; ++i) {
+    if (i > 0) out.message += ", ";
+    out.message += "RecordError(batchIndex=" + std::to_string(out.record_errors[i].first) + ", message='" +
+                   out.record_errors[i].second + "')";
+  }
+  out.message += "]";
 }
 
 batch_check check_batch(const request_context& ctx, const protocol::records_view& records, const produce_limits& limits,
-                        bool compacted, int64_t now_ms) {
+                        bool compacted, const std::string& partition_name, int64_t now_ms) {
   const int32_t max_message_bytes = limits.max_message_bytes;
   batch_check out;
   if (records.null || records.size == 0) {
@@ -104,23 +137,28 @@ batch_check check_batch(const request_context& ctx, const protocol::records_view
   if (auto e = batch.open_records(scratch, max_decompressed_bytes, it); e != protocol::batch_error::none)
     return invalid(e);
   protocol::record_view r;
+  bool any_timestamp_error = false;
   for (int32_t index = 0; it.next(r); ++index) {
-    out.record_index = index;
     if (compacted && !r.key) {
-      out.error = error_code::invalid_record;
-      out.message = "Compacted topic cannot accept message without key in topic partition";
-      return out;
+      out.record_errors.emplace_back(
+          index, "Compacted topic cannot accept message without key in topic partition " + partition_name);
+      continue;
     }
     if (!limits.log_append_time) {
-      if (auto message = timestamp_error(r, limits, now_ms)) {
-        out.error = error_code::invalid_timestamp;
-        out.message = std::move(*message);
-        return out;
+      if (auto message = timestamp_error(batch, r, limits, now_ms)) {
+        out.record_errors.emplace_back(index, std::move(*message));
+        any_timestamp_error = true;
       }
     }
   }
-  if (it.error() != protocol::batch_error::none) return invalid(it.error());
-  out.record_index = 0;
+  if (it.error() != protocol::batch_error::none) {
+    out.record_errors.clear();
+    return invalid(it.error());
+  }
+  if (!out.record_errors.empty()) {
+    set_record_errors_message(out, any_timestamp_error);
+    return out;
+  }
   if (ctx.writable_frame.empty()) {
     out.error = error_code::unknown_server_error;
     out.message = "request frame is not writable";
@@ -197,12 +235,15 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       const produce_limits limits = produce_limits_for(*image, t->name, *s.config);
       const auto policy = topic_override(*image, t->name, "cleanup.policy");
       const bool compacted = policy && policy->find("compact") != std::string::npos;
-      batch_check checked = check_batch(ctx, pd.records, limits, compacted, s.now_ms());
+      batch_check checked =
+          check_batch(ctx, pd.records, limits, compacted, storage::partition_dir_name(p->tp()), s.now_ms());
       if (checked.error != error_code::none) {
         fail(checked.error, checked.message);
-        if ((checked.error == error_code::invalid_record || checked.error == error_code::invalid_timestamp) &&
-            ctx.api_version >= 8)
-          tr.partition_responses.back().record_errors.push_back({checked.record_index, checked.message, {}});
+        auto& failed = tr.partition_responses.back();
+        // As Kafka's failed appends: the log start offset is reported.
+        failed.log_start_offset = p->log_start_offset().value;
+        if (ctx.api_version >= 8)
+          for (auto& [index, message] : checked.record_errors) failed.record_errors.push_back({index, message, {}});
         continue;
       }
       partition_produce_result r = co_await run_on(p->strand(), [&] {
@@ -230,6 +271,6 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
 
 }  // namespace
 
-api_handler produce_handler() { return {0, 3, 13, &handle}; }
+api_handler produce_handler() { return {0, 3, 13, &handle, /*advertised_min_version=*/0}; }
 
 }  // namespace hw::broker

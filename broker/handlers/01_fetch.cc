@@ -88,11 +88,19 @@ class fetch_reader {
     out.last_stable_offset = -1;
     out.log_start_offset = -1;
     out.aborted_transactions.reset();  // null unless read_committed fills it, as Kafka answers
+    // Empty, never null, on every path including errors: Kafka answers an
+    // errored partition with empty records, and librdkafka takes null
+    // (MessageSetSize -1) for a broken response and retries for ever.
+    out.records = protocol::records_view(protocol::bytes_view());
     if (slot.error != error_code::none) {
       out.error_code = static_cast<int16_t>(slot.error);
       return 0;
     }
     partition& p = *slot.hosted;
+    if (p.removed()) {  // removed between the handler's check and this read
+      out.error_code = static_cast<int16_t>(error_code::unknown_topic_or_partition);
+      return 0;
+    }
     const int32_t current_epoch = slot.request.current_leader_epoch ? slot.request.current_leader_epoch->value : -1;
     if (auto e = p.check_leader_epoch(current_epoch, true); e != error_code::none) {
       out.error_code = static_cast<int16_t>(e);
@@ -111,7 +119,6 @@ class fetch_reader {
       out.error_code = static_cast<int16_t>(error_code::offset_out_of_range);
       return 0;
     }
-    out.records = protocol::records_view(protocol::bytes_view());
     if (fetch_offset >= bound || (remaining <= 0 && !first_with_data)) return 0;
     const int32_t limit =
         static_cast<int32_t>(std::min<int64_t>(slot.request.max_bytes, std::max<int64_t>(remaining, 0)));
@@ -246,6 +253,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   fetch_reader reader(request->max_bytes, request->isolation_level == 1);
   std::vector<slot_result> results;
   for (;;) {
+    // A partition deleted while the fetch waited (or since it was resolved)
+    // is answered as the metadata now says (UNKNOWN_TOPIC_OR_PARTITION, or
+    // NOT_LEADER_OR_FOLLOWER when only this replica went away).
+    for (auto& slot : slots)
+      if (slot.hosted && slot.hosted->removed()) slot = resolve(s, *s.metadata->image(), slot.request, version);
     // Register for wake-ups before reading, so an append between the read
     // and the wait is not missed.
     auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, deadline);

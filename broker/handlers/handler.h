@@ -63,9 +63,13 @@ handler_result respond(const request_context& ctx, const M& message) {
 
 struct api_handler {
   int16_t api_key;
-  int16_t min_version;  // advertised range, inclusive
+  int16_t min_version;  // served range, inclusive
   int16_t max_version;
   handler_fn handle;
+  // The lowest version ApiVersions advertises, when not min_version: Kafka
+  // advertises Produce from v0 though it serves v3+ (librdkafka will not
+  // produce compressed batches to a broker without Produce v0, KAFKA-18659).
+  int16_t advertised_min_version = -1;
 };
 
 }  // namespace hw::broker

@@ -7,12 +7,12 @@ namespace hw::broker {
 using perr = protocol::error_code;
 
 partition::partition(asio::any_io_executor executor, storage::topic_partition tp, protocol::uuid topic_id,
-                     storage::partition_log* log, int32_t self)
+                     std::shared_ptr<storage::partition_log> log, int32_t self)
     : executor_(executor),
       strand_(asio::make_strand(executor)),
       tp_(std::move(tp)),
       topic_id_(topic_id),
-      log_(log),
+      log_(std::move(log)),
       self_(self) {}
 
 partition_role partition::role() const {
@@ -46,7 +46,14 @@ void partition::notify_waiters() {
   for (auto& w : woken) (*w)();
 }
 
+void partition::mark_removed() {
+  removed_.store(true, std::memory_order_release);
+  leader_.store(-1, std::memory_order_release);
+  notify_waiters();
+}
+
 std::error_code partition::apply_role(const partition_role& role) {
+  if (removed()) return {};
   const bool was_leader = is_leader();
   const int32_t old_epoch = leader_epoch();
   {
@@ -98,6 +105,10 @@ partition_produce_result partition::append_records(std::span<uint8_t> batches, i
                                                    const produce_limits& limits, storage::producer_origin origin,
                                                    int64_t now_ms) {
   partition_produce_result out;
+  if (removed()) {
+    out.error = perr::unknown_topic_or_partition;
+    return out;
+  }
   if (!is_leader()) {
     out.error = perr::not_leader_or_follower;
     return out;
@@ -144,6 +155,7 @@ partition_produce_result partition::append_records(std::span<uint8_t> batches, i
 }
 
 protocol::error_code partition::delete_records_before(storage::offset o, int64_t now_ms, int64_t* low_watermark) {
+  if (removed()) return perr::unknown_topic_or_partition;
   if (!is_leader()) return perr::not_leader_or_follower;
   const storage::offset hw = high_watermark();
   if (o.value == -1) o = hw;  // DeleteRecords' "up to the high watermark"

@@ -4,7 +4,9 @@
 // and last stable offset, and the fetches waiting for it to grow.
 //
 // Ownership and threads: owned by the replica manager (shared_ptr, so a
-// request that found it keeps it alive through a deletion). Every mutation
+// request that found it keeps it alive through a deletion; the partition
+// shares its log with the log manager for the same reason, so a fetch that
+// waited across a deletion can still read it, and is told it was removed). Every mutation
 // — appends, role changes, HW moves, truncation — runs on the partition's
 // strand. What readers on other strands need (role, epochs, HW, LSO, log
 // end) is published with atomic stores or under a leaf mutex for the
@@ -63,7 +65,7 @@ class partition : public std::enable_shared_from_this<partition> {
   using strand_type = asio::strand<asio::any_io_executor>;
 
   partition(asio::any_io_executor executor, storage::topic_partition tp, protocol::uuid topic_id,
-            storage::partition_log* log, int32_t self);
+            std::shared_ptr<storage::partition_log> log, int32_t self);
 
   const storage::topic_partition& tp() const { return tp_; }
   const protocol::uuid& topic_id() const { return topic_id_; }
@@ -79,6 +81,9 @@ class partition : public std::enable_shared_from_this<partition> {
   storage::offset log_end_offset() const { return log_->log().log_end_offset(); }
   storage::offset log_start_offset() const { return log_->log().log_start_offset(); }
   partition_role role() const;
+  // Dropped by the replica manager (topic deleted, or replica moved away):
+  // it leads nothing and takes no writes; its log is closed.
+  bool removed() const { return removed_.load(std::memory_order_acquire); }
   // KIP-320: the error for a request carrying current_leader_epoch (-1: no check).
   protocol::error_code check_leader_epoch(int32_t current_leader_epoch, bool require_leader) const;
 
@@ -96,6 +101,9 @@ class partition : public std::enable_shared_from_this<partition> {
                                           const produce_limits& limits, storage::producer_origin origin, int64_t now_ms);
   // DeleteRecords: the log start moves to o (<= HW).
   protocol::error_code delete_records_before(storage::offset o, int64_t now_ms, int64_t* low_watermark);
+  // The replica manager drops the partition: requests still holding it are
+  // refused from now on, and fetches waiting on it are woken.
+  void mark_removed();
   // A follower's LEO as reported by its fetch (multi-broker HW).
   void update_follower_end_offset(int32_t replica, storage::offset leo);
 
@@ -108,8 +116,9 @@ class partition : public std::enable_shared_from_this<partition> {
   strand_type strand_;
   storage::topic_partition tp_;
   protocol::uuid topic_id_;
-  storage::partition_log* log_;
+  std::shared_ptr<storage::partition_log> log_;
   int32_t self_;
+  std::atomic<bool> removed_{false};
 
   std::atomic<int32_t> leader_{-1};
   std::atomic<int32_t> leader_epoch_{-1};

@@ -43,9 +43,10 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
       }
       if (gone && listener_) listener_(u.tp, false, -1);
       if (gone || logs_.find(u.tp)) {
-        // Wait for the partition's strand to finish what it is doing before
-        // its log goes.
-        if (gone) co_await run_on(gone->strand(), [] {});
+        // Wait for the partition's strand to finish what it is doing, and
+        // turn away what comes later (requests that found it before it was
+        // dropped from the map, fetches waiting on it), before its log goes.
+        if (gone) co_await run_on(gone->strand(), [&] { gone->mark_removed(); });
         if (removal_hook_) co_await removal_hook_(u.tp, true);
         auto err = logs_.remove(u.tp);
         if (removal_hook_) co_await removal_hook_(u.tp, false);
@@ -60,7 +61,7 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
     }
     std::shared_ptr<partition> p = get(u.tp);
     if (!p) {
-      storage::partition_log* log = logs_.find(u.tp);
+      std::shared_ptr<storage::partition_log> log = logs_.find(u.tp);
       if (!log) {
         if (auto err = logs_.create(u.tp, u.topic_id, now_ms, &log)) {
           spdlog::error("Cannot create the log of {}: {}", name, err.message);
@@ -69,7 +70,7 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
         }
         spdlog::info("Created log for partition {} in {}", name, log->dir().parent_path().string());
       }
-      p = std::make_shared<partition>(executor_, u.tp, u.topic_id, log, self_);
+      p = std::make_shared<partition>(executor_, u.tp, u.topic_id, std::move(log), self_);
       std::lock_guard lock(mutex_);
       partitions_[u.tp] = p;
     }

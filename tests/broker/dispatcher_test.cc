@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/api_versions.h"
@@ -122,6 +125,35 @@ TEST_F(DispatcherTest, AdvertisedListComesFromTheHandlers) {
   EXPECT_TRUE(std::is_sorted(registry.advertised().begin(), registry.advertised().end(),
                              [](const auto& a, const auto& b) { return a.api_key < b.api_key; }));
   EXPECT_EQ(registry.find(29), nullptr);  // DescribeAcls is not served, so not advertised
+}
+
+// Every API both advertise has Kafka 4.3.1's range: the fixture is the
+// ApiVersions v4 answer a Kafka 4.3.1 broker listener gave a Java client.
+// Kafka advertises APIs this broker does not serve yet (transactions, ACLs,
+// SCRAM, share and KIP-848 groups): those are left out, not advertised
+// differently.
+TEST_F(DispatcherTest, EveryAdvertisedRangeIsKafka431s) {
+  std::ifstream in(std::string(HW_SOURCE_DIR) + "/tests/protocol/fixtures/java/001_ApiVersions_v4.response.bin",
+                   std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 4u);
+  // Size prefix and response header v0 (the correlation id), then the body.
+  auto kafka = decode(std::vector<uint8_t>(bytes.begin() + 8, bytes.end()), 4);
+  ASSERT_EQ(kafka.error_code, 0);
+  ASSERT_GT(kafka.api_keys.size(), 40u);
+  size_t compared = 0;
+  for (const auto& ours : registry.advertised()) {
+    auto it = std::find_if(kafka.api_keys.begin(), kafka.api_keys.end(),
+                           [&](const auto& k) { return k.api_key == ours.api_key; });
+    ASSERT_NE(it, kafka.api_keys.end()) << "api key " << ours.api_key << " is not on Kafka's broker listener";
+    EXPECT_EQ(ours.min_version, it->min_version) << "api key " << ours.api_key;
+    EXPECT_EQ(ours.max_version, it->max_version) << "api key " << ours.api_key;
+    ++compared;
+  }
+  EXPECT_EQ(compared, registry.advertised().size());
+  // Produce: advertised from v0 as Kafka does, served from v3 (v0-2 close).
+  EXPECT_EQ(decide(registry, 0, 2).action, dispatch_action::close);
+  EXPECT_EQ(decide(registry, 0, 3).action, dispatch_action::handle);
 }
 
 // A controller listener serves the controller's APIs only: ApiVersions

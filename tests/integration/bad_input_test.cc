@@ -31,6 +31,7 @@ constexpr int16_t k_invalid_replication_factor = code(error_code::invalid_replic
 constexpr int16_t k_fenced_leader_epoch = code(error_code::fenced_leader_epoch);
 constexpr int16_t k_unknown_leader_epoch = code(error_code::unknown_leader_epoch);
 constexpr int16_t k_invalid_timestamp = code(error_code::invalid_timestamp);
+constexpr int16_t k_invalid_record = code(error_code::invalid_record);
 
 bool topic_listed(raw_client& c, const std::string& name) {
   auto md = c.metadata(std::nullopt);
@@ -122,8 +123,6 @@ TEST_F(BadInputIT, BatchWithWrongCrcIsCorrupt) {
   EXPECT_EQ(end->offset, 0);
 }
 
-// Disabled until Produce checks message.timestamp.after.max.ms (Kafka 4's
-// default: one hour); HEAD at e422f85 accepts a record two hours ahead.
 TEST_F(BadInputIT, TimestampTooFarAheadIsInvalid) {
   start();
   ASSERT_EQ(client->create_topic("future", 1)->topics[0].error_code, k_none);
@@ -139,6 +138,39 @@ TEST_F(BadInputIT, TimestampTooFarAheadIsInvalid) {
   ASSERT_EQ(resp->record_errors.size(), 1u);
   EXPECT_EQ(resp->record_errors[0].batch_index, 1);
   EXPECT_EQ(client->list_offset("future", 0, -1)->offset, 0);
+}
+
+TEST_F(BadInputIT, EveryKeylessRecordOnACompactedTopicIsListed) {
+  // Kafka's LogValidator reports every invalid record of the batch, each
+  // with its index, and one partition error summing them up.
+  start();
+  ASSERT_EQ(client->create_topic("compacted", 1, 1, {{"cleanup.policy", "compact"}})->topics[0].error_code, k_none);
+  const int64_t now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  protocol::record_batch_builder b({});
+  std::vector<uint8_t> value(10, 'v');
+  std::vector<uint8_t> key(3, 'k');
+  b.append(now_ms, std::nullopt, protocol::bytes_view(value));
+  b.append(now_ms, protocol::bytes_view(key), protocol::bytes_view(value));
+  b.append(now_ms, std::nullopt, protocol::bytes_view(value));
+  b.append(now_ms, std::nullopt, protocol::bytes_view(value));
+  auto resp = client->produce("compacted", 0, b.finish());
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_invalid_record);
+  ASSERT_EQ(resp->record_errors.size(), 3u);
+  EXPECT_EQ(resp->record_errors[0].batch_index, 0);
+  EXPECT_EQ(resp->record_errors[1].batch_index, 2);
+  EXPECT_EQ(resp->record_errors[2].batch_index, 3);
+  for (const auto& e : resp->record_errors)
+    EXPECT_EQ(e.batch_index_error_message.value_or(""),
+              "Compacted topic cannot accept message without key in topic partition compacted-0");
+  EXPECT_EQ(resp->error_message.value_or(""),
+            "One or more records have been rejected due to 3 record errors in total, and only showing the first "
+            "three errors at most: [RecordError(batchIndex=0, message='Compacted topic cannot accept message "
+            "without key in topic partition compacted-0'), RecordError(batchIndex=2, message='Compacted topic "
+            "cannot accept message without key in topic partition compacted-0'), RecordError(batchIndex=3, "
+            "message='Compacted topic cannot accept message without key in topic partition compacted-0')]");
+  EXPECT_EQ(client->list_offset("compacted", 0, -1)->offset, 0);
 }
 
 TEST_F(BadInputIT, UnknownTopicWithoutAutoCreation) {

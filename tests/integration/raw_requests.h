@@ -70,13 +70,20 @@ class raw_client {
     return resp;
   }
 
-  std::optional<msg::create_topics_response> create_topic(const std::string& name, int32_t partitions,
-                                                          int16_t replication_factor = 1) {
+  std::optional<msg::create_topics_response> create_topic(
+      const std::string& name, int32_t partitions, int16_t replication_factor = 1,
+      const std::vector<std::pair<std::string, std::string>>& configs = {}) {
     msg::create_topics_request req;
     msg::create_topics_request::creatable_topic t;
     t.name = name;
     t.num_partitions = partitions;
     t.replication_factor = replication_factor;
+    for (const auto& [key, value] : configs) {
+      msg::create_topics_request::creatable_topic_config c;
+      c.name = key;
+      c.value = value;
+      t.configs.push_back(c);
+    }
     req.topics.push_back(t);
     return call<msg::create_topics_response>(19, k_create_topics_version, req);
   }

@@ -63,10 +63,10 @@ class CleanerDriverTest : public ::testing::Test {
     mgr_ = owned_.get();
   }
   partition_log* create(const topic_partition& tp) {
-    partition_log* p = nullptr;
+    std::shared_ptr<partition_log> p;
     storage_error err = mgr_->create(tp, topic_id(), now_, &p);
     EXPECT_FALSE(err) << err.message;
-    return p;
+    return p.get();  // the manager keeps it
   }
   // `versions` values of `keys` keys, then a roll.
   void fill(partition_log* p, int keys, int versions, int64_t ts) {

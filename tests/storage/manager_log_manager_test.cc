@@ -60,7 +60,7 @@ class LogManagerTest : public ::testing::Test {
   }
   // Appends `batches` producer-less batches of 3 records to tp.
   std::error_code append(const topic_partition& tp, int batches, int32_t epoch = 0) {
-    partition_log* p = mgr_->find(tp);
+    std::shared_ptr<partition_log> p = mgr_->find(tp);
     if (!p) return std::make_error_code(std::errc::no_such_file_or_directory);
     for (int i = 0; i < batches; ++i) {
       bytes b = make_batch({.records = 3, .value_bytes = 30, .tag = tp.topic + std::to_string(tp.partition)});
@@ -81,7 +81,7 @@ TEST_F(LogManagerTest, CleanRestartRestoresEveryPartitionAndCheckpoint) {
   start();
   std::map<topic_partition, int64_t> ends;
   for (const auto& tp : many()) {
-    partition_log* p = nullptr;
+    std::shared_ptr<partition_log> p;
     ASSERT_FALSE(mgr_->create(tp, topic_id(), 1000, &p));
     ASSERT_FALSE(append(tp, 5 + tp.partition, 1));
     ends[tp] = p->log().log_end_offset().value;
@@ -104,7 +104,7 @@ TEST_F(LogManagerTest, CleanRestartRestoresEveryPartitionAndCheckpoint) {
   EXPECT_FALSE(has_clean_shutdown_marker(fs(), root() / "d2"));
   EXPECT_EQ(mgr_->partitions().size(), many().size());
   for (const auto& tp : many()) {
-    partition_log* p = mgr_->find(tp);
+    std::shared_ptr<partition_log> p = mgr_->find(tp);
     ASSERT_NE(p, nullptr) << partition_dir_name(tp);
     EXPECT_EQ(p->log().log_end_offset().value, ends[tp]);
     EXPECT_EQ(p->log().recovery_point().value, ends[tp]);
@@ -120,7 +120,7 @@ TEST_F(LogManagerTest, UncleanRestartRecovers) {
   start();
   std::map<topic_partition, int64_t> ends;
   for (const auto& tp : many()) {
-    partition_log* p = nullptr;
+    std::shared_ptr<partition_log> p;
     ASSERT_FALSE(mgr_->create(tp, topic_id(), 1000, &p));
     ASSERT_FALSE(append(tp, 8));
     ends[tp] = p->log().log_end_offset().value;
@@ -128,7 +128,7 @@ TEST_F(LogManagerTest, UncleanRestartRecovers) {
   ASSERT_FALSE(mgr_->checkpoint_all());
   // Half-written tail on one partition, as a crash mid-append leaves it.
   {
-    partition_log* p = mgr_->find({"orders", 2});
+    std::shared_ptr<partition_log> p = mgr_->find({"orders", 2});
     auto seg = p->dir() / segment_file_name(p->log().segment_infos().back().base_offset, log_file_suffix);
     std::unique_ptr<file> f;
     ASSERT_FALSE(fs().open(seg, open_mode::read_write, &f));
@@ -144,7 +144,7 @@ TEST_F(LogManagerTest, UncleanRestartRecovers) {
   for (const auto& line : mgr_->events()) recovered |= line.find("recovered orders-2") != std::string::npos;
   EXPECT_TRUE(recovered);
   for (const auto& tp : many()) {
-    partition_log* p = mgr_->find(tp);
+    std::shared_ptr<partition_log> p = mgr_->find(tp);
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(p->log().log_end_offset().value, ends[tp]);
     EXPECT_EQ(read_all(p->log(), 0).size(), static_cast<size_t>(ends[tp]));
@@ -169,9 +169,29 @@ TEST_F(LogManagerTest, NodeIdMismatchIsRefused) {
   EXPECT_NE(err.message.find("cluster.id"), std::string::npos) << err.message;
 }
 
+TEST_F(LogManagerTest, ALogHeldAcrossItsRemovalStaysReadableAndTakesNoWrites) {
+  // A fetch that waited across a topic deletion still holds the log.
+  start();
+  std::shared_ptr<partition_log> p;
+  ASSERT_FALSE(mgr_->create({"orders", 0}, topic_id(), 1000, &p));
+  ASSERT_FALSE(append({"orders", 0}, 5));
+  const auto before = read_all(p->log(), 0);
+  ASSERT_EQ(before.size(), 15u);
+  ASSERT_FALSE(mgr_->remove({"orders", 0}));
+  mgr_->cleanup_deleted();  // the files are unlinked; the holder's stay open
+  EXPECT_EQ(mgr_->find({"orders", 0}), nullptr);
+  EXPECT_EQ(p->log().log_start_offset().value, 0);
+  EXPECT_EQ(p->log().log_end_offset().value, 15);
+  EXPECT_EQ(read_all(p->log(), 0), before);
+  bytes b = make_batch({.records = 1, .value_bytes = 10, .tag = "late"});
+  partition_append_result r;
+  EXPECT_TRUE(p->append_as_leader(b, {.epoch = leader_epoch(0), .now_ms = 5}, &r));
+  EXPECT_EQ(p->log().log_end_offset().value, 15);
+}
+
 TEST_F(LogManagerTest, RemovedPartitionIsDeletedAfterCleanup) {
   start();
-  partition_log* p = nullptr;
+  std::shared_ptr<partition_log> p;
   ASSERT_FALSE(mgr_->create({"orders", 0}, topic_id(), 1000, &p));
   ASSERT_FALSE(mgr_->create({"orders", 1}, topic_id(), 1000, &p));
   ASSERT_FALSE(append({"orders", 0}, 3));
@@ -202,7 +222,7 @@ TEST_F(LogManagerTest, RemovedPartitionIsDeletedAfterCleanup) {
 
 TEST_F(LogManagerTest, PartitionInTwoDirsIsRefused) {
   start();
-  partition_log* p = nullptr;
+  std::shared_ptr<partition_log> p;
   ASSERT_FALSE(mgr_->create({"orders", 0}, topic_id(), 1000, &p));
   ASSERT_FALSE(mgr_->shutdown(broker_epoch(1)));
   ASSERT_FALSE(fs().create_directories(root() / "d2" / "orders-0"));
@@ -229,7 +249,7 @@ TEST_F(LogManagerTest, FlushHonoursMessageAndTimeIntervals) {
   auto c = config();
   c.flush_interval_messages = 10;
   start(c);
-  partition_log* p = nullptr;
+  std::shared_ptr<partition_log> p;
   ASSERT_FALSE(mgr_->create({"orders", 0}, topic_id(), 1000, &p));
   ASSERT_FALSE(append({"orders", 0}, 3));  // 9 messages
   ASSERT_FALSE(mgr_->flush_dirty(2000));
@@ -269,7 +289,7 @@ TEST_F(LogManagerFaultTest, DiskFullTakesOneDirOffline) {
   std::map<topic_partition, int64_t> acked;
   std::vector<topic_partition> tps{{"a", 0}, {"b", 0}, {"a", 1}, {"b", 1}};
   for (const auto& tp : tps) {
-    partition_log* p = nullptr;
+    std::shared_ptr<partition_log> p;
     ASSERT_FALSE(mgr_->create(tp, topic_id(), 1000, &p));
     ASSERT_FALSE(append(tp, 4));
   }
@@ -294,7 +314,7 @@ TEST_F(LogManagerFaultTest, DiskFullTakesOneDirOffline) {
   for (const auto& tp : tps) acked[tp] = mgr_->find(tp)->log().log_end_offset().value;
   auto records_a0 = read_all(mgr_->find({"a", 0})->log(), 0);
   // New partitions go to the online dir.
-  partition_log* c = nullptr;
+  std::shared_ptr<partition_log> c;
   ASSERT_FALSE(mgr_->create({"c", 0}, topic_id(), 1000, &c));
   EXPECT_EQ(c->dir().parent_path(), root() / "d2");
   EXPECT_FALSE(mgr_->checkpoint_all());  // d1 is skipped
@@ -307,7 +327,7 @@ TEST_F(LogManagerFaultTest, DiskFullTakesOneDirOffline) {
   start();
   EXPECT_FALSE(mgr_->is_dir_offline(root() / "d1"));
   for (const auto& tp : tps) {
-    partition_log* p = mgr_->find(tp);
+    std::shared_ptr<partition_log> p = mgr_->find(tp);
     ASSERT_NE(p, nullptr) << partition_dir_name(tp);
     EXPECT_EQ(p->log().log_end_offset().value, acked[tp]) << partition_dir_name(tp);
     EXPECT_EQ(read_all(p->log(), 0).size(), static_cast<size_t>(acked[tp]));
