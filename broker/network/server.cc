@@ -1,5 +1,6 @@
 #include "broker/network/server.h"
 
+#include <algorithm>
 #include <cassert>
 #include <csignal>
 
@@ -85,10 +86,28 @@ std::optional<std::string> server::start() {
   }
   for (auto& l : listeners_) {
     bound_.push_back(l->info);
+    l->deferred = std::find(options_.deferred_listeners.begin(), options_.deferred_listeners.end(), l->info.name) !=
+                  options_.deferred_listeners.end();
+    if (l->deferred) {
+      spdlog::info("Bound {}; accepting once the broker is ready", l->info.to_string());
+      continue;
+    }
     spdlog::info("Listening on {}", l->info.to_string());
     asio::co_spawn(strand_, accept_loop(*l), asio::detached);
   }
   return std::nullopt;
+}
+
+void server::start_deferred() {
+  asio::post(strand_, [this] {
+    if (stopping_) return;
+    for (auto& l : listeners_) {
+      if (!l->deferred) continue;
+      l->deferred = false;
+      spdlog::info("Listening on {}", l->info.to_string());
+      asio::co_spawn(strand_, accept_loop(*l), asio::detached);
+    }
+  });
 }
 
 void server::configure_socket(tcp::socket& s) const {
