@@ -7,6 +7,7 @@
 #include <link.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,8 +21,9 @@
 
 namespace hw::broker {
 
-// Exported (not in the anonymous namespace) so that the report names it.
+// Exported (not in the anonymous namespace) so that the report names them.
 [[gnu::noinline]] void crash_for_test(std::string_view kind);
+[[gnu::noinline]] int recurse_for_test(int depth);
 
 namespace {
 
@@ -35,6 +37,7 @@ constexpr unsigned best_effort_seconds = 5;
 // The handler's state (see the header on why it is file-static).
 int report_fds[2] = {STDOUT_FILENO, -1};
 long utc_offset_seconds = 0;  // of local time, as the log's timestamps
+char executable[4096] = {};   // the binary's path, for addr2line (not /proc/self/exe: that is addr2line's own)
 volatile sig_atomic_t fatal_signal = 0;
 
 const char* signal_name(int sig) {
@@ -76,6 +79,10 @@ struct line {
     while (n < width && n < 24) tmp[n++] = '0';
     while (n > 0 && len < sizeof buf) buf[len++] = tmp[--n];
     return *this;
+  }
+  line& signed_dec(int64_t v) {
+    if (v < 0) str("-");
+    return dec(v < 0 ? static_cast<uint64_t>(-(v + 1)) + 1 : static_cast<uint64_t>(v));
   }
   line& hex(uintptr_t v) {
     str("0x");
@@ -121,7 +128,7 @@ void report_header(int sig, const siginfo_t* info) {
   timestamp(l);
   l.str("Highwater received ").str(signal_name(sig)).str(" (").str(sigdescr_np(sig) ? sigdescr_np(sig) : "?").str(")");
   if (info && has_fault_address(sig)) l.str(" at address ").hex(reinterpret_cast<uintptr_t>(info->si_addr));
-  if (info) l.str(", si_code ").dec(static_cast<uint64_t>(static_cast<uint32_t>(info->si_code)));
+  if (info) l.str(", si_code ").signed_dec(info->si_code);
   l.str(" in thread ").dec(static_cast<uint64_t>(gettid())).str("; backtrace:");
   l.emit();
 }
@@ -160,18 +167,18 @@ uintptr_t file_address(const Dl_info& di, uintptr_t pc) {
   return relative ? pc - reinterpret_cast<uintptr_t>(di.dli_fbase) : pc;
 }
 
-// `/usr/bin/addr2line -Cfipa -e /proc/self/exe ADDR...` writing straight to
+// `/usr/bin/addr2line -Cfipa -e <executable> ADDR...` writing straight to
 // the log, for the frames in the executable.
 void source_lines(const uintptr_t* addresses, int n) {
   static const char tool[] = "/usr/bin/addr2line";
-  if (n == 0 || ::access(tool, X_OK) != 0) return;
+  if (n == 0 || executable[0] == '\0' || ::access(tool, X_OK) != 0) return;
   static char args[max_frames][24];
   char* argv[max_frames + 6];
   int argc = 0;
   argv[argc++] = const_cast<char*>(tool);
   argv[argc++] = const_cast<char*>("-Cfipa");
   argv[argc++] = const_cast<char*>("-e");
-  argv[argc++] = const_cast<char*>("/proc/self/exe");
+  argv[argc++] = executable;
   for (int i = 0; i < n; ++i) {
     line l;
     l.hex(addresses[i]);
@@ -196,7 +203,22 @@ void source_lines(const uintptr_t* addresses, int n) {
   }
 }
 
-void readable_backtrace(void* const* frames, int n) {
+// Where the signal struck (a frame at this address is not a return
+// address), 0 when unknown.
+uintptr_t faulting_pc(const void* context) {
+  if (!context) return 0;
+  const auto* uc = static_cast<const ucontext_t*>(context);
+#if defined(__x86_64__)
+  return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<uintptr_t>(uc->uc_mcontext.pc);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+void readable_backtrace(void* const* frames, int n, uintptr_t fault_pc) {
   line title;
   title.str("Symbolized:");
   title.emit();
@@ -206,7 +228,8 @@ void readable_backtrace(void* const* frames, int n) {
   int executable_frames = 0;
   for (int i = 0; i < n; ++i) {
     // A return address points after its call; one byte back is inside it.
-    const uintptr_t pc = reinterpret_cast<uintptr_t>(frames[i]) - (i > 0 ? 1 : 0);
+    const uintptr_t at = reinterpret_cast<uintptr_t>(frames[i]);
+    const uintptr_t pc = at - (i > 0 && at != fault_pc ? 1 : 0);
     line l;
     l.str("  #").dec(static_cast<uint64_t>(i)).str(" ");
     Dl_info di{};
@@ -229,7 +252,7 @@ void readable_backtrace(void* const* frames, int n) {
 
 // --- the handler -------------------------------------------------------------------
 
-void on_fatal_signal(int sig, siginfo_t* info, void*) {
+void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   // One report: a second thread crashing meanwhile waits for the first to
   // end the process.
   static std::atomic<bool> reporting{false};
@@ -248,7 +271,7 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
   sigemptyset(&alarm_action.sa_mask);
   sigaction(SIGALRM, &alarm_action, nullptr);
   alarm(best_effort_seconds);
-  readable_backtrace(frames, n);
+  readable_backtrace(frames, n, faulting_pc(context));
   die(sig);
 }
 
@@ -284,6 +307,8 @@ void protect_thread_stack() {
 
 void install_crash_handler() {
   if (!same_file(STDOUT_FILENO, STDERR_FILENO)) report_fds[1] = STDERR_FILENO;
+  const ssize_t n = ::readlink("/proc/self/exe", executable, sizeof executable - 1);
+  executable[n > 0 ? n : 0] = '\0';
   const time_t now = time(nullptr);
   tm local{};
   if (localtime_r(&now, &local)) utc_offset_seconds = local.tm_gmtoff;
@@ -299,19 +324,32 @@ void install_crash_handler() {
   for (int sig : fatal_signals) sigaction(sig, &action, nullptr);
 }
 
-void crash_if_requested(std::optional<std::string_view> kind) {
+[[gnu::noinline]] void crash_if_requested(std::optional<std::string_view> kind) {
   if (!kind || kind->empty()) return;
   crash_for_test(*kind);
+}
+
+// Overflows the stack (not a tail call: the frame is used after it).
+int recurse_for_test(int depth) {
+  volatile char frame[512];
+  frame[0] = static_cast<char>(depth);
+  if (depth == -1) return 0;  // never (the stack ends first); keeps -Winfinite-recursion quiet
+  return recurse_for_test(depth + 1) + frame[0];
 }
 
 void crash_for_test(std::string_view kind) {
   if (kind == "segv") {
     // A store to an unmapped page (not null: the compiler may not turn it
     // into a trap).
-    *reinterpret_cast<volatile int*>(uintptr_t{16}) = 1;
+    volatile uintptr_t where = 16;
+    *reinterpret_cast<volatile int*>(where) = 1;
+  } else if (kind == "stack") {
+    recurse_for_test(0);
   } else if (kind == "fpe") {
+    // Both operands volatile: GCC computes 1 / x without dividing.
+    volatile int dividend = 1;
     volatile int zero = 0;
-    volatile int quotient = 1 / zero;
+    volatile int quotient = dividend / zero;
     (void)quotient;
   } else if (kind == "ill") {
     __builtin_trap();

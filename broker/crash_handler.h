@@ -33,7 +33,7 @@ void install_crash_handler();
 // An alternate signal stack for the calling thread (kept until it exits).
 void protect_thread_stack();
 
-// A test-only trigger: HW_TEST_CRASH=segv|bus|fpe|ill|abort makes the
+// A test-only trigger: HW_TEST_CRASH=segv|stack|bus|fpe|ill|abort makes the
 // process crash that way at start-up, after the handler is installed
 // (tests/integration/crash_test.cc). Anything else is ignored.
 void crash_if_requested(std::optional<std::string_view> kind);

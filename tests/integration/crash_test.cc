@@ -31,6 +31,15 @@ TEST(CrashIT, ASegmentationFaultIsReportedWithABacktraceAndKillsWithTheSameSigna
   EXPECT_NE(log.find("hw::broker::crash_if_requested("), std::string::npos) << log;
 }
 
+// The handler runs on its alternate stack.
+TEST(CrashIT, AStackOverflowIsReported) {
+  std::optional<int> code;
+  const std::string log = crash_log("stack", &code);
+  EXPECT_EQ(code, -SIGSEGV) << log;
+  EXPECT_NE(log.find("FATAL Highwater received SIGSEGV"), std::string::npos) << log;
+  EXPECT_NE(log.find("hw::broker::recurse_for_test("), std::string::npos) << log;
+}
+
 TEST(CrashIT, AFailedAssertionIsReportedAndAborts) {
   std::optional<int> code;
   const std::string log = crash_log("abort", &code);
