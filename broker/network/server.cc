@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <csignal>
+#include <future>
 
 #include <spdlog/spdlog.h>
 
@@ -99,15 +100,18 @@ std::optional<std::string> server::start() {
 }
 
 void server::start_deferred() {
-  asio::post(strand_, [this] {
-    if (stopping_) return;
+  assert(!strand_.running_in_this_thread());
+  std::promise<void> done;
+  asio::post(strand_, [this, &done] {
     for (auto& l : listeners_) {
-      if (!l->deferred) continue;
+      if (!l->deferred || stopping_) continue;
       l->deferred = false;
       spdlog::info("Listening on {}", l->info.to_string());
       asio::co_spawn(strand_, accept_loop(*l), asio::detached);
     }
+    done.set_value();
   });
+  done.get_future().wait();
 }
 
 void server::configure_socket(tcp::socket& s) const {

@@ -61,7 +61,9 @@ class server {
   // Binds every listener and starts accepting on those not deferred. On
   // failure nothing is left listening and the message names the listener.
   std::optional<std::string> start();
-  // Starts accepting on the deferred listeners. Any thread, once.
+  // Starts accepting on the deferred listeners; returns once they accept
+  // (so "Listening on" is logged before the broker says it started). From
+  // any thread but the server strand.
   void start_deferred();
   const std::vector<bound_listener>& bound() const { return bound_; }
 
