@@ -380,7 +380,8 @@ std::optional<std::string> broker_node::impl::start() {
 // error).
 void broker_node::impl::await_groups_loaded() {
   std::vector<int32_t> led;
-  if (const auto* topic = publisher->image()->topic(consumer_offsets_topic)) {
+  const auto image = publisher->image();  // held: the publisher may move on meanwhile
+  if (const auto* topic = image->topic(consumer_offsets_topic)) {
     for (const auto& [index, p] : topic->partitions)
       if (p.leader == cfg.node_id) led.push_back(index);
   }
