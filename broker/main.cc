@@ -18,6 +18,7 @@
 
 #include "broker/asio.h"
 #include "broker/command_line.h"
+#include "broker/crash_handler.h"
 #include "broker/logging.h"
 #include "broker/network/server.h"
 #include "broker/node.h"
@@ -48,6 +49,8 @@ bool write_port_file(const std::string& path, const std::vector<bound_listener>&
 }
 
 int run(int argc, char** argv) {
+  install_crash_handler();
+  if (const char* crash = std::getenv("HW_TEST_CRASH")) crash_if_requested(crash);
   const char* log_level = std::getenv("KAFKA_LOG4J_ROOT_LOGLEVEL");
   setup_logging(log_level ? std::optional<std::string_view>(log_level) : std::nullopt);
 

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "broker/crash_handler.h"
 #include "broker/dispatcher.h"
 #include "broker/features.h"
 #include "broker/group/group_coordinator.h"
@@ -22,6 +23,7 @@
 #include "broker/producer_id_manager.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/services.h"
+#include "broker/topics.h"
 #include "storage/io/file_system.h"
 #include "storage/log_manager.h"
 #include "storage/meta_properties.h"
@@ -176,6 +178,7 @@ struct broker_node::impl {
   std::optional<std::string> start();
   std::optional<std::string> start_storage();
   std::optional<std::string> start_quorum();
+  void await_groups_loaded();
   void shutdown();
 };
 
@@ -319,7 +322,10 @@ std::optional<std::string> broker_node::impl::start() {
   services.producer_ids = producer_ids.get();
 
   work.emplace(io.get_executor());
-  for (int i = 0; i < cfg.num_io_threads; ++i) threads.emplace_back([this] { io.run(); });
+  for (int i = 0; i < cfg.num_io_threads; ++i) threads.emplace_back([this] {
+    protect_thread_stack();
+    io.run();
+  });
 
   {
     auto started = asio::co_spawn(io, raft->start(), asio::use_future);
@@ -329,7 +335,18 @@ std::optional<std::string> broker_node::impl::start() {
     auto started = asio::co_spawn(io, controller->start(), asio::use_future);
     if (auto err = started.get()) return err.message;
   }
-  srv = std::make_unique<server>(io, make_server_options(cfg), dispatch);
+  // A broker's client listeners answer only once it is registered, caught
+  // up, unfenced and coordinating the groups it leads (Kafka's BrokerServer
+  // enables request processing after the same waits); the controller
+  // listener serves the quorum and other brokers' registrations meanwhile.
+  server_options so = make_server_options(cfg);
+  if (cfg.has_role("broker")) {
+    for (const auto& l : cfg.listeners)
+      if (std::find(cfg.controller_listener_names.begin(), cfg.controller_listener_names.end(), l.name) ==
+          cfg.controller_listener_names.end())
+        so.deferred_listeners.push_back(l.name);
+  }
+  srv = std::make_unique<server>(io, std::move(so), dispatch);
   if (auto error = srv->start()) return error;
 
   if (cfg.has_role("broker")) {
@@ -346,6 +363,8 @@ std::optional<std::string> broker_node::impl::start() {
                                                    std::move(dir_ids));
     auto registered = asio::co_spawn(io, lifecycle->start(), asio::use_future);
     if (auto err = registered.get()) return err;
+    await_groups_loaded();
+    srv->start_deferred();
   }
   maintenance = std::make_unique<storage_scheduler>(io.get_executor(), *replicas, *fs,
                                                     std::vector<std::filesystem::path>(cfg.log_dirs.begin(), cfg.log_dirs.end()),
@@ -353,6 +372,30 @@ std::optional<std::string> broker_node::impl::start() {
   maintenance->start();
   cleaner_for_removals.store(maintenance->cleaner(), std::memory_order_release);
   return std::nullopt;
+}
+
+// Until the __consumer_offsets partitions this broker leads are loaded, a
+// JoinGroup would be answered COORDINATOR_LOAD_IN_PROGRESS. Bounded: a
+// huge offsets log must not keep the broker closed (clients retry that
+// error).
+void broker_node::impl::await_groups_loaded() {
+  std::vector<int32_t> led;
+  const auto image = publisher->image();  // held: the publisher may move on meanwhile
+  if (const auto* topic = image->topic(consumer_offsets_topic)) {
+    for (const auto& [index, p] : topic->partitions)
+      if (p.leader == cfg.node_id) led.push_back(index);
+  }
+  if (led.empty()) return;
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (!groups->loaded(led)) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      spdlog::warn("Group metadata of {} {} partition(s) not loaded after 30 s; serving anyway", led.size(),
+                   consumer_offsets_topic);
+      return;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  spdlog::info("Group metadata of {} {} partition(s) loaded", led.size(), consumer_offsets_topic);
 }
 
 void broker_node::impl::shutdown() {

@@ -5,8 +5,11 @@
 //
 // Start-up: identify the storage (format it on first start), load every
 // partition log, open the metadata log and replay it, take the quorum's
-// leadership (one voter), bind the listeners, register the broker with the
-// controller and wait until it is unfenced and has applied the metadata.
+// leadership (one voter), bind the listeners (the controller listener
+// serves at once), register the broker with the controller, wait until it
+// is unfenced and has applied the metadata and its group coordinator has
+// loaded the __consumer_offsets partitions it leads; only then do the
+// client listeners accept connections.
 // Shutdown: stop accepting and answer what is in flight, then close every
 // log (flush, checkpoints, clean-shutdown marker) and the metadata log.
 //

@@ -197,6 +197,9 @@ class quorum_controller {
  private:
   struct heartbeat_session {
     int64_t last_contact_ms = 0;
+    // False for the session granted when this controller took over: no
+    // registration or heartbeat of the incarnation has reached it yet.
+    bool heard = false;
     int64_t metadata_offset = -1;
     int64_t controlled_shutdown_offset = -1;
     // Where its latest RegisterBrokerRecord went (a re-registration of the

@@ -39,10 +39,18 @@ error_code quorum_controller::registration_error(const msg::broker_registration_
   }
   int32_t id = request.broker_id;
   const broker_registration* existing = image.broker(id);
-  // Another incarnation holding a live session keeps the id.
+  // Another incarnation holding a live session keeps the id. Live means
+  // heard from by this controller within the session timeout: the session
+  // an unfenced broker is granted when a controller takes over keeps it
+  // from being fenced, but does not keep out a new incarnation. So a node
+  // restarted after a crash re-registers at once when its controller
+  // restarted with it (one combined node), rather than after
+  // broker.session.timeout.ms as in Kafka; a broker killed under a
+  // controller that stays up still waits for its session to expire.
   if (existing && existing->incarnation_id != request.incarnation_id && !existing->fenced) {
     auto s = sessions_.find(id);
-    bool valid = s == sessions_.end() || now_ms - s->second.last_contact_ms <= options_.broker_session_timeout_ms;
+    bool valid = s != sessions_.end() && s->second.heard &&
+                 now_ms - s->second.last_contact_ms <= options_.broker_session_timeout_ms;
     if (valid) return error_code::duplicate_broker_registration;
   }
   if (request.is_migrating_zk_broker) return error_code::broker_id_not_registered;
@@ -123,6 +131,7 @@ controller_result<msg::broker_registration_response> quorum_controller::register
   }
   out.records.push_back(record);
   sessions_[id].last_contact_ms = now_ms;
+  sessions_[id].heard = true;
   sessions_[id].registration_offset = new_broker_epoch + static_cast<int64_t>(out.records.size()) - 1;
   out.response.broker_epoch = record.broker_epoch;
   return out;
@@ -140,6 +149,7 @@ controller_result<msg::broker_heartbeat_response> quorum_controller::broker_hear
   const broker_registration& b = *image.broker(id);
   heartbeat_session& session = sessions_[id];
   session.last_contact_ms = now_ms;
+  session.heard = true;
 
   enum class state { fenced, unfenced, controlled_shutdown, shutdown_now };
   // A broker that started a controlled shutdown stays in it (fenced or not:

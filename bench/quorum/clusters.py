@@ -19,17 +19,37 @@ FETCH_TIMEOUT_MS = 2000
 
 
 def free_port():
+    """A loopback port free right now. Another process may take it before a
+    node binds it: cluster.start_all() then starts again on fresh ports."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def port_open(port):
+def listening(pid, port):
+    """True when process pid itself listens on 127.0.0.1:port (not merely
+    someone: the port may have been taken by another process)."""
+    inodes = set()
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
+        with open("/proc/net/tcp") as f:
+            for row in f.readlines()[1:]:
+                cols = row.split()
+                if cols[1] == "0100007F:%04X" % port and cols[3] == "0A":
+                    inodes.add("socket:[%s]" % cols[9])
+        fds = os.listdir("/proc/%d/fd" % pid)
     except OSError:
         return False
+    for fd in fds:
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) in inodes:
+                return True
+        except OSError:
+            pass
+    return False
+
+
+class port_taken(RuntimeError):
+    """A node exited because its port was taken before it could bind it."""
 
 
 def random_cluster_id():
@@ -48,13 +68,23 @@ class cluster:
     def __init__(self, work_dir, n=3):
         self.work_dir = work_dir
         self.n = n
-        self.ports = [free_port() for _ in range(n)]
-        self.voters = ",".join("%d@127.0.0.1:%d" % (i + 1, p) for i, p in enumerate(self.ports))
+        self.choose_ports()
         self.dirs = [os.path.join(work_dir, "node-%d" % (i + 1)) for i in range(n)]
         self.procs = [None] * n
         self.cluster_id = random_cluster_id()
         for d in self.dirs:
             os.makedirs(os.path.join(d, "data"), exist_ok=True)
+
+    def choose_ports(self):
+        self.ports = []
+        while len(self.ports) < self.n:
+            p = free_port()
+            if p not in self.ports:
+                self.ports.append(p)
+        self.voters = ",".join("%d@127.0.0.1:%d" % (i + 1, p) for i, p in enumerate(self.ports))
+
+    def configure(self):
+        """Writes whatever names the ports (called again with fresh ports)."""
 
     def command(self, i):
         raise NotImplementedError
@@ -63,22 +93,42 @@ class cluster:
         return dict(os.environ)
 
     def start(self, i, timeout=120.0):
-        log = open(os.path.join(self.dirs[i], "out.log"), "ab")
+        path = os.path.join(self.dirs[i], "out.log")
+        log = open(path, "ab")
+        log_start = log.tell()
         self.procs[i] = subprocess.Popen(self.command(i), stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, cwd=self.dirs[i], env=self.env())
         log.close()
         deadline = time.monotonic() + timeout
-        while not port_open(self.ports[i]):
+        while not listening(self.procs[i].pid, self.ports[i]):
             if self.procs[i].poll() is not None:
+                with open(path, "rb") as f:
+                    f.seek(log_start)
+                    if b"Address already in use" in f.read():
+                        raise port_taken("%s node %d: port %d taken" % (self.kind, i + 1, self.ports[i]))
                 raise RuntimeError("%s node %d exited during start-up (code %s); see %s/out.log"
                                    % (self.kind, i + 1, self.procs[i].returncode, self.dirs[i]))
             if time.monotonic() > deadline:
                 raise RuntimeError("%s node %d not listening after %.0fs" % (self.kind, i + 1, timeout))
             time.sleep(0.05)
 
-    def start_all(self):
-        for i in range(self.n):
-            self.start(i)
+    def start_all(self, tries=5):
+        """Starts every node; when one lost its port to another process,
+        all of them start again on fresh ports (one new voter string)."""
+        for attempt in range(tries):
+            try:
+                for i in range(self.n):
+                    self.start(i)
+                return
+            except port_taken:
+                if attempt == tries - 1:
+                    raise
+                for p in self.procs:
+                    if p and p.poll() is None:
+                        p.send_signal(signal.SIGKILL)
+                        p.wait(30)
+                self.choose_ports()
+                self.configure()
 
     def kill(self, i):
         """SIGKILL node i; returns the monotonic time just before the signal."""
@@ -174,8 +224,12 @@ class kafka_cluster(cluster):
         super().__init__(work_dir, n)
         self.run_class = os.path.join(repo, "scripts", "kafka-run-class.sh")
         self.heap = heap
+        self.extra_props = list(extra_props)
+        self.configure()
+
+    def configure(self):
         self.props = []
-        for i in range(n):
+        for i in range(self.n):
             path = os.path.join(self.dirs[i], "controller.properties")
             lines = [
                 "process.roles=controller",
@@ -187,7 +241,7 @@ class kafka_cluster(cluster):
                 "log.dirs=" + os.path.join(self.dirs[i], "data"),
                 "controller.quorum.election.timeout.ms=%d" % ELECTION_TIMEOUT_MS,
                 "controller.quorum.fetch.timeout.ms=%d" % FETCH_TIMEOUT_MS,
-            ] + list(extra_props)
+            ] + self.extra_props
             with open(path, "w") as f:
                 f.write("\n".join(lines) + "\n")
             self.props.append(path)

@@ -1,6 +1,7 @@
 #include "broker/group/group_coordinator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <deque>
 #include <limits>
@@ -55,6 +56,7 @@ struct group_coordinator::slot : std::enable_shared_from_this<group_coordinator:
   std::deque<pending_append> appends;
   bool hw_waiter = false;
   bool stopped = false;
+  std::atomic<bool> loaded{false};  // read from any thread (loaded())
 };
 
 group_coordinator::group_coordinator(asio::any_io_executor executor, replica_manager& replicas,
@@ -71,6 +73,15 @@ std::shared_ptr<group_coordinator::slot> group_coordinator::find(int32_t partiti
   std::lock_guard lock(mutex_);
   auto it = slots_.find(partition);
   return it == slots_.end() ? nullptr : it->second;
+}
+
+bool group_coordinator::loaded(const std::vector<int32_t>& partitions) const {
+  std::lock_guard lock(mutex_);
+  for (int32_t p : partitions) {
+    auto it = slots_.find(p);
+    if (it == slots_.end() || !it->second->loaded.load(std::memory_order_acquire)) return false;
+  }
+  return true;
 }
 
 std::vector<int32_t> group_coordinator::shard_partitions() const {
@@ -207,6 +218,7 @@ void group_coordinator::load(slot& s) {
     if (next == before) break;  // nothing readable moved us on
   }
   s.shard.end_load(now_ms_());
+  s.loaded.store(true, std::memory_order_release);
   spdlog::info("Loaded {} group records from {}-{} (up to offset {}); {} groups", records, consumer_offsets_topic,
                s.part->tp().partition, next, s.shard.group_count());
   drain(s);

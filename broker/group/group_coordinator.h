@@ -81,6 +81,9 @@ class group_coordinator {
 
   // The partitions that have a shard here (any state).
   std::vector<int32_t> shard_partitions() const;
+  // True when each of `partitions` has a shard here that has finished
+  // loading (what a starting broker waits for before it serves groups).
+  bool loaded(const std::vector<int32_t>& partitions) const;
 
   // Timers cancelled, shards unloaded (parked requests answered
   // NOT_COORDINATOR). Call before the partitions' logs close.

@@ -41,7 +41,8 @@ raft_driver::raft_driver(asio::any_io_executor executor, storage::file_system& f
       options_(std::move(options)),
       now_ms_(std::move(now_ms)),
       random_(std::random_device{}()),
-      tick_timer_(strand_) {}
+      tick_timer_(strand_),
+      cluster_id_warnings_(options_.cluster_id) {}
 
 raft_driver::~raft_driver() = default;
 
@@ -541,9 +542,29 @@ std::optional<raft::message> raft_driver::ask(raft::node_id from, raft::message 
   return answer;
 }
 
+void raft_driver::note_refusal(perr e, std::string_view api, int32_t peer,
+                               const std::optional<std::string>& their_cluster_id) {
+  if (e == perr::inconsistent_cluster_id && their_cluster_id)
+    cluster_id_warnings_.refused(api, peer, *their_cluster_id, now_ms_());
+}
+
+namespace {
+
+// Who sent a Vote, BeginQuorumEpoch or EndQuorumEpoch (for the log).
+template <typename W, typename F>
+int32_t sender_of(const W& w, F field) {
+  if (w.topics.empty() || w.topics.front().partitions.empty()) return -1;
+  return field(w.topics.front().partitions.front());
+}
+
+}  // namespace
+
 asio::awaitable<msg::vote_response> raft_driver::vote(const msg::vote_request& request) {
   raft::vote_request req;
-  if (auto e = raft::from_wire(request, options_.cluster_id, &req); e != perr::none) co_return raft::vote_error(e);
+  if (auto e = raft::from_wire(request, options_.cluster_id, &req); e != perr::none) {
+    note_refusal(e, "Vote", sender_of(request, [](const auto& p) { return p.replica_id; }), request.cluster_id);
+    co_return raft::vote_error(e);
+  }
   co_return co_await run_on(strand_, [&]() -> msg::vote_response {
     auto a = ask(req.replica_id, req);
     if (!a) return raft::vote_error(perr::broker_not_available);
@@ -554,8 +575,11 @@ asio::awaitable<msg::vote_response> raft_driver::vote(const msg::vote_request& r
 asio::awaitable<msg::begin_quorum_epoch_response> raft_driver::begin_quorum_epoch(
     const msg::begin_quorum_epoch_request& request) {
   raft::begin_quorum_epoch_request req;
-  if (auto e = raft::from_wire(request, options_.cluster_id, &req); e != perr::none)
+  if (auto e = raft::from_wire(request, options_.cluster_id, &req); e != perr::none) {
+    note_refusal(e, "BeginQuorumEpoch", sender_of(request, [](const auto& p) { return p.leader_id; }),
+                 request.cluster_id);
     co_return raft::begin_quorum_epoch_error(e);
+  }
   co_return co_await run_on(strand_, [&]() -> msg::begin_quorum_epoch_response {
     auto a = ask(req.leader_id, req);
     if (!a) return raft::begin_quorum_epoch_error(perr::broker_not_available);
@@ -566,8 +590,11 @@ asio::awaitable<msg::begin_quorum_epoch_response> raft_driver::begin_quorum_epoc
 asio::awaitable<msg::end_quorum_epoch_response> raft_driver::end_quorum_epoch(
     const msg::end_quorum_epoch_request& request) {
   raft::end_quorum_epoch_request req;
-  if (auto e = raft::from_wire(request, options_.cluster_id, &req); e != perr::none)
+  if (auto e = raft::from_wire(request, options_.cluster_id, &req); e != perr::none) {
+    note_refusal(e, "EndQuorumEpoch", sender_of(request, [](const auto& p) { return p.leader_id; }),
+                 request.cluster_id);
     co_return raft::end_quorum_epoch_error(e);
+  }
   co_return co_await run_on(strand_, [&]() -> msg::end_quorum_epoch_response {
     auto a = ask(req.leader_id, req);
     if (!a) return raft::end_quorum_epoch_error(perr::broker_not_available);
@@ -578,6 +605,8 @@ asio::awaitable<msg::end_quorum_epoch_response> raft_driver::end_quorum_epoch(
 asio::awaitable<raft_fetch_answer> raft_driver::fetch(const msg::fetch_request& request) {
   raft::fetch_request req;
   if (auto e = raft::from_wire(request, options_.cluster_id, &req); e != perr::none) {
+    note_refusal(e, "Fetch", request.replica_state.replica_id >= 0 ? request.replica_state.replica_id : request.replica_id,
+                 request.cluster_id);
     raft_fetch_answer out;
     out.response = raft::fetch_error(e);
     co_return out;
@@ -626,6 +655,7 @@ asio::awaitable<raft_fetch_snapshot_answer> raft_driver::fetch_snapshot(const ms
   raft::fetch_snapshot_request req;
   raft_fetch_snapshot_answer out;
   if (auto e = raft::from_wire(request, options_.cluster_id, &req); e != perr::none) {
+    note_refusal(e, "FetchSnapshot", request.replica_id, request.cluster_id);
     out.response = raft::fetch_snapshot_error(e);
     co_return out;
   }

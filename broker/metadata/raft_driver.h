@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "broker/asio.h"
+#include "broker/metadata/cluster_id_warnings.h"
 #include "broker/metadata/committed_batch.h"
 #include "broker/metadata/quorum_voters.h"
 #include "broker/network/kafka_client.h"
@@ -173,6 +174,9 @@ class raft_driver {
   // a forwarded request may wait for a commit that needs this node's
   // Fetch, which must not queue behind it on the same connection.
   std::shared_ptr<kafka_client> client_for(int32_t node, bool forwarding = false);
+  // An inbound request refused for its cluster id is logged (rate-limited).
+  void note_refusal(protocol::error_code e, std::string_view api, int32_t peer,
+                    const std::optional<std::string>& their_cluster_id);
   // Feeds an inbound request to the core and returns the core's answer.
   std::optional<controller::raft::message> ask(controller::raft::node_id from, controller::raft::message request);
 
@@ -206,6 +210,7 @@ class raft_driver {
   std::vector<std::shared_ptr<asio::steady_timer>> parked_;
   int outbound_in_flight_ = 0;
   asio::steady_timer tick_timer_;
+  cluster_id_warnings cluster_id_warnings_;  // any thread
 
   std::atomic<int32_t> leader_now_{-1};
 };

@@ -1,7 +1,9 @@
 #include "broker/network/server.h"
 
+#include <algorithm>
 #include <cassert>
 #include <csignal>
+#include <future>
 
 #include <spdlog/spdlog.h>
 
@@ -85,10 +87,31 @@ std::optional<std::string> server::start() {
   }
   for (auto& l : listeners_) {
     bound_.push_back(l->info);
+    l->deferred = std::find(options_.deferred_listeners.begin(), options_.deferred_listeners.end(), l->info.name) !=
+                  options_.deferred_listeners.end();
+    if (l->deferred) {
+      spdlog::info("Bound {}; accepting once the broker is ready", l->info.to_string());
+      continue;
+    }
     spdlog::info("Listening on {}", l->info.to_string());
     asio::co_spawn(strand_, accept_loop(*l), asio::detached);
   }
   return std::nullopt;
+}
+
+void server::start_deferred() {
+  assert(!strand_.running_in_this_thread());
+  std::promise<void> done;
+  asio::post(strand_, [this, &done] {
+    for (auto& l : listeners_) {
+      if (!l->deferred || stopping_) continue;
+      l->deferred = false;
+      spdlog::info("Listening on {}", l->info.to_string());
+      asio::co_spawn(strand_, accept_loop(*l), asio::detached);
+    }
+    done.set_value();
+  });
+  done.get_future().wait();
 }
 
 void server::configure_socket(tcp::socket& s) const {

@@ -4,6 +4,13 @@
 // reported before the broker claims to be up; accept loops then run on the
 // server's strand, which also owns the set of live connections.
 //
+// Deferred listeners (the client listeners of a broker, as Kafka's
+// BrokerServer enables request processing only once the broker has caught
+// up and been unfenced) are bound by start() too, so their ports are
+// reserved and connecting clients wait in the listen backlog, but accept
+// only from start_deferred(): a client is never answered NOT_COORDINATOR
+// or an empty metadata view by a broker that is still starting.
+//
 // Shutdown: stop accepting, ask every connection to finish the requests it
 // has read and close, and after the grace period close whatever is left.
 
@@ -32,6 +39,8 @@ struct server_options {
   int32_t send_buffer_bytes = -1;            // socket.send.buffer.bytes; -1 = OS default
   int32_t receive_buffer_bytes = -1;         // socket.receive.buffer.bytes
   int32_t queued_max_requests = 500;         // queued.max.requests
+  // Listener names whose accept loops wait for start_deferred().
+  std::vector<std::string> deferred_listeners;
 };
 
 // A listener after binding: the port is the real one when 0 was asked for.
@@ -49,9 +58,13 @@ class server {
   server(const server&) = delete;
   server& operator=(const server&) = delete;
 
-  // Binds every listener and starts accepting. On failure nothing is left
-  // listening and the message names the listener.
+  // Binds every listener and starts accepting on those not deferred. On
+  // failure nothing is left listening and the message names the listener.
   std::optional<std::string> start();
+  // Starts accepting on the deferred listeners; returns once they accept
+  // (so "Listening on" is logged before the broker says it started). From
+  // any thread but the server strand.
+  void start_deferred();
   const std::vector<bound_listener>& bound() const { return bound_; }
 
   // Graceful stop, run on the server strand; on_done is called (on that
@@ -62,6 +75,7 @@ class server {
   struct listener_state {
     bound_listener info;
     tcp::acceptor acceptor;
+    bool deferred = false;  // accepting only from start_deferred()
   };
 
   asio::awaitable<void> accept_loop(listener_state& l);

@@ -50,12 +50,21 @@ class ToolsQuorumThreeVotersIT : public ::testing::Test {
  protected:
   void SetUp() override {
     setenv("CLUSTER_ID", "Quorum3ITclusterAAAAAA", 1);
+    std::vector<broker_process*> all;
     for (int i = 0; i < 3; ++i) {
-      ports.push_back(free_port());
-      voters += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports.back());
       controllers.push_back(std::make_unique<broker_process>());
+      all.push_back(controllers.back().get());
     }
-    for (int i = 0; i < 3; ++i) ASSERT_TRUE(start_controller(i)) << controllers[i]->log();
+    // The voters' ports, chosen again should one be taken before it binds.
+    auto chosen = start_on_fresh_ports(3, [&](const std::vector<uint16_t>& p) {
+      ports = p;
+      voters.clear();
+      for (int i = 0; i < 3; ++i) voters += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports[i]);
+      bool ok = true;
+      for (int i = 0; i < 3 && ok; ++i) ok = start_controller(i);
+      return started_or_port_taken(ok, all);
+    });
+    ASSERT_TRUE(chosen) << controllers[0]->log() << controllers[1]->log() << controllers[2]->log();
     ASSERT_TRUE(observer.start({"--override", "process.roles=broker", "--override", "node.id=4", "--override",
                                 "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=" + voters}))
         << observer.log();

@@ -18,13 +18,15 @@ const char* const k_quorum_command = "org.apache.kafka.tools.MetadataQuorumComma
 class ToolsQuorumIT : public ::testing::Test {
  protected:
   void SetUp() override {
-    controller_port = free_port();
-    ASSERT_NE(controller_port, 0);
-    const std::string controller = "127.0.0.1:" + std::to_string(controller_port);
-    ASSERT_TRUE(broker.start({"--override", "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller,
-                              "--override", "controller.listener.names=CONTROLLER", "--override",
-                              "controller.quorum.voters=1@" + controller}))
-        << broker.log();
+    auto chosen = start_on_fresh_ports(1, [&](const std::vector<uint16_t>& ports) {
+      const std::string controller = "127.0.0.1:" + std::to_string(ports[0]);
+      return started_or_port_taken(
+          broker.start({"--override", "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller, "--override",
+                        "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=1@" + controller}),
+          {&broker});
+    });
+    ASSERT_TRUE(chosen) << broker.log();
+    controller_port = chosen->at(0);
   }
   tool_result quorum(const std::string& how, const std::string& address, const std::string& what) {
     return run_kafka_tool(broker.dir(), k_quorum_command, {how, address, "describe", what});
@@ -63,14 +65,18 @@ TEST_F(ToolsQuorumIT, StatusAndReplicationThroughBothListeners) {
 // process.roles=controller alone: the node listens on its controller
 // listener only, serving the quorum and the controller's admin APIs.
 TEST(ToolsQuorumControllerOnlyIT, AControllerOnlyNodeServesTheControllerApis) {
-  const uint16_t port = free_port();
-  ASSERT_NE(port, 0);
-  const std::string address = "127.0.0.1:" + std::to_string(port);
   broker_process controller;
-  ASSERT_TRUE(controller.start({"--override", "process.roles=controller", "--override",
-                                "listeners=CONTROLLER://" + address, "--override", "controller.listener.names=CONTROLLER",
-                                "--override", "controller.quorum.voters=1@" + address}))
-      << controller.log();
+  auto chosen = start_on_fresh_ports(1, [&](const std::vector<uint16_t>& ports) {
+    const std::string at = "127.0.0.1:" + std::to_string(ports[0]);
+    return started_or_port_taken(
+        controller.start({"--override", "process.roles=controller", "--override", "listeners=CONTROLLER://" + at,
+                          "--override", "controller.listener.names=CONTROLLER", "--override",
+                          "controller.quorum.voters=1@" + at}),
+        {&controller});
+  });
+  ASSERT_TRUE(chosen) << controller.log();
+  const uint16_t port = chosen->at(0);
+  const std::string address = "127.0.0.1:" + std::to_string(port);
   EXPECT_EQ(controller.port("CONTROLLER"), port);
   EXPECT_EQ(controller.port("PLAINTEXT"), 0) << "no broker listener";
 

@@ -204,6 +204,35 @@ TEST(ControllerBrokers, NewIncarnationWhileTheOldSessionLivesIsRefused) {
   EXPECT_EQ(accepted.response.broker_epoch, epoch);
 }
 
+// A controller that takes over (the node restarted, or a failover) grants
+// every unfenced broker a session so as not to fence it, but has heard
+// from none of them: a new incarnation replaces such a registration at
+// once (a combined node restarted after a crash). One it has heard from
+// keeps the id.
+TEST(ControllerBrokers, ANewIncarnationReplacesARegistrationTheControllerNeverHeardFrom) {
+  harness h;
+  h.add_brokers({1});
+  h.controller.revert_to(std::make_shared<const metadata_image>(h.image()));
+  h.apply(h.controller.tick(h.now_ms));
+  ASSERT_FALSE(h.image().broker(1)->fenced);
+  auto restarted = h.registration(1);
+  restarted.incarnation_id = testing::id_of(4242);
+  const int64_t epoch = h.next_offset;
+  auto accepted = h.controller.register_broker(restarted, 4, epoch, h.now_ms);
+  ASSERT_EQ(accepted.response.error_code, 0);
+  EXPECT_EQ(accepted.response.broker_epoch, epoch);
+  h.apply(accepted.records);
+  EXPECT_TRUE(h.image().broker(1)->fenced);
+
+  // Heard from and unfenced, the new incarnation keeps the id.
+  h.heartbeat(1);
+  ASSERT_FALSE(h.image().broker(1)->fenced);
+  auto another = h.registration(1);
+  another.incarnation_id = testing::id_of(4343);
+  EXPECT_EQ(code_of(h.controller.register_broker(another, 4, h.next_offset, h.now_ms).response.error_code),
+            error_code::duplicate_broker_registration);
+}
+
 TEST(ControllerBrokers, RegistrationChecks) {
   harness h;
   auto wrong_cluster = h.registration(1);

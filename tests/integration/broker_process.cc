@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,9 @@ extern char** environ;
 
 namespace hw::testing {
 
+namespace {
+
+// A loopback port free right now (0 if none): only for start_on_fresh_ports.
 uint16_t free_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return 0;
@@ -32,6 +36,35 @@ uint16_t free_port() {
     port = ntohs(a.sin_port);
   ::close(fd);
   return port;
+}
+
+}  // namespace
+
+std::optional<std::vector<uint16_t>> start_on_fresh_ports(size_t n, const start_attempt& attempt, int tries) {
+  for (int t = 0; t < tries; ++t) {
+    std::vector<uint16_t> ports;
+    while (ports.size() < n) {
+      uint16_t p = free_port();
+      if (p == 0) return std::nullopt;
+      if (std::find(ports.begin(), ports.end(), p) == ports.end()) ports.push_back(p);
+    }
+    switch (attempt(ports)) {
+      case start_outcome::started: return ports;
+      case start_outcome::failed: return std::nullopt;
+      case start_outcome::port_taken: break;
+    }
+  }
+  return std::nullopt;
+}
+
+start_outcome started_or_port_taken(bool all_started, const std::vector<broker_process*>& nodes) {
+  if (all_started) return start_outcome::started;
+  bool lost = false;
+  for (auto* n : nodes) lost = n->lost_port_race() || lost;
+  if (!lost) return start_outcome::failed;
+  for (auto* n : nodes)
+    if (n->running()) n->stop(SIGKILL);
+  return start_outcome::port_taken;
 }
 
 bool wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
@@ -67,6 +100,9 @@ void broker_process::spawn(const std::vector<std::string>& args) {
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  std::error_code size_error;
+  const auto size = std::filesystem::file_size(log_path_, size_error);
+  log_start_ = size_error ? 0 : static_cast<size_t>(size);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -137,6 +173,12 @@ std::string broker_process::log() const {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+bool broker_process::lost_port_race() {
+  if (running()) return false;
+  const std::string all = log();
+  return all.find("Address already in use", std::min(log_start_, all.size())) != std::string::npos;
 }
 
 long broker_process::vm_size_kib() const {

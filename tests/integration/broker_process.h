@@ -19,9 +19,31 @@ using namespace std::chrono_literals;
 
 // Polls pred every few milliseconds until it holds or the timeout passes.
 bool wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout);
-// A loopback TCP port free right now, for a listener whose port must be
-// known before the process starts (controller.quorum.voters); 0 if none.
-uint16_t free_port();
+
+class broker_process;
+
+// Ports known before the processes start. Client listeners bind port 0 and
+// report the port through --port-file, but the voters' controller
+// listeners must be named in controller.quorum.voters beforehand. A
+// loopback port free when chosen can be taken before the broker binds it
+// (by another test's listener, or as the ephemeral port of any outgoing
+// connection on the machine), and the broker then exits with "Address
+// already in use". So tests never pick such ports themselves: they go
+// through start_on_fresh_ports(), which picks n ports free right now, runs
+// `attempt` with them (start every process, building the voter string from
+// those ports), and when a process lost one of its ports that way the
+// attempt reports port_taken (see started_or_port_taken()) and everything
+// is tried again with n fresh ports, hence one new voter string that every
+// node shares. Returns the ports of the attempt that started, nothing when
+// an attempt failed otherwise or every try lost a race.
+enum class start_outcome { started, port_taken, failed };
+using start_attempt = std::function<start_outcome(const std::vector<uint16_t>& ports)>;
+std::optional<std::vector<uint16_t>> start_on_fresh_ports(size_t n, const start_attempt& attempt, int tries = 5);
+// What an attempt returns: started when `all_started`; else port_taken
+// (after SIGKILLing every one of `nodes` still running, so that the next
+// try starts clean) when one of them exited on a port taken meanwhile;
+// else failed.
+start_outcome started_or_port_taken(bool all_started, const std::vector<broker_process*>& nodes);
 
 class broker_process {
  public:
@@ -44,6 +66,8 @@ class broker_process {
   // Sends sig and waits for the exit; returns the exit code (or -signal).
   std::optional<int> stop(int sig, std::chrono::milliseconds timeout = 10s);
   std::string log() const;
+  // True when the last run exited because a port it was to bind was taken.
+  bool lost_port_race();
   const std::string& dir() const { return dir_; }
   // Virtual memory size of the process in KiB (VmSize), 0 if unknown.
   long vm_size_kib() const;
@@ -55,6 +79,7 @@ class broker_process {
   std::string dir_;
   std::string log_path_;
   std::string port_file_;
+  size_t log_start_ = 0;  // where the last run's output begins
   pid_t pid_ = -1;
   std::optional<int> exit_code_;
   std::map<std::string, uint16_t> ports_;

@@ -9,12 +9,16 @@
 // ConfigRecord each), read back with DescribeConfigs.
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -56,15 +60,13 @@ class quorum_cluster {
  public:
   explicit quorum_cluster(std::vector<std::string> extra = {}) : extra_(std::move(extra)) {
     setenv("CLUSTER_ID", "QuorumITclusterAAAAAAA", 1);
-    for (int i = 0; i < k_nodes; ++i) {
-      ports_.push_back(free_port());
-      nodes_.push_back(std::make_unique<broker_process>());
-      voters_ += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports_.back());
-    }
+    for (int i = 0; i < k_nodes; ++i) nodes_.push_back(std::make_unique<broker_process>());
   }
   ~quorum_cluster() { unsetenv("CLUSTER_ID"); }
 
+  // A restart of node i keeps its port (the voter string names it).
   bool start(int i) {
+    if (!cluster_ids.empty()) setenv("CLUSTER_ID", cluster_ids[i].c_str(), 1);
     std::vector<std::string> args{"--override", "process.roles=controller", "--override",
                                   "node.id=" + std::to_string(i + 1), "--override",
                                   "listeners=CONTROLLER://127.0.0.1:" + std::to_string(ports_[i]), "--override",
@@ -73,12 +75,33 @@ class quorum_cluster {
     args.insert(args.end(), extra_.begin(), extra_.end());
     return nodes_[i]->start(args);
   }
+  // The first start picks the voters' ports (again if one was taken
+  // meanwhile); later ones restart every node on its port.
   bool start_all() {
+    if (!ports_.empty()) return start_each();
+    std::vector<broker_process*> all;
+    for (auto& n : nodes_) all.push_back(n.get());
+    auto chosen = start_on_fresh_ports(k_nodes, [&](const std::vector<uint16_t>& ports) {
+      if (on_ports_chosen) on_ports_chosen(ports);
+      ports_ = ports;
+      voters_.clear();
+      for (int i = 0; i < k_nodes; ++i)
+        voters_ += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports_[i]);
+      return started_or_port_taken(start_each(), all);
+    });
+    if (!chosen) ports_.clear();
+    return chosen.has_value();
+  }
+  bool start_each() {
     for (int i = 0; i < k_nodes; ++i)
       if (!start(i)) return false;
     return true;
   }
   broker_process& node(int i) { return *nodes_[i]; }
+  // Each node's CLUSTER_ID for its first start, when they are to differ.
+  std::vector<std::string> cluster_ids;
+  // Called with the ports of each attempt of the first start_all().
+  std::function<void(const std::vector<uint16_t>&)> on_ports_chosen;
   uint16_t port(int i) const { return ports_[i]; }
   std::string logs() const {
     std::string all;
@@ -359,6 +382,54 @@ TEST(QuorumIT, AFollowerBehindTheLeadersLogStartCopiesItsSnapshot) {
     EXPECT_TRUE(wait_until([&] { return c.config(i) == acked; }, 10s)) << "node " << i + 1;
     EXPECT_NE(c.node(i).log().find("Loaded the metadata snapshot"), std::string::npos) << c.node(i).log();
   }
+}
+
+// Nodes formatted with different cluster ids never form a quorum; each
+// says why in its log, naming both ids.
+TEST(QuorumIT, NodesWithDifferentClusterIdsLogTheMismatch) {
+  quorum_cluster c;
+  c.cluster_ids = {"QuorumITclusterOneAAAAA", "QuorumITclusterTwoAAAAA", "QuorumITclusterThreeAAA"};
+  ASSERT_TRUE(c.start_all()) << c.logs();
+  const std::string line = "from node 2: it belongs to cluster QuorumITclusterTwoAAAAA but this node to cluster "
+                           "QuorumITclusterOneAAAAA (INCONSISTENT_CLUSTER_ID)";
+  ASSERT_TRUE(wait_until([&] { return c.node(0).log().find(line) != std::string::npos; }, 15s)) << c.logs();
+  EXPECT_NE(c.node(0).log().find("WARN Refusing Vote from node 2"), std::string::npos) << c.logs();
+  EXPECT_FALSE(c.wait_for_leader({0, 1, 2}, 2s)) << c.logs();
+  // Rate-limited: node 2 keeps asking every election timeout, but node 1
+  // logs once per minute for that peer and id.
+  const std::string log = c.node(0).log();
+  size_t count = 0;
+  for (size_t at = log.find("Refusing Vote from node 2"); at != std::string::npos;
+       at = log.find("Refusing Vote from node 2", at + 1))
+    ++count;
+  EXPECT_EQ(count, 1u) << log;
+}
+
+// A voter's port taken between the harness choosing it and the node
+// binding it: the node exits on EADDRINUSE, and the harness starts the
+// whole quorum again on fresh ports with one new voter string.
+TEST(QuorumIT, AVotersPortTakenBeforeItBindsIsReplacedByTheHarness) {
+  quorum_cluster c;
+  int blocker = -1;
+  uint16_t taken = 0;
+  c.on_ports_chosen = [&](const std::vector<uint16_t>& ports) {
+    if (blocker >= 0) return;  // only the first attempt loses its port
+    blocker = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(ports[1]);
+    ASSERT_EQ(::bind(blocker, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    ASSERT_EQ(::listen(blocker, 1), 0);
+    taken = ports[1];
+  };
+  const bool started = c.start_all();
+  ASSERT_GE(blocker, 0);
+  ::close(blocker);
+  ASSERT_TRUE(started) << c.logs();
+  EXPECT_NE(c.node(1).log().find("Address already in use"), std::string::npos) << c.logs();
+  for (int i = 0; i < k_nodes; ++i) EXPECT_NE(c.port(i), taken);
+  ASSERT_TRUE(c.wait_for_leader({0, 1, 2})) << c.logs();
 }
 
 }  // namespace

@@ -26,17 +26,19 @@ using namespace rdk;
 
 class split_roles {
  public:
-  split_roles() : controller_port_(free_port()) {
-    setenv("CLUSTER_ID", "RolesITclusterAAAAAAAA", 1);
-    voters_ = "1@127.0.0.1:" + std::to_string(controller_port_);
-  }
+  split_roles() { setenv("CLUSTER_ID", "RolesITclusterAAAAAAAA", 1); }
   ~split_roles() { unsetenv("CLUSTER_ID"); }
 
+  // The first start picks the controller's port (again if it is taken
+  // before the controller binds it); a restart keeps it.
   bool start_controller() {
-    return controller.start({"--override", "process.roles=controller", "--override", "node.id=1", "--override",
-                             "listeners=CONTROLLER://127.0.0.1:" + std::to_string(controller_port_), "--override",
-                             "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=" + voters_});
+    if (controller_port_ != 0) return start_controller_on(controller_port_);
+    auto chosen = start_on_fresh_ports(1, [&](const std::vector<uint16_t>& ports) {
+      return started_or_port_taken(start_controller_on(ports[0]), {&controller});
+    });
+    return chosen.has_value();
   }
+  uint16_t controller_port() const { return controller_port_; }
   bool start_broker() {
     return broker.start({"--override", "process.roles=broker", "--override", "node.id=2", "--override",
                          "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=" + voters_});
@@ -54,7 +56,15 @@ class split_roles {
   broker_process broker;
 
  private:
-  uint16_t controller_port_;
+  bool start_controller_on(uint16_t port) {
+    controller_port_ = port;
+    voters_ = "1@127.0.0.1:" + std::to_string(port);
+    return controller.start({"--override", "process.roles=controller", "--override", "node.id=1", "--override",
+                             "listeners=CONTROLLER://127.0.0.1:" + std::to_string(port), "--override",
+                             "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=" + voters_});
+  }
+
+  uint16_t controller_port_ = 0;
   std::string voters_;
 };
 
@@ -106,31 +116,34 @@ TEST(RolesIT, ABrokerOnlyNodeServesClientsWithTheControllerElsewhere) {
 // commit that needs this node's quorum Fetch on the other one).
 TEST(RolesIT, ThreeCombinedNodesRegisterWithTheActiveControllerAndServeTogether) {
   setenv("CLUSTER_ID", "RolesITcombinedAAAAAAA", 1);
-  std::vector<uint16_t> ports;
-  std::string voters;
-  for (int i = 0; i < 3; ++i) {
-    ports.push_back(free_port());
-    voters += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports.back());
-  }
   std::vector<std::unique_ptr<broker_process>> nodes;
+  std::vector<broker_process*> all;
   std::string logs;
-  for (int i = 0; i < 3; ++i) nodes.push_back(std::make_unique<broker_process>());
-  // They start together: each waits for the quorum to register its broker.
-  std::vector<std::thread> starting;
-  std::vector<int> started(3, 0);
   for (int i = 0; i < 3; ++i) {
-    starting.emplace_back([&, i] {
-      started[i] = nodes[i]->start({"--override", "node.id=" + std::to_string(i + 1), "--override",
-                                    "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" + std::to_string(ports[i]),
-                                    "--override", "controller.listener.names=CONTROLLER", "--override",
-                                    "controller.quorum.voters=" + voters},
-                                   60s);
-    });
+    nodes.push_back(std::make_unique<broker_process>());
+    all.push_back(nodes.back().get());
   }
-  for (auto& t : starting) t.join();
+  auto chosen = start_on_fresh_ports(3, [&](const std::vector<uint16_t>& ports) {
+    std::string voters;
+    for (int i = 0; i < 3; ++i) voters += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports[i]);
+    // They start together: each waits for the quorum to register its broker.
+    std::vector<std::thread> starting;
+    std::vector<int> started(3, 0);
+    for (int i = 0; i < 3; ++i) {
+      starting.emplace_back([&, i] {
+        started[i] = nodes[i]->start({"--override", "node.id=" + std::to_string(i + 1), "--override",
+                                      "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" + std::to_string(ports[i]),
+                                      "--override", "controller.listener.names=CONTROLLER", "--override",
+                                      "controller.quorum.voters=" + voters},
+                                     60s);
+      });
+    }
+    for (auto& t : starting) t.join();
+    return started_or_port_taken(started[0] && started[1] && started[2], all);
+  });
   unsetenv("CLUSTER_ID");
   for (int i = 0; i < 3; ++i) logs += "---- node " + std::to_string(i + 1) + " ----\n" + nodes[i]->log();
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(started[i]) << logs;
+  ASSERT_TRUE(chosen) << logs;
 
   // Every broker is in every broker's metadata.
   for (int i = 0; i < 3; ++i) {
@@ -174,7 +187,7 @@ TEST(RolesIT, ABrokerOnlyNodeWithoutVotersRefusesToStart) {
 
 TEST(RolesIT, AControllerMustBeOneOfTheVoters) {
   broker_process b;
-  const uint16_t port = free_port();
+  const uint16_t port = 9;  // never bound: the configuration is refused first
   auto code = b.run_to_exit({"--override", "process.roles=controller", "--override", "node.id=5", "--override",
                              "listeners=CONTROLLER://127.0.0.1:" + std::to_string(port), "--override",
                              "controller.listener.names=CONTROLLER", "--override",
