@@ -14,10 +14,8 @@ bool wanted(const describe_options& o, std::string_view name) {
   return o.keys.empty() || std::find(o.keys.begin(), o.keys.end(), name) != o.keys.end();
 }
 
-// Kafka's configSynonyms: every level's values of the synonyms, levels in
-// precedence order and synonyms in their order within a level, then
-// everything before the first entry named `name` dropped (so describing
-// log.retention.hours does not list a dynamic log.retention.ms).
+}  // namespace
+
 std::vector<described_synonym> broker_synonyms(std::string_view name, const broker_config_layers& broker,
                                                bool sensitive) {
   std::vector<described_synonym> out;
@@ -36,6 +34,8 @@ std::vector<described_synonym> broker_synonyms(std::string_view name, const brok
   out.erase(out.begin(), first);
   return out;
 }
+
+namespace {
 
 // Fills source and synonyms from the full synonym list.
 void finish(described_config& c, std::vector<described_synonym> synonyms, const describe_options& o) {

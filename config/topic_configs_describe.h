@@ -22,6 +22,9 @@ enum class config_source : int8_t {
   dynamic_default_broker_config = 3,
   static_broker_config = 4,
   default_config = 5,
+  dynamic_broker_logger_config = 6,
+  client_metrics_config = 7,
+  group_config = 8,  // named DYNAMIC_GROUP_CONFIG by the admin client and kafka-configs.sh
 };
 
 // Kafka's DescribeConfigsResponse.ConfigType ids.
@@ -53,6 +56,13 @@ struct describe_options {
   bool include_documentation = false;
   std::vector<std::string> keys;  // empty: every config; unknown names are left out
 };
+
+// Kafka's configSynonyms for a broker key: every level's values of the key's
+// synonyms, levels in precedence order and synonyms in their order within a
+// level, then everything before the first entry named `name` dropped (so
+// describing log.retention.hours does not list a dynamic log.retention.ms).
+std::vector<described_synonym> broker_synonyms(std::string_view name, const broker_config_layers& broker,
+                                               bool sensitive);
 
 // Every topic config of a topic with these overrides (sorted by name). The
 // caller answers UNKNOWN_TOPIC_OR_PARTITION for a topic that does not exist.

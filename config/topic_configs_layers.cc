@@ -16,9 +16,10 @@ constexpr std::array<std::string_view, 11> kPerBroker = {
     "sasl.mechanism.inter.broker.protocol", "ssl.client.auth", "ssl.key.password", "ssl.keystore.location",
     "ssl.keystore.password", "ssl.truststore.location", "ssl.truststore.password",
 };
-constexpr std::array<std::string_view, 39> kClusterWide = {
+constexpr std::array<std::string_view, 42> kClusterWide = {
     "background.threads", "compression.gzip.level", "compression.lz4.level", "compression.type",
-    "compression.zstd.level", "log.cleaner.delete.retention.ms", "log.cleaner.max.compaction.lag.ms",
+    "compression.zstd.level", "group.consumer.assignment.interval.ms", "group.share.assignment.interval.ms",
+    "group.streams.assignment.interval.ms", "log.cleaner.delete.retention.ms", "log.cleaner.max.compaction.lag.ms",
     "log.cleaner.min.cleanable.ratio", "log.cleaner.min.compaction.lag.ms", "log.cleaner.threads",
     "log.cleanup.policy", "log.flush.interval.messages", "log.flush.interval.ms", "log.index.interval.bytes",
     "log.index.size.max.bytes", "log.local.retention.bytes", "log.local.retention.ms",

@@ -75,6 +75,13 @@ struct api_error {
 using config_validator =
     std::function<std::optional<std::pair<error_code, std::string>>(std::string_view key, std::string_view value)>;
 
+// Checks a config resource's full set of configs after a change, against
+// the image's broker configs (GROUP resources: Kafka's GroupConfig.validate,
+// with the broker's bounds): nullopt when valid, else the error and
+// Kafka's message.
+using config_set_validator = std::function<std::optional<std::pair<error_code, std::string>>(
+    const std::map<std::string, std::string>& configs, const metadata_image& image)>;
+
 // One entry of CreateTopics' "configs" answer (DescribeConfigs' ConfigSource ids).
 struct effective_config {
   std::string name;
@@ -100,6 +107,7 @@ struct quorum_controller_options {
   int64_t broker_heartbeat_interval_ms = 2000;
   config_validator validate_topic_config;   // empty: every key and value accepted
   config_validator validate_broker_config;  // empty: every key and value accepted
+  config_set_validator validate_group_configs;  // empty: every key and value accepted
   effective_topic_configs_fn effective_topic_configs;  // empty: CreateTopics answers no configs
   uint64_t random_seed = 0;
 };

@@ -1,5 +1,5 @@
 // Dynamic configs: IncrementalAlterConfigs and the legacy AlterConfigs, for
-// TOPIC and BROKER resources (ConfigurationControlManager's rules).
+// TOPIC, BROKER and GROUP resources (ConfigurationControlManager's rules).
 
 #include <algorithm>
 #include <charconv>
@@ -93,6 +93,15 @@ api_error apply_config_op(config_resource_type type, const std::string& key, int
   }
 }
 
+// What Kafka's broker refuses before forwarding: a value set to null (SET
+// in IncrementalAlterConfigs, any entry of the legacy AlterConfigs).
+api_error null_value_error(const auto& configs, auto is_set) {
+  for (const auto& c : configs) {
+    if (is_set(c) && !c.value) return {error_code::invalid_request, "Null value not supported for : " + c.name};
+  }
+  return {};
+}
+
 void set_result(auto& response, int8_t type, const std::string& name, const api_error& e) {
   auto& r = response.responses.emplace_back();
   r.error_code = static_cast<int16_t>(e.code);
@@ -123,6 +132,13 @@ api_error quorum_controller::validate_config_resource(const config_resource& res
       }
       validator = &options_.validate_broker_config;
       break;
+    case config_resource_type::group:
+      // A group need not exist for its configs to be set (as in Kafka).
+      if (resource.name.empty()) return {error_code::invalid_request, "Default group resources are not allowed."};
+      if (options_.validate_group_configs) {
+        if (auto e = options_.validate_group_configs(all, *image_)) return {e->first, e->second};
+      }
+      return {};
     default:
       return {error_code::invalid_request, "Unknown resource type " + std::string(type_name(resource.type))};
   }
@@ -214,9 +230,10 @@ controller_result<msg::incremental_alter_configs_response> quorum_controller::in
                   duplicate_keys ? "Error due to duplicate config keys" : "Each resource must appear at most once."});
       continue;
     }
-    api_error e;
+    api_error e = null_value_error(res.configs, [](const auto& c) { return c.config_operation == 0; });
     std::vector<msg::config_record> changes;
     for (const auto& op : res.configs) {
+      if (!e.ok()) break;
       std::optional<std::string> old = image_->config(resource.type, resource.name, op.name);
       std::optional<std::string> value = old;
       e = apply_config_op(resource.type, op.name, op.config_operation, op.value, value);
@@ -261,7 +278,8 @@ controller_result<msg::alter_configs_response> quorum_controller::alter_configs(
       if (!keys.count(key)) deletes.push_back(config_change(resource, key, std::nullopt));
     }
     std::vector<metadata_record> records;
-    api_error e = alter_config_resource(resource, changes, deletes, false, records);
+    api_error e = null_value_error(res.configs, [](const auto&) { return true; });
+    if (e.ok()) e = alter_config_resource(resource, changes, deletes, false, records);
     if (e.ok()) out.records.insert(out.records.end(), records.begin(), records.end());
     set_result(out.response, res.resource_type, res.resource_name, e);
   }

@@ -1,12 +1,14 @@
-// DescribeConfigs (key 32), versions 1-4: TOPIC, BROKER and BROKER_LOGGER
-// resources; the entries themselves (values, sources, synonyms, types,
-// documentation) come from config/topic_configs_describe.h.
+// DescribeConfigs (key 32), versions 1-4: TOPIC, BROKER, BROKER_LOGGER and
+// GROUP resources; the entries themselves (values, sources, synonyms, types,
+// documentation) come from config/topic_configs_describe.h and
+// config/group_configs_describe.h.
 //
 // Kafka's rules (ConfigHelper.describeConfigs): an invalid topic name is
 // INVALID_TOPIC_EXCEPTION with its message; a topic not in the metadata is
 // UNKNOWN_TOPIC_OR_PARTITION without one; BROKER "" describes the
 // cluster-wide dynamic defaults, this broker's id every broker key, any
-// other name INVALID_REQUEST; BROKER_LOGGER needs this broker's id; a null
+// other name INVALID_REQUEST; BROKER_LOGGER needs this broker's id; GROUP
+// needs a non-empty group id, which need not name an existing group; a null
 // or empty key list means every key. Each resource fails on its own.
 
 #include <spdlog/spdlog.h>
@@ -16,6 +18,7 @@
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/services.h"
 #include "broker/topics.h"
+#include "config/group_configs_describe.h"
 #include "config/topic_configs_describe.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/describe_configs.h"
@@ -108,6 +111,13 @@ result describe(const broker_services& s, const controller::metadata_image& imag
         fail(r, error_code::invalid_request, "Unexpected broker id, expected " + std::to_string(s.node_id) +
                                                  " but received " + res.resource_name);
       else describe_loggers(r, res);
+      break;
+    case config_resource_type::group:
+      // A group need not exist: one without configs shows the defaults.
+      if (res.resource_name.empty()) fail(r, error_code::invalid_request, "Group name must not be empty");
+      else add_entries(r, config::describe_group_configs(
+                              image_configs(image, config_resource_type::group, res.resource_name),
+                              broker_layers(*s.config, image, s.node_id), options));
       break;
     default:
       fail(r, error_code::invalid_request, "Unsupported resource type: " + std::to_string(res.resource_type));

@@ -41,6 +41,7 @@ std::span<const api_handler> all_handlers() {
         describe_quorum_handler(),
         describe_cluster_handler(),
         describe_producers_handler(),
+        list_config_resources_handler(),
         describe_topic_partitions_handler(),
     };
     std::sort(list.begin(), list.end(), [](const api_handler& a, const api_handler& b) { return a.api_key < b.api_key; });

@@ -56,6 +56,7 @@ api_handler end_quorum_epoch_handler();     // 54_end_quorum_epoch.cc
 api_handler fetch_snapshot_handler();       // 59_fetch_snapshot.cc
 api_handler allocate_producer_ids_handler();  // 67_allocate_producer_ids.cc
 api_handler describe_producers_handler();  // 61_describe_producers.cc
+api_handler list_config_resources_handler();  // 74_list_config_resources.cc
 api_handler describe_topic_partitions_handler();  // 75_describe_topic_partitions.cc
 
 std::span<const api_handler> all_handlers();

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "broker/admin/config_layers.h"
+#include "config/group_configs.h"
 #include "config/topic_configs.h"
 #include "config/topic_configs_describe.h"
 
@@ -24,6 +25,15 @@ controller::quorum_controller_options make_quorum_controller_options(const confi
   o.validate_topic_config = [](std::string_view key, std::string_view value)
       -> std::optional<std::pair<protocol::error_code, std::string>> {
     if (auto e = config::validate_topic_config(key, value))
+      return std::make_pair(protocol::error_code::invalid_config, e->message);
+    return std::nullopt;
+  };
+  o.validate_group_configs = [static_config = std::make_shared<const config::broker_config>(c), node_id = c.node_id](
+                                  const std::map<std::string, std::string>& configs,
+                                  const controller::metadata_image& image)
+      -> std::optional<std::pair<protocol::error_code, std::string>> {
+    const config::config_map group(configs.begin(), configs.end());
+    if (auto e = config::validate_group_configs(group, broker_layers(*static_config, image, node_id)))
       return std::make_pair(protocol::error_code::invalid_config, e->message);
     return std::nullopt;
   };

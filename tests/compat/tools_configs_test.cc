@@ -1,5 +1,5 @@
 // Kafka 4.3.1's ConfigCommand (kafka-configs.sh) against a real highwater:
-// topic and broker configs described and altered, the lines printed
+// topic, broker and group configs described and altered, the lines printed
 // checked against what a Kafka 4.3.1 broker made the same tool print
 // (captured by hand with scripts/kafka-server.sh), and the configs kept
 // across a restart.
@@ -117,6 +117,73 @@ TEST_F(ToolsConfigsIT, BadRequestsAreReported) {
   auto unchanged = describe_topic("orders");
   EXPECT_EQ(lines_of(unchanged.out), std::vector<std::string>{"Dynamic configs for topic orders are:"})
       << unchanged.all();
+}
+
+// Lines as Kafka 4.3.1's broker made the same commands print (a group with
+// configs and no members: kafka-configs.sh finds it through
+// ListConfigResources).
+TEST_F(ToolsConfigsIT, GroupConfigs) {
+  auto describe_group = [&](bool all) {
+    std::vector<std::string> args{"--entity-type", "groups", "--entity-name", "g", "--describe"};
+    if (all) args.push_back("--all");
+    return configs(args);
+  };
+  auto none = describe_group(false);
+  ASSERT_EQ(none.exit_code, 0) << none.all();
+  EXPECT_EQ(lines_of(none.out), std::vector<std::string>{"The group 'g' doesn't exist and doesn't have dynamic config."})
+      << none.all();
+
+  auto altered = configs({"--entity-type", "groups", "--entity-name", "g", "--alter", "--add-config",
+                          "consumer.session.timeout.ms=50000"});
+  ASSERT_EQ(altered.exit_code, 0) << altered.all();
+  EXPECT_EQ(lines_of(altered.out), std::vector<std::string>{"Completed updating config for group g."})
+      << altered.all();
+
+  const std::string session =
+      "  consumer.session.timeout.ms=50000 sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:"
+      "consumer.session.timeout.ms=50000, DEFAULT_CONFIG:group.consumer.session.timeout.ms=45000}";
+  auto described = describe_group(false);
+  ASSERT_EQ(described.exit_code, 0) << described.all();
+  EXPECT_EQ(lines_of(described.out), (std::vector<std::string>{"Dynamic configs for group g are:", session}))
+      << described.all();
+
+  auto all = describe_group(true);
+  ASSERT_EQ(all.exit_code, 0) << all.all();
+  const std::vector<std::string> kafka_all = {
+      "All configs for group g are:",
+      "  consumer.assignment.interval.ms=1000 sensitive=false synonyms={DEFAULT_CONFIG:group.consumer.assignment.interval.ms=1000}",
+      "  consumer.heartbeat.interval.ms=5000 sensitive=false synonyms={DEFAULT_CONFIG:group.consumer.heartbeat.interval.ms=5000}",
+      session,
+      "  share.assignment.interval.ms=1000 sensitive=false synonyms={DEFAULT_CONFIG:group.share.assignment.interval.ms=1000}",
+      "  share.auto.offset.reset=latest sensitive=false synonyms={DEFAULT_CONFIG:share.auto.offset.reset=latest}",
+      "  share.delivery.count.limit=5 sensitive=false synonyms={DEFAULT_CONFIG:group.share.delivery.count.limit=5}",
+      "  share.heartbeat.interval.ms=5000 sensitive=false synonyms={DEFAULT_CONFIG:group.share.heartbeat.interval.ms=5000}",
+      "  share.isolation.level=read_uncommitted sensitive=false synonyms={DEFAULT_CONFIG:share.isolation.level=read_uncommitted}",
+      "  share.partition.max.record.locks=2000 sensitive=false synonyms={DEFAULT_CONFIG:group.share.partition.max.record.locks=2000}",
+      "  share.record.lock.duration.ms=30000 sensitive=false synonyms={DEFAULT_CONFIG:group.share.record.lock.duration.ms=30000}",
+      "  share.renew.acknowledge.enable=true sensitive=false synonyms={DEFAULT_CONFIG:share.renew.acknowledge.enable=true}",
+      "  share.session.timeout.ms=45000 sensitive=false synonyms={DEFAULT_CONFIG:group.share.session.timeout.ms=45000}",
+      "  streams.assignment.interval.ms=1000 sensitive=false synonyms={DEFAULT_CONFIG:group.streams.assignment.interval.ms=1000}",
+      "  streams.heartbeat.interval.ms=5000 sensitive=false synonyms={DEFAULT_CONFIG:group.streams.heartbeat.interval.ms=5000}",
+      "  streams.initial.rebalance.delay.ms=3000 sensitive=false synonyms={DEFAULT_CONFIG:group.streams.initial.rebalance.delay.ms=3000}",
+      "  streams.num.standby.replicas=0 sensitive=false synonyms={DEFAULT_CONFIG:group.streams.num.standby.replicas=0}",
+      "  streams.session.timeout.ms=45000 sensitive=false synonyms={DEFAULT_CONFIG:group.streams.session.timeout.ms=45000}",
+  };
+  EXPECT_EQ(lines_of(all.out), kafka_all) << all.all();
+
+  auto bad = configs({"--entity-type", "groups", "--entity-name", "g", "--alter", "--add-config",
+                      "consumer.assignment.interval.ms=16000"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.all().find("InvalidConfigurationException: consumer.assignment.interval.ms must be less than or "
+                           "equal to group.consumer.max.assignment.interval.ms"),
+            std::string::npos)
+      << bad.all();
+
+  ASSERT_EQ(broker.stop(SIGTERM), 0);
+  ASSERT_TRUE(broker.start()) << broker.log();
+  auto after = describe_group(false);
+  EXPECT_EQ(lines_of(after.out), (std::vector<std::string>{"Dynamic configs for group g are:", session}))
+      << after.all();
 }
 
 }  // namespace

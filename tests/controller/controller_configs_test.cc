@@ -1,4 +1,4 @@
-// IncrementalAlterConfigs and AlterConfigs for topics and brokers, and the
+// IncrementalAlterConfigs and AlterConfigs for topics, brokers and groups, and the
 // bootstrap records of a new cluster.
 
 #include <gtest/gtest.h>
@@ -148,6 +148,80 @@ TEST(ControllerConfigs, LegacyAlterConfigsReplacesTheWholeSet) {
   const auto* configs = h.image().config(config_resource{config_resource_type::topic, "t"});
   ASSERT_TRUE(configs);
   EXPECT_EQ(*configs, (std::map<std::string, std::string>{{"retention.ms", "7"}}));
+}
+
+// GROUP resources (KIP-848 group configs): the group need not exist, the
+// whole set goes to the group validator, APPEND / SUBTRACT and null values
+// are refused as Kafka 4.3.1 refuses them.
+TEST(ControllerConfigs, GroupConfigs) {
+  quorum_controller_options o;
+  std::map<std::string, std::string> validated;
+  o.validate_group_configs = [&](const std::map<std::string, std::string>& configs,
+                                 const metadata_image&) -> std::optional<std::pair<error_code, std::string>> {
+    validated = configs;
+    if (configs.count("foo")) return std::pair{error_code::invalid_config, "Unknown group config name: foo"};
+    return std::nullopt;
+  };
+  harness h(o);
+  h.add_brokers({1});
+  auto set = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::group, "g", {{"consumer.session.timeout.ms", 0, "50000"}}), 1);
+  ASSERT_EQ(set.response.responses[0].error_code, 0) << "a group need not exist for its configs to be set";
+  ASSERT_EQ(set.records.size(), 1u);
+  EXPECT_EQ(std::get<msg::config_record>(set.records[0]).resource_type, 32);
+  h.apply(set.records);
+  EXPECT_EQ(h.image().config(config_resource_type::group, "g", "consumer.session.timeout.ms"), "50000");
+
+  auto more = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::group, "g", {{"share.isolation.level", 0, "read_committed"}}), 1);
+  EXPECT_EQ(validated, (std::map<std::string, std::string>{{"consumer.session.timeout.ms", "50000"},
+                                                           {"share.isolation.level", "read_committed"}}))
+      << "the validator sees the group's whole set after the change";
+  auto unknown = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::group, "g", {{"foo", 0, "1"}}), 1);
+  EXPECT_EQ(code_of(unknown.response.responses[0].error_code), error_code::invalid_config);
+  EXPECT_EQ(unknown.response.responses[0].error_message, "Unknown group config name: foo");
+  EXPECT_TRUE(unknown.records.empty());
+  auto append = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::group, "g", {{"consumer.session.timeout.ms", 2, "1"}}), 1);
+  EXPECT_EQ(append.response.responses[0].error_message,
+            "Can't APPEND to key consumer.session.timeout.ms because its type is not LIST.");
+  auto subtract = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::group, "g", {{"foo", 3, "1"}}), 1);
+  EXPECT_EQ(subtract.response.responses[0].error_message, "Can't SUBTRACT to key foo because its type is not LIST.");
+  auto null_set = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::group, "g", {{"consumer.session.timeout.ms", 0, std::nullopt}}), 1);
+  EXPECT_EQ(code_of(null_set.response.responses[0].error_code), error_code::invalid_request);
+  EXPECT_EQ(null_set.response.responses[0].error_message, "Null value not supported for : consumer.session.timeout.ms");
+  auto unnamed = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::group, "", {{"consumer.session.timeout.ms", 0, "50000"}}), 1);
+  EXPECT_EQ(code_of(unnamed.response.responses[0].error_code), error_code::invalid_request);
+  EXPECT_EQ(unnamed.response.responses[0].error_message, "Default group resources are not allowed.");
+  auto dry_request = incremental(config_resource_type::group, "other", {{"consumer.session.timeout.ms", 0, "50000"}});
+  dry_request.validate_only = true;
+  auto dry = h.controller.incremental_alter_configs(dry_request, 1);
+  EXPECT_EQ(dry.response.responses[0].error_code, 0);
+  EXPECT_TRUE(dry.records.empty());
+
+  // The legacy AlterConfigs replaces the group's whole set.
+  msg::alter_configs_request legacy;
+  auto& r = legacy.resources.emplace_back();
+  r.resource_type = static_cast<int8_t>(config_resource_type::group);
+  r.resource_name = "g";
+  r.configs.push_back({"consumer.heartbeat.interval.ms", "6000", {}});
+  auto replaced = h.controller.alter_configs(legacy, 2);
+  ASSERT_EQ(replaced.response.responses[0].error_code, 0);
+  h.apply(replaced.records);
+  EXPECT_EQ(*h.image().config(config_resource{config_resource_type::group, "g"}),
+            (std::map<std::string, std::string>{{"consumer.heartbeat.interval.ms", "6000"}}));
+  r.configs[0].value.reset();
+  auto legacy_null = h.controller.alter_configs(legacy, 2);
+  EXPECT_EQ(legacy_null.response.responses[0].error_message,
+            "Null value not supported for : consumer.heartbeat.interval.ms");
+  auto del = h.controller.incremental_alter_configs(
+      incremental(config_resource_type::group, "g", {{"consumer.heartbeat.interval.ms", 1, std::nullopt}}), 1);
+  h.apply(del.records);
+  EXPECT_FALSE(h.image().config(config_resource{config_resource_type::group, "g"})) << "no configs left";
 }
 
 // The first batch of Kafka 4.3.1's log (fixture offsets 1-9) is what

@@ -1,7 +1,7 @@
 // Version sweeps of ApiVersions and the admin APIs: CreateTopics,
 // DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs,
 // IncrementalAlterConfigs, DescribeLogDirs, ElectLeaders, DescribeQuorum,
-// DescribeCluster and DescribeTopicPartitions. Each version changes topics
+// DescribeCluster, ListConfigResources and DescribeTopicPartitions. Each version changes topics
 // of its own and reads the change back.
 
 #include <gtest/gtest.h>
@@ -18,6 +18,7 @@
 #include "protocol/messages/describe_topic_partitions.h"
 #include "protocol/messages/elect_leaders.h"
 #include "protocol/messages/incremental_alter_configs.h"
+#include "protocol/messages/list_config_resources.h"
 #include "versions_support.h"
 
 namespace hw::testing::versions {
@@ -435,6 +436,39 @@ void describe_topic_partitions_sweep(sweep_context& ctx, int16_t v) {
   EXPECT_FALSE(resp->next_cursor.has_value());
 }
 
+// v0 lists CLIENT_METRICS resources only (none here); v1 the types asked
+// for: a group that has configs, and the topics.
+void list_config_resources_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string group = tname("list-config-resources", v);
+  const std::string topic = tname("list-config-resources-t", v);
+  create_topic(c, topic, 1);
+  msg::incremental_alter_configs_request set;
+  auto& r = set.resources.emplace_back();
+  r.resource_type = 32;
+  r.resource_name = group;
+  r.configs.push_back({"consumer.session.timeout.ms", 0, "50000", {}});
+  auto altered = c.call<msg::incremental_alter_configs_response>(44, 1, set);
+  ASSERT_TRUE(altered);
+  ASSERT_EQ(altered->responses.at(0).error_code, k_none);
+  msg::list_config_resources_request req;
+  req.resource_types = {32, k_topic_resource};
+  auto resp = c.call<msg::list_config_resources_response>(74, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_none);
+  auto listed = [&](int8_t type, const std::string& name) {
+    return std::any_of(resp->config_resources.begin(), resp->config_resources.end(), [&](const auto& e) {
+      return e.resource_name == name && e.resource_type == type;
+    });
+  };
+  if (v == 0) {
+    EXPECT_TRUE(resp->config_resources.empty());
+  } else {
+    EXPECT_TRUE(listed(32, group));
+    EXPECT_TRUE(listed(k_topic_resource, topic));
+  }
+}
+
 }  // namespace
 
 std::vector<api_sweep> admin_sweeps() {
@@ -450,6 +484,7 @@ std::vector<api_sweep> admin_sweeps() {
       {44, "IncrementalAlterConfigs", &incremental_alter_configs_sweep},
       {55, "DescribeQuorum", &describe_quorum_sweep},
       {60, "DescribeCluster", &describe_cluster_sweep},
+      {74, "ListConfigResources", &list_config_resources_sweep},
       {75, "DescribeTopicPartitions", &describe_topic_partitions_sweep},
   };
 }
