@@ -101,7 +101,7 @@ class partition_log {
   // A follower's append of what it fetched: offsets and epochs kept.
   std::error_code append_as_follower(std::span<uint8_t> batches, int64_t now_ms, partition_append_result* out);
 
-  // Leadership at `epoch` begins at the log end (DESIGN §3): the epoch cache
+  // Leadership at `epoch` begins at the log end (ARCHITECTURE.md §4): the epoch cache
   // gets (epoch, log end) before the first write of the new leader.
   std::error_code become_leader(leader_epoch epoch);
   // The high watermark moved (ends transactions below it for the LSO).

@@ -18,7 +18,9 @@ msg::join_group_response join_error(int16_t version, std::string member_id, erro
   msg::join_group_response r;
   r.member_id = std::move(member_id);
   r.error_code = code(e);
-  if (version < 7) r.protocol_name = "";
+  // No protocol chosen: null from v7 (nullable there), as Kafka answers.
+  if (version >= 7) r.protocol_name.reset();
+  else r.protocol_name = "";
   return r;
 }
 

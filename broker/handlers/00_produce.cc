@@ -36,9 +36,17 @@ using protocol::msg::produce_response;
 // max.message.bytes allows to be compressed from.
 constexpr size_t max_decompressed_bytes = 256u << 20;
 
+// Where Kafka finds a fault decides what its answer carries: the request's
+// own checks (ProduceRequest.validateRecords: one v2 batch) answer with
+// neither message nor log start offset; the log's (LogValidator on the
+// batch: CRC, size, framing) add the log start offset; the records' own
+// (keys on compacted topics, timestamps) add a message and record_errors.
+enum class fault_stage { request, log, record };
+
 struct batch_check {
   error_code error = error_code::none;
-  std::string message;
+  fault_stage stage = fault_stage::log;
+  std::string message;  // record stage only
   // Every record at fault (index in the batch, reason), for record_errors:
   // Kafka lists them all, not only the first.
   std::vector<std::pair<int32_t, std::string>> record_errors;
@@ -92,41 +100,35 @@ batch_check check_batch(const request_context& ctx, const protocol::records_view
                         bool compacted, const std::string& partition_name, int64_t now_ms) {
   const int32_t max_message_bytes = limits.max_message_bytes;
   batch_check out;
-  if (records.null || records.size == 0) {
-    out.error = error_code::invalid_record;
-    out.message = "Produce requests with version 3 and above must contain exactly one record batch";
+  auto request_fault = [&](error_code e) {
+    out.error = e;
+    out.stage = fault_stage::request;
     return out;
-  }
+  };
+  // A batch cut short is no batch at all to Kafka's iterator: "exactly one
+  // record batch" fails, INVALID_RECORD.
+  if (records.null || records.size == 0) return request_fault(error_code::invalid_record);
   protocol::record_batch_walker walker(records.bytes());
   protocol::record_batch_view batch;
   if (!walker.next(batch)) {
-    out.error = walker.error() == protocol::batch_error::none ? error_code::corrupt_message
-                                                              : protocol::to_error_code(walker.error());
-    out.message = walker.error() == protocol::batch_error::none ? "The record batch is truncated"
-                                                                : std::string(protocol::batch_error_name(walker.error()));
-    return out;
+    return request_fault(walker.error() == protocol::batch_error::none ? error_code::invalid_record
+                                                                       : protocol::to_error_code(walker.error()));
   }
   protocol::record_batch_view extra;
-  if (walker.next(extra) || walker.partial_tail_bytes() != 0 || walker.error() != protocol::batch_error::none) {
-    out.error = error_code::invalid_record;
-    out.message = "Produce requests with version 3 and above must contain exactly one record batch";
-    return out;
-  }
+  if (walker.next(extra) || walker.partial_tail_bytes() != 0 || walker.error() != protocol::batch_error::none)
+    return request_fault(error_code::invalid_record);
+  if (batch.magic() != 2) return request_fault(error_code::invalid_record);
   if (batch.size_bytes() > static_cast<size_t>(max_message_bytes)) {
     out.error = error_code::message_too_large;
-    out.message = "The record batch size in the append (" + std::to_string(batch.size_bytes()) +
-                  " bytes) exceeds the maximum configured value of " + std::to_string(max_message_bytes);
     return out;
   }
   auto invalid = [&](protocol::batch_error e) {
     out.error = protocol::to_error_code(e);
-    out.message = "Record batch is invalid: " + std::string(protocol::batch_error_name(e));
     return out;
   };
   if (auto e = batch.validate(); e != protocol::batch_error::none) return invalid(e);
   if (batch.is_control()) {
-    out.error = error_code::invalid_record;
-    out.message = "Control records are not allowed from clients";
+    out.error = error_code::invalid_record;  // clients may not write control batches
     return out;
   }
   // One pass over the records (decompressing once): the iterator checks
@@ -156,6 +158,7 @@ batch_check check_batch(const request_context& ctx, const protocol::records_view
     return invalid(it.error());
   }
   if (!out.record_errors.empty()) {
+    out.stage = fault_stage::record;
     set_record_errors_message(out, any_timestamp_error);
     return out;
   }
@@ -240,8 +243,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       if (checked.error != error_code::none) {
         fail(checked.error, checked.message);
         auto& failed = tr.partition_responses.back();
-        // As Kafka's failed appends: the log start offset is reported.
-        failed.log_start_offset = p->log_start_offset().value;
+        if (checked.stage != fault_stage::request) failed.log_start_offset = p->log_start_offset().value;
         if (ctx.api_version >= 8)
           for (auto& [index, message] : checked.record_errors) failed.record_errors.push_back({index, message, {}});
         continue;

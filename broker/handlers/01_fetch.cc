@@ -94,6 +94,9 @@ class fetch_reader {
     out.records = protocol::records_view(protocol::bytes_view());
     if (slot.error != error_code::none) {
       out.error_code = static_cast<int16_t>(slot.error);
+      // Kafka answers the partitions it never looked up (unknown topic,
+      // partition or id) with an empty list here, the others with null.
+      if (slot.error != error_code::not_leader_or_follower) out.aborted_transactions.emplace();
       return 0;
     }
     partition& p = *slot.hosted;
@@ -104,21 +107,25 @@ class fetch_reader {
     const int32_t current_epoch = slot.request.current_leader_epoch ? slot.request.current_leader_epoch->value : -1;
     if (auto e = p.check_leader_epoch(current_epoch, true); e != error_code::none) {
       out.error_code = static_cast<int16_t>(e);
-      out.current_leader.leader_id = p.leader();
-      out.current_leader.leader_epoch = p.leader_epoch();
+      // KIP-951: the leader a client should go to, when it is not this one
+      // or the client's epoch is behind; a client ahead learns nothing.
+      if (e != error_code::unknown_leader_epoch) {
+        out.current_leader.leader_id = p.leader();
+        out.current_leader.leader_epoch = p.leader_epoch();
+      }
       return 0;
     }
     const storage::offset hw = p.high_watermark();
     const storage::offset lso = p.last_stable_offset();
-    out.high_watermark = hw.value;
-    out.last_stable_offset = lso.value;
-    out.log_start_offset = p.log_start_offset().value;
     const storage::offset bound = read_committed_ ? lso : hw;
     const storage::offset fetch_offset = slot.request.fetch_offset;
     if (fetch_offset < p.log_start_offset() || fetch_offset > p.log_end_offset()) {
-      out.error_code = static_cast<int16_t>(error_code::offset_out_of_range);
+      out.error_code = static_cast<int16_t>(error_code::offset_out_of_range);  // offsets stay -1, as Kafka's
       return 0;
     }
+    out.high_watermark = hw.value;
+    out.last_stable_offset = lso.value;
+    out.log_start_offset = p.log_start_offset().value;
     if (fetch_offset >= bound || (remaining <= 0 && !first_with_data)) return 0;
     const int32_t limit =
         static_cast<int32_t>(std::min<int64_t>(slot.request.max_bytes, std::max<int64_t>(remaining, 0)));
@@ -127,6 +134,7 @@ class fetch_reader {
       out.error_code = static_cast<int16_t>(ec == storage::log_errc::offset_out_of_range
                                                 ? error_code::offset_out_of_range
                                                 : error_code::kafka_storage_error);
+      out.high_watermark = out.last_stable_offset = out.log_start_offset = -1;
       return 0;
     }
     if (read.length == 0 || !read.log_file) return 0;

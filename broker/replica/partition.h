@@ -93,7 +93,7 @@ class partition : public std::enable_shared_from_this<partition> {
 
   // --- partition strand ---------------------------------------------------------
   // The metadata log says who leads at which epoch. Becoming leader starts
-  // the epoch at the log end (DESIGN §3).
+  // the epoch at the log end (ARCHITECTURE.md §4).
   std::error_code apply_role(const partition_role& role);
   // A produce that passed request-level checks; batches are whole,
   // CRC-checked v2 batches in a writable buffer.
