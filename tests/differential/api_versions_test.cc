@@ -8,6 +8,7 @@
 
 #include "protocol/messages/api_registry.h"
 #include "protocol/messages/api_versions.h"
+#include "protocol/messages/describe_topic_partitions.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/metadata.h"
 #include "protocol/messages/produce.h"
@@ -89,8 +90,8 @@ TEST_F(DifferentialTest, AdvertisedRanges) {
 }
 
 // The smallest request of this API at this version that both brokers must
-// answer without side effects beyond a fresh name.
-std::vector<uint8_t> probe_body(int16_t key, int16_t version, const std::string& fresh) {
+// answer, without side effects.
+std::vector<uint8_t> probe_body(int16_t key, int16_t version, const std::string& known_topic) {
   std::vector<uint8_t> body;
   protocol::writer w(body);
   if (key == 0) {  // acks 0 would get no answer at all
@@ -99,12 +100,18 @@ std::vector<uint8_t> probe_body(int16_t key, int16_t version, const std::string&
     req.acks = -1;
     req.timeout_ms = 1000;
     req.encode(w, version);
-  } else if (key == 3) {  // not every topic (others' topics); one unknown name, never auto-created
+  } else if (key == 3) {  // not every topic (others' topics) but one that exists: v0-v3 would auto-create
     msg::metadata_request req;
     msg::metadata_request::metadata_request_topic mt;
-    mt.name = fresh;
+    mt.name = known_topic;
     req.topics->push_back(mt);
     req.allow_auto_topic_creation = false;
+    req.encode(w, version);
+  } else if (key == 75) {  // likewise: DescribeTopicPartitions with no topics describes every topic
+    msg::describe_topic_partitions_request req;
+    msg::describe_topic_partitions_request::topic_request tr;
+    tr.name = known_topic;
+    req.topics.push_back(tr);
     req.encode(w, version);
   } else {
     EXPECT_TRUE(protocol::testing::default_request(key, version, body)) << api_name(key) << " v" << version;
@@ -126,6 +133,8 @@ TEST_F(DifferentialTest, EveryCommonApiAtLowestAndHighest) {
   // The group APIs' answers would depend on whether __consumer_offsets is
   // loaded yet: it is, first, on both.
   wait_for_coordinator(t(), fresh_name("probe-group"));
+  const std::string known_topic = fresh_name("probe");
+  create_topic(t(), known_topic);
   auto e = t().call("ApiVersions", 18, 3, api_versions_req());
   ranges kafka = advertised(e, side::kafka), hw = advertised(e, side::highwater);
   for (const auto& [key, range] : kafka) {
@@ -141,9 +150,7 @@ TEST_F(DifferentialTest, EveryCommonApiAtLowestAndHighest) {
       if (v < schema->min_version || v > schema->max_version) continue;  // below: BelowLowestVersion
       SCOPED_TRACE(api_name(key) + " v" + std::to_string(v));
       twin fresh_connection;  // one probe's failure (e.g. a closed connection) cannot spill into the next
-      const std::string fresh = fresh_name("probe");
-      // Metadata v0-v3 always auto-create: the name is fresh, so both create it.
-      auto e = fresh_connection.call_raw(api_name(key), key, v, probe_body(key, v, fresh), 5s);
+      auto e = fresh_connection.call_raw(api_name(key), key, v, probe_body(key, v, known_topic), 5s);
       if (e.of(side::kafka).closed) std::printf("no answer from Kafka to %s v%d\n", api_name(key).c_str(), v);
       allowlist allow = probe_allow();
       if (key == 16)

@@ -80,9 +80,10 @@ std::string render(const std::vector<difference>& diffs, size_t max_lines) {
   return out;
 }
 
-std::string render(const dump_lines& lines) {
+std::string render(const dump_lines& lines, size_t max_lines) {
   std::string out;
-  for (const auto& l : lines) out += "  " + l.path + " = " + l.value + "\n";
+  for (size_t i = 0; i < lines.size() && i < max_lines; ++i) out += "  " + lines[i].path + " = " + lines[i].value + "\n";
+  if (lines.size() > max_lines) out += "  ... and " + std::to_string(lines.size() - max_lines) + " more lines\n";
   return out;
 }
 

@@ -27,6 +27,7 @@ struct allowed {
   rule how = rule::any_value;
   std::string why;
 };
+// The first pattern that matches a path decides how it is compared.
 using allowlist = std::vector<allowed>;
 
 bool path_matches(const std::string& pattern, const std::string& path);
@@ -43,6 +44,7 @@ std::vector<difference> compare(const dump_lines& kafka, const dump_lines& highw
 
 // "path: kafka=... highwater=..." lines, at most max_lines of them.
 std::string render(const std::vector<difference>& diffs, size_t max_lines = 60);
-std::string render(const dump_lines& lines);
+// "path = value" lines, at most max_lines of them (ctest cuts long output).
+std::string render(const dump_lines& lines, size_t max_lines = 80);
 
 }  // namespace hw::testing::differential
