@@ -84,6 +84,23 @@ TEST_F(DifferentialTest, IncrementalAlterTopicConfigs) {
                        alter_req(k_topic, fresh_name("iac-none"), {{"retention.ms", "1000"}})));
 }
 
+// Broker configs: validate-only changes (nothing is changed for the other
+// tests), a static key, an unknown key, an unknown broker.
+TEST_F(DifferentialTest, IncrementalAlterBrokerConfigs) {
+  expect_same(t().call("IncrementalAlterConfigs broker dynamic key", 44, 1,
+                       alter_req(k_broker, "1", {{"message.max.bytes", "2000000"}}, true)));
+  expect_same(t().call("IncrementalAlterConfigs cluster default", 44, 1,
+                       alter_req(k_broker, "", {{"log.cleaner.backoff.ms", "20000"}}, true)));
+  expect_same(t().call("IncrementalAlterConfigs broker static key", 44, 1,
+                       alter_req(k_broker, "1", {{"log.dirs", "/elsewhere"}}, true)));
+  expect_same(t().call("IncrementalAlterConfigs broker unknown key", 44, 1,
+                       alter_req(k_broker, "1", {{"no.such.key", "1"}}, true)));
+  expect_same(t().call("IncrementalAlterConfigs broker invalid value", 44, 1,
+                       alter_req(k_broker, "1", {{"message.max.bytes", "big"}}, true)));
+  expect_same(t().call("IncrementalAlterConfigs other broker", 44, 1,
+                       alter_req(k_broker, "7", {{"message.max.bytes", "2000000"}}, true)));
+}
+
 // Resource type GROUP (KIP-848 group configs): Kafka describes and alters
 // them for any group id, existing or not.
 TEST_F(DifferentialTest, GroupConfigs) {
