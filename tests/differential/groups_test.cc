@@ -109,18 +109,10 @@ TEST_F(DifferentialTest, FindCoordinator) {
   expect_same(t().call("FindCoordinator unknown key type", 10, 3, bad_type));
 }
 
-TEST_F(DifferentialTest, GroupLifecycle) {
-  const std::string topic = fresh_name("g-topic");
-  create_topic(t(), topic);
-  members m = join_and_sync(t(), fresh_name("g"));
+// OffsetCommit at the member's generation and a wrong one, then OffsetFetch
+// (batched v9 and single-group v7).
+void commit_and_fetch(twin& t, const members& m, const std::string& topic) {
   auto gen = [&](side s) { return m.generation[static_cast<int>(s)]; };
-  expect_same(t().call_each("Heartbeat", 12, 4, [&](side s) { return heartbeat_req(m.group, gen(s), m.of(s)); }),
-              member_allow());
-  expect_same(t().call_each("Heartbeat wrong generation", 12, 4,
-                            [&](side s) { return heartbeat_req(m.group, gen(s) + 5, m.of(s)); }),
-              member_allow());
-  expect_same(t().call("Heartbeat unknown member", 12, 4, heartbeat_req(m.group, 1, "nobody")), member_allow());
-
   auto commit = [&](side s, int32_t generation) {
     msg::offset_commit_request req;
     req.group_id = m.group;
@@ -136,8 +128,8 @@ TEST_F(DifferentialTest, GroupLifecycle) {
     req.topics.push_back(ct);
     return req;
   };
-  expect_same(t().call_each("OffsetCommit", 8, 9, [&](side s) { return commit(s, gen(s)); }), member_allow());
-  expect_same(t().call_each("OffsetCommit wrong generation", 8, 9, [&](side s) { return commit(s, gen(s) + 1); }),
+  expect_same(t.call_each("OffsetCommit", 8, 9, [&](side s) { return commit(s, gen(s)); }), member_allow());
+  expect_same(t.call_each("OffsetCommit wrong generation", 8, 9, [&](side s) { return commit(s, gen(s) + 1); }),
               member_allow());
 
   msg::offset_fetch_request fetch;
@@ -148,14 +140,29 @@ TEST_F(DifferentialTest, GroupLifecycle) {
   ft.partition_indexes = {0, 1};
   fg.topics->push_back(ft);
   fetch.groups.push_back(fg);
-  expect_same(t().call("OffsetFetch", 9, 9, fetch));
+  expect_same(t.call("OffsetFetch", 9, 9, fetch));
   msg::offset_fetch_request old_fetch;
   msg::offset_fetch_request::offset_fetch_request_topic ot;
   ot.name = topic;
   ot.partition_indexes = {0};
   old_fetch.group_id = m.group;
   old_fetch.topics->push_back(ot);
-  expect_same(t().call("OffsetFetch v7", 9, 7, old_fetch));
+  expect_same(t.call("OffsetFetch v7", 9, 7, old_fetch));
+}
+
+TEST_F(DifferentialTest, GroupLifecycle) {
+  const std::string topic = fresh_name("g-topic");
+  create_topic(t(), topic);
+  members m = join_and_sync(t(), fresh_name("g"));
+  auto gen = [&](side s) { return m.generation[static_cast<int>(s)]; };
+  expect_same(t().call_each("Heartbeat", 12, 4, [&](side s) { return heartbeat_req(m.group, gen(s), m.of(s)); }),
+              member_allow());
+  expect_same(t().call_each("Heartbeat wrong generation", 12, 4,
+                            [&](side s) { return heartbeat_req(m.group, gen(s) + 5, m.of(s)); }),
+              member_allow());
+  expect_same(t().call("Heartbeat unknown member", 12, 4, heartbeat_req(m.group, 1, "nobody")), member_allow());
+
+  commit_and_fetch(t(), m, topic);
 
   msg::describe_groups_request describe;
   describe.groups = {m.group, fresh_name("g-none")};
