@@ -7,6 +7,7 @@
 #include "broker_process.h"
 #include "protocol/messages/api_registry.h"
 #include "protocol/messages/create_topics.h"
+#include "protocol/messages/describe_groups.h"
 #include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/headers.h"
 #include "protocol/messages/list_offsets.h"
@@ -212,21 +213,39 @@ void produce(twin& t, const std::string& topic, const std::vector<uint8_t>& batc
   }
 }
 
+namespace {
+
+bool coordinator_found(twin& t, side s, const std::string& group) {
+  msg::find_coordinator_request req;
+  req.key = group;
+  std::vector<uint8_t> body;
+  protocol::writer w(body);
+  req.encode(w, 3);
+  auto a = t.send(s, 10, 3, body);
+  return a.error.empty() && a.as<msg::find_coordinator_response>(3).error_code == 0;
+}
+
+// Kafka names the coordinator before it has loaded the offsets partition:
+// until then group requests get COORDINATOR_LOAD_IN_PROGRESS or
+// NOT_COORDINATOR. DescribeGroups asks without creating the group.
+bool coordinator_loaded(twin& t, side s, const std::string& group) {
+  msg::describe_groups_request req;
+  req.groups = {group};
+  std::vector<uint8_t> body;
+  protocol::writer w(body);
+  req.encode(w, 5);
+  auto a = t.send(s, 15, 5, body);
+  if (!a.error.empty()) return false;
+  auto resp = a.as<msg::describe_groups_response>(5);
+  return resp.groups.size() == 1 && resp.groups[0].error_code == 0;
+}
+
+}  // namespace
+
 void wait_for_coordinator(twin& t, const std::string& group) {
-  for (side s : k_sides) {
-    EXPECT_TRUE(wait_until(
-        [&] {
-          msg::find_coordinator_request req;
-          req.key = group;
-          std::vector<uint8_t> body;
-          protocol::writer w(body);
-          req.encode(w, 3);
-          auto a = t.send(s, 10, 3, body);
-          return a.error.empty() && a.as<msg::find_coordinator_response>(3).error_code == 0;
-        },
-        60s))
-        << side_name(s) << ": no coordinator for " << group;
-  }
+  for (side s : k_sides)
+    EXPECT_TRUE(wait_until([&] { return coordinator_found(t, s, group) && coordinator_loaded(t, s, group); }, 60s))
+        << side_name(s) << ": no loaded coordinator for " << group;
 }
 
 std::vector<uint8_t> batch_of(const std::string& tag, int count, bool keyed, int64_t first_timestamp) {
