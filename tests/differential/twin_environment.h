@@ -1,0 +1,45 @@
+#pragma once
+// The gtest environment of the differential test binary: starts Apache Kafka
+// (scripts/kafka-server.sh) and Highwater (build/highwater) once, with the
+// same settings, before the first test and stops both after the last. Owned
+// by gtest (registered in differential_main.cc); read from the test thread.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "twin.h"
+
+namespace hw::testing {
+class broker_process;
+}
+
+namespace hw::testing::differential {
+
+class kafka_server;
+
+class brokers_environment : public ::testing::Environment {
+ public:
+  brokers_environment();
+  ~brokers_environment() override;
+
+  // The one registered with gtest; the tests reach the brokers through it.
+  static brokers_environment& instance();
+
+  void SetUp() override;
+  void TearDown() override;
+
+  uint16_t port(side s) const { return ports_[static_cast<int>(s)]; }
+  const std::string& error() const { return error_; }
+  std::string highwater_log() const;
+  bool highwater_alive();
+
+ private:
+  std::unique_ptr<kafka_server> kafka_;
+  std::unique_ptr<broker_process> highwater_;
+  std::array<uint16_t, 2> ports_{};
+  std::string error_;
+};
+
+}  // namespace hw::testing::differential
