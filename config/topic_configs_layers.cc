@@ -16,13 +16,14 @@ constexpr std::array<std::string_view, 11> kPerBroker = {
     "sasl.mechanism.inter.broker.protocol", "ssl.client.auth", "ssl.key.password", "ssl.keystore.location",
     "ssl.keystore.password", "ssl.truststore.location", "ssl.truststore.password",
 };
-constexpr std::array<std::string_view, 42> kClusterWide = {
+constexpr std::array<std::string_view, 46> kClusterWide = {
     "background.threads", "compression.gzip.level", "compression.lz4.level", "compression.type",
     "compression.zstd.level", "group.consumer.assignment.interval.ms", "group.share.assignment.interval.ms",
-    "group.streams.assignment.interval.ms", "log.cleaner.delete.retention.ms", "log.cleaner.max.compaction.lag.ms",
-    "log.cleaner.min.cleanable.ratio", "log.cleaner.min.compaction.lag.ms", "log.cleaner.threads",
-    "log.cleanup.policy", "log.flush.interval.messages", "log.flush.interval.ms", "log.index.interval.bytes",
-    "log.index.size.max.bytes", "log.local.retention.bytes", "log.local.retention.ms",
+    "group.streams.assignment.interval.ms", "log.cleaner.backoff.ms", "log.cleaner.dedupe.buffer.size",
+    "log.cleaner.delete.retention.ms", "log.cleaner.io.buffer.load.factor", "log.cleaner.io.buffer.size",
+    "log.cleaner.max.compaction.lag.ms", "log.cleaner.min.cleanable.ratio", "log.cleaner.min.compaction.lag.ms",
+    "log.cleaner.threads", "log.cleanup.policy", "log.flush.interval.messages", "log.flush.interval.ms",
+    "log.index.interval.bytes", "log.index.size.max.bytes", "log.local.retention.bytes", "log.local.retention.ms",
     "log.message.timestamp.after.max.ms", "log.message.timestamp.before.max.ms", "log.message.timestamp.type",
     "log.preallocate", "log.retention.bytes", "log.retention.ms", "log.roll.jitter.ms", "log.roll.ms",
     "log.segment.bytes", "log.segment.delete.delay.ms", "max.connection.creation.rate", "max.connections",

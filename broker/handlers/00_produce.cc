@@ -32,6 +32,9 @@ using protocol::error_code;
 using protocol::msg::produce_request;
 using protocol::msg::produce_response;
 
+// Where a batch header holds its magic byte (base offset, length, leader epoch before it).
+constexpr size_t magic_offset = 16;
+
 // Decompressed records are bounded by this, well above any batch a
 // max.message.bytes allows to be compressed from.
 constexpr size_t max_decompressed_bytes = 256u << 20;
@@ -46,7 +49,7 @@ enum class fault_stage { request, log, record };
 struct batch_check {
   error_code error = error_code::none;
   fault_stage stage = fault_stage::log;
-  std::string message;  // record stage only
+  std::string message;  // record stage (and an unknown magic) only
   // Every record at fault (index in the batch, reason), for record_errors:
   // Kafka lists them all, not only the first.
   std::vector<std::pair<int32_t, std::string>> record_errors;
@@ -111,6 +114,11 @@ batch_check check_batch(const request_context& ctx, const protocol::records_view
   protocol::record_batch_walker walker(records.bytes());
   protocol::record_batch_view batch;
   if (!walker.next(batch)) {
+    if (walker.error() == protocol::batch_error::unknown_magic && records.size > magic_offset) {
+      // Kafka's batch iterator names it (CorruptRecordException's message).
+      out.message = "Invalid magic found in record: " + std::to_string(static_cast<int8_t>(records.data[magic_offset]));
+      return request_fault(error_code::corrupt_message);
+    }
     return request_fault(walker.error() == protocol::batch_error::none ? error_code::invalid_record
                                                                        : protocol::to_error_code(walker.error()));
   }
@@ -243,7 +251,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       if (checked.error != error_code::none) {
         fail(checked.error, checked.message);
         auto& failed = tr.partition_responses.back();
-        if (checked.stage != fault_stage::request) failed.log_start_offset = p->log_start_offset().value;
+        // Kafka's appendToLocalLog answers corrupt and oversized batches with
+        // no log start offset (UNKNOWN_LOG_APPEND_INFO), the other log faults with it.
+        const bool no_log_start = checked.stage == fault_stage::request ||
+                                  checked.error == error_code::corrupt_message ||
+                                  checked.error == error_code::message_too_large;
+        if (!no_log_start) failed.log_start_offset = p->log_start_offset().value;
         if (ctx.api_version >= 8)
           for (auto& [index, message] : checked.record_errors) failed.record_errors.push_back({index, message, {}});
         continue;

@@ -137,8 +137,8 @@ TEST_F(DispatcherTest, EveryAdvertisedRangeIsKafka431s) {
                    std::ios::binary);
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_GT(bytes.size(), 4u);
-  // Size prefix and response header v0 (the correlation id), then the body.
-  auto kafka = decode(std::vector<uint8_t>(bytes.begin() + 8, bytes.end()), 4);
+  // The captured frame: response header v0 (the correlation id), then the body.
+  auto kafka = decode(std::vector<uint8_t>(bytes.begin() + 4, bytes.end()), 4);
   ASSERT_EQ(kafka.error_code, 0);
   ASSERT_GT(kafka.api_keys.size(), 40u);
   size_t compared = 0;

@@ -37,12 +37,13 @@ int run(const std::string& cmd) {
 }
 
 // A port p with p and p + 1 free right now (Kafka's PLAINTEXT and
-// CONTROLLER listeners); 0 if none was found.
+// CONTROLLER listeners, which Kafka's script binds itself; a start that
+// loses them to another process is retried on a new pair); 0 if none.
 uint16_t free_port_pair() {
   for (int attempt = 0; attempt < 20; ++attempt) {
-    uint16_t p = free_port();
+    uint16_t p = kernel_port();
     if (p == 0 || p == 65535) continue;
-    // Probe p + 1 by binding it: free_port() only hands out kernel-chosen ports.
+    // Probe p + 1 by binding it: only p was chosen by the kernel.
     int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;

@@ -221,7 +221,7 @@ TEST_F(BadInputIT, FetchOutOfRange) {
     EXPECT_EQ(f->partition.error_code, k_offset_out_of_range) << "offset " << offset;
     EXPECT_TRUE(f->records.empty());
     // As Kafka answers an errored partition: no offsets, empty (not null) records.
-    EXPECT_FALSE(f->partition.records.null) << "offset " << offset;
+    EXPECT_FALSE(f->records_null) << "offset " << offset;
     EXPECT_EQ(f->partition.high_watermark, -1) << "offset " << offset;
     EXPECT_EQ(f->partition.last_stable_offset, -1) << "offset " << offset;
     EXPECT_EQ(f->partition.log_start_offset, -1) << "offset " << offset;

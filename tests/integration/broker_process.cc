@@ -20,10 +20,7 @@ extern char** environ;
 
 namespace hw::testing {
 
-namespace {
-
-// A loopback port free right now (0 if none): only for start_on_fresh_ports.
-uint16_t free_port() {
+uint16_t kernel_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return 0;
   sockaddr_in a{};
@@ -38,13 +35,11 @@ uint16_t free_port() {
   return port;
 }
 
-}  // namespace
-
 std::optional<std::vector<uint16_t>> start_on_fresh_ports(size_t n, const start_attempt& attempt, int tries) {
   for (int t = 0; t < tries; ++t) {
     std::vector<uint16_t> ports;
     while (ports.size() < n) {
-      uint16_t p = free_port();
+      uint16_t p = kernel_port();
       if (p == 0) return std::nullopt;
       if (std::find(ports.begin(), ports.end(), p) == ports.end()) ports.push_back(p);
     }
@@ -93,8 +88,18 @@ broker_process::~broker_process() {
   std::filesystem::remove_all(dir_, ec);
 }
 
+namespace {
+// HW_TEST_BINARY runs the tests against another highwater (e.g. a build of
+// an older commit, to see a test fail before its fix).
+std::string binary_path() {
+  const char* other = std::getenv("HW_TEST_BINARY");
+  return other && *other ? other : HW_BINARY;
+}
+}  // namespace
+
 void broker_process::spawn(const std::vector<std::string>& args) {
-  std::vector<std::string> argv_s{HW_BINARY};
+  const std::string binary = binary_path();
+  std::vector<std::string> argv_s{binary};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
@@ -108,9 +113,9 @@ void broker_process::spawn(const std::vector<std::string>& args) {
   posix_spawn_file_actions_addopen(&fa, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addchdir_np(&fa, dir_.c_str());
-  int rc = posix_spawn(&pid_, HW_BINARY, &fa, nullptr, argv.data(), environ);
+  int rc = posix_spawn(&pid_, binary.c_str(), &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw std::runtime_error("cannot spawn " HW_BINARY);
+  if (rc != 0) throw std::runtime_error("cannot spawn " + binary);
   exit_code_.reset();
 }
 

@@ -44,6 +44,11 @@ std::optional<std::vector<uint16_t>> start_on_fresh_ports(size_t n, const start_
 // try starts clean) when one of them exited on a port taken meanwhile;
 // else failed.
 start_outcome started_or_port_taken(bool all_started, const std::vector<broker_process*>& nodes);
+// A loopback port the kernel calls free right now (0 if none), for what
+// start_on_fresh_ports cannot drive: a process of someone else's that
+// binds it later (Apache Kafka in tests/differential), whose caller
+// retries when the port was taken meanwhile.
+uint16_t kernel_port();
 
 class broker_process {
  public:

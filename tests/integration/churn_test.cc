@@ -24,6 +24,11 @@
 #include "protocol/messages/create_partitions.h"
 #include "protocol/messages/delete_groups.h"
 #include "protocol/messages/delete_topics.h"
+#include "protocol/messages/find_coordinator.h"
+#include "protocol/messages/heartbeat.h"
+#include "protocol/messages/join_group.h"
+#include "protocol/messages/leave_group.h"
+#include "protocol/messages/sync_group.h"
 #include "raw_requests.h"
 #include "rdkafka_support.h"
 
@@ -125,7 +130,7 @@ TEST_F(ChurnIT, AFetchWaitingAcrossATopicDeletionIsAnsweredAndTheBrokerLives) {
   EXPECT_EQ(broker.stop(SIGTERM), 0) << broker.log();
 }
 
-// Producers, long-polling consumers in groups, and raw long polls, while
+// A producer, group members that fetch, and raw long polls, while
 // topics are created, grown, deleted and their groups deleted, for a
 // bounded time.
 TEST_F(ChurnIT, DeletionsRacingProducersConsumersAndGroupsLoseNoBroker) {
@@ -149,37 +154,69 @@ TEST_F(ChurnIT, DeletionsRacingProducersConsumersAndGroupsLoseNoBroker) {
     while (!stop) {
       const std::string topic = topic_of(generation.load());
       const std::string value = "v";
-      rd_kafka_producev(h.rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_VALUE(value.data(), value.size()),
+      rd_kafka_producev(h.rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
                         RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
       rd_kafka_poll(h.rk, 5);
     }
     rd_kafka_purge(h.rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
   });
-  // Group consumer: subscribes to the current topic in the current group,
-  // long-polling (fetch.wait.max.ms) with heartbeats, until the generation moves.
+  // A group member of the current generation's group: joins (the second
+  // JoinGroup with the id MEMBER_ID_REQUIRED gave), syncs, heartbeats and
+  // fetches until the generation moves, then leaves. Raw requests, so that
+  // every answer is checked (librdkafka 2.0.2's consumer can hang in
+  // rd_kafka_destroy with a Metadata request in flight).
   std::thread grouped([&] {
+    raw_client c(port);
     while (!stop) {
       const int g = generation.load();
-      char err[512];
-      rdk::rd_handle h;
-      rd_kafka_conf_t* conf =
-          rdk::rd_conf(port, {{"group.id", "churn-group-" + std::to_string(g)},
-                              {"fetch.wait.max.ms", "1500"},
-                              {"session.timeout.ms", "6000"},
-                              {"heartbeat.interval.ms", "200"},
-                              {"auto.offset.reset", "earliest"},
-                              {"topic.metadata.refresh.interval.ms", "500"}});
-      h.rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-      ASSERT_NE(h.rk, nullptr) << err;
-      rd_kafka_poll_set_consumer(h.rk);
-      rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
-      rd_kafka_topic_partition_list_add(topics, topic_of(g).c_str(), RD_KAFKA_PARTITION_UA);
-      rd_kafka_subscribe(h.rk, topics);
-      rd_kafka_topic_partition_list_destroy(topics);
-      while (!stop && generation.load() == g) {
-        if (rd_kafka_message_t* m = rd_kafka_consumer_poll(h.rk, 100)) rd_kafka_message_destroy(m);
+      const std::string group = "churn-group-" + std::to_string(g);
+      // As a client does: find the coordinator first (which creates
+      // __consumer_offsets on first use).
+      ASSERT_TRUE(wait_until(
+          [&] {
+            msg::find_coordinator_request find;
+            find.key = group;
+            auto found = c.call<msg::find_coordinator_response>(10, 3, find);
+            return found && found->error_code == 0;
+          },
+          20s));
+      msg::join_group_request join;
+      join.group_id = group;
+      join.session_timeout_ms = 6000;
+      join.rebalance_timeout_ms = 6000;
+      join.protocol_type = "consumer";
+      join.protocols.push_back({"range", {}, {}});
+      auto first = c.call<msg::join_group_response>(11, 7, join);
+      ASSERT_TRUE(first);
+      if (first->error_code != code(error_code::member_id_required)) continue;
+      join.member_id = first->member_id;
+      auto joined = c.call<msg::join_group_response>(11, 7, join);
+      ASSERT_TRUE(joined);
+      if (joined->error_code == 0) {
+        msg::sync_group_request sync;
+        sync.group_id = group;
+        sync.generation_id = joined->generation_id;
+        sync.member_id = joined->member_id;
+        sync.protocol_type = "consumer";
+        sync.protocol_name = joined->protocol_name;
+        auto synced = c.call<msg::sync_group_response>(14, 5, sync);
+        ASSERT_TRUE(synced);
+        while (!stop && generation.load() == g && synced->error_code == 0) {
+          msg::heartbeat_request hb;
+          hb.group_id = group;
+          hb.generation_id = joined->generation_id;
+          hb.member_id = joined->member_id;
+          auto beat = c.call<msg::heartbeat_response>(12, 4, hb);
+          ASSERT_TRUE(beat);
+          if (beat->error_code != 0) break;  // rebalancing, or the group went
+          EXPECT_TRUE(c.fetch(topic_of(g), 0, 0, -1, 200)) << "a fetch in the group's topic went unanswered";
+        }
       }
-      rd_kafka_consumer_close(h.rk);
+      msg::leave_group_request leave;
+      leave.group_id = group;
+      leave.members.push_back({join.member_id, {}, {}, {}});
+      ASSERT_TRUE(c.call<msg::leave_group_response>(13, 5, leave));
+      wait_until([&] { return stop || generation.load() != g; }, 30s);
     }
   });
   // Raw long polls at the log end of every partition of the current topic.
@@ -198,6 +235,15 @@ TEST_F(ChurnIT, DeletionsRacingProducersConsumersAndGroupsLoseNoBroker) {
   });
 
   raw_client admin(port);
+  // The groups' coordinator up before DeleteGroups is asked of it.
+  ASSERT_TRUE(wait_until(
+      [&] {
+        msg::find_coordinator_request find;
+        find.key = "churn-group-0";
+        auto found = admin.call<msg::find_coordinator_response>(10, 3, find);
+        return found && found->error_code == 0;
+      },
+      20s));
   int rounds = 0;
   const auto deadline = std::chrono::steady_clock::now() + run_for;
   while (std::chrono::steady_clock::now() < deadline && broker.running()) {

@@ -130,8 +130,9 @@ class raw_client {
 
   // One partition's fetch result; records are copied out of the frame.
   struct fetched {
-    msg::fetch_response::partition_data partition;
+    msg::fetch_response::partition_data partition;  // records cleared: see below
     std::vector<uint8_t> records;
+    bool records_null = false;  // the answer's records were null (not empty)
   };
   std::optional<fetched> fetch(const std::string& topic, int32_t partition, int64_t offset,
                                int32_t current_leader_epoch = -1, int32_t max_wait_ms = 0) {
@@ -173,6 +174,7 @@ class raw_client {
     out.partition = resp.responses[0].partitions[0];
     auto b = out.partition.records.bytes();
     out.records.assign(b.begin(), b.end());
+    out.records_null = out.partition.records.null;
     out.partition.records = {};
     return out;
   }
