@@ -157,6 +157,13 @@ TEST_F(DifferentialTest, EveryCommonApiAtLowestAndHighest) {
         allow.push_back({"groups*", R::may_be_absent,
                          "ListGroups lists every group on the broker, which other tests made; GroupLifecycle "
                          "compares one group's entry"});
+      if (key == 74) {
+        // Kafka lists config resources in its config map's hash order, which
+        // changes with the names; the count is compared here, the entries in
+        // GroupConfigsIT (tests/integration).
+        allow.push_back({"config_resources[*].resource_name", R::any_value, "Kafka's order is its hash map's"});
+        allow.push_back({"config_resources[*].resource_type", R::any_value, "follows the names' order"});
+      }
       expect_same(e, allow);
     }
   }

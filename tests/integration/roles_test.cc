@@ -83,6 +83,18 @@ TEST(RolesIT, ABrokerOnlyNodeServesClientsWithTheControllerElsewhere) {
   // CreateTopics through the broker reaches the controller; the broker hosts
   // the partition once the committed records reach it.
   ASSERT_EQ(create_topic(c.broker.port(), "split", {}), "") << c.logs();
+  // The controller answered at commit; the broker applies the records a
+  // moment later (as with Kafka, whose clients retry meanwhile). The order
+  // check below needs the first produce to reach a partition that is there.
+  raw_client lookup(c.broker.port());
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto md = lookup.metadata(std::vector<std::string>{"split"});
+        return md && md->topics.size() == 1 && md->topics[0].error_code == 0 &&
+               md->topics[0].partitions.size() == 1 && md->topics[0].partitions[0].leader_id == 2;
+      },
+      20s))
+      << c.logs();
   auto produced = produce_all(c.broker.port(), "split", messages(50));
   for (const auto& r : produced) ASSERT_GE(r.offset, 0) << c.logs();
   auto read = read_from_beginning(c.broker.port(), "split", 50);
