@@ -40,11 +40,16 @@ constexpr size_t magic_offset = 16;
 constexpr size_t max_decompressed_bytes = 256u << 20;
 
 // Where Kafka finds a fault decides what its answer carries: the request's
-// own checks (ProduceRequest.validateRecords: one v2 batch) answer with
-// neither message nor log start offset; the log's (LogValidator on the
-// batch: CRC, size, framing) add the log start offset; the records' own
-// (keys on compacted topics, timestamps) add a message and record_errors.
+// own checks (ProduceRequest.validateRecords: one v2 batch) and the log's
+// corrupt or oversized batches (appendToLocalLog's UNKNOWN_LOG_APPEND_INFO)
+// answer with no log start offset; the log's other faults (LogValidator on
+// the batch) add it; the records' own (keys on compacted topics,
+// timestamps) add a message and record_errors too.
 enum class fault_stage { request, log, record };
+
+bool reports_log_start(fault_stage stage, error_code e) {
+  return stage != fault_stage::request && e != error_code::corrupt_message && e != error_code::message_too_large;
+}
 
 struct batch_check {
   error_code error = error_code::none;
@@ -100,7 +105,7 @@ void set_record_errors_message(batch_check& out, bool any_timestamp_error) {
 }
 
 batch_check check_batch(const request_context& ctx, const protocol::records_view& records, const produce_limits& limits,
-                        bool compacted, const std::string& partition_name, int64_t now_ms) {
+                        bool compacted, const storage::topic_partition& tp, int64_t now_ms) {
   const int32_t max_message_bytes = limits.max_message_bytes;
   batch_check out;
   auto request_fault = [&](error_code e) {
@@ -150,8 +155,9 @@ batch_check check_batch(const request_context& ctx, const protocol::records_view
   bool any_timestamp_error = false;
   for (int32_t index = 0; it.next(r); ++index) {
     if (compacted && !r.key) {
-      out.record_errors.emplace_back(
-          index, "Compacted topic cannot accept message without key in topic partition " + partition_name);
+      // Named only when needed: the common produce builds no strings.
+      out.record_errors.emplace_back(index, "Compacted topic cannot accept message without key in topic partition " +
+                                                storage::partition_dir_name(tp));
       continue;
     }
     if (!limits.log_append_time) {
@@ -247,16 +253,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       const auto policy = topic_override(*image, t->name, "cleanup.policy");
       const bool compacted = policy && policy->find("compact") != std::string::npos;
       batch_check checked =
-          check_batch(ctx, pd.records, limits, compacted, storage::partition_dir_name(p->tp()), s.now_ms());
+          check_batch(ctx, pd.records, limits, compacted, p->tp(), s.now_ms());
       if (checked.error != error_code::none) {
         fail(checked.error, checked.message);
         auto& failed = tr.partition_responses.back();
-        // Kafka's appendToLocalLog answers corrupt and oversized batches with
-        // no log start offset (UNKNOWN_LOG_APPEND_INFO), the other log faults with it.
-        const bool no_log_start = checked.stage == fault_stage::request ||
-                                  checked.error == error_code::corrupt_message ||
-                                  checked.error == error_code::message_too_large;
-        if (!no_log_start) failed.log_start_offset = p->log_start_offset().value;
+        if (reports_log_start(checked.stage, checked.error)) failed.log_start_offset = p->log_start_offset().value;
         if (ctx.api_version >= 8)
           for (auto& [index, message] : checked.record_errors) failed.record_errors.push_back({index, message, {}});
         continue;

@@ -38,27 +38,13 @@ namespace {
 using protocol::error_code;
 constexpr int16_t code(error_code e) { return static_cast<int16_t>(e); }
 
-// A Fetch of partition 0 from `offset`, waiting up to max_wait_ms for a byte.
+// A Fetch of partition 0 from `offset`, waiting up to max_wait_ms for a byte,
+// as a frame to send without waiting for its answer.
 std::vector<uint8_t> long_poll_fetch(const std::string& topic, int64_t offset, int32_t max_wait_ms,
                                      int32_t correlation_id) {
-  msg::fetch_request req;
-  req.replica_state.replica_id = -1;
-  req.max_wait_ms = max_wait_ms;
-  req.min_bytes = 1;
-  req.max_bytes = 1 << 20;
-  req.session_id = 0;
-  req.session_epoch = -1;
-  msg::fetch_request::fetch_topic t;
-  t.topic = topic;
-  msg::fetch_request::fetch_partition p;
-  p.partition = 0;
-  p.fetch_offset = offset;
-  p.partition_max_bytes = 1 << 20;
-  t.partitions.push_back(p);
-  req.topics.push_back(t);
   std::vector<uint8_t> body;
   protocol::writer w(body);
-  req.encode(w, k_fetch_version);
+  fetch_request_of(topic, 0, offset, -1, max_wait_ms).encode(w, k_fetch_version);
   return request_frame(1, k_fetch_version, correlation_id, body);
 }
 

@@ -35,6 +35,28 @@ inline constexpr int16_t k_list_offsets_version = 7;
 inline constexpr int16_t k_metadata_version = 12;
 inline constexpr int16_t k_create_topics_version = 7;
 
+// A consumer's Fetch of one partition from `offset`, waiting up to
+// max_wait_ms for a byte (no fetch session).
+inline msg::fetch_request fetch_request_of(const std::string& topic, int32_t partition, int64_t offset,
+                                           int32_t current_leader_epoch = -1, int32_t max_wait_ms = 0) {
+  msg::fetch_request req;
+  req.max_wait_ms = max_wait_ms;
+  req.min_bytes = 1;
+  req.max_bytes = 16 << 20;
+  req.session_id = 0;
+  req.session_epoch = -1;
+  msg::fetch_request::fetch_topic t;
+  t.topic = topic;
+  msg::fetch_request::fetch_partition p;
+  p.partition = partition;
+  p.current_leader_epoch = current_leader_epoch;
+  p.fetch_offset = offset;
+  p.partition_max_bytes = 8 << 20;
+  t.partitions.push_back(p);
+  req.topics.push_back(t);
+  return req;
+}
+
 class raw_client {
  public:
   explicit raw_client(uint16_t port) : socket_(port) {}
@@ -136,21 +158,7 @@ class raw_client {
   };
   std::optional<fetched> fetch(const std::string& topic, int32_t partition, int64_t offset,
                                int32_t current_leader_epoch = -1, int32_t max_wait_ms = 0) {
-    msg::fetch_request req;
-    req.max_wait_ms = max_wait_ms;
-    req.min_bytes = 1;
-    req.max_bytes = 16 << 20;
-    req.session_id = 0;
-    req.session_epoch = -1;
-    msg::fetch_request::fetch_topic t;
-    t.topic = topic;
-    msg::fetch_request::fetch_partition p;
-    p.partition = partition;
-    p.current_leader_epoch = current_leader_epoch;
-    p.fetch_offset = offset;
-    p.partition_max_bytes = 8 << 20;
-    t.partitions.push_back(p);
-    req.topics.push_back(t);
+    msg::fetch_request req = fetch_request_of(topic, partition, offset, current_leader_epoch, max_wait_ms);
     std::vector<uint8_t> body;
     protocol::writer w(body);
     req.encode(w, k_fetch_version);
