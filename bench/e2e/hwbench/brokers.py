@@ -29,8 +29,13 @@ class Node:
 
 
 def cluster_id():
-    """A random cluster id in Kafka's form (URL-safe base64 of 16 bytes)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A random cluster id in Kafka's form (URL-safe base64 of 16 bytes).
+    Never starting with '-', as Kafka's own Uuid.randomUuid ensures: the
+    storage tool would read such an id as an option and refuse to format."""
+    while True:
+        cid = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cid.startswith("-"):
+            return cid
 
 
 class Cluster:

@@ -104,6 +104,10 @@ def run_workload(session, name, fn, recorder=None, label=None):
         m["broker_peak_rss_mib"] = round(procstat.total_status_mib(pids, "VmHWM"), 1)
     if m.get("bytes"):
         m["cpu_s_per_gb"] = cpu / (m["bytes"] / 1e9)
+        # Per GB too: a workload of fixed duration (hw_loadgen produce, and
+        # the consume that reads it back) moves more bytes on the faster
+        # broker, so the client's total CPU alone compares unequal amounts.
+        m["client_cpu_s_per_gb"] = client / (m["bytes"] / 1e9)
     return m
 
 

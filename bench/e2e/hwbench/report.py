@@ -25,7 +25,8 @@ _LATENCY = [("latency_p50_ms", "latency p50 (ms)", "lower"), ("latency_p99_ms", 
 # cores): a Java tool's includes its JVM start and JIT compilation.
 _CPU = [("cpu_s_per_gb", "broker CPU s per GB moved", "lower"),
         ("broker_cpu_s", "broker CPU s over the workload", "lower"),
-        ("client_cpu_s", "client CPU s over the workload", None)]
+        ("client_cpu_s", "client CPU s over the workload", None),
+        ("client_cpu_s_per_gb", "client CPU s per GB moved", None)]
 for _name, _title in [("producer_1k_acks1", "Producer, 1 KiB records, acks=1 (kafka-producer-perf-test)"),
                       ("producer_100b_acks1", "Producer, 100 B records, acks=1 (kafka-producer-perf-test)"),
                       ("producer_1k_acksall_idempotent",
