@@ -18,6 +18,8 @@
 #include "broker/metadata/controller_options.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/replica/alter_partition_manager.h"
+#include "broker/replica/fetcher_manager.h"
 #include "broker/metadata/quorum_voters.h"
 #include "broker/metadata/raft_driver.h"
 #include "broker/producer_id_manager.h"
@@ -147,6 +149,8 @@ struct broker_node::impl {
   std::string cluster_id;
   std::unique_ptr<storage::log_manager> logs;
   std::unique_ptr<replica_manager> replicas;
+  std::unique_ptr<fetcher_manager> fetchers;              // followers' fetchers
+  std::unique_ptr<alter_partition_manager> isr_changes;  // leaders' ISR changes to the controller
   std::unique_ptr<storage_scheduler> maintenance;  // started last, stopped before the logs close
   asio::thread_pool removal_pool{1};               // waits for the cleaner to let go of a deleted log
   std::atomic<cleaner_service*> cleaner_for_removals{nullptr};  // set once the cleaner runs
@@ -296,6 +300,31 @@ std::optional<std::string> broker_node::impl::start() {
     co_await asio::co_spawn(removal_pool, wait_for_cleaner, asio::use_awaitable);
   });
   publisher = std::make_unique<metadata_publisher>(io.get_executor(), *replicas, cfg, wall_clock_ms);
+  replicas->set_broker_lookup([p = publisher.get()](node_id id) -> std::optional<broker_status> {
+    const auto image = p->image();
+    const controller::broker_registration* b = image ? image->broker(id.value) : nullptr;
+    if (!b) return std::nullopt;
+    return broker_status{broker_epoch(b->epoch), b->fenced, b->in_controlled_shutdown};
+  });
+  {
+    fetcher_settings fetch;
+    fetch.max_wait_ms = static_cast<int32_t>(cfg.get_int("replica.fetch.wait.max.ms"));
+    fetch.min_bytes = static_cast<int32_t>(cfg.get_int("replica.fetch.min.bytes"));
+    fetch.partition_max_bytes = static_cast<int32_t>(cfg.get_int("replica.fetch.max.bytes"));
+    fetch.response_max_bytes = static_cast<int32_t>(cfg.get_int("replica.fetch.response.max.bytes"));
+    fetch.backoff_ms = cfg.get_int("replica.fetch.backoff.ms");
+    fetch.request_timeout = std::chrono::milliseconds(cfg.get_int("replica.socket.timeout.ms"));
+    auto epoch = [r = replicas.get()] { return r->broker_epoch(); };
+    fetchers = std::make_unique<fetcher_manager>(io.get_executor(), node_id(cfg.node_id),
+                                                 static_cast<int32_t>(cfg.get_int("num.replica.fetchers")),
+                                                 cfg.inter_broker_listener_name, fetch, epoch, wall_clock_ms);
+    replicas->set_fetchers(fetchers.get());
+    isr_changes = std::make_unique<alter_partition_manager>(io.get_executor(), services, epoch);
+    services.isr_changes = isr_changes.get();
+    // Kafka checks every replica.lag.time.max.ms / 2 for followers out of sync.
+    isr_changes->start_isr_expiration(
+        *replicas, std::chrono::milliseconds(std::max<int64_t>(cfg.get_int("replica.lag.time.max.ms") / 2, 1)));
+  }
   groups = std::make_unique<group::group_coordinator>(io.get_executor(), *replicas, group_coordinator_options(cfg),
                                                       wall_clock_ms);
   replicas->set_leadership_listener([g = groups.get()](const storage::topic_partition& tp, bool leader,
@@ -363,6 +392,7 @@ std::optional<std::string> broker_node::impl::start() {
                                                    std::move(dir_ids));
     auto registered = asio::co_spawn(io, lifecycle->start(), asio::use_future);
     if (auto err = registered.get()) return err;
+    replicas->set_broker_epoch(lifecycle->broker_epoch());
     await_groups_loaded();
     srv->start_deferred();
   }
@@ -403,7 +433,9 @@ void broker_node::impl::shutdown() {
   if (srv) srv->shutdown(5s, [&] { closed.set_value(); });
   else closed.set_value();
   closed.get_future().wait();
+  if (isr_changes) isr_changes->stop();
   if (lifecycle) asio::co_spawn(io, lifecycle->stop(), asio::use_future).get();
+  if (fetchers) fetchers->stop();
   if (controller) asio::co_spawn(io, controller->stop(), asio::use_future).get();
   if (raft) asio::co_spawn(io, raft->stop(), asio::use_future).get();
   if (groups) asio::co_spawn(io, groups->stop(), asio::use_future).get();

@@ -29,6 +29,7 @@ class replica_manager;
 class controller_service;
 class raft_driver;
 class producer_id_manager;
+class alter_partition_manager;
 
 struct broker_services {
   const handler_registry* handlers = nullptr;
@@ -50,6 +51,8 @@ struct broker_services {
   raft_driver* raft = nullptr;
   // Producer ids for idempotent producers (InitProducerId).
   producer_id_manager* producer_ids = nullptr;
+  // Partition leaders' ISR changes to the active controller.
+  alter_partition_manager* isr_changes = nullptr;
   std::function<int64_t()> now_ms;
 
   // What controller listeners (controller.listener.names) serve instead of

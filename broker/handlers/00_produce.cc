@@ -12,6 +12,9 @@
 // client learns of it. From v13 topics are named by id.
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include "broker/handlers/handlers.h"
@@ -199,6 +202,41 @@ produce_response::partition_produce_response error_response(int32_t index, error
   return p;
 }
 
+// acks=all: every partition of the request waits together until its HW
+// passes what was appended, the request's timeout (REQUEST_TIMED_OUT), or
+// an error (NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR shrank below min
+// ISR, NOT_LEADER_OR_FOLLOWER when leadership moved), as Kafka's
+// DelayedProduce. Woken by the partitions' HW moves and role changes.
+template <class Awaiting>
+asio::awaitable<void> await_acks(std::vector<Awaiting>& waiting, int32_t timeout_ms, produce_response& response) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(timeout_ms, 0));
+  auto answer = [&](const Awaiting& w, error_code e) {
+    response.responses[w.topic_index].partition_responses[w.partition_index].error_code = static_cast<int16_t>(e);
+  };
+  while (!waiting.empty()) {
+    auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, deadline);
+    auto wake = std::make_shared<std::function<void()>>([weak = std::weak_ptr(timer)] {
+      if (auto t = weak.lock()) t->cancel();
+    });
+    // Registered before looking, so that a move in between is not missed.
+    for (auto& w : waiting) w.part->add_waiter(wake);
+    std::vector<Awaiting> still;
+    for (auto& w : waiting) {
+      auto [done, e] = co_await run_on(w.part->strand(), [&] { return w.part->acks_done(w.required); });
+      if (done) answer(w, e);
+      else still.push_back(w);
+    }
+    waiting.swap(still);
+    if (waiting.empty()) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      for (auto& w : waiting) answer(w, error_code::request_timed_out);
+      break;
+    }
+    boost::system::error_code ignored;
+    co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+}
+
 asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<produce_request>(ctx, &error);
@@ -210,6 +248,14 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   bool any_error = false;
 
   produce_response response;
+  // acks=all appends still waiting for the HW: (topic entry, partition entry).
+  struct awaiting {
+    std::shared_ptr<partition> part;
+    size_t topic_index;
+    size_t partition_index;
+    storage::offset required;
+  };
+  std::vector<awaiting> waiting;
   for (auto& topic : request->topic_data) {
     produce_response::topic_produce_response tr;
     tr.name = topic.name;
@@ -274,10 +320,18 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       ok.base_offset = r.base_offset;
       ok.log_append_time_ms = r.log_append_time_ms;
       ok.log_start_offset = r.log_start_offset;
+      if (request->acks == -1) {
+        if (!r.acks_done)
+          waiting.push_back({p, response.responses.size(), tr.partition_responses.size(),
+                             storage::offset(r.required_offset)});
+        else
+          ok.error_code = static_cast<int16_t>(r.acks_error);
+      }
       tr.partition_responses.push_back(std::move(ok));
     }
     response.responses.push_back(std::move(tr));
   }
+  if (!waiting.empty()) co_await await_acks(waiting, request->timeout_ms, response);
   if (request->acks == 0) {
     if (any_error) co_return handler_result::close("acks=0 produce failed; closing so the client learns of it");
     co_return handler_result::no_response();

@@ -21,7 +21,9 @@
 #include "broker/fetch/shared_fetch_sessions.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/replica/alter_partition_manager.h"
 #include "broker/replica/replica_manager.h"
+#include "broker/run_on.h"
 #include "broker/services.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/fetch.h"
@@ -41,6 +43,11 @@ struct partition_slot {
   fetch::partition_request request;
   std::shared_ptr<partition> hosted;  // null when error is set
   error_code error = error_code::none;
+  // From the checks made on the partition's strand (a follower's fetch, or
+  // one carrying the epoch of the last batch read): an error found after
+  // the look-up, or where the fetcher's history parts from this log's.
+  error_code checked_error = error_code::none;
+  std::optional<diverging_epoch> diverging;
 };
 
 struct slot_result {
@@ -53,7 +60,9 @@ class fetch_reader {
   // The file ranges of the last read_all, by deferred id - 1.
   std::vector<file_range> take_ranges() { return std::move(ranges_); }
 
-  fetch_reader(int32_t max_bytes, bool read_committed) : max_bytes_(max_bytes), read_committed_(read_committed) {}
+  // from_follower: a replica's fetch, read up to the log end.
+  fetch_reader(int32_t max_bytes, bool read_committed, bool from_follower)
+      : max_bytes_(max_bytes), read_committed_(read_committed), from_follower_(from_follower) {}
 
   // Reads every partition once; returns the bytes read.
   size_t read_all(const std::vector<partition_slot>& slots, std::vector<slot_result>& out) {
@@ -105,7 +114,9 @@ class fetch_reader {
       return 0;
     }
     const int32_t current_epoch = slot.request.current_leader_epoch ? slot.request.current_leader_epoch->value : -1;
-    if (auto e = p.check_leader_epoch(current_epoch, true); e != error_code::none) {
+    error_code e = slot.checked_error;
+    if (e == error_code::none) e = p.check_leader_epoch(current_epoch, true);
+    if (e != error_code::none) {
       out.error_code = static_cast<int16_t>(e);
       // KIP-951: the leader a client should go to, when it is not this one
       // or the client's epoch is behind; a client ahead learns nothing.
@@ -117,7 +128,7 @@ class fetch_reader {
     }
     const storage::offset hw = p.high_watermark();
     const storage::offset lso = p.last_stable_offset();
-    const storage::offset bound = read_committed_ ? lso : hw;
+    const storage::offset bound = from_follower_ ? p.log_end_offset() : read_committed_ ? lso : hw;
     const storage::offset fetch_offset = slot.request.fetch_offset;
     if (fetch_offset < p.log_start_offset() || fetch_offset > p.log_end_offset()) {
       out.error_code = static_cast<int16_t>(error_code::offset_out_of_range);  // offsets stay -1, as Kafka's
@@ -126,6 +137,12 @@ class fetch_reader {
     out.high_watermark = hw.value;
     out.last_stable_offset = lso.value;
     out.log_start_offset = p.log_start_offset().value;
+    if (slot.diverging) {
+      // KIP-595: no records; the fetcher truncates to where the epoch ends.
+      out.diverging_epoch.epoch = slot.diverging->epoch.value;
+      out.diverging_epoch.end_offset = slot.diverging->end_offset.value;
+      return 0;
+    }
     if (fetch_offset >= bound || (remaining <= 0 && !first_with_data)) return 0;
     const int32_t limit =
         static_cast<int32_t>(std::min<int64_t>(slot.request.max_bytes, std::max<int64_t>(remaining, 0)));
@@ -157,6 +174,7 @@ class fetch_reader {
 
   int32_t max_bytes_;
   bool read_committed_;
+  bool from_follower_;
   std::vector<file_range> ranges_;
 };
 
@@ -210,6 +228,41 @@ partition_slot resolve(const broker_services& s, const controller::metadata_imag
   return slot;
 }
 
+// On the partition's strand, as Kafka's Partition.fetchRecords: the leader
+// epoch, that a follower is a replica, the last fetched epoch against the
+// epoch cache (DivergingEpoch or OFFSET_OUT_OF_RANGE), then the follower's
+// progress (which may move the HW and propose it for the ISR).
+asio::awaitable<void> check_on_strand(const broker_services& s, partition_slot& slot, node_id follower,
+                                      broker_epoch follower_epoch, int64_t now_ms) {
+  std::shared_ptr<partition> p = slot.hosted;
+  const fetch::partition_request& r = slot.request;
+  const int32_t current_epoch = r.current_leader_epoch ? r.current_leader_epoch->value : -1;
+  std::optional<isr_change> expand;
+  co_await run_on(p->strand(), [&] {
+    if (p->removed()) {
+      slot.checked_error = error_code::unknown_topic_or_partition;
+      return;
+    }
+    slot.checked_error = p->check_leader_epoch(current_epoch, true);
+    if (slot.checked_error != error_code::none) return;
+    if (follower != no_node && !p->role().is_replica(follower)) {
+      // Known at this epoch (a reassignment's new replica) or not at all.
+      slot.checked_error = current_epoch >= 0 ? error_code::unknown_leader_epoch : error_code::not_leader_or_follower;
+      return;
+    }
+    if (r.last_fetched_epoch) {
+      slot.checked_error = p->check_divergence(*r.last_fetched_epoch, r.fetch_offset, &slot.diverging);
+      if (slot.checked_error != error_code::none || slot.diverging) return;
+    }
+    if (follower == no_node) return;
+    if (r.fetch_offset > p->log_end_offset() || r.fetch_offset < p->log_start_offset()) return;  // read_one answers
+    auto outcome = p->on_follower_fetch(follower, r.fetch_offset, r.log_start_offset, follower_epoch, now_ms);
+    slot.checked_error = outcome.error;
+    expand = std::move(outcome.expand);
+  });
+  if (expand && s.isr_changes) s.isr_changes->submit(p, std::move(*expand));
+}
+
 // The response in plan order, one topic entry per run of partitions of the
 // same topic (as Kafka groups them).
 void build_response(const fetch::fetch_response_plan& plan, std::vector<slot_result>& results, int16_t version,
@@ -256,9 +309,18 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   slots.reserve(fctx.partitions.size());
   for (const auto& r : fctx.partitions) slots.push_back(resolve(s, *image, r, version));
 
+  // A replica's fetch (v15+ names it in ReplicaState, with its broker epoch).
+  const int32_t replica_id = version >= 15 ? request->replica_state.replica_id : request->replica_id;
+  const broker_epoch replica_epoch(version >= 15 ? request->replica_state.replica_epoch : -1);
+  const bool from_follower = replica_id >= 0;
+  const int64_t fetch_time_ms = s.now_ms();
+  for (auto& slot : slots)
+    if (slot.hosted && (from_follower || slot.request.last_fetched_epoch))
+      co_await check_on_strand(s, slot, from_follower ? node_id(replica_id) : no_node, replica_epoch, fetch_time_ms);
+
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(std::clamp(request->max_wait_ms, 0, max_fetch_wait_ms));
-  fetch_reader reader(request->max_bytes, request->isolation_level == 1);
+  fetch_reader reader(request->max_bytes, request->isolation_level == 1, from_follower);
   std::vector<slot_result> results;
   for (;;) {
     // A partition deleted while the fetch waited (or since it was resolved)
@@ -277,8 +339,9 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       for (auto& slot : slots)
         if (slot.hosted) slot.hosted->add_waiter(wake);
     const size_t bytes = reader.read_all(slots, results);
-    const bool any_error =
-        std::any_of(results.begin(), results.end(), [](const slot_result& r) { return r.data.error_code != 0; });
+    const bool any_error = std::any_of(results.begin(), results.end(), [](const slot_result& r) {
+      return r.data.error_code != 0 || r.data.diverging_epoch.epoch >= 0;
+    });
     if (!may_wait || any_error || static_cast<int64_t>(bytes) >= request->min_bytes || slots.empty()) break;
     boost::system::error_code ignored;  // cancelled by a wake-up, or the deadline passed
     co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ignored));

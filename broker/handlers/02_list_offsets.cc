@@ -42,9 +42,13 @@ bool special_timestamp_unsupported(int64_t timestamp, int16_t version) {
 }
 
 // On the partition's strand: the epoch cache is the writer's.
-list_offsets_response::list_offsets_partition_response lookup(partition& p, int64_t timestamp, bool committed) {
+// A replica's request (replica_id >= 0, a follower after OFFSET_OUT_OF_RANGE)
+// sees up to the log end, as Kafka answers it with no isolation.
+list_offsets_response::list_offsets_partition_response lookup(partition& p, int64_t timestamp, bool committed,
+                                                             bool from_replica) {
   list_offsets_response::list_offsets_partition_response out;
-  const storage::offset fetchable = committed ? p.last_stable_offset() : p.high_watermark();
+  const storage::offset fetchable =
+      from_replica ? p.log_end_offset() : committed ? p.last_stable_offset() : p.high_watermark();
   auto epoch_of = [&](storage::offset o) -> int32_t {
     auto e = p.log().epoch_cache().epoch_for_offset(o);
     return e ? e->value : -1;
@@ -97,7 +101,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       } else if (special_timestamp_unsupported(pr.timestamp, ctx.api_version)) {
         out.error_code = static_cast<int16_t>(error_code::unsupported_version);
       } else {
-        out = co_await run_on(p->strand(), [&] { return lookup(*p, pr.timestamp, committed); });
+        out = co_await run_on(p->strand(),
+                              [&] { return lookup(*p, pr.timestamp, committed, request->replica_id >= 0); });
       }
       out.partition_index = pr.partition_index;
       tr.partitions.push_back(std::move(out));

@@ -69,6 +69,7 @@ std::vector<api_handler> controller_handlers() {
   out.push_back(fetch_snapshot_handler());
   out.push_back(broker_registration_handler());
   out.push_back(broker_heartbeat_handler());
+  out.push_back(alter_partition_handler());
   out.push_back(allocate_producer_ids_handler());
   std::sort(out.begin(), out.end(), [](const api_handler& a, const api_handler& b) { return a.api_key < b.api_key; });
   return out;

@@ -76,9 +76,11 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
   }
   auto updates = partition_updates(*before, *after, reconfigured);
   if (!updates.empty()) {
-    if (auto ec = co_await replicas_.apply(std::move(updates), now_ms_()))
+    if (auto ec = co_await replicas_.apply(std::move(updates), now_ms_(), after))
       spdlog::error("Applying metadata at offset {} failed: {}", batch.last_offset().value, ec.message());
   }
+  // Followers whose leader had not registered an endpoint yet.
+  if (replicas_.has_unfollowed()) co_await replicas_.retry_follows(after);
   std::vector<std::shared_ptr<asio::steady_timer>> woken;
   {
     std::lock_guard lock(mutex_);
@@ -116,7 +118,7 @@ asio::awaitable<bool> metadata_publisher::wait_applied(storage::offset end, std:
 }
 
 storage::log_config metadata_publisher::log_config_for(const controller::metadata_image& image,
-                                                       const std::string& topic) const {
+                                                       const std::string& topic, leader_settings* leader) const {
   config::config_map overrides;
   if (const auto* c = image.config({controller::config_resource_type::topic, topic}))
     for (const auto& [k, v] : *c) overrides.emplace(k, v);
@@ -126,8 +128,26 @@ storage::log_config metadata_publisher::log_config_for(const controller::metadat
   config::config_map this_broker;
   if (const auto* c = image.config({controller::config_resource_type::broker, std::to_string(replicas_.self())}))
     for (const auto& [k, v] : *c) this_broker.emplace(k, v);
-  return storage::make_log_config(overrides,
-                                  config::broker_config_layers(config_, std::move(cluster_defaults), std::move(this_broker)));
+  const config::broker_config_layers layers(config_, std::move(cluster_defaults), std::move(this_broker));
+  if (leader) {
+    // The topic's min.insync.replicas over the broker's layers, and the
+    // broker's replica.lag.time.max.ms (dynamic values included).
+    auto number = [](const std::optional<std::string>& text, int64_t fallback) {
+      if (!text) return fallback;
+      try {
+        return static_cast<int64_t>(std::stoll(*text));
+      } catch (...) {
+        return fallback;
+      }
+    };
+    auto topic_min_isr = overrides.find("min.insync.replicas");
+    leader->min_insync_replicas = static_cast<int32_t>(
+        number(topic_min_isr != overrides.end() ? std::optional<std::string>(topic_min_isr->second)
+                                                : layers.current_text("min.insync.replicas"),
+               1));
+    leader->replica_lag_time_max_ms = number(layers.current_text("replica.lag.time.max.ms"), 30'000);
+  }
+  return storage::make_log_config(overrides, layers);
 }
 
 std::vector<partition_update> metadata_publisher::partition_updates(const controller::metadata_image& before,
@@ -138,11 +158,11 @@ std::vector<partition_update> metadata_publisher::partition_updates(const contro
   std::vector<partition_update> out;
   auto role_of = [](const controller::partition_registration& r) {
     partition_role role;
-    role.leader = r.leader;
-    role.leader_epoch = r.leader_epoch;
-    role.partition_epoch = r.partition_epoch;
-    role.replicas = r.replicas;
-    role.isr = r.isr;
+    role.leader = node_id(r.leader);
+    role.leader_epoch = storage::leader_epoch(r.leader_epoch);
+    role.partition_epoch = partition_epoch(r.partition_epoch);
+    for (int32_t n : r.replicas) role.replicas.push_back(node_id(n));
+    for (int32_t n : r.isr) role.isr.push_back(node_id(n));
     return role;
   };
   for (const auto& [id, topic] : after.topics_by_id) {
@@ -151,7 +171,8 @@ std::vector<partition_update> metadata_publisher::partition_updates(const contro
         old == before.topics_by_id.end() ? nullptr : old->second.get();
     const bool reconfigure = reconfigured.count(topic->name) != 0;
     if (previous == topic.get() && !reconfigure) continue;
-    const storage::log_config log_config = log_config_for(after, topic->name);
+    leader_settings settings;
+    const storage::log_config log_config = log_config_for(after, topic->name, &settings);
     for (const auto& [index, reg] : topic->partitions) {
       const controller::partition_registration* was = nullptr;
       if (previous) {
@@ -161,7 +182,7 @@ std::vector<partition_update> metadata_publisher::partition_updates(const contro
       if (was && *was == reg && !reconfigure) continue;
       const bool here = reg.is_replica(replicas_.self()) || (was && was->is_replica(replicas_.self()));
       if (!here) continue;
-      partition_update u{{topic->name, index}, id, role_of(reg), log_config};
+      partition_update u{{topic->name, index}, id, role_of(reg), log_config, settings};
       out.push_back(std::move(u));
     }
   }

@@ -47,7 +47,10 @@ class metadata_publisher {
   std::vector<partition_update> partition_updates(const controller::metadata_image& before,
                                                   const controller::metadata_image& after,
                                                   const std::set<std::string>& reconfigured_topics) const;
-  storage::log_config log_config_for(const controller::metadata_image& image, const std::string& topic) const;
+  // The topic's log settings; with `leader`, also what its leader needs
+  // (min.insync.replicas, replica.lag.time.max.ms).
+  storage::log_config log_config_for(const controller::metadata_image& image, const std::string& topic,
+                                     leader_settings* leader = nullptr) const;
 
   asio::strand<asio::any_io_executor> strand_;
   replica_manager& replicas_;

@@ -90,7 +90,10 @@ follower_phase follower_state::phase(int64_t now_ms) const {
 
 bool follower_state::on_appended(offset requested, offset next, std::optional<storage::leader_epoch> last_epoch,
                                  offset leader_high_watermark) {
-  if (requested != position_.fetch_offset || phase_ != follower_phase::fetching) return false;
+  // A backoff that ended counts as fetching: the request was sent after it.
+  if (requested != position_.fetch_offset || (phase_ != follower_phase::fetching && phase_ != follower_phase::delayed))
+    return false;
+  phase_ = follower_phase::fetching;
   position_.fetch_offset = next;
   if (last_epoch) position_.last_fetched_epoch = last_epoch;
   lag_ = std::max<int64_t>(0, leader_high_watermark - next);

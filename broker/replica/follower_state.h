@@ -86,6 +86,8 @@ class follower_state {
   follower_phase phase(int64_t now_ms) const;
   bool ready(int64_t now_ms) const { return phase(now_ms) == follower_phase::fetching; }
   const fetch_position& position() const { return position_; }
+  // When a delayed partition may fetch again.
+  int64_t retry_at_ms() const { return retry_at_ms_; }
   // The leader's high watermark minus the next fetch offset, from the last answer.
   int64_t lag() const { return lag_; }
 

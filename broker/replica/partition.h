@@ -17,11 +17,15 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "broker/asio.h"
+#include "broker/replica/follower_state.h"
+#include "broker/replica/leader_state.h"
+#include "broker/replica/replica_types.h"
 #include "protocol/error_code.h"
 #include "protocol/wire/uuid.h"
 #include "storage/log_manager.h"
@@ -29,14 +33,6 @@
 
 namespace hw::broker {
 
-// A partition's place in the cluster, from its metadata registration.
-struct partition_role {
-  int32_t leader = -1;
-  int32_t leader_epoch = -1;
-  int32_t partition_epoch = -1;
-  std::vector<int32_t> replicas;
-  std::vector<int32_t> isr;
-};
 
 // What a produce to this partition came to.
 struct partition_produce_result {
@@ -47,6 +43,11 @@ struct partition_produce_result {
   int64_t log_start_offset = -1;
   // Per-batch errors (index in the request, message) for INVALID_RECORD.
   std::vector<std::pair<int32_t, std::string>> record_errors;
+  // acks=all: the HW must pass this offset (the last appended + 1); done
+  // already when the HW did so with the append (one replica in the ISR).
+  int64_t required_offset = -1;
+  bool acks_done = false;
+  protocol::error_code acks_error = protocol::error_code::none;
 };
 
 // Settings a produce reads, from the topic's effective configs.
@@ -65,7 +66,7 @@ class partition : public std::enable_shared_from_this<partition> {
   using strand_type = asio::strand<asio::any_io_executor>;
 
   partition(asio::any_io_executor executor, storage::topic_partition tp, protocol::uuid topic_id,
-            std::shared_ptr<storage::partition_log> log, int32_t self);
+            std::shared_ptr<storage::partition_log> log, node_id self, broker_lookup brokers = {});
 
   const storage::topic_partition& tp() const { return tp_; }
   const protocol::uuid& topic_id() const { return topic_id_; }
@@ -73,8 +74,8 @@ class partition : public std::enable_shared_from_this<partition> {
   storage::partition_log& log() { return *log_; }
 
   // --- any thread -------------------------------------------------------------
-  bool is_leader() const { return leader_.load(std::memory_order_acquire) == self_; }
-  int32_t leader() const { return leader_.load(std::memory_order_acquire); }
+  bool is_leader() const { return leader_id_.load(std::memory_order_acquire) == self_.value; }
+  int32_t leader() const { return leader_id_.load(std::memory_order_acquire); }
   int32_t leader_epoch() const { return leader_epoch_.load(std::memory_order_acquire); }
   storage::offset high_watermark() const { return storage::offset(high_watermark_.load(std::memory_order_acquire)); }
   storage::offset last_stable_offset() const { return storage::offset(lso_.load(std::memory_order_acquire)); }
@@ -87,28 +88,83 @@ class partition : public std::enable_shared_from_this<partition> {
   // KIP-320: the error for a request carrying current_leader_epoch (-1: no check).
   protocol::error_code check_leader_epoch(int32_t current_leader_epoch, bool require_leader) const;
 
-  // Wake-ups for delayed fetches: called (from the strand) after appends
-  // and HW moves. A waiter is called at most once and then forgotten.
+  // Wake-ups for delayed fetches and acks=all produces: called (from the
+  // strand) after appends, HW moves and role changes. A waiter is called at
+  // most once and then forgotten.
   void add_waiter(std::shared_ptr<std::function<void()>> waiter);
 
-  // --- partition strand ---------------------------------------------------------
-  // The metadata log says who leads at which epoch. Becoming leader starts
-  // the epoch at the log end (ARCHITECTURE.md §4).
-  std::error_code apply_role(const partition_role& role);
+  // --- partition strand: roles -------------------------------------------------
+  // The metadata log gives this replica the lead at role.leader_epoch. A new
+  // epoch starts at the log end (the epoch cache gets it before any write,
+  // ARCHITECTURE.md §4) and resets what is known of the followers. Skipped
+  // (nothing changes) when the role is older than what this leader knows:
+  // an AlterPartition answer may arrive before the record that made it.
+  std::error_code become_leader(const partition_role& role, const leader_settings& settings,
+                                broker_epoch self_epoch, int64_t now_ms);
+  // The metadata log names another leader: no leader state, no writes; the
+  // HW stays (a follower's moves with the leader's answers).
+  std::error_code become_follower(const partition_role& role);
+  // The topic's settings changed (min.insync.replicas).
+  void set_leader_settings(const leader_settings& settings);
+
+  // --- partition strand: as the leader --------------------------------------------
   // A produce that passed request-level checks; batches are whole,
   // CRC-checked v2 batches in a writable buffer.
   partition_produce_result append_records(std::span<uint8_t> batches, int16_t required_acks,
                                           const produce_limits& limits, storage::producer_origin origin, int64_t now_ms);
   // DeleteRecords: the log start moves to o (<= HW).
   protocol::error_code delete_records_before(storage::offset o, int64_t now_ms, int64_t* low_watermark);
+  // KIP-320/KIP-595 for a fetch carrying the epoch of the last batch it
+  // read: OFFSET_OUT_OF_RANGE when the epoch's end is unknown here or the
+  // offset is below the log start; a DivergingEpoch when the fetcher's
+  // history parts from this log's before fetch_offset.
+  protocol::error_code check_divergence(storage::leader_epoch last_fetched_epoch, storage::offset fetch_offset,
+                                        std::optional<diverging_epoch>* diverging) const;
+  // A follower's fetch at fetch_offset (it passed the epoch checks):
+  // its progress, the HW, and an ISR expansion to send if it caught up.
+  follower_fetch_outcome on_follower_fetch(node_id follower, storage::offset fetch_offset,
+                                           storage::offset follower_log_start, broker_epoch epoch, int64_t now_ms);
+  // Followers out of sync for replica.lag.time.max.ms, as a shrink to send.
+  std::optional<isr_change> maybe_shrink_isr(int64_t now_ms);
+  // The controller's answer to a change this leader sent.
+  alter_outcome on_alter_partition_answer(uint64_t change_id, const alter_partition_answer& answer, int64_t now_ms);
+  // Whether an acks=all produce ending at `required` is done, and its error
+  // (NOT_LEADER_OR_FOLLOWER once this replica no longer leads).
+  std::pair<bool, protocol::error_code> acks_done(storage::offset required) const;
+  // Strand only: the leader's bookkeeping, or null while following.
+  const leader_state* leadership() const { return leader_state_ ? &*leader_state_ : nullptr; }
+
+  // --- partition strand: as a follower ---------------------------------------------
+  // What a fetch from the leader brought, appended as it is (offsets,
+  // epochs, producer ids kept). Refused (false) when this replica is no
+  // longer a follower at `leader_epoch` (the fetcher's answer came late).
+  struct follower_append {
+    bool applied = false;
+    std::error_code error;  // storage error: the log is offline
+    storage::offset log_end{-1};
+    std::optional<storage::leader_epoch> last_epoch;
+  };
+  follower_append append_as_follower(storage::leader_epoch leader_epoch, std::span<uint8_t> batches,
+                                     storage::offset leader_high_watermark, storage::offset leader_log_start,
+                                     int64_t now_ms);
+  // The leader's HW and log start from an answer without records.
+  void follow_leader_offsets(storage::offset leader_high_watermark, storage::offset leader_log_start, int64_t now_ms);
+  // Cuts the log as a DivergingEpoch or OFFSET_OUT_OF_RANGE decided.
+  std::error_code truncate(const truncation& t, int64_t now_ms);
+  // This log's end for a leader's epoch (the largest local epoch <= it and
+  // where it ends; undefined epoch when there is none).
+  storage::epoch_end_offset end_offset_for(storage::leader_epoch epoch) const;
+  std::optional<storage::leader_epoch> latest_epoch() const;
+
+  // --- partition strand ------------------------------------------------------------
   // The replica manager drops the partition: requests still holding it are
   // refused from now on, and fetches waiting on it are woken.
   void mark_removed();
-  // A follower's LEO as reported by its fetch (multi-broker HW).
-  void update_follower_end_offset(int32_t replica, storage::offset leo);
 
  private:
-  void maybe_advance_high_watermark();
+  void publish_role(const partition_role& role);
+  void maybe_advance_high_watermark(int64_t now_ms);
+  void set_high_watermark(storage::offset hw);
   void update_last_stable_offset();
   void notify_waiters();
 
@@ -117,10 +173,13 @@ class partition : public std::enable_shared_from_this<partition> {
   storage::topic_partition tp_;
   protocol::uuid topic_id_;
   std::shared_ptr<storage::partition_log> log_;
-  int32_t self_;
+  node_id self_;
+  // The registered brokers as the current metadata image has them (for ISR
+  // eligibility); safe from any thread.
+  broker_lookup brokers_;
   std::atomic<bool> removed_{false};
 
-  std::atomic<int32_t> leader_{-1};
+  std::atomic<int32_t> leader_id_{-1};
   std::atomic<int32_t> leader_epoch_{-1};
   std::atomic<int64_t> high_watermark_{0};
   std::atomic<int64_t> lso_{0};
@@ -128,8 +187,9 @@ class partition : public std::enable_shared_from_this<partition> {
   mutable std::mutex mutex_;  // leaf: guards role_ writes and off-strand reads, and waiters_
   partition_role role_;       // written only on the strand
   std::vector<std::shared_ptr<std::function<void()>>> waiters_;
-  // Strand only: the followers' log end offsets.
-  std::vector<std::pair<int32_t, int64_t>> follower_leo_;
+  // Strand only: present while this replica leads.
+  std::optional<leader_state> leader_state_;
+  leader_settings leader_settings_;
 };
 
 }  // namespace hw::broker

@@ -25,12 +25,23 @@ std::vector<std::shared_ptr<partition>> replica_manager::all() const {
   return out;
 }
 
-asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_update> updates, int64_t now_ms) {
+asio::awaitable<void> replica_manager::retry_follows(std::shared_ptr<const controller::metadata_image> image) {
+  if (!fetchers_ || !image) co_return;
+  auto pending = std::move(unfollowed_);
+  unfollowed_.clear();
+  for (auto& [tp, who] : pending) {
+    auto p = get(tp);
+    if (!p || p->removed() || p->is_leader() || p->leader_epoch() != who.second.value) continue;
+    if (!co_await fetchers_->follow(p, who.first, who.second, *image)) unfollowed_.emplace(tp, who);
+  }
+}
+
+asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_update> updates, int64_t now_ms,
+                                                        std::shared_ptr<const controller::metadata_image> image) {
   std::error_code first_error;
   for (auto& u : updates) {
     const std::string name = storage::partition_dir_name(u.tp);
-    const bool hosted = u.role && std::find(u.role->replicas.begin(), u.role->replicas.end(), self_) !=
-                                       u.role->replicas.end();
+    const bool hosted = u.role && u.role->is_replica(node_id(self_));
     if (!hosted) {
       std::shared_ptr<partition> gone;
       {
@@ -42,6 +53,8 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
         }
       }
       if (gone && listener_) listener_(u.tp, false, -1);
+      unfollowed_.erase(u.tp);
+      if (fetchers_) co_await fetchers_->unfollow(u.tp);
       if (gone || logs_.find(u.tp)) {
         // Wait for the partition's strand to finish what it is doing, and
         // turn away what comes later (requests that found it before it was
@@ -70,22 +83,45 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
         }
         spdlog::info("Created log for partition {} in {}", name, log->dir().parent_path().string());
       }
-      p = std::make_shared<partition>(executor_, u.tp, u.topic_id, std::move(log), self_);
+      p = std::make_shared<partition>(executor_, u.tp, u.topic_id, std::move(log), node_id(self_), brokers_);
       std::lock_guard lock(mutex_);
       partitions_[u.tp] = p;
     }
     const bool was_leader = p->is_leader();
+    const int32_t previous_epoch = p->leader_epoch();
+    const int32_t previous_leader = p->leader();
+    const bool leads = u.role->leader == node_id(self_);
+    const int64_t now = now_ms;
+    // A new leader stops fetching first, so no fetched batch lands after
+    // its own writes begin.
+    if (leads && fetchers_) {
+      unfollowed_.erase(u.tp);
+      co_await fetchers_->unfollow(u.tp);
+    }
     if (auto ec = co_await run_on(p->strand(), [&] {
           p->log().mutable_log().set_config(u.log_config);
-          return p->apply_role(*u.role);
+          return leads ? p->become_leader(*u.role, u.leader, storage::broker_epoch(broker_epoch()), now)
+                       : p->become_follower(*u.role);
         })) {
       spdlog::error("Cannot apply the new role of {}: {}", name, ec.message());
       logs_.note_error(u.tp, ec);
       if (!first_error) first_error = ec;
-    } else if (u.role->leader == self_ && !was_leader) {
+    } else if (leads && !was_leader) {
       spdlog::info("{} starts at leader epoch {} from offset {} with partition epoch {}, high watermark {}", name,
-                   u.role->leader_epoch, p->log_end_offset().value, u.role->partition_epoch,
+                   u.role->leader_epoch.value, p->log_end_offset().value, u.role->partition_epoch.value,
                    p->high_watermark().value);
+    }
+    if (!leads && fetchers_ && image) {
+      const bool moved = previous_epoch != u.role->leader_epoch.value || previous_leader != u.role->leader.value ||
+                         was_leader;
+      if (u.role->leader == no_node) {
+        unfollowed_.erase(u.tp);
+        co_await fetchers_->unfollow(u.tp);
+      } else if (moved || unfollowed_.count(u.tp) || !fetchers_->follows(u.tp)) {
+        unfollowed_.erase(u.tp);
+        if (!co_await fetchers_->follow(p, u.role->leader, u.role->leader_epoch, *image))
+          unfollowed_.emplace(u.tp, std::make_pair(u.role->leader, u.role->leader_epoch));
+      }
     }
     if (listener_) listener_(u.tp, p->is_leader(), p->leader_epoch());
   }

@@ -8,6 +8,7 @@
 // change; get() and all() may be called from any thread (a leaf mutex
 // guards the map).
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,7 +17,9 @@
 #include <vector>
 
 #include "broker/asio.h"
+#include "broker/replica/fetcher_manager.h"
 #include "broker/replica/partition.h"
+#include "controller/metadata/image.h"
 #include "storage/log_manager.h"
 
 namespace hw::broker {
@@ -28,6 +31,8 @@ struct partition_update {
   std::optional<partition_role> role;
   // The topic's effective log settings (its configs over the broker's).
   storage::log_config log_config;
+  // What a leader of it needs (min.insync.replicas, replica.lag.time.max.ms).
+  leader_settings leader;
 };
 
 class replica_manager {
@@ -38,6 +43,13 @@ class replica_manager {
   using leadership_listener = std::function<void(const storage::topic_partition&, bool is_leader, int32_t epoch)>;
 
   replica_manager(asio::any_io_executor executor, storage::log_manager& logs, int32_t self);
+
+  // The registered brokers (from the current metadata image), for ISR
+  // eligibility; set before the first apply(). Called from any strand.
+  void set_broker_lookup(broker_lookup lookup) { brokers_ = std::move(lookup); }
+  // This broker's registration epoch once registered (-1 before).
+  void set_broker_epoch(int64_t epoch) { broker_epoch_.store(epoch, std::memory_order_release); }
+  int64_t broker_epoch() const { return broker_epoch_.load(std::memory_order_acquire); }
 
   // Set before the first apply().
   void set_leadership_listener(leadership_listener listener) { listener_ = std::move(listener); }
@@ -53,9 +65,18 @@ class replica_manager {
   using removal_hook = std::function<asio::awaitable<void>(const storage::topic_partition&, bool before)>;
   void set_removal_hook(removal_hook hook) { removal_hook_ = std::move(hook); }
 
-  // Creates logs for new replicas here, applies roles, deletes what went.
-  // Returns the first error (the others are still applied).
-  asio::awaitable<std::error_code> apply(std::vector<partition_update> updates, int64_t now_ms);
+  // Who fetches for the partitions this broker follows; set before the
+  // first apply() (none: nothing is fetched, as in unit tests).
+  void set_fetchers(fetcher_manager* fetchers) { fetchers_ = fetchers; }
+
+  // Creates logs for new replicas here, applies roles, deletes what went;
+  // followers are handed to their leader's fetcher (whose endpoint the
+  // image has). Returns the first error (the others are still applied).
+  asio::awaitable<std::error_code> apply(std::vector<partition_update> updates, int64_t now_ms,
+                                         std::shared_ptr<const controller::metadata_image> image = nullptr);
+  // Followers whose leader had no endpoint yet, tried again with a newer image.
+  asio::awaitable<void> retry_follows(std::shared_ptr<const controller::metadata_image> image);
+  bool has_unfollowed() const { return !unfollowed_.empty(); }
 
  private:
   asio::any_io_executor executor_;
@@ -63,6 +84,11 @@ class replica_manager {
   int32_t self_;
   leadership_listener listener_;
   removal_hook removal_hook_;
+  broker_lookup brokers_;
+  std::atomic<int64_t> broker_epoch_{-1};
+  fetcher_manager* fetchers_ = nullptr;
+  // Publisher strand: followers not handed to a fetcher yet.
+  std::map<storage::topic_partition, std::pair<node_id, storage::leader_epoch>> unfollowed_;
   mutable std::mutex mutex_;  // leaf: the map, read by handlers on any strand
   std::map<storage::topic_partition, std::shared_ptr<partition>> partitions_;
 };

@@ -77,7 +77,7 @@ struct env {
     partition_update u;
     u.tp = {"__consumer_offsets", 0};
     u.topic_id.bytes[0] = 0x42;
-    u.role = partition_role{1, epoch, epoch, {1}, {1}};
+    u.role = partition_role{node_id(1), leader_epoch(epoch), partition_epoch(epoch), {node_id(1)}, {node_id(1)}};
     EXPECT_FALSE(await(replicas->apply({u}, wall_ms())));
     return replicas->get(u.tp);
   }

@@ -69,7 +69,7 @@ struct maintenance_env {
     u.tp = tp;
     u.topic_id.bytes[0] = 0x12;
     u.topic_id.bytes[15] = static_cast<uint8_t>(tp.partition + 1);
-    u.role = partition_role{1, 0, 0, {1}, {1}};
+    u.role = partition_role{node_id(1), leader_epoch(0), partition_epoch(0), {node_id(1)}, {node_id(1)}};
     u.log_config = config;
     EXPECT_FALSE(await(replicas->apply({u}, now.load())));
     return replicas->get(tp);

@@ -75,6 +75,17 @@ TEST(FollowerState, FetchesFromTheLogEndWithTheLastEpochAndFollowsAppends) {
   EXPECT_EQ(s.position().fetch_offset, offset(55));
 }
 
+TEST(FollowerState, AnAnswerAfterABackoffMovesThePosition) {
+  // The request went out once the backoff ended; its records count.
+  follower_state s(1000);
+  s.start(leader_epoch(0), offset(0), std::nullopt);
+  s.on_error(error_code::not_leader_or_follower, 0);
+  ASSERT_TRUE(s.ready(1000));
+  EXPECT_TRUE(s.on_appended(offset(0), offset(40), leader_epoch(0), offset(40)));
+  EXPECT_EQ(s.position().fetch_offset, offset(40));
+  EXPECT_TRUE(s.ready(1000));
+}
+
 TEST(FollowerState, AnEmptyLogFetchesWithoutAnEpoch) {
   follower_state s(1000);
   s.start(leader_epoch(0), offset(0), std::nullopt);

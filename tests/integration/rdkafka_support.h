@@ -41,14 +41,15 @@ struct rd_handle {
   }
 };
 
-// CreateTopics with one partition, replication factor 1 and these configs.
+// CreateTopics with one partition, replication factor 1 (unless told) and these configs.
 inline std::string create_topic(uint16_t port, const std::string& name,
-                                const std::vector<std::pair<std::string, std::string>>& configs) {
+                                const std::vector<std::pair<std::string, std::string>>& configs,
+                                int replication_factor = 1) {
   char err[512];
   rd_handle h;
   h.rk = rd_kafka_new(RD_KAFKA_PRODUCER, rd_conf(port), err, sizeof err);
   if (!h.rk) return err;
-  rd_kafka_NewTopic_t* topic = rd_kafka_NewTopic_new(name.c_str(), 1, 1, err, sizeof err);
+  rd_kafka_NewTopic_t* topic = rd_kafka_NewTopic_new(name.c_str(), 1, replication_factor, err, sizeof err);
   for (const auto& [k, v] : configs) rd_kafka_NewTopic_set_config(topic, k.c_str(), v.c_str());
   rd_kafka_queue_t* q = rd_kafka_queue_new(h.rk);
   rd_kafka_CreateTopics(h.rk, &topic, 1, nullptr, q);
@@ -73,20 +74,28 @@ inline std::string create_topic(uint16_t port, const std::string& name,
 }
 
 // Produces (key, value) pairs in order, one request at a time, and returns
-// them with the offsets the broker gave them (offset -1: not delivered).
+// them with the offsets the broker gave them (offset -1: not delivered;
+// then `errors`, if given, gets the delivery error).
 inline std::vector<rd_record> produce_all(uint16_t port, const std::string& topic,
-                                          const std::vector<std::pair<std::string, std::string>>& messages) {
+                                          const std::vector<std::pair<std::string, std::string>>& messages,
+                                          const std::string& acks = "1",
+                                          std::vector<rd_kafka_resp_err_t>* errors = nullptr,
+                                          const std::map<std::string, std::string>& extra = {}) {
   struct delivered {
     std::vector<rd_record>* out;
   };
   std::vector<rd_record> out;
   for (const auto& [k, v] : messages) out.push_back({-1, k, v});
   char err[512];
-  rd_kafka_conf_t* conf = rd_conf(port, {{"max.in.flight.requests.per.connection", "1"}, {"acks", "1"},
-                                         {"linger.ms", "5"}});
-  rd_kafka_conf_set_dr_msg_cb(conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void*) {
+  std::map<std::string, std::string> settings{
+      {"max.in.flight.requests.per.connection", "1"}, {"acks", acks}, {"linger.ms", "5"}};
+  for (const auto& [k, v] : extra) settings[k] = v;
+  rd_kafka_conf_t* conf = rd_conf(port, settings);
+  rd_kafka_conf_set_opaque(conf, errors);
+  rd_kafka_conf_set_dr_msg_cb(conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
     auto* r = static_cast<rd_record*>(m->_private);
     if (!m->err) r->offset = m->offset;
+    else if (opaque) static_cast<std::vector<rd_kafka_resp_err_t>*>(opaque)->push_back(m->err);
   });
   rd_handle h;
   h.rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);

@@ -1,0 +1,314 @@
+#include "broker/replica/replica_fetcher.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "broker/run_on.h"
+#include "protocol/messages/fetch.h"
+#include "protocol/messages/list_offsets.h"
+#include "protocol/records/record_batch.h"
+
+namespace hw::broker {
+
+using perr = protocol::error_code;
+
+namespace {
+constexpr int16_t fetch_key = 1;
+constexpr int16_t fetch_version = 16;
+constexpr int16_t list_offsets_key = 2;
+constexpr int16_t list_offsets_version = 7;
+}  // namespace
+
+replica_fetcher::replica_fetcher(asio::any_io_executor executor, node_id self, node_id source, std::string host,
+                                 uint16_t port, fetcher_settings settings, std::function<int64_t()> broker_epoch,
+                                 std::function<int64_t()> now_ms)
+    : strand_(asio::make_strand(executor)),
+      self_(self),
+      source_(source),
+      host_(std::move(host)),
+      port_(port),
+      settings_(settings),
+      broker_epoch_(std::move(broker_epoch)),
+      now_ms_(std::move(now_ms)),
+      wake_(strand_, asio::steady_timer::time_point::max()) {
+  kafka_client_options o;
+  o.host = host_;
+  o.port = port_;
+  o.client_id = "broker-" + std::to_string(self.value) + "-fetcher-" + std::to_string(source.value);
+  client_ = kafka_client::create(strand_, o);
+}
+
+void replica_fetcher::start() {
+  asio::co_spawn(strand_, [self = shared_from_this()]() -> asio::awaitable<void> { co_await self->run(); },
+                 asio::detached);
+}
+
+void replica_fetcher::wake() { wake_.cancel(); }
+
+void replica_fetcher::add(std::shared_ptr<partition> p, storage::leader_epoch leader_epoch, storage::offset log_end,
+                          std::optional<storage::leader_epoch> latest_epoch) {
+  asio::post(strand_, [self = shared_from_this(), p = std::move(p), leader_epoch, log_end, latest_epoch]() mutable {
+    if (self->stopped_) return;
+    entry e{p, follower_state(self->settings_.backoff_ms), self->next_generation_++};
+    e.state.start(leader_epoch, log_end, latest_epoch);
+    self->partitions_.insert_or_assign(p->tp(), std::move(e));
+    self->size_.store(self->partitions_.size(), std::memory_order_relaxed);
+    self->wake();
+  });
+}
+
+asio::awaitable<void> replica_fetcher::remove(storage::topic_partition tp) {
+  co_await run_on(strand_, [&] {
+    partitions_.erase(tp);
+    size_.store(partitions_.size(), std::memory_order_relaxed);
+  });
+}
+
+void replica_fetcher::stop() {
+  asio::post(strand_, [self = shared_from_this()] {
+    self->stopped_ = true;
+    self->partitions_.clear();
+    self->client_->close();
+    self->wake();
+  });
+}
+
+asio::awaitable<void> replica_fetcher::run() {
+  while (!stopped_) {
+    const int64_t now = now_ms_();
+    // Partitions waiting for the leader's offsets are reset first.
+    std::vector<storage::topic_partition> resetting;
+    for (auto& [tp, e] : partitions_)
+      if (e.state.phase(now) == follower_phase::resetting) resetting.push_back(tp);
+    for (const auto& tp : resetting) co_await reset_offsets(tp);
+    if (stopped_) break;
+
+    bool any_ready = false;
+    int64_t next_retry = INT64_MAX;
+    for (auto& [tp, e] : partitions_) {
+      if (e.state.ready(now)) any_ready = true;
+      else if (e.state.phase(now) == follower_phase::delayed) next_retry = std::min(next_retry, e.state.retry_at_ms());
+    }
+    if (!any_ready) {
+      // Nothing to fetch: until a partition is added or a backoff ends.
+      if (next_retry == INT64_MAX) wake_.expires_at(asio::steady_timer::time_point::max());
+      else wake_.expires_after(std::chrono::milliseconds(std::max<int64_t>(next_retry - now, 1)));
+      boost::system::error_code ignored;
+      co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+      continue;
+    }
+    co_await fetch_once(now);
+  }
+}
+
+asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
+  protocol::msg::fetch_request request;
+  request.replica_id = -1;  // v15+: in replica_state
+  request.replica_state.replica_id = self_.value;
+  request.replica_state.replica_epoch = broker_epoch_();
+  request.max_wait_ms = settings_.max_wait_ms;
+  request.min_bytes = settings_.min_bytes;
+  request.max_bytes = settings_.response_max_bytes;
+  request.isolation_level = 0;
+  request.session_id = 0;
+  request.session_epoch = -1;  // no session: every request is full
+  struct sent {
+    storage::topic_partition tp;
+    uint64_t generation;
+    fetch_position position;
+  };
+  std::vector<sent> asked;
+  for (auto& [tp, e] : partitions_) {
+    if (!e.state.ready(now)) continue;
+    const fetch_position& pos = e.state.position();
+    const protocol::uuid& id = e.part->topic_id();
+    if (request.topics.empty() || request.topics.back().topic_id != id) request.topics.emplace_back().topic_id = id;
+    auto& fp = request.topics.back().partitions.emplace_back();
+    fp.partition = tp.partition;
+    fp.current_leader_epoch = pos.current_leader_epoch.value;
+    fp.fetch_offset = pos.fetch_offset.value;
+    fp.last_fetched_epoch = pos.last_fetched_epoch ? pos.last_fetched_epoch->value : -1;
+    fp.log_start_offset = e.part->log_start_offset().value;
+    fp.partition_max_bytes = settings_.partition_max_bytes;
+    asked.push_back({tp, e.generation, pos});
+  }
+  const auto timeout = settings_.request_timeout + std::chrono::milliseconds(settings_.max_wait_ms);
+  auto outcome = co_await client_->call<protocol::msg::fetch_response>(fetch_key, fetch_version, request, timeout);
+  if (stopped_) co_return;
+  const int64_t answered = now_ms_();
+  if (outcome.error || outcome.response.error_code != 0) {
+    if (outcome.error)
+      spdlog::debug("Fetch from broker {} ({}:{}) failed: {}", source_.value, host_, port_, outcome.error.message());
+    else
+      spdlog::warn("Fetch from broker {} failed: {}", source_.value,
+                   protocol::error_name(static_cast<perr>(outcome.response.error_code)));
+    for (const auto& a : asked) {
+      auto it = partitions_.find(a.tp);
+      if (it != partitions_.end() && it->second.generation == a.generation) it->second.state.on_request_failed(answered);
+    }
+    co_return;
+  }
+
+  int64_t max_lag = 0;
+  for (auto& topic : outcome.response.responses) {
+    for (auto& pd : topic.partitions) {
+      auto sent_it = std::find_if(asked.begin(), asked.end(), [&](const sent& a) {
+        auto e = partitions_.find(a.tp);
+        return e != partitions_.end() && e->second.part->topic_id() == topic.topic_id &&
+               a.tp.partition == pd.partition_index;
+      });
+      if (sent_it == asked.end()) continue;
+      auto it = partitions_.find(sent_it->tp);
+      // Removed or re-added while the request was out: not this answer's.
+      if (it == partitions_.end() || it->second.generation != sent_it->generation) continue;
+      entry& e = it->second;
+      std::shared_ptr<partition> p = e.part;
+      const perr err = static_cast<perr>(pd.error_code);
+      const storage::offset leader_hw(pd.high_watermark);
+      const storage::offset leader_start(pd.log_start_offset);
+      const storage::leader_epoch epoch = sent_it->position.current_leader_epoch;
+      if (err != perr::none) {
+        if (err != perr::offset_out_of_range)
+          spdlog::debug("Fetch of {} from broker {}: {}", storage::partition_dir_name(sent_it->tp), source_.value,
+                        protocol::error_name(err));
+        e.state.on_error(err, answered);
+        continue;
+      }
+      if (pd.diverging_epoch.epoch >= 0 || pd.diverging_epoch.end_offset >= 0) {
+        const diverging_epoch leader{storage::leader_epoch(pd.diverging_epoch.epoch),
+                                     storage::offset(pd.diverging_epoch.end_offset)};
+        struct cut_result {
+          std::error_code error;
+          bool applied = false;
+          storage::offset log_end;
+          std::optional<storage::leader_epoch> latest;
+        };
+        auto r = co_await run_on(p->strand(), [&] {
+          cut_result out;
+          if (p->removed() || p->is_leader() || p->leader_epoch() != epoch.value) return out;
+          const storage::epoch_end_offset local = p->end_offset_for(leader.epoch);
+          const truncation t = truncation_for_divergence(leader, local.epoch, local.end_offset, p->log_end_offset());
+          out.error = p->truncate(t, answered);
+          out.applied = true;
+          out.log_end = p->log_end_offset();
+          out.latest = p->latest_epoch();
+          return out;
+        });
+        if (r.error) {
+          spdlog::error("Cannot truncate {}: {}", storage::partition_dir_name(sent_it->tp), r.error.message());
+          e.state.on_storage_error();
+        } else if (r.applied) {
+          e.state.on_truncated(r.log_end, r.latest);
+        }
+        continue;
+      }
+      // Whole batches only: a response cut at its size limit may end in part of one.
+      const protocol::bytes_view records = pd.records.bytes();
+      size_t whole = 0;
+      {
+        protocol::record_batch_walker walker(records);
+        protocol::record_batch_view b;
+        while (walker.next(b)) {
+        }
+        whole = walker.position();
+      }
+      if (whole == 0) {
+        co_await run_on(p->strand(), [&] {
+          if (!p->removed() && !p->is_leader() && p->leader_epoch() == epoch.value)
+            p->follow_leader_offsets(leader_hw, leader_start, answered);
+        });
+        e.state.on_empty(leader_hw);
+        max_lag = std::max(max_lag, e.state.lag());
+        continue;
+      }
+      std::vector<uint8_t> copy(records.data(), records.data() + whole);
+      auto appended = co_await run_on(p->strand(), [&] {
+        return p->append_as_follower(epoch, std::span<uint8_t>(copy), leader_hw, leader_start, answered);
+      });
+      if (appended.error == storage::log_errc::unexpected_append_offset) {
+        // Not where this log ends (it changed under the fetcher): fetch
+        // again from the log end rather than give the partition up.
+        spdlog::warn("Fetched data for {} starts below its log end {}; fetching from there",
+                     storage::partition_dir_name(sent_it->tp), appended.log_end.value);
+        e.state.on_truncated(appended.log_end, appended.last_epoch);
+      } else if (appended.error) {
+        spdlog::error("Cannot append to {} what broker {} sent: {}", storage::partition_dir_name(sent_it->tp),
+                      source_.value, appended.error.message());
+        e.state.on_storage_error();
+      } else if (appended.applied) {
+        e.state.on_appended(sent_it->position.fetch_offset, appended.log_end, appended.last_epoch, leader_hw);
+        max_lag = std::max(max_lag, e.state.lag());
+      }
+    }
+  }
+  max_lag_.store(max_lag, std::memory_order_relaxed);
+}
+
+asio::awaitable<void> replica_fetcher::reset_offsets(const storage::topic_partition& tp) {
+  auto it = partitions_.find(tp);
+  if (it == partitions_.end()) co_return;
+  const uint64_t generation = it->second.generation;
+  std::shared_ptr<partition> p = it->second.part;
+  const storage::leader_epoch epoch = it->second.state.position().current_leader_epoch;
+  // The leader's latest (-1) and earliest (-2) offsets, asked as this replica.
+  protocol::msg::list_offsets_request request;
+  request.replica_id = self_.value;
+  auto& topic = request.topics.emplace_back();
+  topic.name = tp.topic;
+  // One request per timestamp: a partition appears once per request.
+  auto& part = topic.partitions.emplace_back();
+  part.partition_index = tp.partition;
+  part.current_leader_epoch = epoch.value;
+  auto ask = [&](int64_t ts) -> asio::awaitable<std::pair<perr, storage::offset>> {
+    topic.partitions[0].timestamp = ts;
+    auto out = co_await client_->call<protocol::msg::list_offsets_response>(list_offsets_key, list_offsets_version,
+                                                                            request, settings_.request_timeout);
+    if (out.error) co_return std::make_pair(perr::network_exception, storage::offset(-1));
+    for (const auto& t : out.response.topics)
+      for (const auto& pr : t.partitions)
+        if (pr.partition_index == tp.partition)
+          co_return std::make_pair(static_cast<perr>(pr.error_code), storage::offset(pr.offset));
+    co_return std::make_pair(perr::unknown_server_error, storage::offset(-1));
+  };
+  auto [latest_error, leader_end] = co_await ask(-1);
+  std::pair<perr, storage::offset> earliest{latest_error, storage::offset(-1)};
+  if (latest_error == perr::none) earliest = co_await ask(-2);
+  it = partitions_.find(tp);
+  if (stopped_ || it == partitions_.end() || it->second.generation != generation) co_return;
+  const int64_t answered = now_ms_();
+  if (earliest.first != perr::none) {
+    it->second.state.on_error(earliest.first == perr::offset_out_of_range ? perr::unknown_server_error
+                                                                               : earliest.first,
+                              answered);
+    co_return;
+  }
+  struct reset_result {
+    std::error_code error;
+    bool applied = false;
+    storage::offset fetch_offset;
+    std::optional<storage::leader_epoch> latest;
+  };
+  const storage::offset leader_start = earliest.second;
+  auto r = co_await run_on(p->strand(), [&] {
+    reset_result out;
+    if (p->removed() || p->is_leader() || p->leader_epoch() != epoch.value) return out;
+    const reset_decision d = reset_after_out_of_range(leader_end, leader_start, p->log_end_offset());
+    out.error = p->truncate(d.cut, answered);
+    out.applied = true;
+    out.fetch_offset = d.fetch_offset;
+    out.latest = p->latest_epoch();
+    return out;
+  });
+  if (r.error) {
+    spdlog::error("Cannot truncate {}: {}", storage::partition_dir_name(tp), r.error.message());
+    it->second.state.on_storage_error();
+  } else if (r.applied) {
+    spdlog::info("Reset fetch offset for partition {} to {} (the leader's log is [{}, {}))",
+                 storage::partition_dir_name(tp), r.fetch_offset.value, leader_start.value, leader_end.value);
+    it->second.state.on_reset(r.fetch_offset, r.latest, leader_end);
+  }
+}
+
+}  // namespace hw::broker

@@ -1,0 +1,191 @@
+// Replicated partitions on three combined nodes (broker and controller in
+// each, as in a three-broker docker-compose file), replication factor 3 and
+// min.insync.replicas=2: followers fetch the leader's log and end
+// byte-identical; a stopped follower leaves the ISR while acks=all writes go
+// on and rejoins when it is back; a killed leader is replaced from the ISR
+// with every acknowledged record kept.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "broker_process.h"
+#include "protocol/messages/metadata.h"
+#include "raw_requests.h"
+#include "rdkafka_support.h"
+
+namespace hw::testing {
+namespace {
+
+using namespace rdk;
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::pair<std::string, std::string>> messages(const std::string& prefix, int n) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int i = 0; i < n; ++i) out.emplace_back(prefix + std::to_string(i), "value-" + prefix + std::to_string(i));
+  return out;
+}
+
+struct partition_view {
+  int32_t leader = -1;
+  int32_t leader_epoch = -1;
+  std::vector<int32_t> replicas;
+  std::vector<int32_t> isr;
+};
+
+class ReplicationIT : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("CLUSTER_ID", "ReplicationITclusterAA", 1);
+    std::vector<broker_process*> all;
+    for (int i = 0; i < 3; ++i) {
+      nodes.push_back(std::make_unique<broker_process>());
+      all.push_back(nodes.back().get());
+    }
+    auto chosen = start_on_fresh_ports(3, [&](const std::vector<uint16_t>& ports) {
+      controller_ports = ports;
+      voters.clear();
+      for (int i = 0; i < 3; ++i) voters += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports[i]);
+      std::vector<std::thread> starting;
+      std::vector<int> started(3, 0);
+      for (int i = 0; i < 3; ++i) starting.emplace_back([&, i] { started[i] = start_node(i); });
+      for (auto& t : starting) t.join();
+      return started_or_port_taken(started[0] && started[1] && started[2], all);
+    });
+    ASSERT_TRUE(chosen) << logs();
+  }
+  void TearDown() override { unsetenv("CLUSTER_ID"); }
+
+  bool start_node(int i) {
+    return nodes[i]->start({"--override", "node.id=" + std::to_string(i + 1), "--override",
+                            "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" +
+                                std::to_string(controller_ports[i]),
+                            "--override", "controller.listener.names=CONTROLLER", "--override",
+                            "controller.quorum.voters=" + voters, "--override", "min.insync.replicas=2",
+                            "--override", "replica.lag.time.max.ms=3000", "--override",
+                            "broker.session.timeout.ms=4000", "--override", "broker.heartbeat.interval.ms=500"},
+                           60s);
+  }
+
+  std::string logs() const {
+    std::string out;
+    for (size_t i = 0; i < nodes.size(); ++i) out += "---- node " + std::to_string(i + 1) + " ----\n" + nodes[i]->log();
+    return out;
+  }
+
+  // The partition as node i's metadata has it.
+  std::optional<partition_view> view(int i, const std::string& topic) {
+    raw_client client(nodes[i]->port());
+    auto resp = client.metadata(std::vector<std::string>{topic});
+    if (!resp || resp->topics.size() != 1 || resp->topics[0].partitions.size() != 1) return std::nullopt;
+    const auto& p = resp->topics[0].partitions[0];
+    if (p.error_code != 0 && p.error_code != 9) return std::nullopt;  // 9: REPLICA_NOT_AVAILABLE, ISR still shown
+    return partition_view{p.leader_id, p.leader_epoch, p.replica_nodes, p.isr_nodes};
+  }
+  bool isr_is(int via, const std::string& topic, std::set<int32_t> expected) {
+    auto v = view(via, topic);
+    return v && std::set<int32_t>(v->isr.begin(), v->isr.end()) == expected;
+  }
+
+  std::filesystem::path segment(int i, const std::string& topic) const {
+    return std::filesystem::path(nodes[i]->dir()) / "data" / (topic + "-0") / "00000000000000000000.log";
+  }
+  bool segments_identical(const std::string& topic) const {
+    const std::string first = read_file(segment(0, topic));
+    return !first.empty() && read_file(segment(1, topic)) == first && read_file(segment(2, topic)) == first;
+  }
+
+  // Creates the topic (RF 3) and waits until every replica is in the ISR.
+  void create_replicated(const std::string& topic) {
+    ASSERT_EQ(create_topic(nodes[0]->port(), topic, {}, 3), "") << logs();
+    ASSERT_TRUE(wait_until([&] { return isr_is(0, topic, {1, 2, 3}); }, 20s)) << logs();
+  }
+
+  std::vector<uint16_t> controller_ports;
+  std::string voters;
+  std::vector<std::unique_ptr<broker_process>> nodes;
+};
+
+TEST_F(ReplicationIT, AcksAllWritesReachEveryReplicaAndTheLogsEndIdentical) {
+  create_replicated("replicated");
+  auto v = view(0, "replicated");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->replicas.size(), 3u);
+  auto produced = produce_all(nodes[1]->port(), "replicated", messages("a", 50), "all");
+  for (const auto& r : produced) ASSERT_GE(r.offset, 0) << logs();
+  // Pull replication: the followers' segment files become the leader's, byte for byte.
+  EXPECT_TRUE(wait_until([&] { return segments_identical("replicated"); }, 20s)) << logs();
+  auto read = read_from_beginning(nodes[2]->port(), "replicated", 50);
+  ASSERT_EQ(read.size(), 50u);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(read[i].key, "a" + std::to_string(i));
+}
+
+TEST_F(ReplicationIT, AStoppedFollowerLeavesTheIsrWhileWritesGoOnAndRejoinsWhenBack) {
+  create_replicated("shrink");
+  auto v = view(0, "shrink");
+  ASSERT_TRUE(v);
+  const int leader = v->leader;
+  const int follower = leader % 3 + 1;  // another node
+  const int other = 6 - leader - follower;
+  ASSERT_EQ(nodes[follower - 1]->stop(SIGKILL), -SIGKILL);
+  ASSERT_TRUE(wait_until([&] { return isr_is(leader - 1, "shrink", {leader, other}); }, 20s)) << logs();
+  EXPECT_NE(nodes[leader - 1]->log().find("Shrinking ISR from"), std::string::npos) << logs();
+  // Two in the ISR, min.insync.replicas=2: acks=all writes go on.
+  auto produced = produce_all(nodes[leader - 1]->port(), "shrink", messages("b", 30), "all");
+  for (const auto& r : produced) ASSERT_GE(r.offset, 0) << logs();
+  // Back: it catches up from where it stopped and rejoins.
+  ASSERT_TRUE(start_node(follower - 1)) << logs();
+  ASSERT_TRUE(wait_until([&] { return isr_is(leader - 1, "shrink", {1, 2, 3}); }, 30s)) << logs();
+  EXPECT_TRUE(wait_until([&] { return segments_identical("shrink"); }, 20s)) << logs();
+}
+
+TEST_F(ReplicationIT, AKilledLeaderIsReplacedFromTheIsrAndNoAcknowledgedRecordIsLost) {
+  create_replicated("failover");
+  auto v = view(0, "failover");
+  ASSERT_TRUE(v);
+  const int old_leader = v->leader;
+  const int survivor = old_leader % 3 + 1;
+  auto first = produce_all(nodes[survivor - 1]->port(), "failover", messages("c", 40), "all");
+  for (const auto& r : first) ASSERT_GE(r.offset, 0) << logs();
+  ASSERT_EQ(nodes[old_leader - 1]->stop(SIGKILL), -SIGKILL);
+  std::optional<partition_view> after;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        after = view(survivor - 1, "failover");
+        return after && after->leader > 0 && after->leader != old_leader && after->leader_epoch > v->leader_epoch;
+      },
+      30s))
+      << logs();
+  // Every acknowledged record is on the new leader, and it takes acks=all writes.
+  auto second = produce_all(nodes[survivor - 1]->port(), "failover", messages("d", 40), "all");
+  for (const auto& r : second) ASSERT_GE(r.offset, 0) << logs();
+  auto read = read_from_beginning(nodes[after->leader - 1]->port(), "failover", 80);
+  ASSERT_EQ(read.size(), 80u) << logs();
+  for (int i = 0; i < 80; ++i) ASSERT_EQ(read[i].offset, i) << logs();
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(read[i].key, "c" + std::to_string(i));
+    EXPECT_EQ(read[40 + i].key, "d" + std::to_string(i));
+  }
+  // The old leader comes back as a follower of the new epoch and catches up.
+  ASSERT_TRUE(start_node(old_leader - 1)) << logs();
+  ASSERT_TRUE(wait_until([&] { return isr_is(after->leader - 1, "failover", {1, 2, 3}); }, 30s)) << logs();
+  EXPECT_TRUE(wait_until([&] { return segments_identical("failover"); }, 20s)) << logs();
+}
+
+}  // namespace
+}  // namespace hw::testing
