@@ -187,5 +187,75 @@ TEST_F(ReplicationIT, AKilledLeaderIsReplacedFromTheIsrAndNoAcknowledgedRecordIs
   EXPECT_TRUE(wait_until([&] { return segments_identical("failover"); }, 20s)) << logs();
 }
 
+// Seed 000's divergence: the leader appends records no follower has
+// (acks=1 while both followers are stopped), dies, and another replica
+// leads at a new epoch and takes writes. Back, the old leader learns from
+// a DivergingEpoch where its history parts, truncates its unreplicated
+// tail (logged), and ends byte-identical with the others; its
+// leader-epoch-checkpoint names both epochs.
+TEST_F(ReplicationIT, AnOldLeaderTruncatesWhatOnlyItHadAndEndsIdentical) {
+  create_replicated("diverge");
+  auto v = view(0, "diverge");
+  ASSERT_TRUE(v);
+  const int old_leader = v->leader;
+  const int a = old_leader % 3 + 1;
+  const int b = 6 - old_leader - a;
+  auto first = produce_all(nodes[a - 1]->port(), "diverge", messages("e", 20), "all");
+  for (const auto& r : first) ASSERT_GE(r.offset, 0) << logs();
+  ASSERT_TRUE(wait_until([&] { return segments_identical("diverge"); }, 20s)) << logs();
+
+  // Both followers frozen: the leader alone appends what acks=1 sends. A
+  // fetch each follower had parked at the leader is answered by the first
+  // append (into a socket the frozen follower reads later), so one record
+  // goes first on its own; what follows it reaches no follower.
+  ::kill(nodes[a - 1]->pid(), SIGSTOP);
+  ::kill(nodes[b - 1]->pid(), SIGSTOP);
+  auto parked = produce_all(nodes[old_leader - 1]->port(), "diverge", messages("s", 1), "1");
+  ASSERT_EQ(parked[0].offset, 20) << logs();
+  auto lonely = produce_all(nodes[old_leader - 1]->port(), "diverge", messages("x", 9), "1");
+  for (const auto& r : lonely) ASSERT_GE(r.offset, 21) << logs();
+  ASSERT_EQ(nodes[old_leader - 1]->stop(SIGKILL), -SIGKILL);
+  ::kill(nodes[a - 1]->pid(), SIGCONT);
+  ::kill(nodes[b - 1]->pid(), SIGCONT);
+
+  std::optional<partition_view> after;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        after = view(a - 1, "diverge");
+        return after && after->leader > 0 && after->leader != old_leader && after->leader_epoch > v->leader_epoch;
+      },
+      40s))
+      << logs();
+  const int new_leader = after->leader;
+  auto second = produce_all(nodes[a - 1]->port(), "diverge", messages("f", 15), "all");
+  for (const auto& r : second) ASSERT_GE(r.offset, 20) << logs();
+  // Where the new leader's epoch starts: 20, or 21 with the parked record.
+  const std::string new_checkpoint =
+      read_file(std::filesystem::path(nodes[new_leader - 1]->dir()) / "data" / "diverge-0" / "leader-epoch-checkpoint");
+  const std::string epoch_line = std::to_string(after->leader_epoch) + " ";
+  const auto at = new_checkpoint.find("\n" + epoch_line);
+  ASSERT_NE(at, std::string::npos) << new_checkpoint;
+  const int start = std::stoi(new_checkpoint.substr(at + 1 + epoch_line.size()));
+  ASSERT_TRUE(start == 20 || start == 21) << new_checkpoint;
+
+  ASSERT_TRUE(start_node(old_leader - 1)) << logs();
+  ASSERT_TRUE(wait_until([&] { return isr_is(a - 1, "diverge", {1, 2, 3}); }, 40s)) << logs();
+  ASSERT_TRUE(wait_until([&] { return segments_identical("diverge"); }, 20s)) << logs();
+  EXPECT_NE(nodes[old_leader - 1]->log().find("Truncating partition diverge-0 to offset " + std::to_string(start)),
+            std::string::npos)
+      << logs();
+  // The old leader's epoch cache: epoch 0 from offset 0, the new epoch from `start`.
+  const auto checkpoint =
+      read_file(std::filesystem::path(nodes[old_leader - 1]->dir()) / "data" / "diverge-0" / "leader-epoch-checkpoint");
+  EXPECT_NE(checkpoint.find("\n0 0\n"), std::string::npos) << checkpoint;
+  EXPECT_NE(checkpoint.find("\n" + epoch_line + std::to_string(start) + "\n"), std::string::npos) << checkpoint;
+  // Acknowledged: every e and f record; the unreplicated x records are gone.
+  const int total = start + 15;
+  auto read = read_from_beginning(nodes[a - 1]->port(), "diverge", total);
+  ASSERT_EQ(read.size(), static_cast<size_t>(total)) << logs();
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(read[i].key, "e" + std::to_string(i));
+  for (int i = 0; i < 15; ++i) EXPECT_EQ(read[start + i].key, "f" + std::to_string(i));
+}
+
 }  // namespace
 }  // namespace hw::testing
