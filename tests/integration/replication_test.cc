@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "broker_process.h"
+#include "protocol/messages/alter_partition.h"
 #include "protocol/messages/metadata.h"
 #include "raw_requests.h"
 #include "rdkafka_support.h"
@@ -255,6 +256,99 @@ TEST_F(ReplicationIT, AnOldLeaderTruncatesWhatOnlyItHadAndEndsIdentical) {
   ASSERT_EQ(read.size(), static_cast<size_t>(total)) << logs();
   for (int i = 0; i < 20; ++i) EXPECT_EQ(read[i].key, "e" + std::to_string(i));
   for (int i = 0; i < 15; ++i) EXPECT_EQ(read[start + i].key, "f" + std::to_string(i));
+}
+
+// A replica's Fetch v16 (topics by id, ReplicaState) of partition 0.
+msg::fetch_request replica_fetch(const protocol::uuid& topic_id, int32_t replica, int64_t broker_epoch, int64_t offset,
+                                 int32_t current_leader_epoch) {
+  msg::fetch_request req;
+  req.replica_state.replica_id = replica;
+  req.replica_state.replica_epoch = broker_epoch;
+  req.max_wait_ms = 0;
+  req.min_bytes = 1;
+  req.session_id = 0;
+  req.session_epoch = -1;
+  auto& t = req.topics.emplace_back();
+  t.topic_id = topic_id;
+  auto& p = t.partitions.emplace_back();
+  p.partition = 0;
+  p.current_leader_epoch = current_leader_epoch;
+  p.fetch_offset = offset;
+  p.partition_max_bytes = 1 << 20;
+  return req;
+}
+
+// Replica requests that do not fit get Kafka's errors, and change nothing:
+// a Fetch from a broker that is not a replica, from an earlier incarnation
+// (stale broker epoch), for an unknown topic id, beyond the log end; an
+// AlterPartition with a stale partition epoch.
+TEST_F(ReplicationIT, BadReplicaRequestsGetKafkasErrorsAndChangeNothing) {
+  create_replicated("bad");
+  auto produced = produce_all(nodes[0]->port(), "bad", messages("g", 5), "all");
+  for (const auto& r : produced) ASSERT_GE(r.offset, 0) << logs();
+  auto v = view(0, "bad");
+  ASSERT_TRUE(v);
+  const int leader = v->leader;
+  const int follower = leader % 3 + 1;
+  raw_client client(nodes[leader - 1]->port());
+  auto md = client.metadata(std::vector<std::string>{"bad"});
+  ASSERT_TRUE(md && md->topics.size() == 1);
+  const protocol::uuid topic_id = md->topics[0].topic_id;
+
+  auto fetch_error = [&](const msg::fetch_request& req) -> int {
+    auto resp = client.call<msg::fetch_response>(1, 16, req);
+    if (!resp || resp->responses.size() != 1 || resp->responses[0].partitions.size() != 1) return -1000;
+    return resp->responses[0].partitions[0].error_code;
+  };
+  // Not a replica: unknown at this epoch, or (no epoch given) not a follower.
+  EXPECT_EQ(fetch_error(replica_fetch(topic_id, 7, -1, 0, v->leader_epoch)), 75);  // UNKNOWN_LEADER_EPOCH
+  EXPECT_EQ(fetch_error(replica_fetch(topic_id, 7, -1, 0, -1)), 6);                 // NOT_LEADER_OR_FOLLOWER
+  // A broker epoch older than the follower's registration.
+  EXPECT_EQ(fetch_error(replica_fetch(topic_id, follower, 0, 0, v->leader_epoch)), 6);
+  // A topic id nobody knows.
+  protocol::uuid unknown;
+  unknown.bytes[0] = 0x5a;
+  unknown.bytes[15] = 0xa5;
+  EXPECT_EQ(fetch_error(replica_fetch(unknown, follower, -1, 0, v->leader_epoch)), 100);  // UNKNOWN_TOPIC_ID
+  // Beyond the log end.
+  EXPECT_EQ(fetch_error(replica_fetch(topic_id, follower, -1, 1000, v->leader_epoch)), 1);  // OFFSET_OUT_OF_RANGE
+
+  // AlterPartition from the real leader with its real broker epoch, but a
+  // partition epoch older than the controller's.
+  const std::string log = nodes[leader - 1]->log();
+  const std::string marker = "Registered broker " + std::to_string(leader) + " with broker epoch ";
+  const auto at = log.rfind(marker);
+  ASSERT_NE(at, std::string::npos) << log;
+  const int64_t broker_epoch = std::stoll(log.substr(at + marker.size()));
+  msg::alter_partition_request alter;
+  alter.broker_id = leader;
+  alter.broker_epoch = broker_epoch;
+  auto& topic = alter.topics.emplace_back();
+  topic.topic_id = topic_id;
+  auto& pd = topic.partitions.emplace_back();
+  pd.partition_index = 0;
+  pd.leader_epoch = v->leader_epoch;
+  pd.partition_epoch = -1;
+  pd.new_isr_with_epochs.push_back({leader, broker_epoch, {}});
+  std::optional<int> partition_error;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        for (int i = 0; i < 3 && !partition_error; ++i) {
+          raw_client controller(controller_ports[i]);
+          auto resp = controller.call<msg::alter_partition_response>(56, 3, alter);
+          if (!resp || resp->error_code == 41) continue;  // NOT_CONTROLLER: ask the next
+          if (resp->topics.size() == 1 && resp->topics[0].partitions.size() == 1)
+            partition_error = resp->topics[0].partitions[0].error_code;
+        }
+        return partition_error.has_value();
+      },
+      10s))
+      << logs();
+  EXPECT_EQ(*partition_error, 95);  // INVALID_UPDATE_VERSION
+
+  // Nothing moved: the ISR is whole and the log holds the five records.
+  EXPECT_TRUE(isr_is(leader - 1, "bad", {1, 2, 3})) << logs();
+  EXPECT_EQ(read_from_beginning(nodes[leader - 1]->port(), "bad", 5).size(), 5u);
 }
 
 }  // namespace
