@@ -65,8 +65,18 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
     }
   }
   std::set<std::string> reconfigured;
-  for (const auto& r : delta.changed_configs())
+  bool broker_configs_changed = false;
+  for (const auto& r : delta.changed_configs()) {
     if (r.type == controller::config_resource_type::topic) reconfigured.insert(r.name);
+    // The cluster-wide defaults or this broker's dynamic configs: every
+    // topic's effective settings may follow them (min.insync.replicas,
+    // retention, ...).
+    if (r.type == controller::config_resource_type::broker &&
+        (r.name.empty() || r.name == std::to_string(replicas_.self())))
+      broker_configs_changed = true;
+  }
+  if (broker_configs_changed)
+    for (const auto& [name, id] : before->topics_by_name) reconfigured.insert(name);
   if (batch.snapshot)
     for (const auto& [name, id] : before->topics_by_name) reconfigured.insert(name);
   auto after = delta.apply(batch.last_offset(), batch.epoch);

@@ -20,6 +20,7 @@
 
 #include "broker_process.h"
 #include "protocol/messages/alter_partition.h"
+#include "protocol/messages/incremental_alter_configs.h"
 #include "protocol/messages/metadata.h"
 #include "raw_requests.h"
 #include "rdkafka_support.h"
@@ -256,6 +257,46 @@ TEST_F(ReplicationIT, AnOldLeaderTruncatesWhatOnlyItHadAndEndsIdentical) {
   ASSERT_EQ(read.size(), static_cast<size_t>(total)) << logs();
   for (int i = 0; i < 20; ++i) EXPECT_EQ(read[i].key, "e" + std::to_string(i));
   for (int i = 0; i < 15; ++i) EXPECT_EQ(read[start + i].key, "f" + std::to_string(i));
+}
+
+// A cluster-wide dynamic min.insync.replicas (kafka-configs --entity-type
+// brokers --entity-default) reaches the partitions' leaders: with two
+// replicas in the ISR, acks=all is accepted at 2 and refused at 3
+// (NOT_ENOUGH_REPLICAS, before the append: the log does not grow).
+TEST_F(ReplicationIT, AClusterWideMinIsrChangeReachesTheLeaders) {
+  create_replicated("minisr");
+  auto v = view(0, "minisr");
+  ASSERT_TRUE(v);
+  const int leader = v->leader;
+  const int follower = leader % 3 + 1;
+  const int other = 6 - leader - follower;
+  ASSERT_EQ(nodes[follower - 1]->stop(SIGKILL), -SIGKILL);
+  ASSERT_TRUE(wait_until([&] { return isr_is(leader - 1, "minisr", {leader, other}); }, 20s)) << logs();
+  raw_client client(nodes[leader - 1]->port());
+  auto produce = [&] {
+    auto r = client.produce("minisr", 0, simple_batch(1), -1);
+    return r ? static_cast<int>(r->error_code) : -1000;
+  };
+  EXPECT_EQ(produce(), 0);
+
+  msg::incremental_alter_configs_request req;
+  auto& resource = req.resources.emplace_back();
+  resource.resource_type = 4;  // BROKER
+  resource.resource_name = "";  // the cluster-wide default
+  auto& c = resource.configs.emplace_back();
+  c.name = "min.insync.replicas";
+  c.config_operation = 0;  // SET
+  c.value = "3";
+  auto altered = client.call<msg::incremental_alter_configs_response>(44, 1, req);
+  ASSERT_TRUE(altered && altered->responses.size() == 1);
+  ASSERT_EQ(altered->responses[0].error_code, 0) << altered->responses[0].error_message.value_or("");
+  ASSERT_TRUE(wait_until([&] { return produce() == 19; }, 10s)) << logs();  // NOT_ENOUGH_REPLICAS
+  EXPECT_EQ(read_from_beginning(nodes[leader - 1]->port(), "minisr", 1).size(), 1u);
+
+  c.value = "2";
+  altered = client.call<msg::incremental_alter_configs_response>(44, 1, req);
+  ASSERT_TRUE(altered && altered->responses.size() == 1 && altered->responses[0].error_code == 0);
+  EXPECT_TRUE(wait_until([&] { return produce() == 0; }, 10s)) << logs();
 }
 
 // A replica's Fetch v16 (topics by id, ReplicaState) of partition 0.
