@@ -29,8 +29,6 @@ produce_limits produce_limits_for(const controller::metadata_image& image, std::
   produce_limits l;
   l.max_message_bytes =
       parse_number<int32_t>(topic_override(image, topic, "max.message.bytes")).value_or(config.message_max_bytes);
-  l.min_insync_replicas = parse_number<int32_t>(topic_override(image, topic, "min.insync.replicas"))
-                              .value_or(config.min_insync_replicas);
   l.timestamp_before_max_ms = parse_number<int64_t>(topic_override(image, topic, "message.timestamp.before.max.ms"))
                                   .value_or(config.get_int("log.message.timestamp.before.max.ms"));
   l.timestamp_after_max_ms = parse_number<int64_t>(topic_override(image, topic, "message.timestamp.after.max.ms"))

@@ -245,7 +245,7 @@ asio::awaitable<void> check_on_strand(const broker_services& s, partition_slot& 
     }
     slot.checked_error = p->check_leader_epoch(current_epoch, true);
     if (slot.checked_error != error_code::none) return;
-    if (follower != no_node && !p->role().is_replica(follower)) {
+    if (follower != no_node && !p->is_replica(follower)) {
       // Known at this epoch (a reassignment's new replica) or not at all.
       slot.checked_error = current_epoch >= 0 ? error_code::unknown_leader_epoch : error_code::not_leader_or_follower;
       return;

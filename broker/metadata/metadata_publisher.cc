@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "config/topic_configs_layers.h"
+#include "config/topic_configs_values.h"
 #include "controller/metadata/delta.h"
 #include "storage/topic_log_config.h"
 
@@ -138,26 +139,13 @@ storage::log_config metadata_publisher::log_config_for(const controller::metadat
   config::config_map this_broker;
   if (const auto* c = image.config({controller::config_resource_type::broker, std::to_string(replicas_.self())}))
     for (const auto& [k, v] : *c) this_broker.emplace(k, v);
-  const config::broker_config_layers layers(config_, std::move(cluster_defaults), std::move(this_broker));
+  const config::topic_config_values values = config::effective_topic_configs(
+      overrides, config::broker_config_layers(config_, std::move(cluster_defaults), std::move(this_broker)));
   if (leader) {
-    // The topic's min.insync.replicas over the broker's layers, and the
-    // broker's replica.lag.time.max.ms (dynamic values included).
-    auto number = [](const std::optional<std::string>& text, int64_t fallback) {
-      if (!text) return fallback;
-      try {
-        return static_cast<int64_t>(std::stoll(*text));
-      } catch (...) {
-        return fallback;
-      }
-    };
-    auto topic_min_isr = overrides.find("min.insync.replicas");
-    leader->min_insync_replicas = static_cast<int32_t>(
-        number(topic_min_isr != overrides.end() ? std::optional<std::string>(topic_min_isr->second)
-                                                : layers.current_text("min.insync.replicas"),
-               1));
-    leader->replica_lag_time_max_ms = number(layers.current_text("replica.lag.time.max.ms"), 30'000);
+    leader->min_insync_replicas = static_cast<int32_t>(values.get_int("min.insync.replicas"));
+    leader->replica_lag_time_max_ms = config_.get_int("replica.lag.time.max.ms");  // read-only in Kafka
   }
-  return storage::make_log_config(overrides, layers);
+  return storage::make_log_config(values);
 }
 
 std::vector<partition_update> metadata_publisher::partition_updates(const controller::metadata_image& before,

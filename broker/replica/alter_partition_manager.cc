@@ -1,6 +1,6 @@
 #include "broker/replica/alter_partition_manager.h"
 
-#include <algorithm>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -105,11 +105,13 @@ asio::awaitable<void> alter_partition_manager::send_all() {
                    protocol::error_name(static_cast<protocol::error_code>(response.error_code)));
       retry = std::move(batch);
     } else {
+      std::map<std::pair<protocol::uuid, int32_t>, storage::topic_partition> by_id;
+      for (const auto& [tp, q] : batch) by_id.emplace(std::make_pair(q.part->topic_id(), tp.partition), tp);
       for (const auto& topic : response.topics) {
         for (const auto& pr : topic.partitions) {
-          auto it = std::find_if(batch.begin(), batch.end(), [&](const auto& e) {
-            return e.second.part->topic_id() == topic.topic_id && e.first.partition == pr.partition_index;
-          });
+          auto named = by_id.find(std::make_pair(topic.topic_id, pr.partition_index));
+          if (named == by_id.end()) continue;
+          auto it = batch.find(named->second);
           if (it == batch.end()) continue;
           alter_partition_answer answer;
           answer.error = static_cast<protocol::error_code>(pr.error_code);

@@ -28,11 +28,8 @@ int32_t fetcher_manager::index_of(const storage::topic_partition& tp) const {
   return static_cast<int32_t>(h % static_cast<uint32_t>(fetchers_per_source_));
 }
 
-asio::awaitable<bool> fetcher_manager::follow(std::shared_ptr<partition> p, node_id leader,
-                                              storage::leader_epoch leader_epoch,
-                                              const controller::metadata_image& image) {
-  const storage::topic_partition tp = p->tp();
-  co_await unfollow(tp);
+asio::awaitable<void> fetcher_manager::hand_over(const std::shared_ptr<replica_fetcher>& fetcher,
+                                                 std::shared_ptr<partition> p, storage::leader_epoch leader_epoch) {
   // Where to start: the log end and the epoch of its last batch, read on
   // the partition's strand (the epoch cache is its writer's).
   struct start_point {
@@ -41,6 +38,14 @@ asio::awaitable<bool> fetcher_manager::follow(std::shared_ptr<partition> p, node
   };
   const start_point start =
       co_await run_on(p->strand(), [&] { return start_point{p->log_end_offset(), p->latest_epoch()}; });
+  fetcher->add(std::move(p), leader_epoch, start.log_end, start.latest);
+}
+
+asio::awaitable<bool> fetcher_manager::follow(std::shared_ptr<partition> p, node_id leader,
+                                              storage::leader_epoch leader_epoch,
+                                              const controller::metadata_image& image) {
+  const storage::topic_partition tp = p->tp();
+  co_await unfollow(tp);
   const controller::broker_registration* b = image.broker(leader.value);
   const controller::broker_endpoint* ep = b ? b->endpoint(listener_) : nullptr;
   if (!ep && b && !b->endpoints.empty()) ep = &b->endpoints.front();
@@ -48,6 +53,7 @@ asio::awaitable<bool> fetcher_manager::follow(std::shared_ptr<partition> p, node
   const key k{leader.value, index_of(tp)};
   std::shared_ptr<replica_fetcher> fetcher;
   std::shared_ptr<replica_fetcher> replaced;
+  std::vector<assignment> moved;  // the replaced fetcher's other partitions
   {
     std::lock_guard lock(mutex_);
     auto it = fetchers_.find(k);
@@ -55,6 +61,8 @@ asio::awaitable<bool> fetcher_manager::follow(std::shared_ptr<partition> p, node
       replaced = it->second;
       fetchers_.erase(it);
       it = fetchers_.end();
+      for (const auto& [other, a] : assigned_)
+        if (a.fetcher == k) moved.push_back(a);
     }
     if (it == fetchers_.end()) {
       fetcher = std::make_shared<replica_fetcher>(executor_, self_, leader, ep->host, ep->port, settings_,
@@ -65,17 +73,13 @@ asio::awaitable<bool> fetcher_manager::follow(std::shared_ptr<partition> p, node
     } else {
       fetcher = it->second;
     }
-    assigned_[tp] = k;
+    assigned_[tp] = assignment{k, p, leader_epoch};
   }
-  if (replaced) {
-    // The leader moved: its other partitions follow it to the new fetcher
-    // when their next role arrives; until then they are not fetched.
-    replaced->stop();
-    std::lock_guard lock(mutex_);
-    for (auto it = assigned_.begin(); it != assigned_.end();)
-      it = (it->second == k && it->first != tp) ? assigned_.erase(it) : std::next(it);
-  }
-  fetcher->add(std::move(p), leader_epoch, start.log_end, start.latest);
+  // The leader is at a new endpoint (it restarted on another port): its
+  // other partitions move to the new fetcher, each from its log end.
+  if (replaced) replaced->stop();
+  for (auto& a : moved) co_await hand_over(fetcher, a.part, a.leader_epoch);
+  co_await hand_over(fetcher, std::move(p), leader_epoch);
   co_return true;
 }
 
@@ -85,7 +89,7 @@ asio::awaitable<void> fetcher_manager::unfollow(const storage::topic_partition& 
     std::lock_guard lock(mutex_);
     auto it = assigned_.find(tp);
     if (it == assigned_.end()) co_return;
-    auto f = fetchers_.find(it->second);
+    auto f = fetchers_.find(it->second.fetcher);
     if (f != fetchers_.end()) fetcher = f->second;
     assigned_.erase(it);
   }
@@ -97,7 +101,7 @@ asio::awaitable<void> fetcher_manager::unfollow(const storage::topic_partition& 
     for (auto it = fetchers_.begin(); it != fetchers_.end(); ++it) {
       if (it->second != fetcher) continue;
       const bool still_used = std::any_of(assigned_.begin(), assigned_.end(),
-                                          [&](const auto& a) { return a.second == it->first; });
+                                          [&](const auto& a) { return a.second.fetcher == it->first; });
       if (!still_used) {
         spdlog::info("Stopped replica fetcher {} for broker {}", it->first.index, it->first.source);
         it->second->stop();

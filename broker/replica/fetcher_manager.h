@@ -5,7 +5,8 @@
 // name), reaching the leader at its endpoint on the inter-broker listener as
 // the metadata image has it. Fetchers start on their first partition and
 // stop with their last; a leader that moved to another endpoint (it
-// restarted on another port) gets a new fetcher.
+// restarted on another port) gets a new fetcher, and every partition of the
+// old one moves to it.
 //
 // Ownership and threads: owned by the node; follow/unfollow are called by
 // the replica manager on the publisher strand (a leaf mutex guards the maps
@@ -18,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "broker/asio.h"
 #include "broker/replica/partition.h"
@@ -54,7 +56,15 @@ class fetcher_manager {
     int32_t index;
     auto operator<=>(const key&) const = default;
   };
+  // A followed partition: its fetcher and the epoch it follows at.
+  struct assignment {
+    key fetcher;
+    std::shared_ptr<partition> part;
+    storage::leader_epoch leader_epoch;
+  };
   int32_t index_of(const storage::topic_partition& tp) const;
+  asio::awaitable<void> hand_over(const std::shared_ptr<replica_fetcher>& fetcher, std::shared_ptr<partition> p,
+                                  storage::leader_epoch leader_epoch);
 
   asio::any_io_executor executor_;
   node_id self_;
@@ -65,7 +75,7 @@ class fetcher_manager {
   std::function<int64_t()> now_ms_;
   mutable std::mutex mutex_;  // leaf: the maps, read by metrics
   std::map<key, std::shared_ptr<replica_fetcher>> fetchers_;
-  std::map<storage::topic_partition, key> assigned_;
+  std::map<storage::topic_partition, assignment> assigned_;
   bool stopped_ = false;
 };
 

@@ -70,7 +70,6 @@ std::error_code partition::become_leader(const partition_role& role, const leade
                                          broker_epoch self_epoch, int64_t now_ms) {
   if (removed()) return {};
   const bool new_epoch = !leader_state_ || role.leader_epoch.value > leader_epoch();
-  leader_settings_ = settings;
   if (!leader_state_) leader_state_.emplace(self_, self_epoch, settings);
   leader_state_->set_settings(settings);
   if (!leader_state_->on_role(role, log_end_offset(), now_ms)) return {};  // older than what this leader knows
@@ -94,11 +93,6 @@ std::error_code partition::become_follower(const partition_role& role) {
   // Produces waiting for acks learn that this replica no longer leads.
   notify_waiters();
   return {};
-}
-
-void partition::set_leader_settings(const leader_settings& settings) {
-  leader_settings_ = settings;
-  if (leader_state_) leader_state_->set_settings(settings);
 }
 
 void partition::set_high_watermark(storage::offset hw) {

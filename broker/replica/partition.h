@@ -53,7 +53,6 @@ struct partition_produce_result {
 // Settings a produce reads, from the topic's effective configs.
 struct produce_limits {
   int32_t max_message_bytes = 1048588;  // max.message.bytes
-  int32_t min_insync_replicas = 1;      // min.insync.replicas
   // message.timestamp.type=LogAppendTime: the broker stamps batches, so
   // the producer's timestamps are not checked.
   bool log_append_time = false;
@@ -104,8 +103,6 @@ class partition : public std::enable_shared_from_this<partition> {
   // The metadata log names another leader: no leader state, no writes; the
   // HW stays (a follower's moves with the leader's answers).
   std::error_code become_follower(const partition_role& role);
-  // The topic's settings changed (min.insync.replicas).
-  void set_leader_settings(const leader_settings& settings);
 
   // --- partition strand: as the leader --------------------------------------------
   // A produce that passed request-level checks; batches are whole,
@@ -131,6 +128,8 @@ class partition : public std::enable_shared_from_this<partition> {
   // Whether an acks=all produce ending at `required` is done, and its error
   // (NOT_LEADER_OR_FOLLOWER once this replica no longer leads).
   std::pair<bool, protocol::error_code> acks_done(storage::offset required) const;
+  // Strand only: whether n is one of the partition's replicas (no copy of the role).
+  bool is_replica(node_id n) const { return role_.is_replica(n); }
   // Strand only: the leader's bookkeeping, or null while following.
   const leader_state* leadership() const { return leader_state_ ? &*leader_state_ : nullptr; }
 
@@ -189,7 +188,6 @@ class partition : public std::enable_shared_from_this<partition> {
   std::vector<std::shared_ptr<std::function<void()>>> waiters_;
   // Strand only: present while this replica leads.
   std::optional<leader_state> leader_state_;
-  leader_settings leader_settings_;
 };
 
 }  // namespace hw::broker

@@ -119,7 +119,8 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
     uint64_t generation;
     fetch_position position;
   };
-  std::vector<sent> asked;
+  // By (topic id, partition), as the answer names them.
+  std::map<std::pair<protocol::uuid, int32_t>, sent> asked;
   for (auto& [tp, e] : partitions_) {
     if (!e.state.ready(now)) continue;
     const fetch_position& pos = e.state.position();
@@ -132,7 +133,7 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
     fp.last_fetched_epoch = pos.last_fetched_epoch ? pos.last_fetched_epoch->value : -1;
     fp.log_start_offset = e.part->log_start_offset().value;
     fp.partition_max_bytes = settings_.partition_max_bytes;
-    asked.push_back({tp, e.generation, pos});
+    asked.emplace(std::make_pair(id, tp.partition), sent{tp, e.generation, pos});
   }
   const auto timeout = settings_.request_timeout + std::chrono::milliseconds(settings_.max_wait_ms);
   auto outcome = co_await client_->call<protocol::msg::fetch_response>(fetch_key, fetch_version, request, timeout);
@@ -144,7 +145,7 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
     else
       spdlog::warn("Fetch from broker {} failed: {}", source_.value,
                    protocol::error_name(static_cast<perr>(outcome.response.error_code)));
-    for (const auto& a : asked) {
+    for (const auto& [key, a] : asked) {
       auto it = partitions_.find(a.tp);
       if (it != partitions_.end() && it->second.generation == a.generation) it->second.state.on_request_failed(answered);
     }
@@ -154,24 +155,21 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
   int64_t max_lag = 0;
   for (auto& topic : outcome.response.responses) {
     for (auto& pd : topic.partitions) {
-      auto sent_it = std::find_if(asked.begin(), asked.end(), [&](const sent& a) {
-        auto e = partitions_.find(a.tp);
-        return e != partitions_.end() && e->second.part->topic_id() == topic.topic_id &&
-               a.tp.partition == pd.partition_index;
-      });
-      if (sent_it == asked.end()) continue;
-      auto it = partitions_.find(sent_it->tp);
+      auto asked_it = asked.find(std::make_pair(topic.topic_id, pd.partition_index));
+      if (asked_it == asked.end()) continue;
+      const sent& request_of = asked_it->second;
+      auto it = partitions_.find(request_of.tp);
       // Removed or re-added while the request was out: not this answer's.
-      if (it == partitions_.end() || it->second.generation != sent_it->generation) continue;
+      if (it == partitions_.end() || it->second.generation != request_of.generation) continue;
       entry& e = it->second;
       std::shared_ptr<partition> p = e.part;
       const perr err = static_cast<perr>(pd.error_code);
       const storage::offset leader_hw(pd.high_watermark);
       const storage::offset leader_start(pd.log_start_offset);
-      const storage::leader_epoch epoch = sent_it->position.current_leader_epoch;
+      const storage::leader_epoch epoch = request_of.position.current_leader_epoch;
       if (err != perr::none) {
         if (err != perr::offset_out_of_range)
-          spdlog::debug("Fetch of {} from broker {}: {}", storage::partition_dir_name(sent_it->tp), source_.value,
+          spdlog::debug("Fetch of {} from broker {}: {}", storage::partition_dir_name(request_of.tp), source_.value,
                         protocol::error_name(err));
         e.state.on_error(err, answered);
         continue;
@@ -197,7 +195,7 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
           return out;
         });
         if (r.error) {
-          spdlog::error("Cannot truncate {}: {}", storage::partition_dir_name(sent_it->tp), r.error.message());
+          spdlog::error("Cannot truncate {}: {}", storage::partition_dir_name(request_of.tp), r.error.message());
           e.state.on_storage_error();
         } else if (r.applied) {
           e.state.on_truncated(r.log_end, r.latest);
@@ -231,14 +229,14 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
         // Not where this log ends (it changed under the fetcher): fetch
         // again from the log end rather than give the partition up.
         spdlog::warn("Fetched data for {} starts below its log end {}; fetching from there",
-                     storage::partition_dir_name(sent_it->tp), appended.log_end.value);
+                     storage::partition_dir_name(request_of.tp), appended.log_end.value);
         e.state.on_truncated(appended.log_end, appended.last_epoch);
       } else if (appended.error) {
-        spdlog::error("Cannot append to {} what broker {} sent: {}", storage::partition_dir_name(sent_it->tp),
+        spdlog::error("Cannot append to {} what broker {} sent: {}", storage::partition_dir_name(request_of.tp),
                       source_.value, appended.error.message());
         e.state.on_storage_error();
       } else if (appended.applied) {
-        e.state.on_appended(sent_it->position.fetch_offset, appended.log_end, appended.last_epoch, leader_hw);
+        e.state.on_appended(request_of.position.fetch_offset, appended.log_end, appended.last_epoch, leader_hw);
         max_lag = std::max(max_lag, e.state.lag());
       }
     }

@@ -133,20 +133,8 @@ std::vector<uint8_t> produce_frame_1mb(const std::string& topic, int32_t correla
 
 // A Fetch of an empty partition that waits up to max_wait_ms for data.
 std::vector<uint8_t> parked_fetch_frame(const std::string& topic, int32_t max_wait_ms, int32_t correlation_id) {
-  msg::fetch_request req;
-  req.max_wait_ms = max_wait_ms;
-  req.min_bytes = 64 << 20;
-  req.max_bytes = 16 << 20;
-  req.session_id = 0;
-  req.session_epoch = -1;
-  msg::fetch_request::fetch_topic t;
-  t.topic = topic;
-  msg::fetch_request::fetch_partition p;
-  p.partition = 0;
-  p.fetch_offset = 0;
-  p.partition_max_bytes = 8 << 20;
-  t.partitions.push_back(p);
-  req.topics.push_back(t);
+  msg::fetch_request req = fetch_request_of(topic, 0, 0, -1, max_wait_ms);
+  req.min_bytes = 64 << 20;  // more than will come: it waits the whole time
   std::vector<uint8_t> body;
   protocol::writer w(body);
   req.encode(w, k_fetch_version);

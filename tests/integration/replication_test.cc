@@ -99,6 +99,19 @@ class ReplicationIT : public ::testing::Test {
     if (p.error_code != 0 && p.error_code != 9) return std::nullopt;  // 9: REPLICA_NOT_AVAILABLE, ISR still shown
     return partition_view{p.leader_id, p.leader_epoch, p.replica_nodes, p.isr_nodes};
   }
+  // Waits until node `via` sees another leader than `before`'s, at a later epoch.
+  std::optional<partition_view> new_leader_of(int via, const std::string& topic, const partition_view& before,
+                                              std::chrono::milliseconds timeout) {
+    std::optional<partition_view> after;
+    const bool moved = wait_until(
+        [&] {
+          after = view(via, topic);
+          return after && after->leader > 0 && after->leader != before.leader &&
+                 after->leader_epoch > before.leader_epoch;
+        },
+        timeout);
+    return moved ? after : std::nullopt;
+  }
   bool isr_is(int via, const std::string& topic, std::set<int32_t> expected) {
     auto v = view(via, topic);
     return v && std::set<int32_t>(v->isr.begin(), v->isr.end()) == expected;
@@ -165,14 +178,8 @@ TEST_F(ReplicationIT, AKilledLeaderIsReplacedFromTheIsrAndNoAcknowledgedRecordIs
   auto first = produce_all(nodes[survivor - 1]->port(), "failover", messages("c", 40), "all");
   for (const auto& r : first) ASSERT_GE(r.offset, 0) << logs();
   ASSERT_EQ(nodes[old_leader - 1]->stop(SIGKILL), -SIGKILL);
-  std::optional<partition_view> after;
-  ASSERT_TRUE(wait_until(
-      [&] {
-        after = view(survivor - 1, "failover");
-        return after && after->leader > 0 && after->leader != old_leader && after->leader_epoch > v->leader_epoch;
-      },
-      30s))
-      << logs();
+  auto after = new_leader_of(survivor - 1, "failover", *v, 30s);
+  ASSERT_TRUE(after) << logs();
   // Every acknowledged record is on the new leader, and it takes acks=all writes.
   auto second = produce_all(nodes[survivor - 1]->port(), "failover", messages("d", 40), "all");
   for (const auto& r : second) ASSERT_GE(r.offset, 0) << logs();
@@ -220,14 +227,8 @@ TEST_F(ReplicationIT, AnOldLeaderTruncatesWhatOnlyItHadAndEndsIdentical) {
   ::kill(nodes[a - 1]->pid(), SIGCONT);
   ::kill(nodes[b - 1]->pid(), SIGCONT);
 
-  std::optional<partition_view> after;
-  ASSERT_TRUE(wait_until(
-      [&] {
-        after = view(a - 1, "diverge");
-        return after && after->leader > 0 && after->leader != old_leader && after->leader_epoch > v->leader_epoch;
-      },
-      40s))
-      << logs();
+  auto after = new_leader_of(a - 1, "diverge", *v, 40s);
+  ASSERT_TRUE(after) << logs();
   const int new_leader = after->leader;
   auto second = produce_all(nodes[a - 1]->port(), "diverge", messages("f", 15), "all");
   for (const auto& r : second) ASSERT_GE(r.offset, 20) << logs();
@@ -302,20 +303,10 @@ TEST_F(ReplicationIT, AClusterWideMinIsrChangeReachesTheLeaders) {
 // A replica's Fetch v16 (topics by id, ReplicaState) of partition 0.
 msg::fetch_request replica_fetch(const protocol::uuid& topic_id, int32_t replica, int64_t broker_epoch, int64_t offset,
                                  int32_t current_leader_epoch) {
-  msg::fetch_request req;
+  msg::fetch_request req = fetch_request_of("", 0, offset, current_leader_epoch);
+  req.topics[0].topic_id = topic_id;
   req.replica_state.replica_id = replica;
   req.replica_state.replica_epoch = broker_epoch;
-  req.max_wait_ms = 0;
-  req.min_bytes = 1;
-  req.session_id = 0;
-  req.session_epoch = -1;
-  auto& t = req.topics.emplace_back();
-  t.topic_id = topic_id;
-  auto& p = t.partitions.emplace_back();
-  p.partition = 0;
-  p.current_leader_epoch = current_leader_epoch;
-  p.fetch_offset = offset;
-  p.partition_max_bytes = 1 << 20;
   return req;
 }
 
