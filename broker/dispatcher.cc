@@ -1,7 +1,9 @@
 #include "broker/dispatcher.h"
 
+#include <chrono>
 #include <exception>
 
+#include "broker/metrics/broker_metrics.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/api_registry.h"
 #include "protocol/messages/api_versions.h"
@@ -91,6 +93,7 @@ asio::awaitable<dispatch_outcome> dispatcher::dispatch(protocol::bytes_view fram
 
 asio::awaitable<dispatch_outcome> dispatcher::run(prepared_call& call) const {
   dispatch_outcome out;
+  const auto started = std::chrono::steady_clock::now();
   try {
     handler_result r = co_await call.handler->handle(call.context);
     if (r.closes()) out.close_reason = r.close_reason();
@@ -100,6 +103,10 @@ asio::awaitable<dispatch_outcome> dispatcher::run(prepared_call& call) const {
     // connection rather than leave the client waiting.
     out.close_reason = "Unexpected error handling " + describe(call.context.api_key, call.context.api_version) +
                        ": " + e.what();
+  }
+  if (services_.metrics) {
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - started;
+    services_.metrics->on_request(call.context.api_key, call.context.from_follower, took.count());
   }
   co_return out;
 }

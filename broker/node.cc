@@ -3,6 +3,7 @@
 #include <csignal>
 #include <future>
 #include <random>
+#include <variant>
 
 #include <spdlog/spdlog.h>
 
@@ -22,6 +23,7 @@
 #include "broker/replica/fetcher_manager.h"
 #include "broker/metadata/quorum_voters.h"
 #include "broker/metadata/raft_driver.h"
+#include "broker/metrics/broker_metrics.h"
 #include "broker/producer_id_manager.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/services.h"
@@ -158,6 +160,8 @@ struct broker_node::impl {
   std::unique_ptr<fetch::shared_fetch_sessions> fetch_sessions;
   std::unique_ptr<metadata_publisher> publisher;
   std::unique_ptr<raft_driver> raft;
+  std::unique_ptr<metrics::broker_metrics> stats;  // the Prometheus endpoint's registry
+  std::vector<bound_listener> bound;  // the server's listeners, and METRICS when served
   std::unique_ptr<controller_service> controller;
   std::unique_ptr<producer_id_manager> producer_ids;
   std::unique_ptr<broker_lifecycle> lifecycle;
@@ -183,6 +187,7 @@ struct broker_node::impl {
   std::optional<std::string> start_storage();
   std::optional<std::string> start_quorum();
   void await_groups_loaded();
+  std::optional<std::string> serve_metrics();
   void shutdown();
 };
 
@@ -279,6 +284,8 @@ std::optional<std::string> broker_node::impl::start_quorum() {
 }
 
 std::optional<std::string> broker_node::impl::start() {
+  stats = std::make_unique<metrics::broker_metrics>();
+  services.metrics = stats.get();
   if (auto e = start_storage()) return e;
   replicas = std::make_unique<replica_manager>(io.get_executor(), *logs, cfg.node_id);
   // A deleted partition's log is freed only once the cleaner is not reading
@@ -401,6 +408,35 @@ std::optional<std::string> broker_node::impl::start() {
                                                     make_maintenance_options(cfg), wall_clock_ms);
   maintenance->start();
   cleaner_for_removals.store(maintenance->cleaner(), std::memory_order_release);
+  bound = srv->bound();
+  if (auto error = serve_metrics()) return error;
+  return std::nullopt;
+}
+
+// The Prometheus endpoint, when highwater.metrics.port asks for one; its
+// gauges read the partitions' published health and the fetchers' lag.
+std::optional<std::string> broker_node::impl::serve_metrics() {
+  const int64_t port = cfg.get_int("highwater.metrics.port");
+  if (port < 0) return std::nullopt;
+  stats->set_gauge_source([r = replicas.get(), f = fetchers.get()] {
+    metrics::replica_gauges g;
+    for (const auto& p : r->all()) {
+      const partition::health h = p->health_now();
+      ++g.partitions;
+      g.leaders += h.leader;
+      g.under_replicated += h.under_replicated;
+      g.under_min_isr += h.under_min_isr;
+      g.offline_replicas += h.offline;
+    }
+    g.fetcher_max_lag = f ? f->max_lag() : 0;
+    return g;
+  });
+  const std::string& host = cfg.get_string("highwater.metrics.host");
+  auto served = stats->serve(host, static_cast<uint16_t>(port));
+  if (auto* error = std::get_if<std::string>(&served)) return *error;
+  const uint16_t bound_port = std::get<uint16_t>(served);
+  spdlog::info("Serving Prometheus metrics on http://{}:{}/metrics", host, bound_port);
+  bound.push_back(bound_listener{"METRICS", host, bound_port});
   return std::nullopt;
 }
 
@@ -429,12 +465,19 @@ void broker_node::impl::await_groups_loaded() {
 }
 
 void broker_node::impl::shutdown() {
+  // Scrapes read the partitions: no more of them from here on.
+  if (stats) stats->stop();
+  // Controlled shutdown first, while this broker still serves, as Kafka's
+  // does: its leaderships move to other ISR members, produces waiting for
+  // acks=all complete (the followers go on fetching) or are told
+  // NOT_LEADER_OR_FOLLOWER, and clients move to the new leaders after one
+  // metadata refresh. Only then do the listeners close.
+  if (lifecycle) asio::co_spawn(io, lifecycle->stop(), asio::use_future).get();
   std::promise<void> closed;
   if (srv) srv->shutdown(5s, [&] { closed.set_value(); });
   else closed.set_value();
   closed.get_future().wait();
   if (isr_changes) isr_changes->stop();
-  if (lifecycle) asio::co_spawn(io, lifecycle->stop(), asio::use_future).get();
   if (fetchers) fetchers->stop();
   if (controller) asio::co_spawn(io, controller->stop(), asio::use_future).get();
   if (raft) asio::co_spawn(io, raft->stop(), asio::use_future).get();
@@ -459,7 +502,7 @@ broker_node::~broker_node() = default;
 
 std::optional<std::string> broker_node::start() { return impl_->start(); }
 
-const std::vector<bound_listener>& broker_node::bound() const { return impl_->srv->bound(); }
+const std::vector<bound_listener>& broker_node::bound() const { return impl_->bound; }
 
 void broker_node::run_until_signal() {
   int signo = impl_->signalled.get_future().get();

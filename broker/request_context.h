@@ -30,6 +30,9 @@ struct request_context {
   std::string_view connection_name;  // Kafka-style "local-remote-n", for logs
 
   const broker_services* services = nullptr;
+  // Set by the Fetch handler for a replica's fetch (metrics count it as
+  // FetchFollower).
+  bool from_follower = false;
 };
 
 }  // namespace hw::broker

@@ -30,6 +30,9 @@ class controller_service;
 class raft_driver;
 class producer_id_manager;
 class alter_partition_manager;
+namespace metrics {
+class broker_metrics;
+}
 
 struct broker_services {
   const handler_registry* handlers = nullptr;
@@ -53,6 +56,8 @@ struct broker_services {
   producer_id_manager* producer_ids = nullptr;
   // Partition leaders' ISR changes to the active controller.
   alter_partition_manager* isr_changes = nullptr;
+  // Request and replication metrics (null in tests that need none).
+  ::hw::broker::metrics::broker_metrics* metrics = nullptr;
   std::function<int64_t()> now_ms;
 
   // What controller listeners (controller.listener.names) serve instead of

@@ -23,6 +23,22 @@ const config_value& value_of(const broker_config& c, std::string_view key) {
   return it->second;
 }
 
+// A cluster whose quorum is one voter (or none named: this node alone) can
+// never place a replica on a second broker, and Kafka's defaults for the
+// internal topics (replication factor 3, min ISR 2) would leave consumer
+// groups and transactions unavailable for good. Kafka's own sample
+// server.properties, which `docker run apache/kafka` uses, sets them to 1
+// for a single node; a node of a one-voter cluster that sets none of them
+// gets the same. A node of a larger quorum keeps Kafka's defaults.
+void single_node_internal_topics(broker_config& c) {
+  if (c.controller_quorum_voters.size() > 1) return;
+  for (const char* key : {"offsets.topic.replication.factor", "transaction.state.log.replication.factor",
+                          "transaction.state.log.min.isr"}) {
+    auto it = c.values.find(std::string_view(key));
+    if (it != c.values.end() && !c.is_set(key)) it->second = int64_t{1};
+  }
+}
+
 // Fills the typed fields from the validated values; returns cross-key errors.
 std::vector<std::string> resolve(broker_config& c) {
   std::vector<std::string> errors;
@@ -109,6 +125,7 @@ std::vector<std::string> resolve(broker_config& c) {
   }
   c.controller_quorum_voters = c.get_list("controller.quorum.voters");
   c.controller_quorum_bootstrap_servers = c.get_list("controller.quorum.bootstrap.servers");
+  single_node_internal_topics(c);
 
   // Storage.
   c.log_dirs = c.is_null("log.dirs") ? c.get_list("log.dir") : c.get_list("log.dirs");

@@ -124,6 +124,10 @@ const std::vector<config_key>& table() {
        "How long the broker's own outgoing requests wait for an answer."},
       {"highwater.connection.max.inflight.requests", T::int32, "64", rule::between(1, 100000),
        "Highwater only: requests one connection may have read but not yet answered; reading pauses at this bound."},
+      {"highwater.metrics.port", T::int32, "-1", rule::between(-1, 65535),
+       "Highwater only: the port of the Prometheus endpoint (/metrics); -1 serves none, 0 any free port."},
+      {"highwater.metrics.host", T::string, "0.0.0.0", rule::none(),
+       "Highwater only: the address the Prometheus endpoint listens on."},
 
       // --- messages and topics --------------------------------------------------
       {"message.max.bytes", T::int32, "1048588", rule::at_least(0),

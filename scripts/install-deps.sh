@@ -9,7 +9,7 @@ packages=(
   libboost1.81-dev libspdlog-dev libfmt-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  librdkafka-dev kcat
+  librdkafka-dev kcat prometheus-cpp-dev
   openjdk-17-jdk-headless maven
 )
 

@@ -261,7 +261,14 @@ std::error_code partition_log::append(std::span<uint8_t> batches, const append_o
 }
 
 std::error_code partition_log::truncate_to(offset o, int64_t now_ms) {
-  if (o >= log_->log_end_offset()) return {};
+  if (o >= log_->log_end_offset()) {
+    // Nothing to cut, but an epoch that starts at the log end holds no batch:
+    // this replica led it without writing before another leader was
+    // elected. Left in place it would claim the end of the log for an epoch
+    // the leader's history does not give it, and every fetch would diverge
+    // again (Kafka's UnifiedLog.truncateTo drops it the same way).
+    return to_error(epochs_->truncate_from_end(log_->log_end_offset(), persist::now));
+  }
   if (auto err = epochs_->truncate_from_end(o, persist::now)) return to_error(err);
   if (auto ec = log_->truncate_to(o, now_ms)) return ec;
   return reload_producer_state(now_ms);

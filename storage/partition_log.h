@@ -118,6 +118,8 @@ class partition_log {
   std::error_code on_log_start_offset_moved();
 
   // Everything at or above o goes: log, epoch cache entries, producer state.
+  // At or past the log end nothing is cut but epochs starting at the log end
+  // (led without a write) are dropped.
   std::error_code truncate_to(offset o, int64_t now_ms);
   // Empty, restarting at o (and log start o); epoch cache and snapshots cleared.
   std::error_code truncate_fully_and_start_at(offset o, int64_t now_ms);

@@ -176,14 +176,20 @@ asio::awaitable<void> group_coordinator::stop() {
 void group_coordinator::load(slot& s) {
   if (s.stopped) return;
   const storage::log& log = s.part->log().log();
-  const int64_t hw = s.part->high_watermark().value;
+  // Up to the log end, not the HW: a new leader's log is the partition's
+  // history from now on (its followers truncate to it), and its HW may
+  // still lag what its predecessor had acknowledged, until the followers
+  // fetch from it. Reading only to the HW would lose a commit that every
+  // in-sync replica holds (as Kafka's coordinator loader, which reads to
+  // the log end).
+  const int64_t end = s.part->log_end_offset().value;
   int64_t next = log.log_start_offset().value;
   size_t records = 0;
   std::vector<uint8_t> buffer;
   std::vector<uint8_t> scratch;
-  while (next < hw) {
+  while (next < end) {
     storage::log_read_result r;
-    if (auto ec = log.read(storage::offset(next), options_.load_buffer_bytes, storage::offset(hw), true, &r)) {
+    if (auto ec = log.read(storage::offset(next), options_.load_buffer_bytes, storage::offset(end), true, &r)) {
       spdlog::error("Loading {}-{} at offset {}: {}", consumer_offsets_topic, s.part->tp().partition, next,
                     ec.message());
       break;

@@ -2,7 +2,7 @@
 // The asio side of the classic group coordinator: one group_shard per
 // __consumer_offsets partition this broker leads, each run on that
 // partition's strand. It loads a shard when the replica manager makes this
-// broker leader of the partition (log start to HW replayed into the
+// broker leader of the partition (log start to log end replayed into the
 // shard), unloads it when leadership goes, writes the shard's records to
 // the partition (acks=all), drives its timers with one steady_timer, and
 // hands each request's completion back to the handler coroutine that

@@ -16,9 +16,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/leader_endpoints.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/replica/partition_waiter.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
 #include "broker/services.h"
@@ -108,7 +111,7 @@ void set_record_errors_message(batch_check& out, bool any_timestamp_error) {
 }
 
 batch_check check_batch(const request_context& ctx, const protocol::records_view& records, const produce_limits& limits,
-                        bool compacted, const storage::topic_partition& tp, int64_t now_ms) {
+                        const storage::topic_partition& tp, int64_t now_ms) {
   const int32_t max_message_bytes = limits.max_message_bytes;
   batch_check out;
   auto request_fault = [&](error_code e) {
@@ -157,7 +160,7 @@ batch_check check_batch(const request_context& ctx, const protocol::records_view
   protocol::record_view r;
   bool any_timestamp_error = false;
   for (int32_t index = 0; it.next(r); ++index) {
-    if (compacted && !r.key) {
+    if (limits.compacted && !r.key) {
       // Named only when needed: the common produce builds no strings.
       out.record_errors.emplace_back(index, "Compacted topic cannot accept message without key in topic partition " +
                                                 storage::partition_dir_name(tp));
@@ -213,12 +216,11 @@ asio::awaitable<void> await_acks(std::vector<Awaiting>& waiting, int32_t timeout
   auto answer = [&](const Awaiting& w, error_code e) {
     response.responses[w.topic_index].partition_responses[w.partition_index].error_code = static_cast<int16_t>(e);
   };
+  auto waiter = partition_waiter::make(co_await asio::this_coro::executor);
   while (!waiting.empty()) {
-    auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, deadline);
-    auto wake = std::make_shared<std::function<void()>>([weak = std::weak_ptr(timer)] {
-      if (auto t = weak.lock()) t->cancel();
-    });
     // Registered before looking, so that a move in between is not missed.
+    waiter->arm();
+    auto wake = waiter->waker();
     for (auto& w : waiting) w.part->add_waiter(wake);
     std::vector<Awaiting> still;
     for (auto& w : waiting) {
@@ -232,9 +234,30 @@ asio::awaitable<void> await_acks(std::vector<Awaiting>& waiting, int32_t timeout
       for (auto& w : waiting) answer(w, error_code::request_timed_out);
       break;
     }
-    boost::system::error_code ignored;
-    co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    co_await waiter->wait(deadline);
   }
+}
+
+// KIP-951: every partition this broker turned away as not its leader names
+// the current leader (as this broker's metadata has it) and the answer
+// carries those leaders' endpoints.
+void name_current_leaders(const request_context& ctx, produce_response& response) {
+  const auto image = ctx.services->metadata->image();
+  std::set<int32_t> leaders;
+  for (auto& topic : response.responses) {
+    const controller::topic_image* t = ctx.api_version >= 13 ? image->topic(topic.topic_id) : image->topic(topic.name);
+    for (auto& p : topic.partition_responses) {
+      if (p.error_code != static_cast<int16_t>(error_code::not_leader_or_follower)) continue;
+      const controller::partition_registration* reg = t ? image->partition(t->id, p.index) : nullptr;
+      if (reg && p.current_leader.leader_id < 0) {
+        p.current_leader.leader_id = reg->leader;
+        p.current_leader.leader_epoch = reg->leader_epoch;
+      }
+      if (p.current_leader.leader_id >= 0) leaders.insert(p.current_leader.leader_id);
+    }
+  }
+  response.node_endpoints =
+      leader_endpoints<produce_response::node_endpoint>(*image, ctx.listener_name, leaders);
 }
 
 asio::awaitable<handler_result> handle(request_context& ctx) {
@@ -284,22 +307,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       }
       auto p = s.replicas->get({t->name, pd.index});
       if (!p || !p->is_leader()) {
-        fail(error_code::not_leader_or_follower);
-        if (ctx.api_version >= 10) {
-          const auto* reg = image->partition(t->id, pd.index);
-          auto& last = tr.partition_responses.back();
-          if (reg) {
-            last.current_leader.leader_id = reg->leader;
-            last.current_leader.leader_epoch = reg->leader_epoch;
-          }
-        }
+        fail(error_code::not_leader_or_follower);  // the leader is named at the end
         continue;
       }
-      const produce_limits limits = produce_limits_for(*image, t->name, *s.config);
-      const auto policy = topic_override(*image, t->name, "cleanup.policy");
-      const bool compacted = policy && policy->find("compact") != std::string::npos;
-      batch_check checked =
-          check_batch(ctx, pd.records, limits, compacted, p->tp(), s.now_ms());
+      const produce_limits limits = p->limits();
+      batch_check checked = check_batch(ctx, pd.records, limits, p->tp(), s.now_ms());
       if (checked.error != error_code::none) {
         fail(checked.error, checked.message);
         auto& failed = tr.partition_responses.back();
@@ -332,6 +344,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     response.responses.push_back(std::move(tr));
   }
   if (!waiting.empty()) co_await await_acks(waiting, request->timeout_ms, response);
+  if (ctx.api_version >= 10) name_current_leaders(ctx, response);
   if (request->acks == 0) {
     if (any_error) co_return handler_result::close("acks=0 produce failed; closing so the client learns of it");
     co_return handler_result::no_response();

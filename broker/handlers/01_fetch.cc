@@ -17,11 +17,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "broker/fetch/shared_fetch_sessions.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/leader_endpoints.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/replica/alter_partition_manager.h"
+#include "broker/replica/partition_waiter.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
 #include "broker/services.h"
@@ -130,6 +133,18 @@ class fetch_reader {
     const storage::offset lso = p.last_stable_offset();
     const storage::offset bound = from_follower_ ? p.log_end_offset() : read_committed_ ? lso : hw;
     const storage::offset fetch_offset = slot.request.fetch_offset;
+    // KIP-595, before the offset range (Kafka's Partition.readRecords): a
+    // follower whose log is longer than this one but parts from it earlier
+    // must truncate where the histories part, not reset to this log's end
+    // and keep a foreign tail below it. No records; the fetcher truncates.
+    if (slot.diverging) {
+      out.high_watermark = hw.value;
+      out.last_stable_offset = lso.value;
+      out.log_start_offset = p.log_start_offset().value;
+      out.diverging_epoch.epoch = slot.diverging->epoch.value;
+      out.diverging_epoch.end_offset = slot.diverging->end_offset.value;
+      return 0;
+    }
     if (fetch_offset < p.log_start_offset() || fetch_offset > p.log_end_offset()) {
       out.error_code = static_cast<int16_t>(error_code::offset_out_of_range);  // offsets stay -1, as Kafka's
       return 0;
@@ -137,12 +152,6 @@ class fetch_reader {
     out.high_watermark = hw.value;
     out.last_stable_offset = lso.value;
     out.log_start_offset = p.log_start_offset().value;
-    if (slot.diverging) {
-      // KIP-595: no records; the fetcher truncates to where the epoch ends.
-      out.diverging_epoch.epoch = slot.diverging->epoch.value;
-      out.diverging_epoch.end_offset = slot.diverging->end_offset.value;
-      return 0;
-    }
     if (fetch_offset >= bound || (remaining <= 0 && !first_with_data)) return 0;
     const int32_t limit =
         static_cast<int32_t>(std::min<int64_t>(slot.request.max_bytes, std::max<int64_t>(remaining, 0)));
@@ -313,6 +322,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const int32_t replica_id = version >= 15 ? request->replica_state.replica_id : request->replica_id;
   const broker_epoch replica_epoch(version >= 15 ? request->replica_state.replica_epoch : -1);
   const bool from_follower = replica_id >= 0;
+  ctx.from_follower = from_follower;
   const int64_t fetch_time_ms = s.now_ms();
   for (auto& slot : slots)
     if (slot.hosted && (from_follower || slot.request.last_fetched_epoch))
@@ -322,6 +332,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
                         std::chrono::milliseconds(std::clamp(request->max_wait_ms, 0, max_fetch_wait_ms));
   fetch_reader reader(request->max_bytes, request->isolation_level == 1, from_follower);
   std::vector<slot_result> results;
+  auto waiter = partition_waiter::make(co_await asio::this_coro::executor);
   for (;;) {
     // A partition deleted while the fetch waited (or since it was resolved)
     // is answered as the metadata now says (UNKNOWN_TOPIC_OR_PARTITION, or
@@ -330,21 +341,19 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       if (slot.hosted && slot.hosted->removed()) slot = resolve(s, *s.metadata->image(), slot.request, version);
     // Register for wake-ups before reading, so an append between the read
     // and the wait is not missed.
-    auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, deadline);
-    auto wake = std::make_shared<std::function<void()>>([weak = std::weak_ptr(timer)] {
-      if (auto t = weak.lock()) t->cancel();
-    });
+    waiter->arm();
     const bool may_wait = std::chrono::steady_clock::now() < deadline;
-    if (may_wait)
+    if (may_wait) {
+      auto wake = waiter->waker();
       for (auto& slot : slots)
         if (slot.hosted) slot.hosted->add_waiter(wake);
+    }
     const size_t bytes = reader.read_all(slots, results);
     const bool any_error = std::any_of(results.begin(), results.end(), [](const slot_result& r) {
       return r.data.error_code != 0 || r.data.diverging_epoch.epoch >= 0;
     });
     if (!may_wait || any_error || static_cast<int64_t>(bytes) >= request->min_bytes || slots.empty()) break;
-    boost::system::error_code ignored;  // cancelled by a wake-up, or the deadline passed
-    co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    co_await waiter->wait(deadline);
   }
 
   std::vector<fetch::partition_result> session_results;
@@ -352,6 +361,18 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   for (const auto& r : results) session_results.push_back(r.session);
   auto plan = s.fetch_sessions->update_and_generate_response(fctx, session_results, s.now_ms());
   build_response(plan, results, version, *image, response);
+  if (version >= 16) {
+    // KIP-951: the endpoints of the leaders the errored partitions name.
+    std::set<int32_t> leaders;
+    for (const auto& topic : response.responses)
+      for (const auto& p : topic.partitions)
+        if ((p.error_code == static_cast<int16_t>(error_code::not_leader_or_follower) ||
+             p.error_code == static_cast<int16_t>(error_code::fenced_leader_epoch)) &&
+            p.current_leader.leader_id >= 0)
+          leaders.insert(p.current_leader.leader_id);
+    response.node_endpoints =
+        leader_endpoints<fetch_response::node_endpoint>(*s.metadata->image(), ctx.listener_name, leaders);
+  }
   co_return handler_result::respond(
       encode_response(ctx.correlation_id, ctx.response_header_version, response, version, reader.take_ranges()));
 }

@@ -8,7 +8,10 @@
 // the high watermark (read_uncommitted) or the last stable offset
 // (read_committed) with the current leader epoch; earliest is the log
 // start with its epoch; a timestamp lookup that lands at or past the
-// fetchable end finds nothing (offset and timestamp -1).
+// fetchable end finds nothing (offset and timestamp -1). A new leader whose
+// HW is still below the start of its own epoch answers "latest", and a
+// timestamp lookup that finds nothing, with OFFSET_NOT_AVAILABLE: what is
+// committed is not known yet, and the client retries.
 
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
@@ -53,7 +56,19 @@ list_offsets_response::list_offsets_partition_response lookup(partition& p, int6
     auto e = p.log().epoch_cache().epoch_for_offset(o);
     return e ? e->value : -1;
   };
+  // A new leader whose HW has not yet reached the start of its own epoch
+  // cannot yet say what is committed: a client is told OFFSET_NOT_AVAILABLE
+  // and retries (Kafka's Partition.fetchOffsetForTimestamp).
+  const auto lagging = [&] {
+    if (from_replica || !p.is_leader()) return false;
+    auto start = p.log().epoch_cache().entry_for(storage::leader_epoch(p.leader_epoch()));
+    return start && start->start_offset > p.high_watermark();
+  };
   if (timestamp == storage::latest_timestamp) {
+    if (lagging()) {
+      out.error_code = static_cast<int16_t>(error_code::offset_not_available);
+      return out;
+    }
     out.offset = fetchable.value;
     out.leader_epoch = p.leader_epoch();
     return out;
@@ -69,7 +84,10 @@ list_offsets_response::list_offsets_partition_response lookup(partition& p, int6
     out.error_code = static_cast<int16_t>(error_code::kafka_storage_error);
     return out;
   }
-  if (!found || found->offset >= fetchable) return out;
+  if (!found || found->offset >= fetchable) {
+    if (lagging()) out.error_code = static_cast<int16_t>(error_code::offset_not_available);
+    return out;
+  }
   out.timestamp = found->timestamp;
   out.offset = found->offset.value;
   out.leader_epoch = found->epoch ? found->epoch->value : epoch_of(found->offset);

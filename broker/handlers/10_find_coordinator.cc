@@ -4,8 +4,9 @@
 // Kafka's rules (KafkaApis.handleFindCoordinatorRequest): a GROUP key is
 // coordinated by the leader of __consumer_offsets partition
 // hash(key) mod offsets.topic.num.partitions; the topic is created on
-// first use (compacted, offsets.topic.replication.factor capped at the
-// live brokers). No leader, or none reachable on this listener:
+// first use (compacted, offsets.topic.replication.factor replicas), which
+// the controller refuses until that many brokers are registered. No topic
+// yet, no leader, or none reachable on this listener:
 // COORDINATOR_NOT_AVAILABLE. The transaction coordinator is not served yet:
 // TRANSACTION keys get COORDINATOR_NOT_AVAILABLE. Other key types are
 // INVALID_REQUEST. v4+ answers per key; a v0-3 request carrying batched
@@ -63,10 +64,13 @@ coordinator_answer failed(error_code e, std::optional<std::string> message = std
 
 // Creates __consumer_offsets when it does not exist yet.
 asio::awaitable<bool> ensure_offsets_topic(const broker_services& s) {
-  if (s.metadata->image()->topic(consumer_offsets_topic)) co_return true;
+  auto image = s.metadata->image();
+  if (image->topic(consumer_offsets_topic)) co_return true;
   const auto& c = *s.config;
-  const auto alive = static_cast<int64_t>(s.metadata->image()->alive_brokers().size());
-  const auto rf = static_cast<int16_t>(std::max<int64_t>(1, std::min(c.get_int("offsets.topic.replication.factor"), alive)));
+  const int16_t rf = c.offsets_topic_replication_factor;
+  // The controller's placer would refuse it (INVALID_REPLICATION_FACTOR):
+  // spare it a request per FindCoordinator while brokers are still coming.
+  if (image->brokers.size() < static_cast<size_t>(rf)) co_return false;
   std::vector<std::pair<std::string, std::string>> configs;
   configs.emplace_back("cleanup.policy", "compact");
   configs.emplace_back("compression.type", "producer");

@@ -129,7 +129,8 @@ asio::awaitable<bool> metadata_publisher::wait_applied(storage::offset end, std:
 }
 
 storage::log_config metadata_publisher::log_config_for(const controller::metadata_image& image,
-                                                       const std::string& topic, leader_settings* leader) const {
+                                                       const std::string& topic, leader_settings* leader,
+                                                       produce_limits* limits) const {
   config::config_map overrides;
   if (const auto* c = image.config({controller::config_resource_type::topic, topic}))
     for (const auto& [k, v] : *c) overrides.emplace(k, v);
@@ -145,7 +146,15 @@ storage::log_config metadata_publisher::log_config_for(const controller::metadat
     leader->min_insync_replicas = static_cast<int32_t>(values.get_int("min.insync.replicas"));
     leader->replica_lag_time_max_ms = config_.get_int("replica.lag.time.max.ms");  // read-only in Kafka
   }
-  return storage::make_log_config(values);
+  storage::log_config log = storage::make_log_config(values);
+  if (limits) {
+    limits->max_message_bytes = static_cast<int32_t>(values.get_int("max.message.bytes"));
+    limits->timestamp_before_max_ms = values.get_int("message.timestamp.before.max.ms");
+    limits->timestamp_after_max_ms = values.get_int("message.timestamp.after.max.ms");
+    limits->log_append_time = log.timestamp_type == storage::message_timestamp_type::log_append_time;
+    limits->compacted = log.cleanup.compact;
+  }
+  return log;
 }
 
 std::vector<partition_update> metadata_publisher::partition_updates(const controller::metadata_image& before,
@@ -170,7 +179,8 @@ std::vector<partition_update> metadata_publisher::partition_updates(const contro
     const bool reconfigure = reconfigured.count(topic->name) != 0;
     if (previous == topic.get() && !reconfigure) continue;
     leader_settings settings;
-    const storage::log_config log_config = log_config_for(after, topic->name, &settings);
+    produce_limits limits;
+    const storage::log_config log_config = log_config_for(after, topic->name, &settings, &limits);
     for (const auto& [index, reg] : topic->partitions) {
       const controller::partition_registration* was = nullptr;
       if (previous) {
@@ -180,7 +190,7 @@ std::vector<partition_update> metadata_publisher::partition_updates(const contro
       if (was && *was == reg && !reconfigure) continue;
       const bool here = reg.is_replica(replicas_.self()) || (was && was->is_replica(replicas_.self()));
       if (!here) continue;
-      partition_update u{{topic->name, index}, id, role_of(reg), log_config, settings};
+      partition_update u{{topic->name, index}, id, role_of(reg), log_config, settings, limits};
       out.push_back(std::move(u));
     }
   }

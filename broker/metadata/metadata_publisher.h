@@ -48,9 +48,10 @@ class metadata_publisher {
                                                   const controller::metadata_image& after,
                                                   const std::set<std::string>& reconfigured_topics) const;
   // The topic's log settings; with `leader`, also what its leader needs
-  // (min.insync.replicas, replica.lag.time.max.ms).
+  // (min.insync.replicas, replica.lag.time.max.ms), with `limits` what a
+  // produce is checked against.
   storage::log_config log_config_for(const controller::metadata_image& image, const std::string& topic,
-                                     leader_settings* leader = nullptr) const;
+                                     leader_settings* leader = nullptr, produce_limits* limits = nullptr) const;
 
   asio::strand<asio::any_io_executor> strand_;
   replica_manager& replicas_;

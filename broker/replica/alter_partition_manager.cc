@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/admin/controller_call.h"
+#include "broker/metrics/broker_metrics.h"
 #include "broker/run_on.h"
 #include "controller/quorum_controller.h"
 #include "protocol/messages/alter_partition.h"
@@ -68,6 +69,18 @@ asio::awaitable<void> alter_partition_manager::expire_isr(replica_manager& repli
   }
 }
 
+// As Kafka's leader marks them: a committed change as a shrink or an
+// expansion, every refusal as a failed update.
+void alter_partition_manager::count(isr_change::kind what, protocol::error_code error, alter_outcome outcome) const {
+  if (!services_.metrics) return;
+  using update = metrics::broker_metrics::isr_update;
+  if (error != protocol::error_code::none) {
+    services_.metrics->on_isr_update(update::failed);
+  } else if (outcome == alter_outcome::committed) {
+    services_.metrics->on_isr_update(what == isr_change::kind::shrink ? update::shrunk : update::expanded);
+  }
+}
+
 asio::awaitable<void> alter_partition_manager::send_all() {
   asio::steady_timer pause(strand_);
   while (!queue_.empty() && !stopped_) {
@@ -118,12 +131,12 @@ asio::awaitable<void> alter_partition_manager::send_all() {
           answer.leader_epoch = storage::leader_epoch(pr.leader_epoch);
           answer.partition_epoch = partition_epoch(pr.partition_epoch);
           for (int32_t n : pr.isr) answer.isr.push_back(node_id(n));
-          if (answer.error != protocol::error_code::none) failed_updates_.fetch_add(1, std::memory_order_relaxed);
           auto part = it->second.part;
           const uint64_t id = it->second.change.id;
           const int64_t now = services_.now_ms();
           const alter_outcome outcome =
               co_await run_on(part->strand(), [&] { return part->on_alter_partition_answer(id, answer, now); });
+          count(it->second.change.what, answer.error, outcome);
           if (outcome == alter_outcome::retry) retry.emplace(it->first, it->second);
           batch.erase(it);
         }

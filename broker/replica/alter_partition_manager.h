@@ -37,9 +37,8 @@ class alter_partition_manager {
   // Stops sending; answers still in flight are dropped.
   void stop();
 
-  // Requests sent, and partition answers other than success (for metrics).
+  // Requests sent.
   uint64_t requests_sent() const { return requests_sent_.load(std::memory_order_relaxed); }
-  uint64_t failed_updates() const { return failed_updates_.load(std::memory_order_relaxed); }
 
  private:
   struct queued {
@@ -48,6 +47,8 @@ class alter_partition_manager {
   };
   asio::awaitable<void> send_all();
   asio::awaitable<void> expire_isr(replica_manager& replicas, std::chrono::milliseconds interval);
+  // The answer to one partition's change, for the ISR metrics.
+  void count(isr_change::kind what, protocol::error_code error, alter_outcome outcome) const;
 
   asio::strand<asio::any_io_executor> strand_;
   const broker_services& services_;
@@ -58,7 +59,6 @@ class alter_partition_manager {
   bool stopped_ = false;                              // strand only
   std::unique_ptr<asio::steady_timer> expiration_timer_;  // strand only
   std::atomic<uint64_t> requests_sent_{0};
-  std::atomic<uint64_t> failed_updates_{0};
 };
 
 }  // namespace hw::broker

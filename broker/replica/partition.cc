@@ -24,6 +24,28 @@ partition_role partition::role() const {
   return role_;
 }
 
+partition::health partition::health_now() const {
+  health h;
+  h.offline = log_->offline();
+  std::lock_guard lock(mutex_);
+  h.leader = role_.leader == self_ && !removed();
+  if (h.leader) {
+    h.under_replicated = role_.isr.size() < role_.replicas.size();
+    h.under_min_isr = static_cast<int32_t>(role_.isr.size()) < min_isr_.load(std::memory_order_relaxed);
+  }
+  return h;
+}
+
+produce_limits partition::limits() const {
+  std::lock_guard lock(mutex_);
+  return limits_;
+}
+
+void partition::set_limits(const produce_limits& limits) {
+  std::lock_guard lock(mutex_);
+  limits_ = limits;
+}
+
 protocol::error_code partition::check_leader_epoch(int32_t current_leader_epoch, bool require_leader) const {
   // Kafka's order (Partition.localLogWithEpochOrThrow): the epoch first,
   // then whether this replica leads.
@@ -72,7 +94,9 @@ std::error_code partition::become_leader(const partition_role& role, const leade
   const bool new_epoch = !leader_state_ || role.leader_epoch.value > leader_epoch();
   if (!leader_state_) leader_state_.emplace(self_, self_epoch, settings);
   leader_state_->set_settings(settings);
-  if (!leader_state_->on_role(role, log_end_offset(), now_ms)) return {};  // older than what this leader knows
+  const bool current = leader_state_->on_role(role, log_end_offset(), now_ms);
+  min_isr_.store(leader_state_->effective_min_isr(), std::memory_order_relaxed);
+  if (!current) return {};  // older than what this leader knows
   if (new_epoch) {
     if (auto ec = log_->become_leader(role.leader_epoch)) return ec;
   }
@@ -238,7 +262,9 @@ void partition::follow_leader_offsets(storage::offset leader_high_watermark, sto
 }
 
 std::error_code partition::truncate(const truncation& t, int64_t now_ms) {
-  if (t.what == truncation::kind::none) return {};
+  // Nothing to cut still clears epochs that start at the log end (see
+  // partition_log::truncate_to), so the next fetch does not diverge again.
+  if (t.what == truncation::kind::none) return log_->truncate_to(log_end_offset(), now_ms);
   const std::string name = storage::partition_dir_name(tp_);
   std::error_code ec;
   if (t.what == truncation::kind::to_offset) {

@@ -50,7 +50,9 @@ struct partition_produce_result {
   protocol::error_code acks_error = protocol::error_code::none;
 };
 
-// Settings a produce reads, from the topic's effective configs.
+// Settings a produce reads, from the topic's effective configs (the layered
+// configs: topic override, dynamic per-broker and cluster-wide defaults,
+// static config), pushed by the metadata publisher when any layer changes.
 struct produce_limits {
   int32_t max_message_bytes = 1048588;  // max.message.bytes
   // message.timestamp.type=LogAppendTime: the broker stamps batches, so
@@ -58,6 +60,7 @@ struct produce_limits {
   bool log_append_time = false;
   int64_t timestamp_before_max_ms = INT64_MAX;  // message.timestamp.before.max.ms
   int64_t timestamp_after_max_ms = 3600000;     // message.timestamp.after.max.ms
+  bool compacted = false;                       // cleanup.policy has compact: every record needs a key
 };
 
 class partition : public std::enable_shared_from_this<partition> {
@@ -84,6 +87,17 @@ class partition : public std::enable_shared_from_this<partition> {
   // Dropped by the replica manager (topic deleted, or replica moved away):
   // it leads nothing and takes no writes; its log is closed.
   bool removed() const { return removed_.load(std::memory_order_acquire); }
+  // What the metrics count (any thread).
+  struct health {
+    bool leader = false;
+    bool under_replicated = false;  // leads with an ISR smaller than the replica set
+    bool under_min_isr = false;     // leads with an ISR below the effective min.insync.replicas
+    bool offline = false;           // its log directory failed
+  };
+  health health_now() const;
+  // The topic's produce settings as last pushed (any thread; a copy).
+  produce_limits limits() const;
+  void set_limits(const produce_limits& limits);
   // KIP-320: the error for a request carrying current_leader_epoch (-1: no check).
   protocol::error_code check_leader_epoch(int32_t current_leader_epoch, bool require_leader) const;
 
@@ -182,9 +196,12 @@ class partition : public std::enable_shared_from_this<partition> {
   std::atomic<int32_t> leader_epoch_{-1};
   std::atomic<int64_t> high_watermark_{0};
   std::atomic<int64_t> lso_{0};
+  // The leader's effective min.insync.replicas, published for health_now().
+  std::atomic<int32_t> min_isr_{1};
 
-  mutable std::mutex mutex_;  // leaf: guards role_ writes and off-strand reads, and waiters_
+  mutable std::mutex mutex_;  // leaf: guards role_ writes and off-strand reads, waiters_ and limits_
   partition_role role_;       // written only on the strand
+  produce_limits limits_;
   std::vector<std::shared_ptr<std::function<void()>>> waiters_;
   // Strand only: present while this replica leads.
   std::optional<leader_state> leader_state_;

@@ -161,8 +161,15 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
       auto it = partitions_.find(request_of.tp);
       // Removed or re-added while the request was out: not this answer's.
       if (it == partitions_.end() || it->second.generation != request_of.generation) continue;
-      entry& e = it->second;
-      std::shared_ptr<partition> p = e.part;
+      // The entry may go (a role change unfollows the partition) while this
+      // coroutine waits on the partition's strand: looked up again after
+      // every wait, never held across one.
+      auto current = [&]() -> entry* {
+        auto found = partitions_.find(request_of.tp);
+        return found != partitions_.end() && found->second.generation == request_of.generation ? &found->second
+                                                                                                : nullptr;
+      };
+      std::shared_ptr<partition> p = it->second.part;
       const perr err = static_cast<perr>(pd.error_code);
       const storage::offset leader_hw(pd.high_watermark);
       const storage::offset leader_start(pd.log_start_offset);
@@ -171,7 +178,7 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
         if (err != perr::offset_out_of_range)
           spdlog::debug("Fetch of {} from broker {}: {}", storage::partition_dir_name(request_of.tp), source_.value,
                         protocol::error_name(err));
-        e.state.on_error(err, answered);
+        it->second.state.on_error(err, answered);
         continue;
       }
       if (pd.diverging_epoch.epoch >= 0 || pd.diverging_epoch.end_offset >= 0) {
@@ -194,11 +201,13 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
           out.latest = p->latest_epoch();
           return out;
         });
+        entry* e = current();
+        if (!e) continue;
         if (r.error) {
           spdlog::error("Cannot truncate {}: {}", storage::partition_dir_name(request_of.tp), r.error.message());
-          e.state.on_storage_error();
+          e->state.on_storage_error();
         } else if (r.applied) {
-          e.state.on_truncated(r.log_end, r.latest);
+          e->state.on_truncated(r.log_end, r.latest);
         }
         continue;
       }
@@ -217,27 +226,31 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
           if (!p->removed() && !p->is_leader() && p->leader_epoch() == epoch.value)
             p->follow_leader_offsets(leader_hw, leader_start, answered);
         });
-        e.state.on_empty(leader_hw);
-        max_lag = std::max(max_lag, e.state.lag());
+        if (entry* e = current()) {
+          e->state.on_empty(leader_hw);
+          max_lag = std::max(max_lag, e->state.lag());
+        }
         continue;
       }
       std::vector<uint8_t> copy(records.data(), records.data() + whole);
       auto appended = co_await run_on(p->strand(), [&] {
         return p->append_as_follower(epoch, std::span<uint8_t>(copy), leader_hw, leader_start, answered);
       });
+      entry* e = current();
+      if (!e) continue;
       if (appended.error == storage::log_errc::unexpected_append_offset) {
         // Not where this log ends (it changed under the fetcher): fetch
         // again from the log end rather than give the partition up.
         spdlog::warn("Fetched data for {} starts below its log end {}; fetching from there",
                      storage::partition_dir_name(request_of.tp), appended.log_end.value);
-        e.state.on_truncated(appended.log_end, appended.last_epoch);
+        e->state.on_truncated(appended.log_end, appended.last_epoch);
       } else if (appended.error) {
         spdlog::error("Cannot append to {} what broker {} sent: {}", storage::partition_dir_name(request_of.tp),
                       source_.value, appended.error.message());
-        e.state.on_storage_error();
+        e->state.on_storage_error();
       } else if (appended.applied) {
-        e.state.on_appended(request_of.position.fetch_offset, appended.log_end, appended.last_epoch, leader_hw);
-        max_lag = std::max(max_lag, e.state.lag());
+        e->state.on_appended(request_of.position.fetch_offset, appended.log_end, appended.last_epoch, leader_hw);
+        max_lag = std::max(max_lag, e->state.lag());
       }
     }
   }
@@ -299,6 +312,9 @@ asio::awaitable<void> replica_fetcher::reset_offsets(const storage::topic_partit
     out.latest = p->latest_epoch();
     return out;
   });
+  // Unfollowed while the truncation ran: nothing left to update.
+  it = partitions_.find(tp);
+  if (stopped_ || it == partitions_.end() || it->second.generation != generation) co_return;
   if (r.error) {
     spdlog::error("Cannot truncate {}: {}", storage::partition_dir_name(tp), r.error.message());
     it->second.state.on_storage_error();

@@ -98,6 +98,7 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
       unfollowed_.erase(u.tp);
       co_await fetchers_->unfollow(u.tp);
     }
+    p->set_limits(u.limits);
     if (auto ec = co_await run_on(p->strand(), [&] {
           p->log().mutable_log().set_config(u.log_config);
           return leads ? p->become_leader(*u.role, u.leader, storage::broker_epoch(broker_epoch()), now)

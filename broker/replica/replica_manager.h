@@ -33,6 +33,8 @@ struct partition_update {
   storage::log_config log_config;
   // What a leader of it needs (min.insync.replicas, replica.lag.time.max.ms).
   leader_settings leader;
+  // What a produce to it is checked against (max.message.bytes, timestamps).
+  produce_limits limits;
 };
 
 class replica_manager {

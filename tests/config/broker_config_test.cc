@@ -65,7 +65,7 @@ TEST(BrokerConfig, Defaults) {
   EXPECT_EQ(c.connection_max_inflight_requests, 64);
   EXPECT_EQ(c.message_max_bytes, 1048588);
   EXPECT_EQ(c.offsets_topic_num_partitions, 50);
-  EXPECT_EQ(c.offsets_topic_replication_factor, 3);
+  EXPECT_EQ(c.offsets_topic_replication_factor, 1);  // a one-node cluster: see below
   EXPECT_EQ(c.transaction_state_log_num_partitions, 50);
   EXPECT_EQ(c.log_segment_bytes, 1073741824);
   EXPECT_EQ(c.log_retention_ms, 168LL * 3600 * 1000);
@@ -79,6 +79,30 @@ TEST(BrokerConfig, Defaults) {
   EXPECT_GE(c.num_io_threads, 1);
   EXPECT_TRUE(c.is_null("log.retention.ms"));
   EXPECT_FALSE(c.is_set("listeners"));
+}
+
+// Kafka's defaults for the internal topics (RF 3, min ISR 2) can never be
+// met by a one-voter cluster; such a node takes the values of Kafka's
+// sample server.properties unless told otherwise, a larger quorum Kafka's.
+TEST(BrokerConfig, InternalTopicsDefaultToOneReplicaOnlyInAOneVoterCluster) {
+  broker_config alone = build_ok({});
+  EXPECT_EQ(alone.get_int("offsets.topic.replication.factor"), 1);
+  EXPECT_EQ(alone.get_int("transaction.state.log.replication.factor"), 1);
+  EXPECT_EQ(alone.get_int("transaction.state.log.min.isr"), 1);
+  broker_config one_voter = build_ok({{"controller.quorum.voters", "1@localhost:9093", "test"},
+                                      {"listeners", "PLAINTEXT://:9092,CONTROLLER://:9093", "test"},
+                                      {"controller.listener.names", "CONTROLLER", "test"}});
+  EXPECT_EQ(one_voter.offsets_topic_replication_factor, 1);
+  broker_config told = build_ok({{"offsets.topic.replication.factor", "2", "test"}});
+  EXPECT_EQ(told.offsets_topic_replication_factor, 2);
+  EXPECT_EQ(told.get_int("transaction.state.log.min.isr"), 1);
+  broker_config cluster =
+      build_ok({{"controller.quorum.voters", "1@localhost:9093,2@localhost:9095,3@localhost:9097", "test"},
+                {"listeners", "PLAINTEXT://:9092,CONTROLLER://:9093", "test"},
+                {"controller.listener.names", "CONTROLLER", "test"}});
+  EXPECT_EQ(cluster.offsets_topic_replication_factor, 3);
+  EXPECT_EQ(cluster.get_int("transaction.state.log.replication.factor"), 3);
+  EXPECT_EQ(cluster.get_int("transaction.state.log.min.isr"), 2);
 }
 
 TEST(BrokerConfig, KafkaErrorWording) {

@@ -29,26 +29,11 @@
 #include <vector>
 
 #include "controller/raft/raft_core.h"
+#include "tests/support/sim_rng.h"
 
 namespace hw::controller::raft::sim {
 
-// splitmix64: tiny, and the same sequence on every platform.
-class rng {
- public:
-  explicit rng(uint64_t seed) : s_(seed) {}
-  uint64_t next() {
-    uint64_t z = (s_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // [lo, hi)
-  int64_t uniform(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo)); }
-  bool chance(double p) { return static_cast<double>(next() >> 11) * 0x1.0p-53 < p; }
-
- private:
-  uint64_t s_;
-};
+using rng = hw::testing::sim_rng;  // seeded: a failing seed replays exactly
 
 struct config {
   int voters = 3;

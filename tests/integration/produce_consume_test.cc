@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "broker_process.h"
+#include "protocol/messages/incremental_alter_configs.h"
 #include "raw_requests.h"
 
 namespace hw::testing {
@@ -311,6 +312,52 @@ TEST_F(ProduceConsumeIT, LogAppendTimeTopicStampsRecords) {
     EXPECT_GE(r.timestamp_ms, before);
     EXPECT_LE(r.timestamp_ms, after);
   }
+}
+
+// Produce is checked against the topic's effective configs, which a
+// dynamic cluster-wide default changes (kafka-configs --entity-type brokers
+// --entity-default): message.max.bytes and log.message.timestamp.type reach
+// a topic without overrides, and a topic override still wins.
+TEST_F(ProduceConsumeIT, ClusterWideDynamicDefaultsReachProduce) {
+  raw_client client(broker.port());
+  ASSERT_TRUE(client.create_topic("dyn", 1));
+  ASSERT_TRUE(client.create_topic("dyn-own", 1, 1, {{"max.message.bytes", "100000"}}));
+  auto produce_error = [&](const std::string& topic) {
+    auto r = client.produce(topic, 0, simple_batch(1, 3000), -1);
+    return r ? static_cast<int>(r->error_code) : -1000;
+  };
+  ASSERT_TRUE(wait_until([&] { return produce_error("dyn") == 0; }, 10s)) << broker.log();
+  auto set_default = [&](const std::string& key, std::optional<std::string> value) {
+    msg::incremental_alter_configs_request req;
+    auto& resource = req.resources.emplace_back();
+    resource.resource_type = 4;   // BROKER
+    resource.resource_name = "";  // the cluster-wide default
+    auto& c = resource.configs.emplace_back();
+    c.name = key;
+    c.config_operation = value ? 0 : 1;  // SET or DELETE
+    c.value = value;
+    auto altered = client.call<msg::incremental_alter_configs_response>(44, 1, req);
+    ASSERT_TRUE(altered && altered->responses.size() == 1);
+    ASSERT_EQ(altered->responses[0].error_code, 0) << altered->responses[0].error_message.value_or("");
+  };
+  set_default("message.max.bytes", "1000");
+  EXPECT_TRUE(wait_until([&] { return produce_error("dyn") == 10; }, 10s)) << broker.log();  // MESSAGE_TOO_LARGE
+  EXPECT_EQ(produce_error("dyn-own"), 0);
+  set_default("message.max.bytes", std::nullopt);
+  EXPECT_TRUE(wait_until([&] { return produce_error("dyn") == 0; }, 10s)) << broker.log();
+
+  set_default("log.message.timestamp.type", "LogAppendTime");
+  int64_t before_ms = 0;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        before_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+        auto r = client.produce("dyn", 0, simple_batch(1), -1);
+        return r && r->error_code == 0 && r->log_append_time_ms >= before_ms;
+      },
+      10s))
+      << broker.log();
 }
 
 TEST_F(ProduceConsumeIT, ManyPartitions) {

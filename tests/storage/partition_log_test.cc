@@ -255,6 +255,25 @@ TEST_F(PartitionLogTest, BecomeLeaderStartsTheEpochAtTheLogEnd) {
   EXPECT_EQ(plog_->epoch_cache().entries().size(), 2u);
 }
 
+// A replica that led an epoch without writing to it, then follows again:
+// truncating to the log end cuts nothing but drops that epoch, so the
+// leader's history (which never gave the epoch any offset) no longer
+// diverges from this log at its end.
+TEST_F(PartitionLogTest, TruncatingToTheLogEndDropsAnEpochLedWithoutAWrite) {
+  open();
+  fill(3);
+  const auto before = plog_->epoch_cache().entries();
+  ASSERT_FALSE(plog_->become_leader(leader_epoch(5)));
+  ASSERT_EQ(plog_->epoch_cache().latest_entry(), (epoch_entry{leader_epoch(5), offset(6)}));
+  ASSERT_FALSE(plog_->truncate_to(offset(6), 0));
+  EXPECT_EQ(plog_->log().log_end_offset(), offset(6));
+  EXPECT_EQ(plog_->epoch_cache().entries(), before);
+  // Past the log end: the same.
+  ASSERT_FALSE(plog_->become_leader(leader_epoch(6)));
+  ASSERT_FALSE(plog_->truncate_to(offset(100), 0));
+  EXPECT_EQ(plog_->epoch_cache().entries(), before);
+}
+
 bytes txn_batch(int64_t pid, int32_t seq, int records) {
   protocol::record_batch_options o;
   o.producer_id = pid;

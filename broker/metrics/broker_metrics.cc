@@ -1,0 +1,191 @@
+#include "broker/metrics/broker_metrics.h"
+
+#include <prometheus/collectable.h>
+#include <prometheus/counter.h>
+#include <prometheus/exposer.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <array>
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "protocol/messages/api_registry.h"
+
+namespace hw::broker::metrics {
+namespace {
+
+constexpr size_t api_key_slots = 128;
+constexpr int16_t fetch_key = 1;
+
+// TotalTimeMs buckets, in milliseconds: sub-millisecond answers up to the
+// longest a request may wait (a fetch's 60 s cap).
+prometheus::Histogram::BucketBoundaries total_time_buckets() {
+  return {0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000};
+}
+
+}  // namespace
+
+struct broker_metrics::impl : prometheus::Collectable {
+  struct request_slot {
+    prometheus::Counter* requests = nullptr;
+    prometheus::Histogram* total_time_ms = nullptr;
+  };
+
+  impl()
+      : registry(std::make_shared<prometheus::Registry>()),
+        requests(prometheus::BuildCounter()
+                     .Name("kafka_network_requestmetrics_requests_total")
+                     .Help("Requests answered, per API (Kafka's RequestsPerSec)")
+                     .Register(*registry)),
+        total_time(prometheus::BuildHistogram()
+                       .Name("kafka_network_requestmetrics_totaltimems")
+                       .Help("Time from a request's arrival to its answer, in milliseconds (Kafka's TotalTimeMs)")
+                       .Register(*registry)),
+        isr_shrinks(prometheus::BuildCounter()
+                        .Name("kafka_server_replicamanager_isrshrinks_total")
+                        .Help("ISR shrinks this broker made as leader (Kafka's IsrShrinksPerSec)")
+                        .Register(*registry)
+                        .Add({})),
+        isr_expands(prometheus::BuildCounter()
+                        .Name("kafka_server_replicamanager_isrexpands_total")
+                        .Help("ISR expansions this broker made as leader (Kafka's IsrExpandsPerSec)")
+                        .Register(*registry)
+                        .Add({})),
+        failed_isr_updates(prometheus::BuildCounter()
+                               .Name("kafka_server_replicamanager_failedisrupdates_total")
+                               .Help("ISR changes the controller refused (Kafka's FailedIsrUpdatesPerSec)")
+                               .Register(*registry)
+                               .Add({})),
+        partitions(gauge("kafka_server_replicamanager_partitioncount", "Partitions hosted here")),
+        leaders(gauge("kafka_server_replicamanager_leadercount", "Partitions led here")),
+        under_replicated(gauge("kafka_server_replicamanager_underreplicatedpartitions",
+                               "Partitions led here whose ISR is smaller than their replica set")),
+        under_min_isr(gauge("kafka_server_replicamanager_underminisrpartitioncount",
+                            "Partitions led here whose ISR is below min.insync.replicas")),
+        offline_replicas(gauge("kafka_server_replicamanager_offlinereplicacount",
+                               "Replicas hosted here whose log directory is offline")),
+        fetcher_max_lag(prometheus::BuildGauge()
+                            .Name("kafka_server_replicafetchermanager_maxlag")
+                            .Help("The largest lag, in records, of a partition this broker follows")
+                            .Register(*registry)
+                            .Add({{"clientid", "Replica"}})) {}
+
+  prometheus::Gauge& gauge(const char* name, const char* help) {
+    return prometheus::BuildGauge().Name(name).Help(help).Register(*registry).Add({});
+  }
+  // The series of one request name, made when it is first answered (so a
+  // scrape lists the APIs in use, not every one there is). Lock-free once
+  // made.
+  const request_slot* slot(int16_t api_key, bool from_follower) {
+    std::atomic<const request_slot*>& cell = api_key == fetch_key && from_follower
+                                                 ? follower_fetch
+                                                 : slots[static_cast<size_t>(api_key)];
+    if (const request_slot* made = cell.load(std::memory_order_acquire)) return made;
+    const protocol::api_info* api = protocol::find_api(api_key);
+    if (!api) return nullptr;
+    const std::string name =
+        api_key == fetch_key ? (from_follower ? "FetchFollower" : "FetchConsumer") : std::string(api->name);
+    std::lock_guard lock(slots_mutex);
+    if (const request_slot* made = cell.load(std::memory_order_acquire)) return made;
+    made_slots.push_back(std::make_unique<request_slot>(
+        request_slot{&requests.Add({{"request", name}}), &total_time.Add({{"request", name}}, total_time_buckets())}));
+    cell.store(made_slots.back().get(), std::memory_order_release);
+    return made_slots.back().get();
+  }
+
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    std::function<replica_gauges()> read;
+    {
+      std::lock_guard lock(source_mutex);
+      read = source;
+    }
+    if (read) {
+      const replica_gauges g = read();
+      partitions.Set(static_cast<double>(g.partitions));
+      leaders.Set(static_cast<double>(g.leaders));
+      under_replicated.Set(static_cast<double>(g.under_replicated));
+      under_min_isr.Set(static_cast<double>(g.under_min_isr));
+      offline_replicas.Set(static_cast<double>(g.offline_replicas));
+      fetcher_max_lag.Set(static_cast<double>(g.fetcher_max_lag));
+    }
+    return registry->Collect();
+  }
+
+  std::shared_ptr<prometheus::Registry> registry;
+  prometheus::Family<prometheus::Counter>& requests;
+  prometheus::Family<prometheus::Histogram>& total_time;
+  prometheus::Counter& isr_shrinks;
+  prometheus::Counter& isr_expands;
+  prometheus::Counter& failed_isr_updates;
+  prometheus::Gauge& partitions;
+  prometheus::Gauge& leaders;
+  prometheus::Gauge& under_replicated;
+  prometheus::Gauge& under_min_isr;
+  prometheus::Gauge& offline_replicas;
+  prometheus::Gauge& fetcher_max_lag;
+  std::array<std::atomic<const request_slot*>, api_key_slots> slots{};
+  std::atomic<const request_slot*> follower_fetch{nullptr};
+  std::mutex slots_mutex;  // leaf: making a request name's series, once
+  std::vector<std::unique_ptr<request_slot>> made_slots;
+
+  mutable std::mutex source_mutex;  // leaf: the source is set once, read per scrape
+  std::function<replica_gauges()> source;
+  std::unique_ptr<prometheus::Exposer> exposer;
+};
+
+broker_metrics::broker_metrics() : impl_(std::make_shared<impl>()) {}
+
+broker_metrics::~broker_metrics() { stop(); }
+
+void broker_metrics::on_request(int16_t api_key, bool from_follower, double total_time_ms) {
+  if (api_key < 0 || static_cast<size_t>(api_key) >= api_key_slots) return;
+  const impl::request_slot* s = impl_->slot(api_key, from_follower);
+  if (!s) return;
+  s->requests->Increment();
+  s->total_time_ms->Observe(total_time_ms);
+}
+
+void broker_metrics::on_isr_update(isr_update what) {
+  switch (what) {
+    case isr_update::shrunk: impl_->isr_shrinks.Increment(); break;
+    case isr_update::expanded: impl_->isr_expands.Increment(); break;
+    case isr_update::failed: impl_->failed_isr_updates.Increment(); break;
+  }
+}
+
+void broker_metrics::set_gauge_source(std::function<replica_gauges()> source) {
+  std::lock_guard lock(impl_->source_mutex);
+  impl_->source = std::move(source);
+}
+
+std::variant<uint16_t, std::string> broker_metrics::serve(const std::string& host, uint16_t port) {
+  const std::string address = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+                              std::to_string(port);
+  try {
+    auto exposer = std::make_unique<prometheus::Exposer>(address, 2);
+    exposer->RegisterCollectable(impl_);
+    const std::vector<int> ports = exposer->GetListeningPorts();
+    if (ports.empty()) return "the metrics endpoint " + address + " listens on no port";
+    impl_->exposer = std::move(exposer);
+    return static_cast<uint16_t>(ports.front());
+  } catch (const std::exception& e) {
+    return "Cannot serve metrics on " + address + ": " + e.what();
+  }
+}
+
+void broker_metrics::stop() {
+  impl_->exposer.reset();
+  set_gauge_source({});
+}
+
+std::string broker_metrics::text() const {
+  return prometheus::TextSerializer().Serialize(impl_->Collect());
+}
+
+}  // namespace hw::broker::metrics

@@ -1,0 +1,59 @@
+#pragma once
+// The broker's metrics registry and its Prometheus endpoint (README.md
+// beside this file lists the metrics and Kafka's names for them).
+//
+// Ownership and threads: owned by the node. on_request and on_isr_change
+// may be called from any thread; the gauge source runs on the endpoint's
+// threads at each scrape.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+
+namespace hw::broker::metrics {
+
+// What the broker's partitions and fetchers look like now, for the gauges.
+struct replica_gauges {
+  int64_t partitions = 0;
+  int64_t leaders = 0;
+  int64_t under_replicated = 0;
+  int64_t under_min_isr = 0;
+  int64_t offline_replicas = 0;
+  int64_t fetcher_max_lag = 0;
+};
+
+class broker_metrics {
+ public:
+  broker_metrics();
+  ~broker_metrics();
+  broker_metrics(const broker_metrics&) = delete;
+  broker_metrics& operator=(const broker_metrics&) = delete;
+
+  // One request answered after total_time_ms (from its frame being read to
+  // its answer being ready). A Fetch counts as FetchFollower when a replica
+  // sent it, else FetchConsumer.
+  void on_request(int16_t api_key, bool from_follower, double total_time_ms);
+  // The controller's answer to an ISR change this broker proposed as leader.
+  enum class isr_update { shrunk, expanded, failed };
+  void on_isr_update(isr_update what);
+
+  // Read at each scrape; set before serving.
+  void set_gauge_source(std::function<replica_gauges()> source);
+
+  // Serves /metrics on host:port (port 0: any free one). The bound port, or
+  // why it could not listen.
+  std::variant<uint16_t, std::string> serve(const std::string& host, uint16_t port);
+  // Closes the endpoint and forgets the gauge source (before what the
+  // source reads goes away). Also done by the destructor.
+  void stop();
+  // The exposition text, as a scrape would get it.
+  std::string text() const;
+
+ private:
+  struct impl;
+  std::shared_ptr<impl> impl_;
+};
+
+}  // namespace hw::broker::metrics

@@ -1,0 +1,745 @@
+// Seed 002 §20 (replication) with Apache Kafka 4.3.1's own tools against
+// real highwater processes, as a user of a three-broker docker-compose
+// cluster would run it: kafka-topics.sh creates reliable-events (3
+// partitions, replication factor 3, min.insync.replicas=2) and describes
+// it; kafka-verifiable-producer.sh writes acks=all throughout and prints
+// every acknowledgement; kafka-console-consumer.sh reads in a group
+// throughout. Brokers are stopped with SIGTERM (docker stop) and started
+// again with the same arguments.
+//
+// §20.3: one follower down, the ISR of every partition loses it, writes go
+// on. §20.4: a second broker down, the ISR below min.insync.replicas,
+// acks=all does not succeed; both back, the ISR grows to 3 again. §20.5:
+// the leader of partition 0 down, a new leader from its ISR, writes go on,
+// and every acknowledged record is consumed.
+//
+// With three combined nodes the second stop also leaves the controller
+// quorum without a majority once that node is gone, so what acks=all gets
+// depends on whether its controlled shutdown still shrank the ISR (then
+// NOT_ENOUGH_REPLICAS) or not (then the leader waits for replicas that
+// never come: REQUEST_TIMED_OUT). The second test repeats §20.4 with three
+// controller-only nodes beside three broker-only nodes, where the quorum
+// survives: the ISR is the leader alone and acks=all is refused with
+// NOT_ENOUGH_REPLICAS before the append, while acks=1 is taken.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "broker_process.h"
+#include "kafka_tool.h"
+#include "raw_requests.h"
+
+extern char** environ;
+
+namespace hw::testing {
+namespace {
+
+const char* const k_topic_command = "org.apache.kafka.tools.TopicCommand";
+const char* const k_verifiable_producer = "org.apache.kafka.tools.VerifiableProducer";
+const char* const k_console_producer = "org.apache.kafka.tools.ConsoleProducer";
+const char* const k_console_consumer = "org.apache.kafka.tools.consumer.ConsoleConsumer";
+const std::string k_topic = "reliable-events";
+constexpr int k_partitions = 3;
+constexpr int16_t k_request_timed_out = 7;
+constexpr int16_t k_not_enough_replicas = 19;
+
+using id_set = std::set<int32_t>;
+
+std::string joined(const id_set& ids) {
+  std::string out;
+  for (int32_t id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+  return out;
+}
+
+// A Kafka tool left running, as the producer and the consumer a user keeps
+// open while brokers come and go. Its stdout and stderr go to files, read
+// as they grow.
+class background_tool {
+ public:
+  background_tool(const std::string& work_dir, const std::string& name, const std::string& main_class,
+                  const std::vector<std::string>& args)
+      : out_path_(work_dir + "/" + name + ".out"), err_path_(work_dir + "/" + name + ".err") {
+    std::vector<std::string> argv_s{HW_SOURCE_DIR "/scripts/kafka-run-class.sh", main_class};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    // The script execs java: the pid is the JVM's, and SIGTERM runs its shutdown hooks.
+    if (posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&fa);
+  }
+  ~background_tool() {
+    if (running()) stop(SIGKILL, 10s);
+  }
+  background_tool(const background_tool&) = delete;
+
+  bool started() const { return pid_ > 0; }
+  bool running() {
+    if (pid_ <= 0 || exit_code_) return false;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+    return !exit_code_;
+  }
+  // Sends sig and waits for the exit: the exit code (or -signal), nullopt on timeout.
+  std::optional<int> stop(int sig, std::chrono::milliseconds timeout) {
+    if (running()) kill(pid_, sig);
+    wait_until([&] { return !running(); }, timeout);
+    return exit_code_;
+  }
+  // Complete stdout lines not returned before.
+  std::vector<std::string> new_lines() {
+    std::ifstream in(out_path_, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(consumed_));
+    std::string rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto end = rest.rfind('\n');
+    if (end == std::string::npos) return {};
+    consumed_ += end + 1;
+    std::vector<std::string> lines;
+    std::istringstream split(rest.substr(0, end + 1));
+    std::string line;
+    while (std::getline(split, line)) lines.push_back(line);
+    return lines;
+  }
+  std::string all() const {
+    std::string out = read_whole(out_path_);
+    if (out.size() > 20000) out = "[...]\n" + out.substr(out.size() - 20000);
+    return "--- stdout ---\n" + out + "--- stderr ---\n" + read_whole(err_path_);
+  }
+
+ private:
+  std::string out_path_;
+  std::string err_path_;
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+  size_t consumed_ = 0;
+};
+
+// A line of the JVM's own logging ("[0.002s][warning][perf,memops] ..."),
+// which it prints on stdout when, for example, another JVM holds the
+// hsperfdata file of the same pid: not the tool's output.
+bool jvm_log_line(const std::string& line) {
+  static const std::regex jvm_re(R"(^\[[0-9.]+s\]\[(warning|error|info)\].*)");
+  return std::regex_match(line, jvm_re);
+}
+
+// The tool's stdout lines, without the JVM's.
+std::vector<std::string> tool_lines(const tool_result& r) {
+  std::vector<std::string> out;
+  for (auto& line : lines_of(r.out))
+    if (!jvm_log_line(line)) out.push_back(line);
+  return out;
+}
+
+using position = std::pair<int, int64_t>;  // partition, offset
+
+// What kafka-verifiable-producer.sh printed: one JSON object a line, a
+// producer_send_success with the value, partition and offset of each
+// acknowledged record, a producer_send_error for each failed one.
+struct producer_report {
+  std::map<position, std::string> acknowledged;
+  std::vector<std::string> errors;
+  bool shutdown_complete = false;
+
+  void take(const std::vector<std::string>& lines) {
+    static const std::regex value_re(R"re("value":"([^"]*)")re");
+    static const std::regex partition_re(R"re("partition":(\d+))re");
+    static const std::regex offset_re(R"re("offset":(\d+))re");
+    for (const auto& line : lines) {
+      if (line.find("\"name\":\"producer_send_success\"") != std::string::npos) {
+        std::smatch v, p, o;
+        if (std::regex_search(line, v, value_re) && std::regex_search(line, p, partition_re) &&
+            std::regex_search(line, o, offset_re))
+          acknowledged[{std::stoi(p[1]), std::stoll(o[1])}] = v[1];
+        else
+          errors.push_back("unparsed: " + line);
+      } else if (line.find("\"name\":\"producer_send_error\"") != std::string::npos) {
+        errors.push_back(line);
+      } else if (line.find("\"name\":\"shutdown_complete\"") != std::string::npos) {
+        shutdown_complete = true;
+      }
+    }
+  }
+};
+
+// What kafka-console-consumer.sh printed with print.partition and
+// print.offset: "Partition:0\tOffset:12\t<value>".
+struct consumer_report {
+  std::map<position, std::string> consumed;
+  std::vector<std::string> other;
+
+  void take(const std::vector<std::string>& lines) {
+    static const std::regex line_re(R"(^Partition:(\d+)\tOffset:(\d+)\t(.*)$)");
+    for (const auto& line : lines) {
+      std::smatch m;
+      if (std::regex_match(line, m, line_re)) consumed[{std::stoi(m[1]), std::stoll(m[2])}] = m[3];
+      else if (!jvm_log_line(line)) other.push_back(line);
+    }
+  }
+};
+
+// One partition line of kafka-topics.sh --describe.
+struct described_partition {
+  int32_t leader = -1;  // -1: "Leader: none"
+  std::vector<int32_t> replicas;
+  id_set isr;
+  id_set elr;             // eligible leader replicas (KIP-966)
+  id_set last_known_elr;
+  std::string line;
+};
+
+id_set id_set_of(const std::vector<int32_t>& ids) { return id_set(ids.begin(), ids.end()); }
+
+std::vector<int32_t> ids_in(const std::string& list) {
+  std::vector<int32_t> out;
+  std::istringstream in(list);
+  std::string id;
+  while (std::getline(in, id, ','))
+    if (!id.empty()) out.push_back(std::stoi(id));
+  return out;
+}
+
+// The partition lines of a describe, by partition. Kafka 4.3 prints each
+// as "\tTopic: T\tPartition: P\tLeader: L\tReplicas: a,b,c\tIsr: a,b\tElr: c\tLastKnownElr: "
+// (lists empty when there is nobody in them). `unmatched` gets every other line.
+std::map<int, described_partition> partition_lines(const tool_result& r, std::vector<std::string>* unmatched) {
+  static const std::regex line_re("^\tTopic: " + k_topic +
+                                  "\tPartition: (\\d+)\tLeader: (\\d+|none)\tReplicas: ([0-9,]+)\tIsr: ([0-9,]*)"
+                                  "\tElr: ([0-9,]*)\tLastKnownElr: ([0-9,]*)$");
+  std::map<int, described_partition> out;
+  for (const auto& line : lines_of(r.out)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, line_re)) {
+      if (!jvm_log_line(line)) unmatched->push_back(line);
+      continue;
+    }
+    described_partition d;
+    d.leader = m[2] == "none" ? -1 : std::stoi(m[2]);
+    d.replicas = ids_in(m[3]);
+    d.isr = id_set_of(ids_in(m[4]));
+    d.elr = id_set_of(ids_in(m[5]));
+    d.last_known_elr = id_set_of(ids_in(m[6]));
+    d.line = line;
+    out[std::stoi(m[1])] = d;
+  }
+  return out;
+}
+
+std::set<int> keys_of(const std::map<int, described_partition>& m) {
+  std::set<int> out;
+  for (const auto& [p, d] : m) out.insert(p);
+  return out;
+}
+
+// The partitions as a broker's metadata has them, for the waits: cheaper
+// than a JVM per poll. The tools then say the same (or the test fails).
+struct partition_state {
+  int32_t leader = -1;
+  id_set isr;
+};
+
+class ToolsReplicationIT : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("CLUSTER_ID", "ToolsReplicationITclus", 1);
+    std::string tmpl = (std::filesystem::temp_directory_path() / "hw-tools-repl-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    work_dir = tmpl;
+  }
+  void TearDown() override {
+    // The tools first, while the brokers they talk to are still up.
+    consumer.reset();
+    producer.reset();
+    unsetenv("CLUSTER_ID");
+    std::error_code ec;
+    std::filesystem::remove_all(work_dir, ec);
+  }
+
+  // Three combined nodes 1-3, or (dedicated) controllers 1-3 and brokers
+  // 4-6. Every process gets short lag and session timeouts so that a
+  // stopped broker is noticed within seconds; min.insync.replicas is left
+  // at its default (1): the topic's own config is what counts.
+  void start_cluster(bool dedicated) {
+    const int processes = dedicated ? 6 : 3;
+    brokers.clear();
+    for (int id = dedicated ? 4 : 1; id <= (dedicated ? 6 : 3); ++id) brokers.push_back(id);
+    std::vector<broker_process*> all;
+    for (int i = 0; i < processes; ++i) {
+      nodes.push_back(std::make_unique<broker_process>());
+      all.push_back(nodes.back().get());
+    }
+    auto chosen = start_on_fresh_ports(3, [&](const std::vector<uint16_t>& ports) {
+      std::string voters;
+      for (int i = 0; i < 3; ++i) voters += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports[i]);
+      args.assign(processes, {});
+      for (int i = 0; i < processes; ++i) {
+        const int id = i + 1;
+        std::vector<std::string> overrides{"node.id=" + std::to_string(id), "controller.listener.names=CONTROLLER",
+                                           "controller.quorum.voters=" + voters, "replica.lag.time.max.ms=3000",
+                                           "broker.session.timeout.ms=4000", "broker.heartbeat.interval.ms=500"};
+        if (!dedicated) {
+          overrides.push_back("process.roles=broker,controller");
+          overrides.push_back("listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" + std::to_string(ports[i]));
+        } else if (id <= 3) {
+          overrides.push_back("process.roles=controller");
+          overrides.push_back("listeners=CONTROLLER://127.0.0.1:" + std::to_string(ports[i]));
+        } else {
+          overrides.push_back("process.roles=broker");
+        }
+        for (const auto& o : overrides) {
+          args[i].push_back("--override");
+          args[i].push_back(o);
+        }
+      }
+      std::vector<std::thread> starting;
+      std::vector<int> started(processes, 0);
+      for (int i = 0; i < processes; ++i) starting.emplace_back([&, i] { started[i] = nodes[i]->start(args[i], 60s); });
+      for (auto& t : starting) t.join();
+      return started_or_port_taken(std::all_of(started.begin(), started.end(), [](int s) { return s != 0; }), all);
+    });
+    ASSERT_TRUE(chosen) << logs();
+  }
+
+  broker_process& node(int id) { return *nodes[id - 1]; }
+  // Started again with the arguments of its first start.
+  bool restart(int id) { return node(id).start(args[id - 1], 60s); }
+  // SIGTERM, as docker stop sends: a controlled shutdown, exit code 0.
+  bool stop(int id) {
+    const auto code = node(id).stop(SIGTERM, 60s);
+    EXPECT_EQ(code, 0) << "node " << id << "\n" << logs();
+    return code == 0;
+  }
+
+  // Every running broker, as a user lists them in --bootstrap-server.
+  std::string bootstrap() {
+    std::string out;
+    for (int id : brokers)
+      if (node(id).running()) out += (out.empty() ? "" : ",") + std::string("127.0.0.1:") + std::to_string(node(id).port());
+    return out;
+  }
+
+  std::string logs() const {
+    std::string out;
+    for (size_t i = 0; i < nodes.size(); ++i) out += "---- node " + std::to_string(i + 1) + " ----\n" + excerpt(nodes[i]->log());
+    if (producer) out += "---- verifiable producer ----\n" + producer->all();
+    if (consumer) out += "---- console consumer ----\n" + consumer->all();
+    return out;
+  }
+
+  // A node's log, cut for the failure message: a sanitizer report or a
+  // fatal error in full (it says what went wrong), else the end of the log
+  // (the start of a long one only repeats the startup).
+  static std::string excerpt(const std::string& log) {
+    constexpr size_t k_tail = 40000;
+    size_t report = std::string::npos;
+    for (const char* marker : {"ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer", "FATAL"})
+      report = std::min(report, log.find(marker));
+    if (report != std::string::npos) {
+      const size_t from = report > 5000 ? report - 5000 : 0;
+      return (from ? "[...]\n" : "") + log.substr(from, 60000) + "\n[...]\n" +
+             log.substr(log.size() > 5000 ? log.size() - 5000 : 0);
+    }
+    return log.size() > k_tail ? "[...]\n" + log.substr(log.size() - k_tail) : log;
+  }
+
+  tool_result topics(std::vector<std::string> tool_args) {
+    tool_args.insert(tool_args.begin(), {"--bootstrap-server", bootstrap()});
+    return run_kafka_tool(work_dir, k_topic_command, tool_args);
+  }
+
+  // kafka-topics.sh --describe --topic reliable-events: the topic line and
+  // one line per partition, all in Kafka's format.
+  std::map<int, described_partition> describe() {
+    auto r = topics({"--describe", "--topic", k_topic});
+    EXPECT_EQ(r.exit_code, 0) << r.all();
+    std::vector<std::string> other;
+    auto parts = partition_lines(r, &other);
+    static const std::regex topic_re("^Topic: " + k_topic +
+                                     "\tTopicId: [A-Za-z0-9_-]{22}\tPartitionCount: 3\tReplicationFactor: 3"
+                                     "\tConfigs: min.insync.replicas=2$");
+    EXPECT_EQ(other.size(), 1u) << r.all();
+    if (!other.empty()) {
+      EXPECT_TRUE(std::regex_match(other[0], topic_re)) << r.all();
+    }
+    EXPECT_EQ(keys_of(parts), (std::set<int>{0, 1, 2})) << r.all();
+    for (const auto& [p, d] : parts) {
+      // The replica assignment never changes: three brokers, each once.
+      EXPECT_EQ(id_set(d.replicas.begin(), d.replicas.end()), id_set(brokers.begin(), brokers.end())) << d.line;
+      EXPECT_EQ(d.replicas.size(), 3u) << d.line;
+      EXPECT_TRUE(d.isr.count(d.leader)) << "the leader is in the ISR: " << d.line;
+    }
+    last_describe = r.all();
+    return parts;
+  }
+  // describe with one of the filters: only the partitions it picks, each
+  // line as the full describe prints it.
+  std::map<int, described_partition> describe_only(const std::string& filter) {
+    auto r = topics({"--describe", "--topic", k_topic, filter});
+    EXPECT_EQ(r.exit_code, 0) << r.all();
+    std::vector<std::string> other;
+    auto parts = partition_lines(r, &other);
+    EXPECT_TRUE(other.empty()) << filter << " printed more than partition lines:\n" << r.all();
+    last_describe = r.all();
+    return parts;
+  }
+
+  // The partitions through broker `via`'s metadata (empty if it did not answer in full).
+  std::map<int, partition_state> metadata_via(int via) {
+    raw_client client(node(via).port());
+    auto md = client.metadata(std::vector<std::string>{k_topic});
+    std::map<int, partition_state> out;
+    if (!md || md->topics.size() != 1 || md->topics[0].error_code != 0) return out;
+    for (const auto& p : md->topics[0].partitions)
+      out[p.partition_index] = {p.leader_id, id_set(p.isr_nodes.begin(), p.isr_nodes.end())};
+    if (out.size() != k_partitions) out.clear();
+    return out;
+  }
+  // Whether every partition has this ISR (and a leader in it) as `via` sees it.
+  bool isr_everywhere(int via, const id_set& isr) {
+    auto parts = metadata_via(via);
+    if (parts.empty()) return false;
+    for (const auto& [p, s] : parts)
+      if (s.isr != isr || !isr.count(s.leader)) return false;
+    return true;
+  }
+
+  // One record produced straight to `port` (the partition's leader) with
+  // these acks, the broker told to wait up to timeout_ms for the ISR.
+  std::optional<msg::produce_response::partition_produce_response> produce_one(uint16_t port, int partition,
+                                                                              int16_t acks, int32_t timeout_ms) {
+    raw_client client(port);
+    const auto batch = simple_batch(1);
+    msg::produce_request req;
+    req.acks = acks;
+    req.timeout_ms = timeout_ms;
+    auto& t = req.topic_data.emplace_back();
+    t.name = k_topic;
+    auto& p = t.partition_data.emplace_back();
+    p.index = partition;
+    p.records = protocol::records_view(protocol::bytes_view(batch));
+    auto resp = client.call<msg::produce_response>(0, k_produce_version, req, std::chrono::milliseconds(timeout_ms) + 20s);
+    if (!resp || resp->responses.size() != 1 || resp->responses[0].partition_responses.size() != 1) return std::nullopt;
+    return resp->responses[0].partition_responses[0];
+  }
+  // The partition's high watermark (what a consumer can read) at its
+  // leader, as the running broker `via` names it; -1 if unknown.
+  int64_t high_watermark(int via, int partition) {
+    auto parts = metadata_via(via);
+    if (parts.empty() || parts[partition].leader <= 0 || !node(parts[partition].leader).running()) return -1;
+    raw_client client(node(parts[partition].leader).port());
+    auto r = client.list_offset(k_topic, partition, -1);
+    return r && r->error_code == 0 ? r->offset : -1;
+  }
+
+  // kafka-verifiable-producer.sh --acks -1 at a steady pace, with the Java
+  // producer's own retries (the tool sets retries=0 unless its config file
+  // says otherwise) so that a leader change is retried, not reported.
+  void start_producer() {
+    const std::string config = work_dir + "/producer.properties";
+    std::ofstream(config) << "retries=2147483647\nenable.idempotence=true\nrequest.timeout.ms=10000\n"
+                             "delivery.timeout.ms=120000\n";
+    producer = std::make_unique<background_tool>(
+        work_dir, "producer", k_verifiable_producer,
+        std::vector<std::string>{"--bootstrap-server", bootstrap(), "--topic", k_topic, "--acks", "-1",
+                                 "--throughput", "50", "--command-config", config});
+    ASSERT_TRUE(producer->started());
+  }
+  // kafka-console-consumer.sh --from-beginning in a group, for the whole test.
+  void start_consumer() {
+    consumer = std::make_unique<background_tool>(
+        work_dir, "consumer", k_console_consumer,
+        std::vector<std::string>{"--bootstrap-server", bootstrap(), "--topic", k_topic, "--from-beginning", "--group",
+                                 "reliable-readers", "--formatter-property", "print.partition=true",
+                                 "--formatter-property", "print.offset=true"});
+    ASSERT_TRUE(consumer->started());
+  }
+  size_t acknowledged() {
+    acks.take(producer->new_lines());
+    return acks.acknowledged.size();
+  }
+  // Waits for `more` acknowledgements after the ones so far: writes go on.
+  void expect_writes_go_on(size_t more, const std::string& when) {
+    const size_t before = acknowledged();
+    EXPECT_TRUE(wait_until([&] { return acknowledged() >= before + more; }, 60s))
+        << when << ": " << acknowledged() - before << " more acknowledged\n"
+        << logs();
+  }
+
+  std::string work_dir;
+  std::vector<int> brokers;
+  std::vector<std::unique_ptr<broker_process>> nodes;
+  std::vector<std::vector<std::string>> args;
+  std::unique_ptr<background_tool> producer;
+  std::unique_ptr<background_tool> consumer;
+  producer_report acks;
+  std::string last_describe;
+};
+
+TEST_F(ToolsReplicationIT, FollowerDownIsrBelowMinAndLeaderDownOnThreeCombinedNodes) {
+  start_cluster(false);
+  auto created = topics({"--create", "--topic", k_topic, "--partitions", "3", "--replication-factor", "3", "--config",
+                         "min.insync.replicas=2"});
+  ASSERT_EQ(created.exit_code, 0) << created.all() << logs();
+  EXPECT_EQ(tool_lines(created), std::vector<std::string>{"Created topic reliable-events."}) << created.all();
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(1, {1, 2, 3}); }, 30s)) << logs();
+  auto d = describe();
+  for (const auto& [p, part] : d) EXPECT_EQ(part.isr, (id_set{1, 2, 3})) << last_describe;
+  ASSERT_FALSE(HasFailure()) << last_describe;
+
+  start_consumer();
+  start_producer();
+  ASSERT_TRUE(wait_until([&] { return acknowledged() >= 50; }, 90s)) << logs();
+
+  // §20.3: a broker down (one leading no partition if there is one, else
+  // one not leading partition 0); every partition's ISR loses it and
+  // acks=all writes go on with two in sync, min.insync.replicas=2.
+  int follower = 0;
+  for (int id : brokers) {
+    bool leads = false;
+    for (const auto& [p, part] : d) leads = leads || part.leader == id;
+    if (!leads && !follower) follower = id;
+  }
+  if (!follower) follower = d[0].leader % 3 + 1;
+  id_set others{1, 2, 3};
+  others.erase(follower);
+  const int kept = *others.begin();
+  ASSERT_TRUE(stop(follower));
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(kept, others); }, 30s)) << logs();
+  d = describe();
+  for (const auto& [p, part] : d) {
+    EXPECT_EQ(part.isr, others) << last_describe;
+    EXPECT_NE(part.leader, follower) << last_describe;
+    // Two still in sync, min.insync.replicas=2: nobody needs to be kept eligible.
+    EXPECT_TRUE(part.elr.empty()) << last_describe;
+  }
+  // Every partition has fewer in sync than replicas, and exactly two: at
+  // min.insync.replicas, not under it.
+  auto under_replicated = describe_only("--under-replicated-partitions");
+  EXPECT_EQ(keys_of(under_replicated), (std::set<int>{0, 1, 2})) << last_describe;
+  for (const auto& [p, part] : under_replicated) EXPECT_EQ(part.line, d[p].line);
+  EXPECT_EQ(keys_of(describe_only("--at-min-isr-partitions")), (std::set<int>{0, 1, 2})) << last_describe;
+  EXPECT_TRUE(describe_only("--under-min-isr-partitions").empty()) << last_describe;
+  expect_writes_go_on(50, "one follower down");
+
+  // §20.4: a second broker down; the one left leads every partition (the
+  // stopped one handed its leaderships over in its controlled shutdown).
+  const int survivor = d[0].leader;
+  const int second = *others.begin() == survivor ? *others.rbegin() : *others.begin();
+  ASSERT_TRUE(stop(second));
+  std::map<int, partition_state> seen;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        seen = metadata_via(survivor);
+        if (seen.empty()) return false;
+        for (const auto& [p, s] : seen)
+          if (s.leader != survivor) return false;
+        return true;
+      },
+      30s))
+      << logs();
+  d = describe();
+  for (const auto& [p, part] : d) {
+    EXPECT_EQ(part.leader, survivor) << last_describe;
+    EXPECT_FALSE(part.isr.count(follower)) << last_describe;
+  }
+  // acks=all does not succeed on any partition. Refused when the
+  // controlled shutdown took the second broker out of the ISR (it then
+  // stays an eligible leader replica, KIP-966: it left cleanly and took the
+  // ISR below min.insync.replicas); otherwise (the ISR still names it) the
+  // leader waits for it until the request's timeout.
+  for (const auto& [p, part] : d) {
+    const int64_t before = high_watermark(survivor, p);
+    auto r = produce_one(node(survivor).port(), p, -1, 3000);
+    ASSERT_TRUE(r) << logs();
+    RecordProperty("acks_all_error_partition_" + std::to_string(p), r->error_code);
+    if (part.isr == id_set{survivor}) {
+      EXPECT_EQ(r->error_code, k_not_enough_replicas) << last_describe;
+      EXPECT_EQ(part.elr, id_set{second}) << last_describe;
+    } else {
+      EXPECT_EQ(r->error_code, k_request_timed_out) << last_describe;
+      EXPECT_TRUE(part.isr.count(second)) << last_describe;
+    }
+    // Nothing became readable: the high watermark stays where it was.
+    EXPECT_EQ(high_watermark(survivor, p), before) << "partition " << p;
+  }
+  // kafka-topics names the partitions below min.insync.replicas=2: those
+  // whose ISR (as the metadata says) has one member.
+  std::set<int> below_min;
+  for (const auto& [p, part] : d)
+    if (part.isr.size() < 2) below_min.insert(p);
+  EXPECT_EQ(keys_of(describe_only("--under-min-isr-partitions")), below_min) << last_describe;
+
+  // Both back: every partition's ISR grows to three again, nothing is
+  // under-replicated, and the producer's writes go on.
+  ASSERT_TRUE(restart(follower)) << logs();
+  ASSERT_TRUE(restart(second)) << logs();
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(survivor, {1, 2, 3}); }, 60s)) << logs();
+  d = describe();
+  for (const auto& [p, part] : d) {
+    EXPECT_EQ(part.isr, (id_set{1, 2, 3})) << last_describe;
+    EXPECT_TRUE(part.elr.empty()) << last_describe;
+  }
+  EXPECT_TRUE(describe_only("--under-replicated-partitions").empty()) << last_describe;
+  expect_writes_go_on(50, "both back");
+
+  // §20.5: the leader of partition 0 down; a new leader from its ISR, and
+  // acks=all writes go on.
+  const int old_leader = d[0].leader;
+  const id_set isr_before = d[0].isr;
+  ASSERT_TRUE(stop(old_leader));
+  const int watcher = old_leader % 3 + 1;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto parts = metadata_via(watcher);
+        return !parts.empty() && parts[0].leader > 0 && parts[0].leader != old_leader;
+      },
+      30s))
+      << logs();
+  d = describe();
+  id_set isr_after = isr_before;
+  isr_after.erase(old_leader);
+  EXPECT_NE(d[0].leader, old_leader) << last_describe;
+  EXPECT_TRUE(isr_before.count(d[0].leader)) << "a new leader from the ISR: " << last_describe;
+  EXPECT_EQ(d[0].isr, isr_after) << last_describe;
+  expect_writes_go_on(50, "the leader of partition 0 down");
+
+  // The producer stopped (its shutdown hook waits for what is in flight);
+  // every acknowledged record is read by the consumer, at the partition
+  // and offset it was acknowledged with.
+  ASSERT_TRUE(producer->stop(SIGTERM, 60s).has_value()) << logs();
+  acknowledged();
+  EXPECT_TRUE(acks.shutdown_complete) << producer->all();
+  const auto& acknowledged_records = acks.acknowledged;
+  consumer_report read;
+  auto missing = [&] {
+    read.take(consumer->new_lines());
+    size_t n = 0;
+    for (const auto& [pos, value] : acknowledged_records) n += read.consumed.count(pos) ? 0 : 1;
+    return n;
+  };
+  EXPECT_TRUE(wait_until([&] { return missing() == 0; }, 90s))
+      << missing() << " of " << acknowledged_records.size() << " acknowledged records not consumed\n"
+      << logs();
+  for (const auto& [pos, value] : acknowledged_records) {
+    auto it = read.consumed.find(pos);
+    if (it != read.consumed.end()) {
+      ASSERT_EQ(it->second, value) << "partition " << pos.first << " offset " << pos.second;
+    }
+  }
+  EXPECT_TRUE(read.other.empty()) << read.other.front();
+  // Errors are records the producer gave up on (not acknowledged, so not
+  // owed); listed for whoever reads a failure.
+  RecordProperty("acknowledged", static_cast<int>(acknowledged_records.size()));
+  RecordProperty("producer_errors", static_cast<int>(acks.errors.size()));
+}
+
+TEST_F(ToolsReplicationIT, WithDedicatedControllersTheIsrShrinksToTheLeaderAndAcksAllIsRefused) {
+  start_cluster(true);
+  auto created = topics({"--create", "--topic", k_topic, "--partitions", "3", "--replication-factor", "3", "--config",
+                         "min.insync.replicas=2"});
+  ASSERT_EQ(created.exit_code, 0) << created.all() << logs();
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(4, {4, 5, 6}); }, 30s)) << logs();
+  auto d = describe();
+  ASSERT_FALSE(HasFailure()) << last_describe;
+
+  // Two brokers down, the leader of partition 0 kept. The quorum of three
+  // controllers is whole, so each stop's controlled shutdown takes the
+  // broker out of every ISR, down to the leader alone.
+  const int survivor = d[0].leader;
+  std::vector<int> stopped;
+  for (int id : brokers)
+    if (id != survivor) stopped.push_back(id);
+  for (int id : stopped) ASSERT_TRUE(stop(id));
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(survivor, {survivor}); }, 30s)) << logs();
+  d = describe();
+  for (const auto& [p, part] : d) {
+    EXPECT_EQ(part.leader, survivor) << last_describe;
+    EXPECT_EQ(part.isr, id_set{survivor}) << last_describe;
+    // KIP-966: the broker whose clean exit took the ISR below
+    // min.insync.replicas stays eligible to lead; the first one left
+    // while two were still in sync, and is not.
+    EXPECT_EQ(part.elr, id_set{stopped.back()}) << last_describe;
+    EXPECT_TRUE(part.last_known_elr.empty()) << last_describe;
+  }
+  EXPECT_EQ(keys_of(describe_only("--under-min-isr-partitions")), (std::set<int>{0, 1, 2})) << last_describe;
+  // Every partition still has its leader: none unavailable.
+  EXPECT_TRUE(describe_only("--unavailable-partitions").empty()) << last_describe;
+
+  // acks=all refused with NOT_ENOUGH_REPLICAS before the append: the
+  // acks=1 record after it lands where the refused one would have. Below
+  // min.insync.replicas the high watermark stays put (KIP-966), so the
+  // acks=1 record becomes readable only once the ISR is back.
+  std::vector<int64_t> before(k_partitions);
+  for (int p = 0; p < k_partitions; ++p) {
+    before[p] = high_watermark(survivor, p);
+    auto refused = produce_one(node(survivor).port(), p, -1, 3000);
+    ASSERT_TRUE(refused) << logs();
+    EXPECT_EQ(refused->error_code, k_not_enough_replicas) << "partition " << p;
+    auto taken = produce_one(node(survivor).port(), p, 1, 3000);
+    ASSERT_TRUE(taken) << logs();
+    EXPECT_EQ(taken->error_code, 0) << "partition " << p;
+    EXPECT_EQ(taken->base_offset, before[p]) << "partition " << p;
+    EXPECT_EQ(high_watermark(survivor, p), before[p]) << "partition " << p;
+  }
+  // What kafka-console-producer.sh shows a user: acks=all (no retries, so
+  // the broker's answer is the error reported) fails with
+  // NotEnoughReplicasException; acks=1 goes through.
+  auto refused = run_kafka_tool(work_dir, k_console_producer,
+                                {"--bootstrap-server", bootstrap(), "--topic", k_topic, "--command-property", "acks=all",
+                                 "--command-property", "enable.idempotence=false", "--command-property", "retries=0"},
+                                "refused\n");
+  EXPECT_NE(refused.all().find("org.apache.kafka.common.errors.NotEnoughReplicasException"), std::string::npos)
+      << refused.all();
+  auto taken = run_kafka_tool(work_dir, k_console_producer,
+                              {"--bootstrap-server", bootstrap(), "--topic", k_topic, "--command-property", "acks=1",
+                               "--command-property", "enable.idempotence=false", "--command-property", "retries=0"},
+                              "taken\n");
+  EXPECT_EQ(taken.exit_code, 0) << taken.all();
+  EXPECT_EQ(taken.all().find("Exception"), std::string::npos) << taken.all();
+
+  // Both back: the ISR grows to three again, nobody is left in the ELR,
+  // and the acks=1 records (one a partition raw, one from the tool; not
+  // the refused ones) are readable.
+  for (int id : stopped) ASSERT_TRUE(restart(id)) << logs();
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(survivor, {4, 5, 6}); }, 60s)) << logs();
+  d = describe();
+  for (const auto& [p, part] : d) {
+    EXPECT_EQ(part.isr, (id_set{4, 5, 6})) << last_describe;
+    EXPECT_TRUE(part.elr.empty()) << last_describe;
+  }
+  EXPECT_TRUE(describe_only("--under-replicated-partitions").empty()) << last_describe;
+  int64_t total = 0;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        total = 0;
+        for (int p = 0; p < k_partitions; ++p) total += high_watermark(survivor, p) - before[p];
+        return total == k_partitions + 1;
+      },
+      20s))
+      << total << " records readable\n" << logs();
+}
+
+}  // namespace
+}  // namespace hw::testing

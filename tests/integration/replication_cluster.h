@@ -1,0 +1,157 @@
+#pragma once
+// Three combined nodes (broker and controller in each, as in a three-broker
+// docker-compose file) on 127.0.0.1, for the replication tests: replication
+// factor 3 topics, min.insync.replicas=2, short lag and session timeouts so
+// that failures are noticed within seconds. Helpers read a partition's
+// leader, epoch and ISR as a node's metadata has it, and compare the
+// replicas' segment files.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "broker_process.h"
+#include "raw_requests.h"
+#include "rdkafka_support.h"
+
+namespace hw::testing {
+
+using namespace rdk;
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline std::vector<std::pair<std::string, std::string>> messages(const std::string& prefix, int n) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int i = 0; i < n; ++i) out.emplace_back(prefix + std::to_string(i), "value-" + prefix + std::to_string(i));
+  return out;
+}
+
+struct partition_view {
+  int32_t leader = -1;
+  int32_t leader_epoch = -1;
+  std::vector<int32_t> replicas;
+  std::vector<int32_t> isr;
+};
+
+class replication_cluster : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("CLUSTER_ID", "ReplicationITclusterAA", 1);
+    std::vector<broker_process*> all;
+    for (int i = 0; i < 3; ++i) {
+      nodes.push_back(std::make_unique<broker_process>());
+      all.push_back(nodes.back().get());
+    }
+    auto chosen = start_on_fresh_ports(3, [&](const std::vector<uint16_t>& ports) {
+      controller_ports = ports;
+      voters.clear();
+      for (int i = 0; i < 3; ++i) voters += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports[i]);
+      std::vector<std::thread> starting;
+      std::vector<int> started(3, 0);
+      for (int i = 0; i < 3; ++i) starting.emplace_back([&, i] { started[i] = start_node(i); });
+      for (auto& t : starting) t.join();
+      return started_or_port_taken(started[0] && started[1] && started[2], all);
+    });
+    ASSERT_TRUE(chosen) << logs();
+  }
+  void TearDown() override { unsetenv("CLUSTER_ID"); }
+
+  // Overrides a fixture adds to every node's, at every start.
+  virtual std::vector<std::string> extra_overrides() const { return {}; }
+
+  bool start_node(int i) {
+    std::vector<std::string> args{"--override", "node.id=" + std::to_string(i + 1), "--override",
+                                  "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" +
+                                      std::to_string(controller_ports[i]),
+                                  "--override", "controller.listener.names=CONTROLLER", "--override",
+                                  "controller.quorum.voters=" + voters, "--override", "min.insync.replicas=2",
+                                  "--override", "replica.lag.time.max.ms=3000", "--override",
+                                  "broker.session.timeout.ms=4000", "--override", "broker.heartbeat.interval.ms=500"};
+    for (const auto& o : extra_overrides()) {
+      args.push_back("--override");
+      args.push_back(o);
+    }
+    return nodes[i]->start(args, 60s);
+  }
+
+  std::string logs() const {
+    std::string out;
+    for (size_t i = 0; i < nodes.size(); ++i) out += "---- node " + std::to_string(i + 1) + " ----\n" + nodes[i]->log();
+    return out;
+  }
+
+  // The partition as node i's metadata has it.
+  std::optional<partition_view> view(int i, const std::string& topic) {
+    raw_client client(nodes[i]->port());
+    auto resp = client.metadata(std::vector<std::string>{topic});
+    if (!resp || resp->topics.size() != 1 || resp->topics[0].partitions.size() != 1) return std::nullopt;
+    const auto& p = resp->topics[0].partitions[0];
+    if (p.error_code != 0 && p.error_code != 9) return std::nullopt;  // 9: REPLICA_NOT_AVAILABLE, ISR still shown
+    return partition_view{p.leader_id, p.leader_epoch, p.replica_nodes, p.isr_nodes};
+  }
+  // Waits until node `via` sees another leader than `before`'s, at a later epoch.
+  std::optional<partition_view> new_leader_of(int via, const std::string& topic, const partition_view& before,
+                                              std::chrono::milliseconds timeout) {
+    std::optional<partition_view> after;
+    const bool moved = wait_until(
+        [&] {
+          after = view(via, topic);
+          return after && after->leader > 0 && after->leader != before.leader &&
+                 after->leader_epoch > before.leader_epoch;
+        },
+        timeout);
+    return moved ? after : std::nullopt;
+  }
+  bool isr_is(int via, const std::string& topic, std::set<int32_t> expected) {
+    auto v = view(via, topic);
+    return v && std::set<int32_t>(v->isr.begin(), v->isr.end()) == expected;
+  }
+
+  std::filesystem::path segment(int i, const std::string& topic) const {
+    return std::filesystem::path(nodes[i]->dir()) / "data" / (topic + "-0") / "00000000000000000000.log";
+  }
+  bool segments_identical(const std::string& topic) const {
+    const std::string first = read_file(segment(0, topic));
+    return !first.empty() && read_file(segment(1, topic)) == first && read_file(segment(2, topic)) == first;
+  }
+
+  // Creates the topic (RF 3) and waits until every node's metadata has it
+  // with every replica in the ISR and the same leader (a new topic's ISR is
+  // its whole replica set from the start, so one node's view says nothing
+  // of whether the leader itself knows it leads yet).
+  void create_replicated(const std::string& topic) {
+    ASSERT_EQ(create_topic(nodes[0]->port(), topic, {}, 3), "") << logs();
+    ASSERT_TRUE(wait_until(
+        [&] {
+          auto first = view(0, topic);
+          if (!first || first->leader <= 0) return false;
+          for (int i = 0; i < 3; ++i) {
+            auto v = view(i, topic);
+            if (!v || v->leader != first->leader || !isr_is(i, topic, {1, 2, 3})) return false;
+          }
+          return true;
+        },
+        20s))
+        << logs();
+  }
+
+  std::vector<uint16_t> controller_ports;
+  std::string voters;
+  std::vector<std::unique_ptr<broker_process>> nodes;
+};
+
+}  // namespace hw::testing
