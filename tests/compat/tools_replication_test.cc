@@ -21,6 +21,13 @@
 // controller-only nodes beside three broker-only nodes, where the quorum
 // survives: the ISR is the leader alone and acks=all is refused with
 // NOT_ENOUGH_REPLICAS before the append, while acks=1 is taken.
+//
+// At the end of the first, kafka-replica-verification finds every
+// partition's replicas identical. ToolsBounceIT is Kafka's ducktape
+// replication_test: leaders hard- and clean-bounced in turn under an
+// idempotent acks=-1 verifiable producer, nothing lost, doubled or
+// reordered; one codec and two rounds in the test command,
+// HW_BOUNCE_ALL_CODECS=1 and HW_BOUNCE_ROUNDS=n for the whole matrix.
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -62,12 +69,6 @@ constexpr int16_t k_request_timed_out = 7;
 constexpr int16_t k_not_enough_replicas = 19;
 
 using id_set = std::set<int32_t>;
-
-std::string joined(const id_set& ids) {
-  std::string out;
-  for (int32_t id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
-  return out;
-}
 
 // A Kafka tool left running, as the producer and the consumer a user keeps
 // open while brokers come and go. Its stdout and stderr go to files, read
@@ -456,10 +457,11 @@ class ToolsReplicationIT : public ::testing::Test {
   // kafka-verifiable-producer.sh --acks -1 at a steady pace, with the Java
   // producer's own retries (the tool sets retries=0 unless its config file
   // says otherwise) so that a leader change is retried, not reported.
-  void start_producer() {
+  void start_producer(const std::string& compression = "none", bool idempotent = true) {
     const std::string config = work_dir + "/producer.properties";
-    std::ofstream(config) << "retries=2147483647\nenable.idempotence=true\nrequest.timeout.ms=10000\n"
-                             "delivery.timeout.ms=120000\n";
+    std::ofstream(config) << "retries=2147483647\nenable.idempotence=" << (idempotent ? "true" : "false")
+                          << "\nrequest.timeout.ms=10000\ndelivery.timeout.ms=120000\ncompression.type=" << compression
+                          << "\n";
     producer = std::make_unique<background_tool>(
         work_dir, "producer", k_verifiable_producer,
         std::vector<std::string>{"--bootstrap-server", bootstrap(), "--topic", k_topic, "--acks", "-1",
@@ -485,6 +487,42 @@ class ToolsReplicationIT : public ::testing::Test {
     EXPECT_TRUE(wait_until([&] { return acknowledged() >= before + more; }, 60s))
         << when << ": " << acknowledged() - before << " more acknowledged\n"
         << logs();
+  }
+
+  // The producer stopped (its shutdown hook waits for what is in flight):
+  // every acknowledged record is read by the consumer, at the partition and
+  // offset it was acknowledged with. What the consumer read, for more checks.
+  consumer_report expect_every_acknowledged_record_consumed() {
+    consumer_report read;
+    if (!producer->stop(SIGTERM, 60s).has_value()) {
+      ADD_FAILURE() << "the producer did not stop\n" << logs();
+      return read;
+    }
+    acknowledged();
+    EXPECT_TRUE(acks.shutdown_complete) << producer->all();
+    const auto& acknowledged_records = acks.acknowledged;
+    auto missing = [&] {
+      read.take(consumer->new_lines());
+      size_t n = 0;
+      for (const auto& [pos, value] : acknowledged_records) n += read.consumed.count(pos) ? 0 : 1;
+      return n;
+    };
+    EXPECT_TRUE(wait_until([&] { return missing() == 0; }, 90s))
+        << missing() << " of " << acknowledged_records.size() << " acknowledged records not consumed\n"
+        << logs();
+    for (const auto& [pos, value] : acknowledged_records) {
+      auto it = read.consumed.find(pos);
+      if (it != read.consumed.end()) {
+        EXPECT_EQ(it->second, value) << "partition " << pos.first << " offset " << pos.second;
+        if (it->second != value) break;
+      }
+    }
+    EXPECT_TRUE(read.other.empty()) << read.other.front();
+    // Errors are records the producer gave up on (not acknowledged, so not
+    // owed); listed for whoever reads a failure.
+    ::testing::Test::RecordProperty("acknowledged", static_cast<int>(acknowledged_records.size()));
+    ::testing::Test::RecordProperty("producer_errors", static_cast<int>(acks.errors.size()));
+    return read;
   }
 
   std::string work_dir;
@@ -625,34 +663,20 @@ TEST_F(ToolsReplicationIT, FollowerDownIsrBelowMinAndLeaderDownOnThreeCombinedNo
   EXPECT_EQ(d[0].isr, isr_after) << last_describe;
   expect_writes_go_on(50, "the leader of partition 0 down");
 
-  // The producer stopped (its shutdown hook waits for what is in flight);
-  // every acknowledged record is read by the consumer, at the partition
-  // and offset it was acknowledged with.
-  ASSERT_TRUE(producer->stop(SIGTERM, 60s).has_value()) << logs();
-  acknowledged();
-  EXPECT_TRUE(acks.shutdown_complete) << producer->all();
-  const auto& acknowledged_records = acks.acknowledged;
-  consumer_report read;
-  auto missing = [&] {
-    read.take(consumer->new_lines());
-    size_t n = 0;
-    for (const auto& [pos, value] : acknowledged_records) n += read.consumed.count(pos) ? 0 : 1;
-    return n;
-  };
-  EXPECT_TRUE(wait_until([&] { return missing() == 0; }, 90s))
-      << missing() << " of " << acknowledged_records.size() << " acknowledged records not consumed\n"
-      << logs();
-  for (const auto& [pos, value] : acknowledged_records) {
-    auto it = read.consumed.find(pos);
-    if (it != read.consumed.end()) {
-      ASSERT_EQ(it->second, value) << "partition " << pos.first << " offset " << pos.second;
-    }
-  }
-  EXPECT_TRUE(read.other.empty()) << read.other.front();
-  // Errors are records the producer gave up on (not acknowledged, so not
-  // owed); listed for whoever reads a failure.
-  RecordProperty("acknowledged", static_cast<int>(acknowledged_records.size()));
-  RecordProperty("producer_errors", static_cast<int>(acks.errors.size()));
+  expect_every_acknowledged_record_consumed();
+
+  // Back whole, kafka-replica-verification finds the three replicas of
+  // every partition holding the same records (it fetches each from every
+  // replica and compares; it runs until stopped, reporting the largest lag
+  // every interval, and names any offset where replicas differ).
+  ASSERT_TRUE(restart(old_leader)) << logs();
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(watcher, {1, 2, 3}); }, 60s)) << logs();
+  auto verified = run_kafka_tool(work_dir, "org.apache.kafka.tools.ReplicaVerificationTool",
+                                 {"--broker-list", bootstrap(), "--topics-include", k_topic, "--report-interval-ms",
+                                  "3000"},
+                                 "", 20);
+  EXPECT_NE(verified.out.find("max lag is 0 for partition"), std::string::npos) << verified.all();
+  EXPECT_EQ(verified.out.find("has unmatched"), std::string::npos) << verified.all();
 }
 
 TEST_F(ToolsReplicationIT, WithDedicatedControllersTheIsrShrinksToTheLeaderAndAcksAllIsRefused) {
@@ -740,6 +764,95 @@ TEST_F(ToolsReplicationIT, WithDedicatedControllersTheIsrShrinksToTheLeaderAndAc
       20s))
       << total << " records readable\n" << logs();
 }
+
+}  // namespace
+}  // namespace hw::testing
+
+namespace hw::testing {
+namespace {
+
+// The codecs of the bounce test: one in the test command, every one with
+// HW_BOUNCE_ALL_CODECS=1 (with HW_BOUNCE_ROUNDS rounds, default 6), as
+// Kafka's ducktape replication_test runs its matrix.
+std::vector<std::string> bounce_codecs() {
+  if (const char* all = std::getenv("HW_BOUNCE_ALL_CODECS"); all && std::string(all) == "1")
+    return {"none", "gzip", "snappy", "lz4", "zstd"};
+  return {"lz4"};
+}
+int bounce_rounds() {
+  const char* rounds = std::getenv("HW_BOUNCE_ROUNDS");
+  return rounds ? std::max(1, std::atoi(rounds)) : 2;
+}
+
+class ToolsBounceIT : public ToolsReplicationIT, public ::testing::WithParamInterface<std::string> {};
+
+// Kafka's ducktape replication_test on three combined nodes: while
+// kafka-verifiable-producer writes (acks=-1, idempotent, with the codec)
+// and a console consumer reads in a group, the leader of partition 0 is
+// bounced in turn hard (SIGKILL, restart) and clean (SIGTERM, restart),
+// the ISR whole again before the next round. Every acknowledged record is
+// consumed at its offset; no value is in the log twice (the producer's
+// values are its sequence numbers, so a retried batch written again would
+// show), and each partition holds its values in the order they were sent.
+TEST_P(ToolsBounceIT, LeadersBouncedHardAndCleanLoseAndDoubleNothing) {
+  start_cluster(false);
+  auto created = topics({"--create", "--topic", k_topic, "--partitions", "3", "--replication-factor", "3", "--config",
+                         "min.insync.replicas=2"});
+  ASSERT_EQ(created.exit_code, 0) << created.all() << logs();
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(1, {1, 2, 3}); }, 30s)) << logs();
+  start_consumer();
+  start_producer(GetParam());
+  ASSERT_TRUE(wait_until([&] { return acknowledged() >= 50; }, 90s)) << logs();
+
+  for (int round = 0; round < bounce_rounds(); ++round) {
+    const bool hard = round % 2 == 0;
+    const std::string what = std::string(hard ? "hard" : "clean") + " bounce " + std::to_string(round + 1);
+    int leader = -1;
+    ASSERT_TRUE(wait_until(
+        [&] {
+          auto parts = metadata_via(1 + round % 3);
+          leader = parts.empty() ? -1 : parts[0].leader;
+          return leader > 0;
+        },
+        30s))
+        << logs();
+    if (hard) {
+      ASSERT_EQ(node(leader).stop(SIGKILL), -SIGKILL) << what;
+    } else {
+      ASSERT_TRUE(stop(leader)) << what;
+    }
+    const int watcher = leader % 3 + 1;
+    ASSERT_TRUE(wait_until(
+        [&] {
+          auto parts = metadata_via(watcher);
+          return !parts.empty() && parts[0].leader > 0 && parts[0].leader != leader;
+        },
+        30s))
+        << what << "\n" << logs();
+    expect_writes_go_on(30, what + ", its leader down");
+    ASSERT_TRUE(restart(leader)) << what << "\n" << logs();
+    ASSERT_TRUE(wait_until([&] { return isr_everywhere(watcher, {1, 2, 3}); }, 60s)) << what << "\n" << logs();
+    expect_writes_go_on(30, what + ", all back");
+  }
+
+  const consumer_report read = expect_every_acknowledged_record_consumed();
+  std::map<std::string, position> seen;
+  std::map<int, long long> last_value;
+  for (const auto& [pos, value] : read.consumed) {
+    auto [it, fresh] = seen.emplace(value, pos);
+    EXPECT_TRUE(fresh) << "value " << value << " at partition " << pos.first << " offsets " << it->second.second
+                       << " and " << pos.second;
+    const long long v = std::stoll(value);
+    auto last = last_value.find(pos.first);
+    if (last != last_value.end()) {
+      EXPECT_LT(last->second, v) << "partition " << pos.first << " offset " << pos.second << " out of order";
+    }
+    last_value[pos.first] = v;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, ToolsBounceIT, ::testing::ValuesIn(bounce_codecs()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace hw::testing
