@@ -295,6 +295,29 @@ void build_response(const fetch::fetch_response_plan& plan, std::vector<slot_res
   }
 }
 
+// KIP-951 (v16+): a partition turned away as not led here (or at a fenced
+// epoch) names its leader as the metadata has it, hosted here or not yet
+// (Kafka fills it from its metadata cache), and the answer carries those
+// leaders' endpoints on the request's listener.
+void name_current_leaders(const controller::metadata_image& image, std::string_view listener,
+                          fetch_response& response) {
+  std::set<int32_t> leaders;
+  for (auto& topic : response.responses) {
+    const controller::topic_image* t = image.topic(topic.topic_id);
+    for (auto& p : topic.partitions) {
+      if (p.error_code != static_cast<int16_t>(error_code::not_leader_or_follower) &&
+          p.error_code != static_cast<int16_t>(error_code::fenced_leader_epoch))
+        continue;
+      if (const controller::partition_registration* reg = t ? image.partition(t->id, p.partition_index) : nullptr) {
+        p.current_leader.leader_id = reg->leader;
+        p.current_leader.leader_epoch = reg->leader_epoch;
+      }
+      if (p.current_leader.leader_id >= 0) leaders.insert(p.current_leader.leader_id);
+    }
+  }
+  response.node_endpoints = leader_endpoints<fetch_response::node_endpoint>(image, listener, leaders);
+}
+
 asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<fetch_request>(ctx, &error);
@@ -361,18 +384,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   for (const auto& r : results) session_results.push_back(r.session);
   auto plan = s.fetch_sessions->update_and_generate_response(fctx, session_results, s.now_ms());
   build_response(plan, results, version, *image, response);
-  if (version >= 16) {
-    // KIP-951: the endpoints of the leaders the errored partitions name.
-    std::set<int32_t> leaders;
-    for (const auto& topic : response.responses)
-      for (const auto& p : topic.partitions)
-        if ((p.error_code == static_cast<int16_t>(error_code::not_leader_or_follower) ||
-             p.error_code == static_cast<int16_t>(error_code::fenced_leader_epoch)) &&
-            p.current_leader.leader_id >= 0)
-          leaders.insert(p.current_leader.leader_id);
-    response.node_endpoints =
-        leader_endpoints<fetch_response::node_endpoint>(*s.metadata->image(), ctx.listener_name, leaders);
-  }
+  if (version >= 16) name_current_leaders(*s.metadata->image(), ctx.listener_name, response);
   co_return handler_result::respond(
       encode_response(ctx.correlation_id, ctx.response_header_version, response, version, reader.take_ranges()));
 }
