@@ -119,6 +119,9 @@ class fetch_reader {
     const int32_t current_epoch = slot.request.current_leader_epoch ? slot.request.current_leader_epoch->value : -1;
     error_code e = slot.checked_error;
     if (e == error_code::none) e = p.check_leader_epoch(current_epoch, true);
+    // Removed while this read ran (a deletion clears its leader): answered
+    // as one removed before the read, not as a leadership change.
+    if (e != error_code::none && p.removed()) e = error_code::unknown_topic_or_partition;
     if (e != error_code::none) {
       out.error_code = static_cast<int16_t>(e);
       // KIP-951: the leader a client should go to, when it is not this one

@@ -76,8 +76,11 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
         (r.name.empty() || r.name == std::to_string(replicas_.self())))
       broker_configs_changed = true;
   }
-  if (broker_configs_changed)
+  if (broker_configs_changed) {
     for (const auto& [name, id] : before->topics_by_name) reconfigured.insert(name);
+    spdlog::info("Dynamic broker configs changed at offset {}: reconfiguring {} topic(s)", batch.last_offset().value,
+                 before->topics_by_name.size());
+  }
   if (batch.snapshot)
     for (const auto& [name, id] : before->topics_by_name) reconfigured.insert(name);
   auto after = delta.apply(batch.last_offset(), batch.epoch);

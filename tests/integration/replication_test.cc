@@ -172,13 +172,15 @@ TEST_F(ReplicationIT, AClusterWideMinIsrChangeReachesTheLeaders) {
   auto altered = client.call<msg::incremental_alter_configs_response>(44, 1, req);
   ASSERT_TRUE(altered && altered->responses.size() == 1);
   ASSERT_EQ(altered->responses[0].error_code, 0) << altered->responses[0].error_message.value_or("");
-  ASSERT_TRUE(wait_until([&] { return produce() == 19; }, 10s)) << logs();  // NOT_ENOUGH_REPLICAS
+  // The change goes through the active controller (perhaps a new one, when
+  // the stopped follower was it) and every broker's metadata log.
+  ASSERT_TRUE(wait_until([&] { return produce() == 19; }, 30s)) << logs();  // NOT_ENOUGH_REPLICAS
   EXPECT_EQ(read_from_beginning(nodes[leader - 1]->port(), "minisr", 1).size(), 1u);
 
   c.value = "2";
   altered = client.call<msg::incremental_alter_configs_response>(44, 1, req);
   ASSERT_TRUE(altered && altered->responses.size() == 1 && altered->responses[0].error_code == 0);
-  EXPECT_TRUE(wait_until([&] { return produce() == 0; }, 10s)) << logs();
+  EXPECT_TRUE(wait_until([&] { return produce() == 0; }, 30s)) << logs();
 }
 
 // A replica's Fetch v16 (topics by id, ReplicaState) of partition 0.
