@@ -206,6 +206,21 @@ TEST_F(ReplicationFailoverIT, AnIdempotentRetryToTheNewLeaderGetsItsOriginalOffs
   EXPECT_EQ(read[7].value, "third0");
 }
 
+// Whether every thread of pid is stopped (state T in /proc).
+bool all_threads_stopped(pid_t pid) {
+  std::error_code ec;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    std::ifstream in(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto name_end = stat.rfind(") ");
+    if (name_end == std::string::npos || name_end + 2 >= stat.size()) return false;
+    const char state = stat[name_end + 2];
+    if (state != 'T' && state != 't') return false;
+  }
+  return !ec;
+}
+
 // An isolated leader (SIGSTOP) is replaced; a write that reached it while
 // it was frozen (waiting in its socket) is never acknowledged, since no
 // follower fetches from it any more and it cannot shrink the ISR without the
@@ -223,6 +238,9 @@ TEST_F(ReplicationFailoverIT, AnIsolatedLeaderAcknowledgesNothingAfterTheCutAndT
   kafka_socket late(nodes[old_leader - 1]->port());
   ASSERT_TRUE(late.connected());
   ::kill(nodes[old_leader - 1]->pid(), SIGSTOP);
+  // SIGSTOP takes each thread when it is next scheduled: until all are
+  // stopped, a running thread could still take (and replicate) the write.
+  ASSERT_TRUE(wait_until([&] { return all_threads_stopped(nodes[old_leader - 1]->pid()); }, 10s));
   msg::produce_request req;
   req.acks = -1;
   req.timeout_ms = 20000;

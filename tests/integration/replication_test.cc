@@ -39,8 +39,10 @@ TEST_F(ReplicationIT, AStoppedFollowerLeavesTheIsrWhileWritesGoOnAndRejoinsWhenB
   const int follower = leader % 3 + 1;  // another node
   const int other = 6 - leader - follower;
   ASSERT_EQ(nodes[follower - 1]->stop(SIGKILL), -SIGKILL);
+  // Out of the ISR by the leader's lag check or by the controller fencing
+  // the silent broker, whichever comes first (a follower that was fully
+  // caught up never lags: only the fencing takes it out, as in Kafka).
   ASSERT_TRUE(wait_until([&] { return isr_is(leader - 1, "shrink", {leader, other}); }, 20s)) << logs();
-  EXPECT_NE(nodes[leader - 1]->log().find("Shrinking ISR from"), std::string::npos) << logs();
   // Two in the ISR, min.insync.replicas=2: acks=all writes go on.
   auto produced = produce_all(nodes[leader - 1]->port(), "shrink", messages("b", 30), "all");
   for (const auto& r : produced) ASSERT_GE(r.offset, 0) << logs();
