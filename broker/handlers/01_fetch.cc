@@ -302,23 +302,27 @@ void build_response(const fetch::fetch_response_plan& plan, std::vector<slot_res
 // epoch) names its leader as the metadata has it, hosted here or not yet
 // (Kafka fills it from its metadata cache), and the answer carries those
 // leaders' endpoints on the request's listener.
-void name_current_leaders(const controller::metadata_image& image, std::string_view listener,
-                          fetch_response& response) {
+// Replica fetchers take this path on every answer: the image is taken only
+// for a partition that needs it.
+void name_current_leaders(const metadata_publisher& metadata, std::string_view listener, fetch_response& response) {
+  std::shared_ptr<const controller::metadata_image> image;
   std::set<int32_t> leaders;
   for (auto& topic : response.responses) {
-    const controller::topic_image* t = image.topic(topic.topic_id);
+    const controller::topic_image* t = nullptr;
     for (auto& p : topic.partitions) {
       if (p.error_code != static_cast<int16_t>(error_code::not_leader_or_follower) &&
           p.error_code != static_cast<int16_t>(error_code::fenced_leader_epoch))
         continue;
-      if (const controller::partition_registration* reg = t ? image.partition(t->id, p.partition_index) : nullptr) {
+      if (!image) image = metadata.image();
+      if (!t) t = image->topic(topic.topic_id);
+      if (const controller::partition_registration* reg = t ? image->partition(t->id, p.partition_index) : nullptr) {
         p.current_leader.leader_id = reg->leader;
         p.current_leader.leader_epoch = reg->leader_epoch;
       }
       if (p.current_leader.leader_id >= 0) leaders.insert(p.current_leader.leader_id);
     }
   }
-  response.node_endpoints = leader_endpoints<fetch_response::node_endpoint>(image, listener, leaders);
+  if (image) response.node_endpoints = leader_endpoints<fetch_response::node_endpoint>(*image, listener, leaders);
 }
 
 asio::awaitable<handler_result> handle(request_context& ctx) {
@@ -387,7 +391,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   for (const auto& r : results) session_results.push_back(r.session);
   auto plan = s.fetch_sessions->update_and_generate_response(fctx, session_results, s.now_ms());
   build_response(plan, results, version, *image, response);
-  if (version >= 16) name_current_leaders(*s.metadata->image(), ctx.listener_name, response);
+  if (version >= 16) name_current_leaders(*s.metadata, ctx.listener_name, response);
   co_return handler_result::respond(
       encode_response(ctx.correlation_id, ctx.response_header_version, response, version, reader.take_ranges()));
 }

@@ -290,6 +290,7 @@ class simulation {
   bool follower_at(const broker& b, storage::leader_epoch e) const {
     return !b.leading && b.published.leader != node_id(b.id) && b.published.leader_epoch == e;
   }
+  message follower_request(broker& b, msg_kind kind);
   void send_fetch(broker& b);
   void send_list_offsets(broker& b);
   void truncate(broker& b, const truncation& t);

@@ -10,15 +10,21 @@
 
 namespace hw::broker::replica_sim {
 
-inline void simulation::send_fetch(broker& b) {
+// A request from follower b to the leader it follows, at its position.
+inline message simulation::follower_request(broker& b, msg_kind kind) {
   message m;
-  m.kind = msg_kind::fetch;
+  m.kind = kind;
   m.from = b.id;
   m.to = b.fetch_from.value;
   m.incarnation = b.incarnation;
   m.request_id = ++request_ids_;
   m.generation = b.generation;
   m.position = b.following->position();
+  return m;
+}
+
+inline void simulation::send_fetch(broker& b) {
+  message m = follower_request(b, msg_kind::fetch);
   m.sender_epoch = b.epoch;
   b.fetch_request = m.request_id;
   b.fetch_sent_at = now_;
@@ -26,14 +32,7 @@ inline void simulation::send_fetch(broker& b) {
 }
 
 inline void simulation::send_list_offsets(broker& b) {
-  message m;
-  m.kind = msg_kind::list_offsets;
-  m.from = b.id;
-  m.to = b.fetch_from.value;
-  m.incarnation = b.incarnation;
-  m.request_id = ++request_ids_;
-  m.generation = b.generation;
-  m.position = b.following->position();
+  message m = follower_request(b, msg_kind::list_offsets);
   b.list_request = m.request_id;
   b.list_sent_at = now_;
   send(std::move(m));
