@@ -3,7 +3,8 @@
 // Every command prints one JSON object on stdout; errors go to stderr and
 // make the exit code non-zero.
 //
-//   hw_loadgen probe        --bootstrap B --topic T [--timeout-ms 120000]
+//   hw_loadgen probe        --bootstrap B --topic T [--timeout-ms 120000] [--acks 1|all]
+//                           [--message-timeout-ms 500]
 //   hw_loadgen create-topic --bootstrap B --topic T --partitions N [--replication-factor R]
 //   hw_loadgen produce      --bootstrap B --topic T [--producers 3] [--record-size 1024]
 //                           [--seconds 10 | --records N] [--acks 1|all] [--compression none|lz4]
@@ -190,10 +191,11 @@ int cmd_probe(const flags& f) {
                                                          {"reconnect.backoff.max.ms", "20"},
                                                          {"retry.backoff.ms", "10"},
                                                          {"topic.metadata.refresh.fast.interval.ms", "10"},
-                                                         {"message.timeout.ms", "500"},
+                                                         // One record given up after this and sent again
+                                                         {"message.timeout.ms", f.str("message-timeout-ms", "500")},
                                                          {"socket.connection.setup.timeout.ms", "1000"},
                                                          {"linger.ms", "0"},
-                                                         {"acks", "1"}});
+                                                         {"acks", f.str("acks", "1")}});
   rd_kafka_conf_set_dr_msg_cb(conf, probe_delivery);
   rd_kafka_conf_set_opaque(conf, &state);
   rd_kafka_t* rk = make_client(RD_KAFKA_PRODUCER, conf);

@@ -23,6 +23,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# kafka_wire, shared with the end-to-end benchmark.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from clusters import ELECTION_TIMEOUT_MS, FETCH_TIMEOUT_MS, highwater_cluster, kafka_cluster  # noqa: E402
 from kafka_wire import (NOT_CONTROLLER, connection, incremental_alter_configs_v1,  # noqa: E402

@@ -45,8 +45,10 @@ bool special_timestamp_unsupported(int64_t timestamp, int16_t version) {
 }
 
 // On the partition's strand: the epoch cache is the writer's.
-// A replica's request (replica_id >= 0, a follower after OFFSET_OUT_OF_RANGE)
-// sees up to the log end, as Kafka answers it with no isolation.
+// A request that is not a consumer's (replica_id other than -1: a follower
+// after OFFSET_OUT_OF_RANGE, or -2, the debugging id a tool sends to any
+// replica) sees up to that replica's log end, as Kafka answers it with no
+// isolation level.
 list_offsets_response::list_offsets_partition_response lookup(partition& p, int64_t timestamp, bool committed,
                                                              bool from_replica) {
   list_offsets_response::list_offsets_partition_response out;
@@ -120,7 +122,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         out.error_code = static_cast<int16_t>(error_code::unsupported_version);
       } else {
         out = co_await run_on(p->strand(),
-                              [&] { return lookup(*p, pr.timestamp, committed, request->replica_id >= 0); });
+                              [&] { return lookup(*p, pr.timestamp, committed, request->replica_id != -1); });
       }
       out.partition_index = pr.partition_index;
       tr.partitions.push_back(std::move(out));

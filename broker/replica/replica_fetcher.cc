@@ -112,39 +112,67 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
   request.min_bytes = settings_.min_bytes;
   request.max_bytes = settings_.response_max_bytes;
   request.isolation_level = 0;
-  request.session_id = 0;
-  request.session_epoch = -1;  // no session: every request is full
   struct sent {
     storage::topic_partition tp;
     uint64_t generation;
     fetch_position position;
   };
-  // By (topic id, partition), as the answer names them.
+  // Every partition fetched now, by (topic id, partition) as the answer
+  // names them; the session decides which of them the request carries.
   std::map<std::pair<protocol::uuid, int32_t>, sent> asked;
+  std::vector<fetch::partition_request> wanted;
   for (auto& [tp, e] : partitions_) {
     if (!e.state.ready(now)) continue;
     const fetch_position& pos = e.state.position();
-    const protocol::uuid& id = e.part->topic_id();
-    if (request.topics.empty() || request.topics.back().topic_id != id) request.topics.emplace_back().topic_id = id;
+    fetch::partition_request& r = wanted.emplace_back();
+    r.key = {e.part->topic_id(), "", tp.partition};
+    r.fetch_offset = pos.fetch_offset;
+    r.log_start_offset = e.part->log_start_offset();
+    r.max_bytes = settings_.partition_max_bytes;
+    r.current_leader_epoch = pos.current_leader_epoch;
+    r.last_fetched_epoch = pos.last_fetched_epoch;
+    asked.emplace(std::make_pair(r.key.topic_id, tp.partition), sent{tp, e.generation, pos});
+  }
+  const fetch::fetch_session_handler::request plan = session_.build(wanted);
+  request.session_id = plan.session_id;
+  request.session_epoch = plan.session_epoch;
+  for (const auto& r : plan.partitions) {
+    if (request.topics.empty() || request.topics.back().topic_id != r.key.topic_id)
+      request.topics.emplace_back().topic_id = r.key.topic_id;
     auto& fp = request.topics.back().partitions.emplace_back();
-    fp.partition = tp.partition;
-    fp.current_leader_epoch = pos.current_leader_epoch.value;
-    fp.fetch_offset = pos.fetch_offset.value;
-    fp.last_fetched_epoch = pos.last_fetched_epoch ? pos.last_fetched_epoch->value : -1;
-    fp.log_start_offset = e.part->log_start_offset().value;
-    fp.partition_max_bytes = settings_.partition_max_bytes;
-    asked.emplace(std::make_pair(id, tp.partition), sent{tp, e.generation, pos});
+    fp.partition = r.key.partition;
+    fp.current_leader_epoch = r.current_leader_epoch ? r.current_leader_epoch->value : -1;
+    fp.fetch_offset = r.fetch_offset.value;
+    fp.last_fetched_epoch = r.last_fetched_epoch ? r.last_fetched_epoch->value : -1;
+    fp.log_start_offset = r.log_start_offset.value;
+    fp.partition_max_bytes = r.max_bytes;
+  }
+  for (const auto& f : plan.forgotten) {
+    if (request.forgotten_topics_data.empty() || request.forgotten_topics_data.back().topic_id != f.topic_id)
+      request.forgotten_topics_data.emplace_back().topic_id = f.topic_id;
+    request.forgotten_topics_data.back().partitions.push_back(f.partition);
   }
   const auto timeout = settings_.request_timeout + std::chrono::milliseconds(settings_.max_wait_ms);
   auto outcome = co_await client_->call<protocol::msg::fetch_response>(fetch_key, fetch_version, request, timeout);
   if (stopped_) co_return;
   const int64_t answered = now_ms_();
-  if (outcome.error || outcome.response.error_code != 0) {
+  const perr top = static_cast<perr>(outcome.response.error_code);
+  if (outcome.error) {
+    session_.handle_error();
+  } else if (!session_.handle_response(top, outcome.response.session_id) &&
+             (top == perr::fetch_session_id_not_found || top == perr::invalid_fetch_session_epoch ||
+              top == perr::none)) {
+    // The session is gone or out of step (the leader restarted or evicted
+    // it): the next request, at once, is full and opens a new one.
+    spdlog::debug("Fetch session {} with broker {} ended ({}); opening a new one", plan.session_id, source_.value,
+                  protocol::error_name(top));
+    co_return;
+  }
+  if (outcome.error || top != perr::none) {
     if (outcome.error)
       spdlog::debug("Fetch from broker {} ({}:{}) failed: {}", source_.value, host_, port_, outcome.error.message());
     else
-      spdlog::warn("Fetch from broker {} failed: {}", source_.value,
-                   protocol::error_name(static_cast<perr>(outcome.response.error_code)));
+      spdlog::warn("Fetch from broker {} failed: {}", source_.value, protocol::error_name(top));
     for (const auto& [key, a] : asked) {
       auto it = partitions_.find(a.tp);
       if (it != partitions_.end() && it->second.generation == a.generation) it->second.state.on_request_failed(answered);
@@ -152,7 +180,6 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
     co_return;
   }
 
-  int64_t max_lag = 0;
   for (auto& topic : outcome.response.responses) {
     for (auto& pd : topic.partitions) {
       auto asked_it = asked.find(std::make_pair(topic.topic_id, pd.partition_index));
@@ -226,10 +253,7 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
           if (!p->removed() && !p->is_leader() && p->leader_epoch() == epoch.value)
             p->follow_leader_offsets(leader_hw, leader_start, answered);
         });
-        if (entry* e = current()) {
-          e->state.on_empty(leader_hw);
-          max_lag = std::max(max_lag, e->state.lag());
-        }
+        if (entry* e = current()) e->state.on_empty(leader_hw);
         continue;
       }
       std::vector<uint8_t> copy(records.data(), records.data() + whole);
@@ -250,10 +274,12 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
         e->state.on_storage_error();
       } else if (appended.applied) {
         e->state.on_appended(request_of.position.fetch_offset, appended.log_end, appended.last_epoch, leader_hw);
-        max_lag = std::max(max_lag, e->state.lag());
       }
     }
   }
+  // Over every partition: an incremental answer leaves out the unchanged ones.
+  int64_t max_lag = 0;
+  for (const auto& [tp, e] : partitions_) max_lag = std::max(max_lag, e.state.lag());
   max_lag_.store(max_lag, std::memory_order_relaxed);
 }
 

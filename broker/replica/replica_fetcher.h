@@ -6,7 +6,9 @@
 // - Fetch v16 on the inter-broker listener, from this replica (ReplicaState:
 //   node id and broker epoch), at each partition's log end with the epoch of
 //   its last batch; replica.fetch.{wait.max.ms, min.bytes, max.bytes,
-//   response.max.bytes}; no fetch session (every request is full).
+//   response.max.bytes}; in an incremental fetch session (KIP-227) with
+//   the leader, so that a request names only the partitions whose fetch
+//   position changed and an answer carries only those with news.
 // - Each partition's answer is applied on the partition's strand: records
 //   appended as they are; a DivergingEpoch truncates (decided by
 //   follower_state from the local epoch cache); OFFSET_OUT_OF_RANGE asks
@@ -29,6 +31,7 @@
 #include <string>
 
 #include "broker/asio.h"
+#include "broker/fetch/fetch_session_handler.h"
 #include "broker/network/kafka_client.h"
 #include "broker/replica/follower_state.h"
 #include "broker/replica/partition.h"
@@ -89,6 +92,7 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
   std::shared_ptr<kafka_client> client_;
   asio::steady_timer wake_;
   std::map<storage::topic_partition, entry> partitions_;  // strand only
+  fetch::fetch_session_handler session_;                  // strand only
   uint64_t next_generation_ = 1;
   bool stopped_ = false;
   std::atomic<size_t> size_{0};

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "broker/for_each_concurrently.h"
 #include "broker/run_on.h"
 
 namespace hw::broker {
@@ -38,95 +39,112 @@ asio::awaitable<void> replica_manager::retry_follows(std::shared_ptr<const contr
 
 asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_update> updates, int64_t now_ms,
                                                         std::shared_ptr<const controller::metadata_image> image) {
+  // Partitions change role side by side (each on its own strand, a new
+  // leader's epoch checkpoint written and synced while others go on), as a
+  // failover moves many leaderships at once. Deleted topics go first: a
+  // topic deleted and created again under its name in one batch is one
+  // directory name, removed before it is made anew.
+  std::vector<partition_update*> removed_topics, others;
+  for (auto& u : updates) (u.role ? others : removed_topics).push_back(&u);
   std::error_code first_error;
-  for (auto& u : updates) {
-    const std::string name = storage::partition_dir_name(u.tp);
-    const bool hosted = u.role && u.role->is_replica(node_id(self_));
-    if (!hosted) {
-      std::shared_ptr<partition> gone;
-      {
-        std::lock_guard lock(mutex_);
-        auto it = partitions_.find(u.tp);
-        if (it != partitions_.end()) {
-          gone = it->second;
-          partitions_.erase(it);
-        }
-      }
-      if (gone && listener_) listener_(u.tp, false, -1);
-      unfollowed_.erase(u.tp);
-      if (fetchers_) co_await fetchers_->unfollow(u.tp);
-      if (gone || logs_.find(u.tp)) {
-        // Wait for the partition's strand to finish what it is doing, and
-        // turn away what comes later (requests that found it before it was
-        // dropped from the map, fetches waiting on it), before its log goes.
-        if (gone) co_await run_on(gone->strand(), [&] { gone->mark_removed(); });
-        if (removal_hook_) co_await removal_hook_(u.tp, true);
-        auto err = logs_.remove(u.tp);
-        if (removal_hook_) co_await removal_hook_(u.tp, false);
-        if (err) {
-          spdlog::error("Cannot delete the log of {}: {}", name, err.message);
-          if (!first_error) first_error = err.code;
-        } else {
-          spdlog::info("Deleted log for partition {}", name);
-        }
-      }
-      continue;
-    }
-    std::shared_ptr<partition> p = get(u.tp);
-    if (!p) {
-      std::shared_ptr<storage::partition_log> log = logs_.find(u.tp);
-      if (!log) {
-        if (auto err = logs_.create(u.tp, u.topic_id, now_ms, &log)) {
-          spdlog::error("Cannot create the log of {}: {}", name, err.message);
-          if (!first_error) first_error = err.code;
-          continue;
-        }
-        spdlog::info("Created log for partition {} in {}", name, log->dir().parent_path().string());
-      }
-      p = std::make_shared<partition>(executor_, u.tp, u.topic_id, std::move(log), node_id(self_), brokers_);
-      std::lock_guard lock(mutex_);
-      partitions_[u.tp] = p;
-    }
-    const bool was_leader = p->is_leader();
-    const int32_t previous_epoch = p->leader_epoch();
-    const int32_t previous_leader = p->leader();
-    const bool leads = u.role->leader == node_id(self_);
-    const int64_t now = now_ms;
-    // A new leader stops fetching first, so no fetched batch lands after
-    // its own writes begin.
-    if (leads && fetchers_) {
-      unfollowed_.erase(u.tp);
-      co_await fetchers_->unfollow(u.tp);
-    }
-    p->set_limits(u.limits);
-    if (auto ec = co_await run_on(p->strand(), [&] {
-          p->log().mutable_log().set_config(u.log_config);
-          return leads ? p->become_leader(*u.role, u.leader, storage::broker_epoch(broker_epoch()), now)
-                       : p->become_follower(*u.role);
-        })) {
-      spdlog::error("Cannot apply the new role of {}: {}", name, ec.message());
-      logs_.note_error(u.tp, ec);
-      if (!first_error) first_error = ec;
-    } else if (leads && !was_leader) {
-      spdlog::info("{} starts at leader epoch {} from offset {} with partition epoch {}, high watermark {}", name,
-                   u.role->leader_epoch.value, p->log_end_offset().value, u.role->partition_epoch.value,
-                   p->high_watermark().value);
-    }
-    if (!leads && fetchers_ && image) {
-      const bool moved = previous_epoch != u.role->leader_epoch.value || previous_leader != u.role->leader.value ||
-                         was_leader;
-      if (u.role->leader == no_node) {
-        unfollowed_.erase(u.tp);
-        co_await fetchers_->unfollow(u.tp);
-      } else if (moved || unfollowed_.count(u.tp) || !fetchers_->follows(u.tp)) {
-        unfollowed_.erase(u.tp);
-        if (!co_await fetchers_->follow(p, u.role->leader, u.role->leader_epoch, *image))
-          unfollowed_.emplace(u.tp, std::make_pair(u.role->leader, u.role->leader_epoch));
-      }
-    }
-    if (listener_) listener_(u.tp, p->is_leader(), p->leader_epoch());
+  for (auto* group : {&removed_topics, &others}) {
+    co_await for_each_concurrently(*group, k_parallel_role_changes, [&](partition_update* u) -> asio::awaitable<void> {
+      const std::error_code ec = co_await apply_one(*u, now_ms, image);
+      if (ec && !first_error) first_error = ec;
+    });
   }
   co_return first_error;
+}
+
+asio::awaitable<std::error_code> replica_manager::apply_one(partition_update& u, int64_t now_ms,
+                                                            const std::shared_ptr<const controller::metadata_image>& image) {
+  std::error_code error;
+  const std::string name = storage::partition_dir_name(u.tp);
+  const bool hosted = u.role && u.role->is_replica(node_id(self_));
+  if (!hosted) {
+    std::shared_ptr<partition> gone;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = partitions_.find(u.tp);
+      if (it != partitions_.end()) {
+        gone = it->second;
+        partitions_.erase(it);
+      }
+    }
+    if (gone && listener_) listener_(u.tp, false, -1);
+    unfollowed_.erase(u.tp);
+    if (fetchers_) co_await fetchers_->unfollow(u.tp);
+    if (gone || logs_.find(u.tp)) {
+      // Wait for the partition's strand to finish what it is doing, and
+      // turn away what comes later (requests that found it before it was
+      // dropped from the map, fetches waiting on it), before its log goes.
+      if (gone) co_await run_on(gone->strand(), [&] { gone->mark_removed(); });
+      if (removal_hook_) co_await removal_hook_(u.tp, true);
+      auto err = logs_.remove(u.tp);
+      if (removal_hook_) co_await removal_hook_(u.tp, false);
+      if (err) {
+        spdlog::error("Cannot delete the log of {}: {}", name, err.message);
+        if (!error) error = err.code;
+      } else {
+        spdlog::info("Deleted log for partition {}", name);
+      }
+    }
+    co_return error;
+  }
+  std::shared_ptr<partition> p = get(u.tp);
+  if (!p) {
+    std::shared_ptr<storage::partition_log> log = logs_.find(u.tp);
+    if (!log) {
+      if (auto err = logs_.create(u.tp, u.topic_id, now_ms, &log)) {
+        spdlog::error("Cannot create the log of {}: {}", name, err.message);
+        if (!error) error = err.code;
+        co_return error;
+      }
+      spdlog::info("Created log for partition {} in {}", name, log->dir().parent_path().string());
+    }
+    p = std::make_shared<partition>(executor_, u.tp, u.topic_id, std::move(log), node_id(self_), brokers_);
+    std::lock_guard lock(mutex_);
+    partitions_[u.tp] = p;
+  }
+  const bool was_leader = p->is_leader();
+  const int32_t previous_epoch = p->leader_epoch();
+  const int32_t previous_leader = p->leader();
+  const bool leads = u.role->leader == node_id(self_);
+  const int64_t now = now_ms;
+  // A new leader stops fetching first, so no fetched batch lands after
+  // its own writes begin.
+  if (leads && fetchers_) {
+    unfollowed_.erase(u.tp);
+    co_await fetchers_->unfollow(u.tp);
+  }
+  p->set_limits(u.limits);
+  if (auto ec = co_await run_on(p->strand(), [&] {
+        p->log().mutable_log().set_config(u.log_config);
+        return leads ? p->become_leader(*u.role, u.leader, storage::broker_epoch(broker_epoch()), now)
+                     : p->become_follower(*u.role);
+      })) {
+    spdlog::error("Cannot apply the new role of {}: {}", name, ec.message());
+    logs_.note_error(u.tp, ec);
+    if (!error) error = ec;
+  } else if (leads && !was_leader) {
+    spdlog::info("{} starts at leader epoch {} from offset {} with partition epoch {}, high watermark {}", name,
+                 u.role->leader_epoch.value, p->log_end_offset().value, u.role->partition_epoch.value,
+                 p->high_watermark().value);
+  }
+  if (!leads && fetchers_ && image) {
+    const bool moved = previous_epoch != u.role->leader_epoch.value || previous_leader != u.role->leader.value ||
+                       was_leader;
+    if (u.role->leader == no_node) {
+      unfollowed_.erase(u.tp);
+      co_await fetchers_->unfollow(u.tp);
+    } else if (moved || unfollowed_.count(u.tp) || !fetchers_->follows(u.tp)) {
+      unfollowed_.erase(u.tp);
+      if (!co_await fetchers_->follow(p, u.role->leader, u.role->leader_epoch, *image))
+        unfollowed_.emplace(u.tp, std::make_pair(u.role->leader, u.role->leader_epoch));
+    }
+  }
+  if (listener_) listener_(u.tp, p->is_leader(), p->leader_epoch());
+  co_return error;
 }
 
 }  // namespace hw::broker

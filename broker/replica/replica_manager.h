@@ -4,8 +4,8 @@
 // up by request handlers.
 //
 // Ownership and threads: owned by main. apply() runs on the metadata
-// publisher's strand and hops to each partition's strand for its role
-// change; get() and all() may be called from any thread (a leaf mutex
+// publisher's strand (several partitions' updates interleaved there) and
+// hops to each partition's strand for its role change; get() and all() may be called from any thread (a leaf mutex
 // guards the map).
 
 #include <atomic>
@@ -81,6 +81,12 @@ class replica_manager {
   bool has_unfollowed() const { return !unfollowed_.empty(); }
 
  private:
+  // Role changes in flight at once: each may sync a file on an io thread,
+  // so not so many that requests find no thread free.
+  static constexpr size_t k_parallel_role_changes = 4;
+  asio::awaitable<std::error_code> apply_one(partition_update& u, int64_t now_ms,
+                                             const std::shared_ptr<const controller::metadata_image>& image);
+
   asio::any_io_executor executor_;
   storage::log_manager& logs_;
   int32_t self_;

@@ -26,7 +26,8 @@
 // partition's replicas identical. ToolsBounceIT is Kafka's ducktape
 // replication_test: leaders hard- and clean-bounced in turn under an
 // idempotent acks=-1 verifiable producer, nothing lost, doubled or
-// reordered; one codec and two rounds in the test command,
+// reordered; and, with idempotence off, the active controller bounced,
+// nothing lost. Two cases of two rounds in the test command,
 // HW_BOUNCE_ALL_CODECS=1 and HW_BOUNCE_ROUNDS=n for the whole matrix.
 
 #include <fcntl.h>
@@ -52,6 +53,7 @@
 
 #include "broker_process.h"
 #include "kafka_tool.h"
+#include "protocol/messages/describe_quorum.h"
 #include "raw_requests.h"
 
 extern char** environ;
@@ -771,71 +773,123 @@ TEST_F(ToolsReplicationIT, WithDedicatedControllersTheIsrShrinksToTheLeaderAndAc
 namespace hw::testing {
 namespace {
 
-// The codecs of the bounce test: one in the test command, every one with
-// HW_BOUNCE_ALL_CODECS=1 (with HW_BOUNCE_ROUNDS rounds, default 6), as
-// Kafka's ducktape replication_test runs its matrix.
-std::vector<std::string> bounce_codecs() {
-  if (const char* all = std::getenv("HW_BOUNCE_ALL_CODECS"); all && std::string(all) == "1")
-    return {"none", "gzip", "snappy", "lz4", "zstd"};
-  return {"lz4"};
+// One run of the bounce test: the producer's codec, whether it is
+// idempotent, and whom the rounds bounce (partition 0's leader, or the
+// active controller, which in combined mode is also a broker that leads
+// some partitions), as Kafka's ducktape replication_test varies them.
+struct bounce_case {
+  std::string codec;
+  bool idempotent = true;
+  bool controller = false;
+};
+std::string bounce_case_label(const bounce_case& c) {
+  return c.codec + (c.idempotent ? "_idempotent" : "_plain") + (c.controller ? "_controller" : "_leader");
+}
+std::string bounce_case_name(const ::testing::TestParamInfo<bounce_case>& info) {
+  return bounce_case_label(info.param);
+}
+void PrintTo(const bounce_case& c, std::ostream* os) { *os << bounce_case_label(c); }
+// Two cases in the test command; HW_BOUNCE_ALL_CODECS=1 runs every codec
+// with idempotence on and off, bouncing leaders and controllers
+// (HW_BOUNCE_ROUNDS rounds each, default 2).
+std::vector<bounce_case> bounce_cases() {
+  if (const char* all = std::getenv("HW_BOUNCE_ALL_CODECS"); all && std::string(all) == "1") {
+    std::vector<bounce_case> out;
+    for (const char* codec : {"none", "gzip", "snappy", "lz4", "zstd"})
+      for (bool idempotent : {true, false})
+        for (bool controller : {false, true}) out.push_back({codec, idempotent, controller});
+    return out;
+  }
+  return {{"lz4", true, false}, {"none", false, true}};
 }
 int bounce_rounds() {
   const char* rounds = std::getenv("HW_BOUNCE_ROUNDS");
   return rounds ? std::max(1, std::atoi(rounds)) : 2;
 }
 
-class ToolsBounceIT : public ToolsReplicationIT, public ::testing::WithParamInterface<std::string> {};
+class ToolsBounceIT : public ToolsReplicationIT, public ::testing::WithParamInterface<bounce_case> {
+ protected:
+  // The quorum's leader as node `via` reports it (DescribeQuorum); -1 if
+  // it does not know one.
+  int active_controller(int via) {
+    raw_client client(node(via).port());
+    if (!client.connected()) return -1;
+    msg::describe_quorum_request req;
+    auto& t = req.topics.emplace_back();
+    t.topic_name = "__cluster_metadata";
+    t.partitions.emplace_back().partition_index = 0;
+    auto resp = client.call<msg::describe_quorum_response>(55, 2, req, 5s);
+    if (!resp || resp->topics.empty() || resp->topics[0].partitions.empty()) return -1;
+    const auto& p = resp->topics[0].partitions[0];
+    return p.error_code == 0 ? p.leader_id : -1;
+  }
+};
 
 // Kafka's ducktape replication_test on three combined nodes: while
-// kafka-verifiable-producer writes (acks=-1, idempotent, with the codec)
-// and a console consumer reads in a group, the leader of partition 0 is
-// bounced in turn hard (SIGKILL, restart) and clean (SIGTERM, restart),
-// the ISR whole again before the next round. Every acknowledged record is
-// consumed at its offset; no value is in the log twice (the producer's
+// kafka-verifiable-producer writes (acks=-1, with the case's codec and
+// idempotence) and a console consumer reads in a group, the leader of
+// partition 0 (or the active controller) is bounced in turn hard
+// (SIGKILL, restart) and clean (SIGTERM, restart), the ISR whole again
+// before the next round. Every acknowledged record is consumed at its
+// offset. With idempotence, no value is in the log twice (the producer's
 // values are its sequence numbers, so a retried batch written again would
-// show), and each partition holds its values in the order they were sent.
-TEST_P(ToolsBounceIT, LeadersBouncedHardAndCleanLoseAndDoubleNothing) {
+// show) and each partition holds its values in the order they were sent;
+// without it, a retried batch may be written twice and overtake another
+// (as in Kafka), so only loss is checked.
+TEST_P(ToolsBounceIT, BouncedNodesLoseNothingAcknowledged) {
+  const bounce_case c = GetParam();
   start_cluster(false);
   auto created = topics({"--create", "--topic", k_topic, "--partitions", "3", "--replication-factor", "3", "--config",
                          "min.insync.replicas=2"});
   ASSERT_EQ(created.exit_code, 0) << created.all() << logs();
   ASSERT_TRUE(wait_until([&] { return isr_everywhere(1, {1, 2, 3}); }, 30s)) << logs();
   start_consumer();
-  start_producer(GetParam());
+  start_producer(c.codec, c.idempotent);
   ASSERT_TRUE(wait_until([&] { return acknowledged() >= 50; }, 90s)) << logs();
 
   for (int round = 0; round < bounce_rounds(); ++round) {
     const bool hard = round % 2 == 0;
-    const std::string what = std::string(hard ? "hard" : "clean") + " bounce " + std::to_string(round + 1);
-    int leader = -1;
+    const std::string what = std::string(hard ? "hard" : "clean") + " bounce " + std::to_string(round + 1) + " of the " +
+                             (c.controller ? "active controller" : "leader");
+    int target = -1;
     ASSERT_TRUE(wait_until(
         [&] {
-          auto parts = metadata_via(1 + round % 3);
-          leader = parts.empty() ? -1 : parts[0].leader;
-          return leader > 0;
-        },
-        30s))
-        << logs();
-    if (hard) {
-      ASSERT_EQ(node(leader).stop(SIGKILL), -SIGKILL) << what;
-    } else {
-      ASSERT_TRUE(stop(leader)) << what;
-    }
-    const int watcher = leader % 3 + 1;
-    ASSERT_TRUE(wait_until(
-        [&] {
-          auto parts = metadata_via(watcher);
-          return !parts.empty() && parts[0].leader > 0 && parts[0].leader != leader;
+          const int via = 1 + round % 3;
+          if (c.controller) {
+            target = active_controller(via);
+          } else {
+            auto parts = metadata_via(via);
+            target = parts.empty() ? -1 : parts[0].leader;
+          }
+          return target > 0;
         },
         30s))
         << what << "\n" << logs();
-    expect_writes_go_on(30, what + ", its leader down");
-    ASSERT_TRUE(restart(leader)) << what << "\n" << logs();
+    if (hard) {
+      ASSERT_EQ(node(target).stop(SIGKILL), -SIGKILL) << what;
+    } else {
+      ASSERT_TRUE(stop(target)) << what;
+    }
+    const int watcher = target % 3 + 1;
+    ASSERT_TRUE(wait_until(
+        [&] {
+          if (c.controller) {
+            const int now = active_controller(watcher);
+            return now > 0 && now != target;
+          }
+          auto parts = metadata_via(watcher);
+          return !parts.empty() && parts[0].leader > 0 && parts[0].leader != target;
+        },
+        30s))
+        << what << ": no new one\n" << logs();
+    expect_writes_go_on(30, what + ", it down");
+    ASSERT_TRUE(restart(target)) << what << "\n" << logs();
     ASSERT_TRUE(wait_until([&] { return isr_everywhere(watcher, {1, 2, 3}); }, 60s)) << what << "\n" << logs();
     expect_writes_go_on(30, what + ", all back");
   }
 
   const consumer_report read = expect_every_acknowledged_record_consumed();
+  if (!c.idempotent) return;
   std::map<std::string, position> seen;
   std::map<int, long long> last_value;
   for (const auto& [pos, value] : read.consumed) {
@@ -851,8 +905,7 @@ TEST_P(ToolsBounceIT, LeadersBouncedHardAndCleanLoseAndDoubleNothing) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Codecs, ToolsBounceIT, ::testing::ValuesIn(bounce_codecs()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Cases, ToolsBounceIT, ::testing::ValuesIn(bounce_cases()), bounce_case_name);
 
 }  // namespace
 }  // namespace hw::testing

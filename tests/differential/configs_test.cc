@@ -3,6 +3,7 @@
 // consumer.heartbeat.interval.ms), compared field by field. Keys are named
 // one by one: the full lists hold paths and settings of each installation.
 
+#include "broker_process.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/incremental_alter_configs.h"
 #include "twin.h"
@@ -110,6 +111,16 @@ TEST_F(DifferentialTest, GroupConfigs) {
   expect_same(t().call("IncrementalAlterConfigs group", 44, 1,
                        alter_req(k_group, group,
                                  {{"consumer.session.timeout.ms", "50000"}, {"consumer.heartbeat.interval.ms", "6000"}})));
+  // Each broker answers DescribeConfigs from the metadata it has replayed,
+  // which follows the controller's commit (and the alter's answer) by a
+  // moment: wait until both show the change before comparing.
+  auto shows_change = [&](side s) {
+    auto e = t().call("DescribeConfigs group until altered", 32, 4,
+                      describe_req(k_group, group, {"consumer.session.timeout.ms"}));
+    auto r = e.as<msg::describe_configs_response>(s);
+    return !r.results.empty() && !r.results[0].configs.empty() && r.results[0].configs[0].value == "50000";
+  };
+  for (side s : k_sides) EXPECT_TRUE(wait_until([&] { return shows_change(s); }, 10s)) << side_name(s);
   for (const auto& key : keys)
     expect_same(t().call("DescribeConfigs group after alter " + key, 32, 4, describe_req(k_group, group, {key})));
   expect_same(t().call("IncrementalAlterConfigs group out of range", 44, 1,

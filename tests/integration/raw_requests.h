@@ -187,11 +187,13 @@ class raw_client {
     return out;
   }
 
-  // ListOffsets for one partition: timestamp -1 latest, -2 earliest.
+  // ListOffsets for one partition: timestamp -1 latest, -2 earliest; as a
+  // consumer (replica_id -1) or as a tool asking any replica (-2).
   std::optional<msg::list_offsets_response::list_offsets_partition_response> list_offset(
-      const std::string& topic, int32_t partition, int64_t timestamp, int32_t current_leader_epoch = -1) {
+      const std::string& topic, int32_t partition, int64_t timestamp, int32_t current_leader_epoch = -1,
+      int32_t replica_id = -1) {
     msg::list_offsets_request req;
-    req.replica_id = -1;
+    req.replica_id = replica_id;
     msg::list_offsets_request::list_offsets_topic t;
     t.name = topic;
     msg::list_offsets_request::list_offsets_partition p;

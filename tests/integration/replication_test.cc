@@ -79,6 +79,47 @@ TEST_F(ReplicationIT, AKilledLeaderIsReplacedFromTheIsrAndNoAcknowledgedRecordIs
   EXPECT_TRUE(wait_until([&] { return segments_identical("failover"); }, 20s)) << logs();
 }
 
+// ListOffsets as a consumer sends it (replica_id -1) is for the leader and
+// answers its high watermark; with the debugging id (-2), as a tool asks
+// every replica, any replica answers its own log end, as Kafka does. The
+// followers are killed so that the leader's log end passes its HW: with
+// two of three combined nodes gone the quorum cannot shrink the ISR, so
+// acks=1 records stay above the HW.
+TEST_F(ReplicationIT, ListOffsetsWithTheDebuggingReplicaIdReadsAnyReplicasLogEnd) {
+  create_replicated("debug-offsets");
+  auto v = view(0, "debug-offsets");
+  ASSERT_TRUE(v);
+  const int leader = v->leader;
+  const int follower = leader % 3 + 1;
+  const int other = 6 - leader - follower;
+  for (const auto& r : produce_all(nodes[leader - 1]->port(), "debug-offsets", messages("a", 10), "all"))
+    ASSERT_GE(r.offset, 0) << logs();
+  ASSERT_TRUE(wait_until([&] { return segments_identical("debug-offsets"); }, 20s)) << logs();
+  {
+    raw_client client(nodes[follower - 1]->port());
+    auto consumer = client.list_offset("debug-offsets", 0, -1);
+    ASSERT_TRUE(consumer);
+    EXPECT_EQ(consumer->error_code, 6) << "NOT_LEADER_OR_FOLLOWER";
+    auto tool = client.list_offset("debug-offsets", 0, -1, -1, -2);
+    ASSERT_TRUE(tool);
+    EXPECT_EQ(tool->error_code, 0);
+    EXPECT_EQ(tool->offset, 10);
+  }
+  ASSERT_EQ(nodes[follower - 1]->stop(SIGKILL), -SIGKILL);
+  ASSERT_EQ(nodes[other - 1]->stop(SIGKILL), -SIGKILL);
+  for (const auto& r : produce_all(nodes[leader - 1]->port(), "debug-offsets", messages("b", 5), "1"))
+    ASSERT_GE(r.offset, 10) << logs();
+  raw_client client(nodes[leader - 1]->port());
+  auto consumer = client.list_offset("debug-offsets", 0, -1);
+  ASSERT_TRUE(consumer);
+  EXPECT_EQ(consumer->error_code, 0);
+  EXPECT_EQ(consumer->offset, 10) << "the high watermark";
+  auto tool = client.list_offset("debug-offsets", 0, -1, -1, -2);
+  ASSERT_TRUE(tool);
+  EXPECT_EQ(tool->error_code, 0);
+  EXPECT_EQ(tool->offset, 15) << "the log end";
+}
+
 // Seed 000's divergence: the leader appends records no follower has
 // (acks=1 while both followers are stopped), dies, and another replica
 // leads at a new epoch and takes writes. Back, the old leader learns from

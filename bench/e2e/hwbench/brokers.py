@@ -60,13 +60,22 @@ class Cluster:
     def replication_factor(self):
         return min(3, len(self.nodes))
 
+    @property
+    def min_insync_replicas(self):
+        """2 from three nodes on, as the seeds' clusters run: acks=all then
+        waits for a follower, and a lost broker leaves writes going."""
+        return 2 if len(self.nodes) >= 3 else 1
+
     def properties(self, node):
         """The same settings for both kinds: combined mode, num.partitions,
-        replication factors for the cluster size, each kind's default flush
-        policy (no fsync per message or per interval), no initial rebalance
-        delay (the consumer benchmark would only measure the wait)."""
+        replication factors and min.insync.replicas for the cluster size,
+        each kind's default flush policy (no fsync per message or per
+        interval), no initial rebalance delay (the consumer benchmark would
+        only measure the wait). Timeouts (session, lag, election) are each
+        kind's defaults, which are Kafka's."""
         voters = ",".join(f"{n.node_id}@127.0.0.1:{n.controller_port}" for n in self.nodes)
         rf = self.replication_factor
+        min_isr = self.min_insync_replicas
         return {
             "process.roles": "broker,controller",
             "node.id": node.node_id,
@@ -79,10 +88,10 @@ class Cluster:
             "log.dirs": node.data_dir,
             "num.partitions": self.partitions,
             "default.replication.factor": rf,
-            "min.insync.replicas": 1,
+            "min.insync.replicas": min_isr,
             "offsets.topic.replication.factor": rf,
             "transaction.state.log.replication.factor": rf,
-            "transaction.state.log.min.isr": 1,
+            "transaction.state.log.min.isr": min_isr,
             "group.initial.rebalance.delay.ms": 0,
             "auto.create.topics.enable": "true",
         }
@@ -103,11 +112,26 @@ class Cluster:
             self.format_node(n, cid)
         self.spawned_at = time.time()
         for n in self.nodes:
-            log = open(n.log_path, "w")
-            n.proc = subprocess.Popen(self.run_command(n), stdout=log, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, cwd=n.dir, env=self.run_env())
-            log.close()
+            self.spawn(n, "w")
         return self.spawned_at
+
+    def spawn(self, node, mode="a"):
+        log = open(node.log_path, mode)
+        node.proc = subprocess.Popen(self.run_command(node), stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, cwd=node.dir, env=self.run_env())
+        log.close()
+
+    def node(self, node_id):
+        return self.nodes[node_id - 1]
+
+    def kill(self, node):
+        """SIGKILL, as a crashed machine: no controlled shutdown."""
+        node.proc.send_signal(signal.SIGKILL)
+        node.proc.wait()
+
+    def restart(self, node):
+        """Starts a stopped node again on its data (no format)."""
+        self.spawn(node)
 
     def pids(self):
         return [n.proc.pid for n in self.nodes if n.proc]
@@ -181,9 +205,6 @@ class HighwaterCluster(Cluster):
     kind = "highwater"
 
     def __init__(self, work_dir, nodes, partitions, tools, log, binary):
-        if nodes != 1:
-            # The structure is per node already; highwater has no replication yet.
-            raise ValueError("highwater runs single-node only for now (--nodes 1)")
         super().__init__(work_dir, nodes, partitions, tools, log)
         self.binary = binary
 

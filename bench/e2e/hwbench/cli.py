@@ -22,11 +22,11 @@ from .tools import ToolError, Tools
 SIZES = {
     "full": {"partitions": 6, "records_1k": 1_000_000, "records_100b": 4_000_000, "order_records": 300_000,
              "e2e_records": 6000, "e2e_rate": 1000, "e2e_seconds": 10, "loadgen_producers": 3, "loadgen_seconds": 10,
-             "loadgen_compression": "none", "idle_wait_s": 5},
+             "loadgen_compression": "none", "idle_wait_s": 5, "lag_rate": 5000, "lag_seconds": 10},
     "quick": {"partitions": 6, "records_1k": 100_000, "records_100b": 300_000, "order_records": 100_000,
               "e2e_records": 500,
               "e2e_rate": 500, "e2e_seconds": 3, "loadgen_producers": 3, "loadgen_seconds": 3,
-              "loadgen_compression": "none", "idle_wait_s": 2},
+              "loadgen_compression": "none", "idle_wait_s": 2, "lag_rate": 2000, "lag_seconds": 4},
 }
 
 
@@ -36,7 +36,9 @@ def parse_args(argv):
     p.add_argument("--build-dir", required=True, help="Release build dir holding highwater and bench/hw_loadgen")
     p.add_argument("--rounds", type=int, default=None, help="rounds per broker (default 3, --quick 1)")
     p.add_argument("--quick", action="store_true", help="1 round, small record counts (development)")
-    p.add_argument("--nodes", type=int, default=1, help="nodes per cluster (highwater: 1 for now)")
+    p.add_argument("--nodes", type=int, default=1,
+                   help="nodes per cluster (combined broker+controller); from 3 on, topics get replication factor 3, "
+                        "min.insync.replicas=2, and the replication workloads run")
     p.add_argument("--brokers", default="kafka,highwater", help="broker kinds, in the order they run per round")
     p.add_argument("--only", default="", help="comma-separated workload names to run (development)")
     p.add_argument("--work-dir", default=None, help="where data dirs go (default: a new dir under $TMPDIR)")
@@ -92,14 +94,18 @@ def run_workload(session, name, fn, recorder=None, label=None):
     cpu0, t0, client0 = procstat.total_cpu_seconds(pids), time.monotonic(), profile.children_cpu_seconds()
     try:
         m = fn(session)
-        cpu = procstat.total_cpu_seconds(pids) - cpu0
+        # A workload that restarted a node (leader_failover) has no CPU figure.
+        same_processes = session.cluster.pids() == pids
+        cpu = procstat.total_cpu_seconds(pids) - cpu0 if same_processes else None
         client = profile.children_cpu_seconds() - client0  # before perf itself is reaped
     finally:
         if recorder:
             recorder.stop()
     m["wall_s"] = round(time.monotonic() - t0, 2)
-    m["broker_cpu_s"] = round(cpu, 2)
     m["client_cpu_s"] = round(client, 2)
+    if cpu is None:
+        return m
+    m["broker_cpu_s"] = round(cpu, 2)
     if peak_reset:
         m["broker_peak_rss_mib"] = round(procstat.total_status_mib(pids, "VmHWM"), 1)
     if m.get("bytes"):
@@ -125,7 +131,7 @@ def run_session(kind, round_no, args, tools):
         session = workloads.Session(cluster, tools, args.sizes, log)
         recorder = profile.Recorder(args.perf) if args.perf else None
         peak_rss = procstat.total_status_mib(cluster.pids(), "VmHWM")
-        for name, fn in workloads.all_workloads():
+        for name, fn in workloads.all_workloads(args.nodes):
             if args.only and name not in args.only:
                 continue
             dead = cluster.dead_nodes()

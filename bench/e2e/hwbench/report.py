@@ -15,7 +15,10 @@ TABLE = {
     "idle_rss_100_partitions": ("Idle with 100 partitions",
                                 [("idle_rss_mib", "RSS, 100-partition topic, idle (MiB)", "lower"),
                                  ("create_topic_100_partitions_ms", "CreateTopics of those 100 partitions, "
-                                  "hw_loadgen round trip (ms)", "lower")]),
+                                  "hw_loadgen round trip (ms)", "lower"),
+                                 ("create_topic_100_partitions_everywhere_ms", "CreateTopics until every node "
+                                  "names a leader and a whole ISR for all 100 (ms; = the round trip on one node)",
+                                  "lower")]),
     "resources": ("Peak memory", [("peak_rss_mib", "peak RSS over the round (VmHWM, MiB)", "lower")]),
 }
 _THROUGHPUT = [("records_per_s", "records/s", "higher"), ("mb_per_s", "MB/s", "higher")]
@@ -50,6 +53,21 @@ TABLE["loadgen_produce"] = ("Producer as hard as it goes (hw_loadgen produce: li
                             [("broker_peak_rss_mib", "broker peak RSS during the workload (VmHWM, MiB)", "lower")])
 TABLE["loadgen_consume"] = ("Consumer as hard as it goes (hw_loadgen consume: librdkafka, no group)",
                             _THROUGHPUT + _CPU)
+# Replicated clusters only (--nodes 3).
+TABLE["replication_lag"] = ("Replication lag at a steady rate (Sizes: lag_rate; hw_loadgen e2e, 1 KiB, acks=1; followers' "
+                            "log ends sampled every 100 ms)",
+                            [("lag_records_p50", "largest follower lag, p50 of the samples (records)", "lower"),
+                             ("lag_records_p99", "largest follower lag, p99 of the samples (records)", "lower"),
+                             ("lag_records_max", "largest follower lag, max (records)", "lower"),
+                             ("latency_p50_ms", "end-to-end latency p50 (ms)", "lower"),
+                             ("latency_p99_ms", "end-to-end latency p99 (ms)", "lower"),
+                             ("ack_latency_p99_ms", "produce acknowledgement p99 (ms)", "lower")])
+TABLE["leader_failover"] = ("Leader failover: SIGKILL of a partition's leader (not the active controller), "
+                            "each kind's default broker.session.timeout.ms (9 s)",
+                            [("kill_to_new_leader_ms", "kill to a new leader in a survivor's metadata (ms)", "lower"),
+                             ("kill_to_first_acksall_produce_ms", "kill to the first acks=all produce accepted (ms)",
+                              "lower"),
+                             ("restart_to_back_in_isr_ms", "restart to back in the ISR (ms)", "lower")])
 
 # (label, workload, metric, op, target): ratio Highwater/Kafka of the medians.
 GOALS = [("producer throughput, 1 KiB, acks=1", "producer_1k_acks1", "records_per_s", ">=", 1.5),
@@ -65,6 +83,21 @@ GOALS = [("producer throughput, 1 KiB, acks=1", "producer_1k_acks1", "records_pe
          ("p99 end-to-end latency (hw_loadgen e2e)", "e2e_latency_loadgen", "latency_p99_ms", "<=", 0.5),
          ("peak RSS", "resources", "peak_rss_mib", "<=", 0.2),
          ("start-up to first produce", "startup", "startup_to_first_produce_ms", "<=", 0.1)]
+# Replicated clusters (issue 13): RF 3, min.insync.replicas=2, three combined nodes.
+GOALS_REPLICATED = [
+    ("producer throughput, 1 KiB, acks=all idempotent, RF 3", "producer_1k_acksall_idempotent", "records_per_s",
+     ">=", 1.5),
+    ("producer throughput, 100 B, acks=all idempotent, RF 3", "producer_100b_acksall_idempotent", "records_per_s",
+     ">=", 1.5),
+    ("p99 end-to-end latency (EndToEndLatency), RF 3", "e2e_latency_kafka_tool", "latency_p99_ms", "<=", 0.5),
+    ("p99 end-to-end latency (hw_loadgen e2e), RF 3", "e2e_latency_loadgen", "latency_p99_ms", "<=", 0.5),
+    ("broker CPU s per GB, 1 KiB, acks=all idempotent, RF 3", "producer_1k_acksall_idempotent", "cpu_s_per_gb",
+     "<=", 0.3),
+    ("broker CPU s per GB, 100 B, acks=all idempotent, RF 3", "producer_100b_acksall_idempotent", "cpu_s_per_gb",
+     "<=", 0.3),
+    ("broker CPU s per GB, hw_loadgen produce, RF 3", "loadgen_produce", "cpu_s_per_gb", "<=", 0.3),
+    ("kill of a leader to the first acks=all produce", "leader_failover", "kill_to_first_acksall_produce_ms", "<", 1.0),
+    ("CreateTopics, 100 partitions, RF 3", "idle_rss_100_partitions", "create_topic_100_partitions_ms", "<=", 1.0)]
 
 
 def _stats(values):
@@ -93,11 +126,11 @@ def summarize(rounds):
     return summary
 
 
-def evaluate_goals(summary):
+def evaluate_goals(summary, nodes=1):
     goals = []
-    for label, workload, metric, op, target in GOALS:
+    for label, workload, metric, op, target in (GOALS_REPLICATED if nodes >= 3 else GOALS):
         ratio = summary.get(workload, {}).get(metric, {}).get("ratio")
-        met = None if ratio is None else (ratio >= target if op == ">=" else ratio <= target)
+        met = None if ratio is None else {">=": ratio >= target, "<=": ratio <= target, "<": ratio < target}[op]
         goals.append({"goal": label, "workload": workload, "metric": metric, "target": f"{op} {target}x",
                       "ratio": ratio, "met": met})
     return goals
@@ -133,7 +166,9 @@ def _markdown(meta, rounds, summary, goals):
               f"- Machine: {m['cores']} cores ({m['cpu_model']}), {m['memory_gib']} GiB memory, Linux {m['kernel']}",
               f"- Highwater {meta['highwater_commit']}, {meta['highwater_build_type']} build; Apache Kafka "
               f"{meta['kafka_version']} (JVM {meta['kafka_heap']}, Kafka's G1 options)",
-              f"- {meta['nodes']} node(s) per cluster, combined broker+controller (KRaft), {meta['rounds']} round(s) "
+              f"- {meta['nodes']} node(s) per cluster, combined broker+controller (KRaft)"
+              + (", every topic replication factor 3 and min.insync.replicas=2 (internal topics too)"
+                 if meta["nodes"] >= 3 else "") + f", {meta['rounds']} round(s) "
               f"per broker interleaved (Kafka, Highwater, Kafka, ...), fresh data dir per round on the same disk, "
               f"{meta['sizes']['partitions']} partitions per topic, each broker's default flush policy (no fsync)",
               f"- Sizes: {json.dumps(meta['sizes'])}",
@@ -196,11 +231,15 @@ def _markdown(meta, rounds, summary, goals):
 
 
 def write(output_dir, meta, rounds):
+    """RESULTS.md and results.json for single nodes; a replicated run
+    (--nodes N) writes RESULTS-N-nodes.md and results-N-nodes.json beside
+    them, so that neither run overwrites the other."""
     os.makedirs(output_dir, exist_ok=True)
     summary = summarize(rounds)
-    goals = evaluate_goals(summary)
-    json_path = os.path.join(output_dir, "results.json")
-    md_path = os.path.join(output_dir, "RESULTS.md")
+    goals = evaluate_goals(summary, meta["nodes"])
+    suffix = f"-{meta['nodes']}-nodes" if meta["nodes"] > 1 else ""
+    json_path = os.path.join(output_dir, f"results{suffix}.json")
+    md_path = os.path.join(output_dir, f"RESULTS{suffix}.md")
     with open(json_path, "w") as f:
         json.dump({"meta": meta, "goals": goals, "summary": summary, "rounds": rounds}, f, indent=1)
         f.write("\n")

@@ -3,11 +3,18 @@ function (session) -> dict of metrics; a failure raises ToolError, which the
 round loop records as a finding. CPU per GB is added by the round loop for
 every workload that reports the bytes it moved."""
 
+import json
+import os
 import re
+import sys
+import threading
 import time
 
 from . import procstat
 from .tools import ToolError
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
+import kafka_wire  # noqa: E402
 
 # Workload name -> (kind of record sizes key, record size, acks) for the
 # producer-perf-test runs; consumers read the acks=1 topics back.
@@ -38,9 +45,20 @@ class Session:
         self.produced = {}  # topic -> records acknowledged
 
     def create_topic(self, topic, partitions):
+        """Creates the topic (hw_loadgen, CreateTopics); the seconds that took."""
+        t0 = time.monotonic()
         self.tools.loadgen("create-topic", ["--bootstrap", self.cluster.bootstrap, "--topic", topic,
                                             "--partitions", partitions,
                                             "--replication-factor", self.cluster.replication_factor], 60)
+        took = time.monotonic() - t0
+        self.last_usable_s = took
+        if len(self.cluster.nodes) > 1:
+            # Each node learns of the topic from the metadata log a moment
+            # after CreateTopics returns (in both kinds); a client asking a
+            # node that has not yet would be told UNKNOWN_TOPIC_OR_PARTITION.
+            wait_for(f"{topic} known to every node", lambda: whole_everywhere(self, topic, partitions), 60)
+            self.last_usable_s = time.monotonic() - t0
+        return took
 
     def records_for(self, size):
         return self.sizes["records_1k"] if size >= 1024 else self.sizes["records_100b"]
@@ -48,12 +66,11 @@ class Session:
 
 def idle_rss_100_partitions(s):
     """Resident memory of an idle broker holding a 100-partition topic."""
-    t0 = time.monotonic()
-    s.create_topic("idle100", 100)
-    created_ms = (time.monotonic() - t0) * 1000.0
+    created_ms = s.create_topic("idle100", 100) * 1000.0
     time.sleep(s.sizes["idle_wait_s"])
     return {"idle_rss_mib": procstat.total_status_mib(s.cluster.pids(), "VmRSS"),
-            "create_topic_100_partitions_ms": created_ms}
+            "create_topic_100_partitions_ms": created_ms,
+            "create_topic_100_partitions_everywhere_ms": s.last_usable_s * 1000.0}
 
 
 _PERF_SUMMARY = re.compile(
@@ -230,11 +247,193 @@ def loadgen_consume(s):
     return {"records_per_s": r["records_per_s"], "mb_per_s": r["mb_per_s"], "bytes": r["bytes"]}
 
 
-def all_workloads():
+# --- replicated clusters (--nodes 3) ---------------------------------------
+
+def _call(port, request, parse):
+    conn = kafka_wire.connection(port, timeout=5.0)
+    try:
+        return conn.call(request, parse)
+    finally:
+        conn.close()
+
+
+def partitions_of(port, topic):
+    """{partition: (error, leader, replicas, isr)} as the node on port
+    answers Metadata; {} when it does not know the topic (yet)."""
+    try:
+        md = _call(port, kafka_wire.metadata_v1([topic]), kafka_wire.parse_metadata_v1)
+    except (OSError, ValueError):
+        return {}
+    parts = md.get(topic)
+    return parts if isinstance(parts, dict) else {}
+
+
+def wait_for(what, predicate, timeout_s, interval_s=0.01):
+    """Polls predicate until it is true; the seconds it took, or a ToolError."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout_s:
+        if predicate():
+            return time.monotonic() - t0
+        time.sleep(interval_s)
+    raise ToolError(f"{what}: not within {timeout_s} s", "harness")
+
+
+def whole_everywhere(s, topic, partitions, nodes=None):
+    """Every node (of nodes) names a leader for every partition and an
+    ISR of all the replicas."""
+    for n in nodes or s.cluster.nodes:
+        parts = partitions_of(n.port, topic)
+        if len(parts) != partitions:
+            return False
+        for err, leader, replicas, isr in parts.values():
+            if err or leader < 0 or sorted(isr) != sorted(replicas):
+                return False
+    return True
+
+
+def log_ends(s, topic, partitions):
+    """{node id: {partition: log end offset}}: ListOffsets with the
+    debugging replica id, which every replica answers with its own log end."""
+    out = {}
+    for n in s.cluster.nodes:
+        try:
+            answer = _call(n.port, kafka_wire.list_offsets_v1(topic, list(range(partitions))),
+                           kafka_wire.parse_list_offsets_v1)
+        except (OSError, ValueError):
+            continue
+        out[n.node_id] = {p: off for p, (err, off) in answer.items() if err == 0}
+    return out
+
+
+def _percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q / 100.0 * len(values)))] if values else None
+
+
+def replication_lag(s):
+    """Followers' lag at a steady rate: hw_loadgen e2e writes 1 KiB records
+    (acks=1) at a fixed rate while every 100 ms each node is asked its log
+    end for every partition (ListOffsets, debugging replica id); a sample's
+    lag is the largest (leader's log end - a follower's) over the
+    partitions, in records, as Kafka's ReplicaFetcherManager MaxLag counts
+    it. The nodes are asked one after another (a fraction of a millisecond
+    apart), the same for both brokers."""
+    topic, partitions = "replication-lag", s.sizes["partitions"]
+    s.create_topic(topic, partitions)
+    leaders = {p: v[1] for p, v in partitions_of(s.cluster.nodes[0].port, topic).items()}
+    argv, proc = s.tools.loadgen_popen("e2e", ["--bootstrap", s.cluster.bootstrap, "--topic", topic,
+                                               "--rate", s.sizes["lag_rate"], "--seconds", s.sizes["lag_seconds"],
+                                               "--record-size", 1024])
+    samples = []
+    started = time.monotonic()
+    while proc.poll() is None:
+        time.sleep(0.1)
+        if time.monotonic() - started < 2:  # hw_loadgen's warm-up
+            continue
+        ends = log_ends(s, topic, partitions)
+        lag = 0
+        for p, leader in leaders.items():
+            top = ends.get(leader, {}).get(p)
+            if top is None:
+                continue
+            for node_id, theirs in ends.items():
+                if node_id != leader and p in theirs:
+                    lag = max(lag, top - theirs[p])
+        samples.append(lag)
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        raise ToolError(f"exit code {proc.returncode}", " ".join(map(str, argv)), out + err)
+    r = json.loads(out.strip().splitlines()[-1])
+    if r["received"] != r["sent"]:
+        raise ToolError(f"received {r['received']} of {r['sent']} records", "hw_loadgen e2e", str(r))
+    if not samples:
+        raise ToolError("no lag sample taken", "harness")
+    return {"lag_records_p50": _percentile(samples, 50), "lag_records_p99": _percentile(samples, 99),
+            "lag_records_max": max(samples), "samples": len(samples),
+            "latency_p50_ms": r["latency_ms"]["p50"], "latency_p99_ms": r["latency_ms"]["p99"],
+            "ack_latency_p99_ms": r["ack_latency_ms"]["p99"]}
+
+
+def active_controller(s):
+    """The quorum's leader, asked of each node's controller listener."""
+    for n in s.cluster.nodes:
+        try:
+            err, leader, _, _, _ = _call(n.controller_port, kafka_wire.describe_quorum_v2(),
+                                         kafka_wire.parse_describe_quorum_v2)
+        except (OSError, ValueError):
+            continue
+        if err == 0 and leader >= 0:
+            return leader
+    raise ToolError("no node names the quorum's leader", "DescribeQuorum")
+
+
+def leader_failover(s):
+    """SIGKILL of a partition's leader (a broker that is not the active
+    controller, so the quorum keeps its leader), then: how long until a
+    surviving node names a new leader (Metadata every 10 ms), and until the
+    first acks=all produce is accepted (hw_loadgen probe: one record sent
+    right after the kill, librdkafka with short back-offs, bootstrapped on
+    the survivors, which moves the record to the new leader once its
+    metadata names one). The
+    broker is then started again; how long until it is back in the ISR.
+    Both kinds use their default broker.session.timeout.ms (9 s), the time
+    the controller waits for heartbeats before it fences the broker."""
+    topic = "failover"
+    controller = active_controller(s)
+    victim = next(n for n in s.cluster.nodes if n.node_id != controller)
+    others = [n for n in s.cluster.nodes if n is not victim]
+    assignment = ":".join(str(n.node_id) for n in [victim] + others)
+    s.tools.kafka_tool("org.apache.kafka.tools.TopicCommand",
+                       ["--bootstrap-server", s.cluster.bootstrap, "--create", "--topic", topic,
+                        "--replica-assignment", assignment], 120)
+    wait_for("the failover topic led by its first replica, ISR whole",
+             lambda: whole_everywhere(s, topic, 1)
+             and partitions_of(victim.port, topic).get(0, (0, -1))[1] == victim.node_id, 60)
+    survivors = ",".join(f"127.0.0.1:{n.port}" for n in others)
+    s.tools.loadgen("probe", ["--bootstrap", s.cluster.bootstrap, "--topic", topic, "--acks", "all",
+                              "--timeout-ms", 30000], 60)
+    new_leader = {}
+
+    def watch():
+        while "ms" not in new_leader and time.time() - killed_at < 120:
+            for n in others:
+                parts = partitions_of(n.port, topic)
+                if parts and parts[0][1] not in (-1, victim.node_id):
+                    new_leader["ms"] = (time.time() - killed_at) * 1000.0
+                    new_leader["id"] = parts[0][1]
+                    return
+            time.sleep(0.01)
+
+    killed_at = time.time()
+    s.cluster.kill(victim)
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        # One record, kept by the client until a leader takes it (librdkafka
+        # moves it to the new leader once its metadata names one).
+        r = s.tools.loadgen("probe", ["--bootstrap", survivors, "--topic", topic, "--acks", "all",
+                                      "--timeout-ms", 120000, "--message-timeout-ms", 60000], 150)
+    finally:
+        watcher.join()
+    first_produce_ms = r["acked_epoch_ms"] - killed_at * 1000.0
+    if "ms" not in new_leader:
+        raise ToolError("no new leader named within 120 s", "Metadata")
+    s.cluster.restart(victim)
+    back_s = wait_for("the killed leader back in the ISR",
+                      lambda: len(partitions_of(others[0].port, topic).get(0, (0, 0, [], []))[3]) == 3, 180, 0.05)
+    return {"kill_to_new_leader_ms": new_leader["ms"], "kill_to_first_acksall_produce_ms": first_produce_ms,
+            "restart_to_back_in_isr_ms": back_s * 1000.0, "probe_attempts": r["attempts"],
+            "killed_node": victim.node_id, "active_controller": controller}
+
+
+def all_workloads(nodes=1):
     """(name, function) in the order they run on a fresh cluster."""
     runs = [("idle_rss_100_partitions", idle_rss_100_partitions)]
     runs += [(name, producer_perf(name, size, acks)) for name, size, acks in PRODUCER_RUNS]
     runs += [(name, consumer_perf(name, source, size)) for name, source, size in CONSUMER_RUNS]
     runs += [("order_java_producer", order_java_producer), ("e2e_latency_kafka_tool", e2e_latency_kafka_tool), ("e2e_latency_loadgen", e2e_latency_loadgen),
              ("loadgen_produce", loadgen_produce), ("loadgen_consume", loadgen_consume)]
+    if nodes >= 3:
+        # Last: it kills a broker (started again before it ends).
+        runs += [("replication_lag", replication_lag), ("leader_failover", leader_failover)]
     return runs

@@ -1,10 +1,15 @@
-"""The two Kafka requests the quorum benchmark sends, encoded by hand.
+"""The few Kafka requests the benchmarks send themselves, encoded by hand
+(standard library only).
 
-IncrementalAlterConfigs v1 (key 44) and DescribeQuorum v2 (key 55) are both
+IncrementalAlterConfigs v1 (key 44) and DescribeQuorum v2 (key 55) are
 flexible versions: request header v2 (client id as a classic nullable
 string, then an empty tagged-field section), response header v1
 (correlation id, tagged fields), compact strings and arrays in the bodies.
-One `connection` per thread; it is not thread-safe.
+Metadata v1 (key 3) and ListOffsets v1 (key 2) are classic versions, which
+every broker of Kafka 4 still answers: request header v1, response header
+v0, int16-length strings and int32-length arrays. A request function
+returns (key, version, body, flexible). One `connection` per thread; it is
+not thread-safe.
 """
 
 import socket
@@ -68,6 +73,10 @@ class _reader:
                 return n
             shift += 7
 
+    def string(self):
+        n = self.int16()
+        return None if n < 0 else self.take(n).decode()
+
     def compact_str(self):
         n = self.uvarint()
         return None if n == 0 else self.take(n - 1).decode()
@@ -92,7 +101,7 @@ def incremental_alter_configs_v1(key, value):
     body += _uvarint(0)  # resource tagged fields
     body += struct.pack(">?", False)  # validate only
     body += _uvarint(0)
-    return 44, 1, bytes(body)
+    return 44, 1, bytes(body), True
 
 
 def describe_quorum_v2():
@@ -104,7 +113,69 @@ def describe_quorum_v2():
     body += _uvarint(0)  # partition tagged fields
     body += _uvarint(0)  # topic tagged fields
     body += _uvarint(0)
-    return 55, 2, bytes(body)
+    return 55, 2, bytes(body), True
+
+
+def _str(s):
+    raw = s.encode()
+    return struct.pack(">h", len(raw)) + raw
+
+
+def metadata_v1(topics):
+    """Metadata for these topics (None: every topic)."""
+    if topics is None:
+        return 3, 1, struct.pack(">i", -1), False
+    body = struct.pack(">i", len(topics)) + b"".join(_str(t) for t in topics)
+    return 3, 1, body, False
+
+
+def parse_metadata_v1(r):
+    """{topic: {partition: (error code, leader, replicas, isr)}}; a topic
+    with an error maps to its error code (an int)."""
+    for _ in range(r.int32()):  # brokers
+        r.int32()
+        r.string()
+        r.int32()
+        r.string()  # rack
+    r.int32()  # controller id
+    out = {}
+    for _ in range(r.int32()):
+        err = r.int16()
+        name = r.string()
+        r.int8()  # is internal
+        parts = {}
+        for _ in range(r.int32()):
+            perr = r.int16()
+            index = r.int32()
+            leader = r.int32()
+            replicas = [r.int32() for _ in range(r.int32())]
+            isr = [r.int32() for _ in range(r.int32())]
+            parts[index] = (perr, leader, replicas, isr)
+        out[name] = err if err else parts
+    return out
+
+
+def list_offsets_v1(topic, partitions, timestamp=-1, replica_id=-2):
+    """ListOffsets of these partitions of one topic: by default the latest
+    offset as a tool asks any replica (replica id -2), which Kafka answers
+    with that replica's log end, not its high watermark."""
+    body = struct.pack(">i", replica_id) + struct.pack(">i", 1) + _str(topic) + struct.pack(">i", len(partitions))
+    for p in partitions:
+        body += struct.pack(">iq", p, timestamp)
+    return 2, 1, body, False
+
+
+def parse_list_offsets_v1(r):
+    """{partition: (error code, offset)} of the single topic."""
+    out = {}
+    for _ in range(r.int32()):
+        r.string()
+        for _ in range(r.int32()):
+            p = r.int32()
+            err = r.int16()
+            r.int64()  # timestamp
+            out[p] = (err, r.int64())
+    return out
 
 
 def parse_incremental_alter_configs_v1(r):
@@ -168,15 +239,18 @@ class connection:
         return bytes(buf)
 
     def call(self, request, parse):
-        key, version, body = request
+        key, version, body, flexible = request
         self.corr += 1
-        client_id = b"qbench"
-        header = struct.pack(">hhih", key, version, self.corr, len(client_id)) + client_id + _uvarint(0)
+        client_id = b"hw-bench"
+        header = struct.pack(">hhih", key, version, self.corr, len(client_id)) + client_id
+        if flexible:
+            header += _uvarint(0)
         frame = header + body
         self.sock.sendall(struct.pack(">i", len(frame)) + frame)
         size = struct.unpack(">i", self._recv_exact(4))[0]
         r = _reader(self._recv_exact(size))
         if r.int32() != self.corr:
             raise ValueError("correlation id mismatch")
-        r.tagged_fields()
+        if flexible:
+            r.tagged_fields()
         return parse(r)
