@@ -115,8 +115,10 @@ storage_error read_text_file(file_system& fs, const std::filesystem::path& p, st
   return {};
 }
 
-storage_error write_text_file_atomically(file_system& fs, const std::filesystem::path& p, std::string_view content) {
-  if (auto ec = write_file_atomically(fs, p, content)) return {ec, "cannot write " + p.string() + ": " + ec.message()};
+storage_error write_text_file_atomically(file_system& fs, const std::filesystem::path& p, std::string_view content,
+                                        std::string_view tmp_suffix) {
+  if (auto ec = write_file_atomically(fs, p, content, tmp_suffix))
+    return {ec, "cannot write " + p.string() + ": " + ec.message()};
   return {};
 }
 
@@ -185,8 +187,8 @@ storage_error parse_epoch_checkpoint(std::string_view content, const std::filesy
 }
 
 storage_error write_epoch_checkpoint(file_system& fs, const std::filesystem::path& p,
-                                     std::span<const epoch_entry> entries) {
-  return write_text_file_atomically(fs, p, format_epoch_checkpoint(entries));
+                                     std::span<const epoch_entry> entries, std::string_view tmp_suffix) {
+  return write_text_file_atomically(fs, p, format_epoch_checkpoint(entries), tmp_suffix);
 }
 
 storage_error read_epoch_checkpoint(file_system& fs, const std::filesystem::path& p, std::vector<epoch_entry>* out) {

@@ -67,7 +67,7 @@ std::string format_epoch_checkpoint(std::span<const epoch_entry> entries);
 storage_error parse_epoch_checkpoint(std::string_view content, const std::filesystem::path& where,
                                      std::vector<epoch_entry>* out);
 storage_error write_epoch_checkpoint(file_system& fs, const std::filesystem::path& p,
-                                     std::span<const epoch_entry> entries);
+                                     std::span<const epoch_entry> entries, std::string_view tmp_suffix = ".tmp");
 storage_error read_epoch_checkpoint(file_system& fs, const std::filesystem::path& p, std::vector<epoch_entry>* out);
 
 // Helpers shared by the other small metadata files of storage/.
@@ -83,6 +83,7 @@ std::vector<std::string_view> split_lines(std::string_view text);
 // Reads a whole file into out, or returns an error naming it.
 storage_error read_text_file(file_system& fs, const std::filesystem::path& p, std::string* out);
 // write_file_atomically with an error naming the file.
-storage_error write_text_file_atomically(file_system& fs, const std::filesystem::path& p, std::string_view content);
+storage_error write_text_file_atomically(file_system& fs, const std::filesystem::path& p, std::string_view content,
+                                        std::string_view tmp_suffix = ".tmp");
 
 }  // namespace hw::storage

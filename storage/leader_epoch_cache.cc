@@ -11,6 +11,8 @@ storage_error leader_epoch_cache::open(file_system& fs, const std::filesystem::p
   std::vector<epoch_entry> loaded;
   if (auto err = read_epoch_checkpoint(fs, cache->path_, &loaded)) {
     if (err.code != std::errc::no_such_file_or_directory) return err;
+  } else {
+    cache->on_disk_ = loaded;
   }
   // Kafka replays the file through assign(), which repairs a non-monotonic
   // file; a repaired cache is dirty, so the next flush() writes the repair.
@@ -75,9 +77,33 @@ storage_error leader_epoch_cache::clear(persist p) {
 
 storage_error leader_epoch_cache::flush() {
   if (!dirty_) return {};
+  if (on_disk_ && *on_disk_ == entries_) {
+    dirty_ = false;
+    return {};
+  }
+  ++writes_;
+  on_disk_.reset();
   if (auto err = write_epoch_checkpoint(fs_, path_, entries_)) return err;
+  on_disk_ = entries_;
   dirty_ = false;
   return {};
+}
+
+std::optional<leader_epoch_cache::prepared_write> leader_epoch_cache::prepare_assign(leader_epoch epoch,
+                                                                                    offset start_offset) const {
+  leader_epoch_cache copy(fs_, path_);
+  copy.entries_ = entries_;
+  if (!copy.assign_in_memory({epoch, start_offset})) return std::nullopt;
+  return prepared_write{&fs_, path_, std::move(copy.entries_), writes_};
+}
+
+storage_error leader_epoch_cache::write_prepared(const prepared_write& w) {
+  return write_epoch_checkpoint(*w.fs, w.path, w.entries, ".prepared.tmp");
+}
+
+void leader_epoch_cache::note_written(const prepared_write& w) {
+  // Only if no write of the cache's own raced it: then the file is ours.
+  if (w.writes_before == writes_) on_disk_ = w.entries;
 }
 
 storage_error leader_epoch_cache::changed(persist p) {

@@ -30,7 +30,17 @@
 // changed in memory and dirty (the next flush retries); the caller takes the
 // log dir offline as for any failed write.
 //
-// Owned by the partition's log and used on its strand only; not thread-safe.
+// A new leader's entry may be written off the strand first (a failover
+// makes many replicas leaders at once, and each write syncs twice): on the
+// strand, prepare_assign() says what the file would hold; on any thread,
+// write_prepared() writes it under a temp name of its own; back on the
+// strand, note_written() records it, and the assign() that follows finds
+// the file already holds its result and writes nothing. A strand write in
+// between makes note_written() a no-op (the file may then hold either), so
+// assign() writes again.
+//
+// Owned by the partition's log and used on its strand only; not thread-safe
+// (write_prepared() touches no cache state).
 
 #include <filesystem>
 #include <memory>
@@ -93,6 +103,20 @@ class leader_epoch_cache {
 
   const std::filesystem::path& checkpoint_path() const { return path_; }
 
+  // What assign(epoch, start_offset) would leave in the file, to be written
+  // off the strand; nothing when the assign would change nothing.
+  struct prepared_write {
+    file_system* fs = nullptr;
+    std::filesystem::path path;
+    std::vector<epoch_entry> entries;
+    uint64_t writes_before = 0;  // the cache's own writes when prepared
+  };
+  std::optional<prepared_write> prepare_assign(leader_epoch epoch, offset start_offset) const;
+  // Any thread: writes the prepared entries (temp name ".prepared.tmp").
+  static storage_error write_prepared(const prepared_write& w);
+  // On the strand, after write_prepared succeeded.
+  void note_written(const prepared_write& w);
+
  private:
   leader_epoch_cache(file_system& fs, std::filesystem::path path) : fs_(fs), path_(std::move(path)) {}
 
@@ -104,6 +128,10 @@ class leader_epoch_cache {
   std::filesystem::path path_;
   std::vector<epoch_entry> entries_;  // epochs and start offsets strictly increasing
   bool dirty_ = false;
+  // What the file is known to hold (after a write of ours), and how many
+  // writes this cache made itself.
+  std::optional<std::vector<epoch_entry>> on_disk_;
+  uint64_t writes_ = 0;
 };
 
 }  // namespace hw::storage

@@ -311,40 +311,48 @@ std::vector<topic_partition> log_manager::partitions() const {
 
 storage_error log_manager::create(const topic_partition& tp, const protocol::uuid& topic_id, int64_t now_ms,
                                   std::shared_ptr<partition_log>* out) {
-  std::lock_guard lock(mutex_);
-  if (auto it = logs_.find(tp); it != logs_.end()) {
-    *out = it->second.log;
-    return {};
-  }
+  // The directory is picked (and counted) under the lock; its files are
+  // created and synced outside it, so that several partitions are created
+  // at once (a topic of many partitions) and nothing else waits on the syncs.
   dir_state* best = nullptr;
-  for (auto& d : dirs_) {
-    if (d->offline) continue;
-    if (!best || d->partitions < best->partitions) best = d.get();
-  }
-  if (!best) return {std::make_error_code(std::errc::io_error), "every log dir is offline"};
   partition_log_options o;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = logs_.find(tp); it != logs_.end()) {
+      *out = it->second.log;
+      return {};
+    }
+    for (auto& d : dirs_) {
+      if (d->offline) continue;
+      if (!best || d->partitions < best->partitions) best = d.get();
+    }
+    if (!best) return {std::make_error_code(std::errc::io_error), "every log dir is offline"};
+    ++best->partitions;
+    o.jitter_seed = random_();
+  }
   o.config = config_.default_log_config;
   o.had_clean_shutdown = true;
   o.now_ms = now_ms;
-  o.jitter_seed = random_();
   o.producer_id_expiration_ms = config_.producer_id_expiration_ms;
   o.topic_id = topic_id;
   std::unique_ptr<partition_log> log;
   const auto path = best->path / partition_dir_name(tp);
-  if (auto err = partition_log::open(fs_, path, o, &log)) {
-    if (err.code.category() != storage_category()) best->offline = true;
+  auto failed = [&](storage_error err, bool dir_failed) {
+    std::lock_guard lock(mutex_);
+    --best->partitions;
+    if (dir_failed) best->offline = true;
     return err;
-  }
+  };
+  if (auto err = partition_log::open(fs_, path, o, &log))
+    return failed(err, err.code.category() != storage_category());
   // The new directory must survive a crash.
-  if (auto ec = fs_.sync_directory(best->path)) {
-    best->offline = true;
-    return {ec, "cannot sync " + best->path.string() + ": " + ec.message()};
-  }
+  if (auto ec = fs_.sync_directory(best->path))
+    return failed({ec, "cannot sync " + best->path.string() + ": " + ec.message()}, true);
+  std::lock_guard lock(mutex_);
   attach_event_sink(tp, best->path, *log);
   std::shared_ptr<partition_log> shared = std::move(log);
   *out = shared;
   logs_[tp] = entry{std::move(shared), best, now_ms};
-  ++best->partitions;
   return {};
 }
 

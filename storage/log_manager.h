@@ -12,9 +12,11 @@
 // (is_offline) while the other dirs keep serving. A node.id or cluster.id
 // that does not match a dir's meta.properties refuses to start.
 //
-// Threads: the manager methods (start, create, remove, checkpoint_all,
-// flush_dirty, cleanup_deleted, shutdown) run on the broker's control owner,
-// or the blocking pool for the slow ones; find(), is_offline() and
+// Threads: the manager methods (start, remove, checkpoint_all, flush_dirty,
+// cleanup_deleted, shutdown) run on the broker's control owner, or the
+// blocking pool for the slow ones; create() may run on several threads at
+// once for different partitions (its files are written outside the lock);
+// find(), is_offline() and
 // dir_offline() may be called from any thread (a partition strand reports
 // its errors through note_error()). Loading uses its own std::thread workers,
 // at most num_recovery_threads_per_data_dir per dir, joined before start()

@@ -185,6 +185,13 @@ std::error_code partition_log::assign_epoch(leader_epoch epoch, offset start) {
   return to_error(epochs_->assign(epoch, start, persist::now));
 }
 
+std::optional<leader_epoch_cache::prepared_write> partition_log::prepare_become_leader(leader_epoch epoch) const {
+  if (offline() || epoch.value < 0) return std::nullopt;
+  auto latest = epochs_->latest_epoch();
+  if (latest && epoch <= *latest) return std::nullopt;
+  return epochs_->prepare_assign(epoch, log_->log_end_offset());
+}
+
 std::error_code partition_log::become_leader(leader_epoch epoch) {
   if (offline()) return make_error_code(log_errc::log_offline);
   return assign_epoch(epoch, log_->log_end_offset());

@@ -104,6 +104,11 @@ class partition_log {
   // Leadership at `epoch` begins at the log end (ARCHITECTURE.md §4): the epoch cache
   // gets (epoch, log end) before the first write of the new leader.
   std::error_code become_leader(leader_epoch epoch);
+  // The checkpoint write become_leader(epoch) would make, prepared to be
+  // written off the strand first (see leader_epoch_cache); nothing when it
+  // would write nothing. note_leader_epoch_written() after it was written.
+  std::optional<leader_epoch_cache::prepared_write> prepare_become_leader(leader_epoch epoch) const;
+  void note_leader_epoch_written(const leader_epoch_cache::prepared_write& w) { epochs_->note_written(w); }
   // The high watermark moved (ends transactions below it for the LSO).
   void on_high_watermark_updated(offset high_watermark) { producers_.on_high_watermark_updated(high_watermark); }
   // Drops producers idle for producer.id.expiration.ms; returns how many.

@@ -55,6 +55,7 @@ struct group_coordinator::slot : std::enable_shared_from_this<group_coordinator:
   request_token next_token = 1;
   std::deque<pending_append> appends;
   bool hw_waiter = false;
+  std::shared_ptr<std::function<void()>> hw_wake;  // held while waiting (the partition holds it weakly)
   bool stopped = false;
   std::atomic<bool> loaded{false};  // read from any thread (loaded())
 };
@@ -328,14 +329,16 @@ void group_coordinator::acknowledge_ready(slot& s) {
           s.hw_waiter = true;
           std::weak_ptr<slot> weak = s.weak_from_this();
           auto strand = s.part->strand();
-          s.part->add_waiter(std::make_shared<std::function<void()>>([this, weak, strand] {
+          s.hw_wake = std::make_shared<std::function<void()>>([this, weak, strand] {
             asio::post(strand, [this, weak] {
               auto sp = weak.lock();
               if (!sp || sp->stopped) return;
               sp->hw_waiter = false;
+              sp->hw_wake.reset();
               drain(*sp);
             });
-          }));
+          });
+          s.part->add_waiter(s.hw_wake);
         }
         return;
       }

@@ -618,6 +618,7 @@ asio::awaitable<raft_fetch_answer> raft_driver::fetch(const msg::fetch_request& 
 asio::awaitable<raft_fetch_answer> raft_driver::fetch_on_strand(raft::fetch_request request) {
   const int64_t deadline = now_ms_() + std::clamp<int64_t>(request.max_wait_ms, 0, options_.request_timeout_ms);
   raft_fetch_answer out;
+  std::optional<raft::offset> high_watermark_told;  // what the first answer would have said
   for (;;) {
     auto a = ask(request.replica_id, request);
     if (!a) {
@@ -627,7 +628,13 @@ asio::awaitable<raft_fetch_answer> raft_driver::fetch_on_strand(raft::fetch_requ
     auto& r = std::get<raft::fetch_response>(*a);
     const int64_t left = deadline - now_ms_();
     const bool empty = r.error == perr::none && r.entries.empty() && !r.diverging_epoch && !r.snapshot;
-    if (!empty || left <= 0 || stopping_) {
+    // A commit with nothing new to fetch answers at once too, as Kafka's
+    // leader completes parked fetches when its high watermark moves: the
+    // fetcher (a voter, or a broker observing) learns what is committed
+    // now, not after its max wait or the next append.
+    const bool committed_more = high_watermark_told && r.high_watermark != *high_watermark_told;
+    if (!high_watermark_told) high_watermark_told = r.high_watermark;
+    if (!empty || committed_more || left <= 0 || stopping_) {
       out.response = raft::to_wire(r, out.records);
       // The leader's endpoint, for fetchers that know only bootstrap
       // servers (Fetch v17's NodeEndpoints).

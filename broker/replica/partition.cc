@@ -58,16 +58,16 @@ protocol::error_code partition::check_leader_epoch(int32_t current_leader_epoch,
   return perr::none;
 }
 
-void partition::add_waiter(std::shared_ptr<std::function<void()>> waiter) {
+void partition::add_waiter(const std::shared_ptr<std::function<void()>>& waiter) {
   std::lock_guard lock(mutex_);
-  waiters_.push_back(std::move(waiter));
+  waiters_.add(waiter);
 }
 
 void partition::notify_waiters() {
   std::vector<std::shared_ptr<std::function<void()>>> woken;
   {
     std::lock_guard lock(mutex_);
-    woken.swap(waiters_);
+    woken = waiters_.take();
   }
   for (auto& w : woken) (*w)();
 }

@@ -25,6 +25,7 @@
 #include "broker/asio.h"
 #include "broker/replica/follower_state.h"
 #include "broker/replica/leader_state.h"
+#include "broker/replica/partition_waiter.h"
 #include "broker/replica/replica_types.h"
 #include "protocol/error_code.h"
 #include "protocol/wire/uuid.h"
@@ -103,8 +104,11 @@ class partition : public std::enable_shared_from_this<partition> {
 
   // Wake-ups for delayed fetches and acks=all produces: called (from the
   // strand) after appends, HW moves and role changes. A waiter is called at
-  // most once and then forgotten.
-  void add_waiter(std::shared_ptr<std::function<void()>> waiter);
+  // most once and then forgotten. The partition holds it weakly: the caller
+  // keeps it alive while it wants the wake-up, and one it dropped (a fetch
+  // answered because another partition moved) is pruned, so an idle
+  // partition does not collect the wake-ups of every fetch that read it.
+  void add_waiter(const std::shared_ptr<std::function<void()>>& waiter);
 
   // --- partition strand: roles -------------------------------------------------
   // The metadata log gives this replica the lead at role.leader_epoch. A new
@@ -202,7 +206,7 @@ class partition : public std::enable_shared_from_this<partition> {
   mutable std::mutex mutex_;  // leaf: guards role_ writes and off-strand reads, waiters_ and limits_
   partition_role role_;       // written only on the strand
   produce_limits limits_;
-  std::vector<std::shared_ptr<std::function<void()>>> waiters_;
+  wake_list waiters_;
   // Strand only: present while this replica leads.
   std::optional<leader_state> leader_state_;
 };

@@ -16,9 +16,11 @@
 // wakers hold it weakly. arm() and wait() on the executor given at
 // construction, which must be the coroutine's own (a strand).
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "broker/asio.h"
 
@@ -34,19 +36,27 @@ class partition_waiter : public std::enable_shared_from_this<partition_waiter> {
     return std::make_shared<partition_waiter>(executor);
   }
 
-  // Forgets earlier wake-ups: call before registering for the next round.
-  void arm() { woken_ = false; }
+  // Forgets earlier wake-ups and drops the round's waker (the partitions
+  // registered with it then forget it): call before registering for the
+  // next round.
+  void arm() {
+    woken_ = false;
+    waker_.reset();
+  }
 
-  // For partition::add_waiter; a partition calls it at most once.
+  // For partition::add_waiter, which holds it weakly: this waiter keeps it
+  // until the next arm() or its end. A partition calls it at most once.
   std::shared_ptr<std::function<void()>> waker() {
-    return std::make_shared<std::function<void()>>([weak = weak_from_this(), executor = executor_] {
-      asio::post(executor, [weak] {
-        if (auto self = weak.lock()) {
-          self->woken_ = true;
-          self->timer_.cancel();
-        }
+    if (!waker_)
+      waker_ = std::make_shared<std::function<void()>>([weak = weak_from_this(), executor = executor_] {
+        asio::post(executor, [weak] {
+          if (auto self = weak.lock()) {
+            self->woken_ = true;
+            self->timer_.cancel();
+          }
+        });
       });
-    });
+    return waker_;
   }
 
   // Until a wake-up since arm() or the deadline; at once if one came already.
@@ -61,6 +71,40 @@ class partition_waiter : public std::enable_shared_from_this<partition_waiter> {
   asio::any_io_executor executor_;
   asio::steady_timer timer_;
   bool woken_ = false;
+  std::shared_ptr<std::function<void()>> waker_;
+};
+
+// The wake-ups registered with one partition until its next change. Held
+// weakly: a waiter that stopped waiting (its fetch was answered because
+// another partition moved) has dropped its waker, and the dropped ones are
+// pruned as the list grows, so an idle partition does not collect a
+// wake-up from every fetch that read it. Not thread-safe: the partition
+// guards it with its mutex.
+class wake_list {
+ public:
+  void add(const std::shared_ptr<std::function<void()>>& waker) {
+    if (wakers_.size() >= prune_at_) {
+      std::erase_if(wakers_, [](const auto& w) { return w.expired(); });
+      prune_at_ = std::max<size_t>(k_min_prune, 2 * wakers_.size());
+    }
+    wakers_.push_back(waker);
+  }
+  // Every waker still held by its waiter; the list is then empty.
+  std::vector<std::shared_ptr<std::function<void()>>> take() {
+    std::vector<std::shared_ptr<std::function<void()>>> out;
+    out.reserve(wakers_.size());
+    for (auto& w : wakers_)
+      if (auto f = w.lock()) out.push_back(std::move(f));
+    wakers_.clear();
+    prune_at_ = k_min_prune;
+    return out;
+  }
+  size_t size() const { return wakers_.size(); }
+
+ private:
+  static constexpr size_t k_min_prune = 16;
+  std::vector<std::weak_ptr<std::function<void()>>> wakers_;
+  size_t prune_at_ = k_min_prune;
 };
 
 }  // namespace hw::broker

@@ -40,8 +40,8 @@ asio::awaitable<void> replica_manager::retry_follows(std::shared_ptr<const contr
 asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_update> updates, int64_t now_ms,
                                                         std::shared_ptr<const controller::metadata_image> image) {
   // Partitions change role side by side (each on its own strand, a new
-  // leader's epoch checkpoint written and synced while others go on), as a
-  // failover moves many leaderships at once. Deleted topics go first: a
+  // leader's epoch checkpoint written and synced on the role pool while
+  // others go on), as a failover moves many leaderships at once. Deleted topics go first: a
   // topic deleted and created again under its name in one batch is one
   // directory name, removed before it is made anew.
   std::vector<partition_update*> removed_topics, others;
@@ -95,7 +95,10 @@ asio::awaitable<std::error_code> replica_manager::apply_one(partition_update& u,
   if (!p) {
     std::shared_ptr<storage::partition_log> log = logs_.find(u.tp);
     if (!log) {
-      if (auto err = logs_.create(u.tp, u.topic_id, now_ms, &log)) {
+      // Its files are written and synced on the role pool, several
+      // partitions at once (a new topic of many partitions).
+      if (auto err = co_await run_on(role_pool_.get_executor(),
+                                     [&] { return logs_.create(u.tp, u.topic_id, now_ms, &log); })) {
         spdlog::error("Cannot create the log of {}: {}", name, err.message);
         if (!error) error = err.code;
         co_return error;
@@ -118,7 +121,22 @@ asio::awaitable<std::error_code> replica_manager::apply_one(partition_update& u,
     co_await fetchers_->unfollow(u.tp);
   }
   p->set_limits(u.limits);
+  // A new leader's epoch checkpoint (two syncs) is written on the role
+  // pool rather than on an I/O thread, many at once when a failover moves
+  // many leaderships; become_leader then finds it written.
+  std::optional<storage::leader_epoch_cache::prepared_write> prepared;
+  bool written = false;
+  if (leads) {
+    prepared = co_await run_on(p->strand(), [&]() -> std::optional<storage::leader_epoch_cache::prepared_write> {
+      if (p->removed()) return std::nullopt;
+      return p->log().prepare_become_leader(u.role->leader_epoch);
+    });
+    if (prepared)
+      written = !co_await run_on(role_pool_.get_executor(),
+                                 [&] { return storage::leader_epoch_cache::write_prepared(*prepared); });
+  }
   if (auto ec = co_await run_on(p->strand(), [&] {
+        if (written) p->log().note_leader_epoch_written(*prepared);
         p->log().mutable_log().set_config(u.log_config);
         return leads ? p->become_leader(*u.role, u.leader, storage::broker_epoch(broker_epoch()), now)
                      : p->become_follower(*u.role);

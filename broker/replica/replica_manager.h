@@ -81,9 +81,8 @@ class replica_manager {
   bool has_unfollowed() const { return !unfollowed_.empty(); }
 
  private:
-  // Role changes in flight at once: each may sync a file on an io thread,
-  // so not so many that requests find no thread free.
-  static constexpr size_t k_parallel_role_changes = 4;
+  // Role changes in flight at once; their file syncs run on role_pool_.
+  static constexpr size_t k_parallel_role_changes = 16;
   asio::awaitable<std::error_code> apply_one(partition_update& u, int64_t now_ms,
                                              const std::shared_ptr<const controller::metadata_image>& image);
 
@@ -99,6 +98,8 @@ class replica_manager {
   std::map<storage::topic_partition, std::pair<node_id, storage::leader_epoch>> unfollowed_;
   mutable std::mutex mutex_;  // leaf: the map, read by handlers on any strand
   std::map<storage::topic_partition, std::shared_ptr<partition>> partitions_;
+  // Blocking writes of role changes (a new leader's epoch checkpoint).
+  asio::thread_pool role_pool_{8};
 };
 
 }  // namespace hw::broker

@@ -60,10 +60,12 @@ std::unique_ptr<file_system> make_posix_file_system();
 // Reads a whole (small) file, for checkpoints and properties files.
 std::error_code read_whole_file(file_system& fs, const std::filesystem::path& p, std::string* out);
 
-// Replaces p with content atomically and durably: write p.tmp, fsync it,
-// rename over p, fsync the directory. A crash leaves either the old or the
-// new content, never a mix.
-std::error_code write_file_atomically(file_system& fs, const std::filesystem::path& p,
-                                      std::string_view content);
+// Replaces p with content atomically and durably: write p<tmp_suffix>
+// (p.tmp), fsync it, rename over p, fsync the directory. A crash leaves
+// either the old or the new content, never a mix. Two writers of one file
+// at once must use different suffixes (each rename is atomic: the file then
+// holds one of the contents).
+std::error_code write_file_atomically(file_system& fs, const std::filesystem::path& p, std::string_view content,
+                                      std::string_view tmp_suffix = ".tmp");
 
 }  // namespace hw::storage

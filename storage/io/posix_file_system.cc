@@ -153,10 +153,10 @@ std::error_code read_whole_file(file_system& fs, const std::filesystem::path& p,
   return {};
 }
 
-std::error_code write_file_atomically(file_system& fs, const std::filesystem::path& p,
-                                      std::string_view content) {
+std::error_code write_file_atomically(file_system& fs, const std::filesystem::path& p, std::string_view content,
+                                      std::string_view tmp_suffix) {
   std::filesystem::path tmp = p;
-  tmp += ".tmp";
+  tmp += tmp_suffix;
   {
     std::unique_ptr<file> f;
     if (auto ec = fs.open(tmp, open_mode::read_write, &f)) return ec;

@@ -207,6 +207,59 @@ TEST_F(epoch_cache_test, batched_changes_reach_disk_on_flush) {
   EXPECT_EQ(on_disk(), (entries{e(0, 5), e(1, 10), e(3, 30), e(4, 40)}));
 }
 
+// A new leader's entry written off the strand first: the assign that
+// follows writes nothing, and the file holds the entry durably.
+TEST_F(epoch_cache_test, a_prepared_leader_entry_written_elsewhere_is_not_written_again) {
+  assign(0, 0);
+  auto prepared = cache->prepare_assign(leader_epoch(1), offset(50));
+  ASSERT_TRUE(prepared);
+  EXPECT_EQ(prepared->entries, (entries{e(0, 0), e(1, 50)}));
+  EXPECT_EQ(cache->entries(), (entries{e(0, 0)})) << "preparing changes nothing";
+  ASSERT_FALSE(leader_epoch_cache::write_prepared(*prepared));
+  EXPECT_EQ(fs.durable_content(dir / "leader-epoch-checkpoint"), "0\n2\n0 0\n1 50\n");
+  cache->note_written(*prepared);
+  const uint64_t renames = fs.stats().renames;
+  assign(1, 50);
+  EXPECT_EQ(fs.stats().renames, renames) << "already on disk";
+  EXPECT_FALSE(cache->dirty());
+  EXPECT_EQ(cache->entries(), (entries{e(0, 0), e(1, 50)}));
+  // An assign that would change nothing prepares nothing.
+  EXPECT_FALSE(cache->prepare_assign(leader_epoch(1), offset(60)));
+  fs.crash();
+  cache = open();
+  EXPECT_EQ(cache->entries(), (entries{e(0, 0), e(1, 50)}));
+}
+
+// The cache wrote the file itself between preparing and noting (a
+// truncation on the strand): the prepared content may have lost the race
+// to the rename, so the assign writes again and the file ends right.
+TEST_F(epoch_cache_test, a_write_of_the_cache_between_prepare_and_note_makes_the_assign_write_again) {
+  assign(0, 0);
+  assign(1, 10);
+  auto prepared = cache->prepare_assign(leader_epoch(2), offset(30));
+  ASSERT_TRUE(prepared);
+  ASSERT_FALSE(leader_epoch_cache::write_prepared(*prepared));
+  ASSERT_FALSE(cache->truncate_from_start(offset(5)));  // renamed after the prepared write
+  cache->note_written(*prepared);
+  const uint64_t renames = fs.stats().renames;
+  assign(2, 30);
+  EXPECT_EQ(fs.stats().renames, renames + 1);
+  EXPECT_EQ(on_disk(), (entries{e(0, 5), e(1, 10), e(2, 30)}));
+}
+
+// A prepared write that never completed (a crash mid-way) leaves the old
+// file and a temp file that loading ignores.
+TEST_F(epoch_cache_test, a_prepared_write_cut_by_a_crash_leaves_the_previous_checkpoint) {
+  assign(0, 0);
+  auto prepared = cache->prepare_assign(leader_epoch(1), offset(50));
+  ASSERT_TRUE(prepared);
+  fs.inject({.op = fs_op::rename, .action = fault_action::crash_before, .path_contains = "leader-epoch-checkpoint"});
+  EXPECT_TRUE(leader_epoch_cache::write_prepared(*prepared));
+  fs.restart();
+  cache = open();
+  EXPECT_EQ(cache->entries(), (entries{e(0, 0)}));
+}
+
 TEST_F(epoch_cache_test, unflushed_truncation_is_lost_in_a_crash_like_kafkas_async_flush) {
   assign(0, 0);
   assign(1, 10);
