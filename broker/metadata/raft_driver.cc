@@ -618,9 +618,6 @@ asio::awaitable<raft_fetch_answer> raft_driver::fetch(const msg::fetch_request& 
 asio::awaitable<raft_fetch_answer> raft_driver::fetch_on_strand(raft::fetch_request request) {
   const int64_t deadline = now_ms_() + std::clamp<int64_t>(request.max_wait_ms, 0, options_.request_timeout_ms);
   raft_fetch_answer out;
-  // The high watermark before this fetch: a fetch that commits (a voter's
-  // acknowledgement) is answered at once, so the voter learns the commit.
-  const raft::offset high_watermark_before = core_->high_watermark();
   std::optional<raft::offset> high_watermark_told;  // what the first answer would have said
   for (;;) {
     auto a = ask(request.replica_id, request);
@@ -631,13 +628,11 @@ asio::awaitable<raft_fetch_answer> raft_driver::fetch_on_strand(raft::fetch_requ
     auto& r = std::get<raft::fetch_response>(*a);
     const int64_t left = deadline - now_ms_();
     const bool empty = r.error == perr::none && r.entries.empty() && !r.diverging_epoch && !r.snapshot;
-    // A commit with nothing new to fetch answers at once too (this fetch's
-    // own acknowledgement, or another's while this one waited): the
-    // fetcher learns what is committed now, not after its max wait or the
-    // next append. (A broker that fetches after a commit it has not heard
-    // of still waits: KIP-1166's HighWatermark in Fetch v18 would tell.)
-    const bool committed_more = high_watermark_told ? r.high_watermark != *high_watermark_told
-                                                    : r.high_watermark != high_watermark_before;
+    // A commit with nothing new to fetch answers at once too, as Kafka's
+    // leader completes parked fetches when its high watermark moves: the
+    // fetcher (a voter, or a broker observing) learns what is committed
+    // now, not after its max wait or the next append.
+    const bool committed_more = high_watermark_told && r.high_watermark != *high_watermark_told;
     if (!high_watermark_told) high_watermark_told = r.high_watermark;
     if (!empty || committed_more || left <= 0 || stopping_) {
       out.response = raft::to_wire(r, out.records);
