@@ -54,8 +54,9 @@ struct group_coordinator::slot : std::enable_shared_from_this<group_coordinator:
   std::map<request_token, std::shared_ptr<completion_channel>> waiting;
   request_token next_token = 1;
   std::deque<pending_append> appends;
-  bool hw_waiter = false;
-  std::shared_ptr<std::function<void()>> hw_wake;  // held while waiting (the partition holds it weakly)
+  // Set while waiting for the HW to pass an append (the partition holds it
+  // weakly, so this keeps it alive).
+  std::shared_ptr<std::function<void()>> hw_wake;
   bool stopped = false;
   std::atomic<bool> loaded{false};  // read from any thread (loaded())
 };
@@ -323,17 +324,15 @@ void group_coordinator::acknowledge_ready(slot& s) {
       if (!s.part->is_leader()) {
         front.error = error_code::not_leader_or_follower;
       } else {
-        if (!s.hw_waiter) {
+        if (!s.hw_wake) {
           // The partition calls waiters on its strand, which is ours; post
           // so the shard is not re-entered from inside the partition.
-          s.hw_waiter = true;
           std::weak_ptr<slot> weak = s.weak_from_this();
           auto strand = s.part->strand();
           s.hw_wake = std::make_shared<std::function<void()>>([this, weak, strand] {
             asio::post(strand, [this, weak] {
               auto sp = weak.lock();
               if (!sp || sp->stopped) return;
-              sp->hw_waiter = false;
               sp->hw_wake.reset();
               drain(*sp);
             });
