@@ -235,7 +235,14 @@ partition_slot resolve(const broker_services& s, const controller::metadata_imag
     slot.error = error_code::unknown_topic_or_partition;
   } else {
     slot.hosted = s.replicas->get({t->name, r.key.partition});
-    if (!slot.hosted) slot.error = error_code::not_leader_or_follower;
+    if (!slot.hosted) {
+      // A deletion applied since `image` was taken drops the partition
+      // here before its topic is gone from that image: answer as the
+      // metadata now says (UNKNOWN_TOPIC_OR_PARTITION once deleted).
+      auto current = s.metadata->image();
+      if (current && current.get() != &image) return resolve(s, *current, r, version);
+      slot.error = error_code::not_leader_or_follower;
+    }
   }
   return slot;
 }
