@@ -260,4 +260,16 @@ std::vector<metadata_record> quorum_controller::tick(int64_t now_ms) {
   return out;
 }
 
+std::optional<int64_t> quorum_controller::next_session_expiry_ms() const {
+  std::optional<int64_t> first;
+  for (const auto& [id, b] : image_->brokers) {
+    if (b.fenced) continue;
+    auto session = sessions_.find(id);
+    if (session == sessions_.end()) continue;
+    const int64_t expiry = session->second.last_contact_ms + options_.broker_session_timeout_ms + 1;
+    if (!first || expiry < *first) first = expiry;
+  }
+  return first;
+}
+
 }  // namespace hw::controller

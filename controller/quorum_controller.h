@@ -195,6 +195,9 @@ class quorum_controller {
   // Fences brokers whose session expired (no heartbeat for
   // broker.session.timeout.ms) and moves their leaderships away.
   std::vector<metadata_record> tick(int64_t now_ms);
+  // When the first session of an unfenced broker runs out if no heartbeat
+  // comes (the tick that fences it is due then); nullopt: none to watch.
+  std::optional<int64_t> next_session_expiry_ms() const;
 
   // The effective min.insync.replicas of a topic (topic config, then the
   // cluster default config, then the static option), capped at its

@@ -1,5 +1,8 @@
 #include "broker/metadata/controller_service.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include <spdlog/spdlog.h>
 
 #include "broker/run_on.h"
@@ -141,7 +144,16 @@ void controller_service::deactivate() {
 
 asio::awaitable<void> controller_service::tick_loop() {
   while (!stopping_) {
-    tick_timer_.expires_after(options_.tick_interval);
+    // Every tick_interval, and at the moment a broker's session runs out,
+    // as Kafka schedules its fencing: the failover of a killed broker's
+    // partitions starts at its session timeout, not up to a tick later.
+    auto wait = options_.tick_interval;
+    if (active_) {
+      if (auto expiry = controller_->next_session_expiry_ms()) {
+        wait = std::clamp(std::chrono::milliseconds(*expiry - now_ms_()), std::chrono::milliseconds(1), wait);
+      }
+    }
+    tick_timer_.expires_after(wait);
     boost::system::error_code ec;
     co_await tick_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     if (stopping_) break;

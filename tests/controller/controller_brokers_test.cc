@@ -109,6 +109,30 @@ TEST(ControllerBrokers, SessionTimeoutFencesAndMovesLeaders) {
   EXPECT_TRUE(h.controller.tick(h.now_ms + 1).empty()) << "fenced once";
 }
 
+// The controller's tick loop sleeps until this: the first unfenced
+// broker's last contact plus the session timeout, moved by heartbeats, and
+// gone once every broker is fenced.
+TEST(ControllerBrokers, NextSessionExpiryIsTheFirstUnfencedBrokersDeadline) {
+  harness h;
+  h.add_brokers({1, 2, 3});
+  const int64_t timeout = h.controller.options().broker_session_timeout_ms;
+  h.now_ms += 1000;
+  h.heartbeat(2);
+  h.heartbeat(3);
+  h.controller.tick(h.now_ms);
+  const int64_t silent_since = h.now_ms - 1000;
+  ASSERT_TRUE(h.controller.next_session_expiry_ms().has_value());
+  EXPECT_EQ(*h.controller.next_session_expiry_ms(), silent_since + timeout + 1);
+  EXPECT_TRUE(h.controller.tick(*h.controller.next_session_expiry_ms() - 1).empty()) << "not due before";
+  h.heartbeat(1);
+  EXPECT_EQ(*h.controller.next_session_expiry_ms(), h.now_ms + timeout + 1) << "all three heard at the same time";
+
+  h.now_ms += timeout + 1;
+  h.apply(h.controller.tick(h.now_ms));
+  for (int32_t id : {1, 2, 3}) EXPECT_TRUE(h.image().broker(id)->fenced) << id;
+  EXPECT_FALSE(h.controller.next_session_expiry_ms().has_value()) << "nobody left to fence";
+}
+
 TEST(ControllerBrokers, TwoBrokersExpiringTogetherAreFencedInOneTick) {
   harness h;
   h.add_brokers({1, 2, 3});
