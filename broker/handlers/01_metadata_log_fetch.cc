@@ -24,7 +24,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
 
 }  // namespace
 
-// KRaft fetchers send v13+ (topic ids).
-api_handler metadata_log_fetch_handler() { return {1, 13, 17, &handle}; }
+// KRaft fetchers send v13+ (topic ids); v18 carries the fetcher's high watermark (KIP-1166).
+api_handler metadata_log_fetch_handler() { return {1, 13, 18, &handle}; }
 
 }  // namespace hw::broker

@@ -634,7 +634,10 @@ asio::awaitable<raft_fetch_answer> raft_driver::fetch_on_strand(raft::fetch_requ
     // now, not after its max wait or the next append.
     const bool committed_more = high_watermark_told && r.high_watermark != *high_watermark_told;
     if (!high_watermark_told) high_watermark_told = r.high_watermark;
-    if (!empty || committed_more || left <= 0 || stopping_) {
+    // The fetcher knows less than is committed (KIP-1166): most often the
+    // commit is this very fetch's doing, its offset having made the quorum.
+    const bool fetcher_behind = request.high_watermark && r.high_watermark > *request.high_watermark;
+    if (!empty || committed_more || fetcher_behind || left <= 0 || stopping_) {
       out.response = raft::to_wire(r, out.records);
       // The leader's endpoint, for fetchers that know only bootstrap
       // servers (Fetch v17's NodeEndpoints).

@@ -76,7 +76,7 @@ void alter_partition_manager::count(isr_change::kind what, protocol::error_code 
   using update = metrics::broker_metrics::isr_update;
   if (error != protocol::error_code::none) {
     services_.metrics->on_isr_update(update::failed);
-  } else if (outcome == alter_outcome::committed) {
+  } else if (outcome == alter_outcome::committed || outcome == alter_outcome::published) {
     services_.metrics->on_isr_update(what == isr_change::kind::shrink ? update::shrunk : update::expanded);
   }
 }

@@ -10,6 +10,10 @@ namespace {
 
 bool contains(const std::vector<node_id>& v, node_id n) { return std::find(v.begin(), v.end(), n) != v.end(); }
 
+bool same_members(const std::vector<node_id>& a, const std::vector<node_id>& b) {
+  return a.size() == b.size() && std::all_of(a.begin(), a.end(), [&](node_id n) { return contains(b, n); });
+}
+
 }  // namespace
 
 follower_progress* leader_state::find(node_id id) {
@@ -43,6 +47,13 @@ bool leader_state::on_role(const partition_role& role, offset leader_log_end, in
     }
   }
   followers_ = std::move(kept);
+  // The controller applies an AlterPartition, and the record reaches this
+  // broker's metadata log, before the answer does whenever the metadata
+  // fetch is answered first: the change is ours all the same.
+  published_change_id_ = pending_ && !new_epoch && role.leader_epoch == pending_->leader_epoch &&
+                                 role.partition_epoch > pending_->partition_epoch && same_members(role.isr, pending_->isr)
+                             ? pending_->id
+                             : 0;
   isr_ = role.isr;
   pending_.reset();
 
@@ -195,7 +206,13 @@ std::pair<bool, error_code> leader_state::acks_done(offset required, offset high
 }
 
 alter_outcome leader_state::on_alter_answer(uint64_t change_id, const alter_partition_answer& answer) {
-  if (!pending_ || pending_->id != change_id) return alter_outcome::stale;
+  if (!pending_ || pending_->id != change_id) {
+    if (change_id == published_change_id_ && answer.error == error_code::none) {
+      published_change_id_ = 0;
+      return alter_outcome::published;
+    }
+    return alter_outcome::stale;
+  }
   switch (answer.error) {
     case error_code::none:
       // An answer about another leader epoch or an older version: the

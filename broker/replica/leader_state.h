@@ -92,6 +92,7 @@ struct alter_partition_answer {
 
 enum class alter_outcome : uint8_t {
   committed,          // the ISR and partition epoch moved (or the controller had them already)
+  published,          // committed, and the metadata log brought the change here before the answer
   stale,              // an answer for an older state; nothing changed
   reverted,           // refused for good; back to the committed state, may propose again
   await_metadata,     // refused; stays pending until the metadata log says more
@@ -168,6 +169,9 @@ class leader_state {
   std::optional<isr_change> pending_;
   std::vector<follower_progress> followers_;
   uint64_t next_change_id_ = 1;
+  // The pending change a metadata record committed before the
+  // controller's answer came (0: none): its answer is still counted.
+  uint64_t published_change_id_ = 0;
 };
 
 }  // namespace hw::broker

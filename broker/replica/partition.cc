@@ -214,7 +214,7 @@ alter_outcome partition::on_alter_partition_answer(uint64_t change_id, const alt
                  leader_state_->under_min_isr() ? " (under-min-isr)" : "", published.partition_epoch.value);
     maybe_advance_high_watermark(now_ms);
     notify_waiters();
-  } else if (outcome != alter_outcome::stale) {
+  } else if (outcome != alter_outcome::stale && outcome != alter_outcome::published) {
     spdlog::info("[Partition {} broker={}] Failed to alter partition: {}", storage::partition_dir_name(tp_),
                  self_.value, protocol::error_name(answer.error));
   }

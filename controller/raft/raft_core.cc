@@ -113,7 +113,7 @@ void raft_core::tick(int64_t now_ms) {
         fetch_in_flight_ = next_correlation_++;
         fetch_sent_ms_ = now_ms_;
         send(to, fetch_request{fetch_in_flight_, options_.self, state_.current_epoch, log_.end_offset(),
-                               log_.last_epoch(), options_.fetch_max_wait_ms});
+                               log_.last_epoch(), options_.fetch_max_wait_ms, high_watermark_});
         deadline_ms_ = now_ms_ + options_.request_timeout_ms;
       }
       break;

@@ -261,7 +261,7 @@ void raft_core::maybe_send_fetch() {
   fetch_in_flight_ = next_correlation_++;
   fetch_sent_ms_ = now_ms_;
   send(state_.leader_id, fetch_request{fetch_in_flight_, options_.self, state_.current_epoch, log_.end_offset(),
-                                       log_.last_epoch(), options_.fetch_max_wait_ms});
+                                       log_.last_epoch(), options_.fetch_max_wait_ms, high_watermark_});
 }
 
 }  // namespace hw::controller::raft

@@ -86,6 +86,11 @@ struct fetch_request {
   epoch last_fetched_epoch{0};
   // A hint for the driver: how long the leader may park an empty answer.
   int64_t max_wait_ms = 0;
+  // The high watermark the fetcher knows (KIP-1166, Fetch v18): a leader
+  // whose own is ahead answers at once, so the voter whose fetch committed
+  // records learns of the commit without waiting out max_wait_ms. Not
+  // told: answered as before KIP-1166.
+  std::optional<offset> high_watermark;
 };
 // DivergingEpoch: the largest epoch <= last_fetched_epoch in the leader's
 // log and where it ends there; the fetcher truncates to end_offset.

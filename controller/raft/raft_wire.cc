@@ -1,5 +1,7 @@
 #include "controller/raft/raft_wire.h"
 
+#include <limits>
+
 #include "controller/raft/metadata_log.h"
 #include "controller/raft/raft_batches.h"
 
@@ -120,6 +122,7 @@ msg::fetch_request to_wire(const fetch_request& m, const std::string& cluster_id
   p.fetch_offset = m.fetch_offset.value;
   p.last_fetched_epoch = m.last_fetched_epoch.value;
   p.partition_max_bytes = w.max_bytes;
+  if (m.high_watermark) p.high_watermark = m.high_watermark->value;  // else the field's "not supported"
   return w;
 }
 
@@ -192,6 +195,7 @@ error_code from_wire(const msg::fetch_request& w, const std::string& cluster_id,
   out->fetch_offset = offset(p->fetch_offset);
   out->last_fetched_epoch = epoch(p->last_fetched_epoch);
   out->max_wait_ms = w.max_wait_ms;
+  if (p->high_watermark != std::numeric_limits<int64_t>::max()) out->high_watermark = offset(p->high_watermark);
   return error_code::none;
 }
 

@@ -32,7 +32,7 @@ namespace msg = protocol::msg;
 inline constexpr int16_t vote_version = 2;
 inline constexpr int16_t begin_quorum_epoch_version = 1;
 inline constexpr int16_t end_quorum_epoch_version = 1;
-inline constexpr int16_t fetch_version = 17;
+inline constexpr int16_t fetch_version = 18;  // 18: the fetcher's high watermark (KIP-1166)
 inline constexpr int16_t fetch_snapshot_version = 1;
 
 // Kafka's Uuid.METADATA_TOPIC_ID.

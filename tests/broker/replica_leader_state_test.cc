@@ -234,6 +234,36 @@ TEST_F(LeaderState, ControllerAnswersThatDoNotFitWaitOrRetry) {
   EXPECT_EQ(s.isr(), ids({1}));
 }
 
+// The metadata log may bring the ISR change before the controller's
+// answer: the answer then reports that the change was made (the leader's
+// IsrShrinks and IsrExpands count it) without touching the state again,
+// and only for the change the record matches.
+TEST_F(LeaderState, AnAnswerForAChangeTheMetadataLogAlreadyAppliedIsPublished) {
+  auto s = make(2);
+  now += lag_ms + 1;
+  auto change = s.maybe_shrink(now, offset(5));
+  ASSERT_TRUE(change);
+  ASSERT_EQ(change->isr, ids({1}));
+  ASSERT_TRUE(s.on_role(role_of(1, 5, 11, {1, 2, 3}, {1}), offset(5), now));
+  EXPECT_FALSE(s.pending());
+  EXPECT_EQ(s.on_alter_answer(change->id, {error_code::none, leader_epoch(5), partition_epoch(11), ids({1})}),
+            alter_outcome::published);
+  EXPECT_EQ(s.on_alter_answer(change->id, {error_code::none, leader_epoch(5), partition_epoch(11), ids({1})}),
+            alter_outcome::stale)
+      << "counted once";
+  EXPECT_EQ(s.isr(), ids({1}));
+  EXPECT_EQ(s.version(), partition_epoch(11));
+
+  // A record with another ISR than the pending change's does not make
+  // that change ours.
+  auto expand = fetch(s, 2, 5, offset(5), offset(5)).expand;
+  ASSERT_TRUE(expand);
+  ASSERT_EQ(expand->isr, ids({1, 2}));
+  ASSERT_TRUE(s.on_role(role_of(1, 5, 12, {1, 2, 3}, {1, 3}), offset(5), now));
+  EXPECT_EQ(s.on_alter_answer(expand->id, {error_code::none, leader_epoch(5), partition_epoch(12), ids({1, 2})}),
+            alter_outcome::stale);
+}
+
 TEST_F(LeaderState, ANewLeaderForgetsWhatItKnewAndCountsTheIsrAsCaughtUp) {
   auto s = make(2);
   fetch(s, 2, 0, offset(0), offset(0));

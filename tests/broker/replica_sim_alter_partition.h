@@ -57,6 +57,7 @@ inline void simulation::on_alter_answer(broker& b, const message& a) {
       b.alter_send_at = now_ + cfg_.alter_retry_ms;
       break;
     case alter_outcome::stale:
+    case alter_outcome::published:
     case alter_outcome::reverted:
     case alter_outcome::await_metadata:
       // Nothing to send: reverted may propose again, the others wait for

@@ -88,6 +88,10 @@ TEST(RaftWire, FetchRoundTripWithEntries) {
   EXPECT_EQ(fback.fetch_offset, f.fetch_offset);
   EXPECT_EQ(fback.last_fetched_epoch, f.last_fetched_epoch);
   EXPECT_EQ(fback.max_wait_ms, 500);
+  EXPECT_EQ(fback.high_watermark, std::nullopt) << "not told: the field's default";
+  f.high_watermark = offset(38);
+  ASSERT_EQ(from_wire(through_bytes(to_wire(f, cluster), fetch_version, buf), cluster, &fback), error_code::none);
+  EXPECT_EQ(fback.high_watermark, offset(38));
 
   fetch_response r;
   r.current = {node_id(1), epoch(5)};
