@@ -481,6 +481,10 @@ void broker_node::impl::shutdown() {
   if (fetchers) fetchers->stop();
   if (controller) asio::co_spawn(io, controller->stop(), asio::use_future).get();
   if (raft) asio::co_spawn(io, raft->stop(), asio::use_future).get();
+  // Nothing commits now; a metadata batch still being applied (the role
+  // changes of this broker's own controlled shutdown, often) finishes
+  // before the logs close under it.
+  if (publisher && !publisher->stop(30s)) spdlog::warn("Metadata still being applied at shutdown after 30 s");
   if (groups) asio::co_spawn(io, groups->stop(), asio::use_future).get();
   cleaner_for_removals.store(nullptr, std::memory_order_release);
   if (maintenance) maintenance->stop();

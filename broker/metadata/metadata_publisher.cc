@@ -30,6 +30,7 @@ int64_t metadata_publisher::applied_offset() const {
 void metadata_publisher::on_commit(const committed_batch& batch) {
   {
     std::lock_guard lock(mutex_);
+    if (stopped_) return;
     queue_.push_back(batch);
     if (draining_) return;
     draining_ = true;
@@ -38,13 +39,21 @@ void metadata_publisher::on_commit(const committed_batch& batch) {
   asio::post(strand_, [this] { asio::co_spawn(strand_, drain(), asio::detached); });
 }
 
+bool metadata_publisher::stop(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  stopped_ = true;
+  return drained_.wait_for(lock, timeout, [this] { return !draining_; });
+}
+
 asio::awaitable<void> metadata_publisher::drain() {
   for (;;) {
     committed_batch batch;
     {
       std::lock_guard lock(mutex_);
-      if (queue_.empty()) {
+      if (queue_.empty() || stopped_) {
+        queue_.clear();
         draining_ = false;
+        drained_.notify_all();
         co_return;
       }
       batch = std::move(queue_.front());

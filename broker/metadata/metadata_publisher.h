@@ -11,6 +11,7 @@
 // any thread.
 
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -40,6 +41,12 @@ class metadata_publisher {
   // Resolves once every record below `end` is applied, or after timeout;
   // true when applied.
   asio::awaitable<bool> wait_applied(storage::offset end, std::chrono::milliseconds timeout);
+  // At shutdown, once nothing commits any more: batches not yet applied are
+  // dropped and the one being applied (its role changes, log creations and
+  // deletions) is waited for, up to `timeout`, so that the logs can close
+  // under it. Blocks: call from a thread that is not the executor's.
+  // False if the apply was still running at the timeout.
+  bool stop(std::chrono::milliseconds timeout);
 
  private:
   asio::awaitable<void> drain();
@@ -61,6 +68,8 @@ class metadata_publisher {
   mutable std::mutex mutex_;  // leaf: the queue, the published image, waiters
   std::deque<committed_batch> queue_;
   bool draining_ = false;
+  bool stopped_ = false;
+  std::condition_variable drained_;  // draining_ went false
   std::shared_ptr<const controller::metadata_image> image_;
   int64_t applied_offset_ = -1;
   struct waiter {

@@ -331,7 +331,10 @@ class ToolsReplicationIT : public ::testing::Test {
   // SIGTERM, as docker stop sends: a controlled shutdown, exit code 0.
   bool stop(int id) {
     const auto code = node(id).stop(SIGTERM, 60s);
-    EXPECT_EQ(code, 0) << "node " << id << "\n" << logs();
+    EXPECT_EQ(code, 0) << "node " << id << "\n"
+                       << logs() << "\n(node " << id << " stopped with SIGTERM: "
+                       << (code ? "exit code " + std::to_string(*code) : std::string("still running after 60 s"))
+                       << ")";
     return code == 0;
   }
 
@@ -343,11 +346,18 @@ class ToolsReplicationIT : public ::testing::Test {
     return out;
   }
 
+  // The tools' output first (its end: the consumer prints every record),
+  // then the nodes' logs, so that a report cut to its last lines (as CI
+  // shows it) still has the nodes' ends and any sanitizer report.
   std::string logs() const {
+    auto tail = [](const std::string& text) {
+      constexpr size_t k_tool_tail = 6000;
+      return text.size() > k_tool_tail ? "[...]\n" + text.substr(text.size() - k_tool_tail) : text;
+    };
     std::string out;
+    if (producer) out += "---- verifiable producer ----\n" + tail(producer->all());
+    if (consumer) out += "---- console consumer ----\n" + tail(consumer->all());
     for (size_t i = 0; i < nodes.size(); ++i) out += "---- node " + std::to_string(i + 1) + " ----\n" + excerpt(nodes[i]->log());
-    if (producer) out += "---- verifiable producer ----\n" + producer->all();
-    if (consumer) out += "---- console consumer ----\n" + consumer->all();
     return out;
   }
 
