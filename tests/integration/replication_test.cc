@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "protocol/error_code.h"
 #include "protocol/messages/alter_partition.h"
 #include "protocol/messages/incremental_alter_configs.h"
 #include "protocol/messages/metadata.h"
@@ -16,6 +17,8 @@ namespace hw::testing {
 namespace {
 
 using ReplicationIT = replication_cluster;
+using protocol::error_code;
+constexpr int16_t code(error_code e) { return static_cast<int16_t>(e); }
 
 TEST_F(ReplicationIT, AcksAllWritesReachEveryReplicaAndTheLogsEndIdentical) {
   create_replicated("replicated");
@@ -118,6 +121,89 @@ TEST_F(ReplicationIT, ListOffsetsWithTheDebuggingReplicaIdReadsAnyReplicasLogEnd
   ASSERT_TRUE(tool);
   EXPECT_EQ(tool->error_code, 0);
   EXPECT_EQ(tool->offset, 15) << "the log end";
+}
+
+// Lag and session timeouts long enough that a frozen follower stays in
+// the ISR (and registered) for the whole test.
+class ReplicationSlowExpiryIT : public replication_cluster {
+ protected:
+  std::vector<std::string> extra_overrides() const override {
+    return {"replica.lag.time.max.ms=60000", "broker.session.timeout.ms=60000"};
+  }
+};
+
+// A new leader whose high watermark (what the old leader told it) is below
+// the start of its own epoch cannot say yet what is committed: ListOffsets
+// for the latest offset answers OFFSET_NOT_AVAILABLE, and the client
+// retries, until the ISR has caught up (Kafka's
+// Partition.fetchOffsetForTimestamp). The earliest offset and the debugging
+// replica id's log end are answered meanwhile.
+TEST_F(ReplicationSlowExpiryIT, ANewLeaderBelowItsEpochStartAnswersOffsetNotAvailableUntilTheIsrCatchesUp) {
+  create_replicated("lagging");
+  auto v = view(0, "lagging");
+  ASSERT_TRUE(v);
+  ASSERT_EQ(v->replicas.size(), 3u);
+  const int old_leader = v->leader;
+  // The controller elects the first ISR member in replica order: `next`;
+  // `frozen` stays in the ISR, holding the high watermark back.
+  std::vector<int> others;
+  for (int32_t r : v->replicas)
+    if (r != old_leader) others.push_back(r);
+  const int next = others[0];
+  const int frozen = others[1];
+  for (const auto& r : produce_all(nodes[old_leader - 1]->port(), "lagging", messages("a", 10), "all"))
+    ASSERT_GE(r.offset, 0) << logs();
+
+  ::kill(nodes[frozen - 1]->pid(), SIGSTOP);
+  for (const auto& r : produce_all(nodes[old_leader - 1]->port(), "lagging", messages("b", 5), "1"))
+    ASSERT_GE(r.offset, 10) << logs();
+  raw_client at_next(nodes[next - 1]->port());
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto end = at_next.list_offset("lagging", 0, -1, -1, -2);
+        return end && end->error_code == 0 && end->offset == 15;
+      },
+      20s))
+      << "the next leader has every record\n" << logs();
+  {
+    raw_client at_old(nodes[old_leader - 1]->port());
+    auto hw = at_old.list_offset("lagging", 0, -1);
+    ASSERT_TRUE(hw);
+    EXPECT_EQ(hw->offset, 10) << "the frozen follower holds the high watermark";
+  }
+
+  ASSERT_EQ(nodes[old_leader - 1]->stop(SIGTERM), 0) << logs();
+  auto after = new_leader_of(next - 1, "lagging", *v, 30s);
+  ASSERT_TRUE(after) << logs();
+  ASSERT_EQ(after->leader, next) << logs();
+  std::optional<msg::list_offsets_response::list_offsets_partition_response> latest;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        latest = at_next.list_offset("lagging", 0, -1);
+        return latest && latest->error_code != code(error_code::not_leader_or_follower);
+      },
+      20s))
+      << logs();
+  EXPECT_EQ(latest->error_code, code(error_code::offset_not_available)) << "answered offset " << latest->offset;
+  auto earliest = at_next.list_offset("lagging", 0, -2);
+  ASSERT_TRUE(earliest);
+  EXPECT_EQ(earliest->error_code, 0);
+  EXPECT_EQ(earliest->offset, 0);
+  auto end = at_next.list_offset("lagging", 0, -1, -1, -2);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->error_code, 0);
+  EXPECT_EQ(end->offset, 15);
+
+  // The frozen follower back: it catches up, the high watermark reaches
+  // the new epoch's start and the latest offset is answered.
+  ::kill(nodes[frozen - 1]->pid(), SIGCONT);
+  EXPECT_TRUE(wait_until(
+      [&] {
+        latest = at_next.list_offset("lagging", 0, -1);
+        return latest && latest->error_code == 0 && latest->offset == 15;
+      },
+      30s))
+      << (latest ? latest->error_code : -1) << "\n" << logs();
 }
 
 // Seed 000's divergence: the leader appends records no follower has
