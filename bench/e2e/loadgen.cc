@@ -434,6 +434,7 @@ int cmd_consume(const flags& f) {
 // Shared between the producing main thread and the consuming thread.
 struct e2e_state {
   std::atomic<uint64_t> warmups{0};
+  std::atomic<uint64_t> warm_partitions{0};  // bit p: a warm-up record of partition p came back
   std::atomic<uint64_t> received{0};
   std::atomic<bool> producer_done{false};
   std::atomic<uint64_t> sent{0};
@@ -460,6 +461,7 @@ void e2e_consume(rd_kafka_t* rk, e2e_state& st, std::chrono::milliseconds idle_l
       std::memcpy(&sent_ns, m->payload, sizeof sent_ns);
       if (sent_ns == 0) {
         ++st.warmups;
+        if (m->partition >= 0 && m->partition < 64) st.warm_partitions |= uint64_t{1} << m->partition;
       } else {
         st.latency_us.record((now.time_since_epoch().count() - sent_ns) / 1000);
         ++st.received;
@@ -483,6 +485,7 @@ int cmd_e2e(const flags& f) {
   rd_kafka_t* consumer = make_client(
       RD_KAFKA_CONSUMER, make_conf(f.str("bootstrap"), {{"group.id", "hw-loadgen-e2e"}, {"enable.auto.commit", "false"}}));
   rd_kafka_topic_partition_list_t* parts = all_partitions(consumer, topic);
+  const int partitions = std::min(parts->cnt, 64);
   rd_kafka_assign(consumer, parts);
   rd_kafka_topic_partition_list_destroy(parts);
   producer_stats acked;  // produce-to-acknowledgement, for telling the two halves apart
@@ -498,21 +501,25 @@ int cmd_e2e(const flags& f) {
   rd_kafka_topic_t* rkt = rd_kafka_topic_new(producer, topic.c_str(), nullptr);
   e2e_state st;
   std::thread reader([&] { e2e_consume(consumer, st, std::chrono::milliseconds(f.num("timeout-ms", 10000))); });
-  auto send = [&](int64_t stamp) {
+  auto send = [&](int64_t stamp, int32_t partition = RD_KAFKA_PARTITION_UA) {
     std::memcpy(payload.data(), &stamp, sizeof stamp);
-    while (rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY, payload.data(), payload.size(), nullptr,
-                            0, nullptr) != 0)
+    while (rd_kafka_produce(rkt, partition, RD_KAFKA_MSG_F_COPY, payload.data(), payload.size(), nullptr, 0,
+                            nullptr) != 0)
       rd_kafka_poll(producer, 1);
     rd_kafka_poll(producer, 0);
   };
-  // Warm up until the consumer sees records, so its start is not measured.
+  // Warm up until the consumer has read a record of every partition, so
+  // its start (the committed-offset lookup, the first fetch of each
+  // leader) is not measured: a partition the consumer is not fetching yet
+  // holds its records back for as long as that takes.
+  const uint64_t every_partition = partitions >= 64 ? ~uint64_t{0} : (uint64_t{1} << partitions) - 1;
   const auto warm_deadline = clock_type::now() + 30s;
-  while (st.warmups == 0 && clock_type::now() < warm_deadline) {
-    send(0);
+  while (st.warm_partitions != every_partition && clock_type::now() < warm_deadline) {
+    for (int32_t p = 0; p < partitions; ++p) send(0, p);
     std::this_thread::sleep_for(20ms);
   }
   const auto t0 = clock_type::now();
-  for (uint64_t i = 0; i < total && st.warmups > 0; ++i) {
+  for (uint64_t i = 0; i < total && st.warm_partitions == every_partition; ++i) {
     // Serve delivery reports while waiting, so acks are seen when they come.
     const auto due = t0 + std::chrono::nanoseconds(static_cast<int64_t>(i * 1'000'000'000ull / rate));
     while (clock_type::now() + 1ms < due) rd_kafka_poll(producer, 1);
@@ -527,7 +534,7 @@ int cmd_e2e(const flags& f) {
   rd_kafka_destroy(producer);
   rd_kafka_consumer_close(consumer);
   rd_kafka_destroy(consumer);
-  if (st.warmups == 0) st.error = "no warm-up record came back within 30 s";
+  if (st.warm_partitions != every_partition) st.error = "no warm-up record of every partition came back within 30 s";
   const auto& h = st.latency_us;
   std::printf(
       "{\"sent\": %" PRIu64 ", \"received\": %" PRIu64 ", \"latency_ms\": {\"p50\": %.3f, \"p99\": %.3f, "
