@@ -53,9 +53,11 @@ struct kafka_client_options {
   int32_t max_response_bytes = 100 * 1024 * 1024;
 };
 
-// A response frame kept whole: decoded messages may point into it.
+// A response frame kept whole: decoded messages may point into it. The
+// caller owns it alone, and may reuse its bytes (a replica fetcher appends
+// the fetched batches from it without a copy).
 struct client_response {
-  std::shared_ptr<const std::vector<uint8_t>> frame;
+  std::shared_ptr<std::vector<uint8_t>> frame;
   size_t body_offset = 0;  // after the response header
   std::span<const uint8_t> body() const { return std::span<const uint8_t>(*frame).subspan(body_offset); }
 };
@@ -64,7 +66,7 @@ template <class Response>
 struct client_outcome {
   std::error_code error;
   Response response{};
-  std::shared_ptr<const std::vector<uint8_t>> frame;  // keeps views in response valid
+  std::shared_ptr<std::vector<uint8_t>> frame;  // keeps views in response valid; the caller's alone
 };
 
 class kafka_client : public std::enable_shared_from_this<kafka_client> {

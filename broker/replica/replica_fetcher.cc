@@ -1,6 +1,8 @@
 #include "broker/replica/replica_fetcher.h"
 
 #include <algorithm>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -256,9 +258,21 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
         if (entry* e = current()) e->state.on_empty(leader_hw);
         continue;
       }
-      std::vector<uint8_t> copy(records.data(), records.data() + whole);
+      // The batches as they lie in the answer's frame, which is ours alone
+      // (decoded records point into it; anything else is copied).
+      std::vector<uint8_t> copy;
+      std::span<uint8_t> batches;
+      const uint8_t* frame_begin = outcome.frame->data();
+      const uint8_t* frame_end = frame_begin + outcome.frame->size();
+      if (std::less_equal<const uint8_t*>()(frame_begin, records.data()) &&
+          std::less_equal<const uint8_t*>()(records.data() + whole, frame_end)) {
+        batches = std::span<uint8_t>(outcome.frame->data() + (records.data() - frame_begin), whole);
+      } else {
+        copy.assign(records.data(), records.data() + whole);
+        batches = copy;
+      }
       auto appended = co_await run_on(p->strand(), [&] {
-        return p->append_as_follower(epoch, std::span<uint8_t>(copy), leader_hw, leader_start, answered);
+        return p->append_as_follower(epoch, batches, leader_hw, leader_start, answered);
       });
       entry* e = current();
       if (!e) continue;
