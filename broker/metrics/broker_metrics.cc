@@ -6,7 +6,6 @@
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
-#include <prometheus/text_serializer.h>
 
 #include <array>
 #include <atomic>
@@ -182,10 +181,6 @@ std::variant<uint16_t, std::string> broker_metrics::serve(const std::string& hos
 void broker_metrics::stop() {
   impl_->exposer.reset();
   set_gauge_source({});
-}
-
-std::string broker_metrics::text() const {
-  return prometheus::TextSerializer().Serialize(impl_->Collect());
 }
 
 }  // namespace hw::broker::metrics

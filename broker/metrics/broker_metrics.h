@@ -48,8 +48,6 @@ class broker_metrics {
   // Closes the endpoint and forgets the gauge source (before what the
   // source reads goes away). Also done by the destructor.
   void stop();
-  // The exposition text, as a scrape would get it.
-  std::string text() const;
 
  private:
   struct impl;

@@ -101,7 +101,6 @@ asio::awaitable<void> alter_partition_manager::send_all() {
       for (size_t i = 0; i < q.change.isr.size(); ++i)
         pd.new_isr_with_epochs.push_back({q.change.isr[i].value, q.change.broker_epochs[i].value, {}});
     }
-    requests_sent_.fetch_add(1, std::memory_order_relaxed);
     auto response = co_await call_active_controller<protocol::msg::alter_partition_response>(
         services_, true, alter_partition_key, alter_partition_version, request,
         [&](controller::quorum_controller& qc, int64_t, storage::offset) {

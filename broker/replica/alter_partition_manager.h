@@ -10,7 +10,6 @@
 // Ownership and threads: owned by the node; submit() from any strand; the
 // queue lives on the manager's own strand.
 
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -37,9 +36,6 @@ class alter_partition_manager {
   // Stops sending; answers still in flight are dropped.
   void stop();
 
-  // Requests sent.
-  uint64_t requests_sent() const { return requests_sent_.load(std::memory_order_relaxed); }
-
  private:
   struct queued {
     std::shared_ptr<partition> part;
@@ -58,7 +54,6 @@ class alter_partition_manager {
   bool sending_ = false;                              // strand only
   bool stopped_ = false;                              // strand only
   std::unique_ptr<asio::steady_timer> expiration_timer_;  // strand only
-  std::atomic<uint64_t> requests_sent_{0};
 };
 
 }  // namespace hw::broker
