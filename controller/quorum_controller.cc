@@ -248,7 +248,7 @@ std::vector<metadata_record> quorum_controller::tick(int64_t now_ms) {
     // session from the first tick, as Kafka's activation does.
     auto [session, fresh] = sessions_.try_emplace(id);
     if (fresh) session->second.last_contact_ms = now_ms;
-    if (now_ms - session->second.last_contact_ms <= options_.broker_session_timeout_ms) continue;
+    if (now_ms < session_expiry_ms(session->second)) continue;
     std::vector<metadata_record> fenced;
     fence_records(*scratch, id, fenced);
     std::string error;
@@ -266,7 +266,7 @@ std::optional<int64_t> quorum_controller::next_session_expiry_ms() const {
     if (b.fenced) continue;
     auto session = sessions_.find(id);
     if (session == sessions_.end()) continue;
-    const int64_t expiry = session->second.last_contact_ms + options_.broker_session_timeout_ms + 1;
+    const int64_t expiry = session_expiry_ms(session->second);
     if (!first || expiry < *first) first = expiry;
   }
   return first;

@@ -285,6 +285,11 @@ class quorum_controller {
   // (both mutable: publishing changes no observable state).
   mutable std::shared_ptr<const metadata_image> image_;
   mutable std::unique_ptr<metadata_delta> pending_;
+  // The first moment the session counts as expired (no heartbeat for more
+  // than broker.session.timeout.ms): tick() fences then.
+  int64_t session_expiry_ms(const heartbeat_session& s) const {
+    return s.last_contact_ms + options_.broker_session_timeout_ms + 1;
+  }
   std::map<int32_t, heartbeat_session> sessions_;
   std::mt19937_64 random_;
 };

@@ -50,7 +50,7 @@ error_code quorum_controller::registration_error(const msg::broker_registration_
   if (existing && existing->incarnation_id != request.incarnation_id && !existing->fenced) {
     auto s = sessions_.find(id);
     bool valid = s != sessions_.end() && s->second.heard &&
-                 now_ms - s->second.last_contact_ms <= options_.broker_session_timeout_ms;
+                 now_ms < session_expiry_ms(s->second);
     if (valid) return error_code::duplicate_broker_registration;
   }
   if (request.is_migrating_zk_broker) return error_code::broker_id_not_registered;

@@ -1,7 +1,7 @@
 #include "broker/replica/replica_fetcher.h"
 
 #include <algorithm>
-#include <functional>
+#include <cassert>
 #include <span>
 #include <vector>
 
@@ -17,6 +17,14 @@ namespace hw::broker {
 using perr = protocol::error_code;
 
 namespace {
+
+// The mutable bytes of `frame` that the view [data, data + size) points at.
+std::span<uint8_t> frame_span(std::vector<uint8_t>& frame, const uint8_t* data, size_t size) {
+  const auto at = static_cast<size_t>(data - frame.data());
+  assert(at <= frame.size() && size <= frame.size() - at);
+  return std::span<uint8_t>(frame).subspan(at, size);
+}
+
 constexpr int16_t fetch_key = 1;
 constexpr int16_t fetch_version = 16;
 constexpr int16_t list_offsets_key = 2;
@@ -258,19 +266,9 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
         if (entry* e = current()) e->state.on_empty(leader_hw);
         continue;
       }
-      // The batches as they lie in the answer's frame, which is ours alone
-      // (decoded records point into it; anything else is copied).
-      std::vector<uint8_t> copy;
-      std::span<uint8_t> batches;
-      const uint8_t* frame_begin = outcome.frame->data();
-      const uint8_t* frame_end = frame_begin + outcome.frame->size();
-      if (std::less_equal<const uint8_t*>()(frame_begin, records.data()) &&
-          std::less_equal<const uint8_t*>()(records.data() + whole, frame_end)) {
-        batches = std::span<uint8_t>(outcome.frame->data() + (records.data() - frame_begin), whole);
-      } else {
-        copy.assign(records.data(), records.data() + whole);
-        batches = copy;
-      }
+      // The batches as they lie in the answer's frame, which is ours alone:
+      // the decoder's records are views into it.
+      const std::span<uint8_t> batches = frame_span(*outcome.frame, records.data(), whole);
       auto appended = co_await run_on(p->strand(), [&] {
         return p->append_as_follower(epoch, batches, leader_hw, leader_start, answered);
       });
