@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include <malloc.h>
+
 #include <spdlog/spdlog.h>
 
 #include "broker/asio.h"
@@ -48,7 +50,18 @@ bool write_port_file(const std::string& path, const std::vector<bound_listener>&
   return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
+// Requests and fetch answers are buffers of up to a few MiB that come and go
+// at the rate of the traffic, on every I/O thread. glibc's defaults hand the
+// free top of a thread's arena back to the kernel past 128 KiB, so each
+// buffer was paid again in page faults and zeroed pages (about a tenth of a
+// replicating broker's CPU). Keep that much free memory instead.
+void tune_allocator() {
+  mallopt(M_MMAP_THRESHOLD, 16 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
 int run(int argc, char** argv) {
+  tune_allocator();
   install_crash_handler();
   if (const char* crash = std::getenv("HW_TEST_CRASH")) crash_if_requested(crash);
   const char* log_level = std::getenv("KAFKA_LOG4J_ROOT_LOGLEVEL");

@@ -225,14 +225,14 @@ asio::awaitable<void> kafka_client::read_loop(uint64_t generation) {
       drop_connection(make_error_code(client_errc::bad_response));
       co_return;
     }
-    auto frame = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(size));
-    co_await asio::async_read(socket_, asio::buffer(*frame), asio::redirect_error(asio::use_awaitable, ec));
+    received_frame frame{std::make_shared_for_overwrite<uint8_t[]>(static_cast<size_t>(size)), static_cast<size_t>(size)};
+    co_await asio::async_read(socket_, asio::buffer(frame.data.get(), frame.size), asio::redirect_error(asio::use_awaitable, ec));
     if (generation_ != generation) co_return;
     if (ec) {
       drop_connection(make_error_code(client_errc::disconnected));
       co_return;
     }
-    protocol::reader r(*frame);
+    protocol::reader r(frame.bytes());
     const int32_t correlation = r.read_int32();
     auto it = in_flight_.find(correlation);
     if (it == in_flight_.end()) {
@@ -243,7 +243,7 @@ asio::awaitable<void> kafka_client::read_loop(uint64_t generation) {
     }
     auto p = it->second;
     in_flight_.erase(it);
-    protocol::reader header_reader(*frame);
+    protocol::reader header_reader(frame.bytes());
     protocol::msg::response_header header;
     header.decode(header_reader, protocol::response_header_version(p->api_key, p->api_version));
     if (!header_reader.ok()) {
@@ -251,7 +251,7 @@ asio::awaitable<void> kafka_client::read_loop(uint64_t generation) {
       drop_connection(make_error_code(client_errc::bad_response));
       co_return;
     }
-    p->response.body_offset = frame->size() - header_reader.remaining();
+    p->response.body_offset = frame.size - header_reader.remaining();
     p->response.frame = std::move(frame);
     finish(p, {});
   }

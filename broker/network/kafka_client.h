@@ -53,20 +53,29 @@ struct kafka_client_options {
   int32_t max_response_bytes = 100 * 1024 * 1024;
 };
 
+// A response's bytes as read from the socket. They are not zeroed first
+// (every byte is read into): a follower's fetch answers carry everything
+// replicated, and zero-filling them cost as much as a copy.
+struct received_frame {
+  std::shared_ptr<uint8_t[]> data;
+  size_t size = 0;
+  std::span<uint8_t> bytes() const { return {data.get(), size}; }
+};
+
 // A response frame kept whole: decoded messages may point into it. The
 // caller owns it alone, and may reuse its bytes (a replica fetcher appends
 // the fetched batches from it without a copy).
 struct client_response {
-  std::shared_ptr<std::vector<uint8_t>> frame;
+  received_frame frame;
   size_t body_offset = 0;  // after the response header
-  std::span<const uint8_t> body() const { return std::span<const uint8_t>(*frame).subspan(body_offset); }
+  std::span<const uint8_t> body() const { return frame.bytes().subspan(body_offset); }
 };
 
 template <class Response>
 struct client_outcome {
   std::error_code error;
   Response response{};
-  std::shared_ptr<std::vector<uint8_t>> frame;  // keeps views in response valid; the caller's alone
+  received_frame frame;  // keeps views in response valid; the caller's alone
 };
 
 class kafka_client : public std::enable_shared_from_this<kafka_client> {

@@ -19,10 +19,11 @@ using perr = protocol::error_code;
 namespace {
 
 // The mutable bytes of `frame` that the view [data, data + size) points at.
-std::span<uint8_t> frame_span(std::vector<uint8_t>& frame, const uint8_t* data, size_t size) {
-  const auto at = static_cast<size_t>(data - frame.data());
-  assert(at <= frame.size() && size <= frame.size() - at);
-  return std::span<uint8_t>(frame).subspan(at, size);
+std::span<uint8_t> frame_span(const received_frame& frame, const uint8_t* data, size_t size) {
+  const std::span<uint8_t> all = frame.bytes();
+  const auto at = static_cast<size_t>(data - all.data());
+  assert(at <= all.size() && size <= all.size() - at);
+  return all.subspan(at, size);
 }
 
 constexpr int16_t fetch_key = 1;
@@ -268,7 +269,7 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
       }
       // The batches as they lie in the answer's frame, which is ours alone:
       // the decoder's records are views into it.
-      const std::span<uint8_t> batches = frame_span(*outcome.frame, records.data(), whole);
+      const std::span<uint8_t> batches = frame_span(outcome.frame, records.data(), whole);
       auto appended = co_await run_on(p->strand(), [&] {
         return p->append_as_follower(epoch, batches, leader_hw, leader_start, answered);
       });

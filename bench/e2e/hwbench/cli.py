@@ -123,10 +123,19 @@ def run_workload(session, name, fn, recorder=None, label=None):
     return m
 
 
+def settle_disk():
+    """Waits for the page cache's dirty data to reach the disk: what the
+    previous broker or workload wrote back would otherwise slow the next
+    one's writes and fsyncs (creating a topic right after a broker's start
+    took 0.2 s or 1.2 s depending on it)."""
+    os.sync()
+
+
 def run_session(kind, round_no, args, tools):
     """One broker kind, one round, fresh data dir. Returns the round's record."""
     work = os.path.join(args.work_dir, f"round{round_no}-{kind}")
     shutil.rmtree(work, ignore_errors=True)
+    settle_disk()
     rec = {"broker": kind, "round": round_no, "metrics": {}, "errors": [], "findings": []}
     cluster = make_cluster(kind, work, args.nodes, args.sizes["partitions"], tools, log,
                            os.path.join(args.build_dir, "highwater"))
@@ -146,6 +155,7 @@ def run_session(kind, round_no, args, tools):
                                       f"(exit code {dead[0].proc.returncode})", "output_tail": cluster.log_tail()})
                 break
             log(f"  {name}")
+            settle_disk()
             try:
                 m = run_workload(session, name, fn, recorder, f"round{round_no}-{kind}-{name}")
                 rec["metrics"][name] = m
