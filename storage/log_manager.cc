@@ -343,11 +343,10 @@ storage_error log_manager::create(const topic_partition& tp, const protocol::uui
     if (dir_failed) best->offline = true;
     return err;
   };
+  // Opening creates the partition's directory and syncs the log dir that
+  // holds it, so the new entry survives a crash.
   if (auto err = partition_log::open(fs_, path, o, &log))
     return failed(err, err.code.category() != storage_category());
-  // The new directory must survive a crash.
-  if (auto ec = fs_.sync_directory(best->path))
-    return failed({ec, "cannot sync " + best->path.string() + ": " + ec.message()}, true);
   std::lock_guard lock(mutex_);
   attach_event_sink(tp, best->path, *log);
   std::shared_ptr<partition_log> shared = std::move(log);
