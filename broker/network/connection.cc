@@ -135,7 +135,7 @@ asio::awaitable<bool> connection::fill_read_buffer() {
   co_return true;
 }
 
-asio::awaitable<connection::read_status> connection::read_frame(std::unique_ptr<uint8_t[]>& frame, size_t& size) {
+asio::awaitable<connection::read_status> connection::read_frame(frame_bytes& frame) {
   while (rend_ - rbegin_ < 4) {
     bool had_partial = rend_ != rbegin_;
     if (!co_await fill_read_buffer()) co_return (had_partial || !reading_) ? read_status::error : read_status::eof;
@@ -146,15 +146,15 @@ asio::awaitable<connection::read_status> connection::read_frame(std::unique_ptr<
     co_return read_status::invalid;
   }
   rbegin_ += 4;
-  size = static_cast<size_t>(declared);
+  const auto size = static_cast<size_t>(declared);
   // The only allocation for a request: exactly its size, after the check.
-  frame.reset(new uint8_t[size == 0 ? 1 : size]);
+  frame = frame_bytes::uninitialized(size);
   size_t buffered = std::min(size, rend_ - rbegin_);
-  std::memcpy(frame.get(), rbuf_.data() + rbegin_, buffered);
+  std::memcpy(frame.data.get(), rbuf_.data() + rbegin_, buffered);
   rbegin_ += buffered;
   if (buffered < size) {
     error_code ec;
-    co_await asio::async_read(socket_, asio::buffer(frame.get() + buffered, size - buffered),
+    co_await asio::async_read(socket_, asio::buffer(frame.data.get() + buffered, size - buffered),
                               asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return read_status::error;
     touch();
@@ -174,9 +174,8 @@ asio::awaitable<void> connection::read_loop() {
       co_await wait(reader_wakeup_);
     if (!reading_) break;
 
-    std::unique_ptr<uint8_t[]> frame;
-    size_t size = 0;
-    read_status status = co_await read_frame(frame, size);
+    frame_bytes frame;
+    read_status status = co_await read_frame(frame);
     if (status != read_status::frame) {
       if (status == read_status::eof) spdlog::debug("Connection {} closed by the client", name_);
       if (status == read_status::error && reading_) {
@@ -194,27 +193,27 @@ asio::awaitable<void> connection::read_loop() {
     if (!reading_) break;
     budget_slot slot(&budget_);
     uint64_t seq = queue_.reserve();
-    unhandled_bytes_ += size;
-    to_handle_.push_back({std::move(frame), size, seq, std::move(slot)});
+    unhandled_bytes_ += frame.size;
+    to_handle_.push_back({std::move(frame), seq, std::move(slot)});
     handler_wakeup_.cancel();
   }
   stop_reading();
 }
 
-asio::awaitable<void> connection::handle_request(std::unique_ptr<uint8_t[]> frame, size_t size, uint64_t seq,
-                                                 budget_slot slot) {
+asio::awaitable<void> connection::handle_request(frame_bytes frame, uint64_t seq, budget_slot slot) {
   auto self = shared_from_this();
   connection_info from{listener_name_, id_, name_};
   dispatch_outcome out;
   try {
-    out = co_await dispatcher_.dispatch(std::span<uint8_t>(frame.get(), size), from);
+    out = co_await dispatcher_.dispatch(frame.bytes(), from);
   } catch (const std::exception& e) {
     out.close_reason = std::string("Unexpected error: ") + e.what();
   }
   // Awaitables resume on their own executor, so this is the strand again.
   assert(strand_.running_in_this_thread());
   { budget_slot done = std::move(slot); }
-  frame.reset();  // nothing refers to the request bytes once handled
+  const size_t size = frame.size;
+  frame = {};  // nothing refers to the request bytes once handled
   assert(unhandled_bytes_ >= size);
   unhandled_bytes_ -= size;
   if (closed_) co_return;
@@ -241,11 +240,11 @@ asio::awaitable<void> connection::handler_loop() {
     }
     read_request r = std::move(to_handle_.front());
     to_handle_.pop_front();
-    co_await handle_request(std::move(r.frame), r.size, r.seq, std::move(r.slot));
+    co_await handle_request(std::move(r.frame), r.seq, std::move(r.slot));
   }
   // Requests read but never handled (the connection closed) give their
   // budget back as they go.
-  for (const read_request& r : to_handle_) unhandled_bytes_ -= r.size;
+  for (const read_request& r : to_handle_) unhandled_bytes_ -= r.frame.size;
   to_handle_.clear();
 }
 

@@ -34,6 +34,7 @@
 
 #include "broker/asio.h"
 #include "broker/dispatcher.h"
+#include "broker/network/frame_bytes.h"
 #include "broker/network/request_budget.h"
 #include "broker/network/response_queue.h"
 
@@ -76,7 +77,7 @@ class connection : public std::enable_shared_from_this<connection> {
   enum class read_status { frame, eof, invalid, error };
 
   asio::awaitable<void> read_loop();
-  asio::awaitable<read_status> read_frame(std::unique_ptr<uint8_t[]>& frame, size_t& size);
+  asio::awaitable<read_status> read_frame(frame_bytes& frame);
   asio::awaitable<bool> fill_read_buffer();
   // Holds one unit of the broker-wide request budget until destroyed.
   class budget_slot {
@@ -92,12 +93,11 @@ class connection : public std::enable_shared_from_this<connection> {
     request_budget* budget_;
   };
 
-  asio::awaitable<void> handle_request(std::unique_ptr<uint8_t[]> frame, size_t size, uint64_t seq, budget_slot slot);
+  asio::awaitable<void> handle_request(frame_bytes frame, uint64_t seq, budget_slot slot);
   // Handles the requests read, one at a time, in order.
   asio::awaitable<void> handler_loop();
   struct read_request {
-    std::unique_ptr<uint8_t[]> frame;
-    size_t size = 0;
+    frame_bytes frame;
     uint64_t seq = 0;
     budget_slot slot;
   };

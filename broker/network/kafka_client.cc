@@ -225,8 +225,9 @@ asio::awaitable<void> kafka_client::read_loop(uint64_t generation) {
       drop_connection(make_error_code(client_errc::bad_response));
       co_return;
     }
-    received_frame frame{std::make_shared_for_overwrite<uint8_t[]>(static_cast<size_t>(size)), static_cast<size_t>(size)};
-    co_await asio::async_read(socket_, asio::buffer(frame.data.get(), frame.size), asio::redirect_error(asio::use_awaitable, ec));
+    frame_bytes frame = frame_bytes::uninitialized(static_cast<size_t>(size));
+    co_await asio::async_read(socket_, asio::buffer(frame.data.get(), frame.size),
+                              asio::redirect_error(asio::use_awaitable, ec));
     if (generation_ != generation) co_return;
     if (ec) {
       drop_connection(make_error_code(client_errc::disconnected));

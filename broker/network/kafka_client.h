@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "broker/asio.h"
+#include "broker/network/frame_bytes.h"
 #include "protocol/wire/reader.h"
 #include "protocol/wire/writer.h"
 
@@ -53,20 +54,11 @@ struct kafka_client_options {
   int32_t max_response_bytes = 100 * 1024 * 1024;
 };
 
-// A response's bytes as read from the socket. They are not zeroed first
-// (every byte is read into): a follower's fetch answers carry everything
-// replicated, and zero-filling them cost as much as a copy.
-struct received_frame {
-  std::shared_ptr<uint8_t[]> data;
-  size_t size = 0;
-  std::span<uint8_t> bytes() const { return {data.get(), size}; }
-};
-
 // A response frame kept whole: decoded messages may point into it. The
 // caller owns it alone, and may reuse its bytes (a replica fetcher appends
 // the fetched batches from it without a copy).
 struct client_response {
-  received_frame frame;
+  frame_bytes frame;
   size_t body_offset = 0;  // after the response header
   std::span<const uint8_t> body() const { return frame.bytes().subspan(body_offset); }
 };
@@ -75,7 +67,7 @@ template <class Response>
 struct client_outcome {
   std::error_code error;
   Response response{};
-  received_frame frame;  // keeps views in response valid; the caller's alone
+  frame_bytes frame;  // keeps views in response valid; the caller's alone
 };
 
 class kafka_client : public std::enable_shared_from_this<kafka_client> {

@@ -19,7 +19,7 @@ using perr = protocol::error_code;
 namespace {
 
 // The mutable bytes of `frame` that the view [data, data + size) points at.
-std::span<uint8_t> frame_span(const received_frame& frame, const uint8_t* data, size_t size) {
+std::span<uint8_t> frame_span(const frame_bytes& frame, const uint8_t* data, size_t size) {
   const std::span<uint8_t> all = frame.bytes();
   const auto at = static_cast<size_t>(data - all.data());
   assert(at <= all.size() && size <= all.size() - at);
