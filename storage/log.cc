@@ -62,7 +62,7 @@ class log::loader {
     if (auto ec = load_segments()) return ec;
     if (auto ec = recover_unflushed()) return ec;
     if (auto ec = finish()) return ec;
-    if (changed_) return fs_.sync_directory(dir_);
+    if (changed_ && !options_.defer_directory_sync) return fs_.sync_directory(dir_);
     return {};
   }
 

@@ -68,6 +68,10 @@ struct log_open_options {
   int64_t now_ms = 0;
   // Seeds the choice of each segment's roll jitter (segment.jitter.ms).
   uint64_t jitter_seed = 0;
+  // The directory is new and the caller syncs it before anything is
+  // written to the log (partition_log's pending partition.metadata), so
+  // creating the first segment does not sync it here.
+  bool defer_directory_sync = false;
   // Each valid batch of every segment that recovery scanned, in order, so
   // the caller can rebuild producer state and the leader-epoch cache.
   batch_visitor on_recovered_batch;

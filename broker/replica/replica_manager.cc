@@ -104,7 +104,16 @@ asio::awaitable<std::error_code> replica_manager::apply_one(partition_update& u,
         co_return error;
       }
       spdlog::info("Created log for partition {} in {}", name, log->dir().parent_path().string());
+      // Its partition.metadata is made durable in the background, as Kafka
+      // does, and by the first append at the latest.
+      asio::post(role_pool_, [this, log, tp = u.tp] {
+        if (auto ec = log->write_pending_metadata()) {
+          spdlog::error("Cannot write partition.metadata of {}: {}", storage::partition_dir_name(tp), ec.message());
+          logs_.note_error(tp, ec);
+        }
+      });
     }
+    if (!log->topic_id()) log->adopt_topic_id(u.topic_id);
     p = std::make_shared<partition>(executor_, u.tp, u.topic_id, std::move(log), node_id(self_), brokers_);
     std::lock_guard lock(mutex_);
     partitions_[u.tp] = p;

@@ -228,6 +228,70 @@ TEST_F(PartitionLogTest, CrashLosesUnsyncedTailAndStateFollowsTheLog) {
   EXPECT_EQ(plog_->producers().map_end_offset(), end);
 }
 
+// A new partition syncs nothing when it is created: its directory, first
+// segment and partition.metadata become durable together before its first
+// append (or in the background), as Kafka flushes the file lazily.
+TEST_F(PartitionLogTest, NewPartitionIsMadeDurableBeforeItsFirstAppend) {
+  fs_ = std::make_unique<faulty_file_system>();
+  auto& ffs = static_cast<faulty_file_system&>(*fs_);
+  root_ = "/";
+  ASSERT_FALSE(fs_->create_directories("/data"));
+  ASSERT_FALSE(fs_->sync_directory("/"));
+  name_ = "data/orders-3";
+  const auto before = ffs.stats();
+  open();
+  EXPECT_EQ(ffs.stats().file_syncs, before.file_syncs);
+  EXPECT_EQ(ffs.stats().directory_syncs, before.directory_syncs);
+  EXPECT_FALSE(ffs.durable_content(dir() / "partition.metadata"));
+
+  // A crash now loses the directory, which nothing refers to yet.
+  ffs.crash();
+  ffs.restart();
+  EXPECT_FALSE(ffs.durable_content(dir() / "partition.metadata"));
+  open();
+  auto r = leader_append(producer_batch_bytes(7, 0, 0, 3), 0);
+  ASSERT_EQ(r.error, protocol::error_code::none);
+  // The append made the topic id durable first, with the directory entries.
+  auto durable = ffs.durable_content(dir() / "partition.metadata");
+  ASSERT_TRUE(durable);
+  EXPECT_NE(durable->find("topic_id: MRFQ1kJc60ikgupOdlqn1w"), std::string::npos) << *durable;
+  EXPECT_TRUE(ffs.durable_content(dir() / "00000000000000000000.log"));
+  ASSERT_FALSE(plog_->mutable_log().flush(offset(3)));
+  plog_.reset();
+  ffs.crash();
+  ffs.restart();
+  open(false, offset(3));
+  EXPECT_EQ(plog_->log().log_end_offset(), offset(3));
+  EXPECT_EQ(plog_->topic_id(), protocol::uuid::parse("MRFQ1kJc60ikgupOdlqn1w"));
+}
+
+TEST_F(PartitionLogTest, PendingMetadataWrittenInTheBackgroundOnlyOnce) {
+  fs_ = std::make_unique<faulty_file_system>();
+  auto& ffs = static_cast<faulty_file_system&>(*fs_);
+  root_ = "/";
+  open();
+  ASSERT_FALSE(plog_->write_pending_metadata());
+  EXPECT_TRUE(ffs.durable_content(dir() / "partition.metadata"));
+  const auto after = ffs.stats();
+  ASSERT_FALSE(plog_->write_pending_metadata());
+  EXPECT_EQ(ffs.stats().renames, after.renames);
+  EXPECT_EQ(ffs.stats().file_syncs, after.file_syncs);
+  EXPECT_EQ(ffs.stats().directory_syncs, after.directory_syncs);
+}
+
+TEST_F(PartitionLogTest, FailedMetadataWriteRefusesTheAppend) {
+  fs_ = std::make_unique<faulty_file_system>();
+  auto& ffs = static_cast<faulty_file_system&>(*fs_);
+  root_ = "/";
+  open();
+  ffs.inject({.op = fs_op::write, .path_contains = "partition.metadata", .times = -1});
+  partition_append_result r;
+  bytes b = producer_batch_bytes(7, 0, 0, 3);
+  EXPECT_TRUE(plog_->append_as_leader(b, {.epoch = leader_epoch(0)}, &r));
+  EXPECT_TRUE(plog_->offline());
+  EXPECT_EQ(plog_->log().log_end_offset(), offset(0));
+}
+
 TEST_F(PartitionLogTest, FailedSnapshotWriteTakesTheLogOffline) {
   fs_ = std::make_unique<faulty_file_system>();
   auto& ffs = static_cast<faulty_file_system&>(*fs_);
