@@ -141,6 +141,8 @@ const std::vector<config_key>& table() {
        "Fewest in-sync replicas an acks=all write needs."},
       {"unclean.leader.election.enable", T::boolean, "false", rule::none(),
        "Whether a replica outside the ISR and ELR may become leader as a last resort, at the risk of losing data."},
+      {"unclean.leader.election.interval.ms", T::int64, "300000", rule::at_least(1),
+       "How often the active controller elects unclean leaders for leaderless partitions of topics that allow it."},
       {"delete.topic.enable", T::boolean, "true", rule::none(), "Whether topics may be deleted."},
       {"compression.type", T::string, "producer",
        rule::one_of({"uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"}),

@@ -257,6 +257,20 @@ std::vector<metadata_record> quorum_controller::tick(int64_t now_ms) {
     scratch = std::move(next);
     out.insert(out.end(), fenced.begin(), fenced.end());
   }
+  if (!out.empty()) return out;  // elections next tick, over the fenced image
+  // The periodic elections, each on its own interval from this
+  // controller's first tick, as Kafka's deferred controller events.
+  if (next_unclean_election_ms_ < 0) next_unclean_election_ms_ = now_ms + options_.unclean_election_interval_ms;
+  if (next_balance_ms_ < 0) next_balance_ms_ = now_ms + options_.leader_imbalance_check_interval_ms;
+  if (now_ms >= next_unclean_election_ms_) {
+    next_unclean_election_ms_ = now_ms + options_.unclean_election_interval_ms;
+    out = elect_unclean_leaders();
+    if (!out.empty()) return out;
+  }
+  if (options_.auto_leader_rebalance_enable && now_ms >= next_balance_ms_) {
+    next_balance_ms_ = now_ms + options_.leader_imbalance_check_interval_ms;
+    out = balance_leaders();
+  }
   return out;
 }
 

@@ -102,6 +102,12 @@ struct quorum_controller_options {
   int16_t default_replication_factor = 1;   // default.replication.factor
   int32_t min_insync_replicas = 1;          // min.insync.replicas (static broker default)
   bool unclean_leader_election_enable = false;
+  // Periodic elections (tick): unclean ones for leaderless partitions every
+  // unclean.leader.election.interval.ms; preferred ones, when
+  // auto.leader.rebalance.enable, every leader.imbalance.check.interval.seconds.
+  int64_t unclean_election_interval_ms = 300'000;
+  bool auto_leader_rebalance_enable = true;
+  int64_t leader_imbalance_check_interval_ms = 300'000;
   bool delete_topic_enable = true;
   int64_t broker_session_timeout_ms = 9000;
   int64_t broker_heartbeat_interval_ms = 2000;
@@ -193,7 +199,8 @@ class quorum_controller {
   std::vector<metadata_record> balance_leaders(size_t max_elections = 1000) const;
   std::vector<metadata_record> elect_unclean_leaders(size_t max_elections = 1000) const;
   // Fences brokers whose session expired (no heartbeat for
-  // broker.session.timeout.ms) and moves their leaderships away.
+  // broker.session.timeout.ms) and moves their leaderships away; in a tick
+  // that fences nobody, runs the periodic elections that are due.
   std::vector<metadata_record> tick(int64_t now_ms);
   // When the first session of an unfenced broker runs out if no heartbeat
   // comes (the tick that fences it is due then); nullopt: none to watch.
@@ -291,6 +298,10 @@ class quorum_controller {
     return s.last_contact_ms + options_.broker_session_timeout_ms + 1;
   }
   std::map<int32_t, heartbeat_session> sessions_;
+  // When tick() next runs the unclean elections and the leader balancing
+  // (-1: from the first tick on).
+  int64_t next_unclean_election_ms_ = -1;
+  int64_t next_balance_ms_ = -1;
   std::mt19937_64 random_;
 };
 

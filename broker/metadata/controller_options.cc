@@ -19,6 +19,9 @@ controller::quorum_controller_options make_quorum_controller_options(const confi
   o.default_replication_factor = static_cast<int16_t>(c.default_replication_factor);
   o.min_insync_replicas = c.min_insync_replicas;
   o.unclean_leader_election_enable = c.unclean_leader_election_enable;
+  o.unclean_election_interval_ms = c.get_int("unclean.leader.election.interval.ms");
+  o.auto_leader_rebalance_enable = c.get_bool("auto.leader.rebalance.enable");
+  o.leader_imbalance_check_interval_ms = c.get_int("leader.imbalance.check.interval.seconds") * 1000;
   o.delete_topic_enable = c.get_bool("delete.topic.enable");
   o.broker_session_timeout_ms = c.get_int("broker.session.timeout.ms");
   o.broker_heartbeat_interval_ms = c.get_int("broker.heartbeat.interval.ms");

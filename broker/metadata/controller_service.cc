@@ -49,6 +49,23 @@ asio::awaitable<void> controller_service::stop() {
   });
 }
 
+// An election outside the ISR and ELR (the new leader starts RECOVERING,
+// KIP-704) is logged at ERROR, as Kafka's controller logs it: records the
+// partition had may be lost.
+void controller_service::log_unclean_elections(const std::vector<controller::metadata_record>& records) {
+  const auto& image = controller_->image();
+  for (const auto& r : records) {
+    const auto* change = std::get_if<protocol::msg::partition_change_record>(&r);
+    if (!change || change->leader_recovery_state != static_cast<int8_t>(controller::leader_recovery_state::recovering))
+      continue;
+    auto topic = image.topics_by_id.find(change->topic_id);
+    ++unclean_elections_;
+    spdlog::error("Unclean leader election for offline partition {}-{}: broker {} leads, records only its previous "
+                  "leaders had may be lost",
+                  topic == image.topics_by_id.end() ? "?" : topic->second->name, change->partition_id, change->leader);
+  }
+}
+
 commit_status controller_service::start_commit(std::vector<controller::metadata_record> records,
                                                std::shared_ptr<commit_waiter>* waiter, storage::offset* end) {
   if (!active_ || stopping_) return commit_status::not_controller;
@@ -71,6 +88,7 @@ commit_status controller_service::start_commit(std::vector<controller::metadata_
   const storage::offset last = proposed.base_offset + static_cast<int64_t>(count - 1);
   if (auto error = controller_->replay(records, last, driver_.epoch()))
     spdlog::error("The controller cannot replay its own record: {}", *error);
+  log_unclean_elections(records);
   const storage::offset commit_end = last + 1;
   if (end) *end = commit_end;
   if (driver_.high_watermark() >= commit_end) return commit_status::committed;  // a quorum of one

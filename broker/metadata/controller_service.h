@@ -94,6 +94,7 @@ class controller_service {
   // accepted); the waiter, when the caller must wait for the commit.
   commit_status start_commit(std::vector<controller::metadata_record> records,
                              std::shared_ptr<commit_waiter>* waiter, storage::offset* end);
+  void log_unclean_elections(const std::vector<controller::metadata_record>& records);
   void on_commit(const committed_batch& batch);
   void on_leader_change(const controller::raft::leader_and_epoch& le);
   void maybe_activate();
@@ -107,6 +108,7 @@ class controller_service {
   clock_fn now_ms_;
   std::unique_ptr<controller::quorum_controller> controller_;
   bool active_ = false;
+  uint64_t unclean_elections_ = 0;  // made while active here (strand)
   std::vector<std::shared_ptr<commit_waiter>> waiters_;
   asio::steady_timer tick_timer_;
   bool stopping_ = false;

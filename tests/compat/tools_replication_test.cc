@@ -282,7 +282,8 @@ class ToolsReplicationIT : public ::testing::Test {
 
   // Three combined nodes 1-3, or (dedicated) controllers 1-3 and brokers
   // 4-6. Every process gets short lag and session timeouts so that a
-  // stopped broker is noticed within seconds; min.insync.replicas is left
+  // stopped broker is noticed within seconds (and unclean elections, where
+  // a test allows them, are tried every second); min.insync.replicas is left
   // at its default (1): the topic's own config is what counts.
   void start_cluster(bool dedicated) {
     const int processes = dedicated ? 6 : 3;
@@ -301,7 +302,8 @@ class ToolsReplicationIT : public ::testing::Test {
         const int id = i + 1;
         std::vector<std::string> overrides{"node.id=" + std::to_string(id), "controller.listener.names=CONTROLLER",
                                            "controller.quorum.voters=" + voters, "replica.lag.time.max.ms=3000",
-                                           "broker.session.timeout.ms=4000", "broker.heartbeat.interval.ms=500"};
+                                           "broker.session.timeout.ms=4000", "broker.heartbeat.interval.ms=500",
+                                           "unclean.leader.election.interval.ms=1000"};
         if (!dedicated) {
           overrides.push_back("process.roles=broker,controller");
           overrides.push_back("listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" + std::to_string(ports[i]));
@@ -323,6 +325,23 @@ class ToolsReplicationIT : public ::testing::Test {
       return started_or_port_taken(std::all_of(started.begin(), started.end(), [](int s) { return s != 0; }), all);
     });
     ASSERT_TRUE(chosen) << logs();
+  }
+
+  // The ELR cases: dedicated controllers, reliable-events created with
+  // min.insync.replicas=2 and every replica in sync; partition 0's leader
+  // and the two other brokers, in the order they will be stopped.
+  void start_elr_case(int* leader, int* a, int* b) {
+    start_cluster(true);
+    auto created = topics({"--create", "--topic", k_topic, "--partitions", "3", "--replication-factor", "3",
+                           "--config", "min.insync.replicas=2"});
+    ASSERT_EQ(created.exit_code, 0) << created.all() << logs();
+    ASSERT_TRUE(wait_until([&] { return isr_everywhere(4, {4, 5, 6}); }, 30s)) << logs();
+    *leader = metadata_via(4)[0].leader;
+    std::vector<int> others;
+    for (int id : brokers)
+      if (id != *leader) others.push_back(id);
+    *a = others[0];
+    *b = others[1];
   }
 
   broker_process& node(int id) { return *nodes[id - 1]; }
@@ -775,6 +794,170 @@ TEST_F(ToolsReplicationIT, WithDedicatedControllersTheIsrShrinksToTheLeaderAndAc
       },
       20s))
       << total << " records readable\n" << logs();
+}
+
+// KIP-966 with dedicated controllers (the quorum survives every broker
+// loss): the ISR of every partition shrinks to its leader L through two
+// controlled shutdowns, the second of which (b) enters the ELR; then L is
+// killed, so nobody in sync is left. b, back after its clean shutdown, is
+// elected from the ELR and has every acknowledged record.
+TEST_F(ToolsReplicationIT, WithTheIsrLostTheCleanlyStoppedElrMemberLeadsAndLosesNothing) {
+  int leader = 0, a = 0, b = 0;
+  ASSERT_NO_FATAL_FAILURE(start_elr_case(&leader, &a, &b));
+
+  std::vector<int64_t> acknowledged(k_partitions, 0);
+  auto write_acks_all = [&](int via, int count) {
+    auto parts = metadata_via(via);
+    ASSERT_EQ(parts.size(), static_cast<size_t>(k_partitions)) << logs();
+    for (int p = 0; p < k_partitions; ++p)
+      for (int i = 0; i < count; ++i) {
+        auto r = produce_one(node(parts[p].leader).port(), p, -1, 10000);
+        ASSERT_TRUE(r) << logs();
+        ASSERT_EQ(r->error_code, 0) << "partition " << p << "\n" << logs();
+        ++acknowledged[p];
+      }
+  };
+  write_acks_all(leader, 3);
+  ASSERT_TRUE(stop(a));
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(leader, {leader, b}); }, 30s)) << logs();
+  write_acks_all(leader, 3);
+  ASSERT_TRUE(stop(b));
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(leader, {leader}); }, 30s)) << logs();
+  for (const auto& [p, part] : describe_only("--under-min-isr-partitions"))
+    EXPECT_EQ(part.elr, id_set{b}) << last_describe;
+
+  // The last in-sync replica dies; once it is fenced nobody can lead until
+  // b (in the ELR, cleanly stopped) is back.
+  node(leader).stop(SIGKILL);
+  ASSERT_TRUE(restart(b)) << logs();
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto parts = metadata_via(b);
+        if (parts.empty()) return false;
+        for (const auto& [p, st] : parts)
+          if (st.leader != b || st.isr != id_set{b}) return false;
+        return true;
+      },
+      60s))
+      << logs();
+  for (const auto& [p, part] : describe_only("--under-min-isr-partitions")) {
+    EXPECT_EQ(part.leader, b) << last_describe;
+    // The killed leader left the ISR below min.insync.replicas: eligible.
+    EXPECT_EQ(part.elr, id_set{leader}) << last_describe;
+  }
+
+  // With a back the ISR reaches min.insync.replicas again and the high
+  // watermark covers every acknowledged record, none lost.
+  ASSERT_TRUE(restart(a)) << logs();
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(b, {a, b}); }, 60s)) << logs();
+  for (int p = 0; p < k_partitions; ++p) {
+    int64_t hw = -1;
+    EXPECT_TRUE(wait_until([&] { return (hw = high_watermark(b, p)) == acknowledged[p]; }, 20s))
+        << "partition " << p << ": high watermark " << hw << ", " << acknowledged[p] << " acknowledged\n"
+        << logs();
+  }
+  ASSERT_TRUE(restart(leader)) << logs();
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(b, {4, 5, 6}); }, 60s)) << logs();
+  for (const auto& [p, part] : describe()) {
+    EXPECT_TRUE(part.elr.empty()) << last_describe;
+  }
+}
+
+// The same loss, but b was killed (not stopped) while in the ISR: it still
+// enters the ELR when it is fenced, but its unclean shutdown, seen when it
+// registers again, takes it out of the ELR, so it is not elected and the
+// partitions stay offline (unclean.leader.election.enable is off).
+TEST_F(ToolsReplicationIT, AnElrMemberBackFromAnUncleanShutdownIsNotElected) {
+  int leader = 0, a = 0, b = 0;
+  ASSERT_NO_FATAL_FAILURE(start_elr_case(&leader, &a, &b));
+
+  // Three records a partition acknowledged by all three.
+  std::vector<int64_t> acknowledged(k_partitions, 0);
+  const auto leaders = metadata_via(leader);
+  ASSERT_EQ(leaders.size(), static_cast<size_t>(k_partitions)) << logs();
+  for (int p = 0; p < k_partitions; ++p)
+    for (int i = 0; i < 3; ++i) {
+      auto r = produce_one(node(leaders.at(p).leader).port(), p, -1, 10000);
+      ASSERT_TRUE(r && r->error_code == 0) << "partition " << p << "\n" << logs();
+      ++acknowledged[p];
+    }
+  ASSERT_TRUE(stop(a));
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(leader, {leader, b}); }, 30s)) << logs();
+  node(b).stop(SIGKILL);
+  // Fenced after broker.session.timeout.ms; the ISR falls below min ISR.
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(leader, {leader}); }, 30s)) << logs();
+  for (const auto& [p, part] : describe_only("--under-min-isr-partitions"))
+    EXPECT_EQ(part.elr, id_set{b}) << last_describe;
+  // acks=1 records only the leader has: an unclean election loses them.
+  for (int p = 0; p < k_partitions; ++p) {
+    auto r = produce_one(node(leader).port(), p, 1, 10000);
+    ASSERT_TRUE(r && r->error_code == 0) << "partition " << p << "\n" << logs();
+  }
+  node(leader).stop(SIGKILL);
+
+  ASSERT_TRUE(restart(b)) << logs();
+  // b is registered and unfenced (it answers with itself among the
+  // brokers), yet leads nothing: the partitions stay unavailable, with the
+  // killed leader the only eligible replica left.
+  ASSERT_TRUE(wait_until(
+      [&] {
+        raw_client client(node(b).port());
+        auto md = client.metadata(std::vector<std::string>{k_topic});
+        if (!md) return false;
+        bool listed = false;
+        for (const auto& broker : md->brokers) listed = listed || broker.node_id == b;
+        return listed;
+      },
+      60s))
+      << logs();
+  std::map<int, described_partition> offline;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        offline = describe_only("--unavailable-partitions");
+        if (offline.size() != static_cast<size_t>(k_partitions)) return false;
+        for (const auto& [p, part] : offline)
+          if (part.elr != id_set{leader}) return false;
+        return true;
+      },
+      30s))
+      << last_describe << logs();
+  for (const auto& [p, part] : offline) {
+    EXPECT_EQ(part.leader, -1) << last_describe;
+    EXPECT_TRUE(part.isr.empty()) << last_describe;
+  }
+  for (const auto& [p, st] : metadata_via(b)) EXPECT_EQ(st.leader, -1) << "partition " << p;
+
+  // unclean.leader.election.enable on the topic, dynamically: b, the only
+  // live replica, leads; what only the dead leader had is gone, as Kafka
+  // documents for an unclean election.
+  auto enabled = run_kafka_tool(work_dir, "kafka.admin.ConfigCommand",
+                                {"--bootstrap-server", bootstrap(), "--alter", "--entity-type", "topics",
+                                 "--entity-name", k_topic, "--add-config", "unclean.leader.election.enable=true"});
+  ASSERT_EQ(enabled.exit_code, 0) << enabled.all();
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto parts = metadata_via(b);
+        if (parts.empty()) return false;
+        for (const auto& [p, st] : parts)
+          if (st.leader != b) return false;
+        return true;
+      },
+      30s))
+      << logs();
+  // The active controller says so, at ERROR.
+  bool logged = false;
+  for (int id = 1; id <= 3; ++id)
+    logged = logged || node(id).log().find("Unclean leader election for offline partition " + k_topic + "-") !=
+                           std::string::npos;
+  EXPECT_TRUE(logged) << logs();
+  ASSERT_TRUE(restart(a)) << logs();
+  ASSERT_TRUE(wait_until([&] { return isr_everywhere(b, {a, b}); }, 60s)) << logs();
+  for (int p = 0; p < k_partitions; ++p) {
+    int64_t hw = -1;
+    EXPECT_TRUE(wait_until([&] { return (hw = high_watermark(b, p)) == acknowledged[p]; }, 20s))
+        << "partition " << p << ": high watermark " << hw << ", " << acknowledged[p] << " acknowledged\n"
+        << logs();
+  }
 }
 
 }  // namespace

@@ -390,5 +390,40 @@ TEST(ControllerTopics, UncleanLeadersOnlyWhereTheTopicAllowsIt) {
   EXPECT_EQ(h.image().partition("strict", 0)->leader, no_leader);
 }
 
+// The active controller's tick runs the unclean elections every
+// unclean.leader.election.interval.ms, as Kafka's deferred
+// maybeElectUncleanLeaders event: a topic that allows them gets a leader
+// within one interval of its config change.
+TEST(ControllerTopics, TickElectsUncleanLeadersEveryInterval) {
+  quorum_controller_options o;
+  o.unclean_election_interval_ms = 60'000;
+  o.auto_leader_rebalance_enable = false;
+  harness h(o);
+  h.add_brokers({1, 2});
+  h.create("lenient", 1, 2);
+  h.heartbeat(2, false, true);
+  h.heartbeat(1, false, true);
+  h.heartbeat(2);
+  ASSERT_EQ(h.image().partition("lenient", 0)->leader, no_leader);
+  EXPECT_TRUE(h.controller.tick(h.now_ms).empty());
+
+  msg::incremental_alter_configs_request allow;
+  auto& r = allow.resources.emplace_back();
+  r.resource_type = static_cast<int8_t>(config_resource_type::topic);
+  r.resource_name = "lenient";
+  r.configs.push_back({"unclean.leader.election.enable", 0, "true", {}});
+  h.run(h.controller.incremental_alter_configs(allow, 1));
+  h.now_ms += 59'000;
+  h.heartbeat(2);
+  EXPECT_TRUE(h.controller.tick(h.now_ms).empty()) << "not due yet";
+  h.now_ms += 1'000;
+  h.heartbeat(2);
+  auto records = h.controller.tick(h.now_ms);
+  ASSERT_EQ(records.size(), 1u);
+  h.apply(records);
+  EXPECT_EQ(h.image().partition("lenient", 0)->leader, 2);
+  EXPECT_EQ(h.image().partition("lenient", 0)->leader_recovery_state, 1);
+}
+
 }  // namespace
 }  // namespace hw::controller

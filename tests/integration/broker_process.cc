@@ -1,6 +1,7 @@
 #include "broker_process.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
@@ -113,9 +114,27 @@ void broker_process::spawn(const std::vector<std::string>& args) {
   posix_spawn_file_actions_addopen(&fa, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addchdir_np(&fa, dir_.c_str());
-  int rc = posix_spawn(&pid_, binary.c_str(), &fa, nullptr, argv.data(), environ);
+  int rc = 0;
+  if (netns_.empty()) {
+    rc = posix_spawn(&pid_, binary.c_str(), &fa, nullptr, argv.data(), environ);
+  } else {
+    // A child starts in its parent thread's network namespace: a thread of
+    // its own enters the lab host's namespace and spawns from there.
+    std::thread in_netns([&] {
+      const std::string path = "/var/run/netns/" + netns_;
+      int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
+        rc = errno;
+        if (fd >= 0) ::close(fd);
+        return;
+      }
+      ::close(fd);
+      rc = posix_spawn(&pid_, binary.c_str(), &fa, nullptr, argv.data(), environ);
+    });
+    in_netns.join();
+  }
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw std::runtime_error("cannot spawn " + binary);
+  if (rc != 0) throw std::runtime_error("cannot spawn " + binary + (netns_.empty() ? "" : " in " + netns_));
   exit_code_.reset();
 }
 

@@ -63,6 +63,14 @@ class broker_process {
   // Returns its exit code (or -signal), nullopt on timeout.
   std::optional<int> run_to_exit(const std::vector<std::string>& args, std::chrono::milliseconds timeout = 20s);
 
+  // Later starts run the process in this network namespace (a
+  // network_lab host), reached at `host`; empty: the test's own namespace,
+  // reached at 127.0.0.1.
+  void set_netns(const std::string& netns, const std::string& host) {
+    netns_ = netns;
+    host_ = host;
+  }
+  const std::string& host() const { return host_; }
   uint16_t port(const std::string& listener = "PLAINTEXT") const;
   const std::map<std::string, uint16_t>& ports() const { return ports_; }
   pid_t pid() const { return pid_; }
@@ -88,6 +96,8 @@ class broker_process {
   pid_t pid_ = -1;
   std::optional<int> exit_code_;
   std::map<std::string, uint16_t> ports_;
+  std::string netns_;
+  std::string host_ = "127.0.0.1";
 };
 
 }  // namespace hw::testing

@@ -17,13 +17,12 @@
 
 namespace hw::testing {
 
-kafka_socket::kafka_socket(uint16_t port) {
+kafka_socket::kafka_socket(const endpoint& to) {
   fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+  addr.sin_port = htons(to.port);
+  if (::inet_pton(AF_INET, to.host.c_str(), &addr.sin_addr) != 1 || ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     ::close(fd_);
     fd_ = -1;
     return;

@@ -6,15 +6,26 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hw::testing {
 
 using namespace std::chrono_literals;
 
+// Where a broker listens: a port on 127.0.0.1 (a plain port converts), or
+// a network_lab host's address and port.
+struct endpoint {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  endpoint(uint16_t p) : port(p) {}  // NOLINT(google-explicit-constructor): a local broker's port
+  endpoint(std::string h, uint16_t p) : host(std::move(h)), port(p) {}
+  std::string str() const { return host + ":" + std::to_string(port); }
+};
+
 class kafka_socket {
  public:
-  explicit kafka_socket(uint16_t port);
+  explicit kafka_socket(const endpoint& to);
   ~kafka_socket();
   kafka_socket(const kafka_socket&) = delete;
 

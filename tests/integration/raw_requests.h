@@ -59,7 +59,7 @@ inline msg::fetch_request fetch_request_of(const std::string& topic, int32_t par
 
 class raw_client {
  public:
-  explicit raw_client(uint16_t port) : socket_(port) {}
+  explicit raw_client(const endpoint& to) : socket_(to) {}
   bool connected() const { return socket_.connected(); }
 
   // Sends req and decodes the response; nullopt (and a test failure) if the

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "kafka_socket.h"
+
 namespace hw::testing::rdk {
 
 struct rd_record {
@@ -24,10 +26,10 @@ struct rd_record {
   std::string value;
 };
 
-inline rd_kafka_conf_t* rd_conf(uint16_t port, const std::map<std::string, std::string>& extra = {}) {
+inline rd_kafka_conf_t* rd_conf(const endpoint& broker, const std::map<std::string, std::string>& extra = {}) {
   char err[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  const std::string bootstrap = "127.0.0.1:" + std::to_string(port);
+  const std::string bootstrap = broker.str();
   EXPECT_EQ(rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof err), RD_KAFKA_CONF_OK) << err;
   for (const auto& [k, v] : extra)
     EXPECT_EQ(rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err), RD_KAFKA_CONF_OK) << k << ": " << err;
@@ -42,7 +44,7 @@ struct rd_handle {
 };
 
 // CreateTopics with one partition, replication factor 1 (unless told) and these configs.
-inline std::string create_topic(uint16_t port, const std::string& name,
+inline std::string create_topic(const endpoint& port, const std::string& name,
                                 const std::vector<std::pair<std::string, std::string>>& configs,
                                 int replication_factor = 1) {
   char err[512];
@@ -76,7 +78,7 @@ inline std::string create_topic(uint16_t port, const std::string& name,
 // Produces (key, value) pairs in order, one request at a time, and returns
 // them with the offsets the broker gave them (offset -1: not delivered;
 // then `errors`, if given, gets the delivery error).
-inline std::vector<rd_record> produce_all(uint16_t port, const std::string& topic,
+inline std::vector<rd_record> produce_all(const endpoint& port, const std::string& topic,
                                           const std::vector<std::pair<std::string, std::string>>& messages,
                                           const std::string& acks = "1",
                                           std::vector<rd_kafka_resp_err_t>* errors = nullptr,
@@ -127,7 +129,7 @@ inline std::optional<std::pair<int64_t, int64_t>> watermarks(rd_kafka_t* rk, con
 }
 
 // Every record of partition 0 from the beginning up to `end` (exclusive).
-inline std::vector<rd_record> read_from_beginning(uint16_t port, const std::string& topic, int64_t end) {
+inline std::vector<rd_record> read_from_beginning(const endpoint& port, const std::string& topic, int64_t end) {
   std::vector<rd_record> out;
   char err[512];
   rd_handle h;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "broker_process.h"
+#include "network_lab.h"
 #include "raw_requests.h"
 #include "rdkafka_support.h"
 
@@ -56,6 +57,24 @@ class replication_cluster : public ::testing::Test {
       nodes.push_back(std::make_unique<broker_process>());
       all.push_back(nodes.back().get());
     }
+    if (networked()) {
+      // Each node on its own host of a network_lab, on fixed ports of its
+      // own address: no other process can take them.
+      if (auto why = network_lab::unavailable()) GTEST_SKIP() << *why;
+      lab = std::make_unique<network_lab>(3);
+      for (int i = 0; i < 3; ++i) {
+        nodes[i]->set_netns(lab->netns(i), lab->address(i));
+        controller_ports.push_back(k_lab_controller_port);
+        voters += (i ? "," : "") + std::to_string(i + 1) + "@" + lab->address(i) + ":" +
+                  std::to_string(k_lab_controller_port);
+      }
+      std::vector<std::thread> starting;
+      std::vector<int> started(3, 0);
+      for (int i = 0; i < 3; ++i) starting.emplace_back([&, i] { started[i] = start_node(i); });
+      for (auto& t : starting) t.join();
+      ASSERT_TRUE(started[0] && started[1] && started[2]) << logs();
+      return;
+    }
     auto chosen = start_on_fresh_ports(3, [&](const std::vector<uint16_t>& ports) {
       controller_ports = ports;
       voters.clear();
@@ -72,11 +91,19 @@ class replication_cluster : public ::testing::Test {
 
   // Overrides a fixture adds to every node's, at every start.
   virtual std::vector<std::string> extra_overrides() const { return {}; }
+  // Whether the nodes run on the hosts of a network_lab (so a test can cut
+  // links) rather than on 127.0.0.1.
+  virtual bool networked() const { return false; }
+
+  // Where node i's client listener is.
+  endpoint at(int i) const { return endpoint(nodes[i]->host(), nodes[i]->port()); }
 
   bool start_node(int i) {
+    const std::string host = nodes[i]->host();
+    const std::string client_port = lab ? std::to_string(k_lab_client_port) : "0";
     std::vector<std::string> args{"--override", "node.id=" + std::to_string(i + 1), "--override",
-                                  "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" +
-                                      std::to_string(controller_ports[i]),
+                                  "listeners=PLAINTEXT://" + host + ":" + client_port + ",CONTROLLER://" + host +
+                                      ":" + std::to_string(controller_ports[i]),
                                   "--override", "controller.listener.names=CONTROLLER", "--override",
                                   "controller.quorum.voters=" + voters, "--override", "min.insync.replicas=2",
                                   "--override", "replica.lag.time.max.ms=3000", "--override",
@@ -96,7 +123,7 @@ class replication_cluster : public ::testing::Test {
 
   // The partition as node i's metadata has it.
   std::optional<partition_view> view(int i, const std::string& topic) {
-    raw_client client(nodes[i]->port());
+    raw_client client(at(i));
     auto resp = client.metadata(std::vector<std::string>{topic});
     if (!resp || resp->topics.size() != 1 || resp->topics[0].partitions.size() != 1) return std::nullopt;
     const auto& p = resp->topics[0].partitions[0];
@@ -134,7 +161,7 @@ class replication_cluster : public ::testing::Test {
   // its whole replica set from the start, so one node's view says nothing
   // of whether the leader itself knows it leads yet).
   void create_replicated(const std::string& topic) {
-    ASSERT_EQ(create_topic(nodes[0]->port(), topic, {}, 3), "") << logs();
+    ASSERT_EQ(create_topic(at(0), topic, {}, 3), "") << logs();
     ASSERT_TRUE(wait_until(
         [&] {
           auto first = view(0, topic);
@@ -149,8 +176,12 @@ class replication_cluster : public ::testing::Test {
         << logs();
   }
 
+  static constexpr uint16_t k_lab_client_port = 9092;
+  static constexpr uint16_t k_lab_controller_port = 9093;
   std::vector<uint16_t> controller_ports;
   std::string voters;
+  // Declared before the nodes, so the nodes stop before their hosts go.
+  std::unique_ptr<network_lab> lab;
   std::vector<std::unique_ptr<broker_process>> nodes;
 };
 
