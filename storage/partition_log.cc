@@ -215,9 +215,9 @@ std::error_code partition_log::append_as_follower(std::span<uint8_t> batches, in
 std::error_code partition_log::append(std::span<uint8_t> batches, const append_options& options,
                                       producer_origin origin, int16_t transaction_version,
                                       partition_append_result* out) {
+  *out = {};
   // partition.metadata is durable before any of the partition's data.
   if (auto ec = write_pending_metadata()) return ec;
-  *out = {};
   if (offline()) return make_error_code(log_errc::log_offline);
   const bool leader = options.origin == append_origin::leader;
   const bool append_time = log_->config().timestamp_type == message_timestamp_type::log_append_time;

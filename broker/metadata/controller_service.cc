@@ -59,7 +59,6 @@ void controller_service::log_unclean_elections(const std::vector<controller::met
     if (!change || change->leader_recovery_state != static_cast<int8_t>(controller::leader_recovery_state::recovering))
       continue;
     auto topic = image.topics_by_id.find(change->topic_id);
-    ++unclean_elections_;
     spdlog::error("Unclean leader election for offline partition {}-{}: broker {} leads, records only its previous "
                   "leaders had may be lost",
                   topic == image.topics_by_id.end() ? "?" : topic->second->name, change->partition_id, change->leader);

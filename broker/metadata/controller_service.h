@@ -108,7 +108,6 @@ class controller_service {
   clock_fn now_ms_;
   std::unique_ptr<controller::quorum_controller> controller_;
   bool active_ = false;
-  uint64_t unclean_elections_ = 0;  // made while active here (strand)
   std::vector<std::shared_ptr<commit_waiter>> waiters_;
   asio::steady_timer tick_timer_;
   bool stopping_ = false;

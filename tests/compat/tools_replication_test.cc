@@ -344,6 +344,38 @@ class ToolsReplicationIT : public ::testing::Test {
     *b = others[1];
   }
 
+  // count acks=all records to every partition, each sent to its leader as
+  // broker `via` names it; each must be acknowledged (counted per partition).
+  void write_acks_all(int via, int count, std::vector<int64_t>* acknowledged) {
+    auto parts = metadata_via(via);
+    ASSERT_EQ(parts.size(), static_cast<size_t>(k_partitions)) << logs();
+    for (int p = 0; p < k_partitions; ++p)
+      for (int i = 0; i < count; ++i) {
+        auto r = produce_one(node(parts[p].leader).port(), p, -1, 10000);
+        ASSERT_TRUE(r) << logs();
+        ASSERT_EQ(r->error_code, 0) << "partition " << p << "\n" << logs();
+        ++(*acknowledged)[p];
+      }
+  }
+  // Every partition led by broker id, as broker `via` sees it.
+  bool led_everywhere_by(int via, int id) {
+    auto parts = metadata_via(via);
+    if (parts.empty()) return false;
+    for (const auto& [p, st] : parts)
+      if (st.leader != id) return false;
+    return true;
+  }
+  // Each partition's high watermark (via `via`) reaches exactly what was
+  // acknowledged: nothing acknowledged lost, nothing unacknowledged kept.
+  void expect_high_watermarks(int via, const std::vector<int64_t>& acknowledged) {
+    for (int p = 0; p < k_partitions; ++p) {
+      int64_t hw = -1;
+      EXPECT_TRUE(wait_until([&] { return (hw = high_watermark(via, p)) == acknowledged[p]; }, 20s))
+          << "partition " << p << ": high watermark " << hw << ", " << acknowledged[p] << " acknowledged\n"
+          << logs();
+    }
+  }
+
   broker_process& node(int id) { return *nodes[id - 1]; }
   // Started again with the arguments of its first start.
   bool restart(int id) { return node(id).start(args[id - 1], 60s); }
@@ -806,21 +838,10 @@ TEST_F(ToolsReplicationIT, WithTheIsrLostTheCleanlyStoppedElrMemberLeadsAndLoses
   ASSERT_NO_FATAL_FAILURE(start_elr_case(&leader, &a, &b));
 
   std::vector<int64_t> acknowledged(k_partitions, 0);
-  auto write_acks_all = [&](int via, int count) {
-    auto parts = metadata_via(via);
-    ASSERT_EQ(parts.size(), static_cast<size_t>(k_partitions)) << logs();
-    for (int p = 0; p < k_partitions; ++p)
-      for (int i = 0; i < count; ++i) {
-        auto r = produce_one(node(parts[p].leader).port(), p, -1, 10000);
-        ASSERT_TRUE(r) << logs();
-        ASSERT_EQ(r->error_code, 0) << "partition " << p << "\n" << logs();
-        ++acknowledged[p];
-      }
-  };
-  write_acks_all(leader, 3);
+  ASSERT_NO_FATAL_FAILURE(write_acks_all(leader, 3, &acknowledged));
   ASSERT_TRUE(stop(a));
   ASSERT_TRUE(wait_until([&] { return isr_everywhere(leader, {leader, b}); }, 30s)) << logs();
-  write_acks_all(leader, 3);
+  ASSERT_NO_FATAL_FAILURE(write_acks_all(leader, 3, &acknowledged));
   ASSERT_TRUE(stop(b));
   ASSERT_TRUE(wait_until([&] { return isr_everywhere(leader, {leader}); }, 30s)) << logs();
   for (const auto& [p, part] : describe_only("--under-min-isr-partitions"))
@@ -830,16 +851,7 @@ TEST_F(ToolsReplicationIT, WithTheIsrLostTheCleanlyStoppedElrMemberLeadsAndLoses
   // b (in the ELR, cleanly stopped) is back.
   node(leader).stop(SIGKILL);
   ASSERT_TRUE(restart(b)) << logs();
-  ASSERT_TRUE(wait_until(
-      [&] {
-        auto parts = metadata_via(b);
-        if (parts.empty()) return false;
-        for (const auto& [p, st] : parts)
-          if (st.leader != b || st.isr != id_set{b}) return false;
-        return true;
-      },
-      60s))
-      << logs();
+  ASSERT_TRUE(wait_until([&] { return led_everywhere_by(b, b) && isr_everywhere(b, {b}); }, 60s)) << logs();
   for (const auto& [p, part] : describe_only("--under-min-isr-partitions")) {
     EXPECT_EQ(part.leader, b) << last_describe;
     // The killed leader left the ISR below min.insync.replicas: eligible.
@@ -850,12 +862,7 @@ TEST_F(ToolsReplicationIT, WithTheIsrLostTheCleanlyStoppedElrMemberLeadsAndLoses
   // watermark covers every acknowledged record, none lost.
   ASSERT_TRUE(restart(a)) << logs();
   ASSERT_TRUE(wait_until([&] { return isr_everywhere(b, {a, b}); }, 60s)) << logs();
-  for (int p = 0; p < k_partitions; ++p) {
-    int64_t hw = -1;
-    EXPECT_TRUE(wait_until([&] { return (hw = high_watermark(b, p)) == acknowledged[p]; }, 20s))
-        << "partition " << p << ": high watermark " << hw << ", " << acknowledged[p] << " acknowledged\n"
-        << logs();
-  }
+  expect_high_watermarks(b, acknowledged);
   ASSERT_TRUE(restart(leader)) << logs();
   ASSERT_TRUE(wait_until([&] { return isr_everywhere(b, {4, 5, 6}); }, 60s)) << logs();
   for (const auto& [p, part] : describe()) {
@@ -873,14 +880,7 @@ TEST_F(ToolsReplicationIT, AnElrMemberBackFromAnUncleanShutdownIsNotElected) {
 
   // Three records a partition acknowledged by all three.
   std::vector<int64_t> acknowledged(k_partitions, 0);
-  const auto leaders = metadata_via(leader);
-  ASSERT_EQ(leaders.size(), static_cast<size_t>(k_partitions)) << logs();
-  for (int p = 0; p < k_partitions; ++p)
-    for (int i = 0; i < 3; ++i) {
-      auto r = produce_one(node(leaders.at(p).leader).port(), p, -1, 10000);
-      ASSERT_TRUE(r && r->error_code == 0) << "partition " << p << "\n" << logs();
-      ++acknowledged[p];
-    }
+  ASSERT_NO_FATAL_FAILURE(write_acks_all(leader, 3, &acknowledged));
   ASSERT_TRUE(stop(a));
   ASSERT_TRUE(wait_until([&] { return isr_everywhere(leader, {leader, b}); }, 30s)) << logs();
   node(b).stop(SIGKILL);
@@ -934,16 +934,7 @@ TEST_F(ToolsReplicationIT, AnElrMemberBackFromAnUncleanShutdownIsNotElected) {
                                 {"--bootstrap-server", bootstrap(), "--alter", "--entity-type", "topics",
                                  "--entity-name", k_topic, "--add-config", "unclean.leader.election.enable=true"});
   ASSERT_EQ(enabled.exit_code, 0) << enabled.all();
-  ASSERT_TRUE(wait_until(
-      [&] {
-        auto parts = metadata_via(b);
-        if (parts.empty()) return false;
-        for (const auto& [p, st] : parts)
-          if (st.leader != b) return false;
-        return true;
-      },
-      30s))
-      << logs();
+  ASSERT_TRUE(wait_until([&] { return led_everywhere_by(b, b); }, 30s)) << logs();
   // The active controller says so, at ERROR.
   bool logged = false;
   for (int id = 1; id <= 3; ++id)
@@ -952,12 +943,7 @@ TEST_F(ToolsReplicationIT, AnElrMemberBackFromAnUncleanShutdownIsNotElected) {
   EXPECT_TRUE(logged) << logs();
   ASSERT_TRUE(restart(a)) << logs();
   ASSERT_TRUE(wait_until([&] { return isr_everywhere(b, {a, b}); }, 60s)) << logs();
-  for (int p = 0; p < k_partitions; ++p) {
-    int64_t hw = -1;
-    EXPECT_TRUE(wait_until([&] { return (hw = high_watermark(b, p)) == acknowledged[p]; }, 20s))
-        << "partition " << p << ": high watermark " << hw << ", " << acknowledged[p] << " acknowledged\n"
-        << logs();
-  }
+  expect_high_watermarks(b, acknowledged);
 }
 
 }  // namespace

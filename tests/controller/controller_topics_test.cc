@@ -362,6 +362,16 @@ TEST(ControllerTopics, BalanceLeadersReturnsLeadershipToPreferredReplicas) {
   EXPECT_TRUE(h.controller.balance_leaders().empty());
 }
 
+// unclean.leader.election.enable=true on the topic (IncrementalAlterConfigs).
+void allow_unclean_elections(harness& h, const std::string& topic) {
+  msg::incremental_alter_configs_request allow;
+  auto& r = allow.resources.emplace_back();
+  r.resource_type = static_cast<int8_t>(config_resource_type::topic);
+  r.resource_name = topic;
+  r.configs.push_back({"unclean.leader.election.enable", 0, "true", {}});
+  h.run(h.controller.incremental_alter_configs(allow, 1));
+}
+
 TEST(ControllerTopics, UncleanLeadersOnlyWhereTheTopicAllowsIt) {
   harness h;
   h.add_brokers({1, 2});
@@ -376,12 +386,7 @@ TEST(ControllerTopics, UncleanLeadersOnlyWhereTheTopicAllowsIt) {
   EXPECT_EQ(h.image().partition("lenient", 0)->leader, no_leader);
   EXPECT_TRUE(h.controller.elect_unclean_leaders().empty());
 
-  msg::incremental_alter_configs_request allow;
-  auto& r = allow.resources.emplace_back();
-  r.resource_type = static_cast<int8_t>(config_resource_type::topic);
-  r.resource_name = "lenient";
-  r.configs.push_back({"unclean.leader.election.enable", 0, "true", {}});
-  h.run(h.controller.incremental_alter_configs(allow, 1));
+  allow_unclean_elections(h, "lenient");
   auto records = h.controller.elect_unclean_leaders();
   ASSERT_EQ(records.size(), 1u);
   h.apply(records);
@@ -407,12 +412,7 @@ TEST(ControllerTopics, TickElectsUncleanLeadersEveryInterval) {
   ASSERT_EQ(h.image().partition("lenient", 0)->leader, no_leader);
   EXPECT_TRUE(h.controller.tick(h.now_ms).empty());
 
-  msg::incremental_alter_configs_request allow;
-  auto& r = allow.resources.emplace_back();
-  r.resource_type = static_cast<int8_t>(config_resource_type::topic);
-  r.resource_name = "lenient";
-  r.configs.push_back({"unclean.leader.election.enable", 0, "true", {}});
-  h.run(h.controller.incremental_alter_configs(allow, 1));
+  allow_unclean_elections(h, "lenient");
   h.now_ms += 59'000;
   h.heartbeat(2);
   EXPECT_TRUE(h.controller.tick(h.now_ms).empty()) << "not due yet";
