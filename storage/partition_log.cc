@@ -45,13 +45,15 @@ storage_error partition_log::open(file_system& fs, const std::filesystem::path& 
                                   log_load_report* report) {
   // A new partition's directory, its first segment and partition.metadata
   // are made durable later, together, before its first append
-  // (write_pending_metadata): until then there is nothing in it a crash could
-  // lose that the metadata log would not recreate.
+  // (make_durable): until then there is nothing in it a crash could lose
+  // that the metadata log would not recreate.
   const bool created = !fs.exists(dir);
   if (created) {
     if (auto ec = fs.create_directories(dir)) return {ec, "cannot create " + dir.string() + ": " + ec.message()};
   }
   std::unique_ptr<partition_log> p(new partition_log(fs, options.producer_id_expiration_ms));
+  p->new_directory_ = created;
+  if (created) p->durability_pending_.store(true, std::memory_order_release);
 
   const auto metadata = dir / partition_metadata_name;
   if (fs.exists(metadata)) {
@@ -60,8 +62,8 @@ storage_error partition_log::open(file_system& fs, const std::filesystem::path& 
     p->topic_id_ = id;
   } else if (options.topic_id) {
     p->topic_id_ = options.topic_id;
-    p->new_directory_ = created;
-    p->metadata_pending_.store(true, std::memory_order_release);
+    p->metadata_unwritten_ = true;
+    p->durability_pending_.store(true, std::memory_order_release);
   }
 
   if (auto err = leader_epoch_cache::open(fs, dir, &p->epochs_)) return err;
@@ -82,7 +84,7 @@ storage_error partition_log::open(file_system& fs, const std::filesystem::path& 
   lo.log_start_offset = options.log_start_offset;
   lo.now_ms = options.now_ms;
   lo.jitter_seed = options.jitter_seed;
-  lo.defer_directory_sync = created && p->metadata_pending_.load(std::memory_order_relaxed);
+  lo.defer_directory_sync = created;
   partition_log* self = p.get();
   lo.on_recovered_batch = [self](const protocol::record_batch_view& b) { self->on_recovered(b); };
   log_load_report local_report;
@@ -216,8 +218,8 @@ std::error_code partition_log::append(std::span<uint8_t> batches, const append_o
                                       producer_origin origin, int16_t transaction_version,
                                       partition_append_result* out) {
   *out = {};
-  // partition.metadata is durable before any of the partition's data.
-  if (auto ec = write_pending_metadata()) return ec;
+  // The directory and partition.metadata are durable before any data.
+  if (auto ec = make_durable()) return ec;
   if (offline()) return make_error_code(log_errc::log_offline);
   const bool leader = options.origin == append_origin::leader;
   const bool append_time = log_->config().timestamp_type == message_timestamp_type::log_append_time;
@@ -318,32 +320,39 @@ std::error_code partition_log::take_snapshot() {
   return to_error(write_producer_snapshot(fs_, dir(), producers_));
 }
 
-std::error_code partition_log::write_pending_metadata() {
-  if (!metadata_pending_.load(std::memory_order_acquire)) return {};
-  std::lock_guard lock(metadata_mutex_);
-  if (!metadata_pending_.load(std::memory_order_relaxed)) return {};
+std::error_code partition_log::make_durable() {
+  if (!durability_pending_.load(std::memory_order_acquire)) return {};
+  std::lock_guard lock(durability_mutex_);
+  if (!durability_pending_.load(std::memory_order_relaxed)) return {};
   if (offline()) return std::make_error_code(std::errc::io_error);
+  auto failed = [this](std::error_code ec) {
+    offline_.store(true, std::memory_order_release);
+    return ec;
+  };
   // The atomic write syncs the file and then the partition's directory,
   // which also makes the first segment's entries durable.
-  if (auto err = write_partition_metadata(fs_, dir() / partition_metadata_name, *topic_id_)) return to_error(err);
-  if (new_directory_) {
-    if (auto ec = fs_.sync_directory(dir().parent_path())) {
-      offline_.store(true, std::memory_order_release);
-      return ec;
-    }
+  if (metadata_unwritten_) {
+    if (auto err = write_partition_metadata(fs_, dir() / partition_metadata_name, *topic_id_)) return to_error(err);
+  } else if (new_directory_) {
+    if (auto ec = fs_.sync_directory(dir())) return failed(ec);
   }
-  metadata_pending_.store(false, std::memory_order_release);
+  if (new_directory_) {
+    if (auto ec = fs_.sync_directory(dir().parent_path())) return failed(ec);
+  }
+  metadata_unwritten_ = false;
+  new_directory_ = false;
+  durability_pending_.store(false, std::memory_order_release);
   return {};
 }
 
 std::error_code partition_log::close() {
   std::error_code first;
-  if (auto ec = write_pending_metadata()) first = ec;
+  if (auto ec = make_durable()) first = ec;
   {
     // Nothing is written into the directory after it closed (it may be
     // renamed for deletion next).
-    std::lock_guard lock(metadata_mutex_);
-    metadata_pending_.store(false, std::memory_order_release);
+    std::lock_guard lock(durability_mutex_);
+    durability_pending_.store(false, std::memory_order_release);
   }
   if (!offline()) {
     if (auto ec = take_snapshot()) first = ec;

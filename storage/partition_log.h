@@ -130,20 +130,22 @@ class partition_log {
   // Empty, restarting at o (and log start o); epoch cache and snapshots cleared.
   std::error_code truncate_fully_and_start_at(offset o, int64_t now_ms);
 
-  // A new partition's partition.metadata, written and synced with its
-  // directory and the log dir's entry for it; nothing when already done.
-  // Done before the first append at the latest (and at close); the broker
-  // calls it off the partition's strand right after creating the log, as
-  // Kafka flushes the file in the background. Any thread.
-  std::error_code write_pending_metadata();
+  // What opening left unsynced made durable: a new partition's directory
+  // (its first segment's entries, the log dir's entry for it) and an
+  // unwritten partition.metadata; nothing when already done. Done before
+  // the first append at the latest (and at close); the broker calls it off
+  // the partition's strand right after creating the log, as Kafka flushes
+  // partition.metadata in the background. Any thread.
+  std::error_code make_durable();
   // A log found without partition.metadata (a crash before it was written)
   // takes the topic id from the metadata log; written as for a new
   // partition. Before the partition takes writes.
   void adopt_topic_id(const protocol::uuid& id) {
-    std::lock_guard lock(metadata_mutex_);
+    std::lock_guard lock(durability_mutex_);
     if (topic_id_) return;
     topic_id_ = id;
-    metadata_pending_.store(true, std::memory_order_release);
+    metadata_unwritten_ = true;
+    durability_pending_.store(true, std::memory_order_release);
   }
 
   // Writes <log end>.snapshot (done on every roll and at close).
@@ -171,11 +173,13 @@ class partition_log {
   std::unique_ptr<leader_epoch_cache> epochs_;
   producer_state producers_;
   std::optional<protocol::uuid> topic_id_;
-  // partition.metadata still to be written (a new partition), and whether
-  // this log created its directory (so the log dir's entry needs a sync too).
-  std::atomic<bool> metadata_pending_{false};
+  // make_durable() has work left: partition.metadata to write, and/or the
+  // directory this log created to sync with the log dir's entry for it
+  // (both guarded by durability_mutex_).
+  std::atomic<bool> durability_pending_{false};
+  bool metadata_unwritten_ = false;
   bool new_directory_ = false;
-  std::mutex metadata_mutex_;
+  std::mutex durability_mutex_;
   // While loading: whether recovered batches continue the snapshot's state.
   bool feeding_producers_ = false;
   // While loading: the first offset recovery scanned (its segments' `.txnindex`

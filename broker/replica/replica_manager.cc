@@ -107,7 +107,7 @@ asio::awaitable<std::error_code> replica_manager::apply_one(partition_update& u,
       // Its partition.metadata is made durable in the background, as Kafka
       // does, and by the first append at the latest.
       asio::post(role_pool_, [this, log, tp = u.tp] {
-        if (auto ec = log->write_pending_metadata()) {
+        if (auto ec = log->make_durable()) {
           spdlog::error("Cannot write partition.metadata of {}: {}", storage::partition_dir_name(tp), ec.message());
           logs_.note_error(tp, ec);
         }

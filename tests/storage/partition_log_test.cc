@@ -270,10 +270,10 @@ TEST_F(PartitionLogTest, PendingMetadataWrittenInTheBackgroundOnlyOnce) {
   auto& ffs = static_cast<faulty_file_system&>(*fs_);
   root_ = "/";
   open();
-  ASSERT_FALSE(plog_->write_pending_metadata());
+  ASSERT_FALSE(plog_->make_durable());
   EXPECT_TRUE(ffs.durable_content(dir() / "partition.metadata"));
   const auto after = ffs.stats();
-  ASSERT_FALSE(plog_->write_pending_metadata());
+  ASSERT_FALSE(plog_->make_durable());
   EXPECT_EQ(ffs.stats().renames, after.renames);
   EXPECT_EQ(ffs.stats().file_syncs, after.file_syncs);
   EXPECT_EQ(ffs.stats().directory_syncs, after.directory_syncs);
