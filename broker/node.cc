@@ -150,6 +150,10 @@ struct broker_node::impl {
   dispatcher dispatch;
   std::string cluster_id;
   std::unique_ptr<storage::log_manager> logs;
+  // Replication throttles, leader and follower side (the publisher keeps
+  // them in step with the throttle configs); declared before what uses them.
+  std::unique_ptr<replication_quota> leader_quota;
+  std::unique_ptr<replication_quota> follower_quota;
   std::unique_ptr<replica_manager> replicas;
   std::unique_ptr<fetcher_manager> fetchers;              // followers' fetchers
   std::unique_ptr<alter_partition_manager> isr_changes;  // leaders' ISR changes to the controller
@@ -307,6 +311,14 @@ std::optional<std::string> broker_node::impl::start() {
     co_await asio::co_spawn(removal_pool, wait_for_cleaner, asio::use_awaitable);
   });
   publisher = std::make_unique<metadata_publisher>(io.get_executor(), *replicas, cfg, wall_clock_ms);
+  {
+    const int windows = static_cast<int>(cfg.get_int("replication.quota.window.num"));
+    const int64_t window_ms = cfg.get_int("replication.quota.window.size.seconds") * 1000;
+    leader_quota = std::make_unique<replication_quota>(windows, window_ms);
+    follower_quota = std::make_unique<replication_quota>(windows, window_ms);
+    publisher->set_replication_quotas(leader_quota.get(), follower_quota.get());
+    services.leader_quota = leader_quota.get();
+  }
   replicas->set_broker_lookup([p = publisher.get()](node_id id) -> std::optional<broker_status> {
     const auto image = p->image();
     const controller::broker_registration* b = image ? image->broker(id.value) : nullptr;
@@ -321,6 +333,7 @@ std::optional<std::string> broker_node::impl::start() {
     fetch.response_max_bytes = static_cast<int32_t>(cfg.get_int("replica.fetch.response.max.bytes"));
     fetch.backoff_ms = cfg.get_int("replica.fetch.backoff.ms");
     fetch.request_timeout = std::chrono::milliseconds(cfg.get_int("replica.socket.timeout.ms"));
+    fetch.quota = follower_quota.get();
     auto epoch = [r = replicas.get()] { return r->broker_epoch(); };
     fetchers = std::make_unique<fetcher_manager>(io.get_executor(), node_id(cfg.node_id),
                                                  static_cast<int32_t>(cfg.get_int("num.replica.fetchers")),

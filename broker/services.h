@@ -26,6 +26,7 @@ class group_coordinator;
 }
 class metadata_publisher;
 class replica_manager;
+class replication_quota;
 class controller_service;
 class raft_driver;
 class producer_id_manager;
@@ -44,6 +45,8 @@ struct broker_services {
   // The broker's published metadata image and the partitions it hosts.
   metadata_publisher* metadata = nullptr;
   replica_manager* replicas = nullptr;
+  // The leader side's replication throttle (null: none).
+  replication_quota* leader_quota = nullptr;
   fetch::shared_fetch_sessions* fetch_sessions = nullptr;
   // The classic group coordinator's shards on this broker.
   group::group_coordinator* groups = nullptr;

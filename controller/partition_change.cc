@@ -15,6 +15,29 @@ bool contains_all(const std::vector<int32_t>& big, const std::vector<int32_t>& s
 
 }  // namespace
 
+reassignment_replicas reassignment_replicas::between(const std::vector<int32_t>& current,
+                                                     const std::vector<int32_t>& target) {
+  // Both difference lists sorted, as Kafka computes them.
+  std::set<int32_t> removing, adding;
+  for (int32_t r : current)
+    if (!contains(target, r)) removing.insert(r);
+  for (int32_t r : target)
+    if (!contains(current, r)) adding.insert(r);
+  reassignment_replicas out;
+  out.replicas = target;
+  out.replicas.insert(out.replicas.end(), removing.begin(), removing.end());
+  out.adding.assign(adding.begin(), adding.end());
+  out.removing.assign(removing.begin(), removing.end());
+  return out;
+}
+
+std::vector<int32_t> reassignment_replicas::original() const {
+  std::vector<int32_t> out;
+  for (int32_t r : replicas)
+    if (!contains(adding, r)) out.push_back(r);
+  return out;
+}
+
 bool change_record_is_noop(const msg::partition_change_record& r) {
   return !r.isr && r.leader == no_leader_change && !r.replicas && !r.removing_replicas &&
          !r.adding_replicas && r.leader_recovery_state == -1 && !r.directories &&
@@ -30,6 +53,8 @@ partition_change_builder::partition_change_builder(const partition_registration&
       options_(std::move(options)),
       target_isr_(current.isr),
       target_replicas_(current.replicas),
+      target_adding_(current.adding),
+      target_removing_(current.removing),
       target_elr_(current.elr),
       target_recovery_state_(current.leader_recovery_state) {}
 
@@ -39,6 +64,14 @@ partition_change_builder& partition_change_builder::set_target_isr(std::vector<i
 }
 partition_change_builder& partition_change_builder::set_target_replicas(std::vector<int32_t> replicas) {
   target_replicas_ = std::move(replicas);
+  return *this;
+}
+partition_change_builder& partition_change_builder::set_target_adding(std::vector<int32_t> adding) {
+  target_adding_ = std::move(adding);
+  return *this;
+}
+partition_change_builder& partition_change_builder::set_target_removing(std::vector<int32_t> removing) {
+  target_removing_ = std::move(removing);
   return *this;
 }
 partition_change_builder& partition_change_builder::set_unclean_shutdown_replicas(std::vector<int32_t> r) {
@@ -150,11 +183,53 @@ void partition_change_builder::update_last_known_leader(msg::partition_change_re
   }
 }
 
+void partition_change_builder::complete_reassignment_if_possible() {
+  if (target_adding_.empty() && target_removing_.empty()) return;
+  auto without_removed = [&](const std::vector<int32_t>& v) {
+    std::vector<int32_t> out;
+    for (int32_t r : v)
+      if (!contains(target_removing_, r)) out.push_back(r);
+    return out;
+  };
+  std::vector<int32_t> isr = without_removed(target_isr_);
+  std::vector<int32_t> replicas = without_removed(target_replicas_);
+  // Complete only with every remaining replica in sync: never shrink the
+  // replica set below what holds the data.
+  if (isr.empty() || replicas.empty() || !contains_all(isr, replicas)) return;
+  target_isr_ = std::move(isr);
+  target_replicas_ = std::move(replicas);
+  target_adding_.clear();
+  target_removing_.clear();
+}
+
+void partition_change_builder::set_assignment_changes(msg::partition_change_record& record) const {
+  if (!target_replicas_.empty() && target_replicas_ != current_.replicas) {
+    record.replicas = target_replicas_;
+    if (options_.version.directory_assignment_supported()) {
+      // Replicas keep their directory; new ones get their broker's default.
+      std::vector<protocol::uuid> dirs;
+      for (int32_t r : target_replicas_) {
+        auto at = std::find(current_.replicas.begin(), current_.replicas.end(), r);
+        size_t i = static_cast<size_t>(at - current_.replicas.begin());
+        if (at != current_.replicas.end() && i < current_.directories.size()) {
+          dirs.push_back(current_.directories[i]);
+        } else {
+          dirs.push_back(options_.default_directory ? options_.default_directory(r) : protocol::uuid{});
+        }
+      }
+      record.directories = std::move(dirs);
+    }
+  }
+  if (target_removing_ != current_.removing) record.removing_replicas = target_removing_;
+  if (target_adding_ != current_.adding) record.adding_replicas = target_adding_;
+}
+
 std::optional<msg::partition_change_record> partition_change_builder::build() {
   msg::partition_change_record record;
   record.topic_id = topic_id_;
   record.partition_id = partition_;
 
+  complete_reassignment_if_possible();
   populate_target_elr();
   try_election(record);
   // A replica set that drops a member needs a new leader epoch.
@@ -171,7 +246,7 @@ std::optional<msg::partition_change_record> partition_change_builder::build() {
     record.leader = current_.leader;
   }
   update_last_known_leader(record);
-  if (!target_replicas_.empty() && target_replicas_ != current_.replicas) record.replicas = target_replicas_;
+  set_assignment_changes(record);
   if (target_recovery_state_ != current_.leader_recovery_state) {
     record.leader_recovery_state = target_recovery_state_;
   }

@@ -17,12 +17,15 @@
 //   clear. An unclean election clears them too.
 // - Last-known ELR keeps the last leader when the ISR first empties, and
 //   clears once the partition has a leader again.
+// - Reassignment: a reassigning partition lists its target replicas first,
+//   then the ones being removed (`removing`), with the new ones in `adding`.
+//   Once the target ISR holds every target replica, the change completes
+//   it: replicas and ISR lose the removed ones, adding/removing clear, and
+//   a leader being removed is replaced by an election.
 // - A record with a leader field bumps the leader epoch on replay; every
 //   record bumps the partition epoch. Before 3.6 an ISR shrink also bumps
-//   the leader epoch.
+//   the leader epoch. A replica set that drops a member bumps it too.
 // No record (nullopt) when nothing would change.
-//
-// Partition reassignment (adding/removing replicas) is not handled yet.
 //
 // Pure; used on the controller strand.
 
@@ -45,6 +48,22 @@ struct partition_change_options {
   metadata_version version = latest_production_metadata_version;
   int32_t min_isr = 1;
   bool elr_enabled = false;
+  // Where a replica new to the partition goes (directory assignment).
+  std::function<protocol::uuid(int32_t)> default_directory;
+};
+
+// The replica lists of a partition under reassignment (Kafka's
+// PartitionReassignmentReplicas): target order first, then the removed.
+struct reassignment_replicas {
+  std::vector<int32_t> replicas;
+  std::vector<int32_t> adding;
+  std::vector<int32_t> removing;
+
+  // Moving from `current` to `target`.
+  static reassignment_replicas between(const std::vector<int32_t>& current, const std::vector<int32_t>& target);
+  bool in_progress() const { return !adding.empty() || !removing.empty(); }
+  // The replicas before the reassignment began (what a cancel goes back to).
+  std::vector<int32_t> original() const;
 };
 
 class partition_change_builder {
@@ -54,6 +73,8 @@ class partition_change_builder {
 
   partition_change_builder& set_target_isr(std::vector<int32_t> isr);
   partition_change_builder& set_target_replicas(std::vector<int32_t> replicas);
+  partition_change_builder& set_target_adding(std::vector<int32_t> adding);
+  partition_change_builder& set_target_removing(std::vector<int32_t> removing);
   partition_change_builder& set_unclean_shutdown_replicas(std::vector<int32_t> replicas);
   partition_change_builder& set_election(election_type election);
   partition_change_builder& set_target_leader_recovery_state(int8_t state);
@@ -77,6 +98,8 @@ class partition_change_builder {
   void try_election(msg::partition_change_record& record);
   void update_record_elr(msg::partition_change_record& record);
   void update_last_known_leader(msg::partition_change_record& record) const;
+  void complete_reassignment_if_possible();
+  void set_assignment_changes(msg::partition_change_record& record) const;
 
   const partition_registration& current_;
   protocol::uuid topic_id_;
@@ -84,6 +107,8 @@ class partition_change_builder {
   partition_change_options options_;
   std::vector<int32_t> target_isr_;
   std::vector<int32_t> target_replicas_;
+  std::vector<int32_t> target_adding_;
+  std::vector<int32_t> target_removing_;
   std::vector<int32_t> target_elr_;
   std::vector<int32_t> unclean_shutdown_;
   election_type election_ = election_type::online;

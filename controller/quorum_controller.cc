@@ -156,7 +156,6 @@ void quorum_controller::leader_and_isr_updates(const metadata_image& image, int3
                                                int32_t broker_to_add, int32_t unclean_shutdown,
                                                const std::function<bool(const partition_registration&)>& pick,
                                                std::vector<metadata_record>& out) const {
-  bool elr = elr_enabled(image);
   auto acceptable = [&](int32_t r) {
     if (r < 0 || r == broker_to_remove || r == unclean_shutdown) return false;
     return r == broker_to_add || is_active(image, r);
@@ -164,11 +163,8 @@ void quorum_controller::leader_and_isr_updates(const metadata_image& image, int3
   for (const auto& [id, topic] : image.topics_by_id) {
     for (const auto& [partition, p] : topic->partitions) {
       if (!pick(p)) continue;
-      partition_change_options o;
+      partition_change_options o = change_options(image, *topic);
       o.acceptable_leader = acceptable;
-      o.version = image.version();
-      o.min_isr = effective_min_isr(image, *topic);
-      o.elr_enabled = elr;
       partition_change_builder builder(p, id, partition, o);
       if (unclean_election_enabled(image, topic->name)) builder.set_election(election_type::unclean);
       if (unclean_shutdown >= 0) builder.set_unclean_shutdown_replicas({unclean_shutdown});

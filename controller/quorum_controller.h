@@ -40,6 +40,7 @@
 #include "protocol/error_code.h"
 #include "protocol/messages/allocate_producer_ids.h"
 #include "protocol/messages/alter_partition.h"
+#include "protocol/messages/alter_partition_reassignments.h"
 #include "protocol/messages/alter_configs.h"
 #include "protocol/messages/broker_heartbeat.h"
 #include "protocol/messages/broker_registration.h"
@@ -49,6 +50,7 @@
 #include "protocol/messages/delete_topics.h"
 #include "protocol/messages/elect_leaders.h"
 #include "protocol/messages/incremental_alter_configs.h"
+#include "protocol/messages/list_partition_reassignments.h"
 #include "protocol/messages/unregister_broker.h"
 
 namespace hw::controller {
@@ -192,6 +194,13 @@ class quorum_controller {
                                                                    int16_t version);
   controller_result<msg::elect_leaders_response> elect_leaders(const msg::elect_leaders_request& request,
                                                                int16_t version);
+  // Starts, changes or cancels (null replicas) partition reassignments
+  // (quorum_controller_reassignment.cc); the leader's AlterPartition
+  // completes them once the new replicas are in sync.
+  controller_result<msg::alter_partition_reassignments_response> alter_partition_reassignments(
+      const msg::alter_partition_reassignments_request& request, int16_t version);
+  msg::list_partition_reassignments_response list_partition_reassignments(
+      const msg::list_partition_reassignments_request& request) const;
   // Periodic tasks (Kafka runs them every leader.imbalance.check.interval
   // and on a timer): move leadership back to preferred replicas
   // (auto.leader.rebalance.enable), and elect unclean leaders for leaderless
@@ -244,6 +253,13 @@ class quorum_controller {
   void controlled_shutdown_records(const metadata_image& image, int32_t broker, int64_t epoch,
                                    std::vector<metadata_record>& out) const;
   bool is_active(const metadata_image& image, int32_t broker) const;
+  // How a change of one of topic's partitions is decided: leaders must be
+  // active, the topic's min ISR, ELR on or off, new replicas' directories.
+  partition_change_options change_options(const metadata_image& image, const topic_image& topic) const;
+  // The directory a new replica on broker goes to (Kafka's defaultDir):
+  // its only log dir; UNASSIGNED with several (the broker picks) or when it
+  // is not registered; MIGRATING when it registered none.
+  protocol::uuid default_directory(const metadata_image& image, int32_t broker) const;
   bool has_leaderships(const metadata_image& image, int32_t broker) const;
   int64_t lowest_active_offset(const metadata_image& image) const;
   api_error check_broker_epoch(int32_t broker, int64_t epoch) const;
@@ -268,6 +284,9 @@ class quorum_controller {
                          msg::create_topics_response::creatable_topic_result& result);
   api_error create_partitions_of(const msg::create_partitions_request::create_partitions_topic& topic,
                                  std::vector<metadata_record>& records);
+  api_error reassign_partition(const std::string& topic, int32_t partition,
+                               const std::optional<std::vector<int32_t>>& target,
+                               bool allow_replication_factor_change, std::vector<metadata_record>& out) const;
   api_error validate_manual_assignment(const std::vector<int32_t>& replicas,
                                        std::optional<size_t> replication_factor) const;
   msg::partition_record new_partition(const protocol::uuid& topic_id, int32_t partition,

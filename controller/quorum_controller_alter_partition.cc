@@ -84,11 +84,7 @@ controller_result<msg::alter_partition_response> quorum_controller::alter_partit
         r.error_code = static_cast<int16_t>(e);
         continue;
       }
-      partition_change_options o;
-      o.acceptable_leader = [&](int32_t b) { return is_active(image, b); };
-      o.version = image.version();
-      o.min_isr = effective_min_isr(image, *topic);
-      o.elr_enabled = elr_enabled(image);
+      partition_change_options o = change_options(image, *topic);
       partition_change_builder builder(*partition, topic->id, data.partition_index, o);
       if (unclean_election_enabled(image, topic->name)) builder.set_election(election_type::unclean);
       builder.set_target_isr(new_isr_of(data, version));

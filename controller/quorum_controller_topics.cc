@@ -67,20 +67,28 @@ msg::partition_record quorum_controller::new_partition(const protocol::uuid& top
   r.leader_epoch = 0;
   r.partition_epoch = 0;
   if (image_->version().directory_assignment_supported()) {
-    // Each replica goes to its broker's only log dir; with several, the
-    // broker picks one and reports it (UNASSIGNED until then).
-    for (int32_t b : replicas) {
-      const broker_registration* reg = image_->broker(b);
-      if (!reg || reg->log_dirs.empty()) {
-        r.directories.push_back(directory_id(2));  // MIGRATING
-      } else if (reg->log_dirs.size() == 1) {
-        r.directories.push_back(reg->log_dirs.front());
-      } else {
-        r.directories.push_back(directory_id(0));  // UNASSIGNED
-      }
-    }
+    for (int32_t b : replicas) r.directories.push_back(default_directory(*image_, b));
   }
   return r;
+}
+
+protocol::uuid quorum_controller::default_directory(const metadata_image& image, int32_t broker) const {
+  const broker_registration* reg = image.broker(broker);
+  if (!reg) return directory_id(0);                    // UNASSIGNED
+  if (reg->log_dirs.empty()) return directory_id(2);   // MIGRATING
+  if (reg->log_dirs.size() == 1) return reg->log_dirs.front();
+  return directory_id(0);  // UNASSIGNED: the broker picks one and reports it
+}
+
+partition_change_options quorum_controller::change_options(const metadata_image& image,
+                                                           const topic_image& topic) const {
+  partition_change_options o;
+  o.acceptable_leader = [this, &image](int32_t r) { return is_active(image, r); };
+  o.version = image.version();
+  o.min_isr = effective_min_isr(image, topic);
+  o.elr_enabled = elr_enabled(image);
+  o.default_directory = [this, &image](int32_t r) { return default_directory(image, r); };
+  return o;
 }
 
 api_error quorum_controller::validate_manual_assignment(const std::vector<int32_t>& replicas,
@@ -486,11 +494,7 @@ controller_result<msg::elect_leaders_response> quorum_controller::elect_leaders(
     if ((preferred && !p.replicas.empty() && p.leader == p.replicas.front()) || (!preferred && p.has_leader())) {
       return {error_code::election_not_needed, "Leader election not needed for topic partition."};
     }
-    partition_change_options o;
-    o.acceptable_leader = [&](int32_t r) { return is_active(image, r); };
-    o.version = image.version();
-    o.min_isr = effective_min_isr(image, *topic);
-    o.elr_enabled = elr_enabled(image);
+    partition_change_options o = change_options(image, *topic);
     partition_change_builder builder(p, topic->id, partition, o);
     builder.set_election(preferred ? election_type::preferred : election_type::unclean);
     auto record = builder.build();
@@ -537,11 +541,7 @@ std::vector<metadata_record> quorum_controller::balance_leaders(size_t max_elect
     for (const auto& [partition, p] : topic->partitions) {
       if (out.size() >= max_elections) return out;
       if (p.replicas.empty() || p.leader == p.replicas.front()) continue;
-      partition_change_options o;
-      o.acceptable_leader = [&](int32_t r) { return is_active(image, r); };
-      o.version = image.version();
-      o.min_isr = effective_min_isr(image, *topic);
-      o.elr_enabled = elr_enabled(image);
+      partition_change_options o = change_options(image, *topic);
       partition_change_builder builder(p, id, partition, o);
       builder.set_election(election_type::preferred);
       if (auto record = builder.build()) out.push_back(*record);
@@ -558,11 +558,7 @@ std::vector<metadata_record> quorum_controller::elect_unclean_leaders(size_t max
     for (const auto& [partition, p] : topic->partitions) {
       if (out.size() >= max_elections) return out;
       if (p.has_leader()) continue;
-      partition_change_options o;
-      o.acceptable_leader = [&](int32_t r) { return is_active(image, r); };
-      o.version = image.version();
-      o.min_isr = effective_min_isr(image, *topic);
-      o.elr_enabled = elr_enabled(image);
+      partition_change_options o = change_options(image, *topic);
       partition_change_builder builder(p, id, partition, o);
       builder.set_election(election_type::unclean);
       if (auto record = builder.build()) out.push_back(*record);

@@ -26,6 +26,7 @@
 #include "broker/replica/alter_partition_manager.h"
 #include "broker/replica/partition_waiter.h"
 #include "broker/replica/replica_manager.h"
+#include "broker/replica/replication_quota.h"
 #include "broker/run_on.h"
 #include "broker/services.h"
 #include "protocol/error_code.h"
@@ -51,6 +52,9 @@ struct partition_slot {
   // the look-up, or where the fetcher's history parts from this log's.
   error_code checked_error = error_code::none;
   std::optional<diverging_epoch> diverging;
+  // A follower's fetch: whether it is in the ISR (a replica out of it may
+  // be throttled, replication_quota.h).
+  bool follower_in_sync = true;
 };
 
 struct slot_result {
@@ -63,9 +67,15 @@ class fetch_reader {
   // The file ranges of the last read_all, by deferred id - 1.
   std::vector<file_range> take_ranges() { return std::move(ranges_); }
 
-  // from_follower: a replica's fetch, read up to the log end.
-  fetch_reader(int32_t max_bytes, bool read_committed, bool from_follower)
-      : max_bytes_(max_bytes), read_committed_(read_committed), from_follower_(from_follower) {}
+  // from_follower: a replica's fetch, read up to the log end; throttled by
+  // `quota` (may be null) when out of sync.
+  fetch_reader(int32_t max_bytes, bool read_committed, bool from_follower, replication_quota* quota = nullptr,
+               std::function<int64_t()> now_ms = {})
+      : max_bytes_(max_bytes),
+        read_committed_(read_committed),
+        from_follower_(from_follower),
+        quota_(quota && now_ms ? quota : nullptr),
+        now_ms_(std::move(now_ms)) {}
 
   // Reads every partition once; returns the bytes read.
   size_t read_all(const std::vector<partition_slot>& slots, std::vector<slot_result>& out) {
@@ -75,14 +85,21 @@ class fetch_reader {
     size_t total = 0;
     int64_t remaining = std::max<int32_t>(max_bytes_, 0);
     bool first_with_data = true;
+    // Kafka's leader-side throttle: out-of-sync replicas of throttled
+    // partitions get nothing while the rate is over the bound.
+    const int64_t now = quota_ ? now_ms_() : 0;
+    const bool over_quota = quota_ && quota_->exceeded(now);
     for (size_t i = 0; i < slots.size(); ++i) {
-      size_t got = read_one(slots[i], remaining, first_with_data, out[i]);
+      const bool hold_back = over_quota && !slots[i].follower_in_sync && slots[i].hosted &&
+                             quota_->throttled(slots[i].hosted->tp());
+      size_t got = read_one(slots[i], hold_back ? 0 : remaining, first_with_data && !hold_back, out[i]);
       auto& r = out[i];
       r.session.key = slots[i].request.key;
       r.session.error = static_cast<error_code>(r.data.error_code);
       r.session.high_watermark = storage::offset(r.data.high_watermark);
       r.session.log_start_offset = storage::offset(r.data.log_start_offset);
       r.session.records_bytes = static_cast<int64_t>(got);
+      if (got > 0 && quota_ && slots[i].hosted && quota_->throttled(slots[i].hosted->tp())) quota_->record(got, now);
       if (got > 0) {
         total += got;
         remaining -= static_cast<int64_t>(got);
@@ -187,6 +204,8 @@ class fetch_reader {
   int32_t max_bytes_;
   bool read_committed_;
   bool from_follower_;
+  replication_quota* quota_;
+  std::function<int64_t()> now_ms_;
   std::vector<file_range> ranges_;
 };
 
@@ -277,6 +296,7 @@ asio::awaitable<void> check_on_strand(const broker_services& s, partition_slot& 
     if (r.fetch_offset > p->log_end_offset() || r.fetch_offset < p->log_start_offset()) return;  // read_one answers
     auto outcome = p->on_follower_fetch(follower, r.fetch_offset, r.log_start_offset, follower_epoch, now_ms);
     slot.checked_error = outcome.error;
+    slot.follower_in_sync = outcome.in_sync;
     expand = std::move(outcome.expand);
   });
   if (expand && s.isr_changes) s.isr_changes->submit(p, std::move(*expand));
@@ -367,7 +387,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
 
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(std::clamp(request->max_wait_ms, 0, max_fetch_wait_ms));
-  fetch_reader reader(request->max_bytes, request->isolation_level == 1, from_follower);
+  fetch_reader reader(request->max_bytes, request->isolation_level == 1, from_follower,
+                      from_follower ? s.leader_quota : nullptr, s.now_ms);
   std::vector<slot_result> results;
   auto waiter = partition_waiter::make(co_await asio::this_coro::executor);
   for (;;) {

@@ -38,6 +38,8 @@ std::span<const api_handler> all_handlers() {
         describe_log_dirs_handler(),
         elect_leaders_handler(),
         incremental_alter_configs_handler(),
+        alter_partition_reassignments_handler(),
+        list_partition_reassignments_handler(),
         describe_quorum_handler(),
         describe_cluster_handler(),
         describe_producers_handler(),
@@ -55,7 +57,7 @@ std::vector<api_handler> controller_handlers() {
   // From the "listeners" of Kafka 4.3's request definitions, among the APIs
   // served here. Fetch (the metadata log's, on a controller) comes with the
   // raft driver (below).
-  static constexpr int16_t controller_keys[] = {18, 19, 20, 32, 33, 37, 43, 44, 55, 60};
+  static constexpr int16_t controller_keys[] = {18, 19, 20, 32, 33, 37, 43, 44, 45, 46, 55, 60};
   std::vector<api_handler> out;
   for (const api_handler& h : all_handlers())
     for (int16_t k : controller_keys)

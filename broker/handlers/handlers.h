@@ -43,6 +43,8 @@ api_handler create_partitions_handler();  // 37_create_partitions.cc
 api_handler delete_groups_handler();      // 42_delete_groups.cc
 api_handler elect_leaders_handler();  // 43_elect_leaders.cc
 api_handler incremental_alter_configs_handler();  // 44_incremental_alter_configs.cc
+api_handler alter_partition_reassignments_handler();  // 45_alter_partition_reassignments.cc
+api_handler list_partition_reassignments_handler();   // 46_list_partition_reassignments.cc
 api_handler offset_delete_handler();      // 47_offset_delete.cc
 api_handler describe_quorum_handler();  // 55_describe_quorum.cc
 api_handler describe_cluster_handler();  // 60_describe_cluster.cc

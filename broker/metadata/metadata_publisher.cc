@@ -1,5 +1,7 @@
 #include "broker/metadata/metadata_publisher.h"
 
+#include <charconv>
+
 #include <spdlog/spdlog.h>
 
 #include "config/topic_configs_layers.h"
@@ -97,6 +99,7 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
     std::lock_guard lock(mutex_);
     image_ = after;
   }
+  if (!delta.changed_configs().empty() || batch.snapshot) update_replication_quotas(*after);
   auto updates = partition_updates(*before, *after, reconfigured);
   if (!updates.empty()) {
     if (auto ec = co_await replicas_.apply(std::move(updates), now_ms_(), after))
@@ -138,6 +141,42 @@ asio::awaitable<bool> metadata_publisher::wait_applied(storage::offset end, std:
     co_return end.value <= applied_offset_ + 1;
   };
   co_return co_await asio::co_spawn(strand_, wait, asio::use_awaitable);
+}
+
+void metadata_publisher::update_replication_quotas(const controller::metadata_image& image) const {
+  // The rates are per-broker dynamic configs only (kafka-configs
+  // --entity-type brokers --entity-name <id>, as kafka-reassign-partitions
+  // --throttle sets them; Kafka's DynamicConfig.Broker): unset, unbounded.
+  const std::string self = std::to_string(replicas_.self());
+  auto rate = [&](const char* key) -> std::optional<int64_t> {
+    auto value = image.config(controller::config_resource_type::broker, self, key);
+    if (!value) return std::nullopt;
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), v);
+    if (ec != std::errc() || end != value->data() + value->size() || v < 0) {
+      spdlog::warn("Ignoring {}={} of broker {}: not a byte rate", key, *value, self);
+      return std::nullopt;
+    }
+    if (v == INT64_MAX) return std::nullopt;
+    return v;
+  };
+  auto throttled = [&](const char* key) {
+    std::map<std::string, throttled_partitions> out;
+    for (const auto& [resource, values] : image.configs) {
+      if (resource.type != controller::config_resource_type::topic) continue;
+      auto it = values.find(key);
+      if (it != values.end()) out.emplace(resource.name, parse_throttled_replicas(it->second, replicas_.self()));
+    }
+    return out;
+  };
+  if (leader_quota_) {
+    leader_quota_->set_bound(rate("leader.replication.throttled.rate"));
+    leader_quota_->set_throttled(throttled("leader.replication.throttled.replicas"));
+  }
+  if (follower_quota_) {
+    follower_quota_->set_bound(rate("follower.replication.throttled.rate"));
+    follower_quota_->set_throttled(throttled("follower.replication.throttled.replicas"));
+  }
 }
 
 storage::log_config metadata_publisher::log_config_for(const controller::metadata_image& image,

@@ -23,6 +23,7 @@
 #include "broker/asio.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/replica/replica_manager.h"
+#include "broker/replica/replication_quota.h"
 #include "config/broker_config.h"
 #include "controller/metadata/image.h"
 #include "storage/log_config.h"
@@ -33,6 +34,14 @@ class metadata_publisher {
  public:
   metadata_publisher(asio::any_io_executor executor, replica_manager& replicas, const config::broker_config& config,
                      std::function<int64_t()> now_ms);
+
+  // The replication throttles to keep in step with the throttle configs
+  // (per-broker rates, topics' throttled replicas); call before the first
+  // batch. Either may be null.
+  void set_replication_quotas(replication_quota* leader, replication_quota* follower) {
+    leader_quota_ = leader;
+    follower_quota_ = follower;
+  }
 
   void on_commit(const committed_batch& batch);
   std::shared_ptr<const controller::metadata_image> image() const;
@@ -57,6 +66,7 @@ class metadata_publisher {
   // The topic's log settings; with `leader`, also what its leader needs
   // (min.insync.replicas, replica.lag.time.max.ms), with `limits` what a
   // produce is checked against.
+  void update_replication_quotas(const controller::metadata_image& image) const;
   storage::log_config log_config_for(const controller::metadata_image& image, const std::string& topic,
                                      leader_settings* leader = nullptr, produce_limits* limits = nullptr) const;
 
@@ -64,6 +74,8 @@ class metadata_publisher {
   replica_manager& replicas_;
   const config::broker_config& config_;
   std::function<int64_t()> now_ms_;
+  replication_quota* leader_quota_ = nullptr;
+  replication_quota* follower_quota_ = nullptr;
 
   mutable std::mutex mutex_;  // leaf: the queue, the published image, waiters
   std::deque<committed_batch> queue_;

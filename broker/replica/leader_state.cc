@@ -163,6 +163,7 @@ follower_fetch_outcome leader_state::on_follower_fetch(node_id follower_id, offs
     isr.push_back(follower_id);
     out.expand = propose(isr_change::kind::expand, std::move(isr), {follower_id});
   }
+  out.in_sync = in_maximal_isr(follower_id);
   return out;
 }
 

@@ -104,6 +104,7 @@ struct follower_fetch_outcome {
   protocol::error_code error = protocol::error_code::none;
   bool log_end_moved = false;          // the HW may move
   std::optional<isr_change> expand;    // to send to the controller
+  bool in_sync = false;                // in the (maximal) ISR: never throttled
 };
 
 class leader_state {

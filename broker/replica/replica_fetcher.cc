@@ -132,8 +132,15 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
   // names them; the session decides which of them the request carries.
   std::map<std::pair<protocol::uuid, int32_t>, sent> asked;
   std::vector<fetch::partition_request> wanted;
+  replication_quota* quota = settings_.quota;
+  const bool over_quota = quota && quota->exceeded(now);
+  bool held_back = false;
   for (auto& [tp, e] : partitions_) {
     if (!e.state.ready(now)) continue;
+    if (over_quota && e.state.lag() > 0 && quota->throttled(tp)) {
+      held_back = true;
+      continue;
+    }
     const fetch_position& pos = e.state.position();
     fetch::partition_request& r = wanted.emplace_back();
     r.key = {e.part->topic_id(), "", tp.partition};
@@ -143,6 +150,14 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
     r.current_leader_epoch = pos.current_leader_epoch;
     r.last_fetched_epoch = pos.last_fetched_epoch;
     asked.emplace(std::make_pair(r.key.topic_id, tp.partition), sent{tp, e.generation, pos});
+  }
+  if (wanted.empty() && held_back) {
+    // Everything ready is throttled: wait for the rate to fall (or a
+    // partition to be added) rather than spin.
+    wake_.expires_after(std::chrono::milliseconds(std::max<int64_t>(settings_.backoff_ms, 1)));
+    boost::system::error_code ignored;
+    co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    co_return;
   }
   const fetch::fetch_session_handler::request plan = session_.build(wanted);
   request.session_id = plan.session_id;
@@ -286,6 +301,7 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
                       source_.value, appended.error.message());
         e->state.on_storage_error();
       } else if (appended.applied) {
+        if (quota && quota->throttled(request_of.tp)) quota->record(static_cast<int64_t>(whole), answered);
         e->state.on_appended(request_of.position.fetch_offset, appended.log_end, appended.last_epoch, leader_hw);
       }
     }

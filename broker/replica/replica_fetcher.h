@@ -15,6 +15,9 @@
 //   the leader's latest and earliest offsets (ListOffsets as this replica)
 //   and truncates or restarts as follower_state decides; the leader's HW
 //   and log start follow.
+// - Throttled partitions (replication_quota.h) that are behind the
+//   leader's HW are left out of a fetch while the follower rate is over
+//   its bound; the bytes fetched for throttled partitions count.
 // - Errors back off replica.fetch.backoff.ms; a fenced epoch waits for the
 //   metadata to give the partition a newer one.
 //
@@ -35,6 +38,7 @@
 #include "broker/network/kafka_client.h"
 #include "broker/replica/follower_state.h"
 #include "broker/replica/partition.h"
+#include "broker/replica/replication_quota.h"
 
 namespace hw::broker {
 
@@ -45,6 +49,8 @@ struct fetcher_settings {
   int32_t response_max_bytes = 10'485'760;   // replica.fetch.response.max.bytes
   int64_t backoff_ms = 1000;                 // replica.fetch.backoff.ms
   std::chrono::milliseconds request_timeout{30'000};  // replica.socket.timeout.ms
+  // The follower side's replication throttle (owned by the node; null: none).
+  replication_quota* quota = nullptr;
 };
 
 class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {

@@ -172,7 +172,7 @@ TEST_F(DispatcherTest, ControllerListenersServeTheControllerApis) {
   // Fetch (of the metadata log), Vote, BeginQuorumEpoch, EndQuorumEpoch and
   // FetchSnapshot come with the quorum; AlterPartition (partition leaders'
   // ISR changes) and AllocateProducerIds for brokers.
-  EXPECT_EQ(keys, (std::vector<int16_t>{1, 18, 19, 20, 32, 33, 37, 43, 44, 52, 53, 54, 55, 56, 59, 60, 62, 63, 67}));
+  EXPECT_EQ(keys, (std::vector<int16_t>{1, 18, 19, 20, 32, 33, 37, 43, 44, 45, 46, 52, 53, 54, 55, 56, 59, 60, 62, 63, 67}));
 
   auto produce = run(frame(0, 9, 2, true), on_controller);
   EXPECT_TRUE(produce.closes());

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -82,6 +83,22 @@ inline bool printed_line(const tool_result& r, const std::string& line) {
 inline bool printed_line_starting(const tool_result& r, const std::string& prefix) {
   auto lines = lines_of(r.out);
   return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
+}
+
+// A line of the JVM's own logging ("[0.002s][warning][perf,memops] ..."),
+// which it prints on stdout when, for example, another JVM holds the
+// hsperfdata file of the same pid: not the tool's output.
+inline bool jvm_log_line(const std::string& line) {
+  static const std::regex jvm_re(R"(^\[[0-9.]+s\]\[(warning|error|info)\].*)");
+  return std::regex_match(line, jvm_re);
+}
+
+// The tool's stdout lines, without the JVM's.
+inline std::vector<std::string> tool_lines(const tool_result& r) {
+  std::vector<std::string> out;
+  for (auto& line : lines_of(r.out))
+    if (!jvm_log_line(line)) out.push_back(line);
+  return out;
 }
 
 }  // namespace hw::testing

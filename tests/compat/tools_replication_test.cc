@@ -140,22 +140,6 @@ class background_tool {
   size_t consumed_ = 0;
 };
 
-// A line of the JVM's own logging ("[0.002s][warning][perf,memops] ..."),
-// which it prints on stdout when, for example, another JVM holds the
-// hsperfdata file of the same pid: not the tool's output.
-bool jvm_log_line(const std::string& line) {
-  static const std::regex jvm_re(R"(^\[[0-9.]+s\]\[(warning|error|info)\].*)");
-  return std::regex_match(line, jvm_re);
-}
-
-// The tool's stdout lines, without the JVM's.
-std::vector<std::string> tool_lines(const tool_result& r) {
-  std::vector<std::string> out;
-  for (auto& line : lines_of(r.out))
-    if (!jvm_log_line(line)) out.push_back(line);
-  return out;
-}
-
 using position = std::pair<int, int64_t>;  // partition, offset
 
 // What kafka-verifiable-producer.sh printed: one JSON object a line, a

@@ -16,7 +16,9 @@
 #include "protocol/messages/describe_log_dirs.h"
 #include "protocol/messages/describe_quorum.h"
 #include "protocol/messages/describe_topic_partitions.h"
+#include "protocol/messages/alter_partition_reassignments.h"
 #include "protocol/messages/elect_leaders.h"
+#include "protocol/messages/list_partition_reassignments.h"
 #include "protocol/messages/incremental_alter_configs.h"
 #include "protocol/messages/list_config_resources.h"
 #include "versions_support.h"
@@ -25,7 +27,8 @@ namespace hw::testing::versions {
 namespace {
 
 constexpr int16_t k_none = 0, k_unknown_topic = 3, k_topic_exists = 36, k_invalid_partitions = 37,
-                  k_election_not_needed = 84, k_unknown_topic_id = 100;
+                  k_election_not_needed = 84, k_unknown_topic_id = 100, k_invalid_replica_assignment = 39,
+                  k_no_reassignment_in_progress = 85;
 constexpr int8_t k_topic_resource = 2;
 
 std::string tname(const char* api, int16_t v) { return std::string(api) + "-v" + std::to_string(v); }
@@ -349,6 +352,48 @@ void elect_leaders_sweep(sweep_context& ctx, int16_t v) {
   }
 }
 
+// AlterPartitionReassignments: the same single replica again changes
+// nothing; an unknown partition, a duplicate broker and a cancel with no
+// reassignment get Kafka's errors; v1 echoes AllowReplicationFactorChange.
+void alter_partition_reassignments_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("reassign", v);
+  create_topic(c, topic, 1);
+  msg::alter_partition_reassignments_request req;
+  req.timeout_ms = 30000;
+  req.allow_replication_factor_change = false;
+  auto& t = req.topics.emplace_back();
+  t.name = topic;
+  t.partitions.push_back({0, std::vector<int32_t>{1}, {}});
+  t.partitions.push_back({7, std::vector<int32_t>{1}, {}});
+  t.partitions.push_back({0, std::vector<int32_t>{1, 1}, {}});
+  t.partitions.push_back({0, std::nullopt, {}});
+  auto resp = c.call<msg::alter_partition_reassignments_response>(45, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_none);
+  EXPECT_FALSE(resp->error_message.has_value());
+  if (v >= 1) { EXPECT_FALSE(resp->allow_replication_factor_change); }
+  ASSERT_EQ(resp->responses.size(), 1u);
+  const auto& parts = resp->responses[0].partitions;
+  ASSERT_EQ(parts.size(), 4u);
+  EXPECT_EQ(parts[0].error_code, k_none);
+  EXPECT_FALSE(parts[0].error_message.has_value());
+  EXPECT_EQ(parts[1].error_code, k_unknown_topic);
+  EXPECT_EQ(parts[2].error_code, k_invalid_replica_assignment) << "checked before the replication factor";
+  EXPECT_EQ(parts[3].error_code, k_no_reassignment_in_progress);
+}
+
+// ListPartitionReassignments: nothing is moving on one broker.
+void list_partition_reassignments_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  msg::list_partition_reassignments_request req;
+  req.timeout_ms = 30000;
+  auto resp = c.call<msg::list_partition_reassignments_response>(46, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_none);
+  EXPECT_TRUE(resp->topics.empty());
+}
+
 void describe_quorum_sweep(sweep_context& ctx, int16_t v) {
   auto& c = ctx.client;
   msg::describe_quorum_request req;
@@ -482,6 +527,8 @@ std::vector<api_sweep> admin_sweeps() {
       {37, "CreatePartitions", &create_partitions_sweep},
       {43, "ElectLeaders", &elect_leaders_sweep},
       {44, "IncrementalAlterConfigs", &incremental_alter_configs_sweep},
+      {45, "AlterPartitionReassignments", &alter_partition_reassignments_sweep},
+      {46, "ListPartitionReassignments", &list_partition_reassignments_sweep},
       {55, "DescribeQuorum", &describe_quorum_sweep},
       {60, "DescribeCluster", &describe_cluster_sweep},
       {74, "ListConfigResources", &list_config_resources_sweep},
