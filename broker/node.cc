@@ -279,6 +279,9 @@ std::optional<std::string> broker_node::impl::start_quorum() {
     controller_service_options co;
     co.node_id = cfg.node_id;
     co.controller = make_quorum_controller_options(cfg, cluster_id);
+    co.on_unclean_elections = [m = stats.get()](int64_t n) {
+      if (m) m->on_unclean_leader_elections(n);
+    };
     controller = std::make_unique<controller_service>(*raft, co, wall_clock_ms);
     services.controller = controller.get();
   }
@@ -431,7 +434,7 @@ std::optional<std::string> broker_node::impl::start() {
 std::optional<std::string> broker_node::impl::serve_metrics() {
   const int64_t port = cfg.get_int("highwater.metrics.port");
   if (port < 0) return std::nullopt;
-  stats->set_gauge_source([r = replicas.get(), f = fetchers.get()] {
+  stats->set_gauge_source([r = replicas.get(), f = fetchers.get(), c = controller.get(), p = publisher.get()] {
     metrics::replica_gauges g;
     for (const auto& p : r->all()) {
       const partition::health h = p->health_now();
@@ -442,6 +445,11 @@ std::optional<std::string> broker_node::impl::serve_metrics() {
       g.offline_replicas += h.offline;
     }
     g.fetcher_max_lag = f ? f->max_lag() : 0;
+    if (c && c->is_active() && p) {
+      const auto image = p->image();
+      for (const auto& [id, topic] : image->topics_by_id)
+        for (const auto& [index, part] : topic->partitions) g.offline_partitions += part.has_leader() ? 0 : 1;
+    }
     return g;
   });
   const std::string& host = cfg.get_string("highwater.metrics.host");

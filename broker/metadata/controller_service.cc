@@ -54,6 +54,7 @@ asio::awaitable<void> controller_service::stop() {
 // partition had may be lost.
 void controller_service::log_unclean_elections(const std::vector<controller::metadata_record>& records) {
   const auto& image = controller_->image();
+  int64_t unclean = 0;
   for (const auto& r : records) {
     const auto* change = std::get_if<protocol::msg::partition_change_record>(&r);
     if (!change || change->leader_recovery_state != static_cast<int8_t>(controller::leader_recovery_state::recovering))
@@ -62,7 +63,9 @@ void controller_service::log_unclean_elections(const std::vector<controller::met
     spdlog::error("Unclean leader election for offline partition {}-{}: broker {} leads, records only its previous "
                   "leaders had may be lost",
                   topic == image.topics_by_id.end() ? "?" : topic->second->name, change->partition_id, change->leader);
+    ++unclean;
   }
+  if (unclean > 0 && options_.on_unclean_elections) options_.on_unclean_elections(unclean);
 }
 
 commit_status controller_service::start_commit(std::vector<controller::metadata_record> records,
@@ -137,6 +140,7 @@ void controller_service::maybe_activate() {
   // Everything before this epoch's LeaderChange is committed and replayed.
   if (driver_.high_watermark() <= driver_.epoch_start_offset()) return;
   active_ = true;
+  active_published_.store(true, std::memory_order_relaxed);
   controller_->revert_to(driver_.committed_image());  // without stale heartbeat sessions
   spdlog::info("Controller {} is active at epoch {} (metadata log committed up to offset {})", options_.node_id,
                driver_.epoch(), driver_.high_watermark().value);
@@ -153,6 +157,7 @@ void controller_service::maybe_activate() {
 
 void controller_service::deactivate() {
   active_ = false;
+  active_published_.store(false, std::memory_order_relaxed);
   controller_->revert_to(driver_.committed_image());
   finish_waiters(true, commit_status::not_controller);
   spdlog::info("Controller {} is no longer active; reverted to the committed metadata at offset {}",

@@ -16,6 +16,7 @@
 // driver's strand (the driver calls the controller's listeners there, and
 // proposals go straight to it). Callers on other strands co_await submit().
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -38,12 +39,17 @@ struct controller_service_options {
   // How long an operation waits for its records to commit.
   std::chrono::milliseconds commit_timeout{30'000};
   std::chrono::milliseconds tick_interval{1'000};  // session expiry checks
+  // Called (on the controller strand) with the number of unclean leader
+  // elections in records this controller wrote (UncleanLeaderElectionsPerSec).
+  std::function<void(int64_t)> on_unclean_elections;
 };
 
 enum class commit_status { committed, not_controller, failed };
 
 class controller_service {
  public:
+  // Whether this node's controller is the active one (any thread; may lag).
+  bool is_active() const { return active_published_.load(std::memory_order_relaxed); }
   using clock_fn = std::function<int64_t()>;
 
   // Registers with the driver's listeners: construct before driver.start().
@@ -108,6 +114,7 @@ class controller_service {
   clock_fn now_ms_;
   std::unique_ptr<controller::quorum_controller> controller_;
   bool active_ = false;
+  std::atomic<bool> active_published_{false};  // active_, for is_active() from any thread
   std::vector<std::shared_ptr<commit_waiter>> waiters_;
   asio::steady_timer tick_timer_;
   bool stopping_ = false;

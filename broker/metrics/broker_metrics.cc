@@ -61,6 +61,12 @@ struct broker_metrics::impl : prometheus::Collectable {
                                .Help("ISR changes the controller refused (Kafka's FailedIsrUpdatesPerSec)")
                                .Register(*registry)
                                .Add({})),
+        unclean_elections(prometheus::BuildCounter()
+                              .Name("kafka_controller_controllerstats_uncleanleaderelections_total")
+                              .Help("Unclean leader elections this node's controller made while active (Kafka's "
+                                    "UncleanLeaderElectionsPerSec)")
+                              .Register(*registry)
+                              .Add({})),
         partitions(gauge("kafka_server_replicamanager_partitioncount", "Partitions hosted here")),
         leaders(gauge("kafka_server_replicamanager_leadercount", "Partitions led here")),
         under_replicated(gauge("kafka_server_replicamanager_underreplicatedpartitions",
@@ -73,7 +79,9 @@ struct broker_metrics::impl : prometheus::Collectable {
                             .Name("kafka_server_replicafetchermanager_maxlag")
                             .Help("The largest lag, in records, of a partition this broker follows")
                             .Register(*registry)
-                            .Add({{"clientid", "Replica"}})) {}
+                            .Add({{"clientid", "Replica"}})),
+        offline_partitions(gauge("kafka_controller_kafkacontroller_offlinepartitionscount",
+                                 "Partitions without a leader, counted by the active controller")) {}
 
   prometheus::Gauge& gauge(const char* name, const char* help) {
     return prometheus::BuildGauge().Name(name).Help(help).Register(*registry).Add({});
@@ -112,6 +120,7 @@ struct broker_metrics::impl : prometheus::Collectable {
       under_min_isr.Set(static_cast<double>(g.under_min_isr));
       offline_replicas.Set(static_cast<double>(g.offline_replicas));
       fetcher_max_lag.Set(static_cast<double>(g.fetcher_max_lag));
+      offline_partitions.Set(static_cast<double>(g.offline_partitions));
     }
     return registry->Collect();
   }
@@ -122,12 +131,14 @@ struct broker_metrics::impl : prometheus::Collectable {
   prometheus::Counter& isr_shrinks;
   prometheus::Counter& isr_expands;
   prometheus::Counter& failed_isr_updates;
+  prometheus::Counter& unclean_elections;
   prometheus::Gauge& partitions;
   prometheus::Gauge& leaders;
   prometheus::Gauge& under_replicated;
   prometheus::Gauge& under_min_isr;
   prometheus::Gauge& offline_replicas;
   prometheus::Gauge& fetcher_max_lag;
+  prometheus::Gauge& offline_partitions;
   std::array<std::atomic<const request_slot*>, api_key_slots> slots{};
   std::atomic<const request_slot*> follower_fetch{nullptr};
   std::mutex slots_mutex;  // leaf: making a request name's series, once
@@ -156,6 +167,10 @@ void broker_metrics::on_isr_update(isr_update what) {
     case isr_update::expanded: impl_->isr_expands.Increment(); break;
     case isr_update::failed: impl_->failed_isr_updates.Increment(); break;
   }
+}
+
+void broker_metrics::on_unclean_leader_elections(int64_t count) {
+  impl_->unclean_elections.Increment(static_cast<double>(count));
 }
 
 void broker_metrics::set_gauge_source(std::function<replica_gauges()> source) {

@@ -22,6 +22,9 @@ struct replica_gauges {
   int64_t under_min_isr = 0;
   int64_t offline_replicas = 0;
   int64_t fetcher_max_lag = 0;
+  // Partitions without a leader, as the active controller counts them (0
+  // on the other nodes, as Kafka's OfflinePartitionsCount).
+  int64_t offline_partitions = 0;
 };
 
 class broker_metrics {
@@ -38,6 +41,8 @@ class broker_metrics {
   // The controller's answer to an ISR change this broker proposed as leader.
   enum class isr_update { shrunk, expanded, failed };
   void on_isr_update(isr_update what);
+  // Unclean leader elections this node's active controller wrote.
+  void on_unclean_leader_elections(int64_t count);
 
   // Read at each scrape; set before serving.
   void set_gauge_source(std::function<replica_gauges()> source);

@@ -53,6 +53,7 @@
 
 #include "broker_process.h"
 #include "kafka_tool.h"
+#include "metrics_scrape.h"
 #include "protocol/messages/describe_quorum.h"
 #include "raw_requests.h"
 
@@ -287,7 +288,8 @@ class ToolsReplicationIT : public ::testing::Test {
         std::vector<std::string> overrides{"node.id=" + std::to_string(id), "controller.listener.names=CONTROLLER",
                                            "controller.quorum.voters=" + voters, "replica.lag.time.max.ms=3000",
                                            "broker.session.timeout.ms=4000", "broker.heartbeat.interval.ms=500",
-                                           "unclean.leader.election.interval.ms=1000"};
+                                           "unclean.leader.election.interval.ms=1000", "highwater.metrics.port=0",
+                                           "highwater.metrics.host=127.0.0.1"};
         if (!dedicated) {
           overrides.push_back("process.roles=broker,controller");
           overrides.push_back("listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" + std::to_string(ports[i]));
@@ -374,6 +376,17 @@ class ToolsReplicationIT : public ::testing::Test {
   }
 
   // Every running broker, as a user lists them in --bootstrap-server.
+  // A metric summed over the controllers 1-3 (only the active one counts
+  // elections and offline partitions); -1 when one of them did not answer.
+  double controllers_metric(const std::string& name) {
+    double sum = 0;
+    for (int id = 1; id <= 3; ++id) {
+      auto v = metric_sample(scrape_metrics(node(id).port("METRICS")), name);
+      if (!v) return -1;
+      sum += *v;
+    }
+    return sum;
+  }
   std::string bootstrap() {
     std::string out;
     for (int id : brokers)
@@ -910,6 +923,10 @@ TEST_F(ToolsReplicationIT, AnElrMemberBackFromAnUncleanShutdownIsNotElected) {
     EXPECT_TRUE(part.isr.empty()) << last_describe;
   }
   for (const auto& [p, st] : metadata_via(b)) EXPECT_EQ(st.leader, -1) << "partition " << p;
+  // The active controller counts them offline (Kafka's OfflinePartitionsCount).
+  EXPECT_TRUE(wait_until([&] { return controllers_metric("kafka_controller_kafkacontroller_offlinepartitionscount") ==
+                                      k_partitions; }, 30s))
+      << "offline partitions: " << controllers_metric("kafka_controller_kafkacontroller_offlinepartitionscount");
 
   // unclean.leader.election.enable on the topic, dynamically: b, the only
   // live replica, leads; what only the dead leader had is gone, as Kafka
@@ -925,6 +942,10 @@ TEST_F(ToolsReplicationIT, AnElrMemberBackFromAnUncleanShutdownIsNotElected) {
     logged = logged || node(id).log().find("Unclean leader election for offline partition " + k_topic + "-") !=
                            std::string::npos;
   EXPECT_TRUE(logged) << logs();
+  // And counts them (Kafka's UncleanLeaderElectionsPerSec), one a partition.
+  EXPECT_EQ(controllers_metric("kafka_controller_controllerstats_uncleanleaderelections_total"), k_partitions);
+  EXPECT_TRUE(wait_until([&] { return controllers_metric("kafka_controller_kafkacontroller_offlinepartitionscount") ==
+                                      0; }, 30s));
   ASSERT_TRUE(restart(a)) << logs();
   ASSERT_TRUE(wait_until([&] { return isr_everywhere(b, {a, b}); }, 60s)) << logs();
   expect_high_watermarks(b, acknowledged);

@@ -335,6 +335,35 @@ TEST(ControllerTopics, UncleanElectionPicksALiveReplicaOutsideTheIsr) {
   EXPECT_EQ(h.image().partition("t", 0)->leader, second);
   EXPECT_EQ(h.image().partition("t", 0)->isr, std::vector<int32_t>{second});
   EXPECT_EQ(h.image().partition("t", 0)->leader_recovery_state, 1);
+
+  // The new leader recovers (KIP-704): its AlterPartition adding the other
+  // replica back says RECOVERED, which the partition keeps; going back to
+  // RECOVERING, or staying there with more than the leader in the ISR, is
+  // refused.
+  h.heartbeat(first);
+  auto alter = [&](std::vector<int32_t> isr, int8_t state) {
+    const partition_registration* now = h.image().partition("t", 0);
+    msg::alter_partition_request r;
+    r.broker_id = second;
+    r.broker_epoch = h.image().broker(second)->epoch;
+    auto& t = r.topics.emplace_back();
+    t.topic_id = h.image().topic("t")->id;
+    auto& d = t.partitions.emplace_back();
+    d.partition_index = 0;
+    d.leader_epoch = now->leader_epoch;
+    d.partition_epoch = now->partition_epoch;
+    d.leader_recovery_state = state;
+    for (int32_t b : isr) d.new_isr_with_epochs.push_back({b, h.image().broker(b)->epoch, {}});
+    auto out = h.controller.alter_partition(r, 3);
+    h.apply(out.records);
+    return static_cast<error_code>(out.response.topics[0].partitions[0].error_code);
+  };
+  EXPECT_EQ(alter({second, first}, 1), error_code::invalid_request);
+  EXPECT_EQ(alter({second, first}, 0), error_code::none);
+  EXPECT_EQ(h.image().partition("t", 0)->leader_recovery_state, 0);
+  EXPECT_EQ(h.image().partition("t", 0)->isr, (std::vector<int32_t>{second, first}));
+  EXPECT_EQ(alter({second}, 1), error_code::invalid_request);
+  EXPECT_EQ(h.image().partition("t", 0)->leader_recovery_state, 0);
 }
 
 TEST(ControllerTopics, BalanceLeadersReturnsLeadershipToPreferredReplicas) {
