@@ -321,6 +321,7 @@ std::optional<std::string> broker_node::impl::start() {
     follower_quota = std::make_unique<replication_quota>(windows, window_ms);
     publisher->set_replication_quotas(leader_quota.get(), follower_quota.get());
     services.leader_quota = leader_quota.get();
+    services.rack_aware_replica_selector = !cfg.get_string("replica.selector.class").empty();
   }
   replicas->set_broker_lookup([p = publisher.get()](node_id id) -> std::optional<broker_status> {
     const auto image = p->image();

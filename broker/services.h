@@ -45,6 +45,8 @@ struct broker_services {
   // The broker's published metadata image and the partitions it hosts.
   metadata_publisher* metadata = nullptr;
   replica_manager* replicas = nullptr;
+  // replica.selector.class is Kafka's RackAwareReplicaSelector (KIP-392).
+  bool rack_aware_replica_selector = false;
   // The leader side's replication throttle (null: none).
   replication_quota* leader_quota = nullptr;
   fetch::shared_fetch_sessions* fetch_sessions = nullptr;

@@ -30,6 +30,9 @@ const std::vector<config_key>& table() {
       {"process.roles", T::list, "broker,controller", rule::list_one_of({"broker", "controller"}),
        "Which roles this process plays: broker, controller or both (Highwater defaults to both)."},
       {"broker.rack", T::string, std::nullopt, rule::none(), "Rack or zone of this broker, used for rack-aware replica placement."},
+      {"replica.selector.class", T::string, std::nullopt,
+       rule::one_of({"org.apache.kafka.common.replica.RackAwareReplicaSelector"}),
+       "How a leader picks the replica a consumer should read from (KIP-392): unset, always the leader; Kafka's RackAwareReplicaSelector, a replica in the consumer's client.rack."},
 
       // --- listeners ------------------------------------------------------------
       {"listeners", T::string, "PLAINTEXT://localhost:9092", rule::none(),

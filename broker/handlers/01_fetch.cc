@@ -26,6 +26,7 @@
 #include "broker/replica/alter_partition_manager.h"
 #include "broker/replica/partition_waiter.h"
 #include "broker/replica/replica_manager.h"
+#include "broker/replica/replica_selector.h"
 #include "broker/replica/replication_quota.h"
 #include "broker/run_on.h"
 #include "broker/services.h"
@@ -55,6 +56,8 @@ struct partition_slot {
   // A follower's fetch: whether it is in the ISR (a replica out of it may
   // be throttled, replication_quota.h).
   bool follower_in_sync = true;
+  // KIP-392: the replica this consumer should read from instead of the leader.
+  std::optional<int32_t> preferred_read_replica;
 };
 
 struct slot_result {
@@ -69,11 +72,14 @@ class fetch_reader {
 
   // from_follower: a replica's fetch, read up to the log end; throttled by
   // `quota` (may be null) when out of sync.
-  fetch_reader(int32_t max_bytes, bool read_committed, bool from_follower, replication_quota* quota = nullptr,
-               std::function<int64_t()> now_ms = {})
+  // leader_only: answer from the leader alone (followers serve consumers'
+  // fetches from v11 on, KIP-392).
+  fetch_reader(int32_t max_bytes, bool read_committed, bool from_follower, bool leader_only,
+               replication_quota* quota = nullptr, std::function<int64_t()> now_ms = {})
       : max_bytes_(max_bytes),
         read_committed_(read_committed),
         from_follower_(from_follower),
+        leader_only_(leader_only),
         quota_(quota && now_ms ? quota : nullptr),
         now_ms_(std::move(now_ms)) {}
 
@@ -135,7 +141,7 @@ class fetch_reader {
     }
     const int32_t current_epoch = slot.request.current_leader_epoch ? slot.request.current_leader_epoch->value : -1;
     error_code e = slot.checked_error;
-    if (e == error_code::none) e = p.check_leader_epoch(current_epoch, true);
+    if (e == error_code::none) e = p.check_leader_epoch(current_epoch, leader_only_);
     // Removed while this read ran (a deletion clears its leader): answered
     // as one removed before the read, not as a leadership change.
     if (e != error_code::none && p.removed()) e = error_code::unknown_topic_or_partition;
@@ -152,6 +158,15 @@ class fetch_reader {
     const storage::offset hw = p.high_watermark();
     const storage::offset lso = p.last_stable_offset();
     const storage::offset bound = from_follower_ ? p.log_end_offset() : read_committed_ ? lso : hw;
+    if (slot.preferred_read_replica) {
+      // Sent to another replica: offsets, no records (Kafka skips the read).
+      out.high_watermark = hw.value;
+      out.last_stable_offset = lso.value;
+      out.log_start_offset = p.log_start_offset().value;
+      out.preferred_read_replica = *slot.preferred_read_replica;
+      r.session.preferred_read_replica = true;
+      return 0;
+    }
     const storage::offset fetch_offset = slot.request.fetch_offset;
     // KIP-595, before the offset range (Kafka's Partition.readRecords): a
     // follower whose log is longer than this one but parts from it earlier
@@ -204,6 +219,7 @@ class fetch_reader {
   int32_t max_bytes_;
   bool read_committed_;
   bool from_follower_;
+  bool leader_only_;
   replication_quota* quota_;
   std::function<int64_t()> now_ms_;
   std::vector<file_range> ranges_;
@@ -266,12 +282,39 @@ partition_slot resolve(const broker_services& s, const controller::metadata_imag
   return slot;
 }
 
+// KIP-392 at a leader, on the partition's strand: the replica a consumer
+// in client_rack should read from when it is not this one (Kafka's
+// findPreferredReadReplica: ISR members holding the fetch offset, then
+// the RackAwareReplicaSelector).
+asio::awaitable<void> pick_read_replica(partition_slot& slot, const std::string& client_rack,
+                                        const controller::metadata_image& image, int64_t now_ms) {
+  std::shared_ptr<partition> p = slot.hosted;
+  co_await run_on(p->strand(), [&] {
+    const leader_state* l = p->leadership();
+    if (p->removed() || !l) return;
+    auto rack_of = [&](int32_t id) -> std::optional<std::string> {
+      const controller::broker_registration* b = image.broker(id);
+      return b ? b->rack : std::nullopt;
+    };
+    const storage::offset at = slot.request.fetch_offset;
+    const replica_view leader{p->leader(), rack_of(p->leader()), p->log_end_offset().value, 0};
+    std::vector<replica_view> followers;
+    for (const follower_progress& f : l->followers()) {
+      const bool in_sync = std::find(l->isr().begin(), l->isr().end(), f.id) != l->isr().end();
+      if (!in_sync || f.log_end < at || f.log_start > at || !image.broker(f.id.value)) continue;
+      followers.push_back({f.id.value, rack_of(f.id.value), f.log_end.value, now_ms - f.last_caught_up_time_ms});
+    }
+    const int32_t chosen = select_rack_aware(client_rack, leader, followers);
+    if (chosen != leader.id) slot.preferred_read_replica = chosen;
+  });
+}
+
 // On the partition's strand, as Kafka's Partition.fetchRecords: the leader
 // epoch, that a follower is a replica, the last fetched epoch against the
 // epoch cache (DivergingEpoch or OFFSET_OUT_OF_RANGE), then the follower's
 // progress (which may move the HW and propose it for the ISR).
 asio::awaitable<void> check_on_strand(const broker_services& s, partition_slot& slot, node_id follower,
-                                      broker_epoch follower_epoch, int64_t now_ms) {
+                                      broker_epoch follower_epoch, int64_t now_ms, bool leader_only) {
   std::shared_ptr<partition> p = slot.hosted;
   const fetch::partition_request& r = slot.request;
   const int32_t current_epoch = r.current_leader_epoch ? r.current_leader_epoch->value : -1;
@@ -281,7 +324,7 @@ asio::awaitable<void> check_on_strand(const broker_services& s, partition_slot& 
       slot.checked_error = error_code::unknown_topic_or_partition;
       return;
     }
-    slot.checked_error = p->check_leader_epoch(current_epoch, true);
+    slot.checked_error = p->check_leader_epoch(current_epoch, leader_only);
     if (slot.checked_error != error_code::none) return;
     if (follower != no_node && !p->is_replica(follower)) {
       // Known at this epoch (a reassignment's new replica) or not at all.
@@ -381,13 +424,22 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const bool from_follower = replica_id >= 0;
   ctx.from_follower = from_follower;
   const int64_t fetch_time_ms = s.now_ms();
+  // Consumers' fetches from v11 on (they carry client metadata) may be
+  // served by followers, up to their HW (KIP-392).
+  const bool leader_only = from_follower || version < 11;
   for (auto& slot : slots)
     if (slot.hosted && (from_follower || slot.request.last_fetched_epoch))
-      co_await check_on_strand(s, slot, from_follower ? node_id(replica_id) : no_node, replica_epoch, fetch_time_ms);
+      co_await check_on_strand(s, slot, from_follower ? node_id(replica_id) : no_node, replica_epoch, fetch_time_ms,
+                               leader_only);
+  if (!from_follower && version >= 11 && !request->rack_id.empty() && s.rack_aware_replica_selector) {
+    for (auto& slot : slots)
+      if (slot.hosted && slot.hosted->is_leader() && slot.checked_error == error_code::none && !slot.diverging)
+        co_await pick_read_replica(slot, request->rack_id, *image, fetch_time_ms);
+  }
 
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(std::clamp(request->max_wait_ms, 0, max_fetch_wait_ms));
-  fetch_reader reader(request->max_bytes, request->isolation_level == 1, from_follower,
+  fetch_reader reader(request->max_bytes, request->isolation_level == 1, from_follower, leader_only,
                       from_follower ? s.leader_quota : nullptr, s.now_ms);
   std::vector<slot_result> results;
   auto waiter = partition_waiter::make(co_await asio::this_coro::executor);
@@ -407,8 +459,9 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         if (slot.hosted) slot.hosted->add_waiter(wake);
     }
     const size_t bytes = reader.read_all(slots, results);
+    // Errors, divergences and redirections to another replica are answered at once.
     const bool any_error = std::any_of(results.begin(), results.end(), [](const slot_result& r) {
-      return r.data.error_code != 0 || r.data.diverging_epoch.epoch >= 0;
+      return r.data.error_code != 0 || r.data.diverging_epoch.epoch >= 0 || r.data.preferred_read_replica >= 0;
     });
     if (!may_wait || any_error || static_cast<int64_t>(bytes) >= request->min_bytes || slots.empty()) break;
     co_await waiter->wait(deadline);

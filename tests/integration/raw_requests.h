@@ -156,14 +156,17 @@ class raw_client {
     std::vector<uint8_t> records;
     bool records_null = false;  // the answer's records were null (not empty)
   };
+  // rack: the consumer's client.rack (v11+, KIP-392).
   std::optional<fetched> fetch(const std::string& topic, int32_t partition, int64_t offset,
-                               int32_t current_leader_epoch = -1, int32_t max_wait_ms = 0) {
+                               int32_t current_leader_epoch = -1, int32_t max_wait_ms = 0,
+                               const std::string& rack = "", int16_t version = k_fetch_version) {
     msg::fetch_request req = fetch_request_of(topic, partition, offset, current_leader_epoch, max_wait_ms);
+    req.rack_id = rack;
     std::vector<uint8_t> body;
     protocol::writer w(body);
-    req.encode(w, k_fetch_version);
+    req.encode(w, version);
     int32_t corr = ++correlation_id_;
-    if (!socket_.send_frame(request_frame(1, k_fetch_version, corr, body))) return std::nullopt;
+    if (!socket_.send_frame(request_frame(1, version, corr, body))) return std::nullopt;
     auto frame = socket_.read_frame(20s);
     if (!frame) {
       ADD_FAILURE() << "no fetch response";
@@ -171,9 +174,9 @@ class raw_client {
     }
     protocol::reader r(*frame);
     msg::response_header h;
-    h.decode(r, protocol::response_header_version(1, k_fetch_version));
+    h.decode(r, protocol::response_header_version(1, version));
     msg::fetch_response resp;
-    resp.decode(r, k_fetch_version);
+    resp.decode(r, version);
     if (!r.ok() || resp.responses.size() != 1 || resp.responses[0].partitions.size() != 1) {
       ADD_FAILURE() << "bad fetch response (top-level error " << resp.error_code << ")";
       return std::nullopt;

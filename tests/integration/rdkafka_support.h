@@ -128,12 +128,15 @@ inline std::optional<std::pair<int64_t, int64_t>> watermarks(rd_kafka_t* rk, con
   return std::make_pair(low, high);
 }
 
-// Every record of partition 0 from the beginning up to `end` (exclusive).
-inline std::vector<rd_record> read_from_beginning(const endpoint& port, const std::string& topic, int64_t end) {
+// Every record of partition 0 from the beginning up to `end` (exclusive),
+// by a consumer with these settings added.
+inline std::vector<rd_record> read_from_beginning(const endpoint& port, const std::string& topic, int64_t end,
+                                                  std::map<std::string, std::string> extra = {}) {
   std::vector<rd_record> out;
   char err[512];
   rd_handle h;
-  h.rk = rd_kafka_new(RD_KAFKA_CONSUMER, rd_conf(port, {{"fetch.message.max.bytes", "2000000"}}), err, sizeof err);
+  extra.emplace("fetch.message.max.bytes", "2000000");
+  h.rk = rd_kafka_new(RD_KAFKA_CONSUMER, rd_conf(port, extra), err, sizeof err);
   EXPECT_NE(h.rk, nullptr) << err;
   if (!h.rk) return out;
   rd_kafka_topic_t* rkt = rd_kafka_topic_new(h.rk, topic.c_str(), nullptr);

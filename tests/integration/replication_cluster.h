@@ -91,6 +91,8 @@ class replication_cluster : public ::testing::Test {
 
   // Overrides a fixture adds to every node's, at every start.
   virtual std::vector<std::string> extra_overrides() const { return {}; }
+  // Overrides a fixture adds to node i's only (0-based).
+  virtual std::vector<std::string> node_overrides(int) const { return {}; }
   // Whether the nodes run on the hosts of a network_lab (so a test can cut
   // links) rather than on 127.0.0.1.
   virtual bool networked() const { return false; }
@@ -108,7 +110,9 @@ class replication_cluster : public ::testing::Test {
                                   "controller.quorum.voters=" + voters, "--override", "min.insync.replicas=2",
                                   "--override", "replica.lag.time.max.ms=3000", "--override",
                                   "broker.session.timeout.ms=4000", "--override", "broker.heartbeat.interval.ms=500"};
-    for (const auto& o : extra_overrides()) {
+    std::vector<std::string> overrides = extra_overrides();
+    for (auto& o : node_overrides(i)) overrides.push_back(std::move(o));
+    for (const auto& o : overrides) {
       args.push_back("--override");
       args.push_back(o);
     }
