@@ -95,7 +95,9 @@ controller_result<msg::alter_partition_reassignments_response> quorum_controller
     const msg::alter_partition_reassignments_request& request, int16_t version) {
   flush();
   controller_result<msg::alter_partition_reassignments_response> out;
-  out.response.error_message = std::nullopt;
+  // An empty request is answered before any work, with the schema's default
+  // message (""); otherwise the message is null unless the whole call failed.
+  if (!request.topics.empty()) out.response.error_message = std::nullopt;
   if (version >= 1) out.response.allow_replication_factor_change = request.allow_replication_factor_change;
   for (const auto& topic : request.topics) {
     auto& topic_result = out.response.responses.emplace_back();

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -321,19 +322,47 @@ TEST_F(ReplicationFailoverIT, AFollowerNamesTheLeaderAndItsEndpoint) {
   EXPECT_EQ(produced->node_endpoints[0].host, "127.0.0.1");
   EXPECT_EQ(produced->node_endpoints[0].port, nodes[leader - 1]->port());
 
+  // A follower serves a consumer's Fetch from v11 on (KIP-392), up to its
+  // high watermark; a broker holding no replica of the partition answers
+  // NOT_LEADER_OR_FOLLOWER naming the leader and its endpoint.
   auto md = client.metadata(std::vector<std::string>{"hint"});
   ASSERT_TRUE(md && md->topics.size() == 1);
   msg::fetch_request fetch = fetch_request_of("", 0, 0, v->leader_epoch);
   fetch.topics[0].topic_id = md->topics[0].topic_id;
-  auto fetched = client.call<msg::fetch_response>(1, 16, fetch);
+  auto served = client.call<msg::fetch_response>(1, 16, fetch);
+  ASSERT_TRUE(served && served->responses.size() == 1 && served->responses[0].partitions.size() == 1);
+  EXPECT_EQ(served->responses[0].partitions[0].error_code, 0);
+
+  ASSERT_EQ(create_topic(at(0), "hint-rf2", {}, 2), "") << logs();
+  std::optional<partition_view> pair;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        pair = view(0, "hint-rf2");
+        if (!pair || pair->leader <= 0) return false;
+        for (int i = 1; i < 3; ++i) {
+          auto seen = view(i, "hint-rf2");
+          if (!seen || seen->leader != pair->leader) return false;
+        }
+        return true;
+      },
+      20s))
+      << logs();
+  int outsider = 1;
+  while (std::find(pair->replicas.begin(), pair->replicas.end(), outsider) != pair->replicas.end()) ++outsider;
+  raw_client other(nodes[outsider - 1]->port());
+  auto md2 = other.metadata(std::vector<std::string>{"hint-rf2"});
+  ASSERT_TRUE(md2 && md2->topics.size() == 1);
+  msg::fetch_request away = fetch_request_of("", 0, 0, pair->leader_epoch);
+  away.topics[0].topic_id = md2->topics[0].topic_id;
+  auto fetched = other.call<msg::fetch_response>(1, 16, away);
   ASSERT_TRUE(fetched && fetched->responses.size() == 1 && fetched->responses[0].partitions.size() == 1);
   const auto& fp = fetched->responses[0].partitions[0];
   EXPECT_EQ(fp.error_code, 6);
-  EXPECT_EQ(fp.current_leader.leader_id, leader);
-  EXPECT_EQ(fp.current_leader.leader_epoch, v->leader_epoch);
+  EXPECT_EQ(fp.current_leader.leader_id, pair->leader);
+  EXPECT_EQ(fp.current_leader.leader_epoch, pair->leader_epoch);
   ASSERT_EQ(fetched->node_endpoints.size(), 1u);
-  EXPECT_EQ(fetched->node_endpoints[0].node_id, leader);
-  EXPECT_EQ(fetched->node_endpoints[0].port, nodes[leader - 1]->port());
+  EXPECT_EQ(fetched->node_endpoints[0].node_id, pair->leader);
+  EXPECT_EQ(fetched->node_endpoints[0].port, nodes[pair->leader - 1]->port());
 }
 
 // An idempotent acks=all producer sending one record every few
