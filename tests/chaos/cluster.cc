@@ -196,6 +196,11 @@ bool chaos_cluster::clean_stop(int i, std::chrono::milliseconds timeout) {
 
 bool chaos_cluster::running(int i) { return nodes_[i]->running(); }
 
+std::optional<int> chaos_cluster::exit_code(int i) {
+  if (running(i)) return std::nullopt;
+  return nodes_[i]->stop(0, 0ms);  // signal 0 sends nothing: this only reads the reaped status
+}
+
 void chaos_cluster::isolate(int i) { lab_->isolate(i); }
 void chaos_cluster::cut(int a, int b) { lab_->cut(a, b); }
 void chaos_cluster::heal_network() {
@@ -296,6 +301,8 @@ std::string chaos_cluster::log_tails(size_t lines) const {
            tail(nodes_[i]->log(), lines);
   return out;
 }
+
+std::string chaos_cluster::log_tail(int i, size_t lines) const { return tail(nodes_[i]->log(), lines); }
 
 bool chaos_cluster::save_logs(const std::string& dir) const {
   std::error_code ec;

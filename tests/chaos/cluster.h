@@ -61,6 +61,9 @@ class chaos_cluster {
   void resume(int i);
   bool clean_stop(int i, std::chrono::milliseconds timeout);
   bool running(int i);
+  // How node i's last run ended (exit code, or -signal); nothing while it
+  // runs or before it first started.
+  std::optional<int> exit_code(int i);
   bool paused(int i) const { return paused_[i]; }
 
   // Network faults (networked only).
@@ -88,6 +91,7 @@ class chaos_cluster {
   // Each node's log from the start, or its last `lines` lines.
   std::string logs() const;
   std::string log_tails(size_t lines) const;
+  std::string log_tail(int i, size_t lines) const;
   // Copies every node's whole log to dir/node<id>.log (the nodes'
   // directories go with the cluster).
   bool save_logs(const std::string& dir) const;
