@@ -58,6 +58,7 @@ const std::string k_topic = "chaos";
 
 struct run_plan {
   std::vector<schedule> schedules;
+  std::string schedule_file;  // HW_CHAOS_SCHEDULE, when the schedule came from there
 };
 
 std::chrono::milliseconds duration_from_env() {
@@ -87,16 +88,22 @@ std::variant<run_plan, std::string> plan_from_env(bool network) {
     if (!s) return std::string("HW_CHAOS_SCHEDULE=") + file + " holds no schedule";
     if (s->network && !network) return std::string("HW_CHAOS_SCHEDULE=") + file + " cuts links; no network lab here";
     plan.schedules.push_back(*s);
+    plan.schedule_file = file;
     return plan;
   }
   for (uint64_t seed : seeds_from_env()) plan.schedules.push_back(make_schedule(seed, duration_from_env(), network));
   return plan;
 }
 
-std::string replay_line(const schedule& s) {
-  return "HW_CHAOS_SEED=" + std::to_string(s.seed) + " HW_CHAOS_DURATION_S=" +
-         std::to_string(std::chrono::duration_cast<std::chrono::seconds>(s.duration).count()) +
-         " build-san/tests/chaos/chaos_tests --gtest_filter='ChaosIT.*'";
+// The command that runs this schedule again.
+std::string replay_line(const schedule& s, const std::string& schedule_file) {
+  const std::string how =
+      !schedule_file.empty()
+          ? "HW_CHAOS_SCHEDULE=" + schedule_file
+          : "HW_CHAOS_SEED=" + std::to_string(s.seed) + " HW_CHAOS_DURATION_S=" +
+                std::to_string(std::chrono::duration_cast<std::chrono::seconds>(s.duration).count()) +
+                (s.network ? "" : " HW_CHAOS_NETWORK=0");
+  return how + " build-san/tests/chaos/chaos_tests --gtest_filter='ChaosIT.*'";
 }
 
 // ---- one run ----
@@ -117,7 +124,8 @@ std::string seconds(clock_type::duration d) {
 
 class chaos_run {
  public:
-  chaos_run(const schedule& s, bool network) : schedule_(s), cluster_(network) {
+  chaos_run(const schedule& s, std::string schedule_file)
+      : schedule_(s), schedule_file_(std::move(schedule_file)), cluster_(s.network) {
     settings_.topic = k_topic;
     settings_.partitions = k_partitions;
     settings_.group = "chaos-" + std::to_string(s.seed);
@@ -314,15 +322,17 @@ class chaos_run {
                              ("hw-chaos-seed" + std::to_string(schedule_.seed) + "-" + std::to_string(::getpid())))
                                 .string();
     const bool saved = cluster_.save_logs(dir);
+    std::ofstream(dir + "/schedule.txt") << to_text(schedule_);  // for HW_CHAOS_SCHEDULE
     std::string problems;
     for (const auto& p : outcome_.problems) problems += "  " + p + "\n";
-    ADD_FAILURE() << "chaos seed " << schedule_.seed << " failed\nreplay: " << replay_line(schedule_) << "\n"
+    ADD_FAILURE() << "chaos seed " << schedule_.seed << " failed\nreplay: " << replay_line(schedule_, schedule_file_) << "\n"
                   << to_text(schedule_) << o.str() << "problems:\n"
                   << (problems.empty() ? "  none\n" : problems)
-                  << (saved ? "whole broker logs in " + dir + "\n" : std::string()) << cluster_.log_tails(40);
+                  << (saved ? "whole broker logs and the schedule in " + dir + "\n" : std::string()) << cluster_.log_tails(40);
   }
 
   const schedule schedule_;
+  const std::string schedule_file_;
   chaos_cluster cluster_;
   workload_settings settings_;
   history history_;
@@ -352,7 +362,7 @@ TEST(ChaosIT, SeededFaultsLoseNoAcknowledgedRecord) {
   for (const auto& s : std::get<run_plan>(plan).schedules) {
     std::unique_ptr<chaos_run> run;
     try {
-      run = std::make_unique<chaos_run>(s, s.network);
+      run = std::make_unique<chaos_run>(s, std::get<run_plan>(plan).schedule_file);
     } catch (const std::exception& e) {
       FAIL() << "cannot set up the cluster for seed " << s.seed << ": " << e.what();
     }
