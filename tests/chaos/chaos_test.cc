@@ -238,18 +238,21 @@ class chaos_run {
     watch_nodes();
   }
 
-  // A node that exited on its own crashed (or something outside the test
-  // stopped it): a problem, with its last lines; it is started again so
-  // that the run goes on.
+  // A node that exited without the schedule stopping it crashed, or
+  // something outside the test signalled it (its last lines say which): a
+  // problem. It is started again (side by side with any other, in case a
+  // majority went at once) so that the run goes on.
   void watch_nodes() {
+    std::vector<int> exited;
     for (int i = 0; i < chaos_cluster::k_nodes; ++i) {
       if (down_.count(i)) continue;
       auto code = cluster_.exit_code(i);
       if (!code) continue;
       const std::string how = *code < 0 ? "signal " + std::to_string(-*code) : "code " + std::to_string(*code);
-      problem(name(i) + " exited on its own with " + how + "; its last lines:\n" + cluster_.log_tail(i, 8));
-      if (!cluster_.start_node(i)) problem(name(i) + " did not start again after exiting on its own");
+      problem(name(i) + " exited, unasked, with " + how + "; its last lines:\n" + cluster_.log_tail(i, 8));
+      exited.push_back(i);
     }
+    if (!exited.empty() && !cluster_.start_nodes(exited)) problem("a node that exited unasked did not start again");
   }
 
   void begin(fault_kind kind, int a, int b) {

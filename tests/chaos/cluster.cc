@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -175,6 +176,14 @@ bool chaos_cluster::start_node(int i) {
   return false;
 }
 
+bool chaos_cluster::start_nodes(const std::vector<int>& which) {
+  std::vector<std::thread> starting;
+  std::vector<int> started(which.size(), 0);
+  for (size_t k = 0; k < which.size(); ++k) starting.emplace_back([&, k] { started[k] = start_node(which[k]); });
+  for (auto& t : starting) t.join();
+  return std::find(started.begin(), started.end(), 0) == started.end();
+}
+
 void chaos_cluster::pause(int i) {
   if (!running(i) || paused_[i]) return;
   ::kill(nodes_[i]->pid(), SIGSTOP);
@@ -209,12 +218,12 @@ void chaos_cluster::heal_network() {
 
 bool chaos_cluster::restore_all() {
   heal_network();
-  bool ok = true;
+  std::vector<int> down;
   for (int i = 0; i < k_nodes; ++i) {
     resume(i);
-    if (!running(i)) ok = start_node(i) && ok;
+    if (!running(i)) down.push_back(i);
   }
-  return ok;
+  return start_nodes(down);
 }
 
 std::optional<int> chaos_cluster::active_controller() {

@@ -57,6 +57,9 @@ class chaos_cluster {
   // the controlled shutdown, SIGKILLing after the timeout (and saying so).
   void kill(int i);
   bool start_node(int i);
+  // Starts these nodes side by side: when a majority is down, none of them
+  // finishes starting until enough others are up to form a quorum.
+  bool start_nodes(const std::vector<int>& which);
   void pause(int i);
   void resume(int i);
   bool clean_stop(int i, std::chrono::milliseconds timeout);
