@@ -29,6 +29,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -38,6 +39,7 @@
 #include <vector>
 
 #include "cluster.h"
+#include "final_read.h"
 #include "history.h"
 #include "schedule.h"
 #include "workload.h"
@@ -111,6 +113,7 @@ std::string replay_line(const schedule& s, const std::string& schedule_file) {
 struct run_outcome {
   uint64_t seed = 0;
   std::map<std::string, int> faults;  // by kind
+  size_t client_restarts = 0;         // producers replaced after a fatal error
   check_result result;
   std::vector<std::string> problems;  // the cluster or the clients did not do what they must
   std::chrono::seconds took{0};
@@ -141,6 +144,7 @@ class chaos_run {
       stop_clients();
     }
     outcome_.result = check(history_.events());
+    outcome_.client_restarts = client_restarts_.size();
     outcome_.took = std::chrono::duration_cast<std::chrono::seconds>(clock_type::now() - run_began_);
     report();
     return outcome_;
@@ -204,12 +208,18 @@ class chaos_run {
   }
   static std::string name(int node) { return "n" + std::to_string(node + 1); }
 
-  // The schedule is timed: each fault begins at its time (or at once, if
-  // the previous one ran late) and is held for its length.
+  // The schedule is timed: each fault begins at its time and is held for
+  // its length. When one ran late (a slow restart), the rest of the
+  // schedule shifts, so that every fault still follows its quiet spell.
   void apply_faults() {
     const auto faults_began = clock_type::now();
+    auto previous_end = faults_began;
+    std::chrono::milliseconds previous_scheduled_end{0};
+    auto due = [&](std::chrono::milliseconds at) {
+      return std::max(faults_began + at, previous_end + (at - previous_scheduled_end));
+    };
     for (const auto& f : schedule_.faults) {
-      hold_until(faults_began + f.at);
+      hold_until(due(f.at));
       const auto began = clock_type::now();
       const int a = resolve(f.first);
       int b = -1;
@@ -224,18 +234,63 @@ class chaos_run {
       hold_until(began + f.length);
       end(f.kind, a);
       ++outcome_.faults[to_string(f.kind)];
+      previous_end = clock_type::now();
+      previous_scheduled_end = f.at + f.length;
     }
-    hold_until(faults_began + schedule_.duration);
+    hold_until(due(schedule_.duration));
+    say("faults over after " + seconds(clock_type::now() - faults_began) + " (" + seconds(schedule_.duration) +
+        " scheduled)");
   }
 
   // Holds until t (the schedule is timed), watching meanwhile that no node
-  // exits unless the schedule stopped it.
+  // exits unless the schedule stopped it and that every producer can still
+  // write.
   void hold_until(clock_type::time_point t) {
     while (clock_type::now() < t) {
       watch_nodes();
+      watch_producers();
       std::this_thread::sleep_until(std::min(t, clock_type::now() + 250ms));
     }
     watch_nodes();
+    watch_producers();
+  }
+
+  // A producer replaced after a fatal error (workload.cc says why that is
+  // librdkafka's doing) is said at once and listed in the report; what the
+  // broker acknowledged before and after is checked as any other write.
+  void watch_producers() {
+    for (size_t i = 0; i < producers_.size(); ++i) {
+      const auto restarts = producers_[i]->restarts();
+      for (size_t k = restarts_seen_[i]; k < restarts.size(); ++k) {
+        const std::string what = "producer p" + std::to_string(i) + " replaced after a fatal error at " +
+                                 restarts[k] + leaders_now(restarts[k]);
+        say(what);
+        client_restarts_.push_back(what);
+      }
+      restarts_seen_[i] = restarts.size();
+    }
+  }
+
+  // What each node's metadata says now of the partition a fatal error
+  // names ("... for chaos [4] ... with broker 1 ..." in librdkafka's words):
+  // whether the broker that refused was still the leader.
+  std::string leaders_now(const std::string& reason) {
+    static const std::regex named(k_topic + R"( \[(\d+)\].* broker (\d+))");
+    std::smatch m;
+    if (!std::regex_search(reason, m, named)) return "";
+    const int partition = std::stoi(m[1]);
+    std::string out = " [partition " + m[1].str() + " now, as each node sees it:";
+    for (int n = 0; n < chaos_cluster::k_nodes; ++n) {
+      auto parts = cluster_.partitions(n, k_topic);
+      out += " " + name(n) + ": ";
+      if (!parts || static_cast<int>(parts->size()) <= partition) {
+        out += "no answer;";
+        continue;
+      }
+      const auto& p = (*parts)[partition];
+      out += "leader n" + std::to_string(p.leader) + " epoch " + std::to_string(p.leader_epoch) + ";";
+    }
+    return out + " the refusing broker is n" + m[2].str() + "]";
   }
 
   // A node that exited without the schedule stopping it crashed, or
@@ -288,7 +343,7 @@ class chaos_run {
   // Everything healed and up, every ISR whole, the producers flushed, then
   // the final read.
   void wind_down() {
-    say("faults over: healing, restarting, waiting for every ISR to be whole");
+    say("healing, restarting, waiting for every ISR to be whole");
     watch_nodes();
     if (!cluster_.restore_all()) problem("a node did not start again after the faults");
     const auto waiting = clock_type::now();
@@ -298,12 +353,14 @@ class chaos_run {
       say("every ISR whole after " + seconds(clock_type::now() - waiting));
     stop_clients();
     say("final read");
-    const auto read = read_everything(settings_, history_, notes_, 120s);
+    const auto read = read_everything(cluster_, k_topic, k_partitions, history_, 120s);
     if (!read.complete) problem("the final read did not reach every partition's high watermark within 120 s");
+    for (const auto& c : read.corrupt) problem("the final read found a corrupt batch: " + c);
     final_read_detail_ = read.detail;
   }
 
   void stop_clients() {
+    watch_producers();
     int unresolved = 0;
     for (auto& p : producers_) unresolved += p->finish(90s);
     if (unresolved > 0) say(std::to_string(unresolved) + " messages without a delivery report after 90 s of flush");
@@ -318,6 +375,8 @@ class chaos_run {
     if (outcome_.faults.empty()) o << " none";
     for (const auto& [kind, n] : outcome_.faults) o << " " << n << " " << kind << ";";
     o << "\n" << outcome_.result.report() << "client errors:\n" << notes_.summary();
+    if (!client_restarts_.empty()) o << "clients replaced:\n";
+    for (const auto& r : client_restarts_) o << "  " << r << "\n";
     if (!final_read_detail_.empty()) o << "final read:\n" << final_read_detail_;
     say(o.str());
     if (outcome_.result.ok() && outcome_.problems.empty()) return;
@@ -326,12 +385,20 @@ class chaos_run {
                                 .string();
     const bool saved = cluster_.save_logs(dir);
     std::ofstream(dir + "/schedule.txt") << to_text(schedule_);  // for HW_CHAOS_SCHEDULE
+    std::ofstream events(dir + "/history.txt");
+    history_.write(events);
+    std::ofstream clients(dir + "/clients.log");
+    notes_.write_log(clients);
     std::string problems;
     for (const auto& p : outcome_.problems) problems += "  " + p + "\n";
-    ADD_FAILURE() << "chaos seed " << schedule_.seed << " failed\nreplay: " << replay_line(schedule_, schedule_file_) << "\n"
+    const std::string files = "in " + dir +
+                              ": the brokers' whole logs (node<id>.log), the schedule (schedule.txt), every event of "
+                              "the history (history.txt), the clients' log (clients.log)\n";
+    ADD_FAILURE() << "chaos seed " << schedule_.seed << " failed\nreplay: " << replay_line(schedule_, schedule_file_)
+                  << "\n"
                   << to_text(schedule_) << o.str() << "problems:\n"
-                  << (problems.empty() ? "  none\n" : problems)
-                  << (saved ? "whole broker logs and the schedule in " + dir + "\n" : std::string()) << cluster_.log_tails(40);
+                  << (problems.empty() ? "  none\n" : problems) << (saved ? files : std::string())
+                  << cluster_.log_tails(40);
   }
 
   const schedule schedule_;
@@ -343,7 +410,9 @@ class chaos_run {
   std::vector<std::unique_ptr<producer>> producers_;
   std::vector<std::unique_ptr<consumer>> consumers_;
   const clock_type::time_point run_began_ = clock_type::now();
-  std::set<int> down_;  // nodes the schedule has stopped
+  std::set<int> down_;              // nodes the schedule has stopped
+  std::map<size_t, size_t> restarts_seen_;   // producer → its restarts already said
+  std::vector<std::string> client_restarts_;
   std::string final_read_detail_;
   run_outcome outcome_;
 };
@@ -362,6 +431,7 @@ TEST(ChaosIT, SeededFaultsLoseNoAcknowledgedRecord) {
   std::map<std::string, int> faults;
   check_counts total;
   int64_t findings = 0;
+  size_t client_restarts = 0;
   for (const auto& s : std::get<run_plan>(plan).schedules) {
     std::unique_ptr<chaos_run> run;
     try {
@@ -375,13 +445,15 @@ TEST(ChaosIT, SeededFaultsLoseNoAcknowledgedRecord) {
     total.acked += o.result.counts.acked;
     total.final_read += o.result.counts.final_read;
     findings += static_cast<int64_t>(o.result.findings.size());
+    client_restarts += o.client_restarts;
     std::cout << "chaos seed " << s.seed << ": " << (o.result.ok() && o.problems.empty() ? "passed" : "FAILED")
               << " in " << o.took.count() << " s\n";
   }
   std::cout << "chaos: " << std::get<run_plan>(plan).schedules.size() << " seeds, faults:";
   for (const auto& [kind, n] : faults) std::cout << " " << n << " " << kind << ";";
   std::cout << " records sent " << total.sent << ", acknowledged " << total.acked << ", in the final reads "
-            << total.final_read << "; " << findings << " findings"
+            << total.final_read << "; " << findings << " findings; " << client_restarts
+            << " producers replaced after a fatal error"
             << (network ? "" : " (process faults only: no network lab)") << "\n";
 }
 

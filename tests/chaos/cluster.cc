@@ -13,13 +13,10 @@
 #include <set>
 #include <thread>
 
-#include "protocol/messages/api_registry.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/describe_quorum.h"
-#include "protocol/messages/headers.h"
 #include "protocol/messages/metadata.h"
-#include "protocol/wire/reader.h"
-#include "protocol/wire/writer.h"
+#include "quiet_request.h"
 
 namespace hw::chaos {
 
@@ -27,34 +24,10 @@ namespace {
 
 namespace msg = protocol::msg;
 using namespace std::chrono_literals;
-using testing::kafka_socket;
 using testing::wait_until;
 
 constexpr uint16_t k_lab_client_port = 9092;
 constexpr uint16_t k_lab_controller_port = 9093;
-
-// One request and its answer, or nothing: unlike the integration tests'
-// raw_client, a node that is down, stopped or slow is expected here and is
-// no test failure.
-template <class Response, class Request>
-std::optional<Response> ask(const endpoint& to, int16_t key, int16_t version, const Request& req,
-                            std::chrono::milliseconds timeout = 3s) {
-  kafka_socket socket(to);
-  if (!socket.connected()) return std::nullopt;
-  std::vector<uint8_t> body;
-  protocol::writer w(body);
-  req.encode(w, version);
-  if (!socket.send_frame(testing::request_frame(key, version, 1, body, "chaos"))) return std::nullopt;
-  auto frame = socket.read_frame(timeout);
-  if (!frame) return std::nullopt;
-  protocol::reader r(*frame);
-  msg::response_header h;
-  h.decode(r, protocol::response_header_version(key, version));
-  Response resp;
-  resp.decode(r, version);
-  if (!r.ok() || h.correlation_id != 1) return std::nullopt;
-  return resp;
-}
 
 bool loopback_port_free(uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -234,10 +207,11 @@ std::optional<int> chaos_cluster::active_controller() {
     auto& t = req.topics.emplace_back();
     t.topic_name = "__cluster_metadata";
     t.partitions.emplace_back();
-    auto resp = ask<msg::describe_quorum_response>(at(i), 55, 1, req);
-    if (!resp || resp->error_code != 0 || resp->topics.size() != 1 || resp->topics[0].partitions.size() != 1)
-      continue;
-    const auto& p = resp->topics[0].partitions[0];
+    auto a = ask<msg::describe_quorum_response>(at(i), 55, 1, req);
+    if (!a) continue;
+    const auto& resp = a->body;
+    if (resp.error_code != 0 || resp.topics.size() != 1 || resp.topics[0].partitions.size() != 1) continue;
+    const auto& p = resp.topics[0].partitions[0];
     if (p.error_code != 0 || p.leader_id < 1 || p.leader_id > k_nodes) continue;
     if (!best || p.leader_epoch > best->first) best = std::make_pair(p.leader_epoch, p.leader_id);
   }
@@ -250,10 +224,11 @@ std::optional<std::vector<partition_state>> chaos_cluster::partitions(int i, con
   req.topics.emplace();
   req.topics->emplace_back().name = topic;
   req.allow_auto_topic_creation = false;
-  auto resp = ask<msg::metadata_response>(at(i), 3, 12, req);
-  if (!resp || resp->topics.size() != 1 || resp->topics[0].error_code != 0) return std::nullopt;
-  std::vector<partition_state> out(resp->topics[0].partitions.size());
-  for (const auto& p : resp->topics[0].partitions) {
+  auto a = ask<msg::metadata_response>(at(i), 3, 12, req);
+  if (!a || a->body.topics.size() != 1 || a->body.topics[0].error_code != 0) return std::nullopt;
+  const auto& topic_data = a->body.topics[0];
+  std::vector<partition_state> out(topic_data.partitions.size());
+  for (const auto& p : topic_data.partitions) {
     if (p.partition_index < 0 || static_cast<size_t>(p.partition_index) >= out.size()) return std::nullopt;
     out[p.partition_index] = partition_state{p.leader_id, p.leader_epoch, p.isr_nodes};
   }
@@ -288,12 +263,12 @@ std::string chaos_cluster::create_topic(const std::string& topic, int partitions
     c.name = key;
     c.value = value;
   }
-  auto resp = ask<msg::create_topics_response>(at(0), 19, 7, req, 30s);
-  if (!resp) return "no answer to CreateTopics";
-  if (resp->topics.size() != 1) return "CreateTopics answered " + std::to_string(resp->topics.size()) + " topics";
-  if (resp->topics[0].error_code != 0)
-    return "CreateTopics error " + std::to_string(resp->topics[0].error_code) + ": " +
-           resp->topics[0].error_message.value_or("");
+  auto a = ask<msg::create_topics_response>(at(0), 19, 7, req, 30s);
+  if (!a) return "no answer to CreateTopics";
+  const auto& topics = a->body.topics;
+  if (topics.size() != 1) return "CreateTopics answered " + std::to_string(topics.size()) + " topics";
+  if (topics[0].error_code != 0)
+    return "CreateTopics error " + std::to_string(topics[0].error_code) + ": " + topics[0].error_message.value_or("");
   return "";
 }
 

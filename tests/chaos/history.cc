@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -23,10 +25,19 @@ std::string at(const position& p) {
   return "partition " + std::to_string(p.first) + " offset " + std::to_string(p.second);
 }
 
+std::string origin_text(const batch_origin& o) {
+  if (o.producer_id < 0) return "no producer id";
+  return "producer id " + std::to_string(o.producer_id) + " epoch " + std::to_string(o.producer_epoch) +
+         " sequence " + std::to_string(o.sequence) + ", leader epoch " + std::to_string(o.leader_epoch);
+}
+
 // Who saw a value where, for the findings' details.
 std::string seen_by(const event& e) {
   switch (e.kind) {
-    case event::type::final_read: return "the final read";
+    case event::type::final_read:
+      return "the final read" + (e.origin.leader_epoch >= 0 || e.origin.producer_id >= 0
+                                     ? " [" + origin_text(e.origin) + "]"
+                                     : std::string());
     case event::type::ack: return "the ack at " + std::to_string(e.at_ms) + " ms";
     case event::type::read:
       return "consumer " + std::to_string(e.consumer) + " gen " + std::to_string(e.generation) + " at " +
@@ -34,6 +45,23 @@ std::string seen_by(const event& e) {
     default: return "?";
   }
 }
+
+// Who read a value at a position: the first few, and how many in all.
+struct readers {
+  std::vector<std::string> first;
+  int64_t count = 0;
+  void add(const std::string& who) {
+    if (first.size() < 3) first.push_back(who);
+    ++count;
+  }
+  std::string text() const {
+    std::string out;
+    for (const auto& w : first) out += (out.empty() ? "" : ", ") + w;
+    if (count > static_cast<int64_t>(first.size()))
+      out += " and " + std::to_string(count - static_cast<int64_t>(first.size())) + " more";
+    return out;
+  }
+};
 
 struct sighting {
   std::string value;
@@ -45,7 +73,8 @@ struct indexed {
   std::map<std::string, const event*> sends;
   std::map<std::string, const event*> acks;
   std::set<std::string> unacked;  // failed or indeterminate, and not acknowledged
-  std::map<std::string, std::map<position, std::string>> read_at;  // value → positions read, first reader
+  std::map<std::string, std::map<position, readers>> read_at;    // value → positions read, by whom
+  std::map<std::string, std::vector<batch_origin>> final_origins; // value → its batches in the final read
   std::map<position, std::vector<sighting>> values_at;             // reads and acks, per position
   std::map<std::string, std::vector<position>> final_at;           // value → positions in the final read
   std::map<int32_t, std::map<int64_t, std::string>> final_log;     // partition → offset → value
@@ -86,12 +115,13 @@ indexed index_of(const std::vector<event>& events, check_counts& counts) {
       case event::type::rebalance: ++counts.rebalances; break;
       case event::type::read:
         ++counts.consumer_reads;
-        ix.read_at[e.value].emplace(position{e.partition, e.offset}, seen_by(e));
+        ix.read_at[e.value][position{e.partition, e.offset}].add(seen_by(e));
         add_sighting(ix, {e.partition, e.offset}, e.value, seen_by(e));
         break;
       case event::type::final_read:
         ++counts.final_read;
-        ix.read_at[e.value].emplace(position{e.partition, e.offset}, seen_by(e));
+        ix.read_at[e.value][position{e.partition, e.offset}].add(seen_by(e));
+        ix.final_origins[e.value].push_back(e.origin);
         add_sighting(ix, {e.partition, e.offset}, e.value, seen_by(e));
         ix.final_at[e.value].push_back({e.partition, e.offset});
         ix.final_log[e.partition].emplace(e.offset, e.value);
@@ -126,16 +156,35 @@ void find_lost(const indexed& ix, std::vector<finding>& out) {
                          std::to_string(ack->at_ms) + " ms is not in the final read; " +
                          final_range(ix, ack->partition);
     if (auto r = ix.read_at.find(value); r != ix.read_at.end())
-      for (const auto& [pos, who] : r->second) detail += "; read earlier at " + at(pos) + " by " + who;
+      for (const auto& [pos, who] : r->second) detail += "; read earlier at " + at(pos) + " by " + who.text();
     out.push_back({finding_kind::lost, ack->partition, ack->offset, detail});
   }
+}
+
+// What the batches of a value's copies in the final read say about how
+// the second copy came to be.
+std::string copies_verdict(const indexed& ix, const std::string& value) {
+  auto it = ix.final_origins.find(value);
+  if (it == ix.final_origins.end() || it->second.size() < 2) return "";
+  const auto& copies = it->second;
+  for (const auto& c : copies)
+    if (c.producer_id < 0) return "";
+  auto same_write = [](const batch_origin& a, const batch_origin& b) {
+    return a.producer_id == b.producer_id && a.producer_epoch == b.producer_epoch && a.sequence == b.sequence;
+  };
+  for (size_t i = 1; i < copies.size(); ++i)
+    if (!same_write(copies[0], copies[i]))
+      return " the copies carry different producer ids, epochs or sequences: the client sent the value again "
+             "as a new write";
+  return " every copy carries the same producer id, epoch and sequence: one write appended more than once";
 }
 
 void find_duplicates(const indexed& ix, std::vector<finding>& out) {
   for (const auto& [value, positions] : ix.read_at) {
     if (positions.size() < 2) continue;
     std::string detail = value + " read at " + std::to_string(positions.size()) + " positions:";
-    for (const auto& [pos, who] : positions) detail += " " + at(pos) + " (" + who + ");";
+    for (const auto& [pos, who] : positions) detail += " " + at(pos) + " (" + who.text() + ");";
+    detail += copies_verdict(ix, value);
     const auto& first = positions.begin()->first;
     out.push_back({finding_kind::duplicate, first.first, first.second, detail});
   }
@@ -180,7 +229,7 @@ void find_inconsistent_offsets(const indexed& ix, std::vector<finding>& out) {
     if (ix.values_at.at(acked).size() > 1) continue;  // reported above
     std::string detail = value + " acknowledged at " + at(acked) + " at " + std::to_string(ack->at_ms) +
                          " ms but read at";
-    for (const auto& [pos, who] : r->second) detail += " " + at(pos) + " (" + who + ");";
+    for (const auto& [pos, who] : r->second) detail += " " + at(pos) + " (" + who.text() + ");";
     out.push_back({finding_kind::inconsistent_offset, acked.first, acked.second, detail});
   }
 }
@@ -207,7 +256,7 @@ void find_unknown_values(const indexed& ix, std::vector<finding>& out) {
     if (ix.sends.count(value)) continue;
     const auto& [pos, who] = *positions.begin();
     out.push_back({finding_kind::unknown_value, pos.first, pos.second,
-                   "\"" + value + "\" read at " + at(pos) + " by " + who + " was never sent"});
+                   "\"" + value + "\" read at " + at(pos) + " by " + who.text() + " was never sent"});
   }
 }
 
@@ -292,18 +341,57 @@ void history::read(int consumer, int generation, int32_t partition, int64_t offs
   add(std::move(e));
 }
 
-void history::final_read(int32_t partition, int64_t offset, const std::string& value) {
+void history::final_read(int32_t partition, int64_t offset, const std::string& value, batch_origin origin) {
   event e;
   e.kind = event::type::final_read;
   e.partition = partition;
   e.offset = offset;
   e.value = value;
+  e.origin = origin;
   add(std::move(e));
 }
 
 std::vector<event> history::events() const {
   std::lock_guard lock(mutex_);
   return events_;
+}
+
+std::string wall_clock(std::chrono::system_clock::time_point t) {
+  const std::time_t secs = std::chrono::system_clock::to_time_t(t);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d,%03d UTC", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+void history::write(std::ostream& out) const {
+  std::lock_guard lock(mutex_);
+  out << "history began at " << wall_clock(started_) << "; times below are from then\n";
+  for (const auto& e : events_) {
+    out << e.at_ms << "ms ";
+    switch (e.kind) {
+      case event::type::send: out << "send " << e.value << " partition " << e.partition; break;
+      case event::type::ack: out << "ack " << e.value << " partition " << e.partition << " offset " << e.offset; break;
+      case event::type::fail: out << "fail " << e.value << " " << e.error; break;
+      case event::type::indeterminate: out << "indeterminate " << e.value << " " << e.error; break;
+      case event::type::rebalance:
+        out << "rebalance consumer " << e.consumer << " generation " << e.generation << " partitions";
+        for (auto p : e.assignment) out << " " << p;
+        break;
+      case event::type::read:
+        out << "read consumer " << e.consumer << " generation " << e.generation << " partition " << e.partition
+            << " offset " << e.offset << " " << e.value;
+        break;
+      case event::type::final_read:
+        out << "final " << e.value << " partition " << e.partition << " offset " << e.offset << " ("
+            << origin_text(e.origin) << ")";
+        break;
+    }
+    out << "\n";
+  }
 }
 
 const char* to_string(finding_kind k) {

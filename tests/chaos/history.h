@@ -12,15 +12,20 @@
 // so a value is unique across the run and the order of one producer's
 // values within a partition is checkable.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace hw::chaos {
+
+// "2026-12-03 03:09:15,408 UTC", as the brokers' log lines write time.
+std::string wall_clock(std::chrono::system_clock::time_point t);
 
 struct value_id {
   int producer = -1;
@@ -29,6 +34,19 @@ struct value_id {
 std::string make_value(int producer, int64_t seq);
 // Nothing when the text is not "p<producer>-<seq>".
 std::optional<value_id> parse_value(std::string_view text);
+
+// Where the final read found a record: the batch's producer id and epoch,
+// the record's sequence number, and the leader epoch of its append (-1:
+// not known). Two copies of one value with the same producer id, epoch and
+// sequence are one write appended twice; with different ones, the client
+// sent the value again as a new write.
+struct batch_origin {
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t sequence = -1;
+  int32_t leader_epoch = -1;
+  bool operator==(const batch_origin&) const = default;
+};
 
 struct event {
   enum class type {
@@ -49,6 +67,7 @@ struct event {
   int generation = -1;
   std::vector<int32_t> assignment;
   std::string error;
+  batch_origin origin;  // final reads only
 };
 
 // Thread-safe: producers' delivery reports and consumers' polls record
@@ -62,14 +81,17 @@ class history {
   void indeterminate(const std::string& value, const std::string& error);
   void rebalance(int consumer, int generation, std::vector<int32_t> assignment);
   void read(int consumer, int generation, int32_t partition, int64_t offset, const std::string& value);
-  void final_read(int32_t partition, int64_t offset, const std::string& value);
+  void final_read(int32_t partition, int64_t offset, const std::string& value, batch_origin origin = {});
   std::vector<event> events() const;
+  // Every event, one line each, for a failed run's files.
+  void write(std::ostream& out) const;
 
  private:
   void add(event e);
   mutable std::mutex mutex_;
   std::vector<event> events_;
   int64_t start_ms_;
+  std::chrono::system_clock::time_point started_ = std::chrono::system_clock::now();
 };
 
 enum class finding_kind {

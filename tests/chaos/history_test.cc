@@ -108,6 +108,25 @@ TEST(ChaosChecker, AValueAtTwoOffsetsIsADuplicate) {
   EXPECT_TRUE(of_kind(r, finding_kind::out_of_order).empty()) << r.report();
 }
 
+TEST(ChaosChecker, ADuplicatesBatchesSayWhetherOneWriteWasAppendedTwiceOrTheClientWroteItAgain) {
+  auto duplicate_detail = [](batch_origin second) {
+    history h;
+    h.send("p0-0", 0);
+    h.ack("p0-0", 0, 0);
+    h.final_read(0, 0, "p0-0", {7, 0, 12, 3});
+    h.final_read(0, 1, "p0-0", second);
+    const auto r = check(h.events());
+    auto dup = of_kind(r, finding_kind::duplicate);
+    EXPECT_EQ(dup.size(), 1u) << r.report();
+    return dup.empty() ? std::string() : dup[0].detail;
+  };
+  const std::string same = duplicate_detail({7, 0, 12, 4});
+  EXPECT_NE(same.find("producer id 7 epoch 0 sequence 12, leader epoch 3"), std::string::npos) << same;
+  EXPECT_NE(same.find("one write appended more than once"), std::string::npos) << same;
+  const std::string resent = duplicate_detail({7, 1, 0, 4});
+  EXPECT_NE(resent.find("the client sent the value again"), std::string::npos) << resent;
+}
+
 TEST(ChaosChecker, AProducersValuesOutOfSequenceInAPartitionAreOutOfOrder) {
   history h;
   for (const auto& v : {"p0-0", "p0-1", "p0-2", "p1-0"}) {

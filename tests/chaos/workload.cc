@@ -4,18 +4,26 @@
 #include <cstdlib>
 #include <vector>
 
-#include "tests/integration/broker_process.h"
-
 namespace hw::chaos {
 
 namespace {
 
-void on_log(const rd_kafka_t*, int level, const char* fac, const char* buf) {
+// Each handle's opaque starts with a pointer to the notes, so that the
+// callbacks find them whatever the handle is.
+struct notes_ref {
+  client_notes* notes;
+  const char* who;
+};
+
+void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
   static const bool shown = [] {
     const char* v = std::getenv("HW_CHAOS_RDKAFKA_LOG");
     return v && std::string(v) == "1";
   }();
   if (shown) std::fprintf(stderr, "rdkafka %d %s: %s\n", level, fac, buf);
+  if (auto* ref = static_cast<notes_ref*>(rd_kafka_opaque(rk)))
+    ref->notes->log(wall_clock(std::chrono::system_clock::now()) + " " + rd_kafka_name(rk) + " " +
+                    std::to_string(level) + " " + fac + " " + buf);
 }
 
 void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
@@ -29,8 +37,8 @@ rd_kafka_conf_t* make_conf(const std::string& bootstrap, const std::map<std::str
   std::map<std::string, std::string> all{{"bootstrap.servers", bootstrap},
                                          {"topic.metadata.refresh.interval.ms", "2000"},
                                          {"log.connection.close", "false"}};
-  if (const char* debug = std::getenv("HW_CHAOS_RDKAFKA_DEBUG")) all["debug"] = debug;
   for (const auto& [k, v] : settings) all[k] = v;
+  if (const char* debug = std::getenv("HW_CHAOS_RDKAFKA_DEBUG")) all["debug"] = debug;
   for (const auto& [k, v] : all)
     if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK)
       problem += k + ": " + err + "; ";
@@ -39,13 +47,6 @@ rd_kafka_conf_t* make_conf(const std::string& bootstrap, const std::map<std::str
   rd_kafka_conf_set_opaque(conf, opaque);
   return conf;
 }
-
-// Each handle's opaque starts with a pointer to the notes, so that the
-// error callback finds them whatever the handle is.
-struct notes_ref {
-  client_notes* notes;
-  const char* who;
-};
 
 void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
   auto* ref = static_cast<notes_ref*>(opaque);
@@ -71,6 +72,18 @@ void client_notes::add(const std::string& what) {
   ++counts_[what];
 }
 
+void client_notes::log(const std::string& line) {
+  std::lock_guard lock(mutex_);
+  if (log_.size() < k_max_log_lines) log_.push_back(line);
+  else ++log_dropped_;
+}
+
+void client_notes::write_log(std::ostream& out) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& l : log_) out << l << "\n";
+  if (log_dropped_ > 0) out << "... " << log_dropped_ << " more lines dropped\n";
+}
+
 std::string client_notes::summary() const {
   std::lock_guard lock(mutex_);
   if (counts_.empty()) return "no client errors\n";
@@ -81,47 +94,88 @@ std::string client_notes::summary() const {
 
 // ---- producer ----
 
-namespace {
-struct producer_opaque {
+// notes_ref first: the log and error callbacks read it from any handle.
+struct producer::opaque {
   notes_ref ref;
   producer* self;
 };
-}  // namespace
 
 producer::producer(int id, const workload_settings& settings, history& h, client_notes& notes)
-    : id_(id), settings_(settings), history_(h), notes_(notes) {
+    : id_(id),
+      settings_(settings),
+      history_(h),
+      notes_(notes),
+      opaque_(std::make_unique<opaque>(opaque{{&notes, "producer"}, this})) {
+  rk_ = create();
+  if (rk_) thread_ = std::thread([this] { run(); });
+}
+
+rd_kafka_t* producer::create() {
   std::string problem;
-  auto* opaque = new producer_opaque{{&notes, "producer"}, this};
-  rd_kafka_conf_t* conf = make_conf(settings.bootstrap,
+  rd_kafka_conf_t* conf = make_conf(settings_.bootstrap,
                                     {{"enable.idempotence", "true"},
                                      {"acks", "all"},
+                                     // One request in flight: librdkafka takes NOT_LEADER_OR_FOLLOWER for "not
+                                     // written" (its MsgNotPersisted), but a leader that loses its leadership
+                                     // while an acks=all write waits answers just that, in Kafka as here, for
+                                     // records the next leader may already have. With requests behind it,
+                                     // the next leader then refuses their sequence gap and librdkafka bumps
+                                     // its epoch and sends those records again as new writes: duplicates
+                                     // that are the client's (confluentinc/librdkafka#4953). Alone in
+                                     // flight, the write is retried with its own sequence, and the next
+                                     // leader must recognise it.
+                                     {"max.in.flight.requests.per.connection", "1"},
                                      {"linger.ms", "5"},
                                      {"retry.backoff.ms", "100"},
-                                     {"message.timeout.ms", std::to_string(settings.message_timeout.count())},
-                                     {"client.id", "chaos-producer-" + std::to_string(id)}},
-                                    opaque, problem);
+                                     {"message.timeout.ms", std::to_string(settings_.message_timeout.count())},
+                                     // The idempotence state (producer id, epoch bumps, drains) into the
+                                     // notes: what explains a duplicate written under two epochs.
+                                     {"debug", "eos"},
+                                     {"client.id", "chaos-producer-" + std::to_string(id_)}},
+                                    opaque_.get(), problem);
   rd_kafka_conf_set_dr_msg_cb(conf, &producer::on_delivery);
   char err[512];
-  rk_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-  if (!rk_) {
-    notes.add("producer " + std::to_string(id) + " not created: " + err + " " + problem);
-    delete opaque;
-    return;
-  }
-  thread_ = std::thread([this] { run(); });
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  if (!rk) notes_.add("producer " + std::to_string(id_) + " not created: " + err + " " + problem);
+  return rk;
 }
 
 producer::~producer() {
   finish(std::chrono::milliseconds(0));
-  if (!rk_) return;
-  auto* opaque = static_cast<producer_opaque*>(rd_kafka_opaque(rk_));
+  if (rk_) rd_kafka_destroy(rk_);
+}
+
+// librdkafka 2.0.2 trusts any broker's metadata, so after a leader change
+// it can go back to the deposed leader, which (as Kafka's would) refuses
+// the sequence the new leader has moved on to; an idempotent producer
+// takes an OUT_OF_ORDER_SEQUENCE_NUMBER for its first request in flight as
+// fatal and fails every message after. An application replaces the
+// client: so does the workload, with a new producer id. The old client's
+// messages get their delivery reports first (failed or indeterminate).
+void producer::replace_after_fatal(const std::string& reason) {
+  {
+    std::lock_guard lock(mutex_);
+    restarts_.push_back(wall_clock(std::chrono::system_clock::now()) + ": " + reason);
+  }
+  rd_kafka_purge(rk_, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+  rd_kafka_flush(rk_, 10000);
   rd_kafka_destroy(rk_);
-  delete opaque;
+  rk_ = create();
+}
+
+std::vector<std::string> producer::restarts() const {
+  std::lock_guard lock(mutex_);
+  return restarts_;
 }
 
 void producer::run() {
   auto next_send = std::chrono::steady_clock::now();
-  for (int64_t seq = 0; !stopping_; ++seq) {
+  for (int64_t seq = 0; !stopping_ && rk_; ++seq) {
+    char fatal[512];
+    if (rd_kafka_fatal_error(rk_, fatal, sizeof fatal) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      replace_after_fatal(fatal);
+      if (!rk_) return;
+    }
     const std::string value = make_value(id_, seq);
     const auto partition = static_cast<int32_t>((seq + id_) % settings_.partitions);
     history_.send(value, partition);
@@ -146,7 +200,7 @@ void producer::run() {
 }
 
 void producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
-  auto* self = static_cast<producer_opaque*>(opaque)->self;
+  auto* self = static_cast<producer::opaque*>(opaque)->self;
   const std::string value = payload_of(m);
   if (!m->err) {
     self->history_.ack(value, m->partition, m->offset);
@@ -254,71 +308,6 @@ void consumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_to
 void consumer::finish() {
   stopping_ = true;
   if (thread_.joinable()) thread_.join();
-}
-
-// ---- the final read ----
-
-final_read_result read_everything(const workload_settings& settings, history& h, client_notes& notes,
-                                  std::chrono::milliseconds timeout) {
-  final_read_result out;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::string problem;
-  notes_ref ref{&notes, "final reader"};
-  rd_kafka_conf_t* conf = make_conf(settings.bootstrap,
-                                    {{"group.id", settings.group + "-final"},  // never joined: partitions are assigned
-                                     {"client.id", "chaos-final-reader"},
-                                     {"enable.auto.commit", "false"},
-                                     {"enable.auto.offset.store", "false"},
-                                     {"auto.offset.reset", "earliest"},
-                                     {"isolation.level", "read_uncommitted"}},
-                                    &ref, problem);
-  char err[512];
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-  if (!rk) {
-    out.detail = std::string("final reader not created: ") + err + " " + problem;
-    return out;
-  }
-  rd_kafka_poll_set_consumer(rk);
-  // Where each partition ends now that the producers are done.
-  std::vector<int64_t> low(settings.partitions, -1), high(settings.partitions, -1), next(settings.partitions, -1);
-  for (int p = 0; p < settings.partitions; ++p) {
-    testing::wait_until(
-        [&] {
-          return rd_kafka_query_watermark_offsets(rk, settings.topic.c_str(), p, &low[p], &high[p], 5000) ==
-                 RD_KAFKA_RESP_ERR_NO_ERROR;
-        },
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
-    next[p] = low[p];
-  }
-  rd_kafka_topic_partition_list_t* parts = rd_kafka_topic_partition_list_new(settings.partitions);
-  for (int p = 0; p < settings.partitions; ++p)
-    rd_kafka_topic_partition_list_add(parts, settings.topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
-  rd_kafka_assign(rk, parts);
-  rd_kafka_topic_partition_list_destroy(parts);
-  auto done = [&] {
-    for (int p = 0; p < settings.partitions; ++p)
-      if (high[p] < 0 || next[p] < high[p]) return false;
-    return true;
-  };
-  while (!done() && std::chrono::steady_clock::now() < deadline) {
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 500);
-    if (!m) continue;
-    if (!m->err && m->partition >= 0 && m->partition < settings.partitions) {
-      h.final_read(m->partition, m->offset, payload_of(m));
-      next[m->partition] = m->offset + 1;
-      ++out.records;
-    } else if (m->err) {
-      notes.add(std::string("final read: ") + rd_kafka_err2name(m->err));
-    }
-    rd_kafka_message_destroy(m);
-  }
-  out.complete = done();
-  for (int p = 0; p < settings.partitions; ++p)
-    out.detail += "partition " + std::to_string(p) + ": watermarks " + std::to_string(low[p]) + ".." +
-                  std::to_string(high[p]) + ", read up to " + std::to_string(next[p]) + "\n";
-  rd_kafka_consumer_close(rk);
-  rd_kafka_destroy(rk);
-  return out;
 }
 
 }  // namespace hw::chaos

@@ -3,8 +3,7 @@
 // idempotent acks=all producers each sending its own numbered values at a
 // steady pace to the topic's partitions in turn; consumers in one group
 // (auto commit) recording every record they read and every rebalance as a
-// new generation; and the final read of every partition from the beginning
-// by a fresh consumer that assigns them itself (no group). Client errors
+// new generation (the final read is final_read.h's). Client errors
 // are counted by name for the report; librdkafka's log is dropped unless
 // HW_CHAOS_RDKAFKA_LOG=1 (a run under faults logs a connection failure
 // every few milliseconds).
@@ -14,7 +13,11 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <ostream>
+#include <vector>
 #include <string>
 #include <thread>
 
@@ -34,15 +37,22 @@ struct workload_settings {
   std::chrono::milliseconds message_timeout{60000};
 };
 
-// What the clients said besides records: error names with how often.
+// What the clients said besides records: error names with how often, and
+// their log lines (the producers log their idempotence state: producer id,
+// epoch bumps, drains), kept for a failed run's files.
 class client_notes {
  public:
   void add(const std::string& what);
   std::string summary() const;
+  void log(const std::string& line);
+  void write_log(std::ostream& out) const;
 
  private:
+  static constexpr size_t k_max_log_lines = 200000;
   mutable std::mutex mutex_;
   std::map<std::string, int64_t> counts_;
+  std::vector<std::string> log_;
+  int64_t log_dropped_ = 0;
 };
 
 class producer {
@@ -54,11 +64,17 @@ class producer {
 
   bool ok() const { return rk_ != nullptr; }
   int64_t acked() const { return acked_; }
+  // The fatal errors after which the client was replaced (see
+  // replace_after_fatal), each with its time.
+  std::vector<std::string> restarts() const;
   // Stops sending, then waits for the outstanding delivery reports; returns
   // how many messages are still unresolved after the timeout.
   int finish(std::chrono::milliseconds timeout);
 
  private:
+  struct opaque;  // what the callbacks get
+  rd_kafka_t* create();
+  void replace_after_fatal(const std::string& reason);
   void run();
   static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* m, void* opaque);
 
@@ -66,7 +82,10 @@ class producer {
   const workload_settings settings_;
   history& history_;
   client_notes& notes_;
-  rd_kafka_t* rk_ = nullptr;
+  std::unique_ptr<opaque> opaque_;
+  rd_kafka_t* rk_ = nullptr;  // the send thread's, once it runs
+  mutable std::mutex mutex_;
+  std::vector<std::string> restarts_;
   std::atomic<bool> stopping_{false};
   std::atomic<int64_t> acked_{0};
   std::thread thread_;
@@ -101,15 +120,5 @@ class consumer {
   std::atomic<int64_t> reads_{0};
   std::thread thread_;
 };
-
-struct final_read_result {
-  bool complete = false;
-  int64_t records = 0;
-  std::string detail;  // per partition: the offsets read against its watermarks
-};
-// Reads every partition from its log start to its high watermark (asked
-// first) into the history.
-final_read_result read_everything(const workload_settings& settings, history& h, client_notes& notes,
-                                  std::chrono::milliseconds timeout);
 
 }  // namespace hw::chaos
