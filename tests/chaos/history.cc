@@ -1,0 +1,451 @@
+#include "history.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <utility>
+
+namespace hw::chaos {
+
+namespace {
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+using position = std::pair<int32_t, int64_t>;  // partition, offset
+
+std::string at(const position& p) {
+  return "partition " + std::to_string(p.first) + " offset " + std::to_string(p.second);
+}
+
+std::string origin_text(const batch_origin& o) {
+  if (o.producer_id < 0) return "no producer id";
+  return "producer id " + std::to_string(o.producer_id) + " epoch " + std::to_string(o.producer_epoch) +
+         " sequence " + std::to_string(o.sequence) + ", leader epoch " + std::to_string(o.leader_epoch);
+}
+
+// Who saw a value where, for the findings' details.
+std::string seen_by(const event& e) {
+  switch (e.kind) {
+    case event::type::final_read:
+      return "the final read" + (e.origin.leader_epoch >= 0 || e.origin.producer_id >= 0
+                                     ? " [" + origin_text(e.origin) + "]"
+                                     : std::string());
+    case event::type::ack: return "the ack at " + std::to_string(e.at_ms) + " ms";
+    case event::type::read:
+      return "consumer " + std::to_string(e.consumer) + " gen " + std::to_string(e.generation) + " at " +
+             std::to_string(e.at_ms) + " ms";
+    default: return "?";
+  }
+}
+
+// Who read a value at a position: the first few, and how many in all.
+struct readers {
+  std::vector<std::string> first;
+  int64_t count = 0;
+  void add(const std::string& who) {
+    if (first.size() < 3) first.push_back(who);
+    ++count;
+  }
+  std::string text() const {
+    std::string out;
+    for (const auto& w : first) out += (out.empty() ? "" : ", ") + w;
+    if (count > static_cast<int64_t>(first.size()))
+      out += " and " + std::to_string(count - static_cast<int64_t>(first.size())) + " more";
+    return out;
+  }
+};
+
+struct sighting {
+  std::string value;
+  std::string who;
+};
+
+// The whole history indexed the ways the checks look at it.
+struct indexed {
+  std::map<std::string, const event*> sends;
+  std::map<std::string, const event*> acks;
+  std::set<std::string> unacked;  // failed or indeterminate, and not acknowledged
+  std::map<std::string, std::map<position, readers>> read_at;    // value → positions read, by whom
+  std::map<std::string, std::vector<batch_origin>> final_origins; // value → its batches in the final read
+  std::map<position, std::vector<sighting>> values_at;             // reads and acks, per position
+  std::map<std::string, std::vector<position>> final_at;           // value → positions in the final read
+  std::map<int32_t, std::map<int64_t, std::string>> final_log;     // partition → offset → value
+};
+
+void add_sighting(indexed& ix, const position& pos, const std::string& value, const std::string& who) {
+  auto& list = ix.values_at[pos];
+  for (const auto& s : list)
+    if (s.value == value) return;
+  list.push_back({value, who});
+}
+
+indexed index_of(const std::vector<event>& events, check_counts& counts) {
+  indexed ix;
+  std::set<std::string> resolved;
+  for (const auto& e : events) {
+    switch (e.kind) {
+      case event::type::send:
+        ++counts.sent;
+        ix.sends.emplace(e.value, &e);
+        break;
+      case event::type::ack:
+        ++counts.acked;
+        ix.acks.emplace(e.value, &e);
+        resolved.insert(e.value);
+        if (e.offset >= 0) add_sighting(ix, {e.partition, e.offset}, e.value, seen_by(e));
+        break;
+      case event::type::fail:
+        ++counts.failed;
+        resolved.insert(e.value);
+        ix.unacked.insert(e.value);
+        break;
+      case event::type::indeterminate:
+        ++counts.indeterminate;
+        resolved.insert(e.value);
+        ix.unacked.insert(e.value);
+        break;
+      case event::type::rebalance: ++counts.rebalances; break;
+      case event::type::read:
+        ++counts.consumer_reads;
+        ix.read_at[e.value][position{e.partition, e.offset}].add(seen_by(e));
+        add_sighting(ix, {e.partition, e.offset}, e.value, seen_by(e));
+        break;
+      case event::type::final_read:
+        ++counts.final_read;
+        ix.read_at[e.value][position{e.partition, e.offset}].add(seen_by(e));
+        ix.final_origins[e.value].push_back(e.origin);
+        add_sighting(ix, {e.partition, e.offset}, e.value, seen_by(e));
+        ix.final_at[e.value].push_back({e.partition, e.offset});
+        ix.final_log[e.partition].emplace(e.offset, e.value);
+        break;
+    }
+  }
+  // A send with no outcome by the end of the run is indeterminate.
+  for (const auto& [value, e] : ix.sends) {
+    if (resolved.count(value)) continue;
+    ++counts.indeterminate;
+    ix.unacked.insert(value);
+  }
+  for (const auto& [value, e] : ix.acks) ix.unacked.erase(value);
+  for (const auto& value : ix.unacked)
+    if (ix.final_at.count(value)) ++counts.unacked_present;
+  return ix;
+}
+
+std::string final_range(const indexed& ix, int32_t partition) {
+  auto it = ix.final_log.find(partition);
+  if (it == ix.final_log.end() || it->second.empty()) return "the final read has no record of partition " +
+                                                             std::to_string(partition);
+  return "the final read of partition " + std::to_string(partition) + " has " + std::to_string(it->second.size()) +
+         " records, offsets " + std::to_string(it->second.begin()->first) + ".." +
+         std::to_string(it->second.rbegin()->first);
+}
+
+void find_lost(const indexed& ix, std::vector<finding>& out) {
+  for (const auto& [value, ack] : ix.acks) {
+    if (ix.final_at.count(value)) continue;
+    std::string detail = value + " acknowledged at " + at({ack->partition, ack->offset}) + " at " +
+                         std::to_string(ack->at_ms) + " ms is not in the final read; " +
+                         final_range(ix, ack->partition);
+    if (auto r = ix.read_at.find(value); r != ix.read_at.end())
+      for (const auto& [pos, who] : r->second) detail += "; read earlier at " + at(pos) + " by " + who.text();
+    out.push_back({finding_kind::lost, ack->partition, ack->offset, detail});
+  }
+}
+
+// What the batches of a value's copies in the final read say about how
+// the second copy came to be.
+std::string copies_verdict(const indexed& ix, const std::string& value) {
+  auto it = ix.final_origins.find(value);
+  if (it == ix.final_origins.end() || it->second.size() < 2) return "";
+  const auto& copies = it->second;
+  for (const auto& c : copies)
+    if (c.producer_id < 0) return "";
+  auto same_write = [](const batch_origin& a, const batch_origin& b) {
+    return a.producer_id == b.producer_id && a.producer_epoch == b.producer_epoch && a.sequence == b.sequence;
+  };
+  for (size_t i = 1; i < copies.size(); ++i)
+    if (!same_write(copies[0], copies[i]))
+      return " the copies carry different producer ids, epochs or sequences: the client sent the value again "
+             "as a new write";
+  return " every copy carries the same producer id, epoch and sequence: one write appended more than once";
+}
+
+void find_duplicates(const indexed& ix, std::vector<finding>& out) {
+  for (const auto& [value, positions] : ix.read_at) {
+    if (positions.size() < 2) continue;
+    std::string detail = value + " read at " + std::to_string(positions.size()) + " positions:";
+    for (const auto& [pos, who] : positions) detail += " " + at(pos) + " (" + who.text() + ");";
+    detail += copies_verdict(ix, value);
+    const auto& first = positions.begin()->first;
+    out.push_back({finding_kind::duplicate, first.first, first.second, detail});
+  }
+}
+
+// Within a partition of the final read, each producer's values must come
+// in the order of their sequence numbers.
+void find_out_of_order(const indexed& ix, std::vector<finding>& out) {
+  for (const auto& [partition, log] : ix.final_log) {
+    std::map<int, std::pair<int64_t, const std::string*>> previous;  // producer → (offset, value)
+    for (const auto& [offset, value] : log) {
+      auto id = parse_value(value);
+      if (!id) continue;
+      auto it = previous.find(id->producer);
+      if (it != previous.end()) {
+        const auto prev = parse_value(*it->second.second);
+        if (prev && prev->seq > id->seq)
+          out.push_back({finding_kind::out_of_order, partition, offset,
+                         value + " at offset " + std::to_string(offset) + " comes after " + *it->second.second +
+                             " at offset " + std::to_string(it->second.first) + " in partition " +
+                             std::to_string(partition)});
+      }
+      previous[id->producer] = {offset, &value};
+    }
+  }
+}
+
+void find_inconsistent_offsets(const indexed& ix, std::vector<finding>& out) {
+  for (const auto& [pos, seen] : ix.values_at) {
+    if (seen.size() < 2) continue;
+    std::string detail = at(pos) + " holds " + std::to_string(seen.size()) + " values:";
+    for (const auto& s : seen) detail += " " + s.value + " (" + s.who + ");";
+    out.push_back({finding_kind::inconsistent_offset, pos.first, pos.second, detail});
+  }
+  // An acknowledged offset that nothing else claims, while the value was
+  // read elsewhere: the broker acknowledged a position it did not keep.
+  for (const auto& [value, ack] : ix.acks) {
+    if (ack->offset < 0) continue;
+    const position acked{ack->partition, ack->offset};
+    auto r = ix.read_at.find(value);
+    if (r == ix.read_at.end() || r->second.count(acked)) continue;
+    if (ix.values_at.at(acked).size() > 1) continue;  // reported above
+    std::string detail = value + " acknowledged at " + at(acked) + " at " + std::to_string(ack->at_ms) +
+                         " ms but read at";
+    for (const auto& [pos, who] : r->second) detail += " " + at(pos) + " (" + who.text() + ");";
+    out.push_back({finding_kind::inconsistent_offset, acked.first, acked.second, detail});
+  }
+}
+
+void find_positions_backwards(const std::vector<event>& events, std::vector<finding>& out) {
+  // (consumer, generation, partition) → the last read (offset, value).
+  std::map<std::tuple<int, int, int32_t>, std::pair<int64_t, std::string>> last;
+  for (const auto& e : events) {
+    if (e.kind != event::type::read) continue;
+    const auto key = std::make_tuple(e.consumer, e.generation, e.partition);
+    auto it = last.find(key);
+    if (it != last.end() && e.offset <= it->second.first)
+      out.push_back({finding_kind::position_backwards, e.partition, e.offset,
+                     "consumer " + std::to_string(e.consumer) + " in generation " + std::to_string(e.generation) +
+                         " read " + e.value + " at offset " + std::to_string(e.offset) + " at " +
+                         std::to_string(e.at_ms) + " ms after " + it->second.second + " at offset " +
+                         std::to_string(it->second.first) + " of partition " + std::to_string(e.partition)});
+    last[key] = {e.offset, e.value};
+  }
+}
+
+void find_unknown_values(const indexed& ix, std::vector<finding>& out) {
+  for (const auto& [value, positions] : ix.read_at) {
+    if (ix.sends.count(value)) continue;
+    const auto& [pos, who] = *positions.begin();
+    out.push_back({finding_kind::unknown_value, pos.first, pos.second,
+                   "\"" + value + "\" read at " + at(pos) + " by " + who.text() + " was never sent"});
+  }
+}
+
+}  // namespace
+
+std::string make_value(int producer, int64_t seq) {
+  return "p" + std::to_string(producer) + "-" + std::to_string(seq);
+}
+
+std::optional<value_id> parse_value(std::string_view text) {
+  if (text.size() < 4 || text[0] != 'p') return std::nullopt;
+  const auto dash = text.find('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  value_id id;
+  const char* begin = text.data();
+  auto [p_end, p_err] = std::from_chars(begin + 1, begin + dash, id.producer);
+  auto [s_end, s_err] = std::from_chars(begin + dash + 1, begin + text.size(), id.seq);
+  if (p_err != std::errc{} || p_end != begin + dash || s_err != std::errc{} || s_end != begin + text.size() ||
+      id.producer < 0 || id.seq < 0)
+    return std::nullopt;
+  return id;
+}
+
+history::history() : start_ms_(now_ms()) {}
+
+void history::add(event e) {
+  std::lock_guard lock(mutex_);
+  e.at_ms = now_ms() - start_ms_;
+  events_.push_back(std::move(e));
+}
+
+void history::send(const std::string& value, int32_t partition) {
+  event e;
+  e.kind = event::type::send;
+  e.value = value;
+  e.partition = partition;
+  add(std::move(e));
+}
+
+void history::ack(const std::string& value, int32_t partition, int64_t offset) {
+  event e;
+  e.kind = event::type::ack;
+  e.value = value;
+  e.partition = partition;
+  e.offset = offset;
+  add(std::move(e));
+}
+
+void history::fail(const std::string& value, const std::string& error) {
+  event e;
+  e.kind = event::type::fail;
+  e.value = value;
+  e.error = error;
+  add(std::move(e));
+}
+
+void history::indeterminate(const std::string& value, const std::string& error) {
+  event e;
+  e.kind = event::type::indeterminate;
+  e.value = value;
+  e.error = error;
+  add(std::move(e));
+}
+
+void history::rebalance(int consumer, int generation, std::vector<int32_t> assignment) {
+  event e;
+  e.kind = event::type::rebalance;
+  e.consumer = consumer;
+  e.generation = generation;
+  e.assignment = std::move(assignment);
+  add(std::move(e));
+}
+
+void history::read(int consumer, int generation, int32_t partition, int64_t offset, const std::string& value) {
+  event e;
+  e.kind = event::type::read;
+  e.consumer = consumer;
+  e.generation = generation;
+  e.partition = partition;
+  e.offset = offset;
+  e.value = value;
+  add(std::move(e));
+}
+
+void history::final_read(int32_t partition, int64_t offset, const std::string& value, batch_origin origin) {
+  event e;
+  e.kind = event::type::final_read;
+  e.partition = partition;
+  e.offset = offset;
+  e.value = value;
+  e.origin = origin;
+  add(std::move(e));
+}
+
+std::vector<event> history::events() const {
+  std::lock_guard lock(mutex_);
+  return events_;
+}
+
+std::string wall_clock(std::chrono::system_clock::time_point t) {
+  const std::time_t secs = std::chrono::system_clock::to_time_t(t);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d,%03d UTC", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+void history::write(std::ostream& out) const {
+  std::lock_guard lock(mutex_);
+  out << "history began at " << wall_clock(started_) << "; times below are from then\n";
+  for (const auto& e : events_) {
+    out << e.at_ms << "ms ";
+    switch (e.kind) {
+      case event::type::send: out << "send " << e.value << " partition " << e.partition; break;
+      case event::type::ack: out << "ack " << e.value << " partition " << e.partition << " offset " << e.offset; break;
+      case event::type::fail: out << "fail " << e.value << " " << e.error; break;
+      case event::type::indeterminate: out << "indeterminate " << e.value << " " << e.error; break;
+      case event::type::rebalance:
+        out << "rebalance consumer " << e.consumer << " generation " << e.generation << " partitions";
+        for (auto p : e.assignment) out << " " << p;
+        break;
+      case event::type::read:
+        out << "read consumer " << e.consumer << " generation " << e.generation << " partition " << e.partition
+            << " offset " << e.offset << " " << e.value;
+        break;
+      case event::type::final_read:
+        out << "final " << e.value << " partition " << e.partition << " offset " << e.offset << " ("
+            << origin_text(e.origin) << ")";
+        break;
+    }
+    out << "\n";
+  }
+}
+
+const char* to_string(finding_kind k) {
+  switch (k) {
+    case finding_kind::lost: return "lost";
+    case finding_kind::duplicate: return "duplicate";
+    case finding_kind::out_of_order: return "out-of-order";
+    case finding_kind::inconsistent_offset: return "inconsistent-offset";
+    case finding_kind::position_backwards: return "position-backwards";
+    case finding_kind::unknown_value: return "unknown-value";
+  }
+  return "?";
+}
+
+check_result check(const std::vector<event>& events) {
+  check_result r;
+  const indexed ix = index_of(events, r.counts);
+  find_lost(ix, r.findings);
+  find_duplicates(ix, r.findings);
+  find_out_of_order(ix, r.findings);
+  find_inconsistent_offsets(ix, r.findings);
+  find_positions_backwards(events, r.findings);
+  find_unknown_values(ix, r.findings);
+  return r;
+}
+
+std::map<finding_kind, int64_t> check_result::by_kind() const {
+  std::map<finding_kind, int64_t> out;
+  for (const auto& f : findings) ++out[f.kind];
+  return out;
+}
+
+std::string check_result::report(size_t max_per_kind) const {
+  std::ostringstream o;
+  const auto& c = counts;
+  o << "sent " << c.sent << ", acknowledged " << c.acked << ", failed " << c.failed << ", indeterminate "
+    << c.indeterminate << " (" << c.unacked_present << " unacknowledged in the final read); consumers read "
+    << c.consumer_reads << " records across " << c.rebalances << " rebalances; the final read has " << c.final_read
+    << " records\n";
+  if (findings.empty()) {
+    o << "no findings\n";
+    return o.str();
+  }
+  o << findings.size() << " findings:";
+  for (const auto& [kind, n] : by_kind()) o << " " << n << " " << to_string(kind) << ";";
+  o << "\n";
+  std::map<finding_kind, size_t> shown;
+  for (const auto& f : findings) {
+    if (shown[f.kind]++ >= max_per_kind) continue;
+    o << "  [" << to_string(f.kind) << "] " << f.detail << "\n";
+  }
+  for (const auto& [kind, n] : shown)
+    if (n > max_per_kind) o << "  ... and " << (n - max_per_kind) << " more " << to_string(kind) << "\n";
+  return o.str();
+}
+
+}  // namespace hw::chaos

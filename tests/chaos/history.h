@@ -1,0 +1,137 @@
+#pragma once
+// What a chaos run's workload did and saw, and the checker that judges it
+// the way Jepsen's Kafka "queue" workload does. The history is a list of
+// events: producer sends and their outcomes (acknowledged at a partition
+// and offset, definitely failed, or indeterminate), consumer reads (which
+// consumer, in which assignment generation, what offset of what partition
+// held what value), consumer rebalances, and the final read of every
+// partition from the beginning. The checker is pure: it takes the events
+// and returns findings, so it is tested on small hand-made histories.
+//
+// Values are "p<producer>-<seq>": each producer numbers its sends from 0,
+// so a value is unique across the run and the order of one producer's
+// values within a partition is checkable.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hw::chaos {
+
+// "2026-12-03 03:09:15,408 UTC", as the brokers' log lines write time.
+std::string wall_clock(std::chrono::system_clock::time_point t);
+
+struct value_id {
+  int producer = -1;
+  int64_t seq = -1;
+};
+std::string make_value(int producer, int64_t seq);
+// Nothing when the text is not "p<producer>-<seq>".
+std::optional<value_id> parse_value(std::string_view text);
+
+// Where the final read found a record: the batch's producer id and epoch,
+// the record's sequence number, and the leader epoch of its append (-1:
+// not known). Two copies of one value with the same producer id, epoch and
+// sequence are one write appended twice; with different ones, the client
+// sent the value again as a new write.
+struct batch_origin {
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t sequence = -1;
+  int32_t leader_epoch = -1;
+  bool operator==(const batch_origin&) const = default;
+};
+
+struct event {
+  enum class type {
+    send,           // a producer handed value to its client for partition
+    ack,            // value acknowledged at partition, offset (offset -1: the client gave none)
+    fail,           // value definitely not written (the client never sent it or the broker refused it)
+    indeterminate,  // value's outcome unknown (timed out after a send, or never resolved)
+    rebalance,      // consumer's assignment changed: a new generation with these partitions
+    read,           // consumer, in generation, read value at partition, offset
+    final_read,     // the final read from the beginning found value at partition, offset
+  };
+  type kind = type::send;
+  int64_t at_ms = 0;  // since the history began
+  std::string value;
+  int32_t partition = -1;
+  int64_t offset = -1;
+  int consumer = -1;
+  int generation = -1;
+  std::vector<int32_t> assignment;
+  std::string error;
+  batch_origin origin;  // final reads only
+};
+
+// Thread-safe: producers' delivery reports and consumers' polls record
+// from their own threads.
+class history {
+ public:
+  history();
+  void send(const std::string& value, int32_t partition);
+  void ack(const std::string& value, int32_t partition, int64_t offset);
+  void fail(const std::string& value, const std::string& error);
+  void indeterminate(const std::string& value, const std::string& error);
+  void rebalance(int consumer, int generation, std::vector<int32_t> assignment);
+  void read(int consumer, int generation, int32_t partition, int64_t offset, const std::string& value);
+  void final_read(int32_t partition, int64_t offset, const std::string& value, batch_origin origin = {});
+  std::vector<event> events() const;
+  // Every event, one line each, for a failed run's files.
+  void write(std::ostream& out) const;
+
+ private:
+  void add(event e);
+  mutable std::mutex mutex_;
+  std::vector<event> events_;
+  int64_t start_ms_;
+  std::chrono::system_clock::time_point started_ = std::chrono::system_clock::now();
+};
+
+enum class finding_kind {
+  lost,                 // acknowledged, absent from the final read
+  duplicate,            // one value read at two positions
+  out_of_order,         // a producer's values out of sequence order within a partition
+  inconsistent_offset,  // one position holding two values across reads and acknowledgements
+  position_backwards,   // a consumer read, within one generation, an offset at or below one it had read
+  unknown_value,        // a value read that no producer sent
+};
+const char* to_string(finding_kind k);
+
+struct finding {
+  finding_kind kind;
+  int32_t partition = -1;
+  int64_t offset = -1;
+  std::string detail;  // the values, offsets, consumers and times involved
+};
+
+struct check_counts {
+  int64_t sent = 0;
+  int64_t acked = 0;
+  int64_t failed = 0;         // definitely not written
+  int64_t indeterminate = 0;  // timed out, or unresolved at the end
+  int64_t consumer_reads = 0;
+  int64_t rebalances = 0;
+  int64_t final_read = 0;          // records in the final read
+  int64_t unacked_present = 0;     // failed or indeterminate, yet in the final read
+};
+
+struct check_result {
+  check_counts counts;
+  std::vector<finding> findings;
+  bool ok() const { return findings.empty(); }
+  std::map<finding_kind, int64_t> by_kind() const;
+  // The counts, then the findings: at most max_per_kind of each kind, with
+  // how many more there were.
+  std::string report(size_t max_per_kind = 20) const;
+};
+
+check_result check(const std::vector<event>& events);
+
+}  // namespace hw::chaos

@@ -1,0 +1,259 @@
+// The chaos checker on small hand-made histories: each kind of finding is
+// detected, with the partition, offset and values that locate it, and a
+// clean history (including writes that failed or whose outcome is unknown,
+// and a consumer re-reading after a rebalance) gives none.
+
+#include <gtest/gtest.h>
+
+#include "history.h"
+
+namespace hw::chaos {
+namespace {
+
+// Two producers, two partitions; every write acknowledged, read once by a
+// consumer and found by the final read where it was acknowledged.
+void clean_writes(history& h) {
+  h.rebalance(0, 1, {0, 1});
+  const std::vector<std::pair<std::string, int32_t>> writes{{"p0-0", 0}, {"p1-0", 0}, {"p0-1", 1}, {"p0-2", 0}};
+  std::map<int32_t, int64_t> next;
+  for (const auto& [value, partition] : writes) {
+    h.send(value, partition);
+    const int64_t offset = next[partition]++;
+    h.ack(value, partition, offset);
+    h.read(0, 1, partition, offset, value);
+  }
+}
+
+void final_read_of_clean(history& h) {
+  h.final_read(0, 0, "p0-0");
+  h.final_read(0, 1, "p1-0");
+  h.final_read(0, 2, "p0-2");
+  h.final_read(1, 0, "p0-1");
+}
+
+std::vector<finding> of_kind(const check_result& r, finding_kind k) {
+  std::vector<finding> out;
+  for (const auto& f : r.findings)
+    if (f.kind == k) out.push_back(f);
+  return out;
+}
+
+TEST(ChaosValues, RoundTripAndRejectOtherText) {
+  EXPECT_EQ(make_value(2, 41), "p2-41");
+  auto id = parse_value("p2-41");
+  ASSERT_TRUE(id);
+  EXPECT_EQ(id->producer, 2);
+  EXPECT_EQ(id->seq, 41);
+  for (const char* bad : {"", "p", "p1", "p1-", "q1-2", "p-2", "p1-2x", "p1--2", "value-1"})
+    EXPECT_FALSE(parse_value(bad)) << bad;
+}
+
+TEST(ChaosChecker, ACleanHistoryHasNoFindings) {
+  history h;
+  clean_writes(h);
+  // A write that failed and one whose outcome is unknown may be absent; one
+  // whose outcome is unknown may also be present.
+  h.send("p1-1", 1);
+  h.fail("p1-1", "Local: Message timed out (not persisted)");
+  h.send("p1-2", 1);
+  h.indeterminate("p1-2", "Local: Message timed out");
+  h.send("p1-3", 1);  // never resolved
+  // A rebalance lets the consumer read partition 0 again from the start.
+  h.rebalance(0, 2, {0});
+  h.read(0, 2, 0, 0, "p0-0");
+  final_read_of_clean(h);
+  h.final_read(1, 1, "p1-3");
+
+  const auto r = check(h.events());
+  EXPECT_TRUE(r.ok()) << r.report();
+  EXPECT_EQ(r.counts.sent, 7);
+  EXPECT_EQ(r.counts.acked, 4);
+  EXPECT_EQ(r.counts.failed, 1);
+  EXPECT_EQ(r.counts.indeterminate, 2);
+  EXPECT_EQ(r.counts.unacked_present, 1);
+  EXPECT_EQ(r.counts.consumer_reads, 5);
+  EXPECT_EQ(r.counts.rebalances, 2);
+  EXPECT_EQ(r.counts.final_read, 5);
+  EXPECT_NE(r.report().find("no findings"), std::string::npos);
+}
+
+TEST(ChaosChecker, AnAcknowledgedWriteMissingFromTheFinalReadIsLost) {
+  history h;
+  clean_writes(h);
+  h.final_read(0, 0, "p0-0");
+  h.final_read(0, 1, "p1-0");
+  h.final_read(1, 0, "p0-1");  // p0-2, acknowledged at 0/2 and read by consumer 0, is gone
+  const auto r = check(h.events());
+  auto lost = of_kind(r, finding_kind::lost);
+  ASSERT_EQ(lost.size(), 1u) << r.report();
+  EXPECT_EQ(lost[0].partition, 0);
+  EXPECT_EQ(lost[0].offset, 2);
+  EXPECT_NE(lost[0].detail.find("p0-2"), std::string::npos) << lost[0].detail;
+  EXPECT_NE(lost[0].detail.find("read earlier"), std::string::npos) << lost[0].detail;
+  EXPECT_EQ(r.findings.size(), 1u) << r.report();
+}
+
+TEST(ChaosChecker, AValueAtTwoOffsetsIsADuplicate) {
+  history h;
+  clean_writes(h);
+  final_read_of_clean(h);
+  h.final_read(0, 3, "p1-0");  // written again after p0-2
+  const auto r = check(h.events());
+  auto dup = of_kind(r, finding_kind::duplicate);
+  ASSERT_EQ(dup.size(), 1u) << r.report();
+  EXPECT_EQ(dup[0].partition, 0);
+  EXPECT_EQ(dup[0].offset, 1);
+  EXPECT_NE(dup[0].detail.find("partition 0 offset 3"), std::string::npos) << dup[0].detail;
+  // p1-0 at offset 3 also comes after nothing of p1's later: no order finding.
+  EXPECT_TRUE(of_kind(r, finding_kind::out_of_order).empty()) << r.report();
+}
+
+TEST(ChaosChecker, ADuplicatesBatchesSayWhetherOneWriteWasAppendedTwiceOrTheClientWroteItAgain) {
+  auto duplicate_detail = [](batch_origin second) {
+    history h;
+    h.send("p0-0", 0);
+    h.ack("p0-0", 0, 0);
+    h.final_read(0, 0, "p0-0", {7, 0, 12, 3});
+    h.final_read(0, 1, "p0-0", second);
+    const auto r = check(h.events());
+    auto dup = of_kind(r, finding_kind::duplicate);
+    EXPECT_EQ(dup.size(), 1u) << r.report();
+    return dup.empty() ? std::string() : dup[0].detail;
+  };
+  const std::string same = duplicate_detail({7, 0, 12, 4});
+  EXPECT_NE(same.find("producer id 7 epoch 0 sequence 12, leader epoch 3"), std::string::npos) << same;
+  EXPECT_NE(same.find("one write appended more than once"), std::string::npos) << same;
+  const std::string resent = duplicate_detail({7, 1, 0, 4});
+  EXPECT_NE(resent.find("the client sent the value again"), std::string::npos) << resent;
+}
+
+TEST(ChaosChecker, AProducersValuesOutOfSequenceInAPartitionAreOutOfOrder) {
+  history h;
+  for (const auto& v : {"p0-0", "p0-1", "p0-2", "p1-0"}) {
+    h.send(v, 0);
+    h.indeterminate(v, "timed out");
+  }
+  h.final_read(0, 0, "p0-0");
+  h.final_read(0, 1, "p0-2");
+  h.final_read(0, 2, "p1-0");  // another producer's value between them does not matter
+  h.final_read(0, 3, "p0-1");
+  const auto r = check(h.events());
+  auto order = of_kind(r, finding_kind::out_of_order);
+  ASSERT_EQ(order.size(), 1u) << r.report();
+  EXPECT_EQ(order[0].partition, 0);
+  EXPECT_EQ(order[0].offset, 3);
+  EXPECT_NE(order[0].detail.find("p0-1 at offset 3 comes after p0-2 at offset 1"), std::string::npos)
+      << order[0].detail;
+  EXPECT_EQ(r.findings.size(), 1u) << r.report();
+}
+
+TEST(ChaosChecker, OneValueInSeveralPartitionsIsNotOutOfOrderAcrossThem) {
+  history h;
+  for (const auto& [v, p] : std::vector<std::pair<std::string, int32_t>>{{"p0-0", 1}, {"p0-1", 0}, {"p0-2", 1}}) {
+    h.send(v, p);
+    h.ack(v, p, v == "p0-2" ? 1 : 0);
+  }
+  h.final_read(0, 0, "p0-1");
+  h.final_read(1, 0, "p0-0");
+  h.final_read(1, 1, "p0-2");
+  const auto r = check(h.events());
+  EXPECT_TRUE(r.ok()) << r.report();
+}
+
+TEST(ChaosChecker, AnOffsetReadWithTwoValuesIsInconsistent) {
+  history h;
+  clean_writes(h);
+  // The final read has p1-0 at offset 1 where consumer 0 read it; put
+  // another value there in a second consumer's read.
+  h.send("p1-1", 0);
+  h.indeterminate("p1-1", "timed out");
+  h.rebalance(1, 1, {0});
+  h.read(1, 1, 0, 1, "p1-1");
+  final_read_of_clean(h);
+  const auto r = check(h.events());
+  auto bad = of_kind(r, finding_kind::inconsistent_offset);
+  ASSERT_EQ(bad.size(), 1u) << r.report();
+  EXPECT_EQ(bad[0].partition, 0);
+  EXPECT_EQ(bad[0].offset, 1);
+  EXPECT_NE(bad[0].detail.find("p1-0"), std::string::npos) << bad[0].detail;
+  EXPECT_NE(bad[0].detail.find("p1-1 (consumer 1 gen 1"), std::string::npos) << bad[0].detail;
+}
+
+TEST(ChaosChecker, AnAcknowledgedOffsetHoldingAnotherValueIsInconsistent) {
+  history h;
+  h.send("p0-0", 0);
+  h.ack("p0-0", 0, 0);
+  h.send("p1-0", 0);
+  h.ack("p1-0", 0, 0);  // the same offset acknowledged twice
+  h.send("p0-1", 0);
+  h.ack("p0-1", 0, 5);  // acknowledged at 5, kept at 2
+  h.final_read(0, 0, "p0-0");
+  h.final_read(0, 1, "p1-0");
+  h.final_read(0, 2, "p0-1");
+  const auto r = check(h.events());
+  auto bad = of_kind(r, finding_kind::inconsistent_offset);
+  ASSERT_EQ(bad.size(), 2u) << r.report();
+  // 0/0 holds p0-0 and p1-0's ack (p1-0, read at 1, is not reported again);
+  // p0-1 was acknowledged at 5 and read at 2.
+  EXPECT_EQ(bad[0].offset, 0);
+  EXPECT_NE(bad[0].detail.find("holds 2 values"), std::string::npos) << bad[0].detail;
+  int acked_elsewhere = 0;
+  for (const auto& f : bad)
+    if (f.detail.find("acknowledged at partition 0 offset 5") != std::string::npos) ++acked_elsewhere;
+  EXPECT_EQ(acked_elsewhere, 1) << r.report();
+  EXPECT_TRUE(of_kind(r, finding_kind::lost).empty()) << r.report();
+}
+
+TEST(ChaosChecker, AConsumerReadingBackWithinAGenerationGoesBackwards) {
+  history h;
+  clean_writes(h);
+  final_read_of_clean(h);
+  h.read(0, 1, 0, 1, "p1-0");  // generation 1 had read 0/2 already
+  const auto r = check(h.events());
+  auto back = of_kind(r, finding_kind::position_backwards);
+  ASSERT_EQ(back.size(), 1u) << r.report();
+  EXPECT_EQ(back[0].partition, 0);
+  EXPECT_EQ(back[0].offset, 1);
+  EXPECT_NE(back[0].detail.find("consumer 0 in generation 1 read p1-0 at offset 1"), std::string::npos)
+      << back[0].detail;
+  EXPECT_NE(back[0].detail.find("after p0-2 at offset 2"), std::string::npos) << back[0].detail;
+  EXPECT_EQ(r.findings.size(), 1u) << r.report();
+}
+
+TEST(ChaosChecker, ReadingTheSameOffsetTwiceWithinAGenerationGoesBackwards) {
+  history h;
+  clean_writes(h);
+  final_read_of_clean(h);
+  h.read(0, 1, 1, 0, "p0-1");
+  const auto r = check(h.events());
+  EXPECT_EQ(of_kind(r, finding_kind::position_backwards).size(), 1u) << r.report();
+}
+
+TEST(ChaosChecker, AValueNoProducerSentIsUnknown) {
+  history h;
+  clean_writes(h);
+  final_read_of_clean(h);
+  h.final_read(1, 1, "garbage");
+  const auto r = check(h.events());
+  auto unknown = of_kind(r, finding_kind::unknown_value);
+  ASSERT_EQ(unknown.size(), 1u) << r.report();
+  EXPECT_EQ(unknown[0].partition, 1);
+  EXPECT_EQ(unknown[0].offset, 1);
+}
+
+TEST(ChaosChecker, TheReportListsAtMostSoManyFindingsOfAKind) {
+  history h;
+  for (int i = 0; i < 30; ++i) {
+    h.send(make_value(0, i), 0);
+    h.ack(make_value(0, i), 0, i);
+  }
+  const auto r = check(h.events());
+  EXPECT_EQ(r.findings.size(), 30u);
+  EXPECT_EQ(r.by_kind().at(finding_kind::lost), 30);
+  const std::string text = r.report(5);
+  EXPECT_NE(text.find("30 findings: 30 lost;"), std::string::npos) << text;
+  EXPECT_NE(text.find("... and 25 more lost"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace hw::chaos

@@ -1,0 +1,313 @@
+#include "workload.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace hw::chaos {
+
+namespace {
+
+// Each handle's opaque starts with a pointer to the notes, so that the
+// callbacks find them whatever the handle is.
+struct notes_ref {
+  client_notes* notes;
+  const char* who;
+};
+
+void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
+  static const bool shown = [] {
+    const char* v = std::getenv("HW_CHAOS_RDKAFKA_LOG");
+    return v && std::string(v) == "1";
+  }();
+  if (shown) std::fprintf(stderr, "rdkafka %d %s: %s\n", level, fac, buf);
+  if (auto* ref = static_cast<notes_ref*>(rd_kafka_opaque(rk)))
+    ref->notes->log(wall_clock(std::chrono::system_clock::now()) + " " + rd_kafka_name(rk) + " " +
+                    std::to_string(level) + " " + fac + " " + buf);
+}
+
+void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+
+// Common settings; the opaque starts with a notes_ref, where on_error
+// counts the client's errors. Settings the client refuses go to `problem`.
+rd_kafka_conf_t* make_conf(const std::string& bootstrap, const std::map<std::string, std::string>& settings,
+                           void* opaque, std::string& problem) {
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char err[512];
+  std::map<std::string, std::string> all{{"bootstrap.servers", bootstrap},
+                                         {"topic.metadata.refresh.interval.ms", "2000"},
+                                         {"log.connection.close", "false"}};
+  for (const auto& [k, v] : settings) all[k] = v;
+  if (const char* debug = std::getenv("HW_CHAOS_RDKAFKA_DEBUG")) all["debug"] = debug;
+  for (const auto& [k, v] : all)
+    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK)
+      problem += k + ": " + err + "; ";
+  rd_kafka_conf_set_log_cb(conf, on_log);
+  rd_kafka_conf_set_error_cb(conf, on_error);
+  rd_kafka_conf_set_opaque(conf, opaque);
+  return conf;
+}
+
+void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  auto* ref = static_cast<notes_ref*>(opaque);
+  if (!ref) return;
+  std::string what = std::string(ref->who) + " error " + rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err));
+  if (err == RD_KAFKA_RESP_ERR__FATAL) {
+    char fatal[512];
+    rd_kafka_fatal_error(rk, fatal, sizeof fatal);
+    what += " (" + std::string(fatal) + ")";
+  }
+  (void)reason;
+  ref->notes->add(what);
+}
+
+std::string payload_of(const rd_kafka_message_t* m) {
+  return m->payload ? std::string(static_cast<const char*>(m->payload), m->len) : std::string();
+}
+
+}  // namespace
+
+void client_notes::add(const std::string& what) {
+  std::lock_guard lock(mutex_);
+  ++counts_[what];
+}
+
+void client_notes::log(const std::string& line) {
+  std::lock_guard lock(mutex_);
+  if (log_.size() < k_max_log_lines) log_.push_back(line);
+  else ++log_dropped_;
+}
+
+void client_notes::write_log(std::ostream& out) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& l : log_) out << l << "\n";
+  if (log_dropped_ > 0) out << "... " << log_dropped_ << " more lines dropped\n";
+}
+
+std::string client_notes::summary() const {
+  std::lock_guard lock(mutex_);
+  if (counts_.empty()) return "no client errors\n";
+  std::string out;
+  for (const auto& [what, n] : counts_) out += "  " + std::to_string(n) + " × " + what + "\n";
+  return out;
+}
+
+// ---- producer ----
+
+// notes_ref first: the log and error callbacks read it from any handle.
+struct producer::opaque {
+  notes_ref ref;
+  producer* self;
+};
+
+producer::producer(int id, const workload_settings& settings, history& h, client_notes& notes)
+    : id_(id),
+      settings_(settings),
+      history_(h),
+      notes_(notes),
+      opaque_(std::make_unique<opaque>(opaque{{&notes, "producer"}, this})) {
+  rk_ = create();
+  if (rk_) thread_ = std::thread([this] { run(); });
+}
+
+rd_kafka_t* producer::create() {
+  std::string problem;
+  rd_kafka_conf_t* conf = make_conf(settings_.bootstrap,
+                                    {{"enable.idempotence", "true"},
+                                     {"acks", "all"},
+                                     // One request in flight: librdkafka takes NOT_LEADER_OR_FOLLOWER for "not
+                                     // written" (its MsgNotPersisted), but a leader that loses its leadership
+                                     // while an acks=all write waits answers just that, in Kafka as here, for
+                                     // records the next leader may already have. With requests behind it,
+                                     // the next leader then refuses their sequence gap and librdkafka bumps
+                                     // its epoch and sends those records again as new writes: duplicates
+                                     // that are the client's (confluentinc/librdkafka#4953). Alone in
+                                     // flight, the write is retried with its own sequence, and the next
+                                     // leader must recognise it.
+                                     {"max.in.flight.requests.per.connection", "1"},
+                                     {"linger.ms", "5"},
+                                     {"retry.backoff.ms", "100"},
+                                     {"message.timeout.ms", std::to_string(settings_.message_timeout.count())},
+                                     // The idempotence state (producer id, epoch bumps, drains) into the
+                                     // notes: what explains a duplicate written under two epochs.
+                                     {"debug", "eos"},
+                                     {"client.id", "chaos-producer-" + std::to_string(id_)}},
+                                    opaque_.get(), problem);
+  rd_kafka_conf_set_dr_msg_cb(conf, &producer::on_delivery);
+  char err[512];
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  if (!rk) notes_.add("producer " + std::to_string(id_) + " not created: " + err + " " + problem);
+  return rk;
+}
+
+producer::~producer() {
+  finish(std::chrono::milliseconds(0));
+  if (rk_) rd_kafka_destroy(rk_);
+}
+
+// librdkafka 2.0.2 trusts any broker's metadata, so after a leader change
+// it can go back to the deposed leader, which (as Kafka's would) refuses
+// the sequence the new leader has moved on to; an idempotent producer
+// takes an OUT_OF_ORDER_SEQUENCE_NUMBER for its first request in flight as
+// fatal and fails every message after. An application replaces the
+// client: so does the workload, with a new producer id. The old client's
+// messages get their delivery reports first (failed or indeterminate).
+void producer::replace_after_fatal(const std::string& reason) {
+  {
+    std::lock_guard lock(mutex_);
+    restarts_.push_back(wall_clock(std::chrono::system_clock::now()) + ": " + reason);
+  }
+  rd_kafka_purge(rk_, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+  rd_kafka_flush(rk_, 10000);
+  rd_kafka_destroy(rk_);
+  rk_ = create();
+}
+
+std::vector<std::string> producer::restarts() const {
+  std::lock_guard lock(mutex_);
+  return restarts_;
+}
+
+void producer::run() {
+  auto next_send = std::chrono::steady_clock::now();
+  for (int64_t seq = 0; !stopping_ && rk_; ++seq) {
+    char fatal[512];
+    if (rd_kafka_fatal_error(rk_, fatal, sizeof fatal) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      replace_after_fatal(fatal);
+      if (!rk_) return;
+    }
+    const std::string value = make_value(id_, seq);
+    const auto partition = static_cast<int32_t>((seq + id_) % settings_.partitions);
+    history_.send(value, partition);
+    rd_kafka_resp_err_t e;
+    for (;;) {
+      e = rd_kafka_producev(rk_, RD_KAFKA_V_TOPIC(settings_.topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+                            RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+      if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL || stopping_) break;
+      rd_kafka_poll(rk_, 10);
+    }
+    // Refused before it was queued: it can never be written.
+    if (e) history_.fail(value, std::string("produce: ") + rd_kafka_err2name(e));
+    // Serves delivery reports until the next send is due (a poll returns
+    // early when it served one).
+    next_send += settings_.send_interval;
+    for (auto now = std::chrono::steady_clock::now(); now < next_send && !stopping_;
+         now = std::chrono::steady_clock::now())
+      rd_kafka_poll(rk_, static_cast<int>(
+                             std::chrono::duration_cast<std::chrono::milliseconds>(next_send - now).count() + 1));
+  }
+}
+
+void producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+  auto* self = static_cast<producer::opaque*>(opaque)->self;
+  const std::string value = payload_of(m);
+  if (!m->err) {
+    self->history_.ack(value, m->partition, m->offset);
+    ++self->acked_;
+    return;
+  }
+  const std::string error = rd_kafka_err2name(m->err);
+  self->notes_.add("delivery failed: " + error);
+  // The client knows whether the broker may have written it.
+  if (rd_kafka_message_status(m) == RD_KAFKA_MSG_STATUS_NOT_PERSISTED) self->history_.fail(value, error);
+  else self->history_.indeterminate(value, error);
+}
+
+int producer::finish(std::chrono::milliseconds timeout) {
+  stopping_ = true;
+  if (thread_.joinable()) thread_.join();
+  if (!rk_) return 0;
+  rd_kafka_flush(rk_, static_cast<int>(timeout.count()));
+  return rd_kafka_outq_len(rk_);
+}
+
+// ---- consumer ----
+
+namespace {
+struct consumer_opaque {
+  notes_ref ref;
+  consumer* self;
+};
+}  // namespace
+
+consumer::consumer(int id, const workload_settings& settings, history& h, client_notes& notes)
+    : id_(id), history_(h), notes_(notes) {
+  std::string problem;
+  auto* opaque = new consumer_opaque{{&notes, "consumer"}, this};
+  rd_kafka_conf_t* conf = make_conf(settings.bootstrap,
+                                    {{"group.id", settings.group},
+                                     {"client.id", "chaos-consumer-" + std::to_string(id)},
+                                     {"auto.offset.reset", "earliest"},
+                                     {"enable.auto.commit", "true"},
+                                     {"auto.commit.interval.ms", "1000"},
+                                     {"session.timeout.ms", "10000"},
+                                     {"heartbeat.interval.ms", "1000"},
+                                     {"isolation.level", "read_uncommitted"}},
+                                    opaque, problem);
+  rd_kafka_conf_set_rebalance_cb(conf, &consumer::on_rebalance);
+  char err[512];
+  rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  if (!rk_) {
+    notes.add("consumer " + std::to_string(id) + " not created: " + err + " " + problem);
+    delete opaque;
+    return;
+  }
+  rd_kafka_poll_set_consumer(rk_);
+  rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(topics, settings.topic.c_str(), RD_KAFKA_PARTITION_UA);
+  if (auto e = rd_kafka_subscribe(rk_, topics)) notes.add(std::string("subscribe: ") + rd_kafka_err2name(e));
+  rd_kafka_topic_partition_list_destroy(topics);
+  thread_ = std::thread([this] { run(); });
+}
+
+consumer::~consumer() {
+  finish();
+  if (!rk_) return;
+  auto* opaque = static_cast<consumer_opaque*>(rd_kafka_opaque(rk_));
+  rd_kafka_destroy(rk_);
+  delete opaque;
+}
+
+void consumer::run() {
+  while (!stopping_) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk_, 100);
+    if (!m) continue;
+    if (!m->err) {
+      history_.read(id_, generation_, m->partition, m->offset, payload_of(m));
+      ++reads_;
+    } else {
+      notes_.add(std::string("consumer poll: ") + rd_kafka_err2name(m->err));
+    }
+    rd_kafka_message_destroy(m);
+  }
+  // On this thread: closing revokes the assignment through the callback.
+  rd_kafka_consumer_close(rk_);
+}
+
+void consumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts,
+                            void* opaque) {
+  auto* self = static_cast<consumer_opaque*>(opaque)->self;
+  // Any change of assignment starts a generation: the position of a
+  // partition assigned again comes from the committed offset, which may be
+  // behind what was read.
+  ++self->generation_;
+  std::vector<int32_t> assigned;
+  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    for (int i = 0; i < parts->cnt; ++i) assigned.push_back(parts->elems[i].partition);
+    rd_kafka_assign(rk, parts);
+    self->assigned_ = true;
+  } else {
+    if (err != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS)
+      self->notes_.add(std::string("rebalance error: ") + rd_kafka_err2name(err));
+    rd_kafka_assign(rk, nullptr);
+  }
+  self->history_.rebalance(self->id_, self->generation_, std::move(assigned));
+}
+
+void consumer::finish() {
+  stopping_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace hw::chaos

@@ -1,0 +1,124 @@
+#pragma once
+// The chaos run's clients, all librdkafka, all recording into one history:
+// idempotent acks=all producers each sending its own numbered values at a
+// steady pace to the topic's partitions in turn; consumers in one group
+// (auto commit) recording every record they read and every rebalance as a
+// new generation (the final read is final_read.h's). Client errors
+// are counted by name for the report; librdkafka's log is dropped unless
+// HW_CHAOS_RDKAFKA_LOG=1 (a run under faults logs a connection failure
+// every few milliseconds).
+
+#include <librdkafka/rdkafka.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <vector>
+#include <string>
+#include <thread>
+
+#include "history.h"
+
+namespace hw::chaos {
+
+struct workload_settings {
+  std::string bootstrap;
+  std::string topic;
+  int partitions = 6;
+  std::string group = "chaos";
+  std::chrono::milliseconds send_interval{20};
+  // How long a producer keeps retrying a message (message.timeout.ms):
+  // longer than any fault and the recovery after it, so that a write fails
+  // only when the cluster could not take it for that long.
+  std::chrono::milliseconds message_timeout{60000};
+};
+
+// What the clients said besides records: error names with how often, and
+// their log lines (the producers log their idempotence state: producer id,
+// epoch bumps, drains), kept for a failed run's files.
+class client_notes {
+ public:
+  void add(const std::string& what);
+  std::string summary() const;
+  void log(const std::string& line);
+  void write_log(std::ostream& out) const;
+
+ private:
+  static constexpr size_t k_max_log_lines = 200000;
+  mutable std::mutex mutex_;
+  std::map<std::string, int64_t> counts_;
+  std::vector<std::string> log_;
+  int64_t log_dropped_ = 0;
+};
+
+class producer {
+ public:
+  producer(int id, const workload_settings& settings, history& h, client_notes& notes);
+  ~producer();
+  producer(const producer&) = delete;
+  producer& operator=(const producer&) = delete;
+
+  bool ok() const { return rk_ != nullptr; }
+  int64_t acked() const { return acked_; }
+  // The fatal errors after which the client was replaced (see
+  // replace_after_fatal), each with its time.
+  std::vector<std::string> restarts() const;
+  // Stops sending, then waits for the outstanding delivery reports; returns
+  // how many messages are still unresolved after the timeout.
+  int finish(std::chrono::milliseconds timeout);
+
+ private:
+  struct opaque;  // what the callbacks get
+  rd_kafka_t* create();
+  void replace_after_fatal(const std::string& reason);
+  void run();
+  static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* m, void* opaque);
+
+  const int id_;
+  const workload_settings settings_;
+  history& history_;
+  client_notes& notes_;
+  std::unique_ptr<opaque> opaque_;
+  rd_kafka_t* rk_ = nullptr;  // the send thread's, once it runs
+  mutable std::mutex mutex_;
+  std::vector<std::string> restarts_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> acked_{0};
+  std::thread thread_;
+};
+
+class consumer {
+ public:
+  consumer(int id, const workload_settings& settings, history& h, client_notes& notes);
+  ~consumer();
+  consumer(const consumer&) = delete;
+  consumer& operator=(const consumer&) = delete;
+
+  bool ok() const { return rk_ != nullptr; }
+  // True once it has had partitions assigned.
+  bool assigned() const { return assigned_; }
+  int64_t reads() const { return reads_; }
+  // Stops polling and leaves the group.
+  void finish();
+
+ private:
+  void run();
+  static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts,
+                           void* opaque);
+
+  const int id_;
+  history& history_;
+  client_notes& notes_;
+  rd_kafka_t* rk_ = nullptr;
+  int generation_ = 0;  // the consumer thread's only
+  std::atomic<bool> assigned_{false};
+  std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> reads_{0};
+  std::thread thread_;
+};
+
+}  // namespace hw::chaos
