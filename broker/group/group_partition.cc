@@ -67,10 +67,11 @@ int32_t java_string_hash(std::string_view utf8) {
   return static_cast<int32_t>(h);
 }
 
+int32_t kafka_abs(int32_t n) { return n == INT32_MIN ? 0 : (n < 0 ? -n : n); }
+
 int32_t group_partition(std::string_view group_id, int32_t num_partitions) {
   assert(num_partitions > 0);
-  auto abs = static_cast<int32_t>(static_cast<uint32_t>(java_string_hash(group_id)) & 0x7fffffffu);
-  return abs % num_partitions;
+  return kafka_abs(java_string_hash(group_id)) % num_partitions;
 }
 
 }  // namespace hw::broker::group

@@ -11,8 +11,12 @@ namespace hw::broker::group {
 // Invalid UTF-8 bytes count as U+FFFD, as Java's decoder substitutes them.
 int32_t java_string_hash(std::string_view utf8);
 
-// abs(hashCode) % num_partitions with Kafka's Utils.abs (value & 0x7fffffff,
-// so Integer.MIN_VALUE maps to 0 rather than staying negative).
+// Kafka's Utils.abs: the absolute value, except that Integer.MIN_VALUE
+// (whose negation overflows) maps to 0.
+int32_t kafka_abs(int32_t n);
+
+// Utils.abs(hashCode) % num_partitions, as Kafka's group coordinator maps a
+// group to its __consumer_offsets partition.
 int32_t group_partition(std::string_view group_id, int32_t num_partitions);
 
 }  // namespace hw::broker::group

@@ -157,12 +157,14 @@ TEST_F(ToolsReassignIT, AFourthBrokerTakesPartitionsThroughAThrottledReassignmen
   auto created = tool(k_topic_command, {"--create", "--topic", "moving", "--replica-assignment", "1:2,2:3,3:1"});
   ASSERT_EQ(created.exit_code, 0) << created.all() << logs();
   ASSERT_TRUE(wait_until([&] { return fully_in_sync(1, "moving"); }, 30s)) << logs();
-  // 3 MB over the three partitions, acknowledged by both replicas.
-  auto produced = tool(k_perf_producer, {"--topic", "moving", "--num-records", "3000", "--record-size", "1000",
+  // 6 MB over the three partitions, acknowledged by both replicas: about
+  // 2 MB each, so no partition fits in the new replica's first fetch
+  // (replica.fetch.max.bytes, 1 MiB) and every one waits for the throttle.
+  auto produced = tool(k_perf_producer, {"--topic", "moving", "--num-records", "6000", "--record-size", "1000",
                                          "--throughput", "-1", "--producer-props", "acks=all",
                                          "bootstrap.servers=" + bootstrap()});
   ASSERT_EQ(produced.exit_code, 0) << produced.all();
-  ASSERT_TRUE(printed_line_starting(produced, "3000 records sent")) << produced.all();
+  ASSERT_TRUE(printed_line_starting(produced, "6000 records sent")) << produced.all();
 
   ASSERT_TRUE(start_node(4)) << logs();
 
@@ -201,7 +203,7 @@ TEST_F(ToolsReassignIT, AFourthBrokerTakesPartitionsThroughAThrottledReassignmen
   EXPECT_EQ(e[4], "The inter-broker throttle limit was set to 300000 B/s");
   EXPECT_EQ(e[5], "Successfully started partition reassignments for moving-0,moving-1,moving-2");
 
-  // 3 MB into broker 4 at 300 kB/s: still under way.
+  // 6 MB into broker 4 at 300 kB/s: still under way.
   auto listed = tool(k_reassign_command, {"--list"});
   ASSERT_EQ(listed.exit_code, 0) << listed.all();
   auto l = tool_lines(listed);
@@ -224,7 +226,7 @@ TEST_F(ToolsReassignIT, AFourthBrokerTakesPartitionsThroughAThrottledReassignmen
                          120s))
       << logs();
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
-  EXPECT_GE(took.count(), 5000) << "3 MB at 300 kB/s cannot move faster than the throttle lets it";
+  EXPECT_GE(took.count(), 5000) << "6 MB at 300 kB/s cannot move faster than the throttle lets it";
   auto done = tool(k_reassign_command, {"--verify", "--reassignment-json-file", plan});
   ASSERT_EQ(done.exit_code, 0) << done.all();
   EXPECT_EQ(tool_lines(done),
@@ -246,7 +248,7 @@ TEST_F(ToolsReassignIT, AFourthBrokerTakesPartitionsThroughAThrottledReassignmen
   auto offsets = tool("org.apache.kafka.tools.GetOffsetShell", {"--topic", "moving"});
   int64_t total = 0;
   for (const auto& line : tool_lines(offsets)) total += std::stoll(line.substr(line.rfind(':') + 1));
-  EXPECT_EQ(total, 3000) << offsets.all();
+  EXPECT_EQ(total, 6000) << offsets.all();
   EXPECT_TRUE(wait_until([&] { return !std::filesystem::exists(dir1 + "/data/moving-0") &&
                                       !std::filesystem::exists(dir1 + "/data/moving-2") &&
                                       !std::filesystem::exists(dir3 + "/data/moving-1"); },

@@ -55,6 +55,7 @@
 #include "kafka_tool.h"
 #include "metrics_scrape.h"
 #include "protocol/messages/describe_quorum.h"
+#include "protocol/messages/describe_topic_partitions.h"
 #include "raw_requests.h"
 
 extern char** environ;
@@ -477,6 +478,33 @@ class ToolsReplicationIT : public ::testing::Test {
     if (out.size() != k_partitions) out.clear();
     return out;
   }
+  // The partitions as broker `via`'s DescribeTopicPartitions gives them
+  // (leader, replicas, ISR, ELR), kept in last_describe for messages; empty
+  // if it did not answer in full.
+  std::map<int, described_partition> described_via(int via) {
+    raw_client client(node(via).port());
+    msg::describe_topic_partitions_request req;
+    auto& t = req.topics.emplace_back();
+    t.name = k_topic;
+    auto r = client.call<msg::describe_topic_partitions_response>(75, 0, req);
+    std::map<int, described_partition> out;
+    if (!r || r->topics.size() != 1 || r->topics[0].error_code != 0) return out;
+    std::ostringstream text;
+    for (const auto& p : r->topics[0].partitions) {
+      described_partition d;
+      d.leader = p.leader_id;
+      d.replicas = p.replica_nodes;
+      d.isr = id_set_of(p.isr_nodes);
+      if (p.eligible_leader_replicas) d.elr = id_set_of(*p.eligible_leader_replicas);
+      if (p.last_known_elr) d.last_known_elr = id_set_of(*p.last_known_elr);
+      text << "partition " << p.partition_index << " leader " << d.leader << " isr " << ::testing::PrintToString(d.isr)
+           << " elr " << ::testing::PrintToString(d.elr) << "\n";
+      out[p.partition_index] = std::move(d);
+    }
+    last_describe = "DescribeTopicPartitions via node " + std::to_string(via) + ":\n" + text.str();
+    if (out.size() != k_partitions) out.clear();
+    return out;
+  }
   // Whether every partition has this ISR (and a leader in it) as `via` sees it.
   bool isr_everywhere(int via, const id_set& isr) {
     auto parts = metadata_via(via);
@@ -657,7 +685,12 @@ TEST_F(ToolsReplicationIT, FollowerDownIsrBelowMinAndLeaderDownOnThreeCombinedNo
       },
       30s))
       << logs();
-  d = describe();
+  // Without a controller quorum kafka-topics --describe fails here as it
+  // does against Kafka: it asks for the ongoing reassignments, which only the
+  // active controller knows, and the forwarded request times out. The
+  // survivor's own metadata (DescribeTopicPartitions) says what it leads.
+  d = described_via(survivor);
+  ASSERT_EQ(keys_of(d), (std::set<int>{0, 1, 2})) << last_describe;
   for (const auto& [p, part] : d) {
     EXPECT_EQ(part.leader, survivor) << last_describe;
     EXPECT_FALSE(part.isr.count(follower)) << last_describe;
@@ -682,12 +715,8 @@ TEST_F(ToolsReplicationIT, FollowerDownIsrBelowMinAndLeaderDownOnThreeCombinedNo
     // Nothing became readable: the high watermark stays where it was.
     EXPECT_EQ(high_watermark(survivor, p), before) << "partition " << p;
   }
-  // kafka-topics names the partitions below min.insync.replicas=2: those
-  // whose ISR (as the metadata says) has one member.
-  std::set<int> below_min;
-  for (const auto& [p, part] : d)
-    if (part.isr.size() < 2) below_min.insert(p);
-  EXPECT_EQ(keys_of(describe_only("--under-min-isr-partitions")), below_min) << last_describe;
+  // (kafka-topics --under-min-isr-partitions naming such partitions is
+  // checked with dedicated controllers, where the quorum survives.)
 
   // Both back: every partition's ISR grows to three again, nothing is
   // under-replicated, and the producer's writes go on.
