@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "protocol/wire/reader.h"
-#include "protocol/wire/writer.h"
+#include "protocol/wire/version_prefixed.h"
 
 namespace hw::broker::group {
 
@@ -19,45 +18,22 @@ constexpr int16_t offset_value_version_with_expiry = 1;
 constexpr int16_t group_value_version = 3;
 constexpr uint32_t topic_id_tag = 0;
 
-template <typename T>
-std::vector<uint8_t> encode_versioned(const T& message, int16_t version) {
-  std::vector<uint8_t> out;
-  out.reserve(2 + message.encoded_size(version));
-  protocol::writer w(out);
-  w.write_int16(version);
-  message.encode(w, version);
-  return out;
-}
-
 std::vector<uint8_t> offset_key(std::string_view group, std::string_view topic, int32_t partition) {
   msg::offset_commit_key key;
   key.group = std::string(group);
   key.topic = std::string(topic);
   key.partition = partition;
-  return encode_versioned(key, offset_key_version);
+  return protocol::encode_version_prefixed(key, offset_key_version);
 }
 
 std::vector<uint8_t> group_key(std::string_view group) {
   msg::group_metadata_key key;
   key.group = std::string(group);
-  return encode_versioned(key, group_key_version);
-}
-
-// Decodes `T` at the version in the first two bytes; the whole input must
-// be consumed. nullopt on any error.
-template <typename T>
-std::optional<T> decode_versioned(byte_view bytes, int16_t min_version, int16_t max_version) {
-  protocol::reader r(bytes);
-  int16_t version = r.read_int16();
-  if (!r.ok() || version < min_version || version > max_version) return std::nullopt;
-  T message;
-  message.decode(r, version);
-  if (!r.ok() || r.remaining() != 0) return std::nullopt;
-  return message;
+  return protocol::encode_version_prefixed(key, group_key_version);
 }
 
 std::optional<committed_offset> decode_offset_value(byte_view bytes) {
-  auto value = decode_versioned<msg::offset_commit_value>(bytes, 0, 4);
+  auto value = protocol::decode_version_prefixed<msg::offset_commit_value>(bytes, 0, 4);
   if (!value) return std::nullopt;
   committed_offset out;
   out.offset = value->offset;
@@ -88,7 +64,7 @@ coordinator_record offset_commit_record(std::string_view group, std::string_view
     v.unknown_tagged_fields.push_back(
         {topic_id_tag, std::vector<uint8_t>(value.topic_id.bytes.begin(), value.topic_id.bytes.end())});
   }
-  return {offset_key(group, topic, partition), encode_versioned(v, version)};
+  return {offset_key(group, topic, partition), protocol::encode_version_prefixed(v, version)};
 }
 
 coordinator_record offset_tombstone_record(std::string_view group, std::string_view topic,
@@ -98,7 +74,7 @@ coordinator_record offset_tombstone_record(std::string_view group, std::string_v
 
 coordinator_record group_metadata_record(std::string_view group,
                                          const msg::group_metadata_value& value) {
-  return {group_key(group), encode_versioned(value, group_value_version)};
+  return {group_key(group), protocol::encode_version_prefixed(value, group_value_version)};
 }
 
 coordinator_record group_tombstone_record(std::string_view group) {
@@ -110,7 +86,7 @@ std::optional<decoded_record> decode_record(byte_view key, std::optional<byte_vi
   int16_t key_version = peek.read_int16();
   if (!peek.ok() || key_version < 0) return std::nullopt;
   if (key_version <= 1) {
-    auto k = decode_versioned<msg::offset_commit_key>(key, 0, 1);
+    auto k = protocol::decode_version_prefixed<msg::offset_commit_key>(key, 0, 1);
     if (!k) return std::nullopt;
     offset_record out{std::move(k->group), std::move(k->topic), k->partition, std::nullopt};
     if (value) {
@@ -120,11 +96,11 @@ std::optional<decoded_record> decode_record(byte_view key, std::optional<byte_vi
     return out;
   }
   if (key_version == 2) {
-    auto k = decode_versioned<msg::group_metadata_key>(key, 2, 2);
+    auto k = protocol::decode_version_prefixed<msg::group_metadata_key>(key, 2, 2);
     if (!k) return std::nullopt;
     group_record out{std::move(k->group), std::nullopt};
     if (value) {
-      out.value = decode_versioned<msg::group_metadata_value>(*value, 0, 4);
+      out.value = protocol::decode_version_prefixed<msg::group_metadata_value>(*value, 0, 4);
       if (!out.value) return std::nullopt;
     }
     return out;
