@@ -1,0 +1,604 @@
+#include "broker/txn/txn_shard.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace hw::broker::txn {
+
+using protocol::error_code;
+
+namespace {
+
+bool is_prepare(txn_state s) { return s == txn_state::prepare_commit || s == txn_state::prepare_abort; }
+
+}  // namespace
+
+error_code append_error_to_coordinator_error(error_code e) {
+  switch (e) {
+    case error_code::none:
+      return error_code::none;
+    case error_code::unknown_topic_or_partition:
+    case error_code::not_enough_replicas:
+    case error_code::not_enough_replicas_after_append:
+    case error_code::request_timed_out:
+      return error_code::coordinator_not_available;
+    case error_code::not_leader_or_follower:
+    case error_code::kafka_storage_error:
+      return error_code::not_coordinator;
+    case error_code::message_too_large:
+    case error_code::record_list_too_large:
+      return error_code::unknown_server_error;
+    default:
+      return e;
+  }
+}
+
+txn_shard::txn_shard(int32_t partition, txn_config config) : partition_(partition), config_(config) {}
+
+// --- leadership -------------------------------------------------------------
+
+void txn_shard::begin_load(int32_t coordinator_epoch) {
+  unload();
+  mode_ = mode::loading;
+  coordinator_epoch_ = coordinator_epoch;
+}
+
+bool txn_shard::load(std::span<const uint8_t> key, std::optional<std::span<const uint8_t>> value,
+                     std::string* error) {
+  auto record = decode_txn_record(key, value, error);
+  if (!record) return false;
+  if (!record->value) {
+    ids_.erase(record->transactional_id);
+    return true;
+  }
+  // The last record of an id is its state.
+  ids_.insert_or_assign(record->transactional_id, txn_metadata(record->transactional_id, *record->value));
+  return true;
+}
+
+void txn_shard::end_load(int64_t now_ms) {
+  mode_ = mode::active;
+  // A transaction whose prepare record was written but not its complete one
+  // has markers that may not all have gone out: send them all again.
+  for (auto& [id, m] : ids_) {
+    if (!is_prepare(m.state())) continue;
+    in_flight f;
+    f.transactional_id = id;
+    f.transit = m.current();
+    f.next = then::timeout_prepared;  // no one to answer
+    f.coordinator_epoch = coordinator_epoch_;
+    after_prepare(f, now_ms);
+  }
+}
+
+void txn_shard::unload() {
+  for (auto& [token, f] : appends_) {
+    if (!f.token) continue;
+    switch (f.next) {
+      case then::answer_init:
+      case then::fence_prepared:
+        answer(f.token, init_producer_id_result{error_code::not_coordinator});
+        break;
+      case then::end_prepared:
+        answer(f.token, end_txn_result{error_code::not_coordinator});
+        break;
+      default:
+        answer(f.token, error_code::not_coordinator);
+        break;
+    }
+  }
+  appends_.clear();
+  ids_.clear();
+  awaiting_markers_.clear();
+  retry_complete_.clear();
+  mode_ = mode::inactive;
+}
+
+error_code txn_shard::not_serving() const {
+  switch (mode_) {
+    case mode::active:
+      return error_code::none;
+    case mode::loading:
+      return error_code::coordinator_load_in_progress;
+    case mode::inactive:
+      break;
+  }
+  return error_code::not_coordinator;
+}
+
+// --- helpers ----------------------------------------------------------------
+
+const txn_metadata* txn_shard::find(std::string_view transactional_id) const {
+  auto it = ids_.find(transactional_id);
+  return it == ids_.end() ? nullptr : &it->second;
+}
+
+txn_metadata* txn_shard::find_mutable(std::string_view transactional_id) {
+  auto it = ids_.find(transactional_id);
+  return it == ids_.end() ? nullptr : &it->second;
+}
+
+void txn_shard::answer(std::optional<request_token> token, txn_answer a) {
+  if (token) out_.completions.push_back({*token, std::move(a)});
+}
+
+void txn_shard::append(const std::string& transactional_id, const txn_transit& transit, then next,
+                       std::optional<request_token> token) {
+  const append_token t = next_append_++;
+  in_flight f;
+  f.transactional_id = transactional_id;
+  f.transit = transit;
+  f.next = next;
+  f.token = token;
+  f.coordinator_epoch = coordinator_epoch_;
+  txn_record record = next == then::expired ? tombstone_record(transactional_id)
+                                            : transit_record(transactional_id, transit, config_.transaction_version_level);
+  appends_.emplace(t, std::move(f));
+  out_.appends.push_back({t, std::move(record)});
+}
+
+void txn_shard::illegal(const std::string& transactional_id, const std::string& what) {
+  out_.illegal.push_back("transactional id " + transactional_id + ": " + what);
+}
+
+txn_shard_output txn_shard::take_output() {
+  txn_shard_output taken = std::move(out_);
+  out_ = {};
+  return taken;
+}
+
+// --- InitProducerId -----------------------------------------------------------
+
+bool txn_shard::init_needs_producer_id(std::string_view transactional_id,
+                                       std::optional<producer_id_and_epoch> expected) const {
+  const txn_metadata* m = find(transactional_id);
+  if (!m) return true;
+  return m->epoch_exhausted() && (!expected || expected->epoch == m->producer_epoch());
+}
+
+void txn_shard::init_producer_id(request_token token, const std::string& transactional_id, int32_t timeout_ms,
+                                 std::optional<producer_id_and_epoch> expected,
+                                 std::optional<int64_t> fresh_producer_id, int64_t now_ms) {
+  auto fail = [&](error_code e) { answer(token, init_producer_id_result{e}); };
+  if (transactional_id.empty()) return fail(error_code::invalid_request);
+  if (timeout_ms <= 0 || timeout_ms > config_.max_timeout_ms) return fail(error_code::invalid_transaction_timeout);
+  if (auto e = not_serving(); e != error_code::none) return fail(e);
+
+  txn_metadata* m = find_mutable(transactional_id);
+  if (!m) {
+    if (!fresh_producer_id) return fail(error_code::coordinator_not_available);
+    m = &ids_.emplace(transactional_id, txn_metadata(transactional_id, *fresh_producer_id, timeout_ms, now_ms))
+             .first->second;
+  }
+  if (m->has_pending()) return fail(error_code::concurrent_transactions);
+  if (expected) {
+    // A producer resuming after an error names its id and epoch: it is
+    // fenced unless the id is still its own (the epoch is checked next), or
+    // it is the id it had before an exhausted epoch moved it on.
+    const bool own = m->producer_epoch() == k_no_producer_epoch || expected->id == m->producer_id() ||
+                     (expected->id == m->prev_producer_id() && epoch_exhausted(expected->epoch));
+    if (!own) return fail(error_code::producer_fenced);
+  }
+  txn_prepared p;
+  switch (m->state()) {
+    case txn_state::prepare_commit:
+    case txn_state::prepare_abort:
+      return fail(error_code::concurrent_transactions);
+    case txn_state::empty:
+    case txn_state::complete_commit:
+    case txn_state::complete_abort:
+      if (m->epoch_exhausted() && (!expected || expected->epoch == m->producer_epoch())) {
+        if (!fresh_producer_id) return fail(error_code::coordinator_not_available);
+        p = m->prepare_rotate_producer_id(*fresh_producer_id, timeout_ms, now_ms, expected.has_value());
+      } else {
+        p = m->prepare_increment_epoch(timeout_ms, expected ? std::optional<int16_t>(expected->epoch) : std::nullopt,
+                                       now_ms);
+      }
+      break;
+    case txn_state::ongoing: {
+      // Another instance left a transaction open: abort it at a bumped
+      // epoch first; the client retries (CONCURRENT_TRANSACTIONS) and then
+      // gets an epoch above the fenced one.
+      p = m->prepare_fence_epoch();
+      if (!p.ok()) break;
+      const producer_id_and_epoch fenced{p.transit->producer_id, p.transit->producer_epoch};
+      auto refused = begin_end(transactional_id, fenced, false, config_.transaction_version_level, false, std::nullopt,
+                               then::fence_prepared, token, now_ms);
+      if (refused) {
+        if (m->pending() == txn_state::prepare_epoch_fence) m->abandon();
+        fail(refused->error == error_code::none ? error_code::concurrent_transactions : refused->error);
+      }
+      return;
+    }
+    case txn_state::dead:
+    case txn_state::prepare_epoch_fence:
+      illegal(transactional_id, "InitProducerId found the state " + std::string(state_name(m->state())));
+      return fail(error_code::unknown_server_error);
+  }
+  if (!p.ok()) {
+    if (!p.illegal.empty()) illegal(transactional_id, p.illegal);
+    return fail(p.illegal.empty() ? p.error : error_code::unknown_server_error);
+  }
+  append(transactional_id, *p.transit, then::answer_init, token);
+}
+
+// --- AddPartitionsToTxn / AddOffsetsToTxn -------------------------------------
+
+void txn_shard::add_partitions(request_token token, const std::string& transactional_id,
+                               producer_id_and_epoch producer, const txn_partitions& partitions,
+                               int16_t client_version, int64_t now_ms) {
+  auto fail = [&](error_code e) { answer(token, e); };
+  if (transactional_id.empty()) return fail(error_code::invalid_request);
+  if (auto e = not_serving(); e != error_code::none) return fail(e);
+  txn_metadata* m = find_mutable(transactional_id);
+  if (!m || m->producer_id() != producer.id) return fail(error_code::invalid_producer_id_mapping);
+  if (m->producer_epoch() != producer.epoch) return fail(error_code::producer_fenced);
+  if (m->has_pending() || is_prepare(m->state())) return fail(error_code::concurrent_transactions);
+  if (m->state() == txn_state::ongoing &&
+      std::includes(m->partitions().begin(), m->partitions().end(), partitions.begin(), partitions.end()))
+    return fail(error_code::none);  // already there: nothing to write
+  auto p = m->prepare_add_partitions(partitions, now_ms, client_version);
+  if (!p.ok()) {
+    illegal(transactional_id, p.illegal);
+    return fail(error_code::unknown_server_error);
+  }
+  append(transactional_id, *p.transit, then::answer_add, token);
+}
+
+std::vector<std::pair<txn_topic_partition, error_code>> txn_shard::verify_partitions(
+    const std::string& transactional_id, producer_id_and_epoch producer, const txn_partitions& partitions) const {
+  error_code all = not_serving();
+  const txn_metadata* m = find(transactional_id);
+  if (transactional_id.empty()) {
+    all = error_code::invalid_request;
+  } else if (all != error_code::none) {
+  } else if (!m || m->producer_id() != producer.id) {
+    all = error_code::invalid_producer_id_mapping;
+  } else if (m->producer_epoch() != producer.epoch) {
+    all = error_code::producer_fenced;
+  } else if (is_prepare(m->state())) {
+    all = error_code::concurrent_transactions;
+  }
+  std::vector<std::pair<txn_topic_partition, error_code>> out;
+  for (const auto& tp : partitions) {
+    error_code e = all;
+    // Added when the Ongoing record was durable, removed when the complete
+    // one is: a partition outside the set must not take the write.
+    if (e == error_code::none && !m->partitions().contains(tp)) e = error_code::transaction_abortable;
+    out.emplace_back(tp, e);
+  }
+  return out;
+}
+
+// --- EndTxn -------------------------------------------------------------------
+
+bool txn_shard::end_needs_producer_id(std::string_view transactional_id, int16_t client_version) const {
+  const txn_metadata* m = find(transactional_id);
+  return m && bumps_epoch_at_end(client_version) && m->epoch_exhausted() &&
+         m->pending() != txn_state::prepare_epoch_fence;
+}
+
+void txn_shard::end_txn(request_token token, const std::string& transactional_id, producer_id_and_epoch producer,
+                        bool commit, int16_t client_version, std::optional<int64_t> fresh_producer_id,
+                        int64_t now_ms) {
+  if (auto e = not_serving(); e != error_code::none && !transactional_id.empty())
+    return answer(token, end_txn_result{e});
+  auto done = begin_end(transactional_id, producer, commit, client_version, true, fresh_producer_id,
+                        then::end_prepared, token, now_ms);
+  if (done) answer(token, *done);
+}
+
+std::optional<end_txn_result> txn_shard::begin_end(const std::string& transactional_id,
+                                                   producer_id_and_epoch producer, bool commit,
+                                                   int16_t client_version, bool from_client,
+                                                   std::optional<int64_t> fresh_producer_id, then next,
+                                                   std::optional<request_token> token, int64_t now_ms) {
+  using enum txn_state;
+  auto fail = [](error_code e) { return std::optional<end_txn_result>(end_txn_result{e}); };
+  if (transactional_id.empty()) return fail(error_code::invalid_request);
+  txn_metadata* m = find_mutable(transactional_id);
+  if (!m) return fail(error_code::invalid_producer_id_mapping);
+  const bool fence = m->pending() == prepare_epoch_fence;
+  const bool v2 = bumps_epoch_at_end(client_version);
+  const txn_state to = commit ? prepare_commit : prepare_abort;
+  auto wrong_state = [&] {
+    return fail(error_code::invalid_txn_state);
+  };
+  // Writes the prepare record (no_partition_added: a v2 abort of a
+  // transaction that added nothing).
+  auto prepare = [&](txn_state target, bool no_partition_added) -> std::optional<end_txn_result> {
+    int64_t next_producer_id = k_no_producer_id;
+    if (v2 && !fence && m->epoch_exhausted()) {
+      if (!fresh_producer_id) return fail(error_code::coordinator_not_available);
+      next_producer_id = *fresh_producer_id;
+    }
+    if (target == prepare_abort && fence) m->take_over_fence(producer.epoch);
+    auto p = m->prepare_abort_or_commit(target, v2 ? client_version : 0, next_producer_id, now_ms, no_partition_added);
+    if (!p.ok()) {
+      illegal(transactional_id, p.illegal);
+      return fail(error_code::unknown_server_error);
+    }
+    append(transactional_id, *p.transit, next, token);
+    return std::nullopt;
+  };
+  // Nothing to write: the transaction already ended that way (a retry).
+  auto already = [&]() -> std::optional<end_txn_result> {
+    if (!v2) return end_txn_result{};
+    return end_txn_result{error_code::none, m->producer_id(), m->producer_epoch()};
+  };
+
+  if (!v2) {
+    // Version 0 and 1 clients never bump their epoch: it must match.
+    if (m->producer_id() != producer.id) return fail(error_code::invalid_producer_id_mapping);
+    if ((from_client && producer.epoch != m->producer_epoch()) || producer.epoch < m->producer_epoch())
+      return fail(error_code::producer_fenced);
+    if (m->has_pending() && !fence) return fail(error_code::concurrent_transactions);
+    switch (m->state()) {
+      case ongoing:
+        return prepare(to, false);
+      case complete_commit:
+        return commit ? already() : wrong_state();
+      case complete_abort:
+        return commit ? wrong_state() : already();
+      case prepare_commit:
+        return commit ? fail(error_code::concurrent_transactions) : wrong_state();
+      case prepare_abort:
+        return commit ? wrong_state() : fail(error_code::concurrent_transactions);
+      case empty:
+        return wrong_state();
+      case dead:
+      case prepare_epoch_fence:
+        break;
+    }
+    illegal(transactional_id, "EndTxn found the state " + std::string(state_name(m->state())));
+    return fail(error_code::unknown_server_error);
+  }
+
+  // Version 2: every end bumps the epoch, so the epoch tells a retry (one
+  // below the current) from the next end (the current).
+  const bool retry_on_overflow = !fence && m->prev_producer_id() == producer.id &&
+                                 producer.epoch == INT16_MAX - 1 && m->producer_epoch() == 0;
+  const bool retry_on_bump = !fence && m->producer_epoch() == producer.epoch + 1;
+  bool valid_epoch = false;
+  if (fence) {
+    valid_epoch = (!from_client || producer.epoch == m->producer_epoch()) && producer.epoch >= m->producer_epoch();
+  } else {
+    switch (m->state()) {
+      case ongoing:
+      case empty:
+      case dead:
+      case prepare_epoch_fence:
+        valid_epoch = producer.epoch == m->producer_epoch();
+        break;
+      case prepare_commit:
+      case prepare_abort:
+        valid_epoch = retry_on_bump;
+        break;
+      case complete_commit:
+      case complete_abort:
+        valid_epoch = retry_on_bump || retry_on_overflow || producer.epoch == m->producer_epoch();
+        break;
+    }
+  }
+  const bool retry = retry_on_bump || retry_on_overflow;
+  if (m->producer_id() != producer.id && !retry_on_overflow) return fail(error_code::invalid_producer_id_mapping);
+  if (!valid_epoch) return fail(error_code::producer_fenced);
+  if (m->has_pending() && !fence) return fail(error_code::concurrent_transactions);
+  switch (m->state()) {
+    case ongoing:
+      return prepare(to, false);
+    case complete_commit:
+      if (commit) return retry ? already() : wrong_state();
+      return retry ? wrong_state() : prepare(prepare_abort, true);
+    case complete_abort:
+      if (!commit) return retry ? already() : prepare(prepare_abort, true);
+      return wrong_state();
+    case prepare_commit:
+      return commit ? fail(error_code::concurrent_transactions) : wrong_state();
+    case prepare_abort:
+      return commit ? wrong_state() : fail(error_code::concurrent_transactions);
+    case empty:
+      return commit ? wrong_state() : prepare(prepare_abort, true);
+    case dead:
+    case prepare_epoch_fence:
+      break;
+  }
+  illegal(transactional_id, "EndTxn found the state " + std::string(state_name(m->state())));
+  return fail(error_code::unknown_server_error);
+}
+
+void txn_shard::after_prepare(const in_flight& f, int64_t now_ms) {
+  txn_metadata* m = find_mutable(f.transactional_id);
+  if (!m) return;
+  const bool commit = m->state() == txn_state::prepare_commit;
+  // The answer goes now: the decision is durable, the markers follow.
+  if (f.next == then::end_prepared) {
+    if (bumps_epoch_at_end(m->client_version()))
+      answer(f.token, end_txn_result{error_code::none, m->producer_id(), m->producer_epoch()});
+    else
+      answer(f.token, end_txn_result{});
+  } else if (f.next == then::fence_prepared) {
+    answer(f.token, init_producer_id_result{error_code::concurrent_transactions});
+  }
+  marker_job job;
+  job.transactional_id = f.transactional_id;
+  job.producer_id = m->producer_id();
+  job.producer_epoch = m->producer_epoch();
+  job.commit = commit;
+  job.coordinator_epoch = coordinator_epoch_;
+  job.transaction_version = m->client_version();
+  job.partitions = m->partitions();
+  auto p = m->prepare_complete(now_ms);
+  if (!p.ok()) {
+    illegal(f.transactional_id, p.illegal);
+    return;
+  }
+  awaiting_markers_.insert_or_assign(f.transactional_id, *p.transit);
+  if (job.partitions.empty()) {
+    // A v2 abort of an empty transaction: no partition to mark.
+    on_markers_written(f.transactional_id, coordinator_epoch_, now_ms);
+  } else {
+    out_.markers.push_back(std::move(job));
+  }
+}
+
+void txn_shard::on_markers_written(const std::string& transactional_id, int32_t coordinator_epoch, int64_t) {
+  if (mode_ != mode::active || coordinator_epoch != coordinator_epoch_) return;
+  auto it = awaiting_markers_.find(transactional_id);
+  if (it == awaiting_markers_.end()) return;
+  append(transactional_id, it->second, then::end_completed, std::nullopt);
+}
+
+// --- durability ---------------------------------------------------------------
+
+void txn_shard::on_append_done(append_token token, error_code error, int64_t now_ms) {
+  auto it = appends_.find(token);
+  if (it == appends_.end()) return;  // unloaded meanwhile: answered then
+  const in_flight f = std::move(it->second);
+  appends_.erase(it);
+  txn_metadata* m = find_mutable(f.transactional_id);
+  if (f.coordinator_epoch != coordinator_epoch_ || !m) {
+    answer(f.token, error_code::not_coordinator);
+    return;
+  }
+  const error_code e = append_error_to_coordinator_error(error);
+  if (e != error_code::none) {
+    if (f.next == then::end_completed && e == error_code::coordinator_not_available) {
+      // The markers are out; the record saying so is retried (the id stays
+      // pending meanwhile, as Kafka's marker manager keeps it).
+      retry_complete_.push_back(f.transactional_id);
+      return;
+    }
+    m->abandon();
+    if (f.next == then::end_completed) awaiting_markers_.erase(f.transactional_id);
+    switch (f.next) {
+      case then::answer_init:
+      case then::fence_prepared:
+        answer(f.token, init_producer_id_result{e});
+        break;
+      case then::end_prepared:
+        answer(f.token, end_txn_result{e});
+        break;
+      case then::answer_add:
+        answer(f.token, e);
+        break;
+      default:
+        break;
+    }
+    return;
+  }
+  if (f.next == then::expired) {
+    ids_.erase(f.transactional_id);
+    return;
+  }
+  if (auto wrong = m->complete(f.transit)) {
+    illegal(f.transactional_id, *wrong);
+    m->abandon();
+    if (f.next == then::answer_init || f.next == then::fence_prepared)
+      answer(f.token, init_producer_id_result{error_code::unknown_server_error});
+    else if (f.next == then::end_prepared)
+      answer(f.token, end_txn_result{error_code::unknown_server_error});
+    else
+      answer(f.token, error_code::unknown_server_error);
+    return;
+  }
+  switch (f.next) {
+    case then::answer_init:
+      answer(f.token, init_producer_id_result{error_code::none, f.transit.producer_id, f.transit.producer_epoch});
+      break;
+    case then::answer_add:
+      answer(f.token, error_code::none);
+      break;
+    case then::end_prepared:
+    case then::fence_prepared:
+    case then::timeout_prepared:
+      after_prepare(f, now_ms);
+      break;
+    case then::end_completed:
+      awaiting_markers_.erase(f.transactional_id);
+      break;
+    case then::expired:
+      break;
+  }
+}
+
+// --- time ---------------------------------------------------------------------
+
+void txn_shard::tick(int64_t now_ms) {
+  if (mode_ != mode::active) return;
+  auto retry = std::move(retry_complete_);
+  retry_complete_.clear();
+  for (const auto& id : retry) {
+    auto it = awaiting_markers_.find(id);
+    if (it != awaiting_markers_.end()) append(id, it->second, then::end_completed, std::nullopt);
+  }
+  abort_timed_out(now_ms);
+  expire_idle(now_ms);
+}
+
+void txn_shard::abort_timed_out(int64_t now_ms) {
+  std::vector<std::string> due;
+  for (const auto& [id, m] : ids_) {
+    // A distributed two-phase commit transaction (KIP-939: the largest
+    // timeout) never times out.
+    if (m.state() != txn_state::ongoing || m.has_pending() || m.timeout_ms() == INT32_MAX) continue;
+    if (m.start_ms() + m.timeout_ms() < now_ms) due.push_back(id);
+  }
+  for (const auto& id : due) {
+    txn_metadata& m = *find_mutable(id);
+    auto p = m.prepare_fence_epoch();
+    if (!p.ok()) {
+      illegal(id, p.illegal);
+      continue;
+    }
+    auto refused = begin_end(id, {p.transit->producer_id, p.transit->producer_epoch}, false,
+                             config_.transaction_version_level, false, std::nullopt, then::timeout_prepared,
+                             std::nullopt, now_ms);
+    if (refused && m.pending() == txn_state::prepare_epoch_fence) m.abandon();
+  }
+}
+
+void txn_shard::expire_idle(int64_t now_ms) {
+  for (auto& [id, m] : ids_) {
+    const auto s = m.state();
+    if (s != txn_state::empty && s != txn_state::complete_commit && s != txn_state::complete_abort) continue;
+    if (m.has_pending() || m.last_update_ms() > now_ms - config_.id_expiration_ms) continue;
+    auto p = m.prepare_dead();
+    if (!p.ok()) continue;
+    append(id, *p.transit, then::expired, std::nullopt);
+  }
+}
+
+// --- reads --------------------------------------------------------------------
+
+std::optional<txn_description> txn_shard::describe(std::string_view transactional_id) const {
+  const txn_metadata* m = find(transactional_id);
+  if (!m || m->state() == txn_state::dead || m->pending() == txn_state::dead) return std::nullopt;
+  txn_description d;
+  d.transactional_id = m->transactional_id();
+  d.producer_id = m->producer_id();
+  d.producer_epoch = m->producer_epoch();
+  d.state = m->state();
+  d.timeout_ms = m->timeout_ms();
+  d.start_ms = m->start_ms();
+  d.partitions = m->partitions();
+  return d;
+}
+
+std::vector<txn_description> txn_shard::list(const list_filter& filter, int64_t now_ms) const {
+  std::vector<txn_description> out;
+  for (const auto& [id, m] : ids_) {
+    if (m.state() == txn_state::dead) continue;
+    if (!filter.states.empty() &&
+        std::find(filter.states.begin(), filter.states.end(), m.state()) == filter.states.end())
+      continue;
+    if (!filter.producer_ids.empty() &&
+        std::find(filter.producer_ids.begin(), filter.producer_ids.end(), m.producer_id()) == filter.producer_ids.end())
+      continue;
+    if (filter.min_duration_ms >= 0 && now_ms - m.start_ms() <= filter.min_duration_ms) continue;
+    if (auto d = describe(id)) out.push_back(std::move(*d));
+  }
+  return out;
+}
+
+}  // namespace hw::broker::txn

@@ -1,0 +1,240 @@
+#pragma once
+// The transaction coordinator of one __transaction_state partition, as a
+// pure state machine (broker/txn/README.md): requests, tick(now_ms),
+// load/unload, append acknowledgements and marker completions go in;
+// answers, records to append and markers to write come out of
+// take_output(). No I/O and no clock. Owned by the partition's strand;
+// every call comes from it.
+//
+// The rules are Kafka 4.3's TransactionCoordinator: InitProducerId (new
+// ids, epoch bumps, fencing an ongoing transaction by aborting it first,
+// producer id rotation when the epoch is used up), AddPartitionsToTxn and
+// its verify-only form, EndTxn for transaction versions 1 and 2 (v2 bumps
+// the epoch at every end and answers retries), the abort of transactions
+// past their timeout, and the expiry of idle transactional ids.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "broker/txn/txn_metadata.h"
+#include "broker/txn/txn_records.h"
+#include "protocol/error_code.h"
+
+namespace hw::broker::txn {
+
+struct txn_config {
+  // transaction.max.timeout.ms: a longer transaction.timeout.ms is
+  // INVALID_TRANSACTION_TIMEOUT.
+  int32_t max_timeout_ms = 900000;
+  // transactional.id.expiration.ms: an id idle this long (no transaction
+  // open) is forgotten.
+  int64_t id_expiration_ms = 604800000;
+  // The cluster's finalized transaction.version: the record format, and the
+  // version the coordinator's own aborts (timeouts, fencing) run at.
+  int16_t transaction_version_level = 2;
+};
+
+// Chosen by the caller per request; echoed in the answer.
+using request_token = uint64_t;
+// Chosen by the shard per append; the caller acknowledges with it, in order.
+using append_token = uint64_t;
+
+struct producer_id_and_epoch {
+  int64_t id = k_no_producer_id;
+  int16_t epoch = k_no_producer_epoch;
+};
+
+struct init_producer_id_result {
+  protocol::error_code error = protocol::error_code::none;
+  int64_t producer_id = k_no_producer_id;
+  int16_t producer_epoch = k_no_producer_epoch;
+};
+struct end_txn_result {
+  protocol::error_code error = protocol::error_code::none;
+  // Transactions v2: the id and epoch the producer goes on with.
+  int64_t producer_id = k_no_producer_id;
+  int16_t producer_epoch = k_no_producer_epoch;
+};
+// InitProducerId, EndTxn, or the one error of an AddPartitionsToTxn /
+// AddOffsetsToTxn (every partition of the request gets it).
+using txn_answer = std::variant<init_producer_id_result, end_txn_result, protocol::error_code>;
+
+struct txn_completion {
+  request_token token = 0;
+  txn_answer answer;
+};
+
+struct txn_append {
+  append_token token = 0;
+  txn_record record;
+};
+
+// Markers to write once PrepareCommit / PrepareAbort is durable: a COMMIT
+// or ABORT control batch at this producer id and epoch, with the
+// coordinator epoch, in every partition. The caller reports completion
+// with on_markers_written (a partition whose topic is gone counts as done).
+struct marker_job {
+  std::string transactional_id;
+  int64_t producer_id = k_no_producer_id;
+  int16_t producer_epoch = k_no_producer_epoch;
+  bool commit = false;
+  int32_t coordinator_epoch = -1;
+  // WriteTxnMarkers v2's TransactionVersion: the client's version.
+  int16_t transaction_version = 0;
+  txn_partitions partitions;
+};
+
+struct txn_shard_output {
+  std::vector<txn_completion> completions;
+  std::vector<txn_append> appends;
+  std::vector<marker_job> markers;
+  // Coordinator bugs met on the way (Kafka's IllegalStateException), for
+  // the caller to log at ERROR; the request concerned got
+  // UNKNOWN_SERVER_ERROR.
+  std::vector<std::string> illegal;
+};
+
+// One transactional id as DescribeTransactions and ListTransactions show it.
+struct txn_description {
+  std::string transactional_id;
+  int64_t producer_id = k_no_producer_id;
+  int16_t producer_epoch = k_no_producer_epoch;
+  txn_state state = txn_state::empty;
+  int32_t timeout_ms = 0;
+  int64_t start_ms = -1;
+  txn_partitions partitions;
+};
+
+struct list_filter {
+  std::vector<txn_state> states;      // empty: all
+  std::vector<int64_t> producer_ids;  // empty: all
+  int64_t min_duration_ms = -1;       // open longer than this (v1's DurationFilter); -1: all
+};
+
+// How Kafka answers a failed __transaction_state append.
+protocol::error_code append_error_to_coordinator_error(protocol::error_code append_error);
+
+class txn_shard {
+ public:
+  txn_shard(int32_t partition, txn_config config);
+
+  int32_t partition() const { return partition_; }
+  const txn_config& config() const { return config_; }
+  void set_transaction_version_level(int16_t level) { config_.transaction_version_level = level; }
+
+  // --- leadership ---------------------------------------------------------
+  // coordinator_epoch: the partition's leader epoch here.
+  void begin_load(int32_t coordinator_epoch);
+  // One record in log order; false (nothing applied, `error` says why) for
+  // a record that does not decode.
+  bool load(std::span<const uint8_t> key, std::optional<std::span<const uint8_t>> value, std::string* error);
+  // Transactions found between prepare and complete get their markers again.
+  void end_load(int64_t now_ms);
+  // Requests waiting on an append are answered NOT_COORDINATOR; everything
+  // is forgotten until the next load.
+  void unload();
+  bool active() const { return mode_ == mode::active; }
+  bool loading() const { return mode_ == mode::loading; }
+  int32_t coordinator_epoch() const { return coordinator_epoch_; }
+  // The error a request gets when the shard cannot take it
+  // (COORDINATOR_LOAD_IN_PROGRESS or NOT_COORDINATOR), else none.
+  protocol::error_code not_serving() const;
+
+  // --- requests (answers come out of take_output) -------------------------
+  // Whether InitProducerId would hand out a new producer id (an unknown
+  // transactional id, or a used-up epoch): the caller fetches one and passes
+  // it as `fresh_producer_id`. Without it such a request is answered
+  // COORDINATOR_LOAD_IN_PROGRESS (retriable).
+  bool init_needs_producer_id(std::string_view transactional_id, std::optional<producer_id_and_epoch> expected) const;
+  void init_producer_id(request_token token, const std::string& transactional_id, int32_t timeout_ms,
+                        std::optional<producer_id_and_epoch> expected, std::optional<int64_t> fresh_producer_id,
+                        int64_t now_ms);
+  // AddPartitionsToTxn (v3 and below, or v4+ not verify-only), and
+  // AddOffsetsToTxn (the group's __consumer_offsets partition).
+  void add_partitions(request_token token, const std::string& transactional_id, producer_id_and_epoch producer,
+                      const txn_partitions& partitions, int16_t client_version, int64_t now_ms);
+  // AddPartitionsToTxn v4+ verify-only (a partition leader checking a
+  // transactional write, KIP-890 part 1): answered at once.
+  std::vector<std::pair<txn_topic_partition, protocol::error_code>> verify_partitions(
+      const std::string& transactional_id, producer_id_and_epoch producer, const txn_partitions& partitions) const;
+  // Whether EndTxn would need a new producer id (v2, the bump uses up the epoch).
+  bool end_needs_producer_id(std::string_view transactional_id, int16_t client_version) const;
+  void end_txn(request_token token, const std::string& transactional_id, producer_id_and_epoch producer, bool commit,
+               int16_t client_version, std::optional<int64_t> fresh_producer_id, int64_t now_ms);
+
+  // Every marker of the job went out (for this coordinator epoch).
+  void on_markers_written(const std::string& transactional_id, int32_t coordinator_epoch, int64_t now_ms);
+  // `error`: the storage outcome of the append (none = durable).
+  void on_append_done(append_token token, protocol::error_code error, int64_t now_ms);
+
+  // Aborts transactions open past their timeout, expires idle ids, retries
+  // completion records whose write failed.
+  void tick(int64_t now_ms);
+
+  // --- reads --------------------------------------------------------------
+  // nullopt: not known here (TRANSACTIONAL_ID_NOT_FOUND).
+  std::optional<txn_description> describe(std::string_view transactional_id) const;
+  std::vector<txn_description> list(const list_filter& filter, int64_t now_ms) const;
+  const txn_metadata* find(std::string_view transactional_id) const;
+  size_t size() const { return ids_.size(); }
+
+  txn_shard_output take_output();
+
+ private:
+  enum class mode { inactive, loading, active };
+  // What to do when an append is acknowledged.
+  enum class then {
+    answer_init,          // InitProducerId: the new epoch
+    answer_add,           // AddPartitionsToTxn / AddOffsetsToTxn
+    end_prepared,         // EndTxn's prepare record: answer, then markers
+    fence_prepared,       // InitProducerId's abort of the fenced transaction
+    timeout_prepared,     // the coordinator's abort of a timed-out transaction
+    end_completed,        // the complete record after the markers
+    expired,              // the tombstone of an idle id
+  };
+  struct in_flight {
+    std::string transactional_id;
+    txn_transit transit;
+    then next = then::answer_add;
+    std::optional<request_token> token;
+    int32_t coordinator_epoch = -1;
+  };
+
+  txn_metadata* find_mutable(std::string_view transactional_id);
+  void answer(std::optional<request_token> token, txn_answer a);
+  void append(const std::string& transactional_id, const txn_transit& transit, then next,
+              std::optional<request_token> token);
+  // EndTxn's rules; `from_client` false for the coordinator's own aborts.
+  // Returns the answer when there is nothing to write (or an error).
+  std::optional<end_txn_result> begin_end(const std::string& transactional_id, producer_id_and_epoch producer,
+                                          bool commit, int16_t client_version, bool from_client,
+                                          std::optional<int64_t> fresh_producer_id, then next,
+                                          std::optional<request_token> token, int64_t now_ms);
+  // The prepare record is durable: answer and hand out the markers.
+  void after_prepare(const in_flight& f, int64_t now_ms);
+  void abort_timed_out(int64_t now_ms);
+  void expire_idle(int64_t now_ms);
+  void illegal(const std::string& transactional_id, const std::string& what);
+
+  int32_t partition_;
+  txn_config config_;
+  mode mode_ = mode::inactive;
+  int32_t coordinator_epoch_ = -1;
+  std::map<std::string, txn_metadata, std::less<>> ids_;
+  std::map<append_token, in_flight> appends_;
+  append_token next_append_ = 1;
+  // Between a durable prepare record and a durable complete record: the
+  // complete record to write once the markers are out.
+  std::map<std::string, txn_transit, std::less<>> awaiting_markers_;
+  // Completion records whose write failed with a retriable error.
+  std::vector<std::string> retry_complete_;
+  txn_shard_output out_;
+};
+
+}  // namespace hw::broker::txn
