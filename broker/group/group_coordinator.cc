@@ -3,19 +3,16 @@
 #include <algorithm>
 #include <atomic>
 #include <cassert>
-#include <deque>
-#include <limits>
 #include <random>
 
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <spdlog/spdlog.h>
 
+#include "broker/coordinator_log/coordinator_log.h"
 #include "broker/group/group_partition.h"
 #include "broker/run_on.h"
 #include "broker/topics.h"
 #include "protocol/records/control_record.h"
-#include "protocol/records/record_batch.h"
-#include "protocol/records/record_batch_builder.h"
 
 namespace hw::broker::group {
 
@@ -27,9 +24,6 @@ namespace {
 // handler's coroutine through this (capacity one, thread-safe).
 using completion_channel = asio::experimental::concurrent_channel<void(broker::error_code, shard_response)>;
 
-// Decompressed coordinator batches are bounded by this.
-constexpr size_t max_records_bytes = 64u << 20;
-
 }  // namespace
 
 // One shard and what drives it. Everything but `part`, `epoch` (set once)
@@ -39,12 +33,6 @@ struct group_coordinator::slot : std::enable_shared_from_this<group_coordinator:
       : part(std::move(p)), epoch(leader_epoch), rng(seed), shard(config, [this] { return rng(); }),
         timer(part->strand()) {}
 
-  struct pending_append {
-    append_token token = 0;
-    int64_t end_offset = 0;  // durable once the HW reaches it
-    error_code error = error_code::none;
-  };
-
   std::shared_ptr<partition> part;
   int32_t epoch;
   std::mt19937_64 rng;
@@ -53,10 +41,7 @@ struct group_coordinator::slot : std::enable_shared_from_this<group_coordinator:
   std::optional<int64_t> timer_deadline_ms;
   std::map<request_token, std::shared_ptr<completion_channel>> waiting;
   request_token next_token = 1;
-  std::deque<pending_append> appends;
-  // Set while waiting for the HW to pass an append (the partition holds it
-  // weakly, so this keeps it alive).
-  std::shared_ptr<std::function<void()>> hw_wake;
+  durable_appender appends{part};
   bool stopped = false;
   std::atomic<bool> loaded{false};  // read from any thread (loaded())
 };
@@ -177,58 +162,29 @@ asio::awaitable<void> group_coordinator::stop() {
 
 void group_coordinator::load(slot& s) {
   if (s.stopped) return;
-  const storage::log& log = s.part->log().log();
-  // Up to the log end, not the HW: a new leader's log is the partition's
-  // history from now on (its followers truncate to it), and its HW may
-  // still lag what its predecessor had acknowledged, until the followers
-  // fetch from it. Reading only to the HW would lose a commit that every
-  // in-sync replica holds (as Kafka's coordinator loader, which reads to
-  // the log end).
-  const int64_t end = s.part->log_end_offset().value;
-  int64_t next = log.log_start_offset().value;
   size_t records = 0;
-  std::vector<uint8_t> buffer;
-  std::vector<uint8_t> scratch;
-  while (next < end) {
-    storage::log_read_result r;
-    if (auto ec = log.read(storage::offset(next), options_.load_buffer_bytes, storage::offset(end), true, &r)) {
-      spdlog::error("Loading {}-{} at offset {}: {}", consumer_offsets_topic, s.part->tp().partition, next,
-                    ec.message());
-      break;
-    }
-    if (r.length == 0 || !r.log_file) break;
-    buffer.resize(r.length);
-    size_t got = 0;
-    if (auto ec = r.log_file->read_at(r.position, buffer, &got); ec || got == 0) break;
-    protocol::record_batch_walker walker(protocol::bytes_view(buffer.data(), got));
-    protocol::record_batch_view batch;
-    const int64_t before = next;
-    while (walker.next(batch)) {
-      if (batch.last_offset() < next) continue;
-      next = batch.next_offset();
-      protocol::record_iterator it;
-      if (batch.open_records(scratch, max_records_bytes, it) != protocol::batch_error::none) continue;
-      protocol::record_view record;
-      while (it.next(record)) {
+  auto replayed = replay_partition(
+      *s.part, options_.load_buffer_bytes,
+      [&](const protocol::record_batch_view& batch, const protocol::record_view& record) {
         if (batch.is_control()) {
           if (auto marker = protocol::parse_end_txn_marker(record))
             s.shard.on_txn_marker(batch.producer_id(), marker->type == protocol::control_record_type::commit);
-          continue;
+          return;
         }
-        if (!record.key) continue;
+        if (!record.key) return;
         loaded_record in;
         in.key = *record.key;
         in.value = record.value;
         in.producer_id = batch.is_transactional() ? batch.producer_id() : -1;
         if (s.shard.load(in)) ++records;
-      }
-    }
-    if (next == before) break;  // nothing readable moved us on
-  }
+      });
+  if (replayed.error)
+    spdlog::error("Loading {}-{} at offset {}: {}", consumer_offsets_topic, s.part->tp().partition,
+                  replayed.next_offset, replayed.error.message());
   s.shard.end_load(now_ms_());
   s.loaded.store(true, std::memory_order_release);
   spdlog::info("Loaded {} group records from {}-{} (up to offset {}); {} groups", records, consumer_offsets_topic,
-               s.part->tp().partition, next, s.shard.group_count());
+               s.part->tp().partition, replayed.next_offset, s.shard.group_count());
   drain(s);
 }
 
@@ -287,66 +243,30 @@ void group_coordinator::drain(slot& s) {
 }
 
 void group_coordinator::write(slot& s, append_request request) {
-  slot::pending_append pending;
-  pending.token = request.token;
-  if (request.records.empty()) {
-    s.appends.push_back(pending);
-    return;
-  }
-  const int64_t now = now_ms_();
-  protocol::record_batch_options options;
-  options.partition_leader_epoch = s.part->leader_epoch();
-  protocol::record_batch_builder builder(options);
+  std::vector<coordinator_append_record> records;
+  records.reserve(request.records.size());
   for (const auto& r : request.records) {
-    std::optional<protocol::bytes_view> value;
-    if (r.value) value = protocol::bytes_view(r.value->data(), r.value->size());
-    builder.append(now, protocol::bytes_view(r.key.data(), r.key.size()), value);
+    coordinator_append_record out{r.key, std::nullopt};
+    if (r.value) out.value = std::span<const uint8_t>(*r.value);
+    records.push_back(out);
   }
-  std::vector<uint8_t> batch = builder.finish();
-  produce_limits limits;
-  limits.max_message_bytes = std::numeric_limits<int32_t>::max();
-  partition_produce_result result =
-      s.part->append_records(batch, -1, limits, storage::producer_origin::coordinator, now);
-  if (result.error != error_code::none) {
-    spdlog::warn("Appending {} group records to {}-{} failed: {} {}", request.records.size(), consumer_offsets_topic,
-                 s.part->tp().partition, protocol::error_name(result.error), result.error_message);
-    pending.error = result.error;
-  } else {
-    pending.end_offset = result.base_offset + static_cast<int64_t>(request.records.size());
-  }
-  s.appends.push_back(pending);
+  s.appends.append(request.token, records, now_ms_(), std::to_string(request.records.size()) + " group records");
 }
 
 void group_coordinator::acknowledge_ready(slot& s) {
-  while (!s.appends.empty()) {
-    slot::pending_append& front = s.appends.front();
-    if (front.error == error_code::none && s.part->high_watermark().value < front.end_offset) {
-      if (!s.part->is_leader()) {
-        front.error = error_code::not_leader_or_follower;
-      } else {
-        if (!s.hw_wake) {
-          // The partition calls waiters on its strand, which is ours; post
-          // so the shard is not re-entered from inside the partition.
-          std::weak_ptr<slot> weak = s.weak_from_this();
-          auto strand = s.part->strand();
-          s.hw_wake = std::make_shared<std::function<void()>>([this, weak, strand] {
-            asio::post(strand, [this, weak] {
-              auto sp = weak.lock();
-              if (!sp || sp->stopped) return;
-              sp->hw_wake.reset();
-              drain(*sp);
-            });
-          });
-          s.part->add_waiter(s.hw_wake);
-        }
-        return;
-      }
-    }
-    const append_token token = front.token;
-    const error_code error = front.error;
-    s.appends.pop_front();
-    s.shard.on_append_done(token, error, now_ms_());
-  }
+  // The partition calls the wake-up on its strand, which is ours; post so
+  // the shard is not re-entered from inside the partition.
+  std::weak_ptr<slot> weak = s.weak_from_this();
+  auto wake = [this, weak, strand = s.part->strand()] {
+    asio::post(strand, [this, weak] {
+      auto sp = weak.lock();
+      if (!sp || sp->stopped) return;
+      drain(*sp);
+    });
+  };
+  s.appends.acknowledge_ready(
+      [&](durable_appender::token token, error_code error) { s.shard.on_append_done(token, error, now_ms_()); },
+      wake);
 }
 
 void group_coordinator::schedule_tick(slot& s) {
