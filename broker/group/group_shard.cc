@@ -5,28 +5,15 @@
 #include <cctype>
 #include <cstdio>
 
+#include "broker/coordinator_log/append_errors.h"
+
 namespace hw::broker::group {
 
 namespace msg = protocol::msg;
 using protocol::error_code;
 
 error_code append_error_to_response_error(error_code append_error) {
-  switch (append_error) {
-    case error_code::unknown_topic_or_partition:
-    case error_code::not_enough_replicas:
-    case error_code::not_enough_replicas_after_append:
-    case error_code::request_timed_out:
-      return error_code::coordinator_not_available;
-    case error_code::not_leader_or_follower:
-    case error_code::kafka_storage_error:
-      return error_code::not_coordinator;
-    case error_code::message_too_large:
-    case error_code::record_list_too_large:
-    case error_code::invalid_fetch_size:
-      return error_code::unknown_server_error;
-    default:
-      return append_error;
-  }
+  return coordinator_error_of_append(append_error);
 }
 
 group_shard::group_shard(group_config config, random_source random)

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "broker/coordinator_log/append_errors.h"
+
 namespace hw::broker::txn {
 
 using protocol::error_code;
@@ -12,26 +14,6 @@ namespace {
 bool is_prepare(txn_state s) { return s == txn_state::prepare_commit || s == txn_state::prepare_abort; }
 
 }  // namespace
-
-error_code append_error_to_coordinator_error(error_code e) {
-  switch (e) {
-    case error_code::none:
-      return error_code::none;
-    case error_code::unknown_topic_or_partition:
-    case error_code::not_enough_replicas:
-    case error_code::not_enough_replicas_after_append:
-    case error_code::request_timed_out:
-      return error_code::coordinator_not_available;
-    case error_code::not_leader_or_follower:
-    case error_code::kafka_storage_error:
-      return error_code::not_coordinator;
-    case error_code::message_too_large:
-    case error_code::record_list_too_large:
-      return error_code::unknown_server_error;
-    default:
-      return e;
-  }
-}
 
 txn_shard::txn_shard(int32_t partition, txn_config config) : partition_(partition), config_(config) {}
 
@@ -461,7 +443,7 @@ void txn_shard::on_append_done(append_token token, error_code error, int64_t now
     answer(f.token, error_code::not_coordinator);
     return;
   }
-  const error_code e = append_error_to_coordinator_error(error);
+  const error_code e = coordinator_error_of_append(error);
   if (e != error_code::none) {
     if (f.next == then::end_completed && e == error_code::coordinator_not_available) {
       // The markers are out; the record saying so is retried (the id stays

@@ -117,9 +117,6 @@ struct list_filter {
   int64_t min_duration_ms = -1;       // open longer than this (v1's DurationFilter); -1: all
 };
 
-// How Kafka answers a failed __transaction_state append.
-protocol::error_code append_error_to_coordinator_error(protocol::error_code append_error);
-
 class txn_shard {
  public:
   txn_shard(int32_t partition, txn_config config);
