@@ -113,6 +113,7 @@ indexed index_of(const std::vector<event>& events, check_counts& counts) {
         ix.unacked.insert(e.value);
         break;
       case event::type::rebalance: ++counts.rebalances; break;
+      case event::type::client_reset: break;
       case event::type::read:
         ++counts.consumer_reads;
         ix.read_at[e.value][position{e.partition, e.offset}].add(seen_by(e));
@@ -234,19 +235,52 @@ void find_inconsistent_offsets(const indexed& ix, std::vector<finding>& out) {
   }
 }
 
-void find_positions_backwards(const std::vector<event>& events, std::vector<finding>& out) {
+// A consumer reading an offset at or below one it read before, within one
+// generation, went backwards: its position can only move back through a
+// rebalance (the committed offset may be behind what was read).
+//
+// One exception, and only with evidence: the consumer's client logged that
+// it reset its position because a broker answered OFFSET_OUT_OF_RANGE at a
+// position past everything it had read, and the final read has a record
+// at that position. The position was then valid, yet a broker did not have it when
+// asked: a deposed leader that has not yet heard of its successor (after a
+// pause, say), asked by a client that sends no current leader epoch. Kafka
+// answers such a fetch the same way; a client with KIP-320 (librdkafka 2.1
+// and later, Java) sends the epoch, gets FENCED_LEADER_EPOCH and looks for
+// the new leader instead. Such a reset explains the first read below it and
+// is reported, not counted as a finding.
+void find_positions_backwards(const std::vector<event>& events, std::map<int32_t, int64_t> log_end,
+                              check_result& r) {
   // (consumer, generation, partition) → the last read (offset, value).
   std::map<std::tuple<int, int, int32_t>, std::pair<int64_t, std::string>> last;
+  // (consumer, partition) → the client's last reset not yet used to explain a read.
+  std::map<std::pair<int, int32_t>, const event*> resets;
   for (const auto& e : events) {
+    if (e.kind == event::type::client_reset) {
+      resets[{e.consumer, e.partition}] = &e;
+      continue;
+    }
     if (e.kind != event::type::read) continue;
     const auto key = std::make_tuple(e.consumer, e.generation, e.partition);
     auto it = last.find(key);
-    if (it != last.end() && e.offset <= it->second.first)
-      out.push_back({finding_kind::position_backwards, e.partition, e.offset,
-                     "consumer " + std::to_string(e.consumer) + " in generation " + std::to_string(e.generation) +
-                         " read " + e.value + " at offset " + std::to_string(e.offset) + " at " +
-                         std::to_string(e.at_ms) + " ms after " + it->second.second + " at offset " +
-                         std::to_string(it->second.first) + " of partition " + std::to_string(e.partition)});
+    if (it != last.end() && e.offset <= it->second.first) {
+      const std::string what = "consumer " + std::to_string(e.consumer) + " in generation " +
+                               std::to_string(e.generation) + " read " + e.value + " at offset " +
+                               std::to_string(e.offset) + " at " + std::to_string(e.at_ms) + " ms after " +
+                               it->second.second + " at offset " + std::to_string(it->second.first) +
+                               " of partition " + std::to_string(e.partition);
+      auto reset = resets.find({e.consumer, e.partition});
+      const event* why = reset == resets.end() ? nullptr : reset->second;
+      if (why && why->offset > it->second.first && why->offset > e.offset && log_end[e.partition] > why->offset) {
+        ++r.counts.client_resets;
+        r.explained_resets.push_back(what + ": the client reset from offset " + std::to_string(why->offset) +
+                                     " at " + std::to_string(why->at_ms) + " ms (" + why->error +
+                                     "), an offset the final read holds");
+        resets.erase(reset);
+      } else {
+        r.findings.push_back({finding_kind::position_backwards, e.partition, e.offset, what});
+      }
+    }
     last[key] = {e.offset, e.value};
   }
 }
@@ -351,6 +385,16 @@ void history::final_read(int32_t partition, int64_t offset, const std::string& v
   add(std::move(e));
 }
 
+void history::client_reset(int consumer, int32_t partition, int64_t offset, const std::string& why) {
+  event e;
+  e.kind = event::type::client_reset;
+  e.consumer = consumer;
+  e.partition = partition;
+  e.offset = offset;
+  e.error = why;
+  add(std::move(e));
+}
+
 std::vector<event> history::events() const {
   std::lock_guard lock(mutex_);
   return events_;
@@ -385,6 +429,10 @@ void history::write(std::ostream& out) const {
         out << "read consumer " << e.consumer << " generation " << e.generation << " partition " << e.partition
             << " offset " << e.offset << " " << e.value;
         break;
+      case event::type::client_reset:
+        out << "client-reset consumer " << e.consumer << " partition " << e.partition << " at offset " << e.offset
+            << " (" << e.error << ")";
+        break;
       case event::type::final_read:
         out << "final " << e.value << " partition " << e.partition << " offset " << e.offset << " ("
             << origin_text(e.origin) << ")";
@@ -392,6 +440,31 @@ void history::write(std::ostream& out) const {
     }
     out << "\n";
   }
+}
+
+std::optional<offset_reset_line> parse_offset_reset(std::string_view line) {
+  // "<topic> [<partition>]: offset reset (at offset <offset>, broker <id>) to ..."
+  if (line.find("Offset out of range") == std::string_view::npos) return std::nullopt;
+  const auto marker = line.find("]: offset reset (at offset ");
+  if (marker == std::string_view::npos) return std::nullopt;
+  const auto bracket = line.rfind(" [", marker);
+  if (bracket == std::string_view::npos) return std::nullopt;
+  auto number = [](std::string_view text, auto& out) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() ? static_cast<size_t>(end - text.data()) : 0;
+  };
+  offset_reset_line r;
+  const std::string_view partition = line.substr(bracket + 2, marker - bracket - 2);
+  if (number(partition, r.partition) != partition.size()) return std::nullopt;
+  std::string_view rest = line.substr(marker + std::string_view("]: offset reset (at offset ").size());
+  const size_t used = number(rest, r.offset);
+  if (!used) return std::nullopt;
+  rest = rest.substr(used);
+  constexpr std::string_view broker = ", broker ";
+  if (rest.substr(0, broker.size()) != broker) return std::nullopt;
+  rest = rest.substr(broker.size());
+  if (!number(rest, r.broker)) return std::nullopt;
+  return r;
 }
 
 const char* to_string(finding_kind k) {
@@ -413,7 +486,10 @@ check_result check(const std::vector<event>& events) {
   find_duplicates(ix, r.findings);
   find_out_of_order(ix, r.findings);
   find_inconsistent_offsets(ix, r.findings);
-  find_positions_backwards(events, r.findings);
+  std::map<int32_t, int64_t> log_end;  // partition → one past the final read's last offset
+  for (const auto& [partition, log] : ix.final_log)
+    if (!log.empty()) log_end[partition] = log.rbegin()->first + 1;
+  find_positions_backwards(events, std::move(log_end), r);
   find_unknown_values(ix, r.findings);
   return r;
 }
@@ -431,6 +507,13 @@ std::string check_result::report(size_t max_per_kind) const {
     << c.indeterminate << " (" << c.unacked_present << " unacknowledged in the final read); consumers read "
     << c.consumer_reads << " records across " << c.rebalances << " rebalances; the final read has " << c.final_read
     << " records\n";
+  if (!explained_resets.empty()) {
+    o << explained_resets.size()
+      << " consumer resets explained by an out-of-range answer at a valid position (not findings):\n";
+    for (size_t i = 0; i < explained_resets.size() && i < max_per_kind; ++i) o << "  " << explained_resets[i] << "\n";
+    if (explained_resets.size() > max_per_kind)
+      o << "  ... and " << (explained_resets.size() - max_per_kind) << " more\n";
+  }
   if (findings.empty()) {
     o << "no findings\n";
     return o.str();

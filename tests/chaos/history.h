@@ -57,6 +57,8 @@ struct event {
     rebalance,      // consumer's assignment changed: a new generation with these partitions
     read,           // consumer, in generation, read value at partition, offset
     final_read,     // the final read from the beginning found value at partition, offset
+    client_reset,   // consumer's client moved its position of partition from offset to its reset point,
+                    // because a broker (error: which, and why) answered that the offset was out of range
   };
   type kind = type::send;
   int64_t at_ms = 0;  // since the history began
@@ -82,6 +84,7 @@ class history {
   void rebalance(int consumer, int generation, std::vector<int32_t> assignment);
   void read(int consumer, int generation, int32_t partition, int64_t offset, const std::string& value);
   void final_read(int32_t partition, int64_t offset, const std::string& value, batch_origin origin = {});
+  void client_reset(int consumer, int32_t partition, int64_t offset, const std::string& why);
   std::vector<event> events() const;
   // Every event, one line each, for a failed run's files.
   void write(std::ostream& out) const;
@@ -120,11 +123,15 @@ struct check_counts {
   int64_t rebalances = 0;
   int64_t final_read = 0;          // records in the final read
   int64_t unacked_present = 0;     // failed or indeterminate, yet in the final read
+  int64_t client_resets = 0;       // consumers' resets on an out-of-range answer (see find_positions_backwards)
 };
 
 struct check_result {
   check_counts counts;
   std::vector<finding> findings;
+  // The client resets that explained a consumer going back, one line each:
+  // not findings, but reported.
+  std::vector<std::string> explained_resets;
   bool ok() const { return findings.empty(); }
   std::map<finding_kind, int64_t> by_kind() const;
   // The counts, then the findings: at most max_per_kind of each kind, with
@@ -133,5 +140,18 @@ struct check_result {
 };
 
 check_result check(const std::vector<event>& events);
+
+// A consumer client's log line saying it reset its position because a
+// fetch was answered OFFSET_OUT_OF_RANGE, as librdkafka writes it:
+//   chaos [1]: offset reset (at offset 4871, broker 3) to BEGINNING: fetch
+//   failed due to requested offset not available on the broker: Broker:
+//   Offset out of range
+// Nothing for any other line.
+struct offset_reset_line {
+  int32_t partition = -1;
+  int64_t offset = -1;
+  int32_t broker = -1;
+};
+std::optional<offset_reset_line> parse_offset_reset(std::string_view line);
 
 }  // namespace hw::chaos

@@ -255,5 +255,72 @@ TEST(ChaosChecker, TheReportListsAtMostSoManyFindingsOfAKind) {
   EXPECT_NE(text.find("... and 25 more lost"), std::string::npos) << text;
 }
 
+TEST(ChaosChecker, AResetOnAnOutOfRangeAnswerAtAValidPositionExplainsReadingBack) {
+  history h;
+  clean_writes(h);
+  final_read_of_clean(h);
+  // Consumer 0 had read partition 0 up to offset 2; a broker that did not
+  // have offset 3 yet answered out of range; the final read holds offset 3.
+  h.send("p1-1", 0);
+  h.ack("p1-1", 0, 3);
+  h.final_read(0, 3, "p1-1");
+  h.client_reset(0, 0, 3, "broker 3 answered OFFSET_OUT_OF_RANGE");
+  h.read(0, 1, 0, 0, "p0-0");
+  const auto r = check(h.events());
+  EXPECT_TRUE(r.findings.empty()) << r.report();
+  EXPECT_EQ(r.counts.client_resets, 1);
+  ASSERT_EQ(r.explained_resets.size(), 1u);
+  EXPECT_NE(r.explained_resets[0].find("reset from offset 3"), std::string::npos) << r.explained_resets[0];
+  EXPECT_NE(r.report().find("1 consumer resets explained"), std::string::npos) << r.report();
+  // The reset explains one read back, not the next.
+  h.read(0, 1, 0, 0, "p0-0");
+  EXPECT_EQ(of_kind(check(h.events()), finding_kind::position_backwards).size(), 1u);
+}
+
+TEST(ChaosChecker, AResetToAPositionTheLogNeverHadIsNoExcuse) {
+  history h;
+  clean_writes(h);
+  final_read_of_clean(h);
+  // The final read of partition 0 ends at offset 2: offset 3 was never
+  // there, so the out-of-range answer was right and reading back is not
+  // explained by it.
+  h.client_reset(0, 0, 3, "broker 1 answered OFFSET_OUT_OF_RANGE");
+  h.read(0, 1, 0, 0, "p0-0");
+  const auto r = check(h.events());
+  EXPECT_EQ(of_kind(r, finding_kind::position_backwards).size(), 1u) << r.report();
+  EXPECT_EQ(r.counts.client_resets, 0);
+}
+
+TEST(ChaosChecker, AResetBeforeTheReadsItWouldExplainIsNoExcuse) {
+  history h;
+  h.rebalance(0, 1, {0});
+  for (int i = 0; i < 4; ++i) {
+    h.send(make_value(0, i), 0);
+    h.ack(make_value(0, i), 0, i);
+    h.final_read(0, i, make_value(0, i));
+  }
+  h.read(0, 1, 0, 0, "p0-0");
+  h.client_reset(0, 0, 1, "broker 2 answered OFFSET_OUT_OF_RANGE");
+  h.read(0, 1, 0, 1, "p0-1");
+  h.read(0, 1, 0, 2, "p0-2");
+  h.read(0, 1, 0, 1, "p0-1");  // the reset was from offset 1, below what was read since
+  const auto r = check(h.events());
+  EXPECT_EQ(of_kind(r, finding_kind::position_backwards).size(), 1u) << r.report();
+}
+
+TEST(ChaosChecker, LibrdkafkasOffsetResetLineIsParsed) {
+  auto r = parse_offset_reset(
+      "[thrd:main]: chaos [1]: offset reset (at offset 4871, broker 3) to BEGINNING: fetch failed due to requested "
+      "offset not available on the broker: Broker: Offset out of range");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->partition, 1);
+  EXPECT_EQ(r->offset, 4871);
+  EXPECT_EQ(r->broker, 3);
+  EXPECT_FALSE(parse_offset_reset("[thrd:main]: chaos [1]: offset reset (at offset 4871, broker 3) to BEGINNING: "
+                                  "fetch failed: Broker: Not leader for partition"));
+  EXPECT_FALSE(parse_offset_reset("chaos [x]: offset reset (at offset 1, broker 3): Offset out of range"));
+  EXPECT_FALSE(parse_offset_reset("Offset out of range"));
+}
+
 }  // namespace
 }  // namespace hw::chaos

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 namespace hw::chaos {
@@ -13,6 +14,7 @@ namespace {
 struct notes_ref {
   client_notes* notes;
   const char* who;
+  consumer* reader = nullptr;  // a consumer's handle: its log lines may be resets
 };
 
 void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
@@ -21,9 +23,11 @@ void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
     return v && std::string(v) == "1";
   }();
   if (shown) std::fprintf(stderr, "rdkafka %d %s: %s\n", level, fac, buf);
-  if (auto* ref = static_cast<notes_ref*>(rd_kafka_opaque(rk)))
-    ref->notes->log(wall_clock(std::chrono::system_clock::now()) + " " + rd_kafka_name(rk) + " " +
-                    std::to_string(level) + " " + fac + " " + buf);
+  auto* ref = static_cast<notes_ref*>(rd_kafka_opaque(rk));
+  if (!ref) return;
+  ref->notes->log(wall_clock(std::chrono::system_clock::now()) + " " + rd_kafka_name(rk) + " " +
+                  std::to_string(level) + " " + fac + " " + buf);
+  if (ref->reader && std::string_view(fac) == "OFFSET") ref->reader->on_client_log(buf);
 }
 
 void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
@@ -234,7 +238,7 @@ struct consumer_opaque {
 consumer::consumer(int id, const workload_settings& settings, history& h, client_notes& notes)
     : id_(id), history_(h), notes_(notes) {
   std::string problem;
-  auto* opaque = new consumer_opaque{{&notes, "consumer"}, this};
+  auto* opaque = new consumer_opaque{{&notes, "consumer", this}, this};
   rd_kafka_conf_t* conf = make_conf(settings.bootstrap,
                                     {{"group.id", settings.group},
                                      {"client.id", "chaos-consumer-" + std::to_string(id)},
@@ -303,6 +307,12 @@ void consumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_to
     rd_kafka_assign(rk, nullptr);
   }
   self->history_.rebalance(self->id_, self->generation_, std::move(assigned));
+}
+
+void consumer::on_client_log(const char* line) {
+  if (auto reset = parse_offset_reset(line))
+    history_.client_reset(id_, reset->partition, reset->offset,
+                          "broker " + std::to_string(reset->broker) + " answered OFFSET_OUT_OF_RANGE");
 }
 
 void consumer::finish() {

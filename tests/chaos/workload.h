@@ -104,6 +104,9 @@ class consumer {
   int64_t reads() const { return reads_; }
   // Stops polling and leaves the group.
   void finish();
+  // A line its client logged (any thread): a reset of its position is
+  // recorded in the history.
+  void on_client_log(const char* line);
 
  private:
   void run();
