@@ -28,8 +28,14 @@ asio::awaitable<create_topics_response> create_topics(const broker_services& ser
     }
     co_return response;
   }
-  if (result.status == commit_status::committed && !result.remote) {
-    // Answer once this broker knows the topics (and hosts their partitions).
+  if (result.status == commit_status::committed && !result.remote && may_forward) {
+    // A client of this node's own listeners is answered once this broker
+    // knows the topics and hosts their partitions, so that its next
+    // request finds them. A request another broker forwarded is answered
+    // on commit, as Kafka's controller answers: that broker learns of the
+    // topics from the metadata log, not from this one, and waiting here for
+    // this node's logs (many file and directory syncs for a topic of many
+    // partitions) would only delay the answer.
     co_await services.metadata->wait_applied(result.committed_end, timeout);
   }
   co_return response;

@@ -47,17 +47,31 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
   std::vector<partition_update*> removed_topics, others;
   for (auto& u : updates) (u.role ? others : removed_topics).push_back(&u);
   std::error_code first_error;
+  std::vector<std::pair<storage::topic_partition, std::shared_ptr<storage::partition_log>>> created;
   for (auto* group : {&removed_topics, &others}) {
     co_await for_each_concurrently(*group, k_parallel_role_changes, [&](partition_update* u) -> asio::awaitable<void> {
-      const std::error_code ec = co_await apply_one(*u, now_ms, image);
+      const std::error_code ec = co_await apply_one(*u, now_ms, image, created);
       if (ec && !first_error) first_error = ec;
+    });
+  }
+  // New logs' directories and partition.metadata are made durable in the
+  // background, as Kafka does, and by their first append at the latest;
+  // after the batch's role changes rather than among them, so that a topic
+  // of many partitions does not wait for their syncs to be led and followed.
+  for (auto& [tp, log] : created) {
+    asio::post(role_pool_, [this, tp = tp, log = std::move(log)] {
+      if (auto ec = log->make_durable()) {
+        spdlog::error("Cannot write partition.metadata of {}: {}", storage::partition_dir_name(tp), ec.message());
+        logs_.note_error(tp, ec);
+      }
     });
   }
   co_return first_error;
 }
 
-asio::awaitable<std::error_code> replica_manager::apply_one(partition_update& u, int64_t now_ms,
-                                                            const std::shared_ptr<const controller::metadata_image>& image) {
+asio::awaitable<std::error_code> replica_manager::apply_one(
+    partition_update& u, int64_t now_ms, const std::shared_ptr<const controller::metadata_image>& image,
+    std::vector<std::pair<storage::topic_partition, std::shared_ptr<storage::partition_log>>>& created) {
   std::error_code error;
   const std::string name = storage::partition_dir_name(u.tp);
   const bool hosted = u.role && u.role->is_replica(node_id(self_));
@@ -104,14 +118,7 @@ asio::awaitable<std::error_code> replica_manager::apply_one(partition_update& u,
         co_return error;
       }
       spdlog::info("Created log for partition {} in {}", name, log->dir().parent_path().string());
-      // Its partition.metadata is made durable in the background, as Kafka
-      // does, and by the first append at the latest.
-      asio::post(role_pool_, [this, log, tp = u.tp] {
-        if (auto ec = log->make_durable()) {
-          spdlog::error("Cannot write partition.metadata of {}: {}", storage::partition_dir_name(tp), ec.message());
-          logs_.note_error(tp, ec);
-        }
-      });
+      created.emplace_back(u.tp, log);
     }
     if (!log->topic_id()) log->adopt_topic_id(u.topic_id);
     p = std::make_shared<partition>(executor_, u.tp, u.topic_id, std::move(log), node_id(self_), brokers_);

@@ -84,7 +84,8 @@ class replica_manager {
   // Role changes in flight at once; their file syncs run on role_pool_.
   static constexpr size_t k_parallel_role_changes = 16;
   asio::awaitable<std::error_code> apply_one(partition_update& u, int64_t now_ms,
-                                             const std::shared_ptr<const controller::metadata_image>& image);
+                                             const std::shared_ptr<const controller::metadata_image>& image,
+                                             std::vector<std::pair<storage::topic_partition, std::shared_ptr<storage::partition_log>>>& created);
 
   asio::any_io_executor executor_;
   storage::log_manager& logs_;
