@@ -11,6 +11,8 @@
 #include "broker/dispatcher.h"
 #include "broker/features.h"
 #include "broker/group/group_coordinator.h"
+#include "broker/txn/txn_coordinator.h"
+#include "broker/txn/txn_marker_sender.h"
 #include "broker/fetch/shared_fetch_sessions.h"
 #include "broker/handler_registry.h"
 #include "broker/handlers/handlers.h"
@@ -103,6 +105,24 @@ group::coordinator_options group_coordinator_options(const config::broker_config
   return o;
 }
 
+txn::txn_coordinator_options txn_coordinator_options(const config::broker_config& c) {
+  txn::txn_coordinator_options o;
+  o.txn.max_timeout_ms = static_cast<int32_t>(c.get_int("transaction.max.timeout.ms"));
+  o.txn.id_expiration_ms = c.get_int("transactional.id.expiration.ms");
+  o.num_partitions = static_cast<int32_t>(c.get_int("transaction.state.log.num.partitions"));
+  o.load_buffer_bytes = static_cast<int32_t>(c.get_int("transaction.state.log.load.buffer.size"));
+  o.tick_interval_ms = c.get_int("transaction.abort.timed.out.transaction.cleanup.interval.ms");
+  return o;
+}
+
+txn::marker_sender_options txn_marker_sender_options(const config::broker_config& c) {
+  txn::marker_sender_options o;
+  o.listener = c.inter_broker_listener_name;
+  o.self = c.node_id;
+  o.request_timeout = std::chrono::milliseconds(c.get_int("request.timeout.ms"));
+  return o;
+}
+
 }  // namespace
 
 std::optional<std::string> format_storage(const config::broker_config& c, const std::string& cluster_id,
@@ -161,6 +181,8 @@ struct broker_node::impl {
   asio::thread_pool removal_pool{1};               // waits for the cleaner to let go of a deleted log
   std::atomic<cleaner_service*> cleaner_for_removals{nullptr};  // set once the cleaner runs
   std::unique_ptr<group::group_coordinator> groups;
+  std::unique_ptr<txn::txn_marker_sender> txn_markers;
+  std::unique_ptr<txn::txn_coordinator> txns;
   std::unique_ptr<fetch::shared_fetch_sessions> fetch_sessions;
   std::unique_ptr<metadata_publisher> publisher;
   std::unique_ptr<raft_driver> raft;
@@ -351,8 +373,19 @@ std::optional<std::string> broker_node::impl::start() {
   }
   groups = std::make_unique<group::group_coordinator>(io.get_executor(), *replicas, group_coordinator_options(cfg),
                                                       wall_clock_ms);
-  replicas->set_leadership_listener([g = groups.get()](const storage::topic_partition& tp, bool leader,
-                                                       int32_t epoch) { g->on_leadership(tp, leader, epoch); });
+  txn_markers = std::make_unique<txn::txn_marker_sender>(
+      io.get_executor(), *publisher, txn_marker_sender_options(cfg),
+      [this](const txn::marker_job& job) { return txns && txns->still_coordinates(job); });
+  txns = std::make_unique<txn::txn_coordinator>(
+      *replicas, txn_coordinator_options(cfg), wall_clock_ms,
+      [m = txn_markers.get()](txn::marker_job job, std::function<void()> done) {
+        m->write(std::move(job), std::move(done));
+      });
+  replicas->set_leadership_listener([g = groups.get(), t = txns.get()](const storage::topic_partition& tp, bool leader,
+                                                                      int32_t epoch) {
+    g->on_leadership(tp, leader, epoch);
+    t->on_leadership(tp, leader, epoch);
+  });
 
   services.handlers = &handlers;
   services.controller_handlers = &controller_api_handlers;
@@ -364,6 +397,7 @@ std::optional<std::string> broker_node::impl::start() {
   services.metadata = publisher.get();
   services.replicas = replicas.get();
   services.groups = groups.get();
+  services.txns = txns.get();
   fetch_sessions = std::make_unique<fetch::shared_fetch_sessions>(fetch::fetch_session_cache::options{
       static_cast<int32_t>(cfg.get_int("max.incremental.fetch.session.cache.slots")),
       fetch::fetch_session_cache::options{}.eviction_ms});  // Kafka's internal default; not a public key
@@ -508,6 +542,8 @@ void broker_node::impl::shutdown() {
   // before the logs close under it.
   if (publisher && !publisher->stop(30s)) spdlog::warn("Metadata still being applied at shutdown after 30 s");
   if (groups) asio::co_spawn(io, groups->stop(), asio::use_future).get();
+  if (txn_markers) txn_markers->stop();
+  if (txns) asio::co_spawn(io, txns->stop(), asio::use_future).get();
   cleaner_for_removals.store(nullptr, std::memory_order_release);
   if (maintenance) maintenance->stop();
   if (logs) {

@@ -24,6 +24,9 @@ class shared_fetch_sessions;
 namespace group {
 class group_coordinator;
 }
+namespace txn {
+class txn_coordinator;
+}
 class metadata_publisher;
 class replica_manager;
 class replication_quota;
@@ -52,6 +55,8 @@ struct broker_services {
   fetch::shared_fetch_sessions* fetch_sessions = nullptr;
   // The classic group coordinator's shards on this broker.
   group::group_coordinator* groups = nullptr;
+  // The transaction coordinator's shards on this broker.
+  txn::txn_coordinator* txns = nullptr;
   // This process's controller (process.roles containing controller); it
   // may be a standby.
   controller_service* controller = nullptr;

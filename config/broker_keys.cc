@@ -380,6 +380,8 @@ const std::vector<config_key>& table() {
       {"transaction.state.log.min.isr", T::int32, "2", rule::at_least(1), "min.insync.replicas of __transaction_state."},
       {"transaction.state.log.segment.bytes", T::int32, "104857600", rule::at_least(1),
        "Segment size of __transaction_state."},
+      {"transaction.state.log.load.buffer.size", T::int32, "5242880", rule::at_least(1),
+       "Read size used when loading transaction state from __transaction_state."},
       {"transaction.max.timeout.ms", T::int32, "900000", rule::at_least(1),
        "Longest transaction timeout a producer may ask for."},
       {"transactional.id.expiration.ms", T::int32, "604800000", rule::at_least(1),

@@ -21,7 +21,7 @@
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/leader_endpoints.h"
 #include "broker/metadata/metadata_publisher.h"
-#include "broker/replica/partition_waiter.h"
+#include "broker/replica/await_acks.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
 #include "broker/services.h"
@@ -205,39 +205,6 @@ produce_response::partition_produce_response error_response(int32_t index, error
   return p;
 }
 
-// acks=all: every partition of the request waits together until its HW
-// passes what was appended, the request's timeout (REQUEST_TIMED_OUT), or
-// an error (NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR shrank below min
-// ISR, NOT_LEADER_OR_FOLLOWER when leadership moved), as Kafka's
-// DelayedProduce. Woken by the partitions' HW moves and role changes.
-template <class Awaiting>
-asio::awaitable<void> await_acks(std::vector<Awaiting>& waiting, int32_t timeout_ms, produce_response& response) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(timeout_ms, 0));
-  auto answer = [&](const Awaiting& w, error_code e) {
-    response.responses[w.topic_index].partition_responses[w.partition_index].error_code = static_cast<int16_t>(e);
-  };
-  auto waiter = partition_waiter::make(co_await asio::this_coro::executor);
-  while (!waiting.empty()) {
-    // Registered before looking, so that a move in between is not missed.
-    waiter->arm();
-    auto wake = waiter->waker();
-    for (auto& w : waiting) w.part->add_waiter(wake);
-    std::vector<Awaiting> still;
-    for (auto& w : waiting) {
-      auto [done, e] = co_await run_on(w.part->strand(), [&] { return w.part->acks_done(w.required); });
-      if (done) answer(w, e);
-      else still.push_back(w);
-    }
-    waiting.swap(still);
-    if (waiting.empty()) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      for (auto& w : waiting) answer(w, error_code::request_timed_out);
-      break;
-    }
-    co_await waiter->wait(deadline);
-  }
-}
-
 // KIP-951: every partition this broker turned away as not its leader names
 // the current leader (as this broker's metadata has it) and the answer
 // carries those leaders' endpoints.
@@ -345,7 +312,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     }
     response.responses.push_back(std::move(tr));
   }
-  if (!waiting.empty()) co_await await_acks(waiting, request->timeout_ms, response);
+  if (!waiting.empty()) {
+    auto answer = [&](const auto& w, error_code e) {
+      response.responses[w.topic_index].partition_responses[w.partition_index].error_code = static_cast<int16_t>(e);
+    };
+    co_await await_acks(waiting, request->timeout_ms, answer);
+  }
   if (ctx.api_version >= 10) name_current_leaders(ctx, response);
   if (request->acks == 0) {
     if (any_error) co_return handler_result::close("acks=0 produce failed; closing so the client learns of it");

@@ -7,8 +7,11 @@
 // first use (compacted, offsets.topic.replication.factor replicas), which
 // the controller refuses until that many brokers are registered. No topic
 // yet, no leader, or none reachable on this listener:
-// COORDINATOR_NOT_AVAILABLE. The transaction coordinator is not served yet:
-// TRANSACTION keys get COORDINATOR_NOT_AVAILABLE. Other key types are
+// COORDINATOR_NOT_AVAILABLE. A TRANSACTION key is coordinated by the
+// leader of __transaction_state partition hash(key) mod
+// transaction.state.log.num.partitions, the topic created on first use in
+// the same way (transaction.state.log.replication.factor replicas,
+// transaction.state.log.min.isr). Other key types are
 // INVALID_REQUEST. v4+ answers per key; a v0-3 request carrying batched
 // keys, or a v4+ one without them, is refused as Kafka does.
 
@@ -20,6 +23,7 @@
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/services.h"
 #include "broker/topics.h"
+#include "broker/txn/txn_coordinator.h"
 #include "config/broker_config.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/find_coordinator.h"
@@ -62,30 +66,60 @@ coordinator_answer failed(error_code e, std::optional<std::string> message = std
   return a;
 }
 
-// Creates __consumer_offsets when it does not exist yet.
-asio::awaitable<bool> ensure_offsets_topic(const broker_services& s) {
-  auto image = s.metadata->image();
-  if (image->topic(consumer_offsets_topic)) co_return true;
-  const auto& c = *s.config;
-  const int16_t rf = c.offsets_topic_replication_factor;
-  // The controller's placer would refuse it (INVALID_REPLICATION_FACTOR):
-  // spare it a request per FindCoordinator while brokers are still coming.
-  if (image->brokers.size() < static_cast<size_t>(rf)) co_return false;
+// A coordinator topic: __consumer_offsets for groups, __transaction_state
+// for transactions.
+struct coordinator_topic {
+  std::string_view name;
+  int32_t partitions = 0;
+  int16_t replication_factor = 0;
   std::vector<std::pair<std::string, std::string>> configs;
-  configs.emplace_back("cleanup.policy", "compact");
-  configs.emplace_back("compression.type", "producer");
-  configs.emplace_back("segment.bytes", std::to_string(c.get_int("offsets.topic.segment.bytes")));
-  std::string name(consumer_offsets_topic);
-  co_await create_topic(s, name, s.groups->num_partitions(), rf, configs);
-  co_return s.metadata->image()->topic(consumer_offsets_topic) != nullptr;
+};
+
+coordinator_topic topic_for(const broker_services& s, int8_t key_type) {
+  const auto& c = *s.config;
+  coordinator_topic t;
+  if (key_type == group_key_type) {
+    t.name = consumer_offsets_topic;
+    t.partitions = s.groups->num_partitions();
+    t.replication_factor = c.offsets_topic_replication_factor;
+    t.configs = {{"cleanup.policy", "compact"},
+                 {"compression.type", "producer"},
+                 {"segment.bytes", std::to_string(c.get_int("offsets.topic.segment.bytes"))}};
+  } else {
+    // Kafka's TransactionLog topic configs: compacted, uncompressed,
+    // transaction.state.log.min.isr, no unclean election.
+    t.name = txn::transaction_state_topic;
+    t.partitions = s.txns->num_partitions();
+    t.replication_factor = static_cast<int16_t>(c.get_int("transaction.state.log.replication.factor"));
+    t.configs = {{"cleanup.policy", "compact"},
+                 {"compression.type", "uncompressed"},
+                 {"min.insync.replicas", std::to_string(c.get_int("transaction.state.log.min.isr"))},
+                 {"unclean.leader.election.enable", "false"},
+                 {"segment.bytes", std::to_string(c.get_int("transaction.state.log.segment.bytes"))}};
+  }
+  return t;
 }
 
-asio::awaitable<coordinator_answer> find_group_coordinator(const request_context& ctx, const std::string& key) {
-  const broker_services& s = *ctx.services;
-  if (!co_await ensure_offsets_topic(s)) co_return failed(error_code::coordinator_not_available);
+// Creates the coordinator topic when it does not exist yet.
+asio::awaitable<bool> ensure_topic(const broker_services& s, const coordinator_topic& t) {
   auto image = s.metadata->image();
-  const int32_t index = s.groups->partition_for(key);
-  const auto* reg = image->partition(consumer_offsets_topic, index);
+  if (image->topic(t.name)) co_return true;
+  // The controller's placer would refuse it (INVALID_REPLICATION_FACTOR):
+  // spare it a request per FindCoordinator while brokers are still coming.
+  if (image->brokers.size() < static_cast<size_t>(t.replication_factor)) co_return false;
+  co_await create_topic(s, std::string(t.name), t.partitions, t.replication_factor, t.configs);
+  co_return s.metadata->image()->topic(t.name) != nullptr;
+}
+
+asio::awaitable<coordinator_answer> find_coordinator(const request_context& ctx, int8_t key_type,
+                                                     const std::string& key) {
+  const broker_services& s = *ctx.services;
+  const coordinator_topic t = topic_for(s, key_type);
+  if (!co_await ensure_topic(s, t)) co_return failed(error_code::coordinator_not_available);
+  auto image = s.metadata->image();
+  const int32_t index =
+      key_type == group_key_type ? s.groups->partition_for(key) : s.txns->partition_for(key);
+  const auto* reg = image->partition(t.name, index);
   if (!reg || reg->leader < 0) co_return failed(error_code::coordinator_not_available);
   auto broker = image->brokers.find(reg->leader);
   if (broker == image->brokers.end()) co_return failed(error_code::coordinator_not_available);
@@ -100,8 +134,8 @@ asio::awaitable<coordinator_answer> find_group_coordinator(const request_context
 }
 
 asio::awaitable<coordinator_answer> find_one(const request_context& ctx, int8_t key_type, const std::string& key) {
-  if (key_type == group_key_type) co_return co_await find_group_coordinator(ctx, key);
-  if (key_type == transaction_key_type) co_return failed(error_code::coordinator_not_available);
+  if (key_type == group_key_type || key_type == transaction_key_type)
+    co_return co_await find_coordinator(ctx, key_type, key);
   co_return failed(error_code::invalid_request, "Invalid coordinator type: " + std::to_string(key_type));
 }
 

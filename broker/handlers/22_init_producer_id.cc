@@ -5,13 +5,16 @@
 // .handleInitProducerId): producer id and epoch (v3+) are both -1 or both
 // set, else INVALID_REQUEST; without a transactional id every request gets
 // a fresh id at epoch 0 (the given id and epoch do not matter); an empty
-// transactional id is INVALID_REQUEST. A transactional id belongs to the
-// transaction coordinator, which this broker does not run yet: it answers
-// NOT_COORDINATOR, so a transactional producer keeps looking for one.
+// transactional id is INVALID_REQUEST. A transactional id goes to the shard
+// of the transaction coordinator that owns it (broker/txn/txn_shard.h):
+// NOT_COORDINATOR when this broker does not lead its __transaction_state
+// partition, so the producer looks it up again. KIP-939's two-phase commit
+// (Enable2Pc, v6) is not served: the version stops at 5.
 
 #include "broker/handlers/handlers.h"
 #include "broker/producer_id_manager.h"
 #include "broker/services.h"
+#include "broker/txn/txn_requests.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/init_producer_id.h"
 
@@ -38,8 +41,23 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const bool both = request->producer_id != -1 && request->producer_epoch != -1;
   if (!no_id && !both) co_return respond(ctx, failed(error_code::invalid_request));
   if (request->transactional_id) {
-    co_return respond(ctx, failed(request->transactional_id->empty() ? error_code::invalid_request
-                                                                     : error_code::not_coordinator));
+    const std::string& id = *request->transactional_id;
+    if (id.empty()) co_return respond(ctx, failed(error_code::invalid_request));
+    std::optional<txn::producer_id_and_epoch> expected;
+    if (both) expected = txn::producer_id_and_epoch{request->producer_id, request->producer_epoch};
+    const int32_t timeout_ms = request->transaction_timeout_ms;
+    auto needs = [&](const txn::txn_shard& shard) { return shard.init_needs_producer_id(id, expected); };
+    auto issue = [&](txn::txn_shard& shard, txn::request_token token, std::optional<int64_t> fresh, int64_t now) {
+      shard.init_producer_id(token, id, timeout_ms, expected, fresh, now);
+    };
+    error_code e = error_code::none;
+    auto answer = co_await txn::call_txn_shard<txn::init_producer_id_result>(*ctx.services, id, needs, issue, &e);
+    if (!answer) co_return respond(ctx, failed(e));
+    if (answer->error != error_code::none) co_return respond(ctx, failed(answer->error));
+    init_producer_id_response response;
+    response.producer_id = answer->producer_id;
+    response.producer_epoch = answer->producer_epoch;
+    co_return respond(ctx, response);
   }
   producer_id_manager* ids = ctx.services->producer_ids;
   if (!ids) co_return respond(ctx, failed(error_code::coordinator_not_available));

@@ -61,6 +61,10 @@ api_handler allocate_producer_ids_handler();  // 67_allocate_producer_ids.cc
 api_handler describe_producers_handler();  // 61_describe_producers.cc
 api_handler list_config_resources_handler();  // 74_list_config_resources.cc
 api_handler describe_topic_partitions_handler();  // 75_describe_topic_partitions.cc
+api_handler write_txn_markers_handler();      // 27_write_txn_markers.cc
+api_handler add_partitions_to_txn_handler();  // 24_add_partitions_to_txn.cc
+api_handler add_offsets_to_txn_handler();     // 25_add_offsets_to_txn.cc
+api_handler end_txn_handler();                // 26_end_txn.cc
 
 std::span<const api_handler> all_handlers();
 // The ones a controller listener serves (Kafka's APIs whose listeners

@@ -289,7 +289,7 @@ std::optional<storage::leader_epoch> partition::latest_epoch() const { return lo
 
 partition_produce_result partition::append_records(std::span<uint8_t> batches, int16_t required_acks,
                                                    const produce_limits& limits, storage::producer_origin origin,
-                                                   int64_t now_ms) {
+                                                   int64_t now_ms, int16_t transaction_version) {
   partition_produce_result out;
   if (removed()) {
     out.error = perr::unknown_topic_or_partition;
@@ -322,6 +322,7 @@ partition_produce_result partition::append_records(std::span<uint8_t> batches, i
   options.epoch = storage::leader_epoch(leader_epoch());
   options.now_ms = now_ms;
   options.origin = origin;
+  options.transaction_version = transaction_version;
   storage::partition_append_result result;
   if (auto ec = log_->append_as_leader(batches, options, &result)) {
     out.error = perr::kafka_storage_error;

@@ -125,8 +125,11 @@ class partition : public std::enable_shared_from_this<partition> {
   // --- partition strand: as the leader --------------------------------------------
   // A produce that passed request-level checks; batches are whole,
   // CRC-checked v2 batches in a writable buffer.
+  // transaction_version: what WriteTxnMarkers says of a marker's
+  // transaction (0 for anything else).
   partition_produce_result append_records(std::span<uint8_t> batches, int16_t required_acks,
-                                          const produce_limits& limits, storage::producer_origin origin, int64_t now_ms);
+                                          const produce_limits& limits, storage::producer_origin origin, int64_t now_ms,
+                                          int16_t transaction_version = 0);
   // DeleteRecords: the log start moves to o (<= HW).
   protocol::error_code delete_records_before(storage::offset o, int64_t now_ms, int64_t* low_watermark);
   // KIP-320/KIP-595 for a fetch carrying the epoch of the last batch it

@@ -148,6 +148,11 @@ TEST_F(DifferentialTest, EveryCommonApiAtLowestAndHighest) {
     std::set<int16_t> versions{range.first, range.second, it->second.first, it->second.second};
     for (int16_t v : versions) {
       if (v < schema->min_version || v > schema->max_version) continue;  // below: BelowLowestVersion
+      // Kafka 4.3.1 answers a batched AddPartitionsToTxn (v4+) once each
+      // of its transactions has a result, so one with none (this empty
+      // probe) is never answered; Highwater answers it with no results.
+      // The batched form is checked in VersionsIT's sweep.
+      if (key == 24 && v >= 4) continue;
       SCOPED_TRACE(api_name(key) + " v" + std::to_string(v));
       twin fresh_connection;  // one probe's failure (e.g. a closed connection) cannot spill into the next
       auto e = fresh_connection.call_raw(api_name(key), key, v, probe_body(key, v, known_topic), 5s);

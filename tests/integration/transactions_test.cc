@@ -1,0 +1,258 @@
+// Transactions as librdkafka (Debian 12's 2.0.2) uses them against one
+// highwater: a transactional producer finds its coordinator, gets its
+// producer id, adds partitions, commits and aborts; a read_committed
+// consumer sees the committed records only and stops at the last stable
+// offset while a transaction is open; a second producer with the same
+// transactional id fences the first and aborts what it left open; a
+// transaction past its timeout is aborted by the coordinator; the
+// coordinator's state survives a restart (loaded from __transaction_state).
+
+#include <librdkafka/rdkafka.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "broker_process.h"
+#include "rdkafka_support.h"
+
+namespace hw::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using rdk::rd_conf;
+using rdk::rd_handle;
+
+// An rd_kafka_error_t*, freed; empty when there was none.
+std::string error_text(rd_kafka_error_t* e) {
+  if (!e) return {};
+  std::string text = std::string(rd_kafka_error_name(e)) + ": " + rd_kafka_error_string(e);
+  rd_kafka_error_destroy(e);
+  return text;
+}
+
+// A transactional producer on partition 0 of one topic.
+class txn_producer {
+ public:
+  txn_producer(const endpoint& broker, const std::string& transactional_id,
+               std::map<std::string, std::string> extra = {}) {
+    extra.emplace("transactional.id", transactional_id);
+    extra.emplace("linger.ms", "5");
+    char err[512];
+    h_.rk = rd_kafka_new(RD_KAFKA_PRODUCER, rd_conf(broker, extra), err, sizeof err);
+    EXPECT_NE(h_.rk, nullptr) << err;
+  }
+  std::string init(int timeout_ms = 30000) { return error_text(rd_kafka_init_transactions(h_.rk, timeout_ms)); }
+  std::string begin() { return error_text(rd_kafka_begin_transaction(h_.rk)); }
+  std::string commit(int timeout_ms = 30000) {
+    return error_text(rd_kafka_commit_transaction(h_.rk, timeout_ms));
+  }
+  std::string abort(int timeout_ms = 30000) { return error_text(rd_kafka_abort_transaction(h_.rk, timeout_ms)); }
+  // Queues the values for partition 0 of topic; false if the client refused one.
+  bool send(const std::string& topic, const std::vector<std::string>& values) {
+    for (const auto& v : values) {
+      auto e = rd_kafka_producev(h_.rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(0),
+                                 RD_KAFKA_V_VALUE(const_cast<char*>(v.data()), v.size()),
+                                 RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+      if (e) {
+        ADD_FAILURE() << "produce " << v << ": " << rd_kafka_err2str(e);
+        return false;
+      }
+    }
+    return true;
+  }
+  bool flush() { return rd_kafka_flush(h_.rk, 30000) == RD_KAFKA_RESP_ERR_NO_ERROR; }
+  rd_kafka_t* rk() const { return h_.rk; }
+
+ private:
+  rd_handle h_;
+};
+
+// The values of partition 0 from the beginning, read with this isolation
+// level, until `count` are read or the consumer has been at the end for a
+// second; at most 20 s.
+std::vector<std::string> read_values(const endpoint& broker, const std::string& topic, const std::string& isolation,
+                                     size_t count) {
+  std::vector<std::string> out;
+  char err[512];
+  rd_handle h;
+  h.rk = rd_kafka_new(RD_KAFKA_CONSUMER,
+                      rd_conf(broker, {{"isolation.level", isolation}, {"enable.partition.eof", "true"}}), err,
+                      sizeof err);
+  EXPECT_NE(h.rk, nullptr) << err;
+  if (!h.rk) return out;
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(h.rk, topic.c_str(), nullptr);
+  EXPECT_EQ(rd_kafka_consume_start(rkt, 0, RD_KAFKA_OFFSET_BEGINNING), 0);
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  std::optional<std::chrono::steady_clock::time_point> at_end_since;
+  while (out.size() < count && std::chrono::steady_clock::now() < deadline) {
+    rd_kafka_message_t* m = rd_kafka_consume(rkt, 0, 200);
+    if (!m) {
+      if (at_end_since && std::chrono::steady_clock::now() - *at_end_since > 1s) break;
+      continue;
+    }
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      if (!at_end_since) at_end_since = std::chrono::steady_clock::now();
+    } else if (!m->err) {
+      at_end_since.reset();
+      out.emplace_back(static_cast<const char*>(m->payload), m->len);
+    }
+    rd_kafka_message_destroy(m);
+  }
+  rd_kafka_consume_stop(rkt, 0);
+  rd_kafka_topic_destroy(rkt);
+  return out;
+}
+
+// ListOffsets latest of partition 0 with this isolation level: the high
+// watermark (read_uncommitted) or the last stable offset (read_committed).
+int64_t latest(const endpoint& broker, const std::string& topic, const std::string& isolation) {
+  char err[512];
+  rd_handle h;
+  h.rk = rd_kafka_new(RD_KAFKA_CONSUMER, rd_conf(broker, {{"isolation.level", isolation}}), err, sizeof err);
+  if (!h.rk) return -2;
+  int64_t low = -1, high = -1;
+  if (rd_kafka_query_watermark_offsets(h.rk, topic.c_str(), 0, &low, &high, 10000)) return -2;
+  return high;
+}
+
+std::vector<std::string> values(const std::string& prefix, int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back(prefix + std::to_string(i));
+  return out;
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+class TransactionsIT : public ::testing::Test {
+ protected:
+  void start(const std::vector<std::string>& args = {}) { ASSERT_TRUE(broker.start(args)) << broker.log(); }
+  endpoint at() const { return broker.port(); }
+  void create(const std::string& topic) { ASSERT_EQ(rdk::create_topic(at(), topic, {}), "") << broker.log(); }
+  broker_process broker;
+};
+
+TEST_F(TransactionsIT, ACommittedTransactionIsReadAndAnAbortedOneIsNot) {
+  start();
+  create("txn-basic");
+  txn_producer p(at(), "writer-1");
+  ASSERT_EQ(p.init(), "") << broker.log();
+
+  ASSERT_EQ(p.begin(), "");
+  ASSERT_TRUE(p.send("txn-basic", values("c", 5)));
+  ASSERT_EQ(p.commit(), "") << broker.log();
+
+  ASSERT_EQ(p.begin(), "");
+  ASSERT_TRUE(p.send("txn-basic", values("a", 5)));
+  ASSERT_TRUE(p.flush());  // written, then aborted
+  ASSERT_EQ(p.abort(), "") << broker.log();
+
+  ASSERT_EQ(p.begin(), "");
+  ASSERT_TRUE(p.send("txn-basic", values("d", 3)));
+  ASSERT_EQ(p.commit(), "") << broker.log();
+
+  // 13 records and a marker after each transaction: offsets 0-15. Both ends
+  // are 16 once the last marker is written and replicated.
+  ASSERT_TRUE(wait_until([&] { return latest(at(), "txn-basic", "read_committed") == 16; }, 10s))
+      << latest(at(), "txn-basic", "read_committed");
+  EXPECT_EQ(latest(at(), "txn-basic", "read_uncommitted"), 16);
+  EXPECT_EQ(read_values(at(), "txn-basic", "read_committed", 8), concat(values("c", 5), values("d", 3)));
+  EXPECT_EQ(read_values(at(), "txn-basic", "read_uncommitted", 13),
+            concat(concat(values("c", 5), values("a", 5)), values("d", 3)));
+}
+
+TEST_F(TransactionsIT, AReadCommittedConsumerStopsAtTheFirstOpenTransaction) {
+  start();
+  create("txn-open");
+  txn_producer p(at(), "writer-open");
+  ASSERT_EQ(p.init(), "") << broker.log();
+  ASSERT_EQ(p.begin(), "");
+  ASSERT_TRUE(p.send("txn-open", values("c", 2)));
+  ASSERT_EQ(p.commit(), "") << broker.log();
+  // Offsets 0, 1 and the marker at 2; the open transaction starts at 3.
+  ASSERT_EQ(p.begin(), "");
+  ASSERT_TRUE(p.send("txn-open", values("o", 4)));
+  ASSERT_TRUE(p.flush());
+  EXPECT_EQ(latest(at(), "txn-open", "read_uncommitted"), 7);
+  EXPECT_EQ(latest(at(), "txn-open", "read_committed"), 3);
+  EXPECT_EQ(read_values(at(), "txn-open", "read_committed", 6), values("c", 2));
+  ASSERT_EQ(p.commit(), "") << broker.log();
+  ASSERT_TRUE(wait_until([&] { return latest(at(), "txn-open", "read_committed") == 8; }, 10s));
+  EXPECT_EQ(read_values(at(), "txn-open", "read_committed", 6), concat(values("c", 2), values("o", 4)));
+}
+
+TEST_F(TransactionsIT, ASecondProducerWithTheIdFencesTheFirstAndAbortsWhatItLeftOpen) {
+  start();
+  create("txn-fence");
+  txn_producer first(at(), "writer-fenced");
+  ASSERT_EQ(first.init(), "") << broker.log();
+  ASSERT_EQ(first.begin(), "");
+  ASSERT_TRUE(first.send("txn-fence", values("old", 3)));
+  ASSERT_TRUE(first.flush());
+
+  // The coordinator aborts the open transaction at a bumped epoch, then
+  // gives the new producer the next one.
+  txn_producer second(at(), "writer-fenced");
+  ASSERT_EQ(second.init(), "") << broker.log();
+  ASSERT_EQ(second.begin(), "");
+  ASSERT_TRUE(second.send("txn-fence", values("new", 2)));
+  ASSERT_EQ(second.commit(), "") << broker.log();
+
+  // The first producer is fenced: its commit fails for good.
+  const std::string refused = first.commit(10000);
+  EXPECT_NE(refused, "");
+  EXPECT_NE(refused.find("FENCED"), std::string::npos) << refused;
+
+  EXPECT_EQ(read_values(at(), "txn-fence", "read_committed", 2), values("new", 2));
+  EXPECT_EQ(read_values(at(), "txn-fence", "read_uncommitted", 5), concat(values("old", 3), values("new", 2)));
+}
+
+TEST_F(TransactionsIT, TheCoordinatorAbortsATransactionPastItsTimeout) {
+  start({"--override", "transaction.abort.timed.out.transaction.cleanup.interval.ms=200"});
+  create("txn-timeout");
+  txn_producer p(at(), "writer-slow", {{"transaction.timeout.ms", "1500"}});
+  ASSERT_EQ(p.init(), "") << broker.log();
+  ASSERT_EQ(p.begin(), "");
+  ASSERT_TRUE(p.send("txn-timeout", values("late", 3)));
+  ASSERT_TRUE(p.flush());
+  // Records at 0-2, the abort marker at 3: the last stable offset moves on
+  // without the producer.
+  ASSERT_TRUE(wait_until([&] { return latest(at(), "txn-timeout", "read_committed") == 4; }, 15s))
+      << latest(at(), "txn-timeout", "read_committed") << "\n" << broker.log();
+  EXPECT_TRUE(read_values(at(), "txn-timeout", "read_committed", 1).empty());
+  EXPECT_NE(p.commit(10000), "");
+}
+
+TEST_F(TransactionsIT, TheCoordinatorKeepsItsStateAcrossARestart) {
+  start();
+  create("txn-restart");
+  {
+    txn_producer p(at(), "writer-restart");
+    ASSERT_EQ(p.init(), "") << broker.log();
+    ASSERT_EQ(p.begin(), "");
+    ASSERT_TRUE(p.send("txn-restart", values("before", 2)));
+    ASSERT_EQ(p.commit(), "") << broker.log();
+    // Left open across the restart: the next producer's init aborts it.
+    ASSERT_EQ(p.begin(), "");
+    ASSERT_TRUE(p.send("txn-restart", values("open", 2)));
+    ASSERT_TRUE(p.flush());
+  }
+  ASSERT_EQ(broker.stop(SIGTERM), 0) << broker.log();
+  start();
+  txn_producer p(at(), "writer-restart");
+  ASSERT_EQ(p.init(), "") << broker.log();
+  ASSERT_EQ(p.begin(), "");
+  ASSERT_TRUE(p.send("txn-restart", values("after", 2)));
+  ASSERT_EQ(p.commit(), "") << broker.log();
+  EXPECT_EQ(read_values(at(), "txn-restart", "read_committed", 4), concat(values("before", 2), values("after", 2)));
+}
+
+}  // namespace
+}  // namespace hw::testing
