@@ -85,13 +85,18 @@ TEST(RolesIT, ABrokerOnlyNodeServesClientsWithTheControllerElsewhere) {
   ASSERT_EQ(create_topic(c.broker.port(), "split", {}), "") << c.logs();
   // The controller answered at commit; the broker applies the records a
   // moment later (as with Kafka, whose clients retry meanwhile). The order
-  // check below needs the first produce to reach a partition that is there.
+  // check below needs the first produce to reach a partition that is there:
+  // Metadata names the leader as soon as the broker has the records, its
+  // log may come a moment later, and ListOffsets answers once it leads.
   raw_client lookup(c.broker.port());
   ASSERT_TRUE(wait_until(
       [&] {
         auto md = lookup.metadata(std::vector<std::string>{"split"});
-        return md && md->topics.size() == 1 && md->topics[0].error_code == 0 &&
-               md->topics[0].partitions.size() == 1 && md->topics[0].partitions[0].leader_id == 2;
+        if (!md || md->topics.size() != 1 || md->topics[0].error_code != 0 ||
+            md->topics[0].partitions.size() != 1 || md->topics[0].partitions[0].leader_id != 2)
+          return false;
+        auto end = lookup.list_offset("split", 0, -1);
+        return end && end->error_code == 0;
       },
       20s))
       << c.logs();
