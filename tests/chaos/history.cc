@@ -271,7 +271,7 @@ void find_positions_backwards(const std::vector<event>& events, std::map<int32_t
                                " of partition " + std::to_string(e.partition);
       auto reset = resets.find({e.consumer, e.partition});
       const event* why = reset == resets.end() ? nullptr : reset->second;
-      if (why && why->offset > it->second.first && why->offset > e.offset && log_end[e.partition] > why->offset) {
+      if (why && why->offset > it->second.first && log_end[e.partition] > why->offset) {
         ++r.counts.client_resets;
         r.explained_resets.push_back(what + ": the client reset from offset " + std::to_string(why->offset) +
                                      " at " + std::to_string(why->at_ms) + " ms (" + why->error +

@@ -115,13 +115,11 @@ void add_partitions_to_txn_sweep(sweep_context& ctx, int16_t v) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->throttle_time_ms, 0);
   EXPECT_EQ(r->error_code, k_none);
-  const auto& topics = v <= 3 ? r->results_by_topic_v3_and_below
-                              : (r->results_by_transaction.size() == 1 ? r->results_by_transaction[0].topic_results
-                                                                       : r->results_by_topic_v3_and_below);
   if (v >= 4) {
     ASSERT_EQ(r->results_by_transaction.size(), 1u);
     EXPECT_EQ(r->results_by_transaction[0].transactional_id, id);
   }
+  const auto& topics = v <= 3 ? r->results_by_topic_v3_and_below : r->results_by_transaction[0].topic_results;
   ASSERT_EQ(topics.size(), 1u);
   EXPECT_EQ(topics[0].name, topic);
   ASSERT_EQ(topics[0].results_by_partition.size(), 1u);
