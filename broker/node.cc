@@ -111,7 +111,7 @@ txn::txn_coordinator_options txn_coordinator_options(const config::broker_config
   o.txn.id_expiration_ms = c.get_int("transactional.id.expiration.ms");
   o.num_partitions = static_cast<int32_t>(c.get_int("transaction.state.log.num.partitions"));
   o.load_buffer_bytes = static_cast<int32_t>(c.get_int("transaction.state.log.load.buffer.size"));
-  o.tick_interval_ms = c.get_int("transaction.abort.timed.out.transaction.cleanup.interval.ms");
+  o.txn.tick_interval_ms = c.get_int("transaction.abort.timed.out.transaction.cleanup.interval.ms");
   return o;
 }
 
@@ -371,7 +371,7 @@ std::optional<std::string> broker_node::impl::start() {
     isr_changes->start_isr_expiration(
         *replicas, std::chrono::milliseconds(std::max<int64_t>(cfg.get_int("replica.lag.time.max.ms") / 2, 1)));
   }
-  groups = std::make_unique<group::group_coordinator>(io.get_executor(), *replicas, group_coordinator_options(cfg),
+  groups = std::make_unique<group::group_coordinator>(*replicas, group_coordinator_options(cfg),
                                                       wall_clock_ms);
   txn_markers = std::make_unique<txn::txn_marker_sender>(
       io.get_executor(), *publisher, txn_marker_sender_options(cfg),

@@ -52,7 +52,7 @@ replay_result replay_partition(partition& p, int32_t buffer_bytes, const replaye
 }
 
 void durable_appender::append(token t, const std::vector<coordinator_append_record>& records, int64_t now_ms,
-                              std::string_view what) {
+                              std::string_view what, std::optional<coordinator_producer> producer) {
   pending entry;
   entry.t = t;
   if (records.empty()) {
@@ -61,6 +61,14 @@ void durable_appender::append(token t, const std::vector<coordinator_append_reco
   }
   protocol::record_batch_options options;
   options.partition_leader_epoch = part_->leader_epoch();
+  if (producer) {
+    // Kafka's coordinators write sequence 0; the partition does not check
+    // sequences of coordinator writes.
+    options.transactional = true;
+    options.producer_id = producer->id;
+    options.producer_epoch = producer->epoch;
+    options.base_sequence = 0;
+  }
   protocol::record_batch_builder builder(options);
   for (const auto& r : records) {
     std::optional<protocol::bytes_view> value;

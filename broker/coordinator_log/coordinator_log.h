@@ -36,6 +36,14 @@ struct replay_result {
 // `buffer_bytes` at a time.
 replay_result replay_partition(partition& p, int32_t buffer_bytes, const replayed_record_fn& on_record);
 
+// The producer a transactional append is written for (TxnOffsetCommit):
+// the batch carries its id and epoch and is transactional, so the
+// partition's producer state holds the transaction open until its marker.
+struct coordinator_producer {
+  int64_t id = -1;
+  int16_t epoch = -1;
+};
+
 // One coordinator record to append.
 struct coordinator_append_record {
   std::span<const uint8_t> key;
@@ -52,7 +60,9 @@ class durable_appender {
   // Appends the records as one batch at the leader epoch (none: the token
   // is acknowledged at once, in its turn). A refused append is acknowledged
   // with its error in its turn. `what` names the records in a warning.
-  void append(token t, const std::vector<coordinator_append_record>& records, int64_t now_ms, std::string_view what);
+  // With `producer`, the batch is that producer's transactional batch.
+  void append(token t, const std::vector<coordinator_append_record>& records, int64_t now_ms, std::string_view what,
+              std::optional<coordinator_producer> producer = std::nullopt);
 
   // Acknowledges, in order, the appends the high watermark has passed or
   // that failed (NOT_LEADER_OR_FOLLOWER once this broker stops leading).

@@ -48,10 +48,11 @@ classic_group& group_shard::get_or_create(std::string_view group_id, int64_t now
   return it->second;
 }
 
-void group_shard::append(std::vector<coordinator_record> records, append_callback done) {
+void group_shard::append(std::vector<coordinator_record> records, append_callback done, int64_t producer_id,
+                         int16_t producer_epoch) {
   assert(!records.empty());
   append_token token = next_append_++;
-  output_.appends.push_back({token, std::move(records)});
+  output_.appends.push_back({token, std::move(records), producer_id, producer_epoch});
   in_flight_.emplace(token, std::move(done));
 }
 

@@ -70,7 +70,7 @@ class group_shard {
   void end_load(int64_t now_ms);
   // A transaction marker in the partition (replayed at load, or written
   // while active): COMMIT makes the producer's offsets visible, ABORT
-  // drops them. (TxnOffsetCommit itself is not served yet.)
+  // drops them.
   void on_txn_marker(int64_t producer_id, bool commit);
   // Parked and in-flight requests are answered NOT_COORDINATOR; the shard
   // forgets everything and refuses requests until the next load.
@@ -92,6 +92,11 @@ class group_shard {
   // handler) and its id when known (Kafka 4.3 stores it with the offset).
   void commit_offsets(request_token token, int16_t version,
                       const protocol::msg::offset_commit_request& request, int64_t now_ms);
+  // TxnOffsetCommit: each topic known to the handler. The offsets are
+  // written as the producer's transactional batch and stay pending
+  // (invisible to OffsetFetch) until on_txn_marker settles them.
+  void commit_txn_offsets(request_token token, const protocol::msg::txn_offset_commit_request& request,
+                          int64_t now_ms);
   // One group of an OffsetFetch (v8+ shape; the handler converts v1-7).
   // Topics null = all committed offsets of the group.
   void fetch_offsets(request_token token, const protocol::msg::offset_fetch_request::offset_fetch_request_group& group,
@@ -128,7 +133,9 @@ class group_shard {
   protocol::error_code unavailable_error() const;
   classic_group* group(std::string_view group_id);
   classic_group& get_or_create(std::string_view group_id, int64_t now_ms);
-  void append(std::vector<coordinator_record> records, append_callback done);
+  // With a producer id (>= 0), the records are its transactional batch.
+  void append(std::vector<coordinator_record> records, append_callback done, int64_t producer_id = -1,
+              int16_t producer_epoch = -1);
   void respond(request_token token, shard_response response);
   std::string new_member_id(std::string_view client_id, const std::optional<std::string>& instance_id);
   void replay_group(const group_record& record);

@@ -31,6 +31,54 @@ msg::offset_commit_response commit_response(const msg::offset_commit_request& re
   return r;
 }
 
+// Kafka's ClassicGroup.validateOffsetCommit, shared by OffsetCommit and
+// TxnOffsetCommit: a member and generation, when given, must be the
+// group's current ones; without them only an empty group takes a plain
+// commit; a plain commit waits out CompletingRebalance.
+error_code validate_commit(const classic_group& g, const std::string& member_id,
+                           const std::optional<std::string>& instance_id, int32_t generation, bool transactional) {
+  if (g.in(group_state::dead)) return error_code::coordinator_not_available;
+  if (generation < 0 && g.in(group_state::empty)) return error_code::none;
+  if (generation >= 0 || !member_id.empty() || instance_id) {
+    if (auto e = g.validate_member(member_id, instance_id); e != error_code::none) return e;
+    if (generation != g.generation()) return error_code::illegal_generation;
+  } else if (!transactional && !g.in(group_state::empty)) {
+    return error_code::unknown_member_id;
+  }
+  if (!transactional && g.in(group_state::completing_rebalance)) return error_code::rebalance_in_progress;
+  return error_code::none;
+}
+
+// The offset records of a commit's partitions (OffsetCommit or
+// TxnOffsetCommit topics); a partition whose metadata is too long gets
+// OFFSET_METADATA_TOO_LARGE in `response` (shaped like the request) and
+// no record.
+template <typename Topics, typename Response>
+std::vector<coordinator_record> offset_records(const std::string& group_id, const Topics& topics, Response& response,
+                                               int32_t max_metadata_bytes, int64_t now_ms,
+                                               std::optional<int64_t> expire_ms) {
+  std::vector<coordinator_record> records;
+  for (size_t ti = 0; ti < topics.size(); ++ti) {
+    const auto& t = topics[ti];
+    for (size_t pi = 0; pi < t.partitions.size(); ++pi) {
+      const auto& p = t.partitions[pi];
+      if (p.committed_metadata && p.committed_metadata->size() > static_cast<size_t>(max_metadata_bytes)) {
+        response.topics[ti].partitions[pi].error_code = code(error_code::offset_metadata_too_large);
+        continue;
+      }
+      committed_offset value;
+      value.offset = p.committed_offset;
+      value.leader_epoch = p.committed_leader_epoch;
+      value.metadata = p.committed_metadata.value_or("");
+      value.commit_timestamp_ms = now_ms;
+      value.expire_timestamp_ms = expire_ms;
+      if constexpr (requires { t.topic_id; }) value.topic_id = t.topic_id;
+      records.push_back(offset_commit_record(group_id, t.name, p.partition_index, value));
+    }
+  }
+  return records;
+}
+
 }  // namespace
 
 void group_shard::apply_records(const std::vector<coordinator_record>& records) {
@@ -74,18 +122,8 @@ void group_shard::commit_offsets(request_token token, int16_t version, const msg
     g = &get_or_create(group_id, now_ms);
     created = true;
   }
-  auto validation = [&]() -> error_code {
-    if (g->in(group_state::dead)) return error_code::coordinator_not_available;
-    if (generation < 0 && g->in(group_state::empty)) return error_code::none;
-    if (generation >= 0 || !request.member_id.empty() || request.group_instance_id) {
-      if (auto e = g->validate_member(request.member_id, request.group_instance_id); e != error_code::none) return e;
-      if (generation != g->generation()) return error_code::illegal_generation;
-    } else if (!g->in(group_state::empty)) {
-      return error_code::unknown_member_id;
-    }
-    if (g->in(group_state::completing_rebalance)) return error_code::rebalance_in_progress;
-    return error_code::none;
-  }();
+  const error_code validation =
+      validate_commit(*g, request.member_id, request.group_instance_id, generation, /*transactional=*/false);
   if (validation != error_code::none) return respond(token, commit_response(request, validation));
   if (g->in(group_state::stable) || g->in(group_state::preparing_rebalance)) {
     group_member* m = g->member(request.member_id);
@@ -94,25 +132,8 @@ void group_shard::commit_offsets(request_token token, int16_t version, const msg
   std::optional<int64_t> expire_ms;
   if (version <= 4 && request.retention_time_ms != -1) expire_ms = now_ms + request.retention_time_ms;
   auto response = commit_response(request, error_code::none);
-  std::vector<coordinator_record> records;
-  for (size_t ti = 0; ti < request.topics.size(); ++ti) {
-    const auto& t = request.topics[ti];
-    for (size_t pi = 0; pi < t.partitions.size(); ++pi) {
-      const auto& p = t.partitions[pi];
-      if (p.committed_metadata && p.committed_metadata->size() > static_cast<size_t>(config_.offset_metadata_max_bytes)) {
-        response.topics[ti].partitions[pi].error_code = code(error_code::offset_metadata_too_large);
-        continue;
-      }
-      committed_offset value;
-      value.offset = p.committed_offset;
-      value.leader_epoch = p.committed_leader_epoch;
-      value.metadata = p.committed_metadata.value_or("");
-      value.commit_timestamp_ms = now_ms;
-      value.expire_timestamp_ms = expire_ms;
-      value.topic_id = t.topic_id;
-      records.push_back(offset_commit_record(group_id, t.name, p.partition_index, value));
-    }
-  }
+  std::vector<coordinator_record> records =
+      offset_records(group_id, request.topics, response, config_.offset_metadata_max_bytes, now_ms, expire_ms);
   if (records.empty()) return respond(token, std::move(response));
   auto written = records;
   append(std::move(records), [this, token, request, created, written = std::move(written),
@@ -127,6 +148,72 @@ void group_shard::commit_offsets(request_token token, int16_t version, const msg
     }
     respond(token, commit_response(request, append_error_to_response_error(e)));
   });
+}
+
+// --- TxnOffsetCommit ---------------------------------------------------------------
+
+namespace {
+
+msg::txn_offset_commit_response txn_commit_response(const msg::txn_offset_commit_request& request, error_code e) {
+  msg::txn_offset_commit_response r;
+  for (const auto& t : request.topics) {
+    msg::txn_offset_commit_response::txn_offset_commit_response_topic rt;
+    rt.name = t.name;
+    for (const auto& p : t.partitions) rt.partitions.push_back({p.partition_index, code(e), {}});
+    r.topics.push_back(std::move(rt));
+  }
+  return r;
+}
+
+}  // namespace
+
+void group_shard::commit_txn_offsets(request_token token, const msg::txn_offset_commit_request& request,
+                                     int64_t now_ms) {
+  if (mode_ != mode::active) return respond(token, txn_commit_response(request, unavailable_error()));
+  const std::string& group_id = request.group_id;
+  const int32_t generation = request.generation_id;
+  classic_group* g = group(group_id);
+  bool created = false;
+  if (!g) {
+    // A producer outside group management (generation -1) commits for a
+    // group that exists from now on; a generation names a group that
+    // should have been here.
+    if (generation >= 0) return respond(token, txn_commit_response(request, error_code::illegal_generation));
+    g = &get_or_create(group_id, now_ms);
+    created = true;
+  }
+  // KIP-447: a member and generation, when given, must be the group's
+  // current ones, so a producer fenced out by a rebalance cannot commit.
+  const error_code validation =
+      validate_commit(*g, request.member_id, request.group_instance_id, generation, /*transactional=*/true);
+  if (validation != error_code::none) return respond(token, txn_commit_response(request, validation));
+
+  auto response = txn_commit_response(request, error_code::none);
+  std::vector<coordinator_record> records =
+      offset_records(group_id, request.topics, response, config_.offset_metadata_max_bytes, now_ms, std::nullopt);
+  if (records.empty()) return respond(token, std::move(response));
+  auto written = records;
+  const int64_t producer_id = request.producer_id;
+  auto done = [this, token, request, created, producer_id, written = std::move(written),
+               response = std::move(response)](error_code e, int64_t) mutable {
+    if (e == error_code::none) {
+      // Durable, but pending until the producer's marker reaches this
+      // partition.
+      for (const auto& rec : written) {
+        auto decoded = decode_record(rec.key, rec.value ? std::optional<byte_view>(*rec.value) : std::nullopt);
+        auto* o = decoded ? std::get_if<offset_record>(&*decoded) : nullptr;
+        if (o && o->value) txn_offsets_.put(producer_id, {o->group, o->topic, o->partition, *o->value});
+      }
+      return respond(token, std::move(response));
+    }
+    classic_group* cg = group(request.group_id);
+    if (created && cg && cg->in(group_state::empty) && !offsets_.group_offsets(request.group_id) &&
+        !txn_offsets_.group_has_open(request.group_id)) {
+      groups_.erase(request.group_id);
+    }
+    respond(token, txn_commit_response(request, append_error_to_response_error(e)));
+  };
+  append(std::move(records), std::move(done), request.producer_id, request.producer_epoch);
 }
 
 // --- OffsetFetch -------------------------------------------------------------------

@@ -29,17 +29,7 @@ template <typename R>
 asio::awaitable<std::optional<R>> call_shard(const request_context& ctx, std::string_view group_id,
                                              const group_coordinator::issue_fn& issue, protocol::error_code* error) {
   group_coordinator& coordinator = *ctx.services->groups;
-  const int32_t partition = coordinator.partition_for(group_id);
-  auto result = co_await coordinator.submit(partition, issue);
-  *error = result.error;
-  if (!result.response) co_return std::nullopt;
-  R* answer = std::get_if<R>(&*result.response);
-  if (!answer) {
-    // The shard answers each request with its own response type.
-    *error = protocol::error_code::unknown_server_error;
-    co_return std::nullopt;
-  }
-  co_return std::move(*answer);
+  co_return co_await call_coordinator<R>(coordinator, coordinator.partition_for(group_id), issue, error);
 }
 
 }  // namespace hw::broker::group

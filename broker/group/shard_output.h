@@ -16,6 +16,7 @@
 #include "protocol/messages/offset_delete.h"
 #include "protocol/messages/offset_fetch.h"
 #include "protocol/messages/sync_group.h"
+#include "protocol/messages/txn_offset_commit.h"
 
 namespace hw::broker::group {
 
@@ -31,16 +32,20 @@ using shard_response =
     std::variant<protocol::msg::join_group_response, protocol::msg::sync_group_response,
                  protocol::msg::heartbeat_response, protocol::msg::leave_group_response,
                  protocol::msg::offset_commit_response, offset_fetch_group_response,
-                 delete_groups_results, protocol::msg::offset_delete_response>;
+                 delete_groups_results, protocol::msg::offset_delete_response,
+                 protocol::msg::txn_offset_commit_response>;
 
 struct completion {
   request_token token = 0;
-  shard_response response;
+  shard_response answer;
 };
 
 struct append_request {
   append_token token = 0;
   std::vector<coordinator_record> records;
+  // A transactional offset commit's producer (-1: a plain append).
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
 };
 
 struct shard_output {

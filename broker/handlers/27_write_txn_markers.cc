@@ -8,16 +8,21 @@
 // led here, NOT_LEADER_OR_FOLLOWER; an older coordinator epoch than the
 // partition has seen for the producer, TRANSACTION_COORDINATOR_FENCED; an
 // older producer epoch, INVALID_PRODUCER_EPOCH (the log's producer state
-// decides both); then the acks=all outcome within request.timeout.ms.
+// decides both); then the acks=all outcome within request.timeout.ms. A
+// marker in a __consumer_offsets partition also settles the producer's
+// transactional offsets in that partition's group shard, on the strand
+// that appended it.
 
 #include <vector>
 
+#include "broker/group/group_coordinator.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/replica/await_acks.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
 #include "broker/services.h"
+#include "broker/topics.h"
 #include "config/broker_config.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/write_txn_markers.h"
@@ -80,7 +85,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
           protocol::append_end_txn_marker_batch(batch, marker);
           produce_limits limits = p->limits();
           limits.max_message_bytes = std::max<int32_t>(limits.max_message_bytes, static_cast<int32_t>(batch.size()));
-          return p->append_records(batch, -1, limits, storage::producer_origin::coordinator, now_ms, version);
+          auto result = p->append_records(batch, -1, limits, storage::producer_origin::coordinator, now_ms, version);
+          // The group coordinator settles the producer's offsets in log
+          // order with its own writes to the partition.
+          if (result.error == error_code::none && t.name == consumer_offsets_topic && s.groups)
+            s.groups->on_txn_marker(index, m.producer_id, m.transaction_result);
+          return result;
         });
         if (appended.error != error_code::none) {
           set(appended.error);

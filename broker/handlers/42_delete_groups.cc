@@ -30,7 +30,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     const group::group_coordinator::issue_fn issue = [&](group::group_shard& shard, group::request_token token,
                                                          int64_t now_ms) { shard.delete_groups(token, wanted, now_ms); };
     auto result = co_await coordinator.submit(partition, issue);
-    const auto* results = result.response ? std::get_if<group::delete_groups_results>(&*result.response) : nullptr;
+    const auto* results = result.answer ? std::get_if<group::delete_groups_results>(&*result.answer) : nullptr;
     if (results) {
       for (const auto& r : *results) response.results.push_back(r);
       continue;

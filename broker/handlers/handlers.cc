@@ -36,6 +36,7 @@ std::span<const api_handler> all_handlers() {
         add_partitions_to_txn_handler(),
         add_offsets_to_txn_handler(),
         end_txn_handler(),
+        txn_offset_commit_handler(),
         offset_for_leader_epoch_handler(),
         describe_configs_handler(),
         alter_configs_handler(),

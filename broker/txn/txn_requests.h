@@ -45,15 +45,7 @@ asio::awaitable<std::optional<R>> call_txn_shard(const broker_services& s, const
   const txn_coordinator::issue_fn run = [&](txn_shard& shard, request_token token, int64_t now_ms) {
     issue(shard, token, fresh, now_ms);
   };
-  auto result = co_await coordinator.submit(partition, run);
-  *error = result.error;
-  if (!result.answer) co_return std::nullopt;
-  R* answer = std::get_if<R>(&*result.answer);
-  if (!answer) {
-    *error = protocol::error_code::unknown_server_error;
-    co_return std::nullopt;
-  }
-  co_return std::move(*answer);
+  co_return co_await call_coordinator<R>(coordinator, partition, run, error);
 }
 
 }  // namespace hw::broker::txn

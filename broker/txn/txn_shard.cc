@@ -40,6 +40,7 @@ bool txn_shard::load(std::span<const uint8_t> key, std::optional<std::span<const
 
 void txn_shard::end_load(int64_t now_ms) {
   mode_ = mode::active;
+  next_tick_ms_ = now_ms + config_.tick_interval_ms;
   // A transaction whose prepare record was written but not its complete one
   // has markers that may not all have gone out: send them all again.
   for (auto& [id, m] : ids_) {
@@ -506,8 +507,14 @@ void txn_shard::on_append_done(append_token token, error_code error, int64_t now
 
 // --- time ---------------------------------------------------------------------
 
+std::optional<int64_t> txn_shard::next_deadline_ms() const {
+  if (mode_ != mode::active) return std::nullopt;
+  return next_tick_ms_;
+}
+
 void txn_shard::tick(int64_t now_ms) {
   if (mode_ != mode::active) return;
+  next_tick_ms_ = now_ms + config_.tick_interval_ms;
   auto retry = std::move(retry_complete_);
   retry_complete_.clear();
   for (const auto& id : retry) {

@@ -38,6 +38,10 @@ struct txn_config {
   // The cluster's finalized transaction.version: the record format, and the
   // version the coordinator's own aborts (timeouts, fencing) run at.
   int16_t transaction_version_level = 2;
+  // transaction.abort.timed.out.transaction.cleanup.interval.ms: how often
+  // tick() is due (next_deadline_ms) to look for timed-out transactions
+  // and idle ids.
+  int64_t tick_interval_ms = 10000;
 };
 
 // Chosen by the caller per request; echoed in the answer.
@@ -173,6 +177,8 @@ class txn_shard {
   // Aborts transactions open past their timeout, expires idle ids, retries
   // completion records whose write failed.
   void tick(int64_t now_ms);
+  // When tick() is next due (active only).
+  std::optional<int64_t> next_deadline_ms() const;
 
   // --- reads --------------------------------------------------------------
   // nullopt: not known here (TRANSACTIONAL_ID_NOT_FOUND).
@@ -223,6 +229,7 @@ class txn_shard {
   txn_config config_;
   mode mode_ = mode::inactive;
   int32_t coordinator_epoch_ = -1;
+  int64_t next_tick_ms_ = 0;
   std::map<std::string, txn_metadata, std::less<>> ids_;
   std::map<append_token, in_flight> appends_;
   append_token next_append_ = 1;

@@ -424,5 +424,94 @@ TEST(GroupTxnOffsets, DeleteGroupTombstonesOpenTransactionOffsets) {
   EXPECT_EQ(h.fetched("g", "t", 0), -1);
 }
 
+msg::txn_offset_commit_request txn_commit(const std::string& group, const std::string& member_id, int32_t generation,
+                                          int64_t producer_id, int64_t offset, std::string topic = "t",
+                                          int32_t partition = 0) {
+  msg::txn_offset_commit_request r;
+  r.transactional_id = "app";
+  r.group_id = group;
+  r.producer_id = producer_id;
+  r.producer_epoch = 3;
+  r.generation_id = generation;
+  r.member_id = member_id;
+  msg::txn_offset_commit_request::txn_offset_commit_request_topic t;
+  t.name = std::move(topic);
+  msg::txn_offset_commit_request::txn_offset_commit_request_partition p;
+  p.partition_index = partition;
+  p.committed_offset = offset;
+  p.committed_metadata = "";
+  t.partitions.push_back(p);
+  r.topics.push_back(std::move(t));
+  return r;
+}
+
+int16_t txn_commit_error(shard_harness& h, const msg::txn_offset_commit_request& r) {
+  auto t = h.next_token++;
+  h.shard.commit_txn_offsets(t, r, h.now);
+  auto resp = h.take<msg::txn_offset_commit_response>(t);
+  EXPECT_TRUE(resp.has_value());
+  if (!resp) return -999;
+  return resp->topics.at(0).partitions.at(0).error_code;
+}
+
+TEST(GroupTxnOffsets, ACommittedTransactionsOffsetsBecomeTheGroupsAnAbortedOnesDoNot) {
+  shard_harness h;
+  h.commit("g", "", -1, "t", 0, 5);
+  h.auto_ack = false;
+  auto t = h.next_token++;
+  h.shard.commit_txn_offsets(t, txn_commit("g", "", -1, 1000, 9), h.now);
+  EXPECT_FALSE(h.answered(t)) << "answered once durable";
+  ASSERT_EQ(h.pending.size(), 1u);
+  EXPECT_EQ(h.pending[0].producer_id, 1000) << "written as the producer's transactional batch";
+  EXPECT_EQ(h.pending[0].producer_epoch, 3);
+  h.ack(error_code::none);
+  EXPECT_EQ(h.take<msg::txn_offset_commit_response>(t)->topics.at(0).partitions.at(0).error_code, 0);
+  EXPECT_EQ(h.fetched("g", "t", 0), 5) << "pending until the marker";
+  EXPECT_EQ(stable_fetch_error(h, "g", "t", 0), code(error_code::unstable_offset_commit));
+  h.shard.on_txn_marker(1000, true);
+  EXPECT_EQ(h.fetched("g", "t", 0), 9);
+
+  h.auto_ack = true;
+  EXPECT_EQ(txn_commit_error(h, txn_commit("g", "", -1, 1000, 20)), 0);
+  h.shard.on_txn_marker(1000, false);
+  EXPECT_EQ(h.fetched("g", "t", 0), 9) << "an aborted transaction's offsets go";
+  EXPECT_EQ(stable_fetch_error(h, "g", "t", 0), 0);
+}
+
+TEST(GroupTxnOffsets, AMemberFencedByARebalanceCannotCommit) {
+  shard_harness h;
+  const std::string member = stable_member(h, "g", {"t"});
+  EXPECT_EQ(txn_commit_error(h, txn_commit("g", member, 1, 1000, 9)), 0);
+  EXPECT_EQ(txn_commit_error(h, txn_commit("g", member, 0, 1000, 9)), code(error_code::illegal_generation));
+  EXPECT_EQ(txn_commit_error(h, txn_commit("g", "zombie", 1, 1000, 9)), code(error_code::unknown_member_id));
+  // A generation for a group that does not exist.
+  EXPECT_EQ(txn_commit_error(h, txn_commit("other", "m", 4, 1000, 9)), code(error_code::illegal_generation));
+  // Without a generation, a group outside group management takes it.
+  EXPECT_EQ(txn_commit_error(h, txn_commit("simple", "", -1, 1000, 9)), 0);
+}
+
+TEST(GroupTxnOffsets, PendingOffsetsReloadAsPendingAndAFailedWriteLeavesNothing) {
+  shard_harness h;
+  h.auto_ack = false;
+  auto t = h.next_token++;
+  h.shard.commit_txn_offsets(t, txn_commit("g", "", -1, 1000, 9), h.now);
+  h.drain();
+  h.ack(error_code::not_enough_replicas);
+  EXPECT_EQ(h.take<msg::txn_offset_commit_response>(t)->topics.at(0).partitions.at(0).error_code,
+            code(error_code::coordinator_not_available));
+  EXPECT_EQ(stable_fetch_error(h, "g", "t", 0), 0) << "nothing pending";
+  EXPECT_EQ(h.shard.find_group("g"), nullptr) << "the group made for the commit goes with it";
+
+  h.auto_ack = true;
+  EXPECT_EQ(txn_commit_error(h, txn_commit("g", "", -1, 1000, 9)), 0);
+  shard_harness reloaded({}, 7, false);
+  reloaded.shard.begin_load();
+  for (const auto& rec : h.log) load(reloaded, rec, 1000);
+  reloaded.shard.end_load(reloaded.now);
+  EXPECT_EQ(stable_fetch_error(reloaded, "g", "t", 0), code(error_code::unstable_offset_commit));
+  reloaded.shard.on_txn_marker(1000, true);
+  EXPECT_EQ(reloaded.fetched("g", "t", 0), 9);
+}
+
 }  // namespace
 }  // namespace hw::broker::group

@@ -258,7 +258,7 @@ TEST(GroupRecords, StaticMemberRestartWritesKafkasRecords) {
   bool rejoined = false;
   for (auto& c : out.completions) {
     if (c.token != 4) continue;
-    auto& j = std::get<msg::join_group_response>(c.response);
+    auto& j = std::get<msg::join_group_response>(c.answer);
     EXPECT_EQ(j.error_code, 0);
     EXPECT_EQ(j.generation_id, 1);
     EXPECT_EQ(j.member_id, "inst-1-821b4345-0a10-4f7e-a641-25f3643de6f4");

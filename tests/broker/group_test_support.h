@@ -74,7 +74,7 @@ class shard_harness {
       auto out = shard.take_output();
       for (auto& c : out.completions) {
         EXPECT_FALSE(responses.contains(c.token)) << "token answered twice: " << c.token;
-        responses[c.token] = std::move(c.response);
+        responses[c.token] = std::move(c.answer);
       }
       for (auto& a : out.appends) pending.push_back(std::move(a));
       if (!auto_ack || pending.empty()) return;

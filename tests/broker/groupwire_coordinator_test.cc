@@ -49,7 +49,7 @@ struct env {
     options.group = config;
     options.num_partitions = 1;
     options.random_seed = 42;
-    coordinator = std::make_unique<group_coordinator>(io.get_executor(), *replicas, options, wall_ms);
+    coordinator = std::make_unique<group_coordinator>(*replicas, options, wall_ms);
     replicas->set_leadership_listener(
         [this](const storage::topic_partition& tp, bool leader, int32_t epoch) {
           coordinator->on_leadership(tp, leader, epoch);
@@ -98,8 +98,8 @@ struct env {
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     while (std::chrono::steady_clock::now() < deadline) {
       auto r = heartbeat("probe");
-      if (r.response) {
-        auto& hb = std::get<msg::heartbeat_response>(*r.response);
+      if (r.answer) {
+        auto& hb = std::get<msg::heartbeat_response>(*r.answer);
         if (hb.error_code != static_cast<int16_t>(error_code::coordinator_load_in_progress)) return true;
       }
       std::this_thread::sleep_for(5ms);
@@ -119,8 +119,8 @@ struct env {
     auto got = await(coordinator->submit(0, [r](group_shard& s, request_token token, int64_t now) {
       s.commit_offsets(token, 9, r, now);
     }));
-    if (!got.response) return got.error;
-    auto& resp = std::get<msg::offset_commit_response>(*got.response);
+    if (!got.answer) return got.error;
+    auto& resp = std::get<msg::offset_commit_response>(*got.answer);
     return static_cast<error_code>(resp.topics.at(0).partitions.at(0).error_code);
   }
 
@@ -134,8 +134,8 @@ struct env {
     auto got = await(coordinator->submit(0, [g](group_shard& s, request_token token, int64_t now) {
       s.fetch_offsets(token, g, false, now);
     }));
-    if (!got.response) return std::nullopt;
-    auto& resp = std::get<offset_fetch_group_response>(*got.response);
+    if (!got.answer) return std::nullopt;
+    auto& resp = std::get<offset_fetch_group_response>(*got.answer);
     if (resp.error_code != 0 || resp.topics.empty()) return std::nullopt;
     return resp.topics[0].partitions.at(0).committed_offset;
   }
@@ -161,7 +161,7 @@ TEST(GroupwireClientHost, ReadFromTheConnectionName) {
 TEST(GroupwireCoordinator, NoShardBeforeLeadershipThenCommitsAreWrittenToThePartition) {
   env e;
   auto before = e.heartbeat("g");
-  EXPECT_FALSE(before.response);
+  EXPECT_FALSE(before.answer);
   EXPECT_EQ(before.error, error_code::not_coordinator);
 
   auto p = e.lead_offsets_partition(0);
@@ -188,7 +188,7 @@ TEST(GroupwireCoordinator, LosingLeadershipUnloadsAndRegainingItReloadsFromTheLo
   auto gone = e.heartbeat("g");
   // The partition is still led here by the replica manager's account, so
   // the answer is "loading" rather than "not coordinator".
-  EXPECT_FALSE(gone.response);
+  EXPECT_FALSE(gone.answer);
   EXPECT_EQ(gone.error, error_code::coordinator_load_in_progress);
   EXPECT_TRUE(e.coordinator->shard_partitions().empty());
 
@@ -219,8 +219,8 @@ TEST(GroupwireCoordinator, ParkedJoinIsAnsweredByTheShardTimer) {
     s.join_group(t, 3, client, r, now);
   }));
   const auto waited = std::chrono::steady_clock::now() - start;
-  ASSERT_TRUE(got.response);
-  auto& join = std::get<msg::join_group_response>(*got.response);
+  ASSERT_TRUE(got.answer);
+  auto& join = std::get<msg::join_group_response>(*got.answer);
   EXPECT_EQ(join.error_code, 0);
   EXPECT_EQ(join.generation_id, 1);
   EXPECT_EQ(join.leader, join.member_id);

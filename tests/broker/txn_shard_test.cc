@@ -259,6 +259,17 @@ TEST_F(TxnShard, ATransactionPastItsTimeoutIsAborted) {
   EXPECT_EQ(end("app", me, true).error, error_code::producer_fenced);
 }
 
+TEST_F(TxnShard, TheTickIsDueOneIntervalAfterTheLoadAndAfterEachTick) {
+  const int64_t interval = shard.config().tick_interval_ms;
+  ASSERT_TRUE(shard.next_deadline_ms());
+  EXPECT_EQ(*shard.next_deadline_ms(), now + interval);
+  now += 1234;
+  shard.tick(now);
+  EXPECT_EQ(*shard.next_deadline_ms(), now + interval);
+  shard.unload();
+  EXPECT_FALSE(shard.next_deadline_ms()) << "nothing is due for an unloaded shard";
+}
+
 TEST_F(TxnShard, AnIdleIdExpiresAsATombstone) {
   init("app");
   now += 3'600'000 - 1;

@@ -5,7 +5,9 @@
 // offset while a transaction is open; a second producer with the same
 // transactional id fences the first and aborts what it left open; a
 // transaction past its timeout is aborted by the coordinator; the
-// coordinator's state survives a restart (loaded from __transaction_state).
+// coordinator's state survives a restart (loaded from __transaction_state);
+// offsets sent to a transaction (TxnOffsetCommit) become the group's only
+// when it commits.
 
 #include <librdkafka/rdkafka.h>
 
@@ -252,6 +254,62 @@ TEST_F(TransactionsIT, TheCoordinatorKeepsItsStateAcrossARestart) {
   ASSERT_TRUE(p.send("txn-restart", values("after", 2)));
   ASSERT_EQ(p.commit(), "") << broker.log();
   EXPECT_EQ(read_values(at(), "txn-restart", "read_committed", 4), concat(values("before", 2), values("after", 2)));
+}
+
+// The group's committed offset of partition 0 of topic, as a consumer of
+// the group reads it (OffsetFetch); -1001 (librdkafka's INVALID) when none.
+int64_t committed(const endpoint& broker, const std::string& group, const std::string& topic) {
+  char err[512];
+  rd_handle h;
+  h.rk = rd_kafka_new(RD_KAFKA_CONSUMER, rd_conf(broker, {{"group.id", group}}), err, sizeof err);
+  if (!h.rk) return -2;
+  rd_kafka_topic_partition_list_t* parts = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(parts, topic.c_str(), 0);
+  int64_t out = -2;
+  if (rd_kafka_committed(h.rk, parts, 10000) == RD_KAFKA_RESP_ERR_NO_ERROR && !parts->elems[0].err)
+    out = parts->elems[0].offset;
+  rd_kafka_topic_partition_list_destroy(parts);
+  rd_kafka_consumer_close(h.rk);
+  return out;
+}
+
+// sendOffsetsToTransaction for partition 0 of topic, as a producer outside
+// the group's membership (generation -1) sends it.
+std::string send_offsets(txn_producer& p, const std::string& group, const std::string& topic, int64_t offset) {
+  rd_kafka_topic_partition_list_t* offsets = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(offsets, topic.c_str(), 0)->offset = offset;
+  rd_kafka_consumer_group_metadata_t* meta = rd_kafka_consumer_group_metadata_new(group.c_str());
+  std::string e = error_text(rd_kafka_send_offsets_to_transaction(p.rk(), offsets, meta, 30000));
+  rd_kafka_consumer_group_metadata_destroy(meta);
+  rd_kafka_topic_partition_list_destroy(offsets);
+  return e;
+}
+
+TEST_F(TransactionsIT, OffsetsSentInATransactionAreTheGroupsOnlyIfItCommits) {
+  start();
+  create("txn-in");
+  create("txn-out");
+  txn_producer p(at(), "copier");
+  ASSERT_EQ(p.init(), "") << broker.log();
+
+  ASSERT_EQ(p.begin(), "");
+  ASSERT_TRUE(p.send("txn-out", values("x", 3)));
+  ASSERT_EQ(send_offsets(p, "copiers", "txn-in", 7), "") << broker.log();
+  ASSERT_EQ(p.commit(), "") << broker.log();
+  EXPECT_EQ(committed(at(), "copiers", "txn-in"), 7) << broker.log();
+
+  ASSERT_EQ(p.begin(), "");
+  ASSERT_TRUE(p.send("txn-out", values("y", 3)));
+  ASSERT_EQ(send_offsets(p, "copiers", "txn-in", 12), "") << broker.log();
+  ASSERT_EQ(p.abort(), "") << broker.log();
+  EXPECT_EQ(committed(at(), "copiers", "txn-in"), 7) << "an aborted transaction's offsets are not the group's";
+
+  // Both survive a restart: the committed offset as the group's, the
+  // aborted one dropped again when __consumer_offsets is replayed.
+  ASSERT_EQ(broker.stop(SIGTERM), 0) << broker.log();
+  start();
+  EXPECT_EQ(committed(at(), "copiers", "txn-in"), 7) << broker.log();
+  EXPECT_EQ(read_values(at(), "txn-out", "read_committed", 3), values("x", 3));
 }
 
 }  // namespace

@@ -6,11 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "protocol/messages/add_offsets_to_txn.h"
 #include "protocol/messages/add_partitions_to_txn.h"
 #include "protocol/messages/end_txn.h"
 #include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/init_producer_id.h"
+#include "protocol/messages/txn_offset_commit.h"
 #include "protocol/messages/write_txn_markers.h"
 #include "versions_support.h"
 
@@ -169,6 +172,49 @@ void end_txn_sweep(sweep_context& ctx, int16_t v) {
   }
 }
 
+void txn_offset_commit_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("txn-offsets", v), id = topic + "-id", group = topic + "-group";
+  create_topic(c, topic, 1);
+  ASSERT_TRUE(wait_for_coordinator(c, group));
+  const producer p = init_transactional(ctx, id);
+  ASSERT_GE(p.id, 0);
+  msg::add_offsets_to_txn_request add;
+  add.transactional_id = id;
+  add.producer_id = p.id;
+  add.producer_epoch = p.epoch;
+  add.group_id = group;
+  auto added = c.call<msg::add_offsets_to_txn_response>(25, 3, add);
+  ASSERT_TRUE(added);
+  ASSERT_EQ(added->error_code, k_none);
+  msg::txn_offset_commit_request req;
+  req.transactional_id = id;
+  req.group_id = group;
+  req.producer_id = p.id;
+  req.producer_epoch = p.epoch;
+  msg::txn_offset_commit_request::txn_offset_commit_request_topic t;
+  t.name = topic;
+  msg::txn_offset_commit_request::txn_offset_commit_request_partition part;
+  part.partition_index = 0;
+  part.committed_offset = 42;
+  part.committed_leader_epoch = v >= 2 ? 0 : -1;
+  part.committed_metadata = "m";
+  t.partitions.push_back(part);
+  // A partition the topic does not have is answered by the broker itself.
+  part.partition_index = 7;
+  t.partitions.push_back(part);
+  req.topics.push_back(t);
+  auto r = c.call<msg::txn_offset_commit_response>(28, v, req);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->throttle_time_ms, 0);
+  ASSERT_EQ(r->topics.size(), 1u);
+  EXPECT_EQ(r->topics[0].name, topic);
+  std::map<int32_t, int16_t> errors;
+  for (const auto& rp : r->topics[0].partitions) errors[rp.partition_index] = rp.error_code;
+  EXPECT_EQ(errors, (std::map<int32_t, int16_t>{{0, k_none}, {7, k_unknown_topic}}));
+  EXPECT_EQ(end_txn_v3(c, id, p, true), k_none);
+}
+
 void write_txn_markers_sweep(sweep_context& ctx, int16_t v) {
   auto& c = ctx.client;
   msg::write_txn_markers_request req;
@@ -199,7 +245,8 @@ std::vector<api_sweep> txn_sweeps() {
   return {{24, "AddPartitionsToTxn", &add_partitions_to_txn_sweep},
           {25, "AddOffsetsToTxn", &add_offsets_to_txn_sweep},
           {26, "EndTxn", &end_txn_sweep},
-          {27, "WriteTxnMarkers", &write_txn_markers_sweep}};
+          {27, "WriteTxnMarkers", &write_txn_markers_sweep},
+          {28, "TxnOffsetCommit", &txn_offset_commit_sweep}};
 }
 
 }  // namespace hw::testing::versions

@@ -1,0 +1,109 @@
+// TxnOffsetCommit (key 28), versions 0-5: a transactional producer commits
+// a consumer group's offsets inside its transaction
+// (sendOffsetsToTransaction). The group's shard writes them as the
+// producer's transactional batch in __consumer_offsets; they stay pending
+// (OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT) until
+// the COMMIT marker makes them the group's offsets, or the ABORT marker
+// drops them.
+//
+// Kafka's rules (KafkaApis.handleTxnOffsetCommitRequest and the group
+// coordinator's commitTransactionalOffset): unknown topics and partitions
+// are answered here UNKNOWN_TOPIC_OR_PARTITION and never reach the
+// coordinator; an empty group id is INVALID_GROUP_ID; a member and
+// generation, when given, must be the group's current ones (KIP-447);
+// v0-1 clients get COORDINATOR_NOT_AVAILABLE for
+// COORDINATOR_LOAD_IN_PROGRESS, which they do not know.
+
+#include <algorithm>
+#include <iterator>
+
+#include "broker/group/request_support.h"
+#include "broker/handlers/handlers.h"
+#include "broker/metadata/metadata_publisher.h"
+#include "protocol/messages/txn_offset_commit.h"
+
+namespace hw::broker {
+namespace {
+
+using protocol::error_code;
+using protocol::msg::txn_offset_commit_request;
+using protocol::msg::txn_offset_commit_response;
+using response_topic = txn_offset_commit_response::txn_offset_commit_response_topic;
+
+void add_partition(txn_offset_commit_response& r, const std::string& topic, int32_t partition, error_code e) {
+  auto it = std::find_if(r.topics.begin(), r.topics.end(), [&](const response_topic& t) { return t.name == topic; });
+  if (it == r.topics.end()) {
+    r.topics.push_back({});
+    r.topics.back().name = topic;
+    it = std::prev(r.topics.end());
+  }
+  it->partitions.push_back({partition, static_cast<int16_t>(e), {}});
+}
+
+void add_all(txn_offset_commit_response& r, const txn_offset_commit_request& request, error_code e) {
+  for (const auto& t : request.topics)
+    for (const auto& p : t.partitions) add_partition(r, t.name, p.partition_index, e);
+}
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+  std::string error;
+  auto request = decode_request<txn_offset_commit_request>(ctx, &error);
+  if (!request) co_return handler_result::close(error);
+  const int16_t version = ctx.api_version;
+  auto send = [&](txn_offset_commit_response& r) {
+    if (version < 2) {
+      for (auto& t : r.topics)
+        for (auto& p : t.partitions)
+          if (p.error_code == static_cast<int16_t>(error_code::coordinator_load_in_progress))
+            p.error_code = static_cast<int16_t>(error_code::coordinator_not_available);
+    }
+    return respond(ctx, r);
+  };
+
+  txn_offset_commit_response response;
+  auto image = ctx.services->metadata->image();
+  txn_offset_commit_request known = *request;
+  known.topics.clear();
+  for (const auto& t : request->topics) {
+    const auto* topic = image->topic(t.name);
+    if (!topic) {
+      for (const auto& p : t.partitions) add_partition(response, t.name, p.partition_index, error_code::unknown_topic_or_partition);
+      continue;
+    }
+    txn_offset_commit_request::txn_offset_commit_request_topic valid;
+    valid.name = t.name;
+    for (const auto& p : t.partitions) {
+      if (topic->partitions.contains(p.partition_index)) {
+        valid.partitions.push_back(p);
+      } else {
+        add_partition(response, t.name, p.partition_index, error_code::unknown_topic_or_partition);
+      }
+    }
+    if (!valid.partitions.empty()) known.topics.push_back(std::move(valid));
+  }
+  if (known.topics.empty()) co_return send(response);
+  if (known.group_id.empty()) {
+    add_all(response, known, error_code::invalid_group_id);
+    co_return send(response);
+  }
+
+  error_code failure = error_code::none;
+  const group::group_coordinator::issue_fn issue = [&](group::group_shard& shard, group::request_token token,
+                                                         int64_t now_ms) {
+    shard.commit_txn_offsets(token, known, now_ms);
+  };
+  auto answer = co_await group::call_shard<txn_offset_commit_response>(ctx, known.group_id, issue, &failure);
+  if (!answer) {
+    add_all(response, known, failure);
+    co_return send(response);
+  }
+  for (const auto& t : answer->topics)
+    for (const auto& p : t.partitions) add_partition(response, t.name, p.partition_index, static_cast<error_code>(p.error_code));
+  co_return send(response);
+}
+
+}  // namespace
+
+api_handler txn_offset_commit_handler() { return {28, 0, 5, &handle}; }
+
+}  // namespace hw::broker
