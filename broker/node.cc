@@ -12,6 +12,7 @@
 #include "broker/features.h"
 #include "broker/group/group_coordinator.h"
 #include "broker/txn/txn_coordinator.h"
+#include "broker/txn/txn_verifier.h"
 #include "broker/txn/txn_marker_sender.h"
 #include "broker/fetch/shared_fetch_sessions.h"
 #include "broker/handler_registry.h"
@@ -182,6 +183,7 @@ struct broker_node::impl {
   std::atomic<cleaner_service*> cleaner_for_removals{nullptr};  // set once the cleaner runs
   std::unique_ptr<group::group_coordinator> groups;
   std::unique_ptr<txn::txn_marker_sender> txn_markers;
+  std::unique_ptr<txn::txn_verifier> txn_verifier;
   std::unique_ptr<txn::txn_coordinator> txns;
   std::unique_ptr<fetch::shared_fetch_sessions> fetch_sessions;
   std::unique_ptr<metadata_publisher> publisher;
@@ -381,6 +383,14 @@ std::optional<std::string> broker_node::impl::start() {
       [m = txn_markers.get()](txn::marker_job job, std::function<void()> done) {
         m->write(std::move(job), std::move(done));
       });
+  if (cfg.get_bool("transaction.partition.verification.enable")) {
+    txn::verifier_options vo;
+    vo.listener = cfg.inter_broker_listener_name;
+    vo.self = cfg.node_id;
+    vo.num_txn_partitions = static_cast<int32_t>(cfg.get_int("transaction.state.log.num.partitions"));
+    vo.request_timeout = std::chrono::milliseconds(cfg.get_int("request.timeout.ms"));
+    txn_verifier = std::make_unique<txn::txn_verifier>(io.get_executor(), *publisher, vo);
+  }
   replicas->set_leadership_listener([g = groups.get(), t = txns.get()](const storage::topic_partition& tp, bool leader,
                                                                       int32_t epoch) {
     g->on_leadership(tp, leader, epoch);
@@ -398,6 +408,7 @@ std::optional<std::string> broker_node::impl::start() {
   services.replicas = replicas.get();
   services.groups = groups.get();
   services.txns = txns.get();
+  services.txn_verifier = txn_verifier.get();
   fetch_sessions = std::make_unique<fetch::shared_fetch_sessions>(fetch::fetch_session_cache::options{
       static_cast<int32_t>(cfg.get_int("max.incremental.fetch.session.cache.slots")),
       fetch::fetch_session_cache::options{}.eviction_ms});  // Kafka's internal default; not a public key
@@ -543,6 +554,7 @@ void broker_node::impl::shutdown() {
   if (publisher && !publisher->stop(30s)) spdlog::warn("Metadata still being applied at shutdown after 30 s");
   if (groups) asio::co_spawn(io, groups->stop(), asio::use_future).get();
   if (txn_markers) txn_markers->stop();
+  if (txn_verifier) txn_verifier->stop();
   if (txns) asio::co_spawn(io, txns->stop(), asio::use_future).get();
   cleaner_for_removals.store(nullptr, std::memory_order_release);
   if (maintenance) maintenance->stop();

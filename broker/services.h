@@ -26,6 +26,7 @@ class group_coordinator;
 }
 namespace txn {
 class txn_coordinator;
+class txn_verifier;
 }
 class metadata_publisher;
 class replica_manager;
@@ -57,6 +58,10 @@ struct broker_services {
   group::group_coordinator* groups = nullptr;
   // The transaction coordinator's shards on this broker.
   txn::txn_coordinator* txns = nullptr;
+  // Asks transaction coordinators before a producer's first transactional
+  // write to a partition (null: transaction.partition.verification.enable
+  // is off).
+  txn::txn_verifier* txn_verifier = nullptr;
   // This process's controller (process.roles containing controller); it
   // may be a standby.
   controller_service* controller = nullptr;

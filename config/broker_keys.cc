@@ -388,6 +388,9 @@ const std::vector<config_key>& table() {
        "How long an idle transactional id is remembered."},
       {"transaction.abort.timed.out.transaction.cleanup.interval.ms", T::int32, "10000", rule::at_least(1),
        "How often timed-out transactions are looked for and aborted."},
+      {"transaction.partition.verification.enable", T::boolean, "true", rule::none(),
+       "Whether a partition leader asks the transaction coordinator before the first transactional write of a "
+       "producer epoch (KIP-890)."},
       {"producer.id.expiration.ms", T::int32, "86400000", rule::at_least(1),
        "How long the state of an idle producer id is kept on a partition."},
       {"producer.id.expiration.check.interval.ms", T::int32, "600000", rule::at_least(1),

@@ -9,11 +9,15 @@
 // MESSAGE_TOO_LARGE, malformed records INVALID_RECORD with the batch index;
 // a compacted topic refuses records without a key. acks=0 gets no
 // response, and a failed acks=0 produce closes the connection so the
-// client learns of it. From v13 topics are named by id.
+// client learns of it. From v13 topics are named by id. A transactional
+// batch that would open a transaction in its partition is first checked
+// with (v12+: added to the transaction by) the transaction coordinator
+// (KIP-890, transaction.partition.verification.enable).
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -26,6 +30,7 @@
 #include "broker/run_on.h"
 #include "broker/services.h"
 #include "broker/topics.h"
+#include "broker/txn/txn_verifier.h"
 #include "config/broker_config.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/produce.h"
@@ -229,6 +234,81 @@ void name_current_leaders(const request_context& ctx, produce_response& response
   if (image) response.node_endpoints = leader_endpoints<produce_response::node_endpoint>(*image, ctx.listener_name, leaders);
 }
 
+// A partition's batch that passed the checks, to append.
+struct ready_append {
+  std::shared_ptr<partition> part;
+  produce_limits limits;
+  std::span<uint8_t> batch;
+  size_t topic_index;
+  size_t partition_index;
+};
+
+struct refusal {
+  error_code error = error_code::none;
+  std::string message;
+};
+
+// KIP-890 (Kafka's ReplicaManager.handleProduceAppend): the partitions
+// whose transactional batch would open a transaction there (the producer
+// has none ongoing at this epoch) are checked with the transaction
+// coordinator first, or added to the transaction by it for a transactions
+// v2 client (Produce v12+). Returns the refused ones by index in `ready`,
+// with the errors a producer handles: INVALID_TXN_STATE for a partition
+// not in the transaction, NOT_ENOUGH_REPLICAS (retriable, no metadata
+// refresh) when the coordinator could not answer.
+asio::awaitable<std::map<size_t, refusal>> verify_transactional(const request_context& ctx,
+                                                                const std::string& transactional_id,
+                                                                const std::vector<ready_append>& ready) {
+  std::map<size_t, refusal> refused;
+  txn::verify_request request;
+  request.transactional_id = transactional_id;
+  std::map<txn::txn_topic_partition, std::vector<size_t>> by_partition;
+  for (size_t i = 0; i < ready.size(); ++i) {
+    const auto& a = ready[i];
+    protocol::record_batch_view batch(protocol::bytes_view(a.batch.data(), a.batch.size()));
+    if (!batch.is_transactional()) continue;
+    const int64_t producer_id = batch.producer_id();
+    const int16_t producer_epoch = batch.producer_epoch();
+    const bool ongoing = co_await run_on(a.part->strand(), [&] {
+      const auto* entry = a.part->log().producers().find(storage::producer_id(producer_id));
+      return entry && entry->current_txn_first_offset && entry->epoch.value == producer_epoch;
+    });
+    if (ongoing) continue;
+    request.producer_id = producer_id;
+    request.producer_epoch = producer_epoch;
+    by_partition[{a.part->tp().topic, a.part->tp().partition}].push_back(i);
+    request.partitions.insert({a.part->tp().topic, a.part->tp().partition});
+  }
+  if (request.partitions.empty()) co_return refused;
+  request.operation = ctx.api_version > 11   ? txn::verify_operation::add_partition
+                      : ctx.api_version > 10 ? txn::verify_operation::verify_generic_error
+                                             : txn::verify_operation::verify_old_client;
+  const txn::verify_errors errors = co_await ctx.services->txn_verifier->verify(request);
+  for (const auto& [tp, e] : errors) {
+    refusal r;
+    switch (e) {
+      case error_code::invalid_txn_state:
+        r = {e, "Partition was not added to the transaction"};
+        break;
+      case error_code::concurrent_transactions:
+      case error_code::network_exception:
+      case error_code::coordinator_load_in_progress:
+      case error_code::coordinator_not_available:
+      case error_code::not_coordinator:
+        r = {error_code::not_enough_replicas,
+             "Unable to verify the partition has been added to the transaction. Underlying error: " +
+                 std::string(protocol::error_name(e))};
+        break;
+      default:
+        r = {e, ""};
+    }
+    auto it = by_partition.find(tp);
+    if (it == by_partition.end()) continue;
+    for (size_t i : it->second) refused[i] = r;
+  }
+  co_return refused;
+}
+
 asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<produce_request>(ctx, &error);
@@ -248,6 +328,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     storage::offset required;
   };
   std::vector<awaiting> waiting;
+  std::vector<ready_append> ready;
   for (auto& topic : request->topic_data) {
     produce_response::topic_produce_response tr;
     tr.name = topic.name;
@@ -289,28 +370,43 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
           for (auto& [index, message] : checked.record_errors) failed.record_errors.push_back({index, message, {}});
         continue;
       }
-      partition_produce_result r = co_await run_on(p->strand(), [&] {
-        return p->append_records(checked.batch, request->acks, limits, storage::producer_origin::client, s.now_ms());
-      });
-      if (r.error != error_code::none) {
-        fail(r.error, r.error_message);
-        continue;
-      }
-      produce_response::partition_produce_response ok;
-      ok.index = pd.index;
-      ok.base_offset = r.base_offset;
-      ok.log_append_time_ms = r.log_append_time_ms;
-      ok.log_start_offset = r.log_start_offset;
-      if (request->acks == -1) {
-        if (!r.acks_done)
-          waiting.push_back({p, response.responses.size(), tr.partition_responses.size(),
-                             storage::offset(r.required_offset)});
-        else
-          ok.error_code = static_cast<int16_t>(r.acks_error);
-      }
-      tr.partition_responses.push_back(std::move(ok));
+      // Appended below, once the transaction coordinator has vouched for
+      // the transactional ones.
+      ready.push_back({p, limits, checked.batch, response.responses.size(), tr.partition_responses.size()});
+      produce_response::partition_produce_response placeholder;
+      placeholder.index = pd.index;
+      tr.partition_responses.push_back(std::move(placeholder));
     }
     response.responses.push_back(std::move(tr));
+  }
+  std::map<size_t, refusal> refused;
+  if (request->transactional_id && !ready.empty() && s.txn_verifier)
+    refused = co_await verify_transactional(ctx, *request->transactional_id, ready);
+  for (size_t i = 0; i < ready.size(); ++i) {
+    const ready_append& a = ready[i];
+    auto& out = response.responses[a.topic_index].partition_responses[a.partition_index];
+    if (auto it = refused.find(i); it != refused.end()) {
+      any_error = true;
+      out = error_response(out.index, it->second.error, it->second.message);
+      continue;
+    }
+    partition_produce_result r = co_await run_on(a.part->strand(), [&] {
+      return a.part->append_records(a.batch, request->acks, a.limits, storage::producer_origin::client, s.now_ms());
+    });
+    if (r.error != error_code::none) {
+      any_error = true;
+      out = error_response(out.index, r.error, r.error_message);
+      continue;
+    }
+    out.base_offset = r.base_offset;
+    out.log_append_time_ms = r.log_append_time_ms;
+    out.log_start_offset = r.log_start_offset;
+    if (request->acks == -1) {
+      if (!r.acks_done)
+        waiting.push_back({a.part, a.topic_index, a.partition_index, storage::offset(r.required_offset)});
+      else
+        out.error_code = static_cast<int16_t>(r.acks_error);
+    }
   }
   if (!waiting.empty()) {
     auto answer = [&](const auto& w, error_code e) {

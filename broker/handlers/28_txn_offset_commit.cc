@@ -12,7 +12,9 @@
 // coordinator; an empty group id is INVALID_GROUP_ID; a member and
 // generation, when given, must be the group's current ones (KIP-447);
 // v0-1 clients get COORDINATOR_NOT_AVAILABLE for
-// COORDINATOR_LOAD_IN_PROGRESS, which they do not know.
+// COORDINATOR_LOAD_IN_PROGRESS, which they do not know. Before the first
+// offsets of a transaction reach the group's partition, the transaction
+// coordinator vouches for that partition (KIP-890; v5 adds it).
 
 #include <algorithm>
 #include <iterator>
@@ -20,6 +22,10 @@
 #include "broker/group/request_support.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/replica/replica_manager.h"
+#include "broker/run_on.h"
+#include "broker/topics.h"
+#include "broker/txn/txn_verifier.h"
 #include "protocol/messages/txn_offset_commit.h"
 
 namespace hw::broker {
@@ -43,6 +49,43 @@ void add_partition(txn_offset_commit_response& r, const std::string& topic, int3
 void add_all(txn_offset_commit_response& r, const txn_offset_commit_request& request, error_code e) {
   for (const auto& t : request.topics)
     for (const auto& p : t.partitions) add_partition(r, t.name, p.partition_index, e);
+}
+
+// KIP-890: unless the producer already has a transaction open in the
+// group's __consumer_offsets partition at this epoch, the transaction
+// coordinator vouches for (v5, a transactions v2 client: adds) that
+// partition first. none, or the error every partition gets, as Kafka's
+// group coordinator maps a failed verification.
+asio::awaitable<error_code> verify(const request_context& ctx, const txn_offset_commit_request& request) {
+  const broker_services& s = *ctx.services;
+  if (!s.txn_verifier || !s.groups || !s.replicas) co_return error_code::none;
+  const int32_t index = s.groups->partition_for(request.group_id);
+  auto p = s.replicas->get({std::string(consumer_offsets_topic), index});
+  if (!p) co_return error_code::none;  // the shard answers NOT_COORDINATOR
+  const bool ongoing = co_await run_on(p->strand(), [&] {
+    const auto* entry = p->log().producers().find(storage::producer_id(request.producer_id));
+    return entry && entry->current_txn_first_offset && entry->epoch.value == request.producer_epoch;
+  });
+  if (ongoing) co_return error_code::none;
+  txn::verify_request v;
+  v.transactional_id = request.transactional_id;
+  v.producer_id = request.producer_id;
+  v.producer_epoch = request.producer_epoch;
+  v.partitions.insert({std::string(consumer_offsets_topic), index});
+  v.operation = ctx.api_version >= 5 ? txn::verify_operation::add_partition : txn::verify_operation::verify_old_client;
+  const txn::verify_errors errors = co_await s.txn_verifier->verify(v);
+  if (errors.empty()) co_return error_code::none;
+  switch (const error_code e = errors.begin()->second) {
+    case error_code::unknown_topic_or_partition:
+    case error_code::not_enough_replicas:
+    case error_code::request_timed_out:
+      co_return error_code::coordinator_not_available;
+    case error_code::not_leader_or_follower:
+    case error_code::kafka_storage_error:
+      co_return error_code::not_coordinator;
+    default:
+      co_return e;
+  }
 }
 
 asio::awaitable<handler_result> handle(request_context& ctx) {
@@ -87,6 +130,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     co_return send(response);
   }
 
+  if (const error_code e = co_await verify(ctx, known); e != error_code::none) {
+    add_all(response, known, e);
+    co_return send(response);
+  }
   error_code failure = error_code::none;
   const group::group_coordinator::issue_fn issue = [&](group::group_shard& shard, group::request_token token,
                                                          int64_t now_ms) {
