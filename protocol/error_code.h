@@ -136,6 +136,7 @@ enum class error_code : int16_t {
   invalid_voter_key = 125,
   duplicate_voter = 126,
   voter_not_found = 127,
+  invalid_regular_expression = 128,
 };
 
 // Kafka's upper-case name of the code, as clients print it.

@@ -37,6 +37,8 @@ std::span<const api_handler> all_handlers() {
         add_offsets_to_txn_handler(),
         end_txn_handler(),
         txn_offset_commit_handler(),
+        describe_transactions_handler(),
+        list_transactions_handler(),
         offset_for_leader_epoch_handler(),
         describe_configs_handler(),
         alter_configs_handler(),

@@ -66,6 +66,8 @@ api_handler add_partitions_to_txn_handler();  // 24_add_partitions_to_txn.cc
 api_handler add_offsets_to_txn_handler();     // 25_add_offsets_to_txn.cc
 api_handler end_txn_handler();                // 26_end_txn.cc
 api_handler txn_offset_commit_handler();      // 28_txn_offset_commit.cc
+api_handler describe_transactions_handler();  // 65_describe_transactions.cc
+api_handler list_transactions_handler();      // 66_list_transactions.cc
 
 std::span<const api_handler> all_handlers();
 // The ones a controller listener serves (Kafka's APIs whose listeners

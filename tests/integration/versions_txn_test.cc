@@ -10,9 +10,11 @@
 
 #include "protocol/messages/add_offsets_to_txn.h"
 #include "protocol/messages/add_partitions_to_txn.h"
+#include "protocol/messages/describe_transactions.h"
 #include "protocol/messages/end_txn.h"
 #include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/init_producer_id.h"
+#include "protocol/messages/list_transactions.h"
 #include "protocol/messages/txn_offset_commit.h"
 #include "protocol/messages/write_txn_markers.h"
 #include "versions_support.h"
@@ -215,6 +217,73 @@ void txn_offset_commit_sweep(sweep_context& ctx, int16_t v) {
   EXPECT_EQ(end_txn_v3(c, id, p, true), k_none);
 }
 
+// A transaction open on partition 0 of a new topic, for the tools' APIs.
+producer open_transaction(sweep_context& ctx, const std::string& id, const std::string& topic) {
+  create_topic(ctx.client, topic, 1);
+  const producer p = init_transactional(ctx, id);
+  EXPECT_GE(p.id, 0);
+  EXPECT_EQ(add_partition_v3(ctx.client, id, p, topic), k_none);
+  return p;
+}
+
+void describe_transactions_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("describe", v), id = topic + "-id";
+  const producer p = open_transaction(ctx, id, topic);
+  msg::describe_transactions_request req;
+  req.transactional_ids = {id, id + "-unknown", ""};
+  auto r = c.call<msg::describe_transactions_response>(65, v, req);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->transaction_states.size(), 3u);
+  const auto& open = r->transaction_states[0];
+  EXPECT_EQ(open.error_code, k_none);
+  EXPECT_EQ(open.transactional_id, id);
+  EXPECT_EQ(open.transaction_state, "Ongoing");
+  EXPECT_EQ(open.producer_id, p.id);
+  EXPECT_EQ(open.producer_epoch, p.epoch);
+  EXPECT_EQ(open.transaction_timeout_ms, 60000);
+  EXPECT_GT(open.transaction_start_time_ms, 0);
+  ASSERT_EQ(open.topics.size(), 1u);
+  EXPECT_EQ(open.topics[0].topic, topic);
+  EXPECT_EQ(open.topics[0].partitions, std::vector<int32_t>{0});
+  EXPECT_EQ(r->transaction_states[1].error_code, 105);  // TRANSACTIONAL_ID_NOT_FOUND
+  EXPECT_EQ(r->transaction_states[2].error_code, 42);   // INVALID_REQUEST
+  EXPECT_EQ(end_txn_v3(c, id, p, false), k_none);
+}
+
+void list_transactions_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("list", v), id = topic + "-id";
+  const producer p = open_transaction(ctx, id, topic);
+  msg::list_transactions_request req;
+  req.state_filters = {"Ongoing", "NoSuchState"};
+  req.producer_id_filters = {p.id};
+  if (v >= 2) req.transactional_id_pattern = "list-txn-v" + std::to_string(v) + "-i.";
+  auto r = c.call<msg::list_transactions_response>(66, v, req);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->error_code, k_none);
+  EXPECT_EQ(r->unknown_state_filters, std::vector<std::string>{"NoSuchState"});
+  ASSERT_EQ(r->transaction_states.size(), 1u);
+  EXPECT_EQ(r->transaction_states[0].transactional_id, id);
+  EXPECT_EQ(r->transaction_states[0].producer_id, p.id);
+  EXPECT_EQ(r->transaction_states[0].transaction_state, "Ongoing");
+  if (v >= 1) {
+    // Open for more than a day: not this one.
+    req.duration_filter = 86'400'000;
+    auto none = c.call<msg::list_transactions_response>(66, v, req);
+    ASSERT_TRUE(none);
+    EXPECT_TRUE(none->transaction_states.empty());
+  }
+  if (v >= 2) {
+    req.duration_filter = -1;
+    req.transactional_id_pattern = "(unclosed";
+    auto bad = c.call<msg::list_transactions_response>(66, v, req);
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->error_code, 128);  // INVALID_REGULAR_EXPRESSION
+  }
+  EXPECT_EQ(end_txn_v3(c, id, p, false), k_none);
+}
+
 void write_txn_markers_sweep(sweep_context& ctx, int16_t v) {
   auto& c = ctx.client;
   msg::write_txn_markers_request req;
@@ -246,7 +315,9 @@ std::vector<api_sweep> txn_sweeps() {
           {25, "AddOffsetsToTxn", &add_offsets_to_txn_sweep},
           {26, "EndTxn", &end_txn_sweep},
           {27, "WriteTxnMarkers", &write_txn_markers_sweep},
-          {28, "TxnOffsetCommit", &txn_offset_commit_sweep}};
+          {28, "TxnOffsetCommit", &txn_offset_commit_sweep},
+          {65, "DescribeTransactions", &describe_transactions_sweep},
+          {66, "ListTransactions", &list_transactions_sweep}};
 }
 
 }  // namespace hw::testing::versions
