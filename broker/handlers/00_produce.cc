@@ -269,10 +269,8 @@ asio::awaitable<std::map<size_t, refusal>> verify_transactional(const request_co
     if (!batch.is_transactional()) continue;
     const int64_t producer_id = batch.producer_id();
     const int16_t producer_epoch = batch.producer_epoch();
-    const bool ongoing = co_await run_on(a.part->strand(), [&] {
-      const auto* entry = a.part->log().producers().find(storage::producer_id(producer_id));
-      return entry && entry->current_txn_first_offset && entry->epoch.value == producer_epoch;
-    });
+    const bool ongoing =
+        co_await run_on(a.part->strand(), [&] { return a.part->has_ongoing_transaction(producer_id, producer_epoch); });
     if (ongoing) continue;
     request.producer_id = producer_id;
     request.producer_epoch = producer_epoch;

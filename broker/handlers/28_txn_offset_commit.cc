@@ -62,10 +62,8 @@ asio::awaitable<error_code> verify(const request_context& ctx, const txn_offset_
   const int32_t index = s.groups->partition_for(request.group_id);
   auto p = s.replicas->get({std::string(consumer_offsets_topic), index});
   if (!p) co_return error_code::none;  // the shard answers NOT_COORDINATOR
-  const bool ongoing = co_await run_on(p->strand(), [&] {
-    const auto* entry = p->log().producers().find(storage::producer_id(request.producer_id));
-    return entry && entry->current_txn_first_offset && entry->epoch.value == request.producer_epoch;
-  });
+  const bool ongoing = co_await run_on(
+      p->strand(), [&] { return p->has_ongoing_transaction(request.producer_id, request.producer_epoch); });
   if (ongoing) co_return error_code::none;
   txn::verify_request v;
   v.transactional_id = request.transactional_id;

@@ -287,6 +287,11 @@ storage::epoch_end_offset partition::end_offset_for(storage::leader_epoch epoch)
 
 std::optional<storage::leader_epoch> partition::latest_epoch() const { return log_->epoch_cache().latest_epoch(); }
 
+bool partition::has_ongoing_transaction(int64_t producer_id, int16_t producer_epoch) const {
+  const auto* entry = log_->producers().find(storage::producer_id(producer_id));
+  return entry && entry->current_txn_first_offset && entry->epoch.value == producer_epoch;
+}
+
 partition_produce_result partition::append_records(std::span<uint8_t> batches, int16_t required_acks,
                                                    const produce_limits& limits, storage::producer_origin origin,
                                                    int64_t now_ms, int16_t transaction_version) {

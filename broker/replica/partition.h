@@ -130,6 +130,9 @@ class partition : public std::enable_shared_from_this<partition> {
   partition_produce_result append_records(std::span<uint8_t> batches, int16_t required_acks,
                                           const produce_limits& limits, storage::producer_origin origin, int64_t now_ms,
                                           int16_t transaction_version = 0);
+  // Whether the producer has a transaction open in this log at this epoch
+  // (its next transactional write needs no KIP-890 verification).
+  bool has_ongoing_transaction(int64_t producer_id, int16_t producer_epoch) const;
   // DeleteRecords: the log start moves to o (<= HW).
   protocol::error_code delete_records_before(storage::offset o, int64_t now_ms, int64_t* low_watermark);
   // KIP-320/KIP-595 for a fetch carrying the epoch of the last batch it

@@ -51,6 +51,7 @@ std::unique_ptr<txn_shard> txn_coordinator::make_shard(int32_t partition, int32_
   config.transaction_version_level = transaction_version_level();
   auto shard = std::make_unique<txn_shard>(partition, config);
   shard->begin_load(epoch);
+  bad_records_.store(0, std::memory_order_relaxed);  // up to five logged per load
   return shard;
 }
 

@@ -34,7 +34,8 @@ bool fenced(error_code e) {
 txn_marker_sender::txn_marker_sender(asio::any_io_executor executor, metadata_publisher& metadata,
                                      marker_sender_options options, wanted_fn wanted)
     : strand_(asio::make_strand(executor)), metadata_(metadata), options_(std::move(options)),
-      wanted_(std::move(wanted)) {}
+      wanted_(std::move(wanted)),
+      clients_(strand_, "broker-" + std::to_string(options_.self) + "-txn-marker-sender") {}
 
 txn_marker_sender::~txn_marker_sender() = default;
 
@@ -45,23 +46,8 @@ void txn_marker_sender::write(marker_job job, std::function<void()> done) {
 void txn_marker_sender::stop() {
   asio::post(strand_, [this] {
     stopped_ = true;
-    for (auto& [id, c] : clients_) c->close();
-    clients_.clear();
+    clients_.close_all();
   });
-}
-
-std::shared_ptr<kafka_client> txn_marker_sender::client_for(int32_t node, const std::string& host, uint16_t port) {
-  auto it = clients_.find(node);
-  if (it != clients_.end() && it->second->options().host == host && it->second->options().port == port)
-    return it->second;
-  if (it != clients_.end()) it->second->close();
-  kafka_client_options o;
-  o.host = host;
-  o.port = port;
-  o.client_id = "broker-" + std::to_string(options_.self) + "-txn-marker-sender";
-  auto c = kafka_client::create(strand_, o);
-  clients_[node] = c;
-  return c;
 }
 
 asio::awaitable<void> txn_marker_sender::run(marker_job job, std::function<void()> done) {
@@ -102,7 +88,7 @@ asio::awaitable<void> txn_marker_sender::run(marker_job job, std::function<void(
         t.name = topic;
         t.partition_indexes = std::move(ids);
       }
-      auto client = client_for(leader, endpoint->host, endpoint->port);
+      auto client = clients_.get(leader, endpoint->host, endpoint->port);
       auto outcome = co_await client->call<msg::write_txn_markers_response>(k_api_key, k_api_version, request,
                                                                             options_.request_timeout);
       if (stopped_) co_return;

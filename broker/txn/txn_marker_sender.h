@@ -21,10 +21,10 @@
 #include <string>
 
 #include "broker/asio.h"
+#include "broker/network/node_clients.h"
 #include "broker/txn/txn_shard.h"
 
 namespace hw::broker {
-class kafka_client;
 class metadata_publisher;
 }  // namespace hw::broker
 
@@ -56,13 +56,12 @@ class txn_marker_sender {
 
  private:
   asio::awaitable<void> run(marker_job job, std::function<void()> done);
-  std::shared_ptr<kafka_client> client_for(int32_t node, const std::string& host, uint16_t port);
 
   asio::strand<asio::any_io_executor> strand_;
   metadata_publisher& metadata_;
   marker_sender_options options_;
   wanted_fn wanted_;
-  std::map<int32_t, std::shared_ptr<kafka_client>> clients_;
+  node_clients clients_;
   bool stopped_ = false;
 };
 

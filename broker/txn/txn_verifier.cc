@@ -28,30 +28,18 @@ verify_errors all_of(const txn_partitions& partitions, error_code e) {
 }  // namespace
 
 txn_verifier::txn_verifier(asio::any_io_executor executor, metadata_publisher& metadata, verifier_options options)
-    : strand_(asio::make_strand(executor)), metadata_(metadata), options_(std::move(options)) {}
+    : strand_(asio::make_strand(executor)),
+      metadata_(metadata),
+      options_(std::move(options)),
+      clients_(strand_, "broker-" + std::to_string(options_.self) + "-txn-verifier") {}
 
 txn_verifier::~txn_verifier() = default;
 
 void txn_verifier::stop() {
   asio::post(strand_, [this] {
     stopped_ = true;
-    for (auto& [id, c] : clients_) c->close();
-    clients_.clear();
+    clients_.close_all();
   });
-}
-
-std::shared_ptr<kafka_client> txn_verifier::client_for(int32_t node, const std::string& host, uint16_t port) {
-  auto it = clients_.find(node);
-  if (it != clients_.end() && it->second->options().host == host && it->second->options().port == port)
-    return it->second;
-  if (it != clients_.end()) it->second->close();
-  kafka_client_options o;
-  o.host = host;
-  o.port = port;
-  o.client_id = "broker-" + std::to_string(options_.self) + "-txn-verifier";
-  auto c = kafka_client::create(strand_, o);
-  clients_[node] = c;
-  return c;
 }
 
 asio::awaitable<verify_errors> txn_verifier::verify(verify_request request) {
@@ -81,7 +69,7 @@ asio::awaitable<verify_errors> txn_verifier::run(verify_request request) {
     }
     txn.topics.back().partitions.push_back(partition);
   }
-  auto client = client_for(reg->leader, endpoint->host, endpoint->port);
+  auto client = clients_.get(reg->leader, endpoint->host, endpoint->port);
   auto outcome =
       co_await client->call<msg::add_partitions_to_txn_response>(k_api_key, k_api_version, out, options_.request_timeout);
   if (outcome.error) {

@@ -19,11 +19,11 @@
 #include <string>
 
 #include "broker/asio.h"
+#include "broker/network/node_clients.h"
 #include "broker/txn/txn_metadata.h"
 #include "protocol/error_code.h"
 
 namespace hw::broker {
-class kafka_client;
 class metadata_publisher;
 }  // namespace hw::broker
 
@@ -69,12 +69,11 @@ class txn_verifier {
 
  private:
   asio::awaitable<verify_errors> run(verify_request request);
-  std::shared_ptr<kafka_client> client_for(int32_t node, const std::string& host, uint16_t port);
 
   asio::strand<asio::any_io_executor> strand_;
   metadata_publisher& metadata_;
   verifier_options options_;
-  std::map<int32_t, std::shared_ptr<kafka_client>> clients_;
+  node_clients clients_;
   bool stopped_ = false;
 };
 
