@@ -3,10 +3,15 @@
 // the ranges the software supports, and the cluster's finalized levels.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace hw::controller {
+struct metadata_image;
+}
 
 namespace hw::broker {
 
@@ -29,13 +34,19 @@ struct finalized_feature {
 // no share or streams groups.
 std::span<const supported_feature> supported_features();
 
-// The cluster-wide levels in force. Until the controller and the metadata
-// log own them, a single node runs at the latest metadata.version, epoch 0,
-// with every other feature at level 0 (not reported, as Kafka omits level 0).
+// The cluster-wide levels in force.
 struct finalized_features {
   int64_t epoch = -1;  // -1: unknown
   std::vector<finalized_feature> features;
 };
+// Before this broker has replayed any metadata: the latest metadata.version
+// at epoch 0, every other feature at level 0 (not reported, as Kafka omits
+// level 0).
 finalized_features bootstrap_finalized_features();
+// The levels the metadata log has finalized (FeatureLevelRecords, with
+// metadata.version), at the image's offset as their epoch, as Kafka's
+// brokers and controllers report them; nullopt while the image has no
+// metadata.version.
+std::optional<finalized_features> finalized_features_of(const controller::metadata_image& image);
 
 }  // namespace hw::broker

@@ -35,6 +35,7 @@
 #include "storage/log_manager.h"
 #include "storage/meta_properties.h"
 #include "config/topic_configs_layers.h"
+#include "controller/metadata/metadata_version.h"
 #include "storage/topic_log_config.h"
 
 namespace hw::broker {
@@ -383,6 +384,12 @@ std::optional<std::string> broker_node::impl::start() {
       [m = txn_markers.get()](txn::marker_job job, std::function<void()> done) {
         m->write(std::move(job), std::move(done));
       });
+  // The transaction log's record versions follow the finalized
+  // transaction.version, as Kafka's coordinator's do.
+  publisher->add_image_listener([t = txns.get()](const controller::metadata_image& image) {
+    if (image.feature_level(controller::metadata_version::feature_name))
+      t->set_transaction_version_level(image.feature_level("transaction.version").value_or(0));
+  });
   if (cfg.get_bool("transaction.partition.verification.enable")) {
     txn::verifier_options vo;
     vo.listener = cfg.inter_broker_listener_name;

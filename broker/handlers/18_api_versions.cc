@@ -7,10 +7,14 @@
 // no API list; before v4, supported features whose minimum is 0 are left out
 // (older clients cannot read them, KAFKA-17492); finalized features report
 // min level = max level = the level, and level-0 features are left out.
+// The finalized levels are the metadata log's (FeatureLevelRecords), with
+// the offset of the broker's metadata image as their epoch: a Java 4.x
+// client reads transaction.version there to choose transactions v2.
 
 #include <string_view>
 
 #include "broker/handlers/handlers.h"
+#include "broker/metadata/metadata_publisher.h"
 #include "broker/services.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/api_versions.h"
@@ -39,8 +43,12 @@ api_versions_response full_response(const broker_services& services, std::string
     if (version < 4 && f.min_version == 0) continue;
     r.supported_features.push_back({std::string(f.name), f.min_version, f.max_version, {}});
   }
-  r.finalized_features_epoch = services.finalized.epoch;
-  for (const finalized_feature& f : services.finalized.features) {
+  std::optional<finalized_features> from_log;
+  if (services.metadata)
+    if (auto image = services.metadata->image()) from_log = finalized_features_of(*image);
+  const finalized_features& finalized = from_log ? *from_log : services.finalized;
+  r.finalized_features_epoch = finalized.epoch;
+  for (const finalized_feature& f : finalized.features) {
     if (f.level == 0) continue;
     r.finalized_features.push_back({f.name, f.level, f.level, {}});
   }

@@ -100,6 +100,7 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
     image_ = after;
   }
   if (!delta.changed_configs().empty() || batch.snapshot) update_replication_quotas(*after);
+  for (const auto& listener : image_listeners_) listener(*after);
   auto updates = partition_updates(*before, *after, reconfigured);
   if (!updates.empty()) {
     if (auto ec = co_await replicas_.apply(std::move(updates), now_ms_(), after))

@@ -43,6 +43,14 @@ class metadata_publisher {
     follower_quota_ = follower;
   }
 
+  // Called on the publisher's strand with each new image, before its
+  // partition changes are applied (so a coordinator loading on a new
+  // leadership already sees the features in force); add before the first
+  // batch.
+  void add_image_listener(std::function<void(const controller::metadata_image&)> listener) {
+    image_listeners_.push_back(std::move(listener));
+  }
+
   void on_commit(const committed_batch& batch);
   std::shared_ptr<const controller::metadata_image> image() const;
   // The offset of the last record applied (-1 before any).
@@ -76,6 +84,7 @@ class metadata_publisher {
   std::function<int64_t()> now_ms_;
   replication_quota* leader_quota_ = nullptr;
   replication_quota* follower_quota_ = nullptr;
+  std::vector<std::function<void(const controller::metadata_image&)>> image_listeners_;
 
   mutable std::mutex mutex_;  // leaf: the queue, the published image, waiters
   std::deque<committed_batch> queue_;

@@ -6,12 +6,10 @@
 // transaction (sendOffsetsToTransaction: TxnOffsetCommit) and aborts about
 // one transaction in three (--enable-random-aborts), after which it seeks
 // back to the group's committed offsets and copies those records again.
-// The 4.3.1 client picks transactions v2 (KIP-890: implicit adds by
-// Produce v12, TxnOffsetCommit v5, EndTxn v5) only when ApiVersions
-// reports transaction.version 2 finalized; Highwater's ApiVersions does not
-// report it yet, so these runs use transactions v1 (AddPartitionsToTxn,
-// AddOffsetsToTxn, EndTxn v4) with the partition leaders verifying each
-// first write with the coordinator.
+// The 4.3.1 client runs transactions v2 (KIP-890: partitions added
+// implicitly by Produce v12 and TxnOffsetCommit v5, the producer epoch
+// bumped by every EndTxn v5) because ApiVersions reports transaction.version
+// 2 finalized, as Kafka's does; the epoch the copier's id ends at shows it.
 //
 // What Kafka guarantees and these tests check with the console consumer
 // and kafka-consumer-groups: a read_committed reader of the output sees
@@ -359,8 +357,13 @@ TEST_F(ToolsTransactionsIT, CopierInGroupModeCopiesEachRecordExactlyOnce) {
   auto described = run_kafka_tool(broker.dir(), k_transactions,
                                   {"--bootstrap-server", bootstrap(), "describe", "--transactional-id", "copier-group-mode"});
   ASSERT_EQ(described.exit_code, 0) << described.all();
-  EXPECT_TRUE(std::regex_search(described.out, std::regex("\\b1\\s+copier-group-mode\\s+[0-9]+\\s+[0-9]+\\s+CompleteCommit")))
+  std::smatch described_row;
+  ASSERT_TRUE(std::regex_search(described.out, described_row,
+                                std::regex("\\b1\\s+copier-group-mode\\s+[0-9]+\\s+([0-9]+)\\s+CompleteCommit")))
       << described.all();
+  // Transactions v2: each of the copier's 20 or more EndTxn bumped the
+  // epoch (under v1 it would still be 0).
+  EXPECT_GE(std::stoi(described_row[1].str()), 20) << described.all();
   auto hanging = run_kafka_tool(broker.dir(), k_transactions, {"--bootstrap-server", bootstrap(), "find-hanging", "--broker-id", "1"});
   ASSERT_EQ(hanging.exit_code, 0) << hanging.all();
   // The table's header and no row.

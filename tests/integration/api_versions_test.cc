@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <utility>
+
 #include <fstream>
 #include <iterator>
 
@@ -55,7 +59,15 @@ TEST_F(ApiVersionsIT, EveryVersionDecodes) {
     EXPECT_TRUE(found);
     if (v >= 3) {
       EXPECT_FALSE(resp.supported_features.empty());
-      EXPECT_GE(resp.finalized_features_epoch, 0);
+      // The metadata log's levels, as Kafka 4.3.1 formats them, at the
+      // offset of the broker's image (past the bootstrap records).
+      EXPECT_GT(resp.finalized_features_epoch, 0);
+      std::map<std::string, std::pair<int16_t, int16_t>> finalized;
+      for (const auto& f : resp.finalized_features) finalized[f.name] = {f.min_version_level, f.max_version_level};
+      EXPECT_EQ(finalized["metadata.version"], std::make_pair(int16_t{30}, int16_t{30}));
+      EXPECT_EQ(finalized["transaction.version"], std::make_pair(int16_t{2}, int16_t{2}));
+      EXPECT_EQ(finalized["group.version"], std::make_pair(int16_t{1}, int16_t{1}));
+      EXPECT_EQ(finalized["eligible.leader.replicas.version"], std::make_pair(int16_t{1}, int16_t{1}));
     }
   }
 }
