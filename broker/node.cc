@@ -487,8 +487,13 @@ std::optional<std::string> broker_node::impl::start() {
 std::optional<std::string> broker_node::impl::serve_metrics() {
   const int64_t port = cfg.get_int("highwater.metrics.port");
   if (port < 0) return std::nullopt;
-  stats->set_gauge_source([r = replicas.get(), f = fetchers.get(), c = controller.get(), p = publisher.get()] {
+  // Kafka's hasLateTransaction: idle past the longest transaction timeout
+  // plus a 5 minute buffer.
+  const int64_t late_after_ms = cfg.get_int("transaction.max.timeout.ms") + 5 * 60 * 1000;
+  stats->set_gauge_source([r = replicas.get(), f = fetchers.get(), c = controller.get(), p = publisher.get(),
+                           t = txns.get(), late_after_ms] {
     metrics::replica_gauges g;
+    const int64_t now = wall_clock_ms();
     for (const auto& p : r->all()) {
       const partition::health h = p->health_now();
       ++g.partitions;
@@ -496,6 +501,17 @@ std::optional<std::string> broker_node::impl::serve_metrics() {
       g.under_replicated += h.under_replicated;
       g.under_min_isr += h.under_min_isr;
       g.offline_replicas += h.offline;
+      g.producer_ids += h.producer_ids;
+      g.lso_lag_max = std::max(g.lso_lag_max, h.lso_lag);
+      g.late_transaction_partitions +=
+          h.oldest_transaction_last_write_ms > 0 && now - h.oldest_transaction_last_write_ms > late_after_ms;
+    }
+    if (t) {
+      g.open_transactions = t->in_progress_total();
+      if (auto loads = t->recent_load_times(now)) {
+        g.txn_load_time_max_ms = loads->max_ms;
+        g.txn_load_time_avg_ms = loads->avg_ms;
+      }
     }
     g.fetcher_max_lag = f ? f->max_lag() : 0;
     if (c && c->is_active() && p) {

@@ -205,25 +205,25 @@ std::error_code partition_log::become_leader(leader_epoch epoch) {
 std::error_code partition_log::append_as_leader(std::span<uint8_t> batches, const leader_append_options& options,
                                                 partition_append_result* out) {
   append_options o{append_origin::leader, options.epoch, options.now_ms};
-  return append(batches, o, options.origin, options.transaction_version, out);
+  return append(batches, o, options.origin, options.transaction_version, options.verification, out);
 }
 
 std::error_code partition_log::append_as_follower(std::span<uint8_t> batches, int64_t now_ms,
                                                   partition_append_result* out) {
   append_options o{append_origin::replication, leader_epoch(0), now_ms};
-  return append(batches, o, producer_origin::replication, transaction_version_unknown, out);
+  return append(batches, o, producer_origin::replication, transaction_version_unknown, std::nullopt, out);
 }
 
 std::error_code partition_log::append(std::span<uint8_t> batches, const append_options& options,
                                       producer_origin origin, int16_t transaction_version,
-                                      partition_append_result* out) {
+                                      std::optional<verification_guard> verification, partition_append_result* out) {
   *out = {};
   // The directory and partition.metadata are durable before any data.
   if (auto ec = make_durable()) return ec;
   if (offline()) return make_error_code(log_errc::log_offline);
   const bool leader = options.origin == append_origin::leader;
   const bool append_time = log_->config().timestamp_type == message_timestamp_type::log_append_time;
-  producer_append staged = producers_.begin_append(origin);
+  producer_append staged = producers_.begin_append(origin, verification);
   std::vector<epoch_entry> new_epochs;
   offset next = log_->log_end_offset();
   protocol::record_batch_walker walker(batches);

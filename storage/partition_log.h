@@ -72,6 +72,9 @@ struct leader_append_options {
   producer_origin origin = producer_origin::client;
   // The transaction version WriteTxnMarkers carries for a marker.
   int16_t transaction_version = 0;
+  // Set when a transactional write that opens a transaction must be
+  // verified: the guard it carries (see producer_state.h).
+  std::optional<verification_guard> verification;
 };
 
 class partition_log {
@@ -112,6 +115,12 @@ class partition_log {
   void note_leader_epoch_written(const leader_epoch_cache::prepared_write& w) { epochs_->note_written(w); }
   // The high watermark moved (ends transactions below it for the LSO).
   void on_high_watermark_updated(offset high_watermark) { producers_.on_high_watermark_updated(high_watermark); }
+  // KIP-890: nothing when the producer has a transaction open here at this
+  // epoch (its writes need no verification), else its verification guard.
+  std::optional<verification_guard> maybe_start_verification(producer_id id, producer_epoch epoch, int64_t now_ms) {
+    if (producers_.has_ongoing_transaction(id, epoch)) return std::nullopt;
+    return producers_.start_verification(id, now_ms);
+  }
   // Drops producers idle for producer.id.expiration.ms; returns how many.
   size_t expire_producers(int64_t now_ms) { return producers_.expire(now_ms, producer_id_expiration_ms_); }
 
@@ -158,7 +167,8 @@ class partition_log {
       : fs_(fs), producer_id_expiration_ms_(producer_id_expiration_ms) {}
 
   std::error_code append(std::span<uint8_t> batches, const append_options& options, producer_origin origin,
-                         int16_t transaction_version, partition_append_result* out);
+                         int16_t transaction_version, std::optional<verification_guard> verification,
+                         partition_append_result* out);
   // Replays log batches from the producer state's map end to the log end.
   std::error_code replay_producer_state(int64_t now_ms);
   std::error_code reload_producer_state(int64_t now_ms);

@@ -1,6 +1,7 @@
 #include "storage/producer_state.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cstdio>
 #include <limits>
@@ -108,6 +109,14 @@ bool producer_append::epoch_rejected(const staged& s, const producer_batch& b, i
 
 producer_append_result producer_append::add_data(staged& s, const producer_batch& b) {
   producer_append_result r;
+  // A write that would open a transaction here carries the guard the
+  // coordinator's verification started with, still held (checked first,
+  // as Kafka's analyzeAndValidateProducerState does).
+  const bool ongoing = s.updated.current_txn_first_offset && s.updated.epoch == b.epoch;
+  if (b.transactional && verification_ && origin_ != producer_origin::replication && !ongoing &&
+      (*verification_ == no_verification_guard || state_->verification_guard_of(b.id) != *verification_))
+    return failure(error_code::invalid_txn_state, "Record was not part of an ongoing transaction");
+  if (b.transactional) transactional_.push_back(b.id);
   if (epoch_rejected(s, b, 0, &r)) return r;
   if (origin_ == producer_origin::client) {
     const producer_entry& updated = s.updated;
@@ -161,6 +170,7 @@ producer_append_result producer_append::add_marker(staged& s, const producer_bat
     r.completed = completed_txn{b.id, *s.updated.current_txn_first_offset, b.first_offset, !m.commit};
     completed_txns_.push_back(*r.completed);
   }
+  transactional_.push_back(b.id);
   switch_epoch(s.updated, b.epoch);
   s.updated.coordinator = m.coordinator;
   s.updated.current_txn_first_offset.reset();
@@ -190,6 +200,9 @@ std::vector<finished_txn> producer_state::apply(producer_append&& append) {
   assert(append.state_ == this);
   for (const auto& [id, s] : append.staged_) merge(s.updated);
   for (const auto& [first, id] : append.started_txns_) ongoing_txns_[first] = id;
+  // The transaction is open (its first write) or ended (a marker): the
+  // guard has done its work either way.
+  for (producer_id id : append.transactional_) verifications_.erase(id);
   std::vector<finished_txn> finished;
   for (const auto& txn : append.completed_txns_) {
     // Computed before completing, so the transaction does not hide itself.
@@ -225,11 +238,36 @@ void producer_state::complete_txn(const completed_txn& txn) {
   unreplicated_txns_[txn.first_offset] = txn;
 }
 
+bool producer_state::has_ongoing_transaction(producer_id id, producer_epoch epoch) const {
+  const producer_entry* e = find(id);
+  return e && e->current_txn_first_offset && e->epoch == epoch;
+}
+
+verification_guard producer_state::start_verification(producer_id id, int64_t now_ms) {
+  static std::atomic<verification_guard> next{1};
+  auto [it, inserted] = verifications_.try_emplace(id);
+  if (inserted) it->second = {next.fetch_add(1, std::memory_order_relaxed), now_ms};
+  return it->second.guard;
+}
+
+verification_guard producer_state::verification_guard_of(producer_id id) const {
+  auto it = verifications_.find(id);
+  return it == verifications_.end() ? no_verification_guard : it->second.guard;
+}
+
 size_t producer_state::expire(int64_t now_ms, int64_t producer_id_expiration_ms) {
+  std::erase_if(verifications_,
+                [&](const auto& kv) { return now_ms - kv.second.created_ms >= producer_id_expiration_ms; });
   return std::erase_if(producers_, [&](const auto& kv) {
     const producer_entry& e = kv.second;
     return !e.current_txn_first_offset && now_ms - e.last_timestamp_ms >= producer_id_expiration_ms;
   });
+}
+
+int64_t producer_state::oldest_transaction_last_write_ms() const {
+  if (ongoing_txns_.empty()) return -1;
+  const producer_entry* e = find(ongoing_txns_.begin()->second);
+  return e ? e->last_timestamp_ms : -1;
 }
 
 std::optional<offset> producer_state::first_undecided_offset() const {

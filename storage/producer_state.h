@@ -29,6 +29,17 @@
 // recovery skip the sequence checks and never fail (the leader validated
 // them), as Kafka's REPLICATION origin does.
 //
+// KIP-890's verification guard (Kafka's VerificationGuard): before the
+// first transactional write of a producer epoch (no transaction open here)
+// the leader asks the transaction coordinator to vouch for it, taking a
+// guard from start_verification() first; the append must then carry that
+// guard, still held for the producer. Any transactional batch of the
+// producer (its first write, a marker) clears the guard, so a write that
+// was vouched for just before a marker ended the transaction cannot open a
+// transaction the coordinator does not know of (a guard from then no
+// longer matches: INVALID_TXN_STATE). Guards are unique in the process, so
+// a stale one never matches a later one.
+//
 // Two-phase use, like Kafka: the log stages all batches of one append with
 // begin_append() / producer_append::add(), appends them to the segment, and
 // only then apply()s the staged changes; a rejected or failed append is just
@@ -62,6 +73,10 @@ inline constexpr int16_t transaction_version_unknown = -1;
 // Sequence arithmetic with Kafka's wrap-around at INT32_MAX.
 int32_t increment_sequence(int32_t sequence, int32_t increment);
 int32_t decrement_sequence(int32_t sequence, int32_t decrement);
+
+// A verification guard; 0 is none.
+using verification_guard = uint64_t;
+inline constexpr verification_guard no_verification_guard = 0;
 
 enum class producer_origin {
   client,       // Produce from a producer: full validation
@@ -154,7 +169,8 @@ class producer_append {
     producer_entry current;  // the committed entry when staging began (empty if none)
     producer_entry updated;  // epoch/txn/coordinator as updated; only the new batches
   };
-  producer_append(const producer_state& state, producer_origin origin) : state_(&state), origin_(origin) {}
+  producer_append(const producer_state& state, producer_origin origin, std::optional<verification_guard> verification)
+      : state_(&state), origin_(origin), verification_(verification) {}
   staged& staged_for(producer_id id);
   producer_append_result add_data(staged& s, const producer_batch& b);
   producer_append_result add_marker(staged& s, const producer_batch& b);
@@ -162,7 +178,9 @@ class producer_append {
 
   const producer_state* state_;
   producer_origin origin_;
+  std::optional<verification_guard> verification_;  // set: a write opening a transaction must match it
   std::map<producer_id, staged> staged_;
+  std::vector<producer_id> transactional_;  // producers with a transactional batch here: their guards go
   std::vector<std::pair<offset, producer_id>> started_txns_;
   std::vector<completed_txn> completed_txns_;
 };
@@ -171,7 +189,13 @@ class producer_state {
  public:
   producer_state() = default;
 
-  producer_append begin_append(producer_origin origin) const { return producer_append(*this, origin); }
+  // `verification`: the guard the append carries when transactional writes
+  // must be verified (transaction.partition.verification.enable); nullopt
+  // when they are not. Replicated batches are never checked.
+  producer_append begin_append(producer_origin origin,
+                               std::optional<verification_guard> verification = std::nullopt) const {
+    return producer_append(*this, origin, verification);
+  }
   // Makes a staged append visible; ends its transactions in order and
   // returns each with the last stable offset Kafka stores in the index.
   std::vector<finished_txn> apply(producer_append&& append);
@@ -184,9 +208,22 @@ class producer_state {
   const producer_entry* find(producer_id id) const;
   const std::unordered_map<producer_id, producer_entry>& producers() const { return producers_; }
 
+  // Whether the producer has a transaction open here at this epoch.
+  bool has_ongoing_transaction(producer_id id, producer_epoch epoch) const;
+  // The producer's verification guard, created when it has none; the
+  // guard, and when it was created, stay until a transactional batch of
+  // the producer is applied or the guard expires.
+  verification_guard start_verification(producer_id id, int64_t now_ms);
+  verification_guard verification_guard_of(producer_id id) const;
+
   // Removes producers idle for producer_id_expiration_ms (transactional.id
-  // expiry is the coordinator's), except those with an open transaction.
+  // expiry is the coordinator's), except those with an open transaction,
+  // and verification guards older than that.
   size_t expire(int64_t now_ms, int64_t producer_id_expiration_ms);
+
+  // The last write time of the producer of the earliest open transaction
+  // (Kafka's oldestTxnLastTimestamp); -1 when none is open.
+  int64_t oldest_transaction_last_write_ms() const;
 
   // Transactions and the last stable offset.
   std::optional<offset> first_undecided_offset() const;  // the earliest open transaction
@@ -208,7 +245,12 @@ class producer_state {
   void merge(const producer_entry& updated);
   void complete_txn(const completed_txn& txn);
 
+  struct verification_entry {
+    verification_guard guard = no_verification_guard;
+    int64_t created_ms = 0;
+  };
   std::unordered_map<producer_id, producer_entry> producers_;
+  std::unordered_map<producer_id, verification_entry> verifications_;
   std::map<offset, producer_id> ongoing_txns_;        // by first offset
   std::map<offset, completed_txn> unreplicated_txns_;  // ended, marker above the high watermark
   offset map_end_offset_{0};

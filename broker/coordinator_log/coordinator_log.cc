@@ -79,7 +79,8 @@ void durable_appender::append(token t, const std::vector<coordinator_append_reco
   produce_limits limits;
   limits.max_message_bytes = std::numeric_limits<int32_t>::max();
   partition_produce_result result =
-      part_->append_records(batch, -1, limits, storage::producer_origin::coordinator, now_ms);
+      part_->append_records(batch, -1, limits, storage::producer_origin::coordinator, now_ms, 0,
+                            producer ? producer->verification : std::nullopt);
   if (result.error != protocol::error_code::none) {
     spdlog::warn("Appending {} to {}-{} failed: {} {}", what, part_->tp().topic, part_->tp().partition,
                  protocol::error_name(result.error), result.error_message);

@@ -42,6 +42,9 @@ replay_result replay_partition(partition& p, int32_t buffer_bytes, const replaye
 struct coordinator_producer {
   int64_t id = -1;
   int16_t epoch = -1;
+  // KIP-890: the partition's verification guard for the producer's write
+  // (nullopt: not verified); see partition::append_records.
+  std::optional<uint64_t> verification;
 };
 
 // One coordinator record to append.

@@ -23,6 +23,7 @@
 // instantiated once per coordinator.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -108,6 +109,17 @@ class coordinator_runtime {
   // The leader epoch the shard of `partition` was made at; nullopt: none here.
   std::optional<int32_t> shard_epoch(int32_t partition) const;
 
+  // For the metrics (any thread): the sum of in_progress() over the shards
+  // here, as each last published it; and the longest and mean time a
+  // partition took to load among the loads of the last `window_ms` (Kafka's
+  // partition-load-time-max/avg sample two 30 s windows), nullopt when none.
+  int64_t in_progress_total() const;
+  struct load_times {
+    double max_ms = 0;
+    double avg_ms = 0;
+  };
+  std::optional<load_times> recent_load_times(int64_t now_ms, int64_t window_ms = 60'000) const;
+
   // Timers cancelled, shards unloaded (waiting requests answered
   // NOT_COORDINATOR). Call before the partitions' logs close.
   asio::awaitable<void> stop();
@@ -131,6 +143,9 @@ class coordinator_runtime {
   virtual bool handle_output(slot& s, output& out) = 0;
   // The error a read gets from this shard (none: it runs).
   virtual protocol::error_code read_refusal(const Shard&) const { return protocol::error_code::none; }
+  // What the metrics count in a shard (open transactions), published after
+  // each load and drain.
+  virtual int64_t in_progress(const Shard&) const { return 0; }
 
   // --- for the hooks --------------------------------------------------------
   void append(slot& s, uint64_t append_token, const std::vector<coordinator_append_record>& records,
@@ -157,8 +172,13 @@ class coordinator_runtime {
   replica_manager& replicas_;
   coordinator_runtime_options options_;
   clock now_ms_;
-  mutable std::mutex mutex_;  // leaf: slots_
+  mutable std::mutex mutex_;  // leaf: slots_, loads_
   std::map<int32_t, std::shared_ptr<slot>> slots_;
+  struct load_record {
+    int64_t at_ms;
+    int64_t took_ms;
+  };
+  std::deque<load_record> loads_;  // the last few minutes' loads, oldest first
   bool stopped_ = false;
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cassert>
+#include <chrono>
 
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <spdlog/spdlog.h>
@@ -37,6 +38,7 @@ struct coordinator_runtime<Shard, Answer>::slot : std::enable_shared_from_this<s
   durable_appender appends{part};
   bool stopped = false;
   std::atomic<bool> loaded{false};
+  std::atomic<int64_t> in_progress{0};  // the hook's count, published for the metrics
 };
 
 template <typename Shard, typename Answer>
@@ -180,6 +182,7 @@ template <typename Shard, typename Answer>
 void coordinator_runtime<Shard, Answer>::load(slot& s) {
   if (s.stopped) return;
   const int32_t index = s.part->tp().partition;
+  const auto started = std::chrono::steady_clock::now();
   size_t records = 0;
   auto replayed = replay_partition(
       *s.part, options_.load_buffer_bytes,
@@ -191,6 +194,14 @@ void coordinator_runtime<Shard, Answer>::load(slot& s) {
                   replayed.error.message());
   end_load(*s.shard, now_ms_());
   s.loaded.store(true, std::memory_order_release);
+  {
+    const int64_t took_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+    const int64_t now = now_ms_();
+    std::lock_guard lock(mutex_);
+    loads_.push_back({now, took_ms});
+    while (loads_.size() > 1 && (loads_.size() > 4096 || now - loads_.front().at_ms > 600'000)) loads_.pop_front();
+  }
   spdlog::info("Loaded {} records from {}-{} (up to offset {}); {} {}", records, options_.topic, index,
                replayed.next_offset, size(*s.shard), options_.entries);
   drain(s);
@@ -264,7 +275,33 @@ void coordinator_runtime<Shard, Answer>::drain(slot& s) {
     if (handle_output(s, out)) any = true;
     if (!any) break;
   }
+  s.in_progress.store(in_progress(*s.shard), std::memory_order_relaxed);
   schedule_tick(s);
+}
+
+template <typename Shard, typename Answer>
+int64_t coordinator_runtime<Shard, Answer>::in_progress_total() const {
+  std::lock_guard lock(mutex_);
+  int64_t total = 0;
+  for (const auto& [p, s] : slots_) total += s->in_progress.load(std::memory_order_relaxed);
+  return total;
+}
+
+template <typename Shard, typename Answer>
+auto coordinator_runtime<Shard, Answer>::recent_load_times(int64_t now_ms, int64_t window_ms) const
+    -> std::optional<load_times> {
+  std::lock_guard lock(mutex_);
+  load_times t;
+  int64_t count = 0, sum = 0;
+  for (const auto& l : loads_) {
+    if (now_ms - l.at_ms > window_ms) continue;
+    t.max_ms = std::max<double>(t.max_ms, static_cast<double>(l.took_ms));
+    sum += l.took_ms;
+    ++count;
+  }
+  if (count == 0) return std::nullopt;
+  t.avg_ms = static_cast<double>(sum) / static_cast<double>(count);
+  return t;
 }
 
 template <typename Shard, typename Answer>

@@ -79,7 +79,7 @@ bool group_coordinator::handle_output(slot& s, output& out) {
       records.push_back(record);
     }
     if (request.producer_id >= 0) {
-      const coordinator_producer producer{request.producer_id, request.producer_epoch};
+      const coordinator_producer producer{request.producer_id, request.producer_epoch, request.verification};
       append(s, request.token, records, "transactional offsets", &producer);
     } else {
       append(s, request.token, records, std::to_string(request.records.size()) + " group records");

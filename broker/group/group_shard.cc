@@ -49,10 +49,10 @@ classic_group& group_shard::get_or_create(std::string_view group_id, int64_t now
 }
 
 void group_shard::append(std::vector<coordinator_record> records, append_callback done, int64_t producer_id,
-                         int16_t producer_epoch) {
+                         int16_t producer_epoch, std::optional<uint64_t> verification) {
   assert(!records.empty());
   append_token token = next_append_++;
-  output_.appends.push_back({token, std::move(records), producer_id, producer_epoch});
+  output_.appends.push_back({token, std::move(records), producer_id, producer_epoch, verification});
   in_flight_.emplace(token, std::move(done));
 }
 

@@ -95,8 +95,10 @@ class group_shard {
   // TxnOffsetCommit: each topic known to the handler. The offsets are
   // written as the producer's transactional batch and stay pending
   // (invisible to OffsetFetch) until on_txn_marker settles them.
+  // verification: the offsets partition's KIP-890 guard for the write
+  // (nullopt: not verified).
   void commit_txn_offsets(request_token token, const protocol::msg::txn_offset_commit_request& request,
-                          int64_t now_ms);
+                          int64_t now_ms, std::optional<uint64_t> verification = std::nullopt);
   // One group of an OffsetFetch (v8+ shape; the handler converts v1-7).
   // Topics null = all committed offsets of the group.
   void fetch_offsets(request_token token, const protocol::msg::offset_fetch_request::offset_fetch_request_group& group,
@@ -135,7 +137,7 @@ class group_shard {
   classic_group& get_or_create(std::string_view group_id, int64_t now_ms);
   // With a producer id (>= 0), the records are its transactional batch.
   void append(std::vector<coordinator_record> records, append_callback done, int64_t producer_id = -1,
-              int16_t producer_epoch = -1);
+              int16_t producer_epoch = -1, std::optional<uint64_t> verification = std::nullopt);
   void respond(request_token token, shard_response response);
   std::string new_member_id(std::string_view client_id, const std::optional<std::string>& instance_id);
   void replay_group(const group_record& record);

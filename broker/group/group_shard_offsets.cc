@@ -168,7 +168,7 @@ msg::txn_offset_commit_response txn_commit_response(const msg::txn_offset_commit
 }  // namespace
 
 void group_shard::commit_txn_offsets(request_token token, const msg::txn_offset_commit_request& request,
-                                     int64_t now_ms) {
+                                     int64_t now_ms, std::optional<uint64_t> verification) {
   if (mode_ != mode::active) return respond(token, txn_commit_response(request, unavailable_error()));
   const std::string& group_id = request.group_id;
   const int32_t generation = request.generation_id;
@@ -213,7 +213,7 @@ void group_shard::commit_txn_offsets(request_token token, const msg::txn_offset_
     }
     respond(token, txn_commit_response(request, append_error_to_response_error(e)));
   };
-  append(std::move(records), std::move(done), request.producer_id, request.producer_epoch);
+  append(std::move(records), std::move(done), request.producer_id, request.producer_epoch, verification);
 }
 
 // --- OffsetFetch -------------------------------------------------------------------

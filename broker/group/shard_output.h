@@ -4,6 +4,7 @@
 // can go (appends). Plain values; they belong to whoever took them.
 
 #include <cstdint>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -46,6 +47,9 @@ struct append_request {
   // A transactional offset commit's producer (-1: a plain append).
   int64_t producer_id = -1;
   int16_t producer_epoch = -1;
+  // KIP-890: the verification guard the offsets partition gave the
+  // handler (nullopt: transactional writes are not verified).
+  std::optional<uint64_t> verification;
 };
 
 struct shard_output {

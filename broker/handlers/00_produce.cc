@@ -241,12 +241,31 @@ struct ready_append {
   std::span<uint8_t> batch;
   size_t topic_index;
   size_t partition_index;
+  // With verification on: the guard the append carries (0 when the
+  // producer's transaction was already open, or the batch is not
+  // transactional).
+  std::optional<storage::verification_guard> verification;
 };
 
 struct refusal {
   error_code error = error_code::none;
   std::string message;
 };
+
+bool more_than_one_transactional_producer(const std::vector<ready_append>& ready) {
+  std::optional<std::pair<int64_t, int16_t>> seen;
+  for (const auto& a : ready) {
+    protocol::record_batch_walker walker(protocol::bytes_view(a.batch.data(), a.batch.size()));
+    protocol::record_batch_view b;
+    while (walker.next(b)) {
+      if (!b.is_transactional() || b.producer_id() < 0) continue;
+      const std::pair<int64_t, int16_t> producer{b.producer_id(), b.producer_epoch()};
+      if (seen && *seen != producer) return true;
+      seen = producer;
+    }
+  }
+  return false;
+}
 
 // KIP-890 (Kafka's ReplicaManager.handleProduceAppend): the partitions
 // whose transactional batch would open a transaction there (the producer
@@ -255,23 +274,28 @@ struct refusal {
 // v2 client (Produce v12+). Returns the refused ones by index in `ready`,
 // with the errors a producer handles: INVALID_TXN_STATE for a partition
 // not in the transaction, NOT_ENOUGH_REPLICAS (retriable, no metadata
-// refresh) when the coordinator could not answer.
+// refresh) when the coordinator could not answer. Each append gets the
+// verification guard its partition gave before the coordinator was asked.
 asio::awaitable<std::map<size_t, refusal>> verify_transactional(const request_context& ctx,
                                                                 const std::string& transactional_id,
-                                                                const std::vector<ready_append>& ready) {
+                                                                std::vector<ready_append>& ready) {
   std::map<size_t, refusal> refused;
   txn::verify_request request;
   request.transactional_id = transactional_id;
   std::map<txn::txn_topic_partition, std::vector<size_t>> by_partition;
   for (size_t i = 0; i < ready.size(); ++i) {
-    const auto& a = ready[i];
+    auto& a = ready[i];
+    a.verification = storage::no_verification_guard;
     protocol::record_batch_view batch(protocol::bytes_view(a.batch.data(), a.batch.size()));
     if (!batch.is_transactional()) continue;
     const int64_t producer_id = batch.producer_id();
     const int16_t producer_epoch = batch.producer_epoch();
-    const bool ongoing =
-        co_await run_on(a.part->strand(), [&] { return a.part->has_ongoing_transaction(producer_id, producer_epoch); });
-    if (ongoing) continue;
+    const int64_t now_ms = ctx.services->now_ms();
+    const auto guard = co_await run_on(a.part->strand(), [&] {
+      return a.part->start_transaction_verification(producer_id, producer_epoch, now_ms);
+    });
+    if (!guard) continue;  // its transaction is open here
+    a.verification = *guard;
     request.producer_id = producer_id;
     request.producer_epoch = producer_epoch;
     by_partition[{a.part->tp().topic, a.part->tp().partition}].push_back(i);
@@ -377,6 +401,16 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     }
     response.responses.push_back(std::move(tr));
   }
+  // Kafka's ReplicaManager.handleProduceAppend: transactional batches of
+  // more than one producer (id and epoch) fail the whole request.
+  if (more_than_one_transactional_producer(ready)) {
+    for (auto& tr : response.responses)
+      for (auto& pr : tr.partition_responses)
+        pr = error_response(pr.index, error_code::invalid_producer_id_mapping,
+                            "Transactional records contained more than one producer ID");
+    if (request->acks == 0) co_return handler_result::close("acks=0 produce failed; closing so the client learns of it");
+    co_return respond(ctx, response);
+  }
   std::map<size_t, refusal> refused;
   if (request->transactional_id && !ready.empty() && s.txn_verifier)
     refused = co_await verify_transactional(ctx, *request->transactional_id, ready);
@@ -389,7 +423,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       continue;
     }
     partition_produce_result r = co_await run_on(a.part->strand(), [&] {
-      return a.part->append_records(a.batch, request->acks, a.limits, storage::producer_origin::client, s.now_ms());
+      return a.part->append_records(a.batch, request->acks, a.limits, storage::producer_origin::client, s.now_ms(), 0,
+                                    a.verification);
     });
     if (r.error != error_code::none) {
       any_error = true;

@@ -55,16 +55,22 @@ void add_all(txn_offset_commit_response& r, const txn_offset_commit_request& req
 // group's __consumer_offsets partition at this epoch, the transaction
 // coordinator vouches for (v5, a transactions v2 client: adds) that
 // partition first. none, or the error every partition gets, as Kafka's
-// group coordinator maps a failed verification.
-asio::awaitable<error_code> verify(const request_context& ctx, const txn_offset_commit_request& request) {
+// group coordinator maps a failed verification; `guard` gets what the
+// write must carry (unset when verification is off).
+asio::awaitable<error_code> verify(const request_context& ctx, const txn_offset_commit_request& request,
+                                   std::optional<storage::verification_guard>* guard) {
   const broker_services& s = *ctx.services;
   if (!s.txn_verifier || !s.groups || !s.replicas) co_return error_code::none;
+  *guard = storage::no_verification_guard;
   const int32_t index = s.groups->partition_for(request.group_id);
   auto p = s.replicas->get({std::string(consumer_offsets_topic), index});
   if (!p) co_return error_code::none;  // the shard answers NOT_COORDINATOR
-  const bool ongoing = co_await run_on(
-      p->strand(), [&] { return p->has_ongoing_transaction(request.producer_id, request.producer_epoch); });
-  if (ongoing) co_return error_code::none;
+  const int64_t now_ms = s.now_ms();
+  const auto started = co_await run_on(p->strand(), [&] {
+    return p->start_transaction_verification(request.producer_id, request.producer_epoch, now_ms);
+  });
+  if (!started) co_return error_code::none;  // its transaction is open there
+  *guard = *started;
   txn::verify_request v;
   v.transactional_id = request.transactional_id;
   v.producer_id = request.producer_id;
@@ -128,14 +134,15 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     co_return send(response);
   }
 
-  if (const error_code e = co_await verify(ctx, known); e != error_code::none) {
+  std::optional<storage::verification_guard> guard;
+  if (const error_code e = co_await verify(ctx, known, &guard); e != error_code::none) {
     add_all(response, known, e);
     co_return send(response);
   }
   error_code failure = error_code::none;
   const group::group_coordinator::issue_fn issue = [&](group::group_shard& shard, group::request_token token,
                                                          int64_t now_ms) {
-    shard.commit_txn_offsets(token, known, now_ms);
+    shard.commit_txn_offsets(token, known, now_ms, guard);
   };
   auto answer = co_await group::call_shard<txn_offset_commit_response>(ctx, known.group_id, issue, &failure);
   if (!answer) {

@@ -151,7 +151,7 @@ asio::awaitable<size_t> storage_scheduler::run_producer_expiry() {
     if (replicas_.logs().is_offline(p->tp())) continue;
     expired += co_await run_on(p->strand(), [this, &p, now]() -> size_t {
       if (replicas_.get(p->tp()) != p || p->log().offline()) return 0;  // deleted meanwhile, or failed
-      return p->log().expire_producers(now);
+      return p->expire_producers(now);
     });
   }
   co_return expired;

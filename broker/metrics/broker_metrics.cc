@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -81,7 +82,24 @@ struct broker_metrics::impl : prometheus::Collectable {
                             .Register(*registry)
                             .Add({{"clientid", "Replica"}})),
         offline_partitions(gauge("kafka_controller_kafkacontroller_offlinepartitionscount",
-                                 "Partitions without a leader, counted by the active controller")) {}
+                                 "Partitions without a leader, counted by the active controller")),
+        producer_ids(gauge("kafka_server_replicamanager_produceridcount",
+                           "Producer ids held by the producer state of the partitions hosted here")),
+        late_transactions(gauge("kafka_server_replicamanager_partitionswithlatetransactionscount",
+                                "Partitions led here whose oldest open transaction has been idle longer than "
+                                "transaction.max.timeout.ms plus 5 minutes")),
+        lso_lag_max(gauge("highwater_replicamanager_laststableoffsetlagmax",
+                          "The largest high watermark minus last stable offset among the partitions led here "
+                          "(records read_committed consumers wait for)")),
+        open_transactions(gauge("highwater_transaction_coordinator_open_transactions",
+                                "Transactions begun and not yet complete in the transaction coordinator's "
+                                "partitions led here")),
+        txn_load_max(gauge("kafka_server_transaction_coordinator_metrics_partition_load_time_max",
+                           "The longest load of a __transaction_state partition in the last minute, in ms "
+                           "(NaN: none)")),
+        txn_load_avg(gauge("kafka_server_transaction_coordinator_metrics_partition_load_time_avg",
+                           "The mean load time of __transaction_state partitions in the last minute, in ms "
+                           "(NaN: none)")) {}
 
   prometheus::Gauge& gauge(const char* name, const char* help) {
     return prometheus::BuildGauge().Name(name).Help(help).Register(*registry).Add({});
@@ -121,6 +139,13 @@ struct broker_metrics::impl : prometheus::Collectable {
       offline_replicas.Set(static_cast<double>(g.offline_replicas));
       fetcher_max_lag.Set(static_cast<double>(g.fetcher_max_lag));
       offline_partitions.Set(static_cast<double>(g.offline_partitions));
+      producer_ids.Set(static_cast<double>(g.producer_ids));
+      late_transactions.Set(static_cast<double>(g.late_transaction_partitions));
+      lso_lag_max.Set(static_cast<double>(g.lso_lag_max));
+      open_transactions.Set(static_cast<double>(g.open_transactions));
+      const double none = std::numeric_limits<double>::quiet_NaN();
+      txn_load_max.Set(g.txn_load_time_max_ms.value_or(none));
+      txn_load_avg.Set(g.txn_load_time_avg_ms.value_or(none));
     }
     return registry->Collect();
   }
@@ -139,6 +164,12 @@ struct broker_metrics::impl : prometheus::Collectable {
   prometheus::Gauge& offline_replicas;
   prometheus::Gauge& fetcher_max_lag;
   prometheus::Gauge& offline_partitions;
+  prometheus::Gauge& producer_ids;
+  prometheus::Gauge& late_transactions;
+  prometheus::Gauge& lso_lag_max;
+  prometheus::Gauge& open_transactions;
+  prometheus::Gauge& txn_load_max;
+  prometheus::Gauge& txn_load_avg;
   std::array<std::atomic<const request_slot*>, api_key_slots> slots{};
   std::atomic<const request_slot*> follower_fetch{nullptr};
   std::mutex slots_mutex;  // leaf: making a request name's series, once

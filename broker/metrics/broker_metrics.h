@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -25,6 +26,19 @@ struct replica_gauges {
   // Partitions without a leader, as the active controller counts them (0
   // on the other nodes, as Kafka's OfflinePartitionsCount).
   int64_t offline_partitions = 0;
+  // Transactions: producer ids held by the partitions' producer state; led
+  // partitions whose oldest open transaction has been idle past
+  // transaction.max.timeout.ms plus 5 minutes (Kafka's KIP-664 count); the
+  // largest high watermark minus last stable offset among led partitions.
+  int64_t producer_ids = 0;
+  int64_t late_transaction_partitions = 0;
+  int64_t lso_lag_max = 0;
+  // The transaction coordinator here: open transactions in the partitions
+  // it leads, and how long its recent partition loads took (none: no load
+  // in the window).
+  int64_t open_transactions = 0;
+  std::optional<double> txn_load_time_max_ms;
+  std::optional<double> txn_load_time_avg_ms;
 };
 
 class broker_metrics {

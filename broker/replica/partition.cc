@@ -29,11 +29,21 @@ partition::health partition::health_now() const {
   h.offline = log_->offline();
   std::lock_guard lock(mutex_);
   h.leader = role_.leader == self_ && !removed();
+  h.producer_ids = producer_ids_.load(std::memory_order_relaxed);
   if (h.leader) {
     h.under_replicated = role_.isr.size() < role_.replicas.size();
     h.under_min_isr = static_cast<int32_t>(role_.isr.size()) < min_isr_.load(std::memory_order_relaxed);
+    h.lso_lag = std::max<int64_t>(
+        high_watermark_.load(std::memory_order_relaxed) - lso_.load(std::memory_order_relaxed), 0);
+    h.oldest_transaction_last_write_ms = oldest_txn_last_write_ms_.load(std::memory_order_relaxed);
   }
   return h;
+}
+
+size_t partition::expire_producers(int64_t now_ms) {
+  const size_t expired = log_->expire_producers(now_ms);
+  update_last_stable_offset();
+  return expired;
 }
 
 produce_limits partition::limits() const {
@@ -139,8 +149,11 @@ void partition::maybe_advance_high_watermark(int64_t now_ms) {
 
 void partition::update_last_stable_offset() {
   const int64_t hw = high_watermark_.load(std::memory_order_relaxed);
-  auto first_unstable = log_->producers().first_unstable_offset();
+  const storage::producer_state& producers = log_->producers();
+  auto first_unstable = producers.first_unstable_offset();
   lso_.store(first_unstable ? std::min(hw, first_unstable->value) : hw, std::memory_order_release);
+  producer_ids_.store(static_cast<int64_t>(producers.producers().size()), std::memory_order_relaxed);
+  oldest_txn_last_write_ms_.store(producers.oldest_transaction_last_write_ms(), std::memory_order_relaxed);
 }
 
 protocol::error_code partition::check_divergence(storage::leader_epoch last_fetched_epoch,
@@ -278,6 +291,7 @@ std::error_code partition::truncate(const truncation& t, int64_t now_ms) {
   }
   // The HW cannot stay above the log end.
   if (!ec && high_watermark() > log_end_offset()) set_high_watermark(log_end_offset());
+  update_last_stable_offset();
   return ec;
 }
 
@@ -287,14 +301,17 @@ storage::epoch_end_offset partition::end_offset_for(storage::leader_epoch epoch)
 
 std::optional<storage::leader_epoch> partition::latest_epoch() const { return log_->epoch_cache().latest_epoch(); }
 
-bool partition::has_ongoing_transaction(int64_t producer_id, int16_t producer_epoch) const {
-  const auto* entry = log_->producers().find(storage::producer_id(producer_id));
-  return entry && entry->current_txn_first_offset && entry->epoch.value == producer_epoch;
+std::optional<storage::verification_guard> partition::start_transaction_verification(int64_t producer_id,
+                                                                                     int16_t producer_epoch,
+                                                                                     int64_t now_ms) {
+  return log_->maybe_start_verification(storage::producer_id(producer_id), storage::producer_epoch(producer_epoch),
+                                        now_ms);
 }
 
 partition_produce_result partition::append_records(std::span<uint8_t> batches, int16_t required_acks,
                                                    const produce_limits& limits, storage::producer_origin origin,
-                                                   int64_t now_ms, int16_t transaction_version) {
+                                                   int64_t now_ms, int16_t transaction_version,
+                                                   std::optional<storage::verification_guard> verification) {
   partition_produce_result out;
   if (removed()) {
     out.error = perr::unknown_topic_or_partition;
@@ -328,6 +345,7 @@ partition_produce_result partition::append_records(std::span<uint8_t> batches, i
   options.now_ms = now_ms;
   options.origin = origin;
   options.transaction_version = transaction_version;
+  options.verification = verification;
   storage::partition_append_result result;
   if (auto ec = log_->append_as_leader(batches, options, &result)) {
     out.error = perr::kafka_storage_error;

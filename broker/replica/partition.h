@@ -94,8 +94,17 @@ class partition : public std::enable_shared_from_this<partition> {
     bool under_replicated = false;  // leads with an ISR smaller than the replica set
     bool under_min_isr = false;     // leads with an ISR below the effective min.insync.replicas
     bool offline = false;           // its log directory failed
+    int64_t producer_ids = 0;       // producers its producer state holds
+    // Leads: high watermark minus last stable offset (what read_committed
+    // consumers wait for); 0 otherwise.
+    int64_t lso_lag = 0;
+    // Leads with an open transaction: the last write time of the producer
+    // of the oldest one (Kafka's hasLateTransaction reads it); -1 otherwise.
+    int64_t oldest_transaction_last_write_ms = -1;
   };
   health health_now() const;
+  // Drops producers idle for producer.id.expiration.ms; returns how many.
+  size_t expire_producers(int64_t now_ms);
   // The topic's produce settings as last pushed (any thread; a copy).
   produce_limits limits() const;
   void set_limits(const produce_limits& limits);
@@ -126,13 +135,21 @@ class partition : public std::enable_shared_from_this<partition> {
   // A produce that passed request-level checks; batches are whole,
   // CRC-checked v2 batches in a writable buffer.
   // transaction_version: what WriteTxnMarkers says of a marker's
-  // transaction (0 for anything else).
+  // transaction (0 for anything else). verification: set when
+  // transactional writes are verified (KIP-890), to the guard
+  // start_transaction_verification() gave (0: none); a write that would
+  // open a transaction is refused with INVALID_TXN_STATE unless the guard
+  // is still the producer's.
   partition_produce_result append_records(std::span<uint8_t> batches, int16_t required_acks,
                                           const produce_limits& limits, storage::producer_origin origin, int64_t now_ms,
-                                          int16_t transaction_version = 0);
-  // Whether the producer has a transaction open in this log at this epoch
-  // (its next transactional write needs no KIP-890 verification).
-  bool has_ongoing_transaction(int64_t producer_id, int16_t producer_epoch) const;
+                                          int16_t transaction_version = 0,
+                                          std::optional<storage::verification_guard> verification = std::nullopt);
+  // KIP-890, before the transaction coordinator is asked: nothing when the
+  // producer has a transaction open in this log at this epoch (its writes
+  // need no verification), else the guard its write must carry. A marker,
+  // or the producer's first transactional write, ends the guard.
+  std::optional<storage::verification_guard> start_transaction_verification(int64_t producer_id,
+                                                                          int16_t producer_epoch, int64_t now_ms);
   // DeleteRecords: the log start moves to o (<= HW).
   protocol::error_code delete_records_before(storage::offset o, int64_t now_ms, int64_t* low_watermark);
   // KIP-320/KIP-595 for a fetch carrying the epoch of the last batch it
@@ -206,6 +223,9 @@ class partition : public std::enable_shared_from_this<partition> {
   std::atomic<int32_t> leader_epoch_{-1};
   std::atomic<int64_t> high_watermark_{0};
   std::atomic<int64_t> lso_{0};
+  // Producer state as last published for health_now() (with the LSO).
+  std::atomic<int64_t> producer_ids_{0};
+  std::atomic<int64_t> oldest_txn_last_write_ms_{-1};
   // The leader's effective min.insync.replicas, published for health_now().
   std::atomic<int32_t> min_isr_{1};
 

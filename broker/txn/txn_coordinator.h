@@ -59,6 +59,7 @@ class txn_coordinator : public coordinator_runtime<txn_shard, txn_answer> {
   size_t size(const txn_shard& shard) const override { return shard.size(); }
   bool handle_output(slot& s, output& out) override;
   protocol::error_code read_refusal(const txn_shard& shard) const override { return shard.not_serving(); }
+  int64_t in_progress(const txn_shard& shard) const override { return shard.open_transactions(); }
 
   txn_config config_;
   marker_writer markers_;

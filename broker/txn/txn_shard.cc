@@ -507,6 +507,16 @@ void txn_shard::on_append_done(append_token token, error_code error, int64_t now
 
 // --- time ---------------------------------------------------------------------
 
+int64_t txn_shard::open_transactions() const {
+  int64_t n = 0;
+  for (const auto& [id, m] : ids_) {
+    const txn_state s = m.state();
+    n += s == txn_state::ongoing || s == txn_state::prepare_commit || s == txn_state::prepare_abort ||
+         s == txn_state::prepare_epoch_fence;
+  }
+  return n;
+}
+
 std::optional<int64_t> txn_shard::next_deadline_ms() const {
   if (mode_ != mode::active) return std::nullopt;
   return next_tick_ms_;

@@ -186,6 +186,9 @@ class txn_shard {
   std::vector<txn_description> list(const list_filter& filter, int64_t now_ms) const;
   const txn_metadata* find(std::string_view transactional_id) const;
   size_t size() const { return ids_.size(); }
+  // Transactions begun and not yet complete (Ongoing, PrepareCommit,
+  // PrepareAbort, PrepareEpochFence), for the metrics.
+  int64_t open_transactions() const;
 
   txn_shard_output take_output();
 

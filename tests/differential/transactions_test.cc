@@ -2,9 +2,15 @@
 // or partitions it does not know, an empty group id) and to a producer no
 // transaction coordinator vouches for.
 
+#include <optional>
+#include <set>
+#include <string>
+
 #include "broker_process.h"
+#include "protocol/messages/end_txn.h"
 #include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/init_producer_id.h"
+#include "protocol/messages/list_offsets.h"
 #include "protocol/messages/produce.h"
 #include "protocol/messages/txn_offset_commit.h"
 #include "protocol/records/record_batch_builder.h"
@@ -76,6 +82,15 @@ struct producer {
   int16_t epoch = -1;
 };
 
+// A request's body at version v.
+template <class Q>
+std::vector<uint8_t> encoded(const Q& req, int16_t v) {
+  std::vector<uint8_t> body;
+  protocol::writer w(body);
+  req.encode(w, v);
+  return body;
+}
+
 // Setup, not compared: each broker's transaction coordinator for `id`
 // found (creating __transaction_state) and a producer id from it.
 std::array<producer, 2> init_transactional(twin& t, const std::string& id) {
@@ -87,12 +102,6 @@ std::array<producer, 2> init_transactional(twin& t, const std::string& id) {
   init.transactional_id = id;
   init.transaction_timeout_ms = 60000;
   for (side s : k_sides) {
-    auto encoded = [](const auto& req, int16_t v) {
-      std::vector<uint8_t> body;
-      protocol::writer w(body);
-      req.encode(w, v);
-      return body;
-    };
     EXPECT_TRUE(wait_until(
         [&] {
           auto a = t.send(s, 10, 4, encoded(find, 4));
@@ -128,6 +137,26 @@ std::vector<uint8_t> transactional_batch(const producer& p, int32_t sequence) {
   return b.finish();
 }
 
+// A transactional Produce (acks=all) of one batch per partition of topic;
+// the batches must outlive the request.
+msg::produce_request transactional_produce(const std::string& id, const std::string& topic,
+                                           const std::vector<std::pair<int32_t, const std::vector<uint8_t>*>>& batches) {
+  msg::produce_request req;
+  req.transactional_id = id;
+  req.acks = -1;
+  req.timeout_ms = 5000;
+  msg::produce_request::topic_produce_data td;
+  td.name = topic;
+  for (const auto& [index, batch] : batches) {
+    msg::produce_request::partition_produce_data pd;
+    pd.index = index;
+    pd.records = protocol::records_view(protocol::bytes_view(*batch));
+    td.partition_data.push_back(pd);
+  }
+  req.topic_data.push_back(td);
+  return req;
+}
+
 // KIP-890: a transactional batch that would open a transaction in a
 // partition is checked with the transaction coordinator first. A
 // transactions v1 client (Produce v11 and below) must have added the
@@ -142,18 +171,7 @@ TEST_F(DifferentialTest, TransactionalProduceIsVerifiedWithTheCoordinator) {
   std::array<std::vector<uint8_t>, 2> batches;
   auto request = [&](side s, int32_t sequence) {
     batches[static_cast<int>(s)] = transactional_batch(producers[static_cast<int>(s)], sequence);
-    msg::produce_request req;
-    req.transactional_id = id;
-    req.acks = -1;
-    req.timeout_ms = 5000;
-    msg::produce_request::topic_produce_data td;
-    td.name = topic;
-    msg::produce_request::partition_produce_data pd;
-    pd.index = 0;
-    pd.records = protocol::records_view(protocol::bytes_view(batches[static_cast<int>(s)]));
-    td.partition_data.push_back(pd);
-    req.topic_data.push_back(td);
-    return req;
+    return transactional_produce(id, topic, {{0, &batches[static_cast<int>(s)]}});
   };
   auto error_of = [](const exchange& e) {
     auto r = e.as<msg::produce_response>(side::kafka);
@@ -172,6 +190,105 @@ TEST_F(DifferentialTest, TransactionalProduceIsVerifiedWithTheCoordinator) {
   auto added = t().call_each("added by the leader, v12", 0, 12, [&](side s) { return request(s, 0); });
   expect_same(added);
   EXPECT_EQ(error_of(added), 0);
+}
+
+// Transactional batches of two producers (here one id at two epochs) in
+// one Produce: Kafka fails the whole request with
+// INVALID_PRODUCER_ID_MAPPING before anything is verified or written.
+TEST_F(DifferentialTest, TransactionalBatchesOfTwoProducersFailTheWholeProduce) {
+  const std::string topic = fresh_name("txn-two");
+  create_topic(t(), topic, 2);
+  const std::string id = fresh_name("txn-two-id");
+  const auto producers = init_transactional(t(), id);
+  std::array<std::array<std::vector<uint8_t>, 2>, 2> batches;
+  auto e = t().call_each("two producers", 0, 12, [&](side s) {
+    const producer p = producers[static_cast<int>(s)];
+    batches[static_cast<int>(s)][0] = transactional_batch(p, 0);
+    batches[static_cast<int>(s)][1] = transactional_batch({p.id, static_cast<int16_t>(p.epoch + 1)}, 0);
+    return transactional_produce(id, topic,
+                                 {{0, &batches[static_cast<int>(s)][0]}, {1, &batches[static_cast<int>(s)][1]}});
+  });
+  // Kafka lists the partitions in its hash map's order: compared by index.
+  for (side s : k_sides) {
+    auto r = e.as<msg::produce_response>(s);
+    ASSERT_EQ(r.responses.size(), 1u) << side_name(s);
+    ASSERT_EQ(r.responses[0].partition_responses.size(), 2u) << side_name(s);
+    std::set<int32_t> indexes;
+    for (const auto& p : r.responses[0].partition_responses) {
+      indexes.insert(p.index);
+      EXPECT_EQ(p.error_code, static_cast<int16_t>(protocol::error_code::invalid_producer_id_mapping)) << side_name(s);
+      EXPECT_EQ(p.error_message, std::optional<std::string>("Transactional records contained more than one producer ID"))
+          << side_name(s);
+      EXPECT_EQ(p.base_offset, -1) << side_name(s);
+      EXPECT_EQ(p.log_start_offset, -1) << side_name(s);
+    }
+    EXPECT_EQ(indexes, (std::set<int32_t>{0, 1})) << side_name(s);
+  }
+}
+
+// KAFKA-17754, closed by transactions v2: a write of a transaction that
+// ended (committed here) arrives late, after the producer's next
+// transaction has begun on the same partition. Every EndTxn v5 bumps the
+// epoch, so the late write's epoch is stale and it is refused instead of
+// joining the next transaction; the log holds the first write, its
+// commit marker and the next transaction's write, nothing else.
+TEST_F(DifferentialTest, ALateWriteOfAnEndedTransactionCannotJoinTheNextOne) {
+  const std::string topic = fresh_name("txn-late");
+  create_topic(t(), topic);
+  const std::string id = fresh_name("txn-late-id");
+  std::array<producer, 2> producers = init_transactional(t(), id);
+  std::array<std::vector<uint8_t>, 2> batches;
+  auto produce = [&](side s, const producer& p, int32_t sequence) {
+    batches[static_cast<int>(s)] = transactional_batch(p, sequence);
+    return encoded(transactional_produce(id, topic, {{0, &batches[static_cast<int>(s)]}}), 12);
+  };
+  auto produce_error = [](const answer& a) {
+    if (!a.error.empty()) return -1;
+    auto r = a.as<msg::produce_response>(12);
+    return r.responses.empty() || r.responses[0].partition_responses.empty()
+               ? -1
+               : static_cast<int>(r.responses[0].partition_responses[0].error_code);
+  };
+  std::array<int, 2> late_error{};
+  for (side s : k_sides) {
+    const producer first = producers[static_cast<int>(s)];
+    ASSERT_EQ(produce_error(t().send(s, 0, 12, produce(s, first, 0))), 0) << side_name(s);
+    msg::end_txn_request end;
+    end.transactional_id = id;
+    end.producer_id = first.id;
+    end.producer_epoch = first.epoch;
+    end.committed = true;
+    auto ended = t().send(s, 26, 5, encoded(end, 5)).as<msg::end_txn_response>(5);
+    ASSERT_EQ(ended.error_code, 0) << side_name(s);
+    EXPECT_EQ(ended.producer_id, first.id) << side_name(s);
+    ASSERT_EQ(ended.producer_epoch, first.epoch + 1) << side_name(s) << ": EndTxn v5 bumps the epoch";
+    const producer next{ended.producer_id, ended.producer_epoch};
+    // The next transaction's first write, once the markers are out (until
+    // then the coordinator answers CONCURRENT_TRANSACTIONS, which the
+    // leader passes on as the retriable NOT_ENOUGH_REPLICAS).
+    ASSERT_TRUE(wait_until([&] { return produce_error(t().send(s, 0, 12, produce(s, next, 0))) == 0; }, 30s))
+        << side_name(s);
+    late_error[static_cast<int>(s)] = produce_error(t().send(s, 0, 12, produce(s, first, 1)));
+  }
+  EXPECT_EQ(late_error[0], late_error[1]);
+  EXPECT_EQ(late_error[1], static_cast<int>(protocol::error_code::invalid_producer_epoch))
+      << "the late write was not refused for its stale epoch";
+
+  for (side s : k_sides) {
+    msg::list_offsets_request lo;
+    lo.replica_id = -1;
+    msg::list_offsets_request::list_offsets_topic lt;
+    lt.name = topic;
+    msg::list_offsets_request::list_offsets_partition lp;
+    lp.partition_index = 0;
+    lp.timestamp = -1;  // latest
+    lt.partitions.push_back(lp);
+    lo.topics.push_back(lt);
+    auto r = t().send(s, 2, 7, encoded(lo, 7)).as<msg::list_offsets_response>(7);
+    ASSERT_EQ(r.topics.size(), 1u);
+    ASSERT_EQ(r.topics[0].partitions.size(), 1u);
+    EXPECT_EQ(r.topics[0].partitions[0].offset, 3) << side_name(s) << ": write, marker, the next write";
+  }
 }
 
 }  // namespace

@@ -258,7 +258,11 @@ TEST_F(ReplicationFailoverIT, AnIsolatedLeaderAcknowledgesNothingAfterTheCutAndT
 
   auto after = new_leader_of(survivor - 1, "isolated", *v, 30s);
   ASSERT_TRUE(after) << logs();
-  auto second = produce_all(nodes[survivor - 1]->port(), "isolated", messages("after", 10), "all");
+  // Idempotent, so that the client keeps its own order even when it retries
+  // a batch across the leader change (a plain producer may reorder then,
+  // with one request in flight per connection; seen once in CI).
+  auto second = produce_all(nodes[survivor - 1]->port(), "isolated", messages("after", 10), "all", nullptr,
+                            {{"enable.idempotence", "true"}});
   for (const auto& r : second) ASSERT_GE(r.offset, 10) << logs();
   ::kill(nodes[old_leader - 1]->pid(), SIGCONT);
 

@@ -14,12 +14,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "broker_process.h"
+#include "metrics_scrape.h"
 #include "rdkafka_support.h"
 
 namespace hw::testing {
@@ -188,6 +190,43 @@ TEST_F(TransactionsIT, AReadCommittedConsumerStopsAtTheFirstOpenTransaction) {
   ASSERT_EQ(p.commit(), "") << broker.log();
   ASSERT_TRUE(wait_until([&] { return latest(at(), "txn-open", "read_committed") == 8; }, 10s));
   EXPECT_EQ(read_values(at(), "txn-open", "read_committed", 6), concat(values("c", 2), values("o", 4)));
+}
+
+// The transaction metrics on the Prometheus endpoint follow an open
+// transaction: the coordinator counts it, the partition's read_committed
+// readers lag by its records, its producer is held; a commit clears both.
+TEST_F(TransactionsIT, TheMetricsFollowAnOpenTransactionUntilItCommits) {
+  start({"--override", "highwater.metrics.port=0", "--override", "highwater.metrics.host=127.0.0.1"});
+  create("txn-metrics");
+  auto value = [&](const std::string& name) {
+    return metric_sample(scrape_metrics(broker.port("METRICS")), name).value_or(-1);
+  };
+  txn_producer p(at(), "writer-metrics");
+  ASSERT_EQ(p.init(), "") << broker.log();
+  ASSERT_EQ(p.begin(), "");
+  ASSERT_TRUE(p.send("txn-metrics", values("o", 4)));
+  ASSERT_TRUE(p.flush());
+  ASSERT_TRUE(wait_until([&] { return value("highwater_transaction_coordinator_open_transactions") == 1; }, 10s))
+      << scrape_metrics(broker.port("METRICS"));
+  // Offsets 0-3 above the last stable offset 0.
+  EXPECT_EQ(value("highwater_replicamanager_laststableoffsetlagmax"), 4);
+  EXPECT_GE(value("kafka_server_replicamanager_produceridcount"), 1);
+  EXPECT_EQ(value("kafka_server_replicamanager_partitionswithlatetransactionscount"), 0);
+  // __transaction_state's partitions were loaded moments ago.
+  const std::string text = scrape_metrics(broker.port("METRICS"));
+  const auto load_max = metric_sample(text, "kafka_server_transaction_coordinator_metrics_partition_load_time_max");
+  ASSERT_TRUE(load_max) << text;
+  EXPECT_FALSE(std::isnan(*load_max)) << text;
+  EXPECT_GE(*load_max, 0) << text;
+
+  ASSERT_EQ(p.commit(), "") << broker.log();
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return value("highwater_transaction_coordinator_open_transactions") == 0 &&
+               value("highwater_replicamanager_laststableoffsetlagmax") == 0;
+      },
+      10s))
+      << scrape_metrics(broker.port("METRICS"));
 }
 
 TEST_F(TransactionsIT, ASecondProducerWithTheIdFencesTheFirstAndAbortsWhatItLeftOpen) {

@@ -227,6 +227,80 @@ TEST_F(producer_test, a_plain_write_inside_a_transaction_is_invalid) {
   EXPECT_EQ(client(data(7, 0, 1, 11, 1)).error, error_code::invalid_txn_state);
 }
 
+// KIP-890's verification guard.
+class verification_test : public producer_test {
+ protected:
+  producer_append_result verified(const producer_batch& b, verification_guard guard,
+                                  producer_origin origin = producer_origin::client) {
+    producer_append a = state.begin_append(origin, guard);
+    producer_append_result r = a.add(b);
+    if (r.ok()) state.apply(std::move(a));
+    return r;
+  }
+};
+
+TEST_F(verification_test, a_write_opening_a_transaction_needs_the_producers_guard) {
+  const verification_guard g = state.start_verification(producer_id(7), /*now_ms=*/0);
+  EXPECT_NE(g, no_verification_guard);
+  // Asked again before the write, the producer keeps its guard.
+  EXPECT_EQ(state.start_verification(producer_id(7), 0), g);
+  EXPECT_NE(state.start_verification(producer_id(8), 0), g);
+
+  // Without a guard, or with another producer's, nothing is written.
+  producer_append_result none = verified(txn_data(7, 0, 0, 10, 1), no_verification_guard);
+  EXPECT_EQ(none.error, error_code::invalid_txn_state);
+  EXPECT_EQ(none.message, "Record was not part of an ongoing transaction");
+  EXPECT_EQ(verified(txn_data(7, 0, 0, 10, 1), state.verification_guard_of(producer_id(8))).error,
+            error_code::invalid_txn_state);
+  EXPECT_EQ(state.find(producer_id(7)), nullptr);
+
+  // With it, the transaction opens, the guard is spent, and the next
+  // writes of the transaction need none.
+  ASSERT_TRUE(verified(txn_data(7, 0, 0, 10, 1), g).ok());
+  EXPECT_EQ(state.verification_guard_of(producer_id(7)), no_verification_guard);
+  EXPECT_TRUE(verified(txn_data(7, 0, 1, 11, 1), no_verification_guard).ok());
+  // Plain writes and coordinator markers are not checked.
+  EXPECT_TRUE(verified(data(9, 0, 0, 12, 1), no_verification_guard).ok());
+}
+
+// Kafka's ABA case: a write vouched for by the coordinator, then the
+// transaction ends (a marker) before the write lands, and the producer's
+// next transaction starts a new verification. The late write's guard is
+// spent: it cannot open a transaction the coordinator does not know of.
+TEST_F(verification_test, a_marker_spends_the_guard_of_a_write_verified_before_it) {
+  ASSERT_TRUE(verified(txn_data(7, 0, 0, 10, 1), state.start_verification(producer_id(7), 0)).ok());
+  const verification_guard late = state.start_verification(producer_id(7), 0);  // ongoing: a fresh one
+  end_txn(marker(7, 0, 11, /*commit=*/false));
+  EXPECT_EQ(state.verification_guard_of(producer_id(7)), no_verification_guard);
+  EXPECT_EQ(verified(txn_data(7, 0, 1, 12, 1), late).error, error_code::invalid_txn_state);
+  const verification_guard next = state.start_verification(producer_id(7), 0);
+  EXPECT_NE(next, late);
+  EXPECT_EQ(verified(txn_data(7, 0, 1, 12, 1), late).error, error_code::invalid_txn_state);
+  EXPECT_TRUE(verified(txn_data(7, 0, 1, 12, 1), next).ok());
+}
+
+TEST_F(verification_test, a_transaction_open_at_an_older_epoch_does_not_count) {
+  ASSERT_TRUE(verified(txn_data(7, 0, 0, 10, 1), state.start_verification(producer_id(7), 0)).ok());
+  EXPECT_TRUE(state.has_ongoing_transaction(producer_id(7), producer_epoch(0)));
+  EXPECT_FALSE(state.has_ongoing_transaction(producer_id(7), producer_epoch(1)));
+  EXPECT_EQ(verified(txn_data(7, 1, 0, 11, 1), no_verification_guard).error, error_code::invalid_txn_state);
+}
+
+TEST_F(verification_test, followers_and_unverified_partitions_check_nothing) {
+  producer_append follower = state.begin_append(producer_origin::replication, no_verification_guard);
+  EXPECT_TRUE(follower.add(txn_data(7, 0, 0, 10, 1)).ok());
+  EXPECT_TRUE(client(txn_data(8, 0, 0, 11, 1)).ok());  // no guard asked for: verification off
+}
+
+TEST_F(verification_test, guards_expire_with_idle_producers) {
+  const verification_guard g = state.start_verification(producer_id(7), /*now_ms=*/1000);
+  state.expire(3999, 3000);
+  EXPECT_EQ(state.verification_guard_of(producer_id(7)), g);
+  state.expire(4000, 3000);
+  EXPECT_EQ(state.verification_guard_of(producer_id(7)), no_verification_guard);
+  EXPECT_EQ(verified(txn_data(7, 0, 0, 10, 1), g).error, error_code::invalid_txn_state);
+}
+
 TEST_F(producer_test, a_zombie_coordinator_is_fenced) {
   ASSERT_TRUE(client(txn_data(7, 0, 0, 0, 1)).ok());
   end_txn(marker(7, 0, 1, true, /*coordinator=*/5));
