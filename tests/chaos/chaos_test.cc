@@ -3,12 +3,18 @@
 // seeded schedule of faults (schedule.h: SIGKILL, SIGSTOP, clean restarts,
 // a node cut off, a link cut, one at a time), while idempotent acks=all
 // producers write numbered values to a 6-partition topic (RF 3,
-// min.insync.replicas=2) and two consumers of one group read it
-// (workload.h). Afterwards everything is healed and restarted, the ISR of
-// every partition must be whole again, the producers flush, a fresh
-// consumer reads every partition from the beginning, and the checker
-// (history.h) must find no acknowledged write lost, no duplicate, nothing
-// out of order, no offset with two values and no consumer going backwards.
+// min.insync.replicas=2), a transactional producer writes transactions
+// over several partitions (committing three in four, aborting the rest),
+// two consumers of one group read it all and a read_committed consumer of
+// another reads what is committed (workload.h). Afterwards everything is
+// healed and restarted, the ISR of every partition must be whole again,
+// the producers flush, a fresh reader reads every partition from the
+// beginning (up to the last stable offset, marking what the transaction
+// markers decided), and the checker (history.h) must find no acknowledged
+// write lost, no duplicate, nothing out of order, no offset with two
+// values, no consumer going backwards, no aborted value read committed, no
+// transaction decided otherwise than its producer was told, none half
+// committed.
 //
 // The bounded run (in ctest) is three seeds of 60 s of faults. Environment:
 //   HW_CHAOS_DURATION_S=<s>   seconds of faults per seed (default 60)
@@ -54,6 +60,8 @@ using testing::wait_until;
 constexpr int k_partitions = 6;
 constexpr int k_producers = 3;
 constexpr int k_consumers = 2;
+constexpr int k_txn_producers = 1;       // ids after the plain producers'
+constexpr int k_committed_consumers = 1;  // ids after the plain consumers'
 const std::string k_topic = "chaos";
 
 // ---- what to run ----
@@ -179,6 +187,11 @@ class chaos_run {
       producers_.push_back(std::make_unique<producer>(i, settings_, history_, notes_));
     for (int i = 0; i < k_consumers; ++i)
       consumers_.push_back(std::make_unique<consumer>(i, settings_, history_, notes_));
+    for (int i = 0; i < k_txn_producers; ++i)
+      txn_producers_.push_back(std::make_unique<txn_producer>(k_producers + i, settings_, history_, notes_));
+    for (int i = 0; i < k_committed_consumers; ++i)
+      consumers_.push_back(
+          std::make_unique<consumer>(k_consumers + i, settings_, history_, notes_, /*read_committed=*/true));
     return true;
   }
 
@@ -189,13 +202,16 @@ class chaos_run {
         [&] {
           for (auto& p : producers_)
             if (!p->ok() || p->acked() == 0) return false;
+          for (auto& p : txn_producers_)
+            if (!p->ok() || p->committed() == 0) return false;
           for (auto& c : consumers_)
             if (!c->ok() || !c->assigned()) return false;
           return true;
         },
         60s);
     if (!flowing)
-      problem("the workload was not flowing within 60 s (every producer acknowledged, every consumer assigned)");
+      problem("the workload was not flowing within 60 s (every producer acknowledged, every transactional "
+              "producer committed, every consumer assigned)");
     return flowing;
   }
 
@@ -364,8 +380,16 @@ class chaos_run {
     int unresolved = 0;
     for (auto& p : producers_) unresolved += p->finish(90s);
     if (unresolved > 0) say(std::to_string(unresolved) + " messages without a delivery report after 90 s of flush");
+    // Each transactional producer ends the transaction under way.
+    for (auto& p : txn_producers_) {
+      p->finish();
+      if (p->replaced() > 0)
+        client_restarts_.push_back("transactional producer replaced " + std::to_string(p->replaced()) +
+                                   " times (an outcome it could not tell, or a fatal error; clients.log says which)");
+    }
     for (auto& c : consumers_) c->finish();
     producers_.clear();
+    txn_producers_.clear();
     consumers_.clear();
   }
 
@@ -408,6 +432,7 @@ class chaos_run {
   history history_;
   client_notes notes_;
   std::vector<std::unique_ptr<producer>> producers_;
+  std::vector<std::unique_ptr<txn_producer>> txn_producers_;
   std::vector<std::unique_ptr<consumer>> consumers_;
   const clock_type::time_point run_began_ = clock_type::now();
   std::set<int> down_;              // nodes the schedule has stopped

@@ -1,9 +1,13 @@
 #include "final_read.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/list_offsets.h"
+#include "protocol/records/control_record.h"
 #include "protocol/records/record.h"
 #include "protocol/records/record_batch.h"
 #include "quiet_request.h"
@@ -54,7 +58,10 @@ std::optional<int64_t> log_start(chaos_cluster& cluster, const std::string& topi
   return r.offset;
 }
 
-// One partition's reading, a Fetch at a time.
+// One partition's reading, a Fetch at a time, as a read_committed consumer
+// fetches (up to the last stable offset, so it waits until every
+// transaction is decided), keeping every record: those of aborted
+// transactions are marked, from the markers, not dropped.
 class partition_reader {
  public:
   partition_reader(chaos_cluster& cluster, const std::string& topic, int partition, history& h,
@@ -78,6 +85,7 @@ class partition_reader {
     req.max_bytes = 4 << 20;
     req.session_id = 0;
     req.session_epoch = -1;  // no fetch session
+    req.isolation_level = 1;  // READ_COMMITTED
     auto& t = req.topics.emplace_back();
     t.topic = topic_;
     auto& p = t.partitions.emplace_back();
@@ -98,6 +106,13 @@ class partition_reader {
 
   bool done() const { return high_watermark_ >= 0 && next_ >= high_watermark_; }
 
+  // Into the history, each with what its producer's markers decided
+  // (undecided when the read stopped before a marker).
+  void record_all() {
+    for (const auto& r : read_) history_.final_read(partition_, r.offset, r.value, r.origin, r.status);
+    read_.clear();
+  }
+
   std::string summary() const {
     return "partition " + std::to_string(partition_) + ": log start " + std::to_string(start_) +
            ", high watermark " + std::to_string(high_watermark_) + ", read up to " + std::to_string(next_) + "\n";
@@ -115,7 +130,8 @@ class partition_reader {
                                 std::to_string(leader_epoch) + ")";
       // A corrupt batch is a problem of the run; the read goes on after it.
       if (b.validate() != protocol::batch_error::none) corrupt(where + " fails its CRC or header check");
-      else if (!b.is_control()) read_records(b, where);
+      else if (b.is_control()) read_marker(b, where);
+      else read_records(b, where);
       next_ = std::max(next_ + 1, b.next_offset());
     }
   }
@@ -135,10 +151,33 @@ class partition_reader {
       const std::string value = rec.value ? std::string(reinterpret_cast<const char*>(rec.value->data()),
                                                         rec.value->size())
                                           : std::string();
-      history_.final_read(partition_, rec.offset, value, origin);
+      if (b.is_transactional()) open_[b.producer_id()].push_back(read_.size());
+      read_.push_back({rec.offset, value, origin, b.is_transactional() ? txn_status::open : txn_status::none});
       ++out_.records;
     }
     if (it.error() != protocol::batch_error::none) corrupt(where + ": a record does not decode");
+  }
+
+  // A COMMIT or ABORT marker decides its producer's open records.
+  void read_marker(const protocol::record_batch_view& b, const std::string& where) {
+    protocol::record_iterator it;
+    if (b.open_records(scratch_, 1 << 20, it) != protocol::batch_error::none) {
+      corrupt(where + ": its control record does not decode");
+      return;
+    }
+    protocol::record_view rec;
+    if (!it.next(rec)) return;  // cleaned away: decides nothing
+    auto marker = protocol::parse_end_txn_marker(rec);
+    if (!marker) {
+      corrupt(where + ": its control record is not a COMMIT or ABORT marker");
+      return;
+    }
+    auto open = open_.find(b.producer_id());
+    if (open == open_.end()) return;
+    const txn_status decided =
+        marker->type == protocol::control_record_type::commit ? txn_status::committed : txn_status::aborted;
+    for (size_t i : open->second) read_[i].status = decided;
+    open_.erase(open);
   }
 
   void corrupt(const std::string& what) { out_.corrupt.push_back(what); }
@@ -149,6 +188,14 @@ class partition_reader {
   history& history_;
   final_read_result& out_;
   std::vector<uint8_t> scratch_;
+  struct read_record {
+    int64_t offset;
+    std::string value;
+    batch_origin origin;
+    txn_status status;
+  };
+  std::vector<read_record> read_;                   // in offset order, kept until record_all()
+  std::map<int64_t, std::vector<size_t>> open_;     // producer id → its undecided records in read_
   int64_t start_ = -1;
   int64_t next_ = -1;
   int64_t high_watermark_ = -1;
@@ -166,6 +213,7 @@ final_read_result read_everything(chaos_cluster& cluster, const std::string& top
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     const bool read = testing::wait_until([&] { return reader.step(); }, std::max(left, 0ms));
+    reader.record_all();
     out.complete = out.complete && read;
     out.detail += reader.summary();
   }

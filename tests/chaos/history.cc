@@ -78,7 +78,32 @@ struct indexed {
   std::map<position, std::vector<sighting>> values_at;             // reads and acks, per position
   std::map<std::string, std::vector<position>> final_at;           // value → positions in the final read
   std::map<int32_t, std::map<int64_t, std::string>> final_log;     // partition → offset → value
+  // Transactions.
+  std::map<std::string, std::vector<std::string>> txn_values;  // transaction → values sent in it
+  std::map<std::string, std::string> txn_of;                   // value → its transaction
+  std::map<std::string, const event*> txn_ends;                // transaction → how it ended
+  std::map<std::string, txn_status> final_status;              // value → the final read's decision (first copy)
+  std::vector<const event*> committed_reads;                   // read_committed consumers' reads
 };
+
+const char* status_name(txn_status s) {
+  switch (s) {
+    case txn_status::none: return "not transactional";
+    case txn_status::committed: return "committed";
+    case txn_status::aborted: return "aborted";
+    case txn_status::open: return "undecided";
+  }
+  return "?";
+}
+
+const char* outcome_name(txn_outcome o) {
+  switch (o) {
+    case txn_outcome::committed: return "committed";
+    case txn_outcome::aborted: return "aborted";
+    case txn_outcome::unknown: return "unknown";
+  }
+  return "?";
+}
 
 void add_sighting(indexed& ix, const position& pos, const std::string& value, const std::string& who) {
   auto& list = ix.values_at[pos];
@@ -95,6 +120,16 @@ indexed index_of(const std::vector<event>& events, check_counts& counts) {
       case event::type::send:
         ++counts.sent;
         ix.sends.emplace(e.value, &e);
+        if (!e.txn.empty()) {
+          ix.txn_values[e.txn].push_back(e.value);
+          ix.txn_of[e.value] = e.txn;
+        }
+        break;
+      case event::type::txn_end:
+        ix.txn_ends[e.value] = &e;
+        ++(e.outcome == txn_outcome::committed ? counts.txn_committed
+           : e.outcome == txn_outcome::aborted ? counts.txn_aborted
+                                               : counts.txn_unknown);
         break;
       case event::type::ack:
         ++counts.acked;
@@ -116,6 +151,7 @@ indexed index_of(const std::vector<event>& events, check_counts& counts) {
       case event::type::client_reset: break;
       case event::type::read:
         ++counts.consumer_reads;
+        if (e.read_committed) ix.committed_reads.push_back(&e);
         ix.read_at[e.value][position{e.partition, e.offset}].add(seen_by(e));
         add_sighting(ix, {e.partition, e.offset}, e.value, seen_by(e));
         break;
@@ -126,6 +162,8 @@ indexed index_of(const std::vector<event>& events, check_counts& counts) {
         add_sighting(ix, {e.partition, e.offset}, e.value, seen_by(e));
         ix.final_at[e.value].push_back({e.partition, e.offset});
         ix.final_log[e.partition].emplace(e.offset, e.value);
+        ix.final_status.emplace(e.value, e.status);
+        if (e.status == txn_status::aborted) ++counts.final_aborted;
         break;
     }
   }
@@ -285,6 +323,72 @@ void find_positions_backwards(const std::vector<event>& events, std::map<int32_t
   }
 }
 
+// A read_committed consumer sees only committed records: never one the
+// final read's markers abort or leave undecided, nor one of a transaction
+// its producer was told was aborted.
+void find_aborted_reads(const indexed& ix, std::vector<finding>& out) {
+  for (const event* e : ix.committed_reads) {
+    std::string why;
+    auto status = ix.final_status.find(e->value);
+    if (status != ix.final_status.end() &&
+        (status->second == txn_status::aborted || status->second == txn_status::open))
+      why = std::string("the final read has it ") + status_name(status->second);
+    if (auto t = ix.txn_of.find(e->value); t != ix.txn_of.end()) {
+      auto end = ix.txn_ends.find(t->second);
+      if (end != ix.txn_ends.end() && end->second->outcome == txn_outcome::aborted)
+        why += (why.empty() ? "" : "; ") + std::string("its transaction ") + t->second + " was aborted at " +
+               std::to_string(end->second->at_ms) + " ms";
+    }
+    if (why.empty()) continue;
+    out.push_back({finding_kind::aborted_read, e->partition, e->offset,
+                   "read_committed " + seen_by(*e) + " read " + e->value + " at " + at({e->partition, e->offset}) +
+                       ": " + why});
+  }
+}
+
+// Per transaction: what the final read decided of each value it sent,
+// against what the producer was told, and all or nothing.
+void find_transaction_outcomes(const indexed& ix, std::vector<finding>& out) {
+  for (const auto& [txn, values] : ix.txn_values) {
+    auto end = ix.txn_ends.find(txn);
+    const txn_outcome told = end == ix.txn_ends.end() ? txn_outcome::unknown : end->second->outcome;
+    std::vector<std::string> committed, other;
+    for (const auto& value : values) {
+      auto status = ix.final_status.find(value);
+      const bool is_committed = status != ix.final_status.end() && status->second == txn_status::committed;
+      (is_committed ? committed : other).push_back(value);
+      const position where = ix.final_at.count(value) ? ix.final_at.at(value).front() : position{-1, -1};
+      const std::string decided =
+          status == ix.final_status.end() ? "absent from the final read" : std::string(status_name(status->second));
+      if (told == txn_outcome::aborted && is_committed)
+        out.push_back({finding_kind::wrong_outcome, where.first, where.second,
+                       value + " of transaction " + txn + ", which its producer aborted, is committed at " + at(where)});
+      if (told == txn_outcome::committed && !is_committed && status != ix.final_status.end())
+        out.push_back({finding_kind::wrong_outcome, where.first, where.second,
+                       value + " of transaction " + txn + ", which its producer committed, is " + decided + " at " +
+                           at(where)});
+      // (An acknowledged value missing is find_lost's.)
+      if (told == txn_outcome::committed && status == ix.final_status.end() && !ix.acks.count(value)) {
+        const event* send = ix.sends.at(value);
+        out.push_back({finding_kind::lost, send->partition, -1,
+                       value + " of transaction " + txn + ", committed at " + std::to_string(end->second->at_ms) +
+                           " ms, is not in the final read; " + final_range(ix, send->partition)});
+      }
+    }
+    if (committed.empty() || other.empty()) continue;
+    std::string detail = "transaction " + txn + " (" + outcome_name(told) + " by its producer):";
+    for (const auto& v : committed) detail += " " + v + " committed;";
+    for (const auto& v : other) {
+      auto status = ix.final_status.find(v);
+      detail += " " + v + " " +
+                (status == ix.final_status.end() ? std::string("absent") : std::string(status_name(status->second))) +
+                ";";
+    }
+    const position where = ix.final_at.at(committed.front()).front();
+    out.push_back({finding_kind::partial_transaction, where.first, where.second, detail});
+  }
+}
+
 void find_unknown_values(const indexed& ix, std::vector<finding>& out) {
   for (const auto& [value, positions] : ix.read_at) {
     if (ix.sends.count(value)) continue;
@@ -322,11 +426,21 @@ void history::add(event e) {
   events_.push_back(std::move(e));
 }
 
-void history::send(const std::string& value, int32_t partition) {
+void history::send(const std::string& value, int32_t partition, const std::string& txn) {
   event e;
   e.kind = event::type::send;
   e.value = value;
   e.partition = partition;
+  e.txn = txn;
+  add(std::move(e));
+}
+
+void history::txn_end(const std::string& txn, txn_outcome outcome, const std::string& detail) {
+  event e;
+  e.kind = event::type::txn_end;
+  e.value = txn;
+  e.outcome = outcome;
+  e.error = detail;
   add(std::move(e));
 }
 
@@ -364,9 +478,11 @@ void history::rebalance(int consumer, int generation, std::vector<int32_t> assig
   add(std::move(e));
 }
 
-void history::read(int consumer, int generation, int32_t partition, int64_t offset, const std::string& value) {
+void history::read(int consumer, int generation, int32_t partition, int64_t offset, const std::string& value,
+                   bool read_committed) {
   event e;
   e.kind = event::type::read;
+  e.read_committed = read_committed;
   e.consumer = consumer;
   e.generation = generation;
   e.partition = partition;
@@ -375,9 +491,11 @@ void history::read(int consumer, int generation, int32_t partition, int64_t offs
   add(std::move(e));
 }
 
-void history::final_read(int32_t partition, int64_t offset, const std::string& value, batch_origin origin) {
+void history::final_read(int32_t partition, int64_t offset, const std::string& value, batch_origin origin,
+                         txn_status status) {
   event e;
   e.kind = event::type::final_read;
+  e.status = status;
   e.partition = partition;
   e.offset = offset;
   e.value = value;
@@ -417,7 +535,14 @@ void history::write(std::ostream& out) const {
   for (const auto& e : events_) {
     out << e.at_ms << "ms ";
     switch (e.kind) {
-      case event::type::send: out << "send " << e.value << " partition " << e.partition; break;
+      case event::type::send:
+        out << "send " << e.value << " partition " << e.partition;
+        if (!e.txn.empty()) out << " transaction " << e.txn;
+        break;
+      case event::type::txn_end:
+        out << "txn-end " << e.value << " " << outcome_name(e.outcome);
+        if (!e.error.empty()) out << " (" << e.error << ")";
+        break;
       case event::type::ack: out << "ack " << e.value << " partition " << e.partition << " offset " << e.offset; break;
       case event::type::fail: out << "fail " << e.value << " " << e.error; break;
       case event::type::indeterminate: out << "indeterminate " << e.value << " " << e.error; break;
@@ -427,7 +552,7 @@ void history::write(std::ostream& out) const {
         break;
       case event::type::read:
         out << "read consumer " << e.consumer << " generation " << e.generation << " partition " << e.partition
-            << " offset " << e.offset << " " << e.value;
+            << " offset " << e.offset << " " << e.value << (e.read_committed ? " read_committed" : "");
         break;
       case event::type::client_reset:
         out << "client-reset consumer " << e.consumer << " partition " << e.partition << " at offset " << e.offset
@@ -436,6 +561,7 @@ void history::write(std::ostream& out) const {
       case event::type::final_read:
         out << "final " << e.value << " partition " << e.partition << " offset " << e.offset << " ("
             << origin_text(e.origin) << ")";
+        if (e.status != txn_status::none) out << " " << status_name(e.status);
         break;
     }
     out << "\n";
@@ -475,6 +601,9 @@ const char* to_string(finding_kind k) {
     case finding_kind::inconsistent_offset: return "inconsistent-offset";
     case finding_kind::position_backwards: return "position-backwards";
     case finding_kind::unknown_value: return "unknown-value";
+    case finding_kind::aborted_read: return "aborted-read";
+    case finding_kind::wrong_outcome: return "wrong-outcome";
+    case finding_kind::partial_transaction: return "partial-transaction";
   }
   return "?";
 }
@@ -491,6 +620,8 @@ check_result check(const std::vector<event>& events) {
     if (!log.empty()) log_end[partition] = log.rbegin()->first + 1;
   find_positions_backwards(events, std::move(log_end), r);
   find_unknown_values(ix, r.findings);
+  find_aborted_reads(ix, r.findings);
+  find_transaction_outcomes(ix, r.findings);
   return r;
 }
 
@@ -507,6 +638,9 @@ std::string check_result::report(size_t max_per_kind) const {
     << c.indeterminate << " (" << c.unacked_present << " unacknowledged in the final read); consumers read "
     << c.consumer_reads << " records across " << c.rebalances << " rebalances; the final read has " << c.final_read
     << " records\n";
+  if (c.txn_committed + c.txn_aborted + c.txn_unknown > 0)
+    o << "transactions: " << c.txn_committed << " committed, " << c.txn_aborted << " aborted, " << c.txn_unknown
+      << " of unknown outcome; the final read's markers abort " << c.final_aborted << " records\n";
   if (!explained_resets.empty()) {
     o << explained_resets.size()
       << " consumer resets explained by an out-of-range answer at a valid position (not findings):\n";

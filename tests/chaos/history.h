@@ -11,6 +11,12 @@
 // Values are "p<producer>-<seq>": each producer numbers its sends from 0,
 // so a value is unique across the run and the order of one producer's
 // values within a partition is checkable.
+//
+// Transactions: a transactional producer's sends name their transaction,
+// and the transaction's end says what the producer was told (committed,
+// aborted, or unknown when the client could not say); read_committed
+// consumers' reads are marked so; the final read marks each transactional
+// record with what the partition's markers decided.
 
 #include <chrono>
 #include <cstdint>
@@ -48,6 +54,16 @@ struct batch_origin {
   bool operator==(const batch_origin&) const = default;
 };
 
+// What a transactional producer was told of its transaction.
+enum class txn_outcome { committed, aborted, unknown };
+// What the final read's markers say of a record's transaction.
+enum class txn_status {
+  none,       // not transactional
+  committed,  // a COMMIT marker of its producer follows it
+  aborted,    // an ABORT marker follows it
+  open,       // no marker yet
+};
+
 struct event {
   enum class type {
     send,           // a producer handed value to its client for partition
@@ -59,6 +75,7 @@ struct event {
     final_read,     // the final read from the beginning found value at partition, offset
     client_reset,   // consumer's client moved its position of partition from offset to its reset point,
                     // because a broker (error: which, and why) answered that the offset was out of range
+    txn_end,        // transaction `txn` ended with `outcome` (error: the client's words when unknown)
   };
   type kind = type::send;
   int64_t at_ms = 0;  // since the history began
@@ -70,6 +87,10 @@ struct event {
   std::vector<int32_t> assignment;
   std::string error;
   batch_origin origin;  // final reads only
+  std::string txn;      // sends: the transaction (empty: none); txn_end: which
+  txn_outcome outcome = txn_outcome::unknown;  // txn_end
+  bool read_committed = false;                 // reads: the consumer reads committed records only
+  txn_status status = txn_status::none;        // final reads
 };
 
 // Thread-safe: producers' delivery reports and consumers' polls record
@@ -77,13 +98,16 @@ struct event {
 class history {
  public:
   history();
-  void send(const std::string& value, int32_t partition);
+  void send(const std::string& value, int32_t partition, const std::string& txn = {});
   void ack(const std::string& value, int32_t partition, int64_t offset);
   void fail(const std::string& value, const std::string& error);
   void indeterminate(const std::string& value, const std::string& error);
   void rebalance(int consumer, int generation, std::vector<int32_t> assignment);
-  void read(int consumer, int generation, int32_t partition, int64_t offset, const std::string& value);
-  void final_read(int32_t partition, int64_t offset, const std::string& value, batch_origin origin = {});
+  void read(int consumer, int generation, int32_t partition, int64_t offset, const std::string& value,
+            bool read_committed = false);
+  void final_read(int32_t partition, int64_t offset, const std::string& value, batch_origin origin = {},
+                  txn_status status = txn_status::none);
+  void txn_end(const std::string& txn, txn_outcome outcome, const std::string& detail = {});
   void client_reset(int consumer, int32_t partition, int64_t offset, const std::string& why);
   std::vector<event> events() const;
   // Every event, one line each, for a failed run's files.
@@ -104,6 +128,9 @@ enum class finding_kind {
   inconsistent_offset,  // one position holding two values across reads and acknowledgements
   position_backwards,   // a consumer read, within one generation, an offset at or below one it had read
   unknown_value,        // a value read that no producer sent
+  aborted_read,         // a read_committed consumer read a value of an aborted or undecided transaction
+  wrong_outcome,        // the final read decided a transaction's value otherwise than its producer was told
+  partial_transaction,  // some values of one transaction committed, others not
 };
 const char* to_string(finding_kind k);
 
@@ -124,6 +151,10 @@ struct check_counts {
   int64_t final_read = 0;          // records in the final read
   int64_t unacked_present = 0;     // failed or indeterminate, yet in the final read
   int64_t client_resets = 0;       // consumers' resets on an out-of-range answer (see find_positions_backwards)
+  int64_t txn_committed = 0;       // transactions, by what their producer was told
+  int64_t txn_aborted = 0;
+  int64_t txn_unknown = 0;
+  int64_t final_aborted = 0;       // records of the final read its markers abort
 };
 
 struct check_result {

@@ -322,5 +322,122 @@ TEST(ChaosChecker, LibrdkafkasOffsetResetLineIsParsed) {
   EXPECT_FALSE(parse_offset_reset("Offset out of range"));
 }
 
+// Transactions: producer 5 writes t5-0 (committed) and t5-1 (aborted) over
+// two partitions; the markers follow each; a read_committed consumer reads
+// the committed values only.
+void transactions(history& h) {
+  h.rebalance(3, 1, {0, 1});
+  h.send("p5-0", 0, "t5-0");
+  h.send("p5-1", 1, "t5-0");
+  h.ack("p5-0", 0, 0);
+  h.ack("p5-1", 1, 0);
+  h.txn_end("t5-0", txn_outcome::committed);
+  h.send("p5-2", 0, "t5-1");
+  h.send("p5-3", 1, "t5-1");
+  h.ack("p5-2", 0, 2);
+  h.ack("p5-3", 1, 2);
+  h.txn_end("t5-1", txn_outcome::aborted);
+  h.read(3, 1, 0, 0, "p5-0", /*read_committed=*/true);
+  h.read(3, 1, 1, 0, "p5-1", true);
+}
+
+void final_read_of_transactions(history& h, txn_status first = txn_status::committed,
+                                txn_status second = txn_status::aborted) {
+  h.final_read(0, 0, "p5-0", {}, first);
+  h.final_read(1, 0, "p5-1", {}, first);
+  h.final_read(0, 2, "p5-2", {}, second);
+  h.final_read(1, 2, "p5-3", {}, second);
+}
+
+TEST(ChaosChecker, CommittedAndAbortedTransactionsAsToldHaveNoFindings) {
+  history h;
+  transactions(h);
+  // A transaction of unknown outcome may have gone either way, wholly.
+  h.send("p5-4", 0, "t5-2");
+  h.send("p5-5", 1, "t5-2");
+  h.txn_end("t5-2", txn_outcome::unknown, "Local: Timed out");
+  final_read_of_transactions(h);
+  h.final_read(0, 4, "p5-4", {}, txn_status::committed);
+  h.final_read(1, 4, "p5-5", {}, txn_status::committed);
+  const auto r = check(h.events());
+  EXPECT_TRUE(r.ok()) << r.report();
+  EXPECT_EQ(r.counts.txn_committed, 1);
+  EXPECT_EQ(r.counts.txn_aborted, 1);
+  EXPECT_EQ(r.counts.txn_unknown, 1);
+  EXPECT_EQ(r.counts.final_aborted, 2);
+  EXPECT_NE(r.report().find("transactions: 1 committed, 1 aborted, 1 of unknown outcome"), std::string::npos)
+      << r.report();
+}
+
+TEST(ChaosChecker, AReadCommittedConsumerReadingAnAbortedValueIsAnAbortedRead) {
+  history h;
+  transactions(h);
+  h.read(3, 1, 0, 2, "p5-2", true);
+  // A read_uncommitted consumer may read it.
+  h.read(4, 1, 1, 2, "p5-3");
+  final_read_of_transactions(h);
+  const auto r = check(h.events());
+  auto found = of_kind(r, finding_kind::aborted_read);
+  ASSERT_EQ(found.size(), 1u) << r.report();
+  EXPECT_EQ(found[0].partition, 0);
+  EXPECT_EQ(found[0].offset, 2);
+  EXPECT_NE(found[0].detail.find("the final read has it aborted"), std::string::npos) << found[0].detail;
+  EXPECT_NE(found[0].detail.find("its transaction t5-1 was aborted"), std::string::npos) << found[0].detail;
+  EXPECT_EQ(r.findings.size(), 1u) << r.report();
+}
+
+TEST(ChaosChecker, AValueDecidedOtherwiseThanItsProducerWasToldIsAWrongOutcome) {
+  history h;
+  transactions(h);
+  final_read_of_transactions(h, txn_status::committed, txn_status::committed);
+  const auto r = check(h.events());
+  auto found = of_kind(r, finding_kind::wrong_outcome);
+  ASSERT_EQ(found.size(), 2u) << r.report();
+  EXPECT_NE(found[0].detail.find("which its producer aborted, is committed"), std::string::npos) << found[0].detail;
+
+  history committed_lost;
+  transactions(committed_lost);
+  final_read_of_transactions(committed_lost, txn_status::aborted, txn_status::aborted);
+  const auto r2 = check(committed_lost.events());
+  auto found2 = of_kind(r2, finding_kind::wrong_outcome);
+  ASSERT_EQ(found2.size(), 2u) << r2.report();
+  EXPECT_NE(found2[0].detail.find("which its producer committed, is aborted"), std::string::npos) << found2[0].detail;
+  // ... and a read_committed consumer read them.
+  EXPECT_EQ(of_kind(r2, finding_kind::aborted_read).size(), 2u) << r2.report();
+}
+
+TEST(ChaosChecker, ATransactionCommittedInPartIsPartial) {
+  history h;
+  transactions(h);
+  h.send("p5-4", 0, "t5-2");
+  h.send("p5-5", 1, "t5-2");
+  h.txn_end("t5-2", txn_outcome::unknown, "Local: Timed out");
+  final_read_of_transactions(h);
+  h.final_read(0, 4, "p5-4", {}, txn_status::committed);
+  h.final_read(1, 4, "p5-5", {}, txn_status::aborted);
+  const auto r = check(h.events());
+  auto found = of_kind(r, finding_kind::partial_transaction);
+  ASSERT_EQ(found.size(), 1u) << r.report();
+  EXPECT_EQ(found[0].partition, 0);
+  EXPECT_EQ(found[0].offset, 4);
+  EXPECT_NE(found[0].detail.find("p5-4 committed; p5-5 aborted;"), std::string::npos) << found[0].detail;
+  EXPECT_EQ(r.findings.size(), 1u) << r.report();
+}
+
+TEST(ChaosChecker, AValueOfACommittedTransactionMissingFromTheFinalReadIsLost) {
+  history h;
+  h.send("p5-0", 0, "t5-0");
+  h.send("p5-1", 1, "t5-0");  // no delivery report came back for either
+  h.txn_end("t5-0", txn_outcome::committed);
+  h.final_read(0, 0, "p5-0", {}, txn_status::committed);
+  const auto r = check(h.events());
+  auto lost = of_kind(r, finding_kind::lost);
+  ASSERT_EQ(lost.size(), 1u) << r.report();
+  EXPECT_EQ(lost[0].partition, 1);
+  EXPECT_NE(lost[0].detail.find("p5-1 of transaction t5-0"), std::string::npos) << lost[0].detail;
+  // Half of it committed: partial too.
+  EXPECT_EQ(of_kind(r, finding_kind::partial_transaction).size(), 1u) << r.report();
+}
+
 }  // namespace
 }  // namespace hw::chaos

@@ -69,6 +69,22 @@ std::string payload_of(const rd_kafka_message_t* m) {
   return m->payload ? std::string(static_cast<const char*>(m->payload), m->len) : std::string();
 }
 
+// A delivery report into the history: acknowledged, failed (the client
+// knows the broker did not write it) or indeterminate. True when
+// acknowledged.
+bool record_delivery(history& h, client_notes& notes, const rd_kafka_message_t* m, const char* who) {
+  const std::string value = payload_of(m);
+  if (!m->err) {
+    h.ack(value, m->partition, m->offset);
+    return true;
+  }
+  const std::string error = rd_kafka_err2name(m->err);
+  notes.add(std::string(who) + " delivery failed: " + error);
+  if (rd_kafka_message_status(m) == RD_KAFKA_MSG_STATUS_NOT_PERSISTED) h.fail(value, error);
+  else h.indeterminate(value, error);
+  return false;
+}
+
 }  // namespace
 
 void client_notes::add(const std::string& what) {
@@ -205,17 +221,7 @@ void producer::run() {
 
 void producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
   auto* self = static_cast<producer::opaque*>(opaque)->self;
-  const std::string value = payload_of(m);
-  if (!m->err) {
-    self->history_.ack(value, m->partition, m->offset);
-    ++self->acked_;
-    return;
-  }
-  const std::string error = rd_kafka_err2name(m->err);
-  self->notes_.add("delivery failed: " + error);
-  // The client knows whether the broker may have written it.
-  if (rd_kafka_message_status(m) == RD_KAFKA_MSG_STATUS_NOT_PERSISTED) self->history_.fail(value, error);
-  else self->history_.indeterminate(value, error);
+  if (record_delivery(self->history_, self->notes_, m, "producer")) ++self->acked_;
 }
 
 int producer::finish(std::chrono::milliseconds timeout) {
@@ -224,6 +230,163 @@ int producer::finish(std::chrono::milliseconds timeout) {
   if (!rk_) return 0;
   rd_kafka_flush(rk_, static_cast<int>(timeout.count()));
   return rd_kafka_outq_len(rk_);
+}
+
+// ---- transactional producer ----
+
+struct txn_producer::opaque {
+  notes_ref ref;
+  txn_producer* self;
+};
+
+namespace {
+// The error's name and text, and the error freed.
+std::string take_error(rd_kafka_error_t* e) {
+  std::string text = std::string(rd_kafka_error_name(e)) + " (" + rd_kafka_error_string(e) + ")";
+  rd_kafka_error_destroy(e);
+  return text;
+}
+}  // namespace
+
+txn_producer::txn_producer(int id, const workload_settings& settings, history& h, client_notes& notes)
+    : id_(id),
+      settings_(settings),
+      history_(h),
+      notes_(notes),
+      opaque_(std::make_unique<opaque>(opaque{{&notes, "txn-producer"}, this})) {
+  rk_ = create();
+  ok_ = rk_ != nullptr;
+  if (rk_) thread_ = std::thread([this] { run(); });
+}
+
+txn_producer::~txn_producer() {
+  finish();
+  if (rk_) rd_kafka_destroy(rk_);
+}
+
+rd_kafka_t* txn_producer::create() {
+  std::string problem;
+  const std::string timeout = std::to_string(settings_.transaction_timeout.count());
+  rd_kafka_conf_t* conf = make_conf(settings_.bootstrap,
+                                    {{"transactional.id", "chaos-txn-" + std::to_string(id_)},
+                                     {"acks", "all"},
+                                     // As the idempotent producers, for the same reason.
+                                     {"max.in.flight.requests.per.connection", "1"},
+                                     {"linger.ms", "5"},
+                                     {"retry.backoff.ms", "100"},
+                                     {"transaction.timeout.ms", timeout},
+                                     {"message.timeout.ms", timeout},
+                                     {"debug", "eos"},
+                                     {"client.id", "chaos-txn-producer-" + std::to_string(id_)}},
+                                    opaque_.get(), problem);
+  rd_kafka_conf_set_dr_msg_cb(conf, &txn_producer::on_delivery);
+  char err[512];
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  if (!rk) notes_.add("txn producer " + std::to_string(id_) + " not created: " + err + " " + problem);
+  return rk;
+}
+
+// Gets the producer id, retrying what the client calls retriable; a fatal
+// error replaces the client.
+bool txn_producer::init() {
+  while (!stopping_ && rk_) {
+    rd_kafka_error_t* e = rd_kafka_init_transactions(rk_, 30000);
+    if (!e) return true;
+    const bool fatal = rd_kafka_error_is_fatal(e);
+    const std::string what = take_error(e);
+    notes_.add("txn producer init: " + what.substr(0, what.find(' ')));
+    if (fatal) {
+      replace("init: " + what);
+    } else {
+      rd_kafka_poll(rk_, 500);
+    }
+  }
+  return false;
+}
+
+void txn_producer::replace(const std::string& why) {
+  notes_.log(wall_clock(std::chrono::system_clock::now()) + " txn producer " + std::to_string(id_) +
+             " replaced: " + why);
+  ++replaced_;
+  // Undelivered messages get their reports (failed or indeterminate) first.
+  rd_kafka_purge(rk_, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+  rd_kafka_flush(rk_, 10000);
+  rd_kafka_destroy(rk_);
+  rk_ = create();
+}
+
+txn_outcome txn_producer::end(bool commit, std::string* detail) {
+  for (int attempt = 0; attempt < 5 && rk_; ++attempt) {
+    rd_kafka_error_t* e = commit ? rd_kafka_commit_transaction(rk_, 30000) : rd_kafka_abort_transaction(rk_, 30000);
+    if (!e) return commit ? txn_outcome::committed : txn_outcome::aborted;
+    const bool retriable = rd_kafka_error_is_retriable(e);
+    const bool requires_abort = rd_kafka_error_txn_requires_abort(e);
+    const std::string what = std::string(commit ? "commit: " : "abort: ") + take_error(e);
+    notes_.add("txn producer " + what.substr(0, what.find(' ', what.find(": ") + 2)));
+    *detail += (detail->empty() ? "" : "; ") + what;
+    // The client says the transaction cannot commit: abort it instead.
+    if (commit && requires_abort) {
+      commit = false;
+      continue;
+    }
+    // A timeout leaves the outcome open; the same call again settles it.
+    if (!retriable) return txn_outcome::unknown;
+  }
+  return txn_outcome::unknown;
+}
+
+void txn_producer::run() {
+  if (!init()) return;
+  int64_t seq = 0;
+  for (int64_t n = 0; !stopping_ && rk_; ++n) {
+    if (rd_kafka_error_t* e = rd_kafka_begin_transaction(rk_)) {
+      replace("begin: " + take_error(e));
+      if (!init()) return;
+      continue;
+    }
+    const std::string txn = "t" + std::to_string(id_) + "-" + std::to_string(n);
+    const int count = 1 + static_cast<int>(n % 5);
+    bool sent_all = true;
+    for (int i = 0; i < count; ++i, ++seq) {
+      const std::string value = make_value(id_, seq);
+      const auto partition = static_cast<int32_t>(seq % settings_.partitions);
+      history_.send(value, partition, txn);
+      rd_kafka_resp_err_t e;
+      for (;;) {
+        e = rd_kafka_producev(rk_, RD_KAFKA_V_TOPIC(settings_.topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+                              RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                              RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+        if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) break;
+        rd_kafka_poll(rk_, 10);
+      }
+      if (e) {
+        history_.fail(value, std::string("produce: ") + rd_kafka_err2name(e));
+        sent_all = false;
+      }
+    }
+    // Delivered before the end, so that an aborted transaction's values are
+    // in the log too (an abort would otherwise drop them still queued).
+    rd_kafka_flush(rk_, static_cast<int>(settings_.transaction_timeout.count()));
+    std::string detail;
+    const txn_outcome outcome = end(sent_all && n % 4 != 3, &detail);
+    history_.txn_end(txn, outcome, detail);
+    if (outcome == txn_outcome::committed) ++committed_;
+    if (outcome == txn_outcome::unknown) {
+      replace("transaction " + txn + ": " + detail);
+      if (!init()) return;
+    }
+    rd_kafka_poll(rk_, static_cast<int>(settings_.transaction_interval.count()));
+  }
+}
+
+void txn_producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+  auto* self = static_cast<txn_producer::opaque*>(opaque)->self;
+  record_delivery(self->history_, self->notes_, m, "txn producer");
+}
+
+void txn_producer::finish() {
+  stopping_ = true;
+  if (thread_.joinable()) thread_.join();
 }
 
 // ---- consumer ----
@@ -235,19 +398,20 @@ struct consumer_opaque {
 };
 }  // namespace
 
-consumer::consumer(int id, const workload_settings& settings, history& h, client_notes& notes)
-    : id_(id), history_(h), notes_(notes) {
+consumer::consumer(int id, const workload_settings& settings, history& h, client_notes& notes,
+                   bool read_committed)
+    : id_(id), history_(h), notes_(notes), read_committed_(read_committed) {
   std::string problem;
   auto* opaque = new consumer_opaque{{&notes, "consumer", this}, this};
   rd_kafka_conf_t* conf = make_conf(settings.bootstrap,
-                                    {{"group.id", settings.group},
+                                    {{"group.id", read_committed ? settings.group + "-committed" : settings.group},
                                      {"client.id", "chaos-consumer-" + std::to_string(id)},
                                      {"auto.offset.reset", "earliest"},
                                      {"enable.auto.commit", "true"},
                                      {"auto.commit.interval.ms", "1000"},
                                      {"session.timeout.ms", "10000"},
                                      {"heartbeat.interval.ms", "1000"},
-                                     {"isolation.level", "read_uncommitted"}},
+                                     {"isolation.level", read_committed ? "read_committed" : "read_uncommitted"}},
                                     opaque, problem);
   rd_kafka_conf_set_rebalance_cb(conf, &consumer::on_rebalance);
   char err[512];
@@ -278,7 +442,7 @@ void consumer::run() {
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk_, 100);
     if (!m) continue;
     if (!m->err) {
-      history_.read(id_, generation_, m->partition, m->offset, payload_of(m));
+      history_.read(id_, generation_, m->partition, m->offset, payload_of(m), read_committed_);
       ++reads_;
     } else {
       notes_.add(std::string("consumer poll: ") + rd_kafka_err2name(m->err));

@@ -1,9 +1,12 @@
 #pragma once
 // The chaos run's clients, all librdkafka, all recording into one history:
 // idempotent acks=all producers each sending its own numbered values at a
-// steady pace to the topic's partitions in turn; consumers in one group
-// (auto commit) recording every record they read and every rebalance as a
-// new generation (the final read is final_read.h's). Client errors
+// steady pace to the topic's partitions in turn; transactional producers
+// writing a few values over several partitions per transaction, one in
+// four aborted; consumers in one group (auto commit, read_uncommitted) and
+// read_committed consumers in another, recording every record they read
+// and every rebalance as a new generation (the final read is
+// final_read.h's). Client errors
 // are counted by name for the report; librdkafka's log is dropped unless
 // HW_CHAOS_RDKAFKA_LOG=1 (a run under faults logs a connection failure
 // every few milliseconds).
@@ -35,6 +38,11 @@ struct workload_settings {
   // longer than any fault and the recovery after it, so that a write fails
   // only when the cluster could not take it for that long.
   std::chrono::milliseconds message_timeout{60000};
+  // Transactional producers: how long the coordinator lets a transaction
+  // stay open (transaction.timeout.ms, also their message.timeout.ms, which
+  // librdkafka keeps at or below it) and the pause between transactions.
+  std::chrono::milliseconds transaction_timeout{20000};
+  std::chrono::milliseconds transaction_interval{100};
 };
 
 // What the clients said besides records: error names with how often, and
@@ -91,9 +99,55 @@ class producer {
   std::thread thread_;
 };
 
+// A transactional producer (transactional.id chaos-txn-<id>): each
+// transaction sends 1-5 values, each to the next partition, waits for
+// their delivery reports, and commits, or aborts every fourth. What the client answers is recorded: committed,
+// aborted, or unknown (it could not say: a timeout that outlived the
+// retries, a fatal error); after an unknown outcome or a fatal error the
+// client is replaced with the same transactional.id, which fences the old
+// one and lets the coordinator abort what it left open.
+class txn_producer {
+ public:
+  txn_producer(int id, const workload_settings& settings, history& h, client_notes& notes);
+  ~txn_producer();
+  txn_producer(const txn_producer&) = delete;
+  txn_producer& operator=(const txn_producer&) = delete;
+
+  bool ok() const { return ok_; }
+  int64_t committed() const { return committed_; }
+  int64_t replaced() const { return replaced_; }
+  // Stops after the transaction under way ends (aborted if not yet
+  // committing), waiting up to the timeout.
+  void finish();
+
+ private:
+  struct opaque;
+  rd_kafka_t* create();
+  bool init();
+  void replace(const std::string& why);
+  void run();
+  // Ends the current transaction; what the producer was told.
+  txn_outcome end(bool commit, std::string* detail);
+  static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* m, void* opaque);
+
+  const int id_;
+  const workload_settings settings_;
+  history& history_;
+  client_notes& notes_;
+  std::unique_ptr<opaque> opaque_;
+  rd_kafka_t* rk_ = nullptr;  // the run thread's
+  std::atomic<bool> ok_{false};
+  std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> committed_{0};
+  std::atomic<int64_t> replaced_{0};
+  std::thread thread_;
+};
+
 class consumer {
  public:
-  consumer(int id, const workload_settings& settings, history& h, client_notes& notes);
+  // read_committed: in the group <group>-committed, reading committed
+  // records only.
+  consumer(int id, const workload_settings& settings, history& h, client_notes& notes, bool read_committed = false);
   ~consumer();
   consumer(const consumer&) = delete;
   consumer& operator=(const consumer&) = delete;
@@ -116,6 +170,7 @@ class consumer {
   const int id_;
   history& history_;
   client_notes& notes_;
+  const bool read_committed_;
   rd_kafka_t* rk_ = nullptr;
   int generation_ = 0;  // the consumer thread's only
   std::atomic<bool> assigned_{false};
