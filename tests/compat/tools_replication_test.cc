@@ -53,6 +53,7 @@
 
 #include "broker_process.h"
 #include "kafka_tool.h"
+#include "kraft_nodes.h"
 #include "metrics_scrape.h"
 #include "protocol/messages/describe_quorum.h"
 #include "protocol/messages/describe_topic_partitions.h"
@@ -272,46 +273,11 @@ class ToolsReplicationIT : public ::testing::Test {
   // a test allows them, are tried every second); min.insync.replicas is left
   // at its default (1): the topic's own config is what counts.
   void start_cluster(bool dedicated) {
-    const int processes = dedicated ? 6 : 3;
     brokers.clear();
     for (int id = dedicated ? 4 : 1; id <= (dedicated ? 6 : 3); ++id) brokers.push_back(id);
-    std::vector<broker_process*> all;
-    for (int i = 0; i < processes; ++i) {
-      nodes.push_back(std::make_unique<broker_process>());
-      all.push_back(nodes.back().get());
-    }
-    auto chosen = start_on_fresh_ports(3, [&](const std::vector<uint16_t>& ports) {
-      std::string voters;
-      for (int i = 0; i < 3; ++i) voters += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports[i]);
-      args.assign(processes, {});
-      for (int i = 0; i < processes; ++i) {
-        const int id = i + 1;
-        std::vector<std::string> overrides{"node.id=" + std::to_string(id), "controller.listener.names=CONTROLLER",
-                                           "controller.quorum.voters=" + voters, "replica.lag.time.max.ms=3000",
-                                           "broker.session.timeout.ms=4000", "broker.heartbeat.interval.ms=500",
-                                           "unclean.leader.election.interval.ms=1000", "highwater.metrics.port=0",
-                                           "highwater.metrics.host=127.0.0.1"};
-        if (!dedicated) {
-          overrides.push_back("process.roles=broker,controller");
-          overrides.push_back("listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" + std::to_string(ports[i]));
-        } else if (id <= 3) {
-          overrides.push_back("process.roles=controller");
-          overrides.push_back("listeners=CONTROLLER://127.0.0.1:" + std::to_string(ports[i]));
-        } else {
-          overrides.push_back("process.roles=broker");
-        }
-        for (const auto& o : overrides) {
-          args[i].push_back("--override");
-          args[i].push_back(o);
-        }
-      }
-      std::vector<std::thread> starting;
-      std::vector<int> started(processes, 0);
-      for (int i = 0; i < processes; ++i) starting.emplace_back([&, i] { started[i] = nodes[i]->start(args[i], 60s); });
-      for (auto& t : starting) t.join();
-      return started_or_port_taken(std::all_of(started.begin(), started.end(), [](int s) { return s != 0; }), all);
-    });
-    ASSERT_TRUE(chosen) << logs();
+    ASSERT_TRUE(cluster.start(dedicated, {"unclean.leader.election.interval.ms=1000", "highwater.metrics.port=0",
+                                          "highwater.metrics.host=127.0.0.1"}))
+        << logs();
   }
 
   // The ELR cases: dedicated controllers, reliable-events created with
@@ -363,9 +329,9 @@ class ToolsReplicationIT : public ::testing::Test {
     }
   }
 
-  broker_process& node(int id) { return *nodes[id - 1]; }
+  broker_process& node(int id) { return cluster.node(id); }
   // Started again with the arguments of its first start.
-  bool restart(int id) { return node(id).start(args[id - 1], 60s); }
+  bool restart(int id) { return cluster.restart(id); }
   // SIGTERM, as docker stop sends: a controlled shutdown, exit code 0.
   bool stop(int id) {
     const auto code = node(id).stop(SIGTERM, 60s);
@@ -406,7 +372,8 @@ class ToolsReplicationIT : public ::testing::Test {
     std::string out;
     if (producer) out += "---- verifiable producer ----\n" + tail(producer->all());
     if (consumer) out += "---- console consumer ----\n" + tail(consumer->all());
-    for (size_t i = 0; i < nodes.size(); ++i) out += "---- node " + std::to_string(i + 1) + " ----\n" + excerpt(nodes[i]->log());
+    for (size_t i = 0; i < cluster.nodes.size(); ++i)
+      out += "---- node " + std::to_string(i + 1) + " ----\n" + excerpt(cluster.nodes[i]->log());
     return out;
   }
 
@@ -615,8 +582,7 @@ class ToolsReplicationIT : public ::testing::Test {
 
   std::string work_dir;
   std::vector<int> brokers;
-  std::vector<std::unique_ptr<broker_process>> nodes;
-  std::vector<std::vector<std::string>> args;
+  kraft_nodes cluster;
   std::unique_ptr<background_tool> producer;
   std::unique_ptr<background_tool> consumer;
   producer_report acks;

@@ -29,6 +29,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <regex>
@@ -39,6 +41,8 @@
 
 #include "broker_process.h"
 #include "kafka_tool.h"
+#include "kraft_nodes.h"
+#include "protocol/messages/find_coordinator.h"
 #include "raw_requests.h"
 
 extern char** environ;
@@ -100,6 +104,9 @@ class background_tool {
     ::kill(pid_, SIGTERM);
     reap();
   }
+
+  // What it has printed so far.
+  std::string out_so_far() const { return read_whole(base_ + ".out"); }
 
   // Waits for the tool to exit (at most its timeout plus 10 s).
   tool_result wait() {
@@ -212,35 +219,50 @@ std::map<std::string, std::string> last_status(const tool_result& r) {
   return fields;
 }
 
-class ToolsTransactionsIT : public ::testing::Test {
+// What the copier tests share, on one node or three: the topics, the
+// input, the copier's arguments, readers of the output, the group's
+// offsets.
+class copier_test : public ::testing::Test {
  protected:
-  void SetUp() override {
-    // The copier's consumer joins its group in --group-mode: no delay
-    // before the first rebalance (Kafka's default waits 3 s).
-    ASSERT_TRUE(broker.start({"--override", "group.initial.rebalance.delay.ms=0"})) << broker.log();
-  }
-  std::string bootstrap() const { return "127.0.0.1:" + std::to_string(broker.port()); }
-  std::string broker_log() const { return "--- broker log (end) ---\n" + tail(broker.log(), 30000); }
+  virtual std::string bootstrap() const = 0;
+  // Where tools write their output.
+  virtual std::string dir() const = 0;
+  virtual std::string broker_log() const = 0;
+  // A client of a running node.
+  virtual endpoint any_node() const = 0;
+  // Nodes a partition's writes may be led by.
+  virtual std::vector<endpoint> all_nodes() const = 0;
 
-  void create(const std::string& topic, int partitions) {
-    raw_client c(broker.port());
-    auto r = c.create_topic(topic, partitions);
+  void create(const std::string& topic, int partitions, int16_t replication_factor = 1,
+              const std::vector<std::pair<std::string, std::string>>& configs = {}) {
+    raw_client c(any_node());
+    auto r = c.create_topic(topic, partitions, replication_factor, configs);
     ASSERT_TRUE(r);
     ASSERT_EQ(r->topics[0].error_code, 0);
   }
 
   // Appends the values to partition p, 20 records a batch (not
-  // transactional: the copier's read_committed consumer reads them all).
+  // transactional: the copier's read_committed consumer reads them all),
+  // each batch to whichever node takes it (the leader).
   void fill(const std::string& topic, int32_t p, const std::vector<std::string>& values) {
-    raw_client c(broker.port());
     for (size_t i = 0; i < values.size(); i += 20) {
       protocol::record_batch_builder b(protocol::record_batch_options{});
       for (size_t j = i; j < std::min(values.size(), i + 20); ++j)
         b.append(1700000000000 + static_cast<int64_t>(j), std::nullopt,
                  protocol::bytes_view(reinterpret_cast<const uint8_t*>(values[j].data()), values[j].size()));
-      auto r = c.produce(topic, p, b.finish());
-      ASSERT_TRUE(r);
-      ASSERT_EQ(r->error_code, 0);
+      const std::vector<uint8_t> batch = b.finish();
+      ASSERT_TRUE(wait_until(
+          [&] {
+            for (const auto& node : all_nodes()) {
+              raw_client c(node);
+              if (!c.connected()) continue;
+              auto r = c.produce(topic, p, batch);
+              if (r && r->error_code == 0) return true;
+            }
+            return false;
+          },
+          30s))
+          << "no node took a batch of " << topic << "-" << p << "\n" << broker_log();
     }
   }
 
@@ -270,15 +292,32 @@ class ToolsTransactionsIT : public ::testing::Test {
     } else {
       args.insert(args.end(), {"--timeout-ms", std::to_string(idle_ms)});
     }
-    return std::make_unique<background_tool>(broker.dir(), "read-" + isolation + "-p" + std::to_string(p),
+    return std::make_unique<background_tool>(dir(), "read-" + isolation + "-p" + std::to_string(p),
                                              k_console_consumer, args, k_consumer_timeout_s);
+  }
+
+  // read_committed: each output partition is its input partition, in
+  // order, every record once. Reading stops at the expected count: the
+  // copier's last transaction commits, so an aborted copy shown, or a
+  // record committed twice, would come before the last expected record.
+  void expect_output_is(const std::vector<std::vector<std::string>>& in, const std::string& context) {
+    std::vector<std::unique_ptr<background_tool>> readers;
+    for (int32_t p = 0; p < static_cast<int32_t>(in.size()); ++p)
+      readers.push_back(start_reader(p, "read_committed", static_cast<int>(in[p].size())));
+    for (int32_t p = 0; p < static_cast<int32_t>(in.size()); ++p) {
+      const std::string name = "read_committed p" + std::to_string(p);
+      auto out = readers[p]->wait();
+      ASSERT_EQ(out.exit_code, 0) << report(name, out);
+      EXPECT_TRUE(tool_lines(out) == in[p]) << "partition " << p << ": " << differences(in[p], tool_lines(out))
+                                            << "\n" << report(name, out) << context << broker_log();
+    }
   }
 
   // The group's committed offsets per input partition, as kafka-consumer-
   // groups --describe prints them: CURRENT-OFFSET, LOG-END-OFFSET and LAG
   // must be the input's end offset, the same and 0.
   void expect_group_caught_up(const std::map<std::string, std::string>& end_offsets) {
-    auto described = run_kafka_tool(broker.dir(), k_groups,
+    auto described = run_kafka_tool(dir(), k_groups,
                                     {"--bootstrap-server", bootstrap(), "--describe", "--group", "copier-group"}, "",
                                     k_consumer_timeout_s);
     ASSERT_EQ(described.exit_code, 0) << report("describe", described) << broker_log();
@@ -294,6 +333,20 @@ class ToolsTransactionsIT : public ::testing::Test {
     EXPECT_EQ(end, end_offsets) << described.all();
     EXPECT_EQ(lag, (std::map<std::string, std::string>{{"0", "0"}, {"1", "0"}})) << described.all();
   }
+};
+
+class ToolsTransactionsIT : public copier_test {
+ protected:
+  void SetUp() override {
+    // The copier's consumer joins its group in --group-mode: no delay
+    // before the first rebalance (Kafka's default waits 3 s).
+    ASSERT_TRUE(broker.start({"--override", "group.initial.rebalance.delay.ms=0"})) << broker.log();
+  }
+  std::string bootstrap() const override { return "127.0.0.1:" + std::to_string(broker.port()); }
+  std::string dir() const override { return broker.dir(); }
+  std::string broker_log() const override { return "--- broker log (end) ---\n" + tail(broker.log(), 30000); }
+  endpoint any_node() const override { return broker.port(); }
+  std::vector<endpoint> all_nodes() const override { return {broker.port()}; }
 
   broker_process broker;
 };
@@ -327,23 +380,9 @@ TEST_F(ToolsTransactionsIT, CopierInGroupModeCopiesEachRecordExactlyOnce) {
   EXPECT_EQ(status["totalProcessed"], std::to_string(k_p0 + k_p1)) << report("copier", copier);
   EXPECT_EQ(status["remaining"], "0") << report("copier", copier);
 
-  // read_committed: each output partition is its input partition, in
-  // order, every record once, whichever transactions were aborted on the
-  // way. Reading stops at the expected count: the copier's last
-  // transaction commits, so an aborted copy shown, or a record committed
-  // twice, would come before the last expected record (the next test
-  // reads to the end).
-  auto reader0 = start_reader(0, "read_committed", k_p0);
-  auto reader1 = start_reader(1, "read_committed", k_p1);
-  auto out0 = reader0->wait(), out1 = reader1->wait();
-  ASSERT_EQ(out0.exit_code, 0) << report("read_committed p0", out0);
-  ASSERT_EQ(out1.exit_code, 0) << report("read_committed p1", out1);
-  EXPECT_TRUE(tool_lines(out0) == in0) << "partition 0: " << differences(in0, tool_lines(out0)) << "\n"
-                                        << report("read_committed p0", out0) << report("copier", copier)
-                                        << broker_log();
-  EXPECT_TRUE(tool_lines(out1) == in1) << "partition 1: " << differences(in1, tool_lines(out1)) << "\n"
-                                        << report("read_committed p1", out1) << report("copier", copier)
-                                        << broker_log();
+  // Whichever transactions were aborted on the way (the next test reads
+  // to the end).
+  expect_output_is({in0, in1}, report("copier", copier));
 
   // The offsets committed with the last transaction are the input's ends.
   expect_group_caught_up({{"0", std::to_string(k_p0)}, {"1", std::to_string(k_p1)}});
@@ -438,6 +477,153 @@ TEST_F(ToolsTransactionsIT, AbortedCopiesAreSeenOnlyByReadUncommitted) {
       << "no aborted record seen by read_uncommitted (the copiers abort about 1 transaction in 3)";
 
   expect_group_caught_up({{"0", std::to_string(k_p0)}, {"1", std::to_string(k_p1)}});
+}
+
+// Three combined nodes, the internal topics at Kafka's replication factor
+// 3 (min ISR 2) and the copier's topics likewise.
+class ToolsTransactionsBounceIT : public copier_test {
+ protected:
+  void SetUp() override {
+    setenv("CLUSTER_ID", "ToolsTransactionsBounce", 1);
+    ASSERT_TRUE(cluster.start(false, {"group.initial.rebalance.delay.ms=0", "min.insync.replicas=2"})) << broker_log();
+  }
+  void TearDown() override { unsetenv("CLUSTER_ID"); }
+
+  std::string bootstrap() const override {
+    std::string out;
+    for (const auto& n : cluster.nodes) out += (out.empty() ? "" : ",") + std::string("127.0.0.1:") + std::to_string(n->port());
+    return out;
+  }
+  std::string dir() const override { return cluster.nodes[0]->dir(); }
+  std::string broker_log() const override {
+    std::string out;
+    for (size_t i = 0; i < cluster.nodes.size(); ++i)
+      out += "--- node " + std::to_string(i + 1) + " log (end) ---\n" + tail(cluster.nodes[i]->log(), 12000);
+    return out;
+  }
+  endpoint any_node() const override {
+    for (const auto& n : cluster.nodes)
+      if (n->running()) return n->port();
+    return cluster.nodes[0]->port();
+  }
+  std::vector<endpoint> all_nodes() const override {
+    std::vector<endpoint> out;
+    for (const auto& n : cluster.nodes)
+      if (n->running()) out.push_back(n->port());
+    return out;
+  }
+
+  // The coordinator of a transactional id (key type 1) or group (0) as a
+  // running node names it; -1 when none answers.
+  int coordinator(int8_t key_type, const std::string& key) {
+    msg::find_coordinator_request req;
+    req.key_type = key_type;
+    req.coordinator_keys = {key};
+    for (const auto& node : all_nodes()) {
+      raw_client c(node);
+      if (!c.connected()) continue;
+      auto r = c.call<msg::find_coordinator_response>(10, 4, req);
+      if (r && r->coordinators.size() == 1 && r->coordinators[0].error_code == 0) return r->coordinators[0].node_id;
+    }
+    return -1;
+  }
+  // Partition p's leader of the topic, as a running node's metadata has it.
+  int leader(const std::string& topic, int32_t p) {
+    raw_client c(any_node());
+    auto md = c.metadata(std::vector<std::string>{topic});
+    if (!md || md->topics.size() != 1) return -1;
+    for (const auto& part : md->topics[0].partitions)
+      if (part.partition_index == p && part.error_code == 0) return part.leader_id;
+    return -1;
+  }
+  // Every partition of the topics with all three replicas in sync.
+  bool whole(const std::vector<std::string>& topics) {
+    raw_client c(any_node());
+    auto md = c.metadata(topics);
+    if (!md || md->topics.size() != topics.size()) return false;
+    for (const auto& t : md->topics) {
+      if (t.error_code != 0 || t.partitions.empty()) return false;
+      for (const auto& part : t.partitions)
+        if (part.error_code != 0 || part.isr_nodes.size() != 3) return false;
+    }
+    return true;
+  }
+
+  kraft_nodes cluster;
+};
+
+// Kafka's transactions system test (transactions_test.py) on three nodes:
+// while a copier in group mode (KIP-447 offsets, transactions v2, random
+// aborts) copies the input, the transaction coordinator of its id is
+// killed (SIGKILL), the leader of an output partition stopped cleanly
+// (SIGTERM) and the copier's group coordinator killed, each started again
+// and the ISR whole before the next. The copier rides through (the client
+// finds the new coordinators; a transaction that cannot commit is aborted
+// and its input read again), and read_committed still sees every input
+// record exactly once, in order, with the group's offsets at the input's
+// end.
+TEST_F(ToolsTransactionsBounceIT, BouncedCoordinatorsAndLeadersLoseAndDuplicateNothing) {
+  constexpr int k_in0 = 700, k_in1 = 640;
+  create("copier-in", 2, 3);
+  create("copier-out", 2, 3);
+  ASSERT_TRUE(wait_until([&] { return whole({"copier-in", "copier-out"}); }, 60s)) << broker_log();
+  const std::vector<std::vector<std::string>> in{input_values(0, k_in0), input_values(1, k_in1)};
+  fill("copier-in", 0, in[0]);
+  fill("copier-in", 1, in[1]);
+
+  const std::string id = "copier-bounced";
+  auto args = copier_args(id, 0, k_in0 + k_in1, 20);
+  args.insert(args.end(), {"--group-mode", "--use-group-metadata"});
+  background_tool copier(dir(), "copier-bounced", k_copier, args, 240);
+  auto processed = [&] {
+    auto lines = lines_of(copier.out_so_far());
+    static const std::regex total(R"re("totalProcessed":(\d+))re");
+    std::smatch m;
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+      if (std::regex_search(*it, m, total)) return std::stoi(m[1].str());
+    return 0;
+  };
+
+  struct bounce {
+    std::string what;
+    std::function<int()> target;
+    bool hard;
+  };
+  const std::vector<bounce> bounces{
+      {"the transaction coordinator", [&] { return coordinator(1, id); }, true},
+      {"the leader of copier-out-0", [&] { return leader("copier-out", 0); }, false},
+      {"the group coordinator", [&] { return coordinator(0, "copier-group"); }, true},
+  };
+  int progress = 0;
+  for (const auto& b : bounces) {
+    // Copying has moved on since the last bounce.
+    ASSERT_TRUE(wait_until([&] { return processed() > progress; }, 90s))
+        << "the copier made no progress before bouncing " << b.what << "\n" << copier.out_so_far() << broker_log();
+    int target = -1;
+    ASSERT_TRUE(wait_until([&] { return (target = b.target()) > 0; }, 30s)) << b.what << "\n" << broker_log();
+    if (b.hard) {
+      ASSERT_EQ(cluster.node(target).stop(SIGKILL), -SIGKILL) << b.what;
+    } else {
+      ASSERT_EQ(cluster.node(target).stop(SIGTERM, 60s), 0) << b.what << "\n" << broker_log();
+    }
+    progress = processed();
+    // Bounced mid-copy, not after it.
+    ASSERT_LT(progress, k_in0 + k_in1) << "the copier had finished before " << b.what << " was bounced";
+    std::printf("bounced %s (node %d) with %d records copied\n", b.what.c_str(), target, progress);
+    ASSERT_TRUE(cluster.restart(target)) << b.what << " (node " << target << ") did not start again\n"
+                                          << broker_log();
+    ASSERT_TRUE(wait_until([&] { return whole({"copier-in", "copier-out", "__transaction_state", "__consumer_offsets"}); },
+                           90s))
+        << "ISR not whole after bouncing " << b.what << "\n" << broker_log();
+  }
+
+  auto done = copier.wait();
+  ASSERT_EQ(done.exit_code, 0) << report("copier", done) << broker_log();
+  auto status = last_status(done);
+  EXPECT_EQ(status["stage"], "ShutdownComplete") << report("copier", done);
+  EXPECT_EQ(status["totalProcessed"], std::to_string(k_in0 + k_in1)) << report("copier", done);
+  expect_output_is(in, report("copier", done));
+  expect_group_caught_up({{"0", std::to_string(k_in0)}, {"1", std::to_string(k_in1)}});
 }
 
 }  // namespace

@@ -1,0 +1,76 @@
+#pragma once
+// Kafka-style KRaft clusters of highwater processes for the compat tests:
+// three combined broker+controller nodes (ids 1-3), or three dedicated
+// controllers (1-3) with three brokers (4-6), on 127.0.0.1 with the
+// controller ports chosen by start_on_fresh_ports (no pick-then-bind race),
+// every process with short lag and session timeouts so that a stopped
+// broker is noticed within seconds. The arguments each process started with
+// are kept, so that a test can start it again the same way.
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "broker_process.h"
+
+namespace hw::testing {
+
+struct kraft_nodes {
+  std::vector<std::unique_ptr<broker_process>> nodes;  // nodes[id - 1]
+  std::vector<std::vector<std::string>> args;          // each one's start arguments
+
+  // Starts the cluster; `extra` overrides go to every process. False (with
+  // the processes' logs in the test's failure) when one did not start.
+  bool start(bool dedicated, const std::vector<std::string>& extra = {}) {
+    using namespace std::chrono_literals;
+    const int processes = dedicated ? 6 : 3;
+    std::vector<broker_process*> all;
+    for (int i = 0; i < processes; ++i) {
+      nodes.push_back(std::make_unique<broker_process>());
+      all.push_back(nodes.back().get());
+    }
+    const auto chosen = start_on_fresh_ports(3, [&](const std::vector<uint16_t>& ports) {
+      std::string voters;
+      for (int i = 0; i < 3; ++i) voters += (i ? "," : "") + std::to_string(i + 1) + "@127.0.0.1:" + std::to_string(ports[i]);
+      args.assign(processes, {});
+      for (int i = 0; i < processes; ++i) {
+        const int id = i + 1;
+        std::vector<std::string> overrides{"node.id=" + std::to_string(id), "controller.listener.names=CONTROLLER",
+                                           "controller.quorum.voters=" + voters, "replica.lag.time.max.ms=3000",
+                                           "broker.session.timeout.ms=4000", "broker.heartbeat.interval.ms=500"};
+        if (!dedicated) {
+          overrides.push_back("process.roles=broker,controller");
+          overrides.push_back("listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" + std::to_string(ports[i]));
+        } else if (id <= 3) {
+          overrides.push_back("process.roles=controller");
+          overrides.push_back("listeners=CONTROLLER://127.0.0.1:" + std::to_string(ports[i]));
+        } else {
+          overrides.push_back("process.roles=broker");
+        }
+        overrides.insert(overrides.end(), extra.begin(), extra.end());
+        for (const auto& o : overrides) {
+          args[i].push_back("--override");
+          args[i].push_back(o);
+        }
+      }
+      std::vector<std::thread> starting;
+      std::vector<int> started(processes, 0);
+      for (int i = 0; i < processes; ++i) starting.emplace_back([&, i] { started[i] = nodes[i]->start(args[i], 60s); });
+      for (auto& t : starting) t.join();
+      return started_or_port_taken(std::all_of(started.begin(), started.end(), [](int s) { return s != 0; }), all);
+    });
+    return chosen.has_value();
+  }
+
+  broker_process& node(int id) { return *nodes[id - 1]; }
+  // Started again with the arguments of its first start.
+  bool restart(int id) {
+    using namespace std::chrono_literals;
+    return node(id).start(args[id - 1], 60s);
+  }
+};
+
+}  // namespace hw::testing
