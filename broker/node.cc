@@ -396,6 +396,8 @@ std::optional<std::string> broker_node::impl::start() {
     vo.self = cfg.node_id;
     vo.num_txn_partitions = static_cast<int32_t>(cfg.get_int("transaction.state.log.num.partitions"));
     vo.request_timeout = std::chrono::milliseconds(cfg.get_int("request.timeout.ms"));
+    vo.add_retry_backoff = std::chrono::milliseconds(cfg.get_int("add.partitions.to.txn.retry.backoff.ms"));
+    vo.add_retry_backoff_max = std::chrono::milliseconds(cfg.get_int("add.partitions.to.txn.retry.backoff.max.ms"));
     txn_verifier = std::make_unique<txn::txn_verifier>(io.get_executor(), *publisher, vo);
   }
   replicas->set_leadership_listener([g = groups.get(), t = txns.get()](const storage::topic_partition& tp, bool leader,

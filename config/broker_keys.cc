@@ -391,6 +391,12 @@ const std::vector<config_key>& table() {
       {"transaction.partition.verification.enable", T::boolean, "true", rule::none(),
        "Whether a partition leader asks the transaction coordinator before the first transactional write of a "
        "producer epoch (KIP-890)."},
+      {"add.partitions.to.txn.retry.backoff.ms", T::int32, "20", rule::at_least(1),
+       "Backoff before a partition leader asks the transaction coordinator again to add a partition it refused "
+       "with CONCURRENT_TRANSACTIONS (the producer's previous transaction still ending)."},
+      {"add.partitions.to.txn.retry.backoff.max.ms", T::int32, "100", rule::at_least(0),
+       "How long a partition leader keeps asking before the producer gets the error (adds only, not "
+       "verification; no longer than request.timeout.ms)."},
       {"producer.id.expiration.ms", T::int32, "86400000", rule::at_least(1),
        "How long the state of an idle producer id is kept on a partition."},
       {"producer.id.expiration.check.interval.ms", T::int32, "600000", rule::at_least(1),

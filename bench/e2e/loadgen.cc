@@ -11,6 +11,8 @@
 //                           [--linger-ms 5] [--batch-bytes 1000000] [--idempotence true|false]
 //   hw_loadgen consume      --bootstrap B --topic T --records N [--timeout-ms 30000]
 //   hw_loadgen e2e          --bootstrap B --topic T [--rate 1000] [--seconds 10] [--record-size 1024]
+//   hw_loadgen txn          --bootstrap B --topic T [--transactions 500] [--records-per-txn 100]
+//                           [--record-size 1024] [--transactional-id hw-loadgen-txn]
 //
 // Single-threaded main; `produce` runs one producer instance per thread, each
 // with its own latency histogram, merged at the end.
@@ -546,11 +548,99 @@ int cmd_e2e(const flags& f) {
   return st.error.empty() ? 0 : 1;
 }
 
+// --- txn: one transactional producer, transaction after transaction -------
+
+struct txn_stats {
+  uint64_t delivered = 0;
+  uint64_t failed = 0;
+  std::string first_error;
+};
+
+void txn_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+  auto* st = static_cast<txn_stats*>(opaque);
+  if (!m->err) {
+    ++st->delivered;
+  } else if (st->failed++ == 0) {
+    st->first_error = rd_kafka_err2str(m->err);
+  }
+}
+
+// The error's text, and the error freed; empty for none.
+std::string take_error(rd_kafka_error_t* e) {
+  if (!e) return {};
+  std::string text = rd_kafka_error_string(e);
+  rd_kafka_error_destroy(e);
+  return text;
+}
+
+// Each transaction: begin, its records (partitions chosen by the client),
+// commit; the commit call is timed (it flushes what is still queued, then
+// waits for EndTxn: the markers are written before the next begin can add
+// a partition again). Prints throughput over the whole run and the commit
+// and whole-transaction latencies.
+int cmd_txn(const flags& f) {
+  const auto transactions = static_cast<uint64_t>(f.num("transactions", 500));
+  const auto per_txn = static_cast<uint64_t>(f.num("records-per-txn", 100));
+  const auto record_size = static_cast<size_t>(f.num("record-size", 1024));
+  const std::string payload = make_payload(record_size);
+  txn_stats st;
+  rd_kafka_conf_t* conf = make_conf(f.str("bootstrap"), {{"transactional.id", f.str("transactional-id", "hw-loadgen-txn")},
+                                                         {"linger.ms", "5"},
+                                                         {"batch.size", "1000000"}});
+  rd_kafka_conf_set_dr_msg_cb(conf, txn_delivery);
+  rd_kafka_conf_set_opaque(conf, &st);
+  rd_kafka_t* rk = make_client(RD_KAFKA_PRODUCER, conf);
+  std::string error = take_error(rd_kafka_init_transactions(rk, 60000));
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, f.str("topic").c_str(), nullptr);
+  histogram commit_us, txn_us;
+  const auto t0 = clock_type::now();
+  uint64_t committed = 0;
+  for (uint64_t t = 0; t < transactions && error.empty(); ++t) {
+    const auto begun = clock_type::now();
+    error = take_error(rd_kafka_begin_transaction(rk));
+    for (uint64_t i = 0; i < per_txn && error.empty();) {
+      const rd_kafka_resp_err_t err =
+          rd_kafka_producev(rk, RD_KAFKA_V_RKT(rkt), RD_KAFKA_V_PARTITION(RD_KAFKA_PARTITION_UA),
+                            RD_KAFKA_V_VALUE(const_cast<char*>(payload.data()), payload.size()), RD_KAFKA_V_END);
+      if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        ++i;
+      } else if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+        rd_kafka_poll(rk, 1);
+      } else {
+        error = rd_kafka_err2str(err);
+      }
+    }
+    if (!error.empty()) break;
+    const auto committing = clock_type::now();
+    error = take_error(rd_kafka_commit_transaction(rk, 60000));
+    const auto done = clock_type::now();
+    if (!error.empty()) break;
+    ++committed;
+    commit_us.record(std::chrono::duration_cast<std::chrono::microseconds>(done - committing).count());
+    txn_us.record(std::chrono::duration_cast<std::chrono::microseconds>(done - begun).count());
+  }
+  const double secs = seconds_since(t0);
+  rd_kafka_topic_destroy(rkt);
+  rd_kafka_destroy(rk);
+  if (error.empty() && st.failed) error = st.first_error;
+  const uint64_t records = committed * per_txn;
+  auto ms = [](const histogram& h, double p) { return static_cast<double>(h.percentile(p)) / 1e3; };
+  std::printf("{\"transactions\": %" PRIu64 ", \"records\": %" PRIu64 ", \"bytes\": %" PRIu64
+              ", \"seconds\": %.3f, \"records_per_s\": %.1f, \"mb_per_s\": %.3f, \"transactions_per_s\": %.1f, "
+              "\"commit_ms\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}, \"transaction_ms\": {\"p50\": %.3f, "
+              "\"p99\": %.3f}, \"error\": \"%s\"}\n",
+              committed, records, records * record_size, secs, static_cast<double>(records) / secs,
+              static_cast<double>(records * record_size) / secs / 1e6, static_cast<double>(committed) / secs,
+              ms(commit_us, 50), ms(commit_us, 99), static_cast<double>(commit_us.max()) / 1e3, ms(txn_us, 50),
+              ms(txn_us, 99), error.c_str());
+  return error.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: hw_loadgen probe|create-topic|produce|consume|e2e --bootstrap HOST:PORT ...\n");
+    std::fprintf(stderr, "usage: hw_loadgen probe|create-topic|produce|consume|e2e|txn --bootstrap HOST:PORT ...\n");
     return 2;
   }
   try {
@@ -561,6 +651,7 @@ int main(int argc, char** argv) {
     if (cmd == "produce") return cmd_produce(f);
     if (cmd == "consume") return cmd_consume(f);
     if (cmd == "e2e") return cmd_e2e(f);
+    if (cmd == "txn") return cmd_txn(f);
     std::fprintf(stderr, "unknown command %s\n", cmd.c_str());
     return 2;
   } catch (const std::exception& e) {

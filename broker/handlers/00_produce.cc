@@ -267,6 +267,25 @@ bool more_than_one_transactional_producer(const std::vector<ready_append>& ready
   return false;
 }
 
+// What a producer is told when the transaction coordinator did not vouch
+// for its write (Kafka's mapping in ReplicaManager).
+refusal refusal_of(error_code e) {
+  switch (e) {
+    case error_code::invalid_txn_state:
+      return {e, "Partition was not added to the transaction"};
+    case error_code::concurrent_transactions:
+    case error_code::network_exception:
+    case error_code::coordinator_load_in_progress:
+    case error_code::coordinator_not_available:
+    case error_code::not_coordinator:
+      return {error_code::not_enough_replicas,
+              "Unable to verify the partition has been added to the transaction. Underlying error: " +
+                  std::string(protocol::error_name(e))};
+    default:
+      return {e, ""};
+  }
+}
+
 // KIP-890 (Kafka's ReplicaManager.handleProduceAppend): the partitions
 // whose transactional batch would open a transaction there (the producer
 // has none ongoing at this epoch) are checked with the transaction
@@ -275,58 +294,63 @@ bool more_than_one_transactional_producer(const std::vector<ready_append>& ready
 // with the errors a producer handles: INVALID_TXN_STATE for a partition
 // not in the transaction, NOT_ENOUGH_REPLICAS (retriable, no metadata
 // refresh) when the coordinator could not answer. Each append gets the
-// verification guard its partition gave before the coordinator was asked.
+// verification guard its partition gave before the coordinator was asked;
+// adds refused with CONCURRENT_TRANSACTIONS are asked again (Kafka's
+// add.partitions.to.txn.retry.backoff.ms), each time with a fresh guard.
 asio::awaitable<std::map<size_t, refusal>> verify_transactional(const request_context& ctx,
                                                                 const std::string& transactional_id,
                                                                 std::vector<ready_append>& ready) {
   std::map<size_t, refusal> refused;
-  txn::verify_request request;
-  request.transactional_id = transactional_id;
-  std::map<txn::txn_topic_partition, std::vector<size_t>> by_partition;
+  txn::txn_verifier& verifier = *ctx.services->txn_verifier;
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<size_t> pending;  // the transactional batches still to verify
   for (size_t i = 0; i < ready.size(); ++i) {
-    auto& a = ready[i];
-    a.verification = storage::no_verification_guard;
-    protocol::record_batch_view batch(protocol::bytes_view(a.batch.data(), a.batch.size()));
-    if (!batch.is_transactional()) continue;
-    const int64_t producer_id = batch.producer_id();
-    const int16_t producer_epoch = batch.producer_epoch();
-    const int64_t now_ms = ctx.services->now_ms();
-    const auto guard = co_await run_on(a.part->strand(), [&] {
-      return a.part->start_transaction_verification(producer_id, producer_epoch, now_ms);
-    });
-    if (!guard) continue;  // its transaction is open here
-    a.verification = *guard;
-    request.producer_id = producer_id;
-    request.producer_epoch = producer_epoch;
-    by_partition[{a.part->tp().topic, a.part->tp().partition}].push_back(i);
-    request.partitions.insert({a.part->tp().topic, a.part->tp().partition});
+    ready[i].verification = storage::no_verification_guard;
+    protocol::record_batch_view batch(protocol::bytes_view(ready[i].batch.data(), ready[i].batch.size()));
+    if (batch.is_transactional()) pending.push_back(i);
   }
-  if (request.partitions.empty()) co_return refused;
-  request.operation = ctx.api_version > 11   ? txn::verify_operation::add_partition
-                      : ctx.api_version > 10 ? txn::verify_operation::verify_generic_error
-                                             : txn::verify_operation::verify_old_client;
-  const txn::verify_errors errors = co_await ctx.services->txn_verifier->verify(request);
-  for (const auto& [tp, e] : errors) {
-    refusal r;
-    switch (e) {
-      case error_code::invalid_txn_state:
-        r = {e, "Partition was not added to the transaction"};
-        break;
-      case error_code::concurrent_transactions:
-      case error_code::network_exception:
-      case error_code::coordinator_load_in_progress:
-      case error_code::coordinator_not_available:
-      case error_code::not_coordinator:
-        r = {error_code::not_enough_replicas,
-             "Unable to verify the partition has been added to the transaction. Underlying error: " +
-                 std::string(protocol::error_name(e))};
-        break;
-      default:
-        r = {e, ""};
+  while (!pending.empty()) {
+    txn::verify_request request;
+    request.transactional_id = transactional_id;
+    request.operation = ctx.api_version > 11   ? txn::verify_operation::add_partition
+                        : ctx.api_version > 10 ? txn::verify_operation::verify_generic_error
+                                               : txn::verify_operation::verify_old_client;
+    std::map<txn::txn_topic_partition, std::vector<size_t>> by_partition;
+    for (size_t i : pending) {
+      auto& a = ready[i];
+      protocol::record_batch_view batch(protocol::bytes_view(a.batch.data(), a.batch.size()));
+      const int64_t producer_id = batch.producer_id();
+      const int16_t producer_epoch = batch.producer_epoch();
+      const int64_t now_ms = ctx.services->now_ms();
+      // A guard taken now, also on a retry: a marker may have spent the
+      // one taken before.
+      const auto guard = co_await run_on(a.part->strand(), [&] {
+        return a.part->start_transaction_verification(producer_id, producer_epoch, now_ms);
+      });
+      a.verification = guard.value_or(storage::no_verification_guard);
+      if (!guard) continue;  // its transaction is open here
+      request.producer_id = producer_id;
+      request.producer_epoch = producer_epoch;
+      by_partition[{a.part->tp().topic, a.part->tp().partition}].push_back(i);
+      request.partitions.insert({a.part->tp().topic, a.part->tp().partition});
     }
-    auto it = by_partition.find(tp);
-    if (it == by_partition.end()) continue;
-    for (size_t i : it->second) refused[i] = r;
+    if (request.partitions.empty()) break;
+    const txn::verify_errors errors = co_await verifier.verify(request);
+    if (co_await verifier.wait_to_retry(request, errors, started)) {
+      pending.clear();
+      for (const auto& [tp, e] : errors) {
+        if (e == error_code::concurrent_transactions) {
+          auto& again = by_partition[tp];
+          pending.insert(pending.end(), again.begin(), again.end());
+          continue;
+        }
+        for (size_t i : by_partition[tp]) refused[i] = refusal_of(e);
+      }
+      continue;
+    }
+    for (const auto& [tp, e] : errors)
+      for (size_t i : by_partition[tp]) refused[i] = refusal_of(e);
+    break;
   }
   co_return refused;
 }

@@ -17,6 +17,7 @@
 // coordinator vouches for that partition (KIP-890; v5 adds it).
 
 #include <algorithm>
+#include <chrono>
 #include <iterator>
 
 #include "broker/group/request_support.h"
@@ -65,19 +66,24 @@ asio::awaitable<error_code> verify(const request_context& ctx, const txn_offset_
   const int32_t index = s.groups->partition_for(request.group_id);
   auto p = s.replicas->get({std::string(consumer_offsets_topic), index});
   if (!p) co_return error_code::none;  // the shard answers NOT_COORDINATOR
-  const int64_t now_ms = s.now_ms();
-  const auto started = co_await run_on(p->strand(), [&] {
-    return p->start_transaction_verification(request.producer_id, request.producer_epoch, now_ms);
-  });
-  if (!started) co_return error_code::none;  // its transaction is open there
-  *guard = *started;
   txn::verify_request v;
   v.transactional_id = request.transactional_id;
   v.producer_id = request.producer_id;
   v.producer_epoch = request.producer_epoch;
   v.partitions.insert({std::string(consumer_offsets_topic), index});
   v.operation = ctx.api_version >= 5 ? txn::verify_operation::add_partition : txn::verify_operation::verify_old_client;
-  const txn::verify_errors errors = co_await s.txn_verifier->verify(v);
+  const auto began = std::chrono::steady_clock::now();
+  txn::verify_errors errors;
+  do {
+    // A fresh guard on each attempt: a marker may have spent the last one.
+    const int64_t now_ms = s.now_ms();
+    const auto started = co_await run_on(p->strand(), [&] {
+      return p->start_transaction_verification(request.producer_id, request.producer_epoch, now_ms);
+    });
+    *guard = started.value_or(storage::no_verification_guard);
+    if (!started) co_return error_code::none;  // its transaction is open there
+    errors = co_await s.txn_verifier->verify(v);
+  } while (co_await s.txn_verifier->wait_to_retry(v, errors, began));
   if (errors.empty()) co_return error_code::none;
   switch (const error_code e = errors.begin()->second) {
     case error_code::unknown_topic_or_partition:

@@ -46,6 +46,18 @@ asio::awaitable<verify_errors> txn_verifier::verify(verify_request request) {
   co_return co_await asio::co_spawn(strand_, run(std::move(request)), asio::use_awaitable);
 }
 
+asio::awaitable<bool> txn_verifier::wait_to_retry(const verify_request& request, const verify_errors& errors,
+                                                  std::chrono::steady_clock::time_point started) const {
+  if (request.operation != verify_operation::add_partition) co_return false;
+  bool concurrent = false;
+  for (const auto& [tp, e] : errors) concurrent = concurrent || e == error_code::concurrent_transactions;
+  const auto next = std::chrono::steady_clock::now() - started + options_.add_retry_backoff;
+  if (!concurrent || next > options_.add_retry_backoff_max || next > options_.request_timeout) co_return false;
+  asio::steady_timer backoff(co_await asio::this_coro::executor, options_.add_retry_backoff);
+  co_await backoff.async_wait(asio::use_awaitable);
+  co_return true;
+}
+
 asio::awaitable<verify_errors> txn_verifier::run(verify_request request) {
   if (stopped_) co_return all_of(request.partitions, error_code::network_exception);
   // The coordinator is the leader of the id's __transaction_state partition.

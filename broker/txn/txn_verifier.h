@@ -34,6 +34,9 @@ struct verifier_options {
   int32_t self = -1;     // node.id, for the client id
   int32_t num_txn_partitions = 50;  // transaction.state.log.num.partitions
   std::chrono::milliseconds request_timeout{30000};  // request.timeout.ms
+  // add.partitions.to.txn.retry.backoff.ms / .max.ms (wait_to_retry).
+  std::chrono::milliseconds add_retry_backoff{20};
+  std::chrono::milliseconds add_retry_backoff_max{100};
 };
 
 // What the write's request version lets its client understand (Kafka's
@@ -63,6 +66,14 @@ class txn_verifier {
   ~txn_verifier();
 
   asio::awaitable<verify_errors> verify(verify_request request);
+  // Kafka's retry of an add the coordinator refused with
+  // CONCURRENT_TRANSACTIONS: when `errors` holds one, the request is an
+  // add and add_retry_backoff_max (and the request timeout) since
+  // `started` allow another attempt, waits the backoff and returns true.
+  // The caller then takes fresh verification guards for those partitions
+  // (a marker may have spent the first ones meanwhile) and asks again.
+  asio::awaitable<bool> wait_to_retry(const verify_request& request, const verify_errors& errors,
+                                      std::chrono::steady_clock::time_point started) const;
 
   // Closes the connections; calls in flight fail with NETWORK_EXCEPTION.
   void stop();

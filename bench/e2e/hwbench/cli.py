@@ -22,17 +22,19 @@ from .tools import ToolError, Tools
 SIZES = {
     "full": {"partitions": 6, "records_1k": 1_000_000, "records_100b": 4_000_000, "order_records": 300_000,
              "e2e_records": 6000, "e2e_rate": 1000, "e2e_seconds": 10, "loadgen_producers": 3, "loadgen_seconds": 10,
-             "loadgen_compression": "none", "idle_wait_s": 5, "lag_rate": 5000, "lag_seconds": 10},
+             "loadgen_compression": "none", "idle_wait_s": 5, "lag_rate": 5000, "lag_seconds": 10,
+             "txn_transactions": 1000},
     # --nodes 3: every record is written three times on the same two cores
     # (and Kafka runs three JVMs), so fewer records keep a round in minutes.
     "replicated": {"partitions": 6, "records_1k": 300_000, "records_100b": 1_000_000, "order_records": 100_000,
                    "e2e_records": 2000, "e2e_rate": 1000, "e2e_seconds": 10, "loadgen_producers": 3,
                    "loadgen_seconds": 10, "loadgen_compression": "none", "idle_wait_s": 5, "lag_rate": 5000,
-                   "lag_seconds": 10},
+                   "lag_seconds": 10, "txn_transactions": 500},
     "quick": {"partitions": 6, "records_1k": 100_000, "records_100b": 300_000, "order_records": 100_000,
               "e2e_records": 500,
               "e2e_rate": 500, "e2e_seconds": 3, "loadgen_producers": 3, "loadgen_seconds": 3,
-              "loadgen_compression": "none", "idle_wait_s": 2, "lag_rate": 2000, "lag_seconds": 4},
+              "loadgen_compression": "none", "idle_wait_s": 2, "lag_rate": 2000, "lag_seconds": 4,
+              "txn_transactions": 200},
 }
 
 

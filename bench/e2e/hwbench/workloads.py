@@ -28,6 +28,11 @@ CONSUMER_RUNS = [
     ("consumer_1k", "producer_1k_acks1", 1024),
     ("consumer_100b", "producer_100b_acks1", 100),
 ]
+# Transactions: ProducerPerformance committing every 100 ms, then a
+# read_committed ConsumerPerformance over what it wrote.
+TXN_ID = "perf-transactional"
+TRANSACTIONAL_PRODUCER = ("producer_1k_transactional", 1024, "all")
+READ_COMMITTED_CONSUMER = ("consumer_1k_read_committed", "producer_1k_transactional", 1024)
 
 TOOL_TIMEOUT_S = 240
 
@@ -91,7 +96,7 @@ def note_client_warnings(s, workload, tool, output):
                            "output_tail": "\n".join(bad[:4])})
 
 
-def producer_perf(name, size, acks):
+def producer_perf(name, size, acks, extra_args=()):
     def run(s):
         topic = name.replace("_", "-")
         records = s.records_for(size)
@@ -100,7 +105,7 @@ def producer_perf(name, size, acks):
         out, err, _ = s.tools.kafka_tool(
             "org.apache.kafka.tools.ProducerPerformance",
             ["--bootstrap-server", s.cluster.bootstrap, "--topic", topic, "--num-records", records,
-             "--record-size", size, "--throughput", "-1", "--command-property"] + props,
+             "--record-size", size, "--throughput", "-1"] + list(extra_args) + ["--command-property"] + props,
             TOOL_TIMEOUT_S)
         m = None
         for m in _PERF_SUMMARY.finditer(out):
@@ -119,7 +124,7 @@ def producer_perf(name, size, acks):
     return run
 
 
-def consumer_perf(name, source, size):
+def consumer_perf(name, source, size, props=()):
     def run(s):
         topic = source.replace("_", "-")
         if topic not in s.produced:
@@ -128,7 +133,8 @@ def consumer_perf(name, source, size):
         out, err, _ = s.tools.kafka_tool(
             "org.apache.kafka.tools.ConsumerPerformance",
             ["--bootstrap-server", s.cluster.bootstrap, "--topic", topic, "--num-records", records,
-             "--group", f"perf-{topic}", "--timeout", "30000"],
+             "--group", f"perf-{name}", "--timeout", "30000"] +
+            [a for p in props for a in ("--command-property", p)],
             TOOL_TIMEOUT_S)
         lines = [line for line in out.splitlines() if line.strip()]
         header = next((i for i, line in enumerate(lines) if line.startswith("start.time")), None)
@@ -245,6 +251,23 @@ def loadgen_consume(s):
     if r["records"] != want:
         raise ToolError(f"consumed {r['records']} of {want} records", "hw_loadgen consume", str(r))
     return {"records_per_s": r["records_per_s"], "mb_per_s": r["mb_per_s"], "bytes": r["bytes"]}
+
+
+def loadgen_txn(s):
+    """hw_loadgen txn: one librdkafka transactional producer, transactions of
+    100 records of 1 KiB back to back; commit and transaction latencies."""
+    topic = "loadgen-txn"
+    s.create_topic(topic, s.sizes["partitions"])
+    r = s.tools.loadgen("txn", ["--bootstrap", s.cluster.bootstrap, "--topic", topic,
+                                "--transactions", s.sizes["txn_transactions"], "--records-per-txn", 100,
+                                "--record-size", 1024, "--transactional-id", "hw-loadgen-txn"], TOOL_TIMEOUT_S)
+    if r["error"] or r["transactions"] != s.sizes["txn_transactions"]:
+        raise ToolError(f"{r['transactions']} transactions committed: {r['error']}", "hw_loadgen txn", str(r))
+    return {"records_per_s": r["records_per_s"], "mb_per_s": r["mb_per_s"],
+            "transactions_per_s": r["transactions_per_s"], "commit_p50_ms": r["commit_ms"]["p50"],
+            "commit_p99_ms": r["commit_ms"]["p99"], "commit_max_ms": r["commit_ms"]["max"],
+            "transaction_p50_ms": r["transaction_ms"]["p50"], "transaction_p99_ms": r["transaction_ms"]["p99"],
+            "bytes": r["bytes"]}
 
 
 # --- replicated clusters (--nodes 3) ---------------------------------------
@@ -431,6 +454,12 @@ def all_workloads(nodes=1):
     runs = [("idle_rss_100_partitions", idle_rss_100_partitions)]
     runs += [(name, producer_perf(name, size, acks)) for name, size, acks in PRODUCER_RUNS]
     runs += [(name, consumer_perf(name, source, size)) for name, source, size in CONSUMER_RUNS]
+    name, size, acks = TRANSACTIONAL_PRODUCER
+    runs += [(name, producer_perf(name, size, acks, ["--transactional-id", TXN_ID,
+                                                     "--transaction-duration-ms", "100"]))]
+    name, source, size = READ_COMMITTED_CONSUMER
+    runs += [(name, consumer_perf(name, source, size, ["isolation.level=read_committed"])),
+             ("loadgen_txn", loadgen_txn)]
     runs += [("order_java_producer", order_java_producer), ("e2e_latency_kafka_tool", e2e_latency_kafka_tool), ("e2e_latency_loadgen", e2e_latency_loadgen),
              ("loadgen_produce", loadgen_produce), ("loadgen_consume", loadgen_consume)]
     if nodes >= 3:
