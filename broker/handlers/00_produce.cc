@@ -252,17 +252,16 @@ struct refusal {
   std::string message;
 };
 
+// check_batch let exactly one batch per partition through: its header
+// names the producer.
 bool more_than_one_transactional_producer(const std::vector<ready_append>& ready) {
   std::optional<std::pair<int64_t, int16_t>> seen;
   for (const auto& a : ready) {
-    protocol::record_batch_walker walker(protocol::bytes_view(a.batch.data(), a.batch.size()));
-    protocol::record_batch_view b;
-    while (walker.next(b)) {
-      if (!b.is_transactional() || b.producer_id() < 0) continue;
-      const std::pair<int64_t, int16_t> producer{b.producer_id(), b.producer_epoch()};
-      if (seen && *seen != producer) return true;
-      seen = producer;
-    }
+    protocol::record_batch_view b(protocol::bytes_view(a.batch.data(), a.batch.size()));
+    if (!b.is_transactional() || b.producer_id() < 0) continue;
+    const std::pair<int64_t, int16_t> producer{b.producer_id(), b.producer_epoch()};
+    if (seen && *seen != producer) return true;
+    seen = producer;
   }
   return false;
 }
