@@ -7,7 +7,10 @@
 // transaction past its timeout is aborted by the coordinator; the
 // coordinator's state survives a restart (loaded from __transaction_state);
 // offsets sent to a transaction (TxnOffsetCommit) become the group's only
-// when it commits.
+// when it commits. On three nodes: a coordinator that dies after its
+// PrepareCommit is durable but before its markers are written leaves the
+// commit to the next coordinator, which loads the PrepareCommit and writes
+// the markers.
 
 #include <librdkafka/rdkafka.h>
 
@@ -22,7 +25,11 @@
 
 #include "broker_process.h"
 #include "metrics_scrape.h"
+#include "protocol/messages/create_topics.h"
+#include "protocol/messages/describe_transactions.h"
+#include "protocol/messages/find_coordinator.h"
 #include "rdkafka_support.h"
+#include "replication_cluster.h"
 
 namespace hw::testing {
 namespace {
@@ -349,6 +356,110 @@ TEST_F(TransactionsIT, OffsetsSentInATransactionAreTheGroupsOnlyIfItCommits) {
   start();
   EXPECT_EQ(committed(at(), "copiers", "txn-in"), 7) << broker.log();
   EXPECT_EQ(read_values(at(), "txn-out", "read_committed", 3), values("x", 3));
+}
+
+// FindCoordinator v3 for a transactional id, through node at: (error, node id).
+std::pair<int16_t, int32_t> transaction_coordinator(const endpoint& at, const std::string& transactional_id) {
+  raw_client client(at);
+  msg::find_coordinator_request req;
+  req.key = transactional_id;
+  req.key_type = 1;
+  auto resp = client.call<msg::find_coordinator_response>(10, 3, req);
+  if (!resp) return {-1, -1};
+  return {resp->error_code, resp->node_id};
+}
+
+// DescribeTransactions v0 of one id, through node at: its state, or
+// "error N" when the node answers an error for it.
+std::string transaction_state(const endpoint& at, const std::string& transactional_id) {
+  raw_client client(at);
+  msg::describe_transactions_request req;
+  req.transactional_ids = {transactional_id};
+  auto resp = client.call<msg::describe_transactions_response>(65, 0, req);
+  if (!resp || resp->transaction_states.size() != 1) return "no answer";
+  const auto& s = resp->transaction_states[0];
+  return s.error_code ? "error " + std::to_string(s.error_code) : s.transaction_state;
+}
+
+using TransactionsFailoverIT = replication_cluster;
+
+// The coordinator writes PrepareCommit (durable on the __transaction_state
+// replicas) and answers the producer, but cannot write the commit marker:
+// the data partition's only replica is down. The coordinator dies then.
+// When the data partition comes back, the partition's next leader has
+// become the coordinator: it loaded the PrepareCommit and writes the
+// markers, so the transaction commits whole and the id is usable again.
+TEST_F(TransactionsFailoverIT, ACoordinatorDeadBetweenPrepareAndCompleteLeavesTheMarkersToTheNext) {
+  const std::string id = "failover-txn";
+  std::pair<int16_t, int32_t> found;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        found = transaction_coordinator(at(0), id);
+        return found.first == 0;
+      },
+      30s))
+      << found.first << "\n"
+      << logs();
+  const int coordinator = found.second;
+  const int data_leader = coordinator % 3 + 1;
+  const int next = 6 - coordinator - data_leader;
+
+  {  // The data partition on one node, which will be down for the commit.
+    raw_client client(at(0));
+    msg::create_topics_request req;
+    auto& t = req.topics.emplace_back();
+    t.name = "txn-data";
+    t.num_partitions = -1;
+    t.replication_factor = -1;
+    t.assignments.push_back({0, {data_leader}, {}});
+    t.configs.push_back({"min.insync.replicas", "1", {}});
+    auto resp = client.call<msg::create_topics_response>(19, k_create_topics_version, req);
+    ASSERT_TRUE(resp && resp->topics.size() == 1);
+    ASSERT_EQ(resp->topics[0].error_code, 0) << resp->topics[0].error_message.value_or("");
+  }
+  ASSERT_TRUE(wait_until(
+      [&] {
+        for (int i = 0; i < 3; ++i) {
+          auto v = view(i, "txn-data");
+          if (!v || v->leader != data_leader) return false;
+        }
+        return true;
+      },
+      20s))
+      << logs();
+
+  txn_producer p(at(coordinator - 1), id);
+  ASSERT_EQ(p.init(), "") << logs();
+  ASSERT_EQ(p.begin(), "");
+  ASSERT_TRUE(p.send("txn-data", values("t", 5)));
+  ASSERT_TRUE(p.flush());
+  ASSERT_EQ(nodes[data_leader - 1]->stop(SIGKILL), -SIGKILL);
+  // Durable PrepareCommit: EndTxn is answered once the record is on the ISR.
+  ASSERT_EQ(p.commit(), "") << logs();
+  EXPECT_EQ(transaction_state(at(coordinator - 1), id), "PrepareCommit") << logs();
+  ASSERT_EQ(nodes[coordinator - 1]->stop(SIGKILL), -SIGKILL);
+
+  // Two nodes of three again: the quorum elects, the coordinator's broker
+  // is fenced, and its __transaction_state partition moves to `next`.
+  ASSERT_TRUE(start_node(data_leader - 1)) << logs();
+  ASSERT_TRUE(wait_until([&] { return transaction_coordinator(at(next - 1), id) == std::pair<int16_t, int32_t>{0, next}; },
+                         60s))
+      << logs();
+  ASSERT_TRUE(wait_until([&] { return transaction_state(at(next - 1), id) == "CompleteCommit"; }, 60s))
+      << transaction_state(at(next - 1), id) << "\n"
+      << logs();
+  // Five records and the commit marker: the last stable offset is the end.
+  EXPECT_EQ(latest(at(next - 1), "txn-data", "read_committed"), 6);
+  EXPECT_EQ(read_values(at(next - 1), "txn-data", "read_committed", 5), values("t", 5));
+
+  // The id goes on with its next transaction.
+  ASSERT_TRUE(start_node(coordinator - 1)) << logs();
+  txn_producer again(at(next - 1), id);
+  ASSERT_EQ(again.init(), "") << logs();
+  ASSERT_EQ(again.begin(), "");
+  ASSERT_TRUE(again.send("txn-data", values("u", 2)));
+  ASSERT_EQ(again.commit(), "") << logs();
+  EXPECT_EQ(read_values(at(next - 1), "txn-data", "read_committed", 7), concat(values("t", 5), values("u", 2)));
 }
 
 }  // namespace
