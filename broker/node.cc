@@ -32,6 +32,7 @@
 #include "broker/services.h"
 #include "broker/topics.h"
 #include "storage/io/file_system.h"
+#include "storage/late_transaction.h"
 #include "storage/log_manager.h"
 #include "storage/meta_properties.h"
 #include "config/topic_configs_layers.h"
@@ -489,11 +490,9 @@ std::optional<std::string> broker_node::impl::start() {
 std::optional<std::string> broker_node::impl::serve_metrics() {
   const int64_t port = cfg.get_int("highwater.metrics.port");
   if (port < 0) return std::nullopt;
-  // Kafka's hasLateTransaction: idle past the longest transaction timeout
-  // plus a 5 minute buffer.
-  const int64_t late_after_ms = cfg.get_int("transaction.max.timeout.ms") + 5 * 60 * 1000;
+  const int64_t max_txn_timeout_ms = cfg.get_int("transaction.max.timeout.ms");
   stats->set_gauge_source([r = replicas.get(), f = fetchers.get(), c = controller.get(), p = publisher.get(),
-                           t = txns.get(), late_after_ms] {
+                           t = txns.get(), max_txn_timeout_ms] {
     metrics::replica_gauges g;
     const int64_t now = wall_clock_ms();
     for (const auto& p : r->all()) {
@@ -506,7 +505,7 @@ std::optional<std::string> broker_node::impl::serve_metrics() {
       g.producer_ids += h.producer_ids;
       g.lso_lag_max = std::max(g.lso_lag_max, h.lso_lag);
       g.late_transaction_partitions +=
-          h.oldest_transaction_last_write_ms > 0 && now - h.oldest_transaction_last_write_ms > late_after_ms;
+          storage::is_late_transaction(h.oldest_transaction_last_write_ms, now, max_txn_timeout_ms);
     }
     if (t) {
       g.open_transactions = t->in_progress_total();

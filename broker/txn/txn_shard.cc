@@ -29,12 +29,17 @@ bool txn_shard::load(std::span<const uint8_t> key, std::optional<std::span<const
                      std::string* error) {
   auto record = decode_txn_record(key, value, error);
   if (!record) return false;
+  auto it = ids_.find(record->transactional_id);
+  const txn_state before = it == ids_.end() ? txn_state::empty : it->second.state();
   if (!record->value) {
-    ids_.erase(record->transactional_id);
+    if (it != ids_.end()) ids_.erase(it);
+    count_open(before, txn_state::empty);
     return true;
   }
   // The last record of an id is its state.
-  ids_.insert_or_assign(record->transactional_id, txn_metadata(record->transactional_id, *record->value));
+  txn_metadata loaded(record->transactional_id, *record->value);
+  count_open(before, loaded.state());
+  ids_.insert_or_assign(record->transactional_id, std::move(loaded));
   return true;
 }
 
@@ -72,6 +77,7 @@ void txn_shard::unload() {
   }
   appends_.clear();
   ids_.clear();
+  open_ = 0;
   awaiting_markers_.clear();
   retry_complete_.clear();
   mode_ = mode::inactive;
@@ -471,9 +477,11 @@ void txn_shard::on_append_done(append_token token, error_code error, int64_t now
     return;
   }
   if (f.next == then::expired) {
+    count_open(m->state(), txn_state::empty);
     ids_.erase(f.transactional_id);
     return;
   }
+  const txn_state before = m->state();
   if (auto wrong = m->complete(f.transit)) {
     illegal(f.transactional_id, *wrong);
     m->abandon();
@@ -485,6 +493,7 @@ void txn_shard::on_append_done(append_token token, error_code error, int64_t now
       answer(f.token, error_code::unknown_server_error);
     return;
   }
+  count_open(before, m->state());
   switch (f.next) {
     case then::answer_init:
       answer(f.token, init_producer_id_result{error_code::none, f.transit.producer_id, f.transit.producer_epoch});
@@ -507,14 +516,12 @@ void txn_shard::on_append_done(append_token token, error_code error, int64_t now
 
 // --- time ---------------------------------------------------------------------
 
-int64_t txn_shard::open_transactions() const {
-  int64_t n = 0;
-  for (const auto& [id, m] : ids_) {
-    const txn_state s = m.state();
-    n += s == txn_state::ongoing || s == txn_state::prepare_commit || s == txn_state::prepare_abort ||
-         s == txn_state::prepare_epoch_fence;
-  }
-  return n;
+void txn_shard::count_open(txn_state before, txn_state after) {
+  const auto open = [](txn_state s) {
+    return s == txn_state::ongoing || s == txn_state::prepare_commit || s == txn_state::prepare_abort ||
+           s == txn_state::prepare_epoch_fence;
+  };
+  open_ += static_cast<int>(open(after)) - static_cast<int>(open(before));
 }
 
 std::optional<int64_t> txn_shard::next_deadline_ms() const {

@@ -187,8 +187,9 @@ class txn_shard {
   const txn_metadata* find(std::string_view transactional_id) const;
   size_t size() const { return ids_.size(); }
   // Transactions begun and not yet complete (Ongoing, PrepareCommit,
-  // PrepareAbort, PrepareEpochFence), for the metrics.
-  int64_t open_transactions() const;
+  // PrepareAbort, PrepareEpochFence), for the metrics; kept as the states
+  // change, so reading it costs nothing.
+  int64_t open_transactions() const { return open_; }
 
   txn_shard_output take_output();
 
@@ -227,6 +228,8 @@ class txn_shard {
   void abort_timed_out(int64_t now_ms);
   void expire_idle(int64_t now_ms);
   void illegal(const std::string& transactional_id, const std::string& what);
+  // Keeps open_ true when an id's state goes from `before` to `after`.
+  void count_open(txn_state before, txn_state after);
 
   int32_t partition_;
   txn_config config_;
@@ -234,6 +237,7 @@ class txn_shard {
   int32_t coordinator_epoch_ = -1;
   int64_t next_tick_ms_ = 0;
   std::map<std::string, txn_metadata, std::less<>> ids_;
+  int64_t open_ = 0;  // ids_ in an open state
   std::map<append_token, in_flight> appends_;
   append_token next_append_ = 1;
   // Between a durable prepare record and a durable complete record: the

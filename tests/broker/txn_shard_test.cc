@@ -130,8 +130,10 @@ TEST_F(TxnShard, BadInitRequestsGetKafkasErrors) {
 TEST_F(TxnShard, ACommitWritesPrepareMarkersThenComplete) {
   auto p = init("app");
   const producer_id_and_epoch me{p.producer_id, p.producer_epoch};
+  EXPECT_EQ(shard.open_transactions(), 0);
   EXPECT_EQ(add("app", me, {{"orders", 0}, {"orders", 1}}), error_code::none);
   EXPECT_EQ(state("app"), txn_state::ongoing);
+  EXPECT_EQ(shard.open_transactions(), 1);
   EXPECT_EQ(add("app", me, {{"orders", 1}}), error_code::none) << "already in: answered without a write";
   EXPECT_EQ(logged("app").size(), 2u);
 
@@ -145,6 +147,7 @@ TEST_F(TxnShard, ACommitWritesPrepareMarkersThenComplete) {
   EXPECT_EQ(markers[0].coordinator_epoch, k_coordinator_epoch);
   EXPECT_EQ(markers[0].partitions, (txn_partitions{{"orders", 0}, {"orders", 1}}));
   EXPECT_EQ(state("app"), txn_state::prepare_commit);
+  EXPECT_EQ(shard.open_transactions(), 1);
 
   // Until the markers are out the id is busy.
   EXPECT_EQ(add("app", me, {{"orders", 2}}), error_code::concurrent_transactions);
@@ -154,6 +157,7 @@ TEST_F(TxnShard, ACommitWritesPrepareMarkersThenComplete) {
 
   write_markers();
   EXPECT_EQ(state("app"), txn_state::complete_commit);
+  EXPECT_EQ(shard.open_transactions(), 0);
   EXPECT_TRUE(shard.find("app")->partitions().empty());
   EXPECT_EQ(logged("app"), (std::vector<txn_state>{txn_state::empty, txn_state::ongoing, txn_state::prepare_commit,
                                                    txn_state::complete_commit}));
@@ -304,6 +308,7 @@ TEST_F(TxnShard, ANewCoordinatorLoadsTheLogAndSendsUnfinishedMarkersAgain) {
         << error;
   }
   next.end_load(now);
+  EXPECT_EQ(next.open_transactions(), 2) << "app in PrepareCommit, other Ongoing";
   auto out = next.take_output();
   ASSERT_EQ(out.markers.size(), 1u);
   EXPECT_EQ(out.markers[0].transactional_id, "app");
@@ -317,6 +322,9 @@ TEST_F(TxnShard, ANewCoordinatorLoadsTheLogAndSendsUnfinishedMarkersAgain) {
   ASSERT_EQ(out.appends.size(), 1u);
   next.on_append_done(out.appends[0].token, error_code::none, now);
   EXPECT_EQ(next.find("app")->state(), txn_state::complete_commit);
+  EXPECT_EQ(next.open_transactions(), 1);
+  next.unload();
+  EXPECT_EQ(next.open_transactions(), 0);
 }
 
 TEST_F(TxnShard, UnloadAnswersWhatWaitsNotCoordinator) {

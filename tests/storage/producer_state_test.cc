@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "storage/late_transaction.h"
 #include "storage/producer_state.h"
 
 namespace hw::storage {
@@ -213,6 +214,34 @@ TEST_F(producer_test, the_last_stable_offset_stops_at_another_producers_open_tra
   EXPECT_FALSE(done[0].txn.aborted);
   EXPECT_EQ(done[0].last_stable_offset, offset(12));
   EXPECT_EQ(state.first_undecided_offset(), offset(12));
+}
+
+// The oldest open transaction's producer's last write decides (as Kafka's
+// ProducerStateManager keeps it): late once idle past the longest
+// transaction timeout plus the buffer; a later transaction of another
+// producer counts once the oldest ends.
+TEST_F(producer_test, a_transaction_is_late_when_its_producer_is_idle_past_the_timeout_and_buffer) {
+  constexpr int64_t t0 = 1'000'000, max_timeout = 60'000;
+  const int64_t late = max_timeout + k_late_transaction_buffer_ms;
+  const auto is_late = [&](int64_t now) {
+    return is_late_transaction(state.oldest_transaction_last_write_ms(), now, max_timeout);
+  };
+  EXPECT_EQ(state.oldest_transaction_last_write_ms(), -1);
+  EXPECT_FALSE(is_late(t0 + 10 * late)) << "nothing open";
+  ASSERT_TRUE(client(txn_data(7, 0, 0, 0, 2, t0)).ok());
+  ASSERT_TRUE(client(txn_data(8, 0, 0, 2, 2, t0 + 500)).ok());
+  EXPECT_FALSE(is_late(t0));
+  EXPECT_FALSE(is_late(t0 + late));
+  EXPECT_TRUE(is_late(t0 + late + 1));
+  // Producer 7 writes again: its transaction is still the oldest, not late.
+  ASSERT_TRUE(client(txn_data(7, 0, 2, 4, 1, t0 + 1000)).ok());
+  EXPECT_FALSE(is_late(t0 + late + 1));
+  end_txn(marker(7, 0, 5, true, 0, 1, t0 + 1000));
+  EXPECT_EQ(state.oldest_transaction_last_write_ms(), t0 + 500);
+  EXPECT_FALSE(is_late(t0 + 500 + late));
+  EXPECT_TRUE(is_late(t0 + 500 + late + 1));
+  end_txn(marker(8, 0, 6, false, 0, 1, t0 + 2000));
+  EXPECT_FALSE(is_late(t0 + 10 * late));
 }
 
 TEST_F(producer_test, a_marker_without_an_open_transaction_completes_nothing) {
