@@ -72,69 +72,6 @@ std::string report(const std::string& what, const tool_result& r) {
          "--- " + what + " stderr ---\n" + tail(r.err, 12000);
 }
 
-// One of Kafka's tools started in the background, so that two copiers, or
-// several consumers, run at once (as a real deployment runs one copier per
-// input partition). Like run_kafka_tool it runs under `timeout -k 10`
-// (which makes itself a process group leader and signals the JVM when the
-// time is up); the destructor sends SIGTERM to that timeout process, the
-// one this test started, if the test ended before waiting for it.
-class background_tool {
- public:
-  background_tool(const std::string& work_dir, const std::string& name, const std::string& main_class,
-                  const std::vector<std::string>& args, int timeout_s)
-      : base_(work_dir + "/" + name) {
-    std::vector<std::string> argv{"timeout", "-k", "10", std::to_string(timeout_s),
-                                  HW_SOURCE_DIR "/scripts/kafka-run-class.sh", main_class};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, (base_ + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, (base_ + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (posix_spawnp(&pid_, "timeout", &fa, nullptr, cargv.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&fa);
-  }
-  background_tool(const background_tool&) = delete;
-  background_tool& operator=(const background_tool&) = delete;
-  ~background_tool() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    reap();
-  }
-
-  // What it has printed so far.
-  std::string out_so_far() const { return read_whole(base_ + ".out"); }
-
-  // Waits for the tool to exit (at most its timeout plus 10 s).
-  tool_result wait() {
-    tool_result r;
-    if (pid_ <= 0) {
-      r.err = "could not start " + base_;
-      return r;
-    }
-    const int status = reap();
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_whole(base_ + ".out");
-    r.err = read_whole(base_ + ".err");
-    return r;
-  }
-
- private:
-  int reap() {
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    return status;
-  }
-
-  std::string base_;
-  pid_t pid_ = -1;
-};
-
 // The distinct values of input partition p: "in-p<p>-0000", ...
 std::vector<std::string> input_values(int32_t p, int count) {
   std::vector<std::string> out;
@@ -177,32 +114,6 @@ bool subsequence(const std::vector<std::string>& inner, const std::vector<std::s
   for (size_t o = 0; o < outer.size() && i < inner.size(); ++o)
     if (outer[o] == inner[i]) ++i;
   return i == inner.size();
-}
-
-std::vector<std::string> words_of(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> out;
-  std::string w;
-  while (in >> w) out.push_back(w);
-  return out;
-}
-
-// kafka-consumer-groups --describe: one map column → value per row.
-std::vector<std::map<std::string, std::string>> describe_rows(const std::string& text) {
-  std::vector<std::map<std::string, std::string>> rows;
-  std::vector<std::string> header;
-  for (auto& line : lines_of(text)) {
-    auto words = words_of(line);
-    if (!words.empty() && words[0] == "GROUP") {
-      header = words;
-      continue;
-    }
-    if (header.empty() || words.size() != header.size()) continue;
-    std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size(); ++i) row[header[i]] = words[i];
-    rows.push_back(std::move(row));
-  }
-  return rows;
 }
 
 // The copier's last status line (JSON, one per loop), e.g.
@@ -322,7 +233,7 @@ class copier_test : public ::testing::Test {
                                     k_consumer_timeout_s);
     ASSERT_EQ(described.exit_code, 0) << report("describe", described) << broker_log();
     std::map<std::string, std::string> current, end, lag;
-    for (auto& row : describe_rows(described.out)) {
+    for (auto& row : table_rows(described.out, "GROUP")) {
       EXPECT_EQ(row["GROUP"], "copier-group") << described.all();
       EXPECT_EQ(row["TOPIC"], "copier-in") << described.all();
       current[row["PARTITION"]] = row["CURRENT-OFFSET"];
