@@ -10,7 +10,8 @@
 // when it commits. On three nodes: a coordinator that dies after its
 // PrepareCommit is durable but before its markers are written leaves the
 // commit to the next coordinator, which loads the PrepareCommit and writes
-// the markers.
+// the markers; a transactions v2 producer's first write right after its
+// commit waits at the leader for the markers instead of failing.
 
 #include <librdkafka/rdkafka.h>
 
@@ -27,7 +28,11 @@
 #include "metrics_scrape.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/describe_transactions.h"
+#include "protocol/messages/end_txn.h"
 #include "protocol/messages/find_coordinator.h"
+#include "protocol/messages/init_producer_id.h"
+#include "protocol/messages/produce.h"
+#include "protocol/records/record_batch_builder.h"
 #include "rdkafka_support.h"
 #include "replication_cluster.h"
 
@@ -381,7 +386,54 @@ std::string transaction_state(const endpoint& at, const std::string& transaction
   return s.error_code ? "error " + std::to_string(s.error_code) : s.transaction_state;
 }
 
-using TransactionsFailoverIT = replication_cluster;
+// Three combined nodes; a leader asks the coordinator again, for up to
+// 10 s, to add a partition it refused with CONCURRENT_TRANSACTIONS (Kafka's
+// default is 100 ms: long enough on a quiet machine, not under sanitizers
+// on a loaded one).
+class TransactionsOnThreeNodesIT : public replication_cluster {
+ protected:
+  std::vector<std::string> extra_overrides() const override {
+    return {"add.partitions.to.txn.retry.backoff.max.ms=10000"};
+  }
+  // Creates a one-partition topic with these replicas (the first leads)
+  // and waits until every node's metadata names that leader.
+  void create_placed(const std::string& topic, std::vector<int32_t> replicas,
+                     const std::string& min_insync_replicas) {
+    raw_client client(at(0));
+    msg::create_topics_request req;
+    auto& t = req.topics.emplace_back();
+    t.name = topic;
+    t.num_partitions = -1;
+    t.replication_factor = -1;
+    t.assignments.push_back({0, replicas, {}});
+    t.configs.push_back({"min.insync.replicas", min_insync_replicas, {}});
+    auto resp = client.call<msg::create_topics_response>(19, k_create_topics_version, req);
+    ASSERT_TRUE(resp && resp->topics.size() == 1);
+    ASSERT_EQ(resp->topics[0].error_code, 0) << resp->topics[0].error_message.value_or("");
+    ASSERT_TRUE(wait_until(
+        [&] {
+          for (int i = 0; i < 3; ++i) {
+            auto v = view(i, topic);
+            if (!v || v->leader != replicas[0] || v->isr.size() != replicas.size()) return false;
+          }
+          return true;
+        },
+        20s))
+        << logs();
+  }
+  // The coordinator of a transactional id, once one answers.
+  int coordinator_of(const std::string& transactional_id) {
+    std::pair<int16_t, int32_t> found;
+    const bool ok = wait_until(
+        [&] {
+          found = transaction_coordinator(at(0), transactional_id);
+          return found.first == 0;
+        },
+        30s);
+    EXPECT_TRUE(ok) << found.first << "\n" << logs();
+    return ok ? found.second : -1;
+  }
+};
 
 // The coordinator writes PrepareCommit (durable on the __transaction_state
 // replicas) and answers the producer, but cannot write the commit marker:
@@ -389,44 +441,14 @@ using TransactionsFailoverIT = replication_cluster;
 // When the data partition comes back, the partition's next leader has
 // become the coordinator: it loaded the PrepareCommit and writes the
 // markers, so the transaction commits whole and the id is usable again.
-TEST_F(TransactionsFailoverIT, ACoordinatorDeadBetweenPrepareAndCompleteLeavesTheMarkersToTheNext) {
+TEST_F(TransactionsOnThreeNodesIT, ACoordinatorDeadBetweenPrepareAndCompleteLeavesTheMarkersToTheNext) {
   const std::string id = "failover-txn";
-  std::pair<int16_t, int32_t> found;
-  ASSERT_TRUE(wait_until(
-      [&] {
-        found = transaction_coordinator(at(0), id);
-        return found.first == 0;
-      },
-      30s))
-      << found.first << "\n"
-      << logs();
-  const int coordinator = found.second;
+  const int coordinator = coordinator_of(id);
+  ASSERT_GT(coordinator, 0);
   const int data_leader = coordinator % 3 + 1;
   const int next = 6 - coordinator - data_leader;
-
-  {  // The data partition on one node, which will be down for the commit.
-    raw_client client(at(0));
-    msg::create_topics_request req;
-    auto& t = req.topics.emplace_back();
-    t.name = "txn-data";
-    t.num_partitions = -1;
-    t.replication_factor = -1;
-    t.assignments.push_back({0, {data_leader}, {}});
-    t.configs.push_back({"min.insync.replicas", "1", {}});
-    auto resp = client.call<msg::create_topics_response>(19, k_create_topics_version, req);
-    ASSERT_TRUE(resp && resp->topics.size() == 1);
-    ASSERT_EQ(resp->topics[0].error_code, 0) << resp->topics[0].error_message.value_or("");
-  }
-  ASSERT_TRUE(wait_until(
-      [&] {
-        for (int i = 0; i < 3; ++i) {
-          auto v = view(i, "txn-data");
-          if (!v || v->leader != data_leader) return false;
-        }
-        return true;
-      },
-      20s))
-      << logs();
+  // The data partition on one node, which will be down for the commit.
+  create_placed("txn-data", {data_leader}, "1");
 
   txn_producer p(at(coordinator - 1), id);
   ASSERT_EQ(p.init(), "") << logs();
@@ -460,6 +482,92 @@ TEST_F(TransactionsFailoverIT, ACoordinatorDeadBetweenPrepareAndCompleteLeavesTh
   ASSERT_TRUE(again.send("txn-data", values("u", 2)));
   ASSERT_EQ(again.commit(), "") << logs();
   EXPECT_EQ(read_values(at(next - 1), "txn-data", "read_committed", 7), concat(values("t", 5), values("u", 2)));
+}
+
+// Produce v12 of one transactional batch of `count` records to partition 0
+// through `client`: the partition's error.
+int16_t produce_v12(raw_client& client, const std::string& transactional_id, const std::string& topic,
+                    int64_t producer_id, int16_t epoch, int32_t sequence, int count) {
+  protocol::record_batch_options o;
+  o.transactional = true;
+  o.producer_id = producer_id;
+  o.producer_epoch = epoch;
+  o.base_sequence = sequence;
+  protocol::record_batch_builder b(o);
+  const std::string value = "value";
+  for (int i = 0; i < count; ++i)
+    b.append(1700000000000 + i, std::nullopt,
+             protocol::bytes_view(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
+  const std::vector<uint8_t> batch = b.finish();
+  msg::produce_request req;
+  req.transactional_id = transactional_id;
+  req.acks = -1;
+  req.timeout_ms = 30000;
+  auto& t = req.topic_data.emplace_back();
+  t.name = topic;
+  auto& pd = t.partition_data.emplace_back();
+  pd.index = 0;
+  pd.records = protocol::records_view(protocol::bytes_view(batch));
+  auto resp = client.call<msg::produce_response>(0, 12, req, 40s);
+  if (!resp || resp->responses.size() != 1 || resp->responses[0].partition_responses.size() != 1) return -1;
+  return resp->responses[0].partition_responses[0].error_code;
+}
+
+// EndTxn v5 (transactions v2): the error, and the epoch the producer goes on with.
+std::pair<int16_t, int16_t> end_txn_v5(raw_client& client, const std::string& transactional_id, int64_t producer_id,
+                                       int16_t epoch, bool commit) {
+  msg::end_txn_request req;
+  req.transactional_id = transactional_id;
+  req.producer_id = producer_id;
+  req.producer_epoch = epoch;
+  req.committed = commit;
+  auto resp = client.call<msg::end_txn_response>(26, 5, req);
+  if (!resp) return {-1, -1};
+  return {resp->error_code, resp->producer_epoch};
+}
+
+// A transactions v2 producer writes to a partition right after EndTxn
+// answered: the coordinator is still writing the last transaction's
+// markers (to another broker, acks=all, then its complete record), so it
+// refuses the leader's implicit add with CONCURRENT_TRANSACTIONS; the
+// leader asks again until the markers are out, and the write succeeds in
+// the new transaction instead of failing with a retriable error.
+TEST_F(TransactionsOnThreeNodesIT, AWriteRightAfterACommitWaitsAtTheLeaderForTheMarkers) {
+  const std::string id = "v2-right-after";
+  const int coordinator = coordinator_of(id);
+  ASSERT_GT(coordinator, 0);
+  const int leader = coordinator % 3 + 1;
+  const int other = 6 - coordinator - leader;
+  create_placed("txn-after", {leader, other, coordinator}, "2");
+
+  raw_client to_coordinator(at(coordinator - 1));
+  msg::init_producer_id_request init;
+  init.transactional_id = id;
+  init.transaction_timeout_ms = 60000;
+  std::optional<msg::init_producer_id_response> producer;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        producer = to_coordinator.call<msg::init_producer_id_response>(22, 5, init);
+        return producer && producer->error_code == 0;
+      },
+      30s))
+      << logs();
+  const int64_t pid = producer->producer_id;
+  int16_t epoch = producer->producer_epoch;
+
+  raw_client to_leader(at(leader - 1));
+  for (int round = 0; round < 5; ++round) {
+    ASSERT_EQ(produce_v12(to_leader, id, "txn-after", pid, epoch, 0, 3), 0) << "round " << round << "\n" << logs();
+    auto [error, next_epoch] = end_txn_v5(to_coordinator, id, pid, epoch, true);
+    ASSERT_EQ(error, 0) << "round " << round;
+    ASSERT_EQ(next_epoch, epoch + 1);
+    epoch = next_epoch;
+  }
+  // Five transactions of three records and a marker each, all committed.
+  ASSERT_TRUE(wait_until([&] { return latest(at(leader - 1), "txn-after", "read_committed") == 20; }, 20s))
+      << latest(at(leader - 1), "txn-after", "read_committed") << "\n"
+      << logs();
+  EXPECT_EQ(read_values(at(leader - 1), "txn-after", "read_committed", 15).size(), 15u);
 }
 
 }  // namespace
