@@ -1,14 +1,16 @@
 // DescribeProducers (key 61), version 0: the active idempotent and
-// transactional producers of partitions this broker leads
-// (kafka-transactions.sh describe-producers).
+// transactional producers of partitions this broker hosts, as leader or
+// follower (kafka-transactions.sh describe-producers, and find-hanging,
+// which asks one broker about every partition it hosts).
 //
 // Kafka's rules (ReplicaManager.activeProducerState, Partition
-// .activeProducerState, UnifiedLog.activeProducers): a partition the
-// metadata does not know is UNKNOWN_TOPIC_OR_PARTITION, one not hosted here
-// NOT_LEADER_OR_FOLLOWER, an offline one KAFKA_STORAGE_ERROR (without
-// messages); a follower answers NOT_LEADER_OR_FOLLOWER with the code's
-// message; each producer is listed with its epoch, last sequence, last
-// timestamp, coordinator epoch and open transaction's first offset (-1).
+// .activeProducerState: the local log, whatever the replica's role;
+// UnifiedLog.activeProducers): a partition the metadata does not know is
+// UNKNOWN_TOPIC_OR_PARTITION, one not hosted here NOT_LEADER_OR_FOLLOWER,
+// an offline one KAFKA_STORAGE_ERROR (without messages); each producer is
+// listed with its epoch, last sequence, last timestamp, coordinator epoch
+// and open transaction's first offset (-1). A follower's producer state is
+// rebuilt from the batches it replicates, so it answers the same.
 
 #include <algorithm>
 
@@ -56,12 +58,6 @@ asio::awaitable<partition_response> describe(const broker_services& s, const con
     out.error_code = static_cast<int16_t>(error_code::not_leader_or_follower);
   } else if (s.replicas->logs().is_offline(p->tp())) {
     out.error_code = static_cast<int16_t>(error_code::kafka_storage_error);
-  } else if (!p->is_leader()) {
-    out.error_code = static_cast<int16_t>(error_code::not_leader_or_follower);
-    out.error_message =
-        "For requests intended only for the leader, this error indicates that the broker is not the current leader. "
-        "For requests intended for any replica, this error indicates that the broker is not a replica of the topic "
-        "partition.";
   } else {
     out.active_producers = co_await run_on(p->strand(), [&] { return active_producers(*p); });
   }

@@ -43,6 +43,9 @@
 #include "kafka_tool.h"
 #include "kraft_nodes.h"
 #include "protocol/messages/find_coordinator.h"
+#include "protocol/messages/list_offsets.h"
+#include "protocol/messages/produce.h"
+#include "protocol/records/record_batch_builder.h"
 #include "raw_requests.h"
 
 extern char** environ;
@@ -224,6 +227,21 @@ class copier_test : public ::testing::Test {
     }
   }
 
+  // kafka-transactions find-hanging on each broker, with no minimum age
+  // (--max-transaction-timeout 0): once the copier has ended, no partition
+  // holds an open transaction at all, so only the table's header prints.
+  void expect_nothing_hanging(const std::vector<int>& broker_ids) {
+    for (int id : broker_ids) {
+      auto hanging = run_kafka_tool(dir(), k_transactions,
+                                    {"--bootstrap-server", bootstrap(), "find-hanging", "--broker-id",
+                                     std::to_string(id), "--max-transaction-timeout", "0"});
+      ASSERT_EQ(hanging.exit_code, 0) << hanging.all();
+      EXPECT_NE(hanging.out.find("Topic\tPartition\tProducerId"), std::string::npos) << hanging.all();
+      EXPECT_EQ(std::count(hanging.out.begin(), hanging.out.end(), '\n'), 1) << "broker " << id << "\n"
+                                                                             << hanging.all();
+    }
+  }
+
   // The group's committed offsets per input partition, as kafka-consumer-
   // groups --describe prints them: CURRENT-OFFSET, LOG-END-OFFSET and LAG
   // must be the input's end offset, the same and 0.
@@ -314,11 +332,7 @@ TEST_F(ToolsTransactionsIT, CopierInGroupModeCopiesEachRecordExactlyOnce) {
   // Transactions v2: each of the copier's 20 or more EndTxn bumped the
   // epoch (under v1 it would still be 0).
   EXPECT_GE(std::stoi(described_row[1].str()), 20) << described.all();
-  auto hanging = run_kafka_tool(broker.dir(), k_transactions, {"--bootstrap-server", bootstrap(), "find-hanging", "--broker-id", "1"});
-  ASSERT_EQ(hanging.exit_code, 0) << hanging.all();
-  // The table's header and no row.
-  EXPECT_NE(hanging.out.find("Topic\tPartition\tProducerId"), std::string::npos) << hanging.all();
-  EXPECT_EQ(std::count(hanging.out.begin(), hanging.out.end(), '\n'), 1) << hanging.all();
+  expect_nothing_hanging({1});
 }
 
 // Two copiers at once, one per input partition (assigned, not
@@ -535,6 +549,136 @@ TEST_F(ToolsTransactionsBounceIT, BouncedCoordinatorsAndLeadersLoseAndDuplicateN
   EXPECT_EQ(status["totalProcessed"], std::to_string(k_in0 + k_in1)) << report("copier", done);
   expect_output_is(in, report("copier", done));
   expect_group_caught_up({{"0", std::to_string(k_in0)}, {"1", std::to_string(k_in1)}});
+  expect_nothing_hanging({1, 2, 3});
+}
+
+// Produce v9 of one batch (transactional when producer_id >= 0) of `count`
+// values "<prefix><i>" to partition 0, as transactional id `id`: the error.
+int16_t produce_batch(raw_client& c, const std::string& topic, const std::string& id, int64_t producer_id,
+                      int count, const std::string& prefix) {
+  protocol::record_batch_options o;
+  if (producer_id >= 0) {
+    o.transactional = true;
+    o.producer_id = producer_id;
+    o.producer_epoch = 0;
+    o.base_sequence = 0;
+  }
+  protocol::record_batch_builder b(o);
+  std::vector<std::string> values;
+  for (int i = 0; i < count; ++i) values.push_back(prefix + std::to_string(i));
+  for (int i = 0; i < count; ++i)
+    b.append(1700000000000 + i, std::nullopt,
+             protocol::bytes_view(reinterpret_cast<const uint8_t*>(values[i].data()), values[i].size()));
+  const std::vector<uint8_t> batch = b.finish();
+  msg::produce_request req;
+  if (producer_id >= 0) req.transactional_id = id;
+  req.acks = -1;
+  req.timeout_ms = 10000;
+  auto& t = req.topic_data.emplace_back();
+  t.name = topic;
+  auto& pd = t.partition_data.emplace_back();
+  pd.index = 0;
+  pd.records = protocol::records_view(protocol::bytes_view(batch));
+  auto r = c.call<msg::produce_response>(0, 9, req);
+  if (!r || r->responses.size() != 1 || r->responses[0].partition_responses.size() != 1) return -1;
+  return r->responses[0].partition_responses[0].error_code;
+}
+
+// ListOffsets latest of partition 0 as a read_committed consumer asks it: the last stable offset.
+int64_t last_stable_offset(raw_client& c, const std::string& topic) {
+  msg::list_offsets_request req;
+  req.replica_id = -1;
+  req.isolation_level = 1;
+  auto& t = req.topics.emplace_back();
+  t.name = topic;
+  auto& p = t.partitions.emplace_back();
+  p.partition_index = 0;
+  p.timestamp = -1;
+  auto r = c.call<msg::list_offsets_response>(2, 7, req);
+  if (!r || r->topics.size() != 1 || r->topics[0].partitions.size() != 1) return -2;
+  return r->topics[0].partitions[0].error_code ? -2 : r->topics[0].partitions[0].offset;
+}
+
+// The rows of a table kafka-transactions prints (header first; cells
+// padded and tab-separated, none with a blank in it).
+std::vector<std::vector<std::string>> tab_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& line : lines_of(text))
+    if (!jvm_log_line(line)) rows.push_back(words_of(line));
+  return rows;
+}
+
+// A hanging transaction, as a broker without verification (Kafka before
+// KIP-890, or transaction.partition.verification.enable=false) lets one
+// through: a transactional batch whose producer never told a coordinator,
+// so nothing will ever end it and the last stable offset stays behind it.
+// kafka-transactions.sh finds it (find-hanging), shows its producer
+// (describe-producers) and aborts it (abort: the tool looks the producer
+// up with DescribeProducers and sends WriteTxnMarkers itself); then the
+// last stable offset moves to the end, read_committed reads the records
+// written after it, and nothing hangs any more.
+TEST(ToolsHangingTransactionIT, FindHangingDescribeProducersAndAbort) {
+  broker_process broker;
+  ASSERT_TRUE(broker.start({"--override", "transaction.partition.verification.enable=false"})) << broker.log();
+  const std::string bootstrap = "127.0.0.1:" + std::to_string(broker.port());
+  raw_client c(broker.port());
+  auto created = c.create_topic("hanging", 1);
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->topics[0].error_code, 0);
+  constexpr int64_t k_pid = 4242;
+  ASSERT_EQ(produce_batch(c, "hanging", "never-added", k_pid, 3, "open-"), 0) << broker.log();
+  ASSERT_EQ(produce_batch(c, "hanging", "", -1, 2, "after-"), 0) << broker.log();
+  EXPECT_EQ(last_stable_offset(c, "hanging"), 0);
+
+  auto found = run_kafka_tool(broker.dir(), k_transactions,
+                              {"--bootstrap-server", bootstrap, "find-hanging", "--broker-id", "1",
+                               "--max-transaction-timeout", "0"});
+  ASSERT_EQ(found.exit_code, 0) << found.all();
+  auto rows = tab_rows(found.out);
+  ASSERT_EQ(rows.size(), 2u) << found.all();
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"Topic", "Partition", "ProducerId", "ProducerEpoch",
+                                                "CoordinatorEpoch", "StartOffset", "LastTimestamp", "Duration(min)"}))
+      << found.all();
+  ASSERT_EQ(rows[1].size(), 8u) << found.all();
+  EXPECT_EQ(rows[1][0], "hanging");
+  EXPECT_EQ(rows[1][1], "0");
+  EXPECT_EQ(rows[1][2], std::to_string(k_pid));
+  EXPECT_EQ(rows[1][3], "0");
+  EXPECT_EQ(rows[1][4], "-1") << "no marker yet: no coordinator epoch";
+  EXPECT_EQ(rows[1][5], "0");
+  EXPECT_EQ(rows[1][6], "1700000000002") << "the batch's last timestamp";
+
+  auto producers = run_kafka_tool(broker.dir(), k_transactions,
+                                  {"--bootstrap-server", bootstrap, "describe-producers", "--topic", "hanging",
+                                   "--partition", "0"});
+  ASSERT_EQ(producers.exit_code, 0) << producers.all();
+  rows = tab_rows(producers.out);
+  ASSERT_EQ(rows.size(), 2u) << producers.all();
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"ProducerId", "ProducerEpoch", "LatestCoordinatorEpoch",
+                                                "LastSequence", "LastTimestamp", "CurrentTransactionStartOffset"}))
+      << producers.all();
+  EXPECT_EQ(rows[1], (std::vector<std::string>{std::to_string(k_pid), "0", "-1", "2", "1700000000002", "0"}))
+      << producers.all();
+
+  auto aborted = run_kafka_tool(broker.dir(), k_transactions,
+                                {"--bootstrap-server", bootstrap, "abort", "--topic", "hanging", "--partition", "0",
+                                 "--start-offset", "0"});
+  ASSERT_EQ(aborted.exit_code, 0) << aborted.all() << broker.log();
+  // Three open records, two plain ones, the abort marker.
+  ASSERT_TRUE(wait_until([&] { return last_stable_offset(c, "hanging") == 6; }, 10s))
+      << last_stable_offset(c, "hanging") << "\n" << broker.log();
+  auto read = run_kafka_tool(broker.dir(), k_console_consumer,
+                             {"--bootstrap-server", bootstrap, "--topic", "hanging", "--partition", "0", "--offset",
+                              "earliest", "--isolation-level", "read_committed", "--max-messages", "2",
+                              "--timeout-ms", "30000"});
+  ASSERT_EQ(read.exit_code, 0) << read.all();
+  EXPECT_EQ(tool_lines(read), (std::vector<std::string>{"after-0", "after-1"})) << read.all();
+
+  auto after = run_kafka_tool(broker.dir(), k_transactions,
+                              {"--bootstrap-server", bootstrap, "find-hanging", "--broker-id", "1",
+                               "--max-transaction-timeout", "0"});
+  ASSERT_EQ(after.exit_code, 0) << after.all();
+  EXPECT_EQ(tab_rows(after.out).size(), 1u) << after.all();
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "broker_process.h"
 #include "metrics_scrape.h"
 #include "protocol/messages/create_topics.h"
+#include "protocol/messages/describe_producers.h"
 #include "protocol/messages/describe_transactions.h"
 #include "protocol/messages/end_txn.h"
 #include "protocol/messages/find_coordinator.h"
@@ -568,6 +569,33 @@ TEST_F(TransactionsOnThreeNodesIT, AWriteRightAfterACommitWaitsAtTheLeaderForThe
       << latest(at(leader - 1), "txn-after", "read_committed") << "\n"
       << logs();
   EXPECT_EQ(read_values(at(leader - 1), "txn-after", "read_committed", 15).size(), 15u);
+
+  // Each replica rebuilt the producer's state from what it replicated, and
+  // answers DescribeProducers itself, followers too (as Kafka's do:
+  // kafka-transactions find-hanging asks one broker about all it hosts).
+  for (int node : {leader, other, coordinator}) {
+    msg::describe_producers_request req;
+    auto& t = req.topics.emplace_back();
+    t.name = "txn-after";
+    t.partition_indexes = {0};
+    std::string seen;
+    EXPECT_TRUE(wait_until(
+        [&] {
+          raw_client c(at(node - 1));
+          auto r = c.call<msg::describe_producers_response>(61, 0, req);
+          if (!r || r->topics.size() != 1 || r->topics[0].partitions.size() != 1) return false;
+          const auto& part = r->topics[0].partitions[0];
+          seen = "error " + std::to_string(part.error_code);
+          for (const auto& ps : part.active_producers)
+            seen += ", producer " + std::to_string(ps.producer_id) + " epoch " + std::to_string(ps.producer_epoch) +
+                    " open at " + std::to_string(ps.current_txn_start_offset);
+          return part.error_code == 0 && part.active_producers.size() == 1 &&
+                 part.active_producers[0].producer_id == pid && part.active_producers[0].producer_epoch == epoch &&
+                 part.active_producers[0].current_txn_start_offset == -1;
+        },
+        10s))
+        << "node " << node << ": " << seen;
+  }
 }
 
 }  // namespace

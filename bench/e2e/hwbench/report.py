@@ -39,6 +39,9 @@ for _name, _title in [("producer_1k_acks1", "Producer, 1 KiB records, acks=1 (ka
     TABLE[_name] = (_title, _THROUGHPUT + _LATENCY + _CPU)
 TABLE["producer_1k_transactional"] = ("Producer, 1 KiB records, transactions committed every 100 ms "
                                       "(kafka-producer-perf-test --transactional-id)", _THROUGHPUT + _LATENCY + _CPU)
+TABLE["producer_1k_transactional_1s"] = ("Producer, 1 KiB records, transactions committed every second "
+                                         "(kafka-producer-perf-test --transactional-id)",
+                                         _THROUGHPUT + _LATENCY + _CPU)
 TABLE["consumer_1k_read_committed"] = ("Consumer, read_committed, over the transactional producer's records "
                                        "(kafka-consumer-perf-test)",
                                        _THROUGHPUT + [("group_join_ms", "group join (ms)", "lower")] + _CPU)
@@ -94,6 +97,8 @@ GOALS = [("producer throughput, 1 KiB, acks=1", "producer_1k_acks1", "records_pe
          ("p99 end-to-end latency (EndToEndLatency)", "e2e_latency_kafka_tool", "latency_p99_ms", "<=", 0.5),
          ("p99 end-to-end latency (hw_loadgen e2e)", "e2e_latency_loadgen", "latency_p99_ms", "<=", 0.5),
          ("producer throughput, 1 KiB, transactional", "producer_1k_transactional", "records_per_s", ">=", 1.5),
+         ("producer throughput, 1 KiB, transactional, 1 s transactions", "producer_1k_transactional_1s",
+          "records_per_s", ">=", 1.5),
          ("read_committed consumer throughput, 1 KiB", "consumer_1k_read_committed", "records_per_s", ">=", 1.5),
          ("transaction commit p99 (hw_loadgen txn)", "loadgen_txn", "commit_p99_ms", "<=", 0.5),
          ("peak RSS", "resources", "peak_rss_mib", "<=", 0.2),
@@ -112,6 +117,9 @@ GOALS_REPLICATED = [
      "<=", 0.3),
     ("broker CPU s per GB, hw_loadgen produce, RF 3", "loadgen_produce", "cpu_s_per_gb", "<=", 0.3),
     ("producer throughput, 1 KiB, transactional, RF 3", "producer_1k_transactional", "records_per_s", ">=", 1.5),
+    ("producer throughput, 1 KiB, transactional, 1 s transactions, RF 3", "producer_1k_transactional_1s",
+     "records_per_s", ">=", 1.5),
+    ("read_committed consumer throughput, 1 KiB, RF 3", "consumer_1k_read_committed", "records_per_s", ">=", 1.5),
     ("transaction commit p99 (hw_loadgen txn), RF 3", "loadgen_txn", "commit_p99_ms", "<=", 0.5),
     ("kill of a leader to the first acks=all produce", "leader_failover", "kill_to_first_acksall_produce_ms", "<", 1.0),
     ("CreateTopics, 100 partitions, RF 3", "idle_rss_100_partitions", "create_topic_100_partitions_ms", "<=", 1.0)]

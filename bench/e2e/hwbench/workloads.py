@@ -29,9 +29,11 @@ CONSUMER_RUNS = [
     ("consumer_100b", "producer_100b_acks1", 100),
 ]
 # Transactions: ProducerPerformance committing every 100 ms, then a
-# read_committed ConsumerPerformance over what it wrote.
+# read_committed ConsumerPerformance over what it wrote; and committing
+# every second.
 TXN_ID = "perf-transactional"
 TRANSACTIONAL_PRODUCER = ("producer_1k_transactional", 1024, "all")
+TRANSACTIONAL_PRODUCER_1S = ("producer_1k_transactional_1s", 1024, "all")
 READ_COMMITTED_CONSUMER = ("consumer_1k_read_committed", "producer_1k_transactional", 1024)
 
 TOOL_TIMEOUT_S = 240
@@ -458,7 +460,10 @@ def all_workloads(nodes=1):
     runs += [(name, producer_perf(name, size, acks, ["--transactional-id", TXN_ID,
                                                      "--transaction-duration-ms", "100"]))]
     name, source, size = READ_COMMITTED_CONSUMER
-    runs += [(name, consumer_perf(name, source, size, ["isolation.level=read_committed"])),
+    runs += [(name, consumer_perf(name, source, size, ["isolation.level=read_committed"]))]
+    name, size, acks = TRANSACTIONAL_PRODUCER_1S
+    runs += [(name, producer_perf(name, size, acks, ["--transactional-id", TXN_ID + "-1s",
+                                                     "--transaction-duration-ms", "1000"])),
              ("loadgen_txn", loadgen_txn)]
     runs += [("order_java_producer", order_java_producer), ("e2e_latency_kafka_tool", e2e_latency_kafka_tool), ("e2e_latency_loadgen", e2e_latency_loadgen),
              ("loadgen_produce", loadgen_produce), ("loadgen_consume", loadgen_consume)]
