@@ -5,18 +5,22 @@
 // Kafka's brokers forward admin requests and send their registrations and
 // heartbeats. A request that came in on a controller listener is never
 // forwarded: a controller that is not active answers NOT_CONTROLLER and the
-// client asks another.
+// client asks another. A forwarded admin request no controller answers in
+// time gets REQUEST_TIMED_OUT per resource (timed_out_response.h).
 
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <vector>
 
+#include "broker/admin/timed_out_response.h"
 #include "broker/asio.h"
 #include "broker/metadata/controller_not_active.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/raft_driver.h"
 #include "broker/services.h"
+#include "config/broker_config.h"
 #include "protocol/wire/reader.h"
 #include "protocol/wire/writer.h"
 
@@ -28,6 +32,22 @@ struct controller_call_result {
   // In process only: where the committed records end.
   storage::offset committed_end{-1};
 };
+
+// The answer to a forwarded request no active controller answered in time:
+// Kafka's timeout answer for the admin requests, NOT_CONTROLLER for the
+// rest (their senders retry on it).
+template <class R, class Req>
+R unanswered(const Req& request, int16_t version) {
+  if constexpr (requires {
+                  { timed_out_response(request, version) } -> std::same_as<R>;
+                }) {
+    return timed_out_response(request, version);
+  } else {
+    R r{};
+    mark_not_controller(r);
+    return r;
+  }
+}
 
 // Op: controller_result<R>(quorum_controller&, int64_t now_ms, storage::offset next_offset); a plain lambda
 // (see controller_service::submit on GCC 12 and co_await temporaries).
@@ -68,7 +88,7 @@ asio::awaitable<R> call_active_controller(const broker_services& services, bool 
       pause.expires_after(std::chrono::milliseconds(100));
       co_await pause.async_wait(asio::use_awaitable);
     }
-    if (!outcome.remote) mark_not_controller(response);
+    if (!outcome.remote) response = unanswered<R>(request, version);
   } else if (!services.controller) {
     mark_not_controller(response);
   }
@@ -80,14 +100,19 @@ asio::awaitable<R> call_active_controller(const broker_services& services, bool 
 // controller listener; answered once this broker has applied what it
 // committed in process (clients expect to see the change in their next
 // Metadata).
+// A forwarded request waits for a controller's answer up to the broker's
+// request.timeout.ms, as Kafka's forwarding does.
 template <class R, class Req, class Op>
 asio::awaitable<R> call_controller(const request_context& ctx, const Req& request, Op op,
                                    std::chrono::milliseconds apply_timeout = std::chrono::seconds(30)) {
   const broker_services& services = *ctx.services;
   controller_call_result result;
+  const auto forward_timeout = services.config ? std::chrono::milliseconds(services.config->get_int("request.timeout.ms"))
+                                               : std::chrono::milliseconds(std::chrono::seconds(30));
   R response = co_await call_active_controller<R>(
       services, !services.is_controller_listener(ctx.listener_name), ctx.api_key, ctx.api_version, request,
-      [&](controller::quorum_controller& qc, int64_t now, storage::offset) { return op(qc, now); }, &result);
+      [&](controller::quorum_controller& qc, int64_t now, storage::offset) { return op(qc, now); }, &result,
+      forward_timeout);
   if (result.status == commit_status::committed && !result.remote && services.metadata)
     co_await services.metadata->wait_applied(result.committed_end, apply_timeout);
   co_return response;

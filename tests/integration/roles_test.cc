@@ -14,7 +14,10 @@
 #include <vector>
 
 #include "broker_process.h"
+#include "protocol/messages/create_partitions.h"
+#include "protocol/messages/create_topics.h"
 #include "protocol/messages/describe_quorum.h"
+#include "protocol/messages/incremental_alter_configs.h"
 #include "protocol/messages/metadata.h"
 #include "raw_requests.h"
 #include "rdkafka_support.h"
@@ -39,9 +42,12 @@ class split_roles {
     return chosen.has_value();
   }
   uint16_t controller_port() const { return controller_port_; }
-  bool start_broker() {
-    return broker.start({"--override", "process.roles=broker", "--override", "node.id=2", "--override",
-                         "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=" + voters_});
+  bool start_broker(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args{"--override", "process.roles=broker", "--override", "node.id=2", "--override",
+                                  "controller.listener.names=CONTROLLER", "--override",
+                                  "controller.quorum.voters=" + voters_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return broker.start(args);
   }
   // The broker knows the controllers only through
   // controller.quorum.bootstrap.servers, as with a Kafka 4 dynamic quorum.
@@ -72,6 +78,64 @@ std::vector<std::pair<std::string, std::string>> messages(int n) {
   std::vector<std::pair<std::string, std::string>> out;
   for (int i = 0; i < n; ++i) out.emplace_back("k" + std::to_string(i), "v" + std::to_string(i));
   return out;
+}
+
+// With its controller gone, a broker-only node answers the admin requests
+// it forwards as Kafka's forwarding does when no controller answers in
+// time: REQUEST_TIMED_OUT for each resource the request names (CreateTopics
+// after the request's own timeout, the others after request.timeout.ms),
+// never an empty answer, which clients would take for a broken broker.
+TEST(RolesIT, AdminRequestsNoControllerAnswersTimeOutForEachResource) {
+  split_roles c;
+  ASSERT_TRUE(c.start_controller()) << c.logs();
+  ASSERT_TRUE(c.start_broker({"--override", "request.timeout.ms=2000"})) << c.logs();
+  ASSERT_EQ(create_topic(c.broker.port(), "before", {}), "") << c.logs();
+  ASSERT_EQ(c.controller.stop(SIGKILL), -SIGKILL);
+  constexpr int16_t k_timed_out = 7;
+  raw_client client(c.broker.port());
+
+  msg::create_topics_request create;
+  create.timeout_ms = 2000;
+  for (const char* name : {"t1", "t2"}) {
+    auto& t = create.topics.emplace_back();
+    t.name = name;
+    t.num_partitions = 1;
+    t.replication_factor = 1;
+  }
+  auto created = client.call<msg::create_topics_response>(19, 7, create, 30s);
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->topics.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(created->topics[i].name, create.topics[i].name);
+    EXPECT_EQ(created->topics[i].error_code, k_timed_out);
+  }
+
+  msg::create_partitions_request grow;
+  grow.timeout_ms = 2000;
+  auto& g = grow.topics.emplace_back();
+  g.name = "before";
+  g.count = 3;
+  g.assignments.reset();
+  auto grown = client.call<msg::create_partitions_response>(37, 3, grow, 30s);
+  ASSERT_TRUE(grown);
+  ASSERT_EQ(grown->results.size(), 1u);
+  EXPECT_EQ(grown->results[0].name, "before");
+  EXPECT_EQ(grown->results[0].error_code, k_timed_out);
+
+  msg::incremental_alter_configs_request alter;
+  auto& r = alter.resources.emplace_back();
+  r.resource_type = 2;  // topic
+  r.resource_name = "before";
+  auto& cfg = r.configs.emplace_back();
+  cfg.name = "retention.ms";
+  cfg.config_operation = 0;  // set
+  cfg.value = "1000";
+  auto altered = client.call<msg::incremental_alter_configs_response>(44, 1, alter, 30s);
+  ASSERT_TRUE(altered);
+  ASSERT_EQ(altered->responses.size(), 1u);
+  EXPECT_EQ(altered->responses[0].resource_name, "before");
+  EXPECT_EQ(altered->responses[0].resource_type, 2);
+  EXPECT_EQ(altered->responses[0].error_code, k_timed_out);
 }
 
 TEST(RolesIT, ABrokerOnlyNodeServesClientsWithTheControllerElsewhere) {
