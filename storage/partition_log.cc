@@ -104,15 +104,12 @@ storage_error partition_log::open(file_system& fs, const std::filesystem::path& 
   if (auto ec = p->reload_producer_state(options.now_ms)) {
     return {ec, "cannot rebuild producer state in " + dir.string() + ": " + ec.message()};
   }
-  // Recovery emptied the `.txnindex` of the segments it scanned: refill it.
-  for (const auto& [last, txn] : p->reindex_) {
-    if (last >= p->log_->log_end_offset()) break;
-    if (auto ec = p->log_->append_aborted_txn(txn)) {
+  if (p->reindex_from_) {
+    if (auto ec = p->rebuild_transaction_index(*p->reindex_from_, options.now_ms)) {
       return {ec, "cannot rebuild the transaction index in " + dir.string() + ": " + ec.message()};
     }
+    p->reindex_from_.reset();
   }
-  p->reindex_from_.reset();
-  p->reindex_.clear();
   *out = std::move(p);
   return {};
 }
@@ -121,11 +118,7 @@ partition_log::~partition_log() = default;
 
 void partition_log::replay_batch(const protocol::record_batch_view& batch) {
   if (batch.producer_id() >= 0) {
-    auto finished = producers_.update_from_recovered_batch(to_producer_batch(batch, offset(batch.base_offset())));
-    if (finished && finished->txn.aborted && reindex_from_ && finished->txn.last_offset >= *reindex_from_) {
-      const completed_txn& t = finished->txn;
-      reindex_[t.last_offset] = aborted_txn{t.id, t.first_offset, t.last_offset, finished->last_stable_offset};
-    }
+    producers_.update_from_recovered_batch(to_producer_batch(batch, offset(batch.base_offset())));
   }
   producers_.update_map_end_offset(offset(batch.next_offset()));
 }
@@ -158,8 +151,16 @@ std::error_code partition_log::reload_producer_state(int64_t now_ms) {
 }
 
 std::error_code partition_log::replay_producer_state(int64_t) {
+  const offset from = std::max(producers_.map_end_offset(), log_->log_start_offset());
+  if (auto ec = for_each_batch(from, [this](const protocol::record_batch_view& b) { replay_batch(b); })) return ec;
+  producers_.update_map_end_offset(log_->log_end_offset());
+  return {};
+}
+
+std::error_code partition_log::for_each_batch(offset from,
+                                              const std::function<void(const protocol::record_batch_view&)>& visit) {
   const offset end = log_->log_end_offset();
-  offset next = std::max(producers_.map_end_offset(), log_->log_start_offset());
+  offset next = from;
   std::vector<uint8_t> buf;
   while (next < end) {
     log_read_result r;
@@ -174,12 +175,48 @@ std::error_code partition_log::replay_producer_state(int64_t) {
     offset before = next;
     while (walker.next(b)) {
       if (offset(b.last_offset()) < next) continue;
-      replay_batch(b);
+      visit(b);
       next = offset(b.next_offset());
     }
     if (next == before) break;
   }
-  producers_.update_map_end_offset(end);
+  return {};
+}
+
+// Recovery emptied the `.txnindex` of every segment it scanned, from the
+// one starting at `from`. As Kafka's recovery does, the aborts of those
+// segments are found again by replaying them into a producer state as it
+// stood at `from`: the newest snapshot at or below `from` (none: empty at
+// the log start), brought to `from` from the log, then on to the log end.
+// Replaying from the live state's snapshot instead would miss every abort
+// between `from` and that snapshot, and read_committed consumers would then
+// be handed those aborted records as committed.
+std::error_code partition_log::rebuild_transaction_index(offset from, int64_t now_ms) {
+  const offset start = log_->log_start_offset();
+  producer_state scratch;
+  scratch.truncate_fully_and_start_at(start);
+  std::vector<offset> snapshots;
+  if (auto err = list_producer_snapshots(fs_, dir(), &snapshots)) return to_error(err);
+  for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
+    if (*it > from || *it < start) continue;
+    std::vector<producer_entry> entries;
+    if (read_producer_snapshot(fs_, dir() / producer_snapshot_name(*it), &entries)) continue;  // try an older one
+    scratch.load_snapshot(entries, *it, now_ms, producer_id_expiration_ms_);
+    break;
+  }
+  std::vector<aborted_txn> found;
+  auto ec = for_each_batch(std::max(scratch.map_end_offset(), start), [&](const protocol::record_batch_view& b) {
+    if (b.producer_id() < 0) return;
+    auto finished = scratch.update_from_recovered_batch(to_producer_batch(b, offset(b.base_offset())));
+    if (finished && finished->txn.aborted && finished->txn.last_offset >= from) {
+      const completed_txn& t = finished->txn;
+      found.push_back(aborted_txn{t.id, t.first_offset, t.last_offset, finished->last_stable_offset});
+    }
+  });
+  if (ec) return ec;
+  for (const auto& txn : found) {
+    if (auto append_ec = log_->append_aborted_txn(txn)) return append_ec;
+  }
   return {};
 }
 

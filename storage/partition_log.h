@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -174,6 +175,9 @@ class partition_log {
   std::error_code reload_producer_state(int64_t now_ms);
   void on_recovered(const protocol::record_batch_view& batch);
   void replay_batch(const protocol::record_batch_view& batch);
+  // Calls visit on every batch from the one holding `from` to the log end.
+  std::error_code for_each_batch(offset from, const std::function<void(const protocol::record_batch_view&)>& visit);
+  std::error_code rebuild_transaction_index(offset from, int64_t now_ms);
   std::error_code assign_epoch(leader_epoch epoch, offset start);
   std::error_code to_error(const storage_error& err);
 
@@ -193,9 +197,8 @@ class partition_log {
   // While loading: whether recovered batches continue the snapshot's state.
   bool feeding_producers_ = false;
   // While loading: the first offset recovery scanned (its segments' `.txnindex`
-  // was emptied), and the aborts found at or after it, to re-append in order.
+  // was emptied, to be rebuilt by rebuild_transaction_index).
   std::optional<offset> reindex_from_;
-  std::map<offset, aborted_txn> reindex_;
   std::atomic<bool> offline_{false};
 };
 
