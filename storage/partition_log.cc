@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <limits>
+#include <set>
 
 #include "protocol/records/control_record.h"
 #include "protocol/records/record_batch.h"
@@ -214,7 +215,14 @@ std::error_code partition_log::rebuild_transaction_index(offset from, int64_t no
     }
   });
   if (ec) return ec;
+  // A segment after `from` that recovery did not scan (only one with a bad
+  // index before the recovery range is rebuilt alone) keeps its entries.
+  std::vector<aborted_txn> kept;
+  if (auto kept_ec = log_->collect_aborted_transactions(from, log_->log_end_offset(), &kept)) return kept_ec;
+  std::set<int64_t> kept_ends;
+  for (const auto& t : kept) kept_ends.insert(t.last_offset.value);
   for (const auto& txn : found) {
+    if (kept_ends.count(txn.last_offset.value)) continue;
     if (auto append_ec = log_->append_aborted_txn(txn)) return append_ec;
   }
   return {};
