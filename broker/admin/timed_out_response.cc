@@ -7,6 +7,20 @@ namespace {
 
 constexpr int16_t k_timed_out = static_cast<int16_t>(protocol::error_code::request_timed_out);
 
+// AlterConfigs and IncrementalAlterConfigs: one answer per resource.
+template <class Response, class Request>
+Response config_resources_timed_out(const Request& request) {
+  Response out;
+  for (const auto& res : request.resources) {
+    auto& r = out.responses.emplace_back();
+    r.resource_type = res.resource_type;
+    r.resource_name = res.resource_name;
+    r.error_code = k_timed_out;
+    r.error_message = std::nullopt;
+  }
+  return out;
+}
+
 }  // namespace
 
 msg::create_topics_response timed_out_response(const msg::create_topics_request& request, int16_t) {
@@ -69,27 +83,11 @@ msg::elect_leaders_response timed_out_response(const msg::elect_leaders_request&
 
 msg::incremental_alter_configs_response timed_out_response(const msg::incremental_alter_configs_request& request,
                                                            int16_t) {
-  msg::incremental_alter_configs_response out;
-  for (const auto& res : request.resources) {
-    auto& r = out.responses.emplace_back();
-    r.resource_type = res.resource_type;
-    r.resource_name = res.resource_name;
-    r.error_code = k_timed_out;
-    r.error_message = std::nullopt;
-  }
-  return out;
+  return config_resources_timed_out<msg::incremental_alter_configs_response>(request);
 }
 
 msg::alter_configs_response timed_out_response(const msg::alter_configs_request& request, int16_t) {
-  msg::alter_configs_response out;
-  for (const auto& res : request.resources) {
-    auto& r = out.responses.emplace_back();
-    r.resource_type = res.resource_type;
-    r.resource_name = res.resource_name;
-    r.error_code = k_timed_out;
-    r.error_message = std::nullopt;
-  }
-  return out;
+  return config_resources_timed_out<msg::alter_configs_response>(request);
 }
 
 msg::list_partition_reassignments_response timed_out_response(

@@ -228,7 +228,7 @@ class txn_shard {
   void abort_timed_out(int64_t now_ms);
   void expire_idle(int64_t now_ms);
   void illegal(const std::string& transactional_id, const std::string& what);
-  // Keeps open_ true when an id's state goes from `before` to `after`.
+  // Keeps open_ right when an id's state goes from `before` to `after`.
   void count_open(txn_state before, txn_state after);
 
   int32_t partition_;

@@ -44,7 +44,6 @@
 #include "kraft_nodes.h"
 #include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/list_offsets.h"
-#include "protocol/messages/produce.h"
 #include "protocol/records/record_batch_builder.h"
 #include "raw_requests.h"
 
@@ -136,6 +135,15 @@ std::map<std::string, std::string> last_status(const tool_result& r) {
 // What the copier tests share, on one node or three: the topics, the
 // input, the copier's arguments, readers of the output, the group's
 // offsets.
+// kafka-transactions find-hanging on one broker, with no minimum age
+// (--max-transaction-timeout 0): every open transaction its coordinator
+// does not know of, however young.
+tool_result find_hanging(const std::string& dir, const std::string& bootstrap, int broker_id) {
+  return run_kafka_tool(dir, k_transactions,
+                        {"--bootstrap-server", bootstrap, "find-hanging", "--broker-id", std::to_string(broker_id),
+                         "--max-transaction-timeout", "0"});
+}
+
 class copier_test : public ::testing::Test {
  protected:
   virtual std::string bootstrap() const = 0;
@@ -227,14 +235,11 @@ class copier_test : public ::testing::Test {
     }
   }
 
-  // kafka-transactions find-hanging on each broker, with no minimum age
-  // (--max-transaction-timeout 0): once the copier has ended, no partition
+  // find-hanging on each broker: once the copier has ended, no partition
   // holds an open transaction at all, so only the table's header prints.
   void expect_nothing_hanging(const std::vector<int>& broker_ids) {
     for (int id : broker_ids) {
-      auto hanging = run_kafka_tool(dir(), k_transactions,
-                                    {"--bootstrap-server", bootstrap(), "find-hanging", "--broker-id",
-                                     std::to_string(id), "--max-transaction-timeout", "0"});
+      auto hanging = find_hanging(dir(), bootstrap(), id);
       ASSERT_EQ(hanging.exit_code, 0) << hanging.all();
       EXPECT_NE(hanging.out.find("Topic\tPartition\tProducerId"), std::string::npos) << hanging.all();
       EXPECT_EQ(std::count(hanging.out.begin(), hanging.out.end(), '\n'), 1) << "broker " << id << "\n"
@@ -552,38 +557,6 @@ TEST_F(ToolsTransactionsBounceIT, BouncedCoordinatorsAndLeadersLoseAndDuplicateN
   expect_nothing_hanging({1, 2, 3});
 }
 
-// Produce v9 of one batch (transactional when producer_id >= 0) of `count`
-// values "<prefix><i>" to partition 0, as transactional id `id`: the error.
-int16_t produce_batch(raw_client& c, const std::string& topic, const std::string& id, int64_t producer_id,
-                      int count, const std::string& prefix) {
-  protocol::record_batch_options o;
-  if (producer_id >= 0) {
-    o.transactional = true;
-    o.producer_id = producer_id;
-    o.producer_epoch = 0;
-    o.base_sequence = 0;
-  }
-  protocol::record_batch_builder b(o);
-  std::vector<std::string> values;
-  for (int i = 0; i < count; ++i) values.push_back(prefix + std::to_string(i));
-  for (int i = 0; i < count; ++i)
-    b.append(1700000000000 + i, std::nullopt,
-             protocol::bytes_view(reinterpret_cast<const uint8_t*>(values[i].data()), values[i].size()));
-  const std::vector<uint8_t> batch = b.finish();
-  msg::produce_request req;
-  if (producer_id >= 0) req.transactional_id = id;
-  req.acks = -1;
-  req.timeout_ms = 10000;
-  auto& t = req.topic_data.emplace_back();
-  t.name = topic;
-  auto& pd = t.partition_data.emplace_back();
-  pd.index = 0;
-  pd.records = protocol::records_view(protocol::bytes_view(batch));
-  auto r = c.call<msg::produce_response>(0, 9, req);
-  if (!r || r->responses.size() != 1 || r->responses[0].partition_responses.size() != 1) return -1;
-  return r->responses[0].partition_responses[0].error_code;
-}
-
 // ListOffsets latest of partition 0 as a read_committed consumer asks it: the last stable offset.
 int64_t last_stable_offset(raw_client& c, const std::string& topic) {
   msg::list_offsets_request req;
@@ -626,13 +599,16 @@ TEST(ToolsHangingTransactionIT, FindHangingDescribeProducersAndAbort) {
   ASSERT_TRUE(created);
   ASSERT_EQ(created->topics[0].error_code, 0);
   constexpr int64_t k_pid = 4242;
-  ASSERT_EQ(produce_batch(c, "hanging", "never-added", k_pid, 3, "open-"), 0) << broker.log();
-  ASSERT_EQ(produce_batch(c, "hanging", "", -1, 2, "after-"), 0) << broker.log();
+  auto open = c.produce("hanging", 0, transactional_batch(k_pid, 0, 0, {"open-0", "open-1", "open-2"}), -1,
+                        "never-added");
+  ASSERT_TRUE(open);
+  ASSERT_EQ(open->error_code, 0) << broker.log();
+  auto written = c.produce("hanging", 0, batch_of({"after-0", "after-1"}));
+  ASSERT_TRUE(written);
+  ASSERT_EQ(written->error_code, 0) << broker.log();
   EXPECT_EQ(last_stable_offset(c, "hanging"), 0);
 
-  auto found = run_kafka_tool(broker.dir(), k_transactions,
-                              {"--bootstrap-server", bootstrap, "find-hanging", "--broker-id", "1",
-                               "--max-transaction-timeout", "0"});
+  auto found = find_hanging(broker.dir(), bootstrap, 1);
   ASSERT_EQ(found.exit_code, 0) << found.all();
   auto rows = tab_rows(found.out);
   ASSERT_EQ(rows.size(), 2u) << found.all();
@@ -674,9 +650,7 @@ TEST(ToolsHangingTransactionIT, FindHangingDescribeProducersAndAbort) {
   ASSERT_EQ(read.exit_code, 0) << read.all();
   EXPECT_EQ(tool_lines(read), (std::vector<std::string>{"after-0", "after-1"})) << read.all();
 
-  auto after = run_kafka_tool(broker.dir(), k_transactions,
-                              {"--bootstrap-server", bootstrap, "find-hanging", "--broker-id", "1",
-                               "--max-transaction-timeout", "0"});
+  auto after = find_hanging(broker.dir(), bootstrap, 1);
   ASSERT_EQ(after.exit_code, 0) << after.all();
   EXPECT_EQ(tab_rows(after.out).size(), 1u) << after.all();
 }

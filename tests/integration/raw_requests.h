@@ -15,6 +15,7 @@
 #include "protocol/messages/api_registry.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/fetch.h"
+#include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/headers.h"
 #include "protocol/messages/list_offsets.h"
 #include "protocol/messages/metadata.h"
@@ -128,11 +129,24 @@ class raw_client {
     return call<msg::metadata_response>(3, k_metadata_version, req);
   }
 
-  // One partition's produce result.
-  std::optional<msg::produce_response::partition_produce_response> produce(const std::string& topic, int32_t partition,
-                                                                          const std::vector<uint8_t>& batch,
-                                                                          int16_t acks = -1) {
+  // FindCoordinator v3 for a group (key type 0) or transactional id (1):
+  // (error, node id), (-1, -1) without an answer.
+  std::pair<int16_t, int32_t> find_coordinator(const std::string& key, int8_t key_type) {
+    msg::find_coordinator_request req;
+    req.key = key;
+    req.key_type = key_type;
+    auto resp = call<msg::find_coordinator_response>(10, 3, req);
+    if (!resp) return {-1, -1};
+    return {resp->error_code, resp->node_id};
+  }
+
+  // One partition's produce result; a transactional batch goes with its
+  // transactional id (at version 12, a transactions v2 producer's write).
+  std::optional<msg::produce_response::partition_produce_response> produce(
+      const std::string& topic, int32_t partition, const std::vector<uint8_t>& batch, int16_t acks = -1,
+      const std::optional<std::string>& transactional_id = std::nullopt, int16_t version = k_produce_version) {
     msg::produce_request req;
+    req.transactional_id = transactional_id;
     req.acks = acks;
     req.timeout_ms = 10000;
     msg::produce_request::topic_produce_data t;
@@ -142,7 +156,7 @@ class raw_client {
     p.records = protocol::records_view(protocol::bytes_view(batch));
     t.partition_data.push_back(p);
     req.topic_data.push_back(t);
-    auto resp = call<msg::produce_response>(0, k_produce_version, req);
+    auto resp = call<msg::produce_response>(0, version, req, 40s);
     if (!resp || resp->responses.size() != 1 || resp->responses[0].partition_responses.size() != 1) {
       ADD_FAILURE() << "produce response without exactly one partition";
       return std::nullopt;
@@ -227,6 +241,26 @@ inline std::vector<uint8_t> simple_batch(int count, size_t value_bytes = 10,
   std::vector<uint8_t> value(value_bytes, 'v');
   for (int i = 0; i < count; ++i) b.append(1700000000000 + i, std::nullopt, protocol::bytes_view(value));
   return b.finish();
+}
+
+// A batch of these values (no keys) with these options.
+inline std::vector<uint8_t> batch_of(const std::vector<std::string>& values, protocol::record_batch_options o = {}) {
+  protocol::record_batch_builder b(o);
+  for (size_t i = 0; i < values.size(); ++i)
+    b.append(1700000000000 + static_cast<int64_t>(i), std::nullopt,
+             protocol::bytes_view(reinterpret_cast<const uint8_t*>(values[i].data()), values[i].size()));
+  return b.finish();
+}
+
+// A transactional batch of these values, at base sequence `sequence`.
+inline std::vector<uint8_t> transactional_batch(int64_t producer_id, int16_t epoch, int32_t sequence,
+                                                const std::vector<std::string>& values) {
+  protocol::record_batch_options o;
+  o.transactional = true;
+  o.producer_id = producer_id;
+  o.producer_epoch = epoch;
+  o.base_sequence = sequence;
+  return batch_of(values, o);
 }
 
 // Number of records in a v2 batch stream (walks the batch headers only).

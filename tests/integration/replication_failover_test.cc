@@ -32,17 +32,6 @@ using ReplicationFailoverIT = replication_cluster;
 
 constexpr int16_t k_coordinator_not_available = 15;
 
-// FindCoordinator v3 for a group, through node port: (error, node id).
-std::pair<int16_t, int32_t> find_group_coordinator(uint16_t port, const std::string& group) {
-  raw_client client(port);
-  msg::find_coordinator_request req;
-  req.key = group;
-  req.key_type = 0;
-  auto resp = client.call<msg::find_coordinator_response>(10, 3, req);
-  if (!resp) return {-1, -1};
-  return {resp->error_code, resp->node_id};
-}
-
 // OffsetCommit v8 of one offset outside any generation (as an admin tool
 // commits): the partition's error.
 int16_t commit_offset(uint16_t port, const std::string& group, const std::string& topic, int64_t offset) {
@@ -83,7 +72,7 @@ TEST_F(ReplicationFailoverIT, CommittedOffsetsSurviveTheLossOfTheGroupCoordinato
   std::pair<int16_t, int32_t> found;
   ASSERT_TRUE(wait_until(
       [&] {
-        found = find_group_coordinator(nodes[0]->port(), "survivors");
+        found = raw_client(nodes[0]->port()).find_coordinator("survivors", 0);
         return found.first == 0;
       },
       60s))
@@ -114,7 +103,7 @@ TEST_F(ReplicationFailoverIT, CommittedOffsetsSurviveTheLossOfTheGroupCoordinato
   int64_t offset = -1;
   ASSERT_TRUE(wait_until(
       [&] {
-        found = find_group_coordinator(nodes[survivor - 1]->port(), "survivors");
+        found = raw_client(nodes[survivor - 1]->port()).find_coordinator("survivors", 0);
         if (found.first != 0 || found.second == coordinator) return false;
         offset = committed_offset(nodes[found.second - 1]->port(), "survivors", "tracked");
         return offset == 17;
@@ -501,7 +490,7 @@ class ReplicationShortOfBrokersIT : public replication_cluster {
 TEST_F(ReplicationShortOfBrokersIT, FindCoordinatorIsUnavailableWhileTooFewBrokersAreRegistered) {
   create_replicated("waiting");
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(find_group_coordinator(nodes[i]->port(), "early").first, k_coordinator_not_available) << logs();
+    EXPECT_EQ(raw_client(nodes[i]->port()).find_coordinator("early", 0).first, k_coordinator_not_available) << logs();
   }
   raw_client client(nodes[0]->port());
   auto md = client.metadata(std::vector<std::string>{"__consumer_offsets"});

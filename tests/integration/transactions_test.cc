@@ -30,10 +30,7 @@
 #include "protocol/messages/describe_producers.h"
 #include "protocol/messages/describe_transactions.h"
 #include "protocol/messages/end_txn.h"
-#include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/init_producer_id.h"
-#include "protocol/messages/produce.h"
-#include "protocol/records/record_batch_builder.h"
 #include "rdkafka_support.h"
 #include "replication_cluster.h"
 
@@ -364,17 +361,6 @@ TEST_F(TransactionsIT, OffsetsSentInATransactionAreTheGroupsOnlyIfItCommits) {
   EXPECT_EQ(read_values(at(), "txn-out", "read_committed", 3), values("x", 3));
 }
 
-// FindCoordinator v3 for a transactional id, through node at: (error, node id).
-std::pair<int16_t, int32_t> transaction_coordinator(const endpoint& at, const std::string& transactional_id) {
-  raw_client client(at);
-  msg::find_coordinator_request req;
-  req.key = transactional_id;
-  req.key_type = 1;
-  auto resp = client.call<msg::find_coordinator_response>(10, 3, req);
-  if (!resp) return {-1, -1};
-  return {resp->error_code, resp->node_id};
-}
-
 // DescribeTransactions v0 of one id, through node at: its state, or
 // "error N" when the node answers an error for it.
 std::string transaction_state(const endpoint& at, const std::string& transactional_id) {
@@ -427,7 +413,7 @@ class TransactionsOnThreeNodesIT : public replication_cluster {
     std::pair<int16_t, int32_t> found;
     const bool ok = wait_until(
         [&] {
-          found = transaction_coordinator(at(0), transactional_id);
+          found = raw_client(at(0)).find_coordinator(transactional_id, 1);
           return found.first == 0;
         },
         30s);
@@ -465,7 +451,7 @@ TEST_F(TransactionsOnThreeNodesIT, ACoordinatorDeadBetweenPrepareAndCompleteLeav
   // Two nodes of three again: the quorum elects, the coordinator's broker
   // is fenced, and its __transaction_state partition moves to `next`.
   ASSERT_TRUE(start_node(data_leader - 1)) << logs();
-  ASSERT_TRUE(wait_until([&] { return transaction_coordinator(at(next - 1), id) == std::pair<int16_t, int32_t>{0, next}; },
+  ASSERT_TRUE(wait_until([&] { return raw_client(at(next - 1)).find_coordinator(id, 1) == std::pair<int16_t, int32_t>{0, next}; },
                          60s))
       << logs();
   ASSERT_TRUE(wait_until([&] { return transaction_state(at(next - 1), id) == "CompleteCommit"; }, 60s))
@@ -483,35 +469,6 @@ TEST_F(TransactionsOnThreeNodesIT, ACoordinatorDeadBetweenPrepareAndCompleteLeav
   ASSERT_TRUE(again.send("txn-data", values("u", 2)));
   ASSERT_EQ(again.commit(), "") << logs();
   EXPECT_EQ(read_values(at(next - 1), "txn-data", "read_committed", 7), concat(values("t", 5), values("u", 2)));
-}
-
-// Produce v12 of one transactional batch of `count` records to partition 0
-// through `client`: the partition's error.
-int16_t produce_v12(raw_client& client, const std::string& transactional_id, const std::string& topic,
-                    int64_t producer_id, int16_t epoch, int32_t sequence, int count) {
-  protocol::record_batch_options o;
-  o.transactional = true;
-  o.producer_id = producer_id;
-  o.producer_epoch = epoch;
-  o.base_sequence = sequence;
-  protocol::record_batch_builder b(o);
-  const std::string value = "value";
-  for (int i = 0; i < count; ++i)
-    b.append(1700000000000 + i, std::nullopt,
-             protocol::bytes_view(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
-  const std::vector<uint8_t> batch = b.finish();
-  msg::produce_request req;
-  req.transactional_id = transactional_id;
-  req.acks = -1;
-  req.timeout_ms = 30000;
-  auto& t = req.topic_data.emplace_back();
-  t.name = topic;
-  auto& pd = t.partition_data.emplace_back();
-  pd.index = 0;
-  pd.records = protocol::records_view(protocol::bytes_view(batch));
-  auto resp = client.call<msg::produce_response>(0, 12, req, 40s);
-  if (!resp || resp->responses.size() != 1 || resp->responses[0].partition_responses.size() != 1) return -1;
-  return resp->responses[0].partition_responses[0].error_code;
 }
 
 // EndTxn v5 (transactions v2): the error, and the epoch the producer goes on with.
@@ -558,7 +515,9 @@ TEST_F(TransactionsOnThreeNodesIT, AWriteRightAfterACommitWaitsAtTheLeaderForThe
 
   raw_client to_leader(at(leader - 1));
   for (int round = 0; round < 5; ++round) {
-    ASSERT_EQ(produce_v12(to_leader, id, "txn-after", pid, epoch, 0, 3), 0) << "round " << round << "\n" << logs();
+    auto written = to_leader.produce("txn-after", 0, transactional_batch(pid, epoch, 0, values("r", 3)), -1, id, 12);
+    ASSERT_TRUE(written);
+    ASSERT_EQ(written->error_code, 0) << "round " << round << "\n" << logs();
     auto [error, next_epoch] = end_txn_v5(to_coordinator, id, pid, epoch, true);
     ASSERT_EQ(error, 0) << "round " << round;
     ASSERT_EQ(next_epoch, epoch + 1);
