@@ -22,6 +22,7 @@
 #include "broker/metadata/controller_options.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/metadata/stall_guard.h"
 #include "broker/replica/alter_partition_manager.h"
 #include "broker/replica/fetcher_manager.h"
 #include "broker/metadata/quorum_voters.h"
@@ -189,6 +190,7 @@ struct broker_node::impl {
   std::unique_ptr<txn::txn_coordinator> txns;
   std::unique_ptr<fetch::shared_fetch_sessions> fetch_sessions;
   std::unique_ptr<metadata_publisher> publisher;
+  std::unique_ptr<stall_guard> stalls;
   std::unique_ptr<raft_driver> raft;
   std::unique_ptr<metrics::broker_metrics> stats;  // the Prometheus endpoint's registry
   std::vector<bound_listener> bound;  // the server's listeners, and METRICS when served
@@ -313,6 +315,14 @@ std::optional<std::string> broker_node::impl::start_quorum() {
   }
   raft->add_commit_listener([p = publisher.get()](const committed_batch& b) { p->on_commit(b); });
   services.raft = raft.get();
+  // A stall long enough for the controller to have fenced this broker puts
+  // its leaderships in doubt until its metadata catches up (stall_guard.h);
+  // the doubt lasts a session timeout at most.
+  const int64_t session_ms = cfg.get_int("broker.session.timeout.ms");
+  stalls = std::make_unique<stall_guard>(session_ms / 2, session_ms,
+                                         [p = publisher.get()] { return p->applied_offset() + 1; });
+  raft->watch_stalls(stalls.get());
+  services.stalls = stalls.get();
   return std::nullopt;
 }
 

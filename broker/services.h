@@ -33,6 +33,7 @@ class replica_manager;
 class replication_quota;
 class controller_service;
 class raft_driver;
+class stall_guard;
 class producer_id_manager;
 class alter_partition_manager;
 namespace metrics {
@@ -67,6 +68,8 @@ struct broker_services {
   controller_service* controller = nullptr;
   // The metadata quorum's driver: a voter or an observer.
   raft_driver* raft = nullptr;
+  // After a stall, whether this broker's leaderships are in doubt (null: never).
+  stall_guard* stalls = nullptr;
   // Producer ids for idempotent producers (InitProducerId).
   producer_id_manager* producer_ids = nullptr;
   // Partition leaders' ISR changes to the active controller.

@@ -25,6 +25,7 @@
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/leader_endpoints.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/metadata/stall_guard.h"
 #include "broker/replica/await_acks.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
@@ -362,6 +363,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto image = s.metadata->image();
   const bool acks_valid = request->acks == -1 || request->acks == 0 || request->acks == 1;
   const bool internal_allowed = ctx.client_id && *ctx.client_id == "__admin_client";
+  // After a stall every leadership here may have moved (stall_guard.h).
+  const bool in_doubt = leaderships_in_doubt(s.stalls);
   bool any_error = false;
 
   produce_response response;
@@ -401,7 +404,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         continue;
       }
       auto p = s.replicas->get({t->name, pd.index});
-      if (!p || !p->is_leader()) {
+      if (!p || !p->is_leader() || in_doubt) {
         fail(error_code::not_leader_or_follower);  // the leader is named at the end
         continue;
       }

@@ -23,6 +23,7 @@
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/leader_endpoints.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/metadata/stall_guard.h"
 #include "broker/replica/alter_partition_manager.h"
 #include "broker/replica/partition_waiter.h"
 #include "broker/replica/replica_manager.h"
@@ -431,6 +432,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     if (slot.hosted && (from_follower || slot.request.last_fetched_epoch))
       co_await check_on_strand(s, slot, from_follower ? node_id(replica_id) : no_node, replica_epoch, fetch_time_ms,
                                leader_only);
+  // After a stall every leadership here may have moved: consumers go and
+  // refresh their metadata (stall_guard.h).
+  if (!from_follower && leaderships_in_doubt(s.stalls)) {
+    for (auto& slot : slots)
+      if (slot.hosted && slot.hosted->is_leader() && slot.checked_error == error_code::none)
+        slot.checked_error = error_code::not_leader_or_follower;
+  }
   if (!from_follower && version >= 11 && !request->rack_id.empty() && s.rack_aware_replica_selector) {
     for (auto& slot : slots)
       if (slot.hosted && slot.hosted->is_leader() && slot.checked_error == error_code::none && !slot.diverging)

@@ -15,6 +15,7 @@
 
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/metadata/stall_guard.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
 #include "broker/services.h"
@@ -103,6 +104,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();
   const bool committed = request->isolation_level == 1;
+  // After a stall every leadership here may have moved (stall_guard.h).
+  const bool in_doubt = request->replica_id == -1 && leaderships_in_doubt(s.stalls);
 
   list_offsets_response response;
   for (const auto& topic : request->topics) {
@@ -118,6 +121,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       } else if (auto e = p->check_leader_epoch(pr.current_leader_epoch, request->replica_id != -2);
                  e != error_code::none) {
         out.error_code = static_cast<int16_t>(e);
+      } else if (request->replica_id == -1 && p->is_leader() && in_doubt) {
+        out.error_code = static_cast<int16_t>(error_code::not_leader_or_follower);
       } else if (special_timestamp_unsupported(pr.timestamp, ctx.api_version)) {
         out.error_code = static_cast<int16_t>(error_code::unsupported_version);
       } else {

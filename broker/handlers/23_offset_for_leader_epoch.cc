@@ -5,7 +5,7 @@
 //
 // Kafka's rules (ReplicaManager.lastOffsetForLeaderEpoch, Partition
 // .lastOffsetForLeaderEpoch): only the leader answers, whoever asks
-// (replica_id is not consulted); current_leader_epoch -1 skips the epoch
+// (replica_id is consulted only after a stall, below); current_leader_epoch -1 skips the epoch
 // check, else an older one is FENCED_LEADER_EPOCH and a newer one
 // UNKNOWN_LEADER_EPOCH; a partition not hosted here is
 // NOT_LEADER_OR_FOLLOWER when the metadata knows it, else
@@ -15,6 +15,7 @@
 
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/metadata/stall_guard.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
 #include "broker/services.h"
@@ -41,7 +42,7 @@ epoch_end_offset lookup(partition& p, int32_t epoch) {
 }
 
 asio::awaitable<epoch_end_offset> answer(const broker_services& s, const controller::metadata_image& image,
-                                         const std::string& topic,
+                                         bool from_replica, const std::string& topic,
                                          const offset_for_leader_epoch_request::offset_for_leader_partition& req) {
   epoch_end_offset out;
   auto p = s.replicas->get({topic, req.partition});
@@ -53,6 +54,9 @@ asio::awaitable<epoch_end_offset> answer(const broker_services& s, const control
     e = error_code::kafka_storage_error;
   } else {
     e = p->check_leader_epoch(req.current_leader_epoch, true);
+    // A client's question after a stall, when every leadership here may
+    // have moved (stall_guard.h); a follower's is answered.
+    if (e == error_code::none && !from_replica && leaderships_in_doubt(s.stalls)) e = error_code::not_leader_or_follower;
   }
   if (e == error_code::none) out = co_await run_on(p->strand(), [&] { return lookup(*p, req.leader_epoch); });
   out.error_code = static_cast<int16_t>(e);
@@ -67,10 +71,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();
   offset_for_leader_epoch_response response;
+  const bool from_replica = request->replica_id >= 0;
   for (const auto& topic : request->topics) {
     offset_for_leader_epoch_response::offset_for_leader_topic_result tr;
     tr.topic = topic.topic;
-    for (const auto& part : topic.partitions) tr.partitions.push_back(co_await answer(s, *image, topic.topic, part));
+    for (const auto& part : topic.partitions) tr.partitions.push_back(co_await answer(s, *image, from_replica, topic.topic, part));
     response.topics.push_back(std::move(tr));
   }
   co_return respond(ctx, response);

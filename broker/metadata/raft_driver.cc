@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "broker/metadata/stall_guard.h"
 #include "broker/run_on.h"
 #include "controller/metadata/delta.h"
 #include "controller/metadata/image_records.h"
@@ -171,6 +172,7 @@ asio::awaitable<void> raft_driver::tick_loop() {
     boost::system::error_code ec;
     co_await tick_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     if (stopping_ || failed_) break;
+    if (stall_guard_) stall_guard_->tick(stall_guard::steady_now_ms());
     core_->tick(now_ms_());
     pump();
     maybe_snapshot();
@@ -482,6 +484,7 @@ asio::awaitable<void> raft_driver::send_request(raft::node_id to, raft::message 
   } else if (auto* f = std::get_if<raft::fetch_request>(&m)) {
     auto wire = raft::to_wire(*f, cluster);
     const milliseconds fetch_timeout(options_.request_timeout_ms + f->max_wait_ms);
+    const int64_t sent_ms = stall_guard::steady_now_ms();
     auto out = co_await client->call<msg::fetch_response>(1, raft::fetch_version, wire, fetch_timeout);
     if (!out.error) {
       for (const auto& e : out.response.node_endpoints) {
@@ -496,6 +499,8 @@ asio::awaitable<void> raft_driver::send_request(raft::node_id to, raft::message 
       std::string why;
       raft::from_wire(out.response, f->correlation, &r, &why);
       if (!why.empty()) spdlog::warn("A metadata Fetch answer from node {} does not decode: {}", to.value, why);
+      else if (stall_guard_ && r.error == perr::none)
+        stall_guard_->answered(sent_ms, r.high_watermark.value);
       answer = std::move(r);
     }
   } else if (auto* s = std::get_if<raft::fetch_snapshot_request>(&m)) {

@@ -57,6 +57,8 @@
 
 namespace hw::broker {
 
+class stall_guard;
+
 struct raft_driver_options {
   int32_t node_id = 1;
   std::vector<quorum_voter> voters;  // controller.quorum.voters
@@ -108,6 +110,8 @@ class raft_driver {
   const asio::strand<asio::any_io_executor>& strand() const { return strand_; }
   void add_commit_listener(commit_listener l) { commit_listeners_.push_back(std::move(l)); }
   void add_leader_listener(leader_listener l) { leader_listeners_.push_back(std::move(l)); }
+  // Ticks `guard` and tells it of metadata Fetch answers (stall_guard.h).
+  void watch_stalls(stall_guard* guard) { stall_guard_ = guard; }
 
   // Opens the metadata log, loads it into the core and starts ticking.
   asio::awaitable<storage::storage_error> start();
@@ -194,6 +198,7 @@ class raft_driver {
   std::map<int32_t, quorum_voter> learned_endpoints_;
   std::vector<commit_listener> commit_listeners_;
   std::vector<leader_listener> leader_listeners_;
+  stall_guard* stall_guard_ = nullptr;
 
   bool pumping_ = false;
   bool unflushed_ = false;

@@ -31,6 +31,7 @@ namespace {
 using ReplicationFailoverIT = replication_cluster;
 
 constexpr int16_t k_coordinator_not_available = 15;
+constexpr int16_t k_not_leader_or_follower = 6;
 
 // OffsetCommit v8 of one offset outside any generation (as an admin tool
 // commits): the partition's error.
@@ -275,6 +276,82 @@ TEST_F(ReplicationFailoverIT, AnIsolatedLeaderAcknowledgesNothingAfterTheCutAndT
   }
 }
 
+// A leader stopped long enough to be fenced and replaced still believes it
+// leads when it runs again, until its metadata catches up. Asked in that
+// window by clients that send no leader epoch (librdkafka before 2.1), it
+// would answer a fetch past its shorter log OFFSET_OUT_OF_RANGE (the
+// consumer resets its position) and take an acks=1 write the new leader's
+// log truncates away. It sends both to refresh their metadata instead
+// (stall_guard.h). The requests wait in its sockets while it is stopped, so
+// they are the first it reads when it resumes.
+TEST_F(ReplicationFailoverIT, AResumedLeaderSendsClientsToTheNewOneUntilItsMetadataCatchesUp) {
+  create_replicated("resumed");
+  auto v = view(0, "resumed");
+  ASSERT_TRUE(v);
+  const int old_leader = v->leader;
+  const int survivor = old_leader % 3 + 1;
+  for (const auto& r : produce_all(nodes[survivor - 1]->port(), "resumed", messages("before", 10), "all"))
+    ASSERT_GE(r.offset, 0) << logs();
+
+  kafka_socket fetching(nodes[old_leader - 1]->port());
+  kafka_socket producing(nodes[old_leader - 1]->port());
+  ASSERT_TRUE(fetching.connected() && producing.connected());
+  ::kill(nodes[old_leader - 1]->pid(), SIGSTOP);
+  ASSERT_TRUE(wait_until([&] { return all_threads_stopped(nodes[old_leader - 1]->pid()); }, 10s));
+  auto after = new_leader_of(survivor - 1, "resumed", *v, 30s);
+  ASSERT_TRUE(after) << logs();
+  for (const auto& r : produce_all(nodes[survivor - 1]->port(), "resumed", messages("after", 10), "all", nullptr,
+                                   {{"enable.idempotence", "true"}}))
+    ASSERT_GE(r.offset, 10) << logs();
+
+  // A consumer at the new log end (20; the stopped leader's ends at 10),
+  // with no current leader epoch; and a write with acks=1.
+  std::vector<uint8_t> body;
+  protocol::writer fw(body);
+  fetch_request_of("resumed", 0, 20, -1, 0).encode(fw, k_fetch_version);
+  ASSERT_TRUE(fetching.send_frame(request_frame(1, k_fetch_version, 1, body)));
+  msg::produce_request produce;
+  produce.acks = 1;
+  produce.timeout_ms = 5000;
+  auto& t = produce.topic_data.emplace_back();
+  t.name = "resumed";
+  auto& pd = t.partition_data.emplace_back();
+  pd.index = 0;
+  const auto batch = simple_batch(1, 10);
+  pd.records = protocol::records_view(protocol::bytes_view(batch));
+  body.clear();
+  protocol::writer pw(body);
+  produce.encode(pw, k_produce_version);
+  ASSERT_TRUE(producing.send_frame(request_frame(0, k_produce_version, 1, body)));
+  ::kill(nodes[old_leader - 1]->pid(), SIGCONT);
+
+  auto fetched = fetching.read_frame(30s);
+  ASSERT_TRUE(fetched) << logs();
+  protocol::reader fr(*fetched);
+  msg::response_header fh;
+  fh.decode(fr, protocol::response_header_version(1, k_fetch_version));
+  msg::fetch_response fetch_answer;
+  fetch_answer.decode(fr, k_fetch_version);
+  ASSERT_TRUE(fr.ok() && fetch_answer.responses.size() == 1 && fetch_answer.responses[0].partitions.size() == 1);
+  EXPECT_EQ(fetch_answer.responses[0].partitions[0].error_code, k_not_leader_or_follower) << logs();
+
+  auto produced = producing.read_frame(30s);
+  ASSERT_TRUE(produced) << logs();
+  protocol::reader pr(*produced);
+  msg::response_header ph;
+  ph.decode(pr, protocol::response_header_version(0, k_produce_version));
+  msg::produce_response produce_answer;
+  produce_answer.decode(pr, k_produce_version);
+  ASSERT_TRUE(pr.ok() && produce_answer.responses.size() == 1 &&
+              produce_answer.responses[0].partition_responses.size() == 1);
+  EXPECT_EQ(produce_answer.responses[0].partition_responses[0].error_code, k_not_leader_or_follower) << logs();
+
+  // It comes back as a follower holding the new leader's log.
+  ASSERT_TRUE(wait_until([&] { return isr_is(survivor - 1, "resumed", {1, 2, 3}); }, 40s)) << logs();
+  ASSERT_TRUE(wait_until([&] { return segments_identical("resumed"); }, 20s)) << logs();
+  EXPECT_EQ(read_from_beginning(nodes[survivor - 1]->port(), "resumed", 20).size(), 20u) << logs();
+}
+
 // KIP-951: a follower asked to take a write or serve a consumer's fetch
 // answers NOT_LEADER_OR_FOLLOWER with the current leader, its epoch and its
 // endpoint, so the client goes there without a metadata refresh.
@@ -307,7 +384,7 @@ TEST_F(ReplicationFailoverIT, AFollowerNamesTheLeaderAndItsEndpoint) {
   auto produced = client.call<msg::produce_response>(0, 11, produce);
   ASSERT_TRUE(produced && produced->responses.size() == 1 && produced->responses[0].partition_responses.size() == 1);
   const auto& pr = produced->responses[0].partition_responses[0];
-  EXPECT_EQ(pr.error_code, 6);  // NOT_LEADER_OR_FOLLOWER
+  EXPECT_EQ(pr.error_code, k_not_leader_or_follower);
   EXPECT_EQ(pr.current_leader.leader_id, leader);
   EXPECT_EQ(pr.current_leader.leader_epoch, v->leader_epoch);
   ASSERT_EQ(produced->node_endpoints.size(), 1u);
@@ -350,7 +427,7 @@ TEST_F(ReplicationFailoverIT, AFollowerNamesTheLeaderAndItsEndpoint) {
   auto fetched = other.call<msg::fetch_response>(1, 16, away);
   ASSERT_TRUE(fetched && fetched->responses.size() == 1 && fetched->responses[0].partitions.size() == 1);
   const auto& fp = fetched->responses[0].partitions[0];
-  EXPECT_EQ(fp.error_code, 6);
+  EXPECT_EQ(fp.error_code, k_not_leader_or_follower);
   EXPECT_EQ(fp.current_leader.leader_id, pair->leader);
   EXPECT_EQ(fp.current_leader.leader_epoch, pair->leader_epoch);
   ASSERT_EQ(fetched->node_endpoints.size(), 1u);
