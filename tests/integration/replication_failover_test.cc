@@ -350,6 +350,10 @@ TEST_F(ReplicationFailoverIT, AResumedLeaderSendsClientsToTheNewOneUntilItsMetad
   ASSERT_TRUE(wait_until([&] { return isr_is(survivor - 1, "resumed", {1, 2, 3}); }, 40s)) << logs();
   ASSERT_TRUE(wait_until([&] { return segments_identical("resumed"); }, 20s)) << logs();
   EXPECT_EQ(read_from_beginning(nodes[survivor - 1]->port(), "resumed", 20).size(), 20u) << logs();
+  // The doubt ended when its metadata caught up, not when it expired.
+  const std::string resumed_log = nodes[old_leader - 1]->log();
+  EXPECT_NE(resumed_log.find("has caught up with the quorum"), std::string::npos) << resumed_log;
+  EXPECT_EQ(resumed_log.find("has not caught up"), std::string::npos) << resumed_log;
 }
 
 // KIP-951: a follower asked to take a write or serve a consumer's fetch
