@@ -121,7 +121,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       } else if (auto e = p->check_leader_epoch(pr.current_leader_epoch, request->replica_id != -2);
                  e != error_code::none) {
         out.error_code = static_cast<int16_t>(e);
-      } else if (request->replica_id == -1 && p->is_leader() && in_doubt) {
+      } else if (in_doubt && p->is_leader()) {
         out.error_code = static_cast<int16_t>(error_code::not_leader_or_follower);
       } else if (special_timestamp_unsupported(pr.timestamp, ctx.api_version)) {
         out.error_code = static_cast<int16_t>(error_code::unsupported_version);

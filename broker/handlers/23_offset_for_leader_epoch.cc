@@ -42,7 +42,7 @@ epoch_end_offset lookup(partition& p, int32_t epoch) {
 }
 
 asio::awaitable<epoch_end_offset> answer(const broker_services& s, const controller::metadata_image& image,
-                                         bool from_replica, const std::string& topic,
+                                         bool in_doubt, const std::string& topic,
                                          const offset_for_leader_epoch_request::offset_for_leader_partition& req) {
   epoch_end_offset out;
   auto p = s.replicas->get({topic, req.partition});
@@ -54,9 +54,7 @@ asio::awaitable<epoch_end_offset> answer(const broker_services& s, const control
     e = error_code::kafka_storage_error;
   } else {
     e = p->check_leader_epoch(req.current_leader_epoch, true);
-    // A client's question after a stall, when every leadership here may
-    // have moved (stall_guard.h); a follower's is answered.
-    if (e == error_code::none && !from_replica && leaderships_in_doubt(s.stalls)) e = error_code::not_leader_or_follower;
+    if (e == error_code::none && in_doubt) e = error_code::not_leader_or_follower;
   }
   if (e == error_code::none) out = co_await run_on(p->strand(), [&] { return lookup(*p, req.leader_epoch); });
   out.error_code = static_cast<int16_t>(e);
@@ -71,11 +69,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();
   offset_for_leader_epoch_response response;
-  const bool from_replica = request->replica_id >= 0;
+  // A client's question after a stall, when every leadership here may
+  // have moved (stall_guard.h); a follower's is answered.
+  const bool in_doubt = request->replica_id < 0 && leaderships_in_doubt(s.stalls);
   for (const auto& topic : request->topics) {
     offset_for_leader_epoch_response::offset_for_leader_topic_result tr;
     tr.topic = topic.topic;
-    for (const auto& part : topic.partitions) tr.partitions.push_back(co_await answer(s, *image, from_replica, topic.topic, part));
+    for (const auto& part : topic.partitions) tr.partitions.push_back(co_await answer(s, *image, in_doubt, topic.topic, part));
     response.topics.push_back(std::move(tr));
   }
   co_return respond(ctx, response);

@@ -212,6 +212,38 @@ bool all_threads_stopped(pid_t pid) {
   return !ec;
 }
 
+// A Produce of one ten-record batch to partition 0, written into `to`
+// without waiting (the broker may be stopped: it reads it when it runs).
+bool send_produce(kafka_socket& to, const std::string& topic, int16_t acks, int32_t timeout_ms) {
+  msg::produce_request req;
+  req.acks = acks;
+  req.timeout_ms = timeout_ms;
+  auto& t = req.topic_data.emplace_back();
+  t.name = topic;
+  auto& pd = t.partition_data.emplace_back();
+  pd.index = 0;
+  const auto batch = simple_batch(1, 10);
+  pd.records = protocol::records_view(protocol::bytes_view(batch));
+  std::vector<uint8_t> body;
+  protocol::writer w(body);
+  req.encode(w, k_produce_version);
+  return to.send_frame(request_frame(0, k_produce_version, 1, body));
+}
+
+// The partition's error in the answer to send_produce (nullopt: none came).
+std::optional<int16_t> produce_error(kafka_socket& from) {
+  auto frame = from.read_frame(30s);
+  if (!frame) return std::nullopt;
+  protocol::reader r(*frame);
+  msg::response_header h;
+  h.decode(r, protocol::response_header_version(0, k_produce_version));
+  msg::produce_response resp;
+  resp.decode(r, k_produce_version);
+  if (!r.ok() || resp.responses.size() != 1 || resp.responses[0].partition_responses.size() != 1)
+    return std::nullopt;
+  return resp.responses[0].partition_responses[0].error_code;
+}
+
 // An isolated leader (SIGSTOP) is replaced; a write that reached it while
 // it was frozen (waiting in its socket) is never acknowledged, since no
 // follower fetches from it any more and it cannot shrink the ISR without the
@@ -232,19 +264,7 @@ TEST_F(ReplicationFailoverIT, AnIsolatedLeaderAcknowledgesNothingAfterTheCutAndT
   // SIGSTOP takes each thread when it is next scheduled: until all are
   // stopped, a running thread could still take (and replicate) the write.
   ASSERT_TRUE(wait_until([&] { return all_threads_stopped(nodes[old_leader - 1]->pid()); }, 10s));
-  msg::produce_request req;
-  req.acks = -1;
-  req.timeout_ms = 20000;
-  auto& t = req.topic_data.emplace_back();
-  t.name = "isolated";
-  auto& pd = t.partition_data.emplace_back();
-  pd.index = 0;
-  const auto batch = simple_batch(1, 10);
-  pd.records = protocol::records_view(protocol::bytes_view(batch));
-  std::vector<uint8_t> body;
-  protocol::writer w(body);
-  req.encode(w, k_produce_version);
-  ASSERT_TRUE(late.send_frame(request_frame(0, k_produce_version, 1, body)));
+  ASSERT_TRUE(send_produce(late, "isolated", -1, 20000));
 
   auto after = new_leader_of(survivor - 1, "isolated", *v, 30s);
   ASSERT_TRUE(after) << logs();
@@ -256,15 +276,9 @@ TEST_F(ReplicationFailoverIT, AnIsolatedLeaderAcknowledgesNothingAfterTheCutAndT
   for (const auto& r : second) ASSERT_GE(r.offset, 10) << logs();
   ::kill(nodes[old_leader - 1]->pid(), SIGCONT);
 
-  auto frame = late.read_frame(30s);
-  ASSERT_TRUE(frame) << logs();
-  protocol::reader r(*frame);
-  msg::response_header h;
-  h.decode(r, protocol::response_header_version(0, k_produce_version));
-  msg::produce_response resp;
-  resp.decode(r, k_produce_version);
-  ASSERT_TRUE(r.ok() && resp.responses.size() == 1 && resp.responses[0].partition_responses.size() == 1);
-  EXPECT_NE(resp.responses[0].partition_responses[0].error_code, 0) << "a write to the isolated leader was acknowledged";
+  auto error = produce_error(late);
+  ASSERT_TRUE(error) << logs();
+  EXPECT_NE(*error, 0) << "a write to the isolated leader was acknowledged";
 
   ASSERT_TRUE(wait_until([&] { return isr_is(survivor - 1, "isolated", {1, 2, 3}); }, 40s)) << logs();
   ASSERT_TRUE(wait_until([&] { return segments_identical("isolated"); }, 20s)) << logs();
@@ -310,19 +324,7 @@ TEST_F(ReplicationFailoverIT, AResumedLeaderSendsClientsToTheNewOneUntilItsMetad
   protocol::writer fw(body);
   fetch_request_of("resumed", 0, 20, -1, 0).encode(fw, k_fetch_version);
   ASSERT_TRUE(fetching.send_frame(request_frame(1, k_fetch_version, 1, body)));
-  msg::produce_request produce;
-  produce.acks = 1;
-  produce.timeout_ms = 5000;
-  auto& t = produce.topic_data.emplace_back();
-  t.name = "resumed";
-  auto& pd = t.partition_data.emplace_back();
-  pd.index = 0;
-  const auto batch = simple_batch(1, 10);
-  pd.records = protocol::records_view(protocol::bytes_view(batch));
-  body.clear();
-  protocol::writer pw(body);
-  produce.encode(pw, k_produce_version);
-  ASSERT_TRUE(producing.send_frame(request_frame(0, k_produce_version, 1, body)));
+  ASSERT_TRUE(send_produce(producing, "resumed", 1, 5000));
   ::kill(nodes[old_leader - 1]->pid(), SIGCONT);
 
   auto fetched = fetching.read_frame(30s);
@@ -335,16 +337,9 @@ TEST_F(ReplicationFailoverIT, AResumedLeaderSendsClientsToTheNewOneUntilItsMetad
   ASSERT_TRUE(fr.ok() && fetch_answer.responses.size() == 1 && fetch_answer.responses[0].partitions.size() == 1);
   EXPECT_EQ(fetch_answer.responses[0].partitions[0].error_code, k_not_leader_or_follower) << logs();
 
-  auto produced = producing.read_frame(30s);
+  auto produced = produce_error(producing);
   ASSERT_TRUE(produced) << logs();
-  protocol::reader pr(*produced);
-  msg::response_header ph;
-  ph.decode(pr, protocol::response_header_version(0, k_produce_version));
-  msg::produce_response produce_answer;
-  produce_answer.decode(pr, k_produce_version);
-  ASSERT_TRUE(pr.ok() && produce_answer.responses.size() == 1 &&
-              produce_answer.responses[0].partition_responses.size() == 1);
-  EXPECT_EQ(produce_answer.responses[0].partition_responses[0].error_code, k_not_leader_or_follower) << logs();
+  EXPECT_EQ(*produced, k_not_leader_or_follower) << logs();
 
   // It comes back as a follower holding the new leader's log.
   ASSERT_TRUE(wait_until([&] { return isr_is(survivor - 1, "resumed", {1, 2, 3}); }, 40s)) << logs();
