@@ -198,13 +198,11 @@ std::error_code partition_log::rebuild_transaction_index(offset from, int64_t no
   scratch.truncate_fully_and_start_at(start);
   std::vector<offset> snapshots;
   if (auto err = list_producer_snapshots(fs_, dir(), &snapshots)) return to_error(err);
-  for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
-    if (*it > from || *it < start) continue;
-    std::vector<producer_entry> entries;
-    if (read_producer_snapshot(fs_, dir() / producer_snapshot_name(*it), &entries)) continue;  // try an older one
-    scratch.load_snapshot(entries, *it, now_ms, producer_id_expiration_ms_);
-    break;
-  }
+  std::erase_if(snapshots, [&](offset s) { return s > from || s < start; });
+  bool loaded = false;
+  if (auto err = load_newest_producer_snapshot(scratch, fs_, dir(), snapshots, now_ms, producer_id_expiration_ms_,
+                                               corrupt_snapshot::keep, &loaded))
+    return to_error(err);
   std::vector<aborted_txn> found;
   auto ec = for_each_batch(std::max(scratch.map_end_offset(), start), [&](const protocol::record_batch_view& b) {
     if (b.producer_id() < 0) return;

@@ -429,13 +429,6 @@ storage_error list_producer_snapshots(file_system& fs, const std::filesystem::pa
   return {};
 }
 
-std::optional<offset> latest_snapshot_at_or_below(std::span<const offset> snapshots, offset o) {
-  std::optional<offset> best;
-  for (offset s : snapshots)
-    if (s <= o && (!best || s > *best)) best = s;
-  return best;
-}
-
 storage_error delete_producer_snapshots_below(file_system& fs, const std::filesystem::path& dir, offset o) {
   std::vector<offset> snapshots;
   if (auto err = list_producer_snapshots(fs, dir, &snapshots)) return err;
@@ -443,6 +436,28 @@ storage_error delete_producer_snapshots_below(file_system& fs, const std::filesy
     if (s >= o) break;
     std::filesystem::path p = dir / producer_snapshot_name(s);
     if (auto ec = fs.remove(p)) return {ec, "cannot delete " + p.string() + ": " + ec.message()};
+  }
+  return {};
+}
+
+storage_error load_newest_producer_snapshot(producer_state& state, file_system& fs, const std::filesystem::path& dir,
+                                           std::span<const offset> snapshots, int64_t now_ms,
+                                           int64_t producer_id_expiration_ms, corrupt_snapshot on_corrupt,
+                                           bool* loaded) {
+  *loaded = false;
+  for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
+    std::filesystem::path p = dir / producer_snapshot_name(*it);
+    std::vector<producer_entry> entries;
+    storage_error err = read_producer_snapshot(fs, p, &entries);
+    if (!err) {
+      state.load_snapshot(entries, *it, now_ms, producer_id_expiration_ms);
+      *loaded = true;
+      return {};
+    }
+    if (err.code.category() != storage_category()) return err;  // an I/O error is not corruption
+    // Kafka drops a corrupt snapshot and falls back to an older one.
+    if (on_corrupt == corrupt_snapshot::remove)
+      if (auto ec = fs.remove(p)) return {ec, "cannot delete " + p.string() + ": " + ec.message()};
   }
   return {};
 }
@@ -465,19 +480,11 @@ storage_error truncate_and_reload(producer_state& state, file_system& fs, const 
     state.on_log_start_offset_incremented(log_start);
     return {};
   }
-  while (!kept.empty()) {
-    std::filesystem::path p = dir / producer_snapshot_name(kept.back());
-    std::vector<producer_entry> entries;
-    storage_error err = read_producer_snapshot(fs, p, &entries);
-    if (!err) {
-      state.load_snapshot(entries, kept.back(), now_ms, producer_id_expiration_ms);
-      return {};
-    }
-    if (err.code.category() != storage_category()) return err;  // an I/O error is not corruption
-    // Kafka drops a corrupt snapshot and falls back to an older one.
-    if (auto ec = fs.remove(p)) return {ec, "cannot delete " + p.string() + ": " + ec.message()};
-    kept.pop_back();
-  }
+  bool loaded = false;
+  if (auto err = load_newest_producer_snapshot(state, fs, dir, kept, now_ms, producer_id_expiration_ms,
+                                               corrupt_snapshot::remove, &loaded))
+    return err;
+  if (loaded) return {};
   state.truncate_fully_and_start_at(log_start);
   return {};
 }

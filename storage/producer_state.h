@@ -276,9 +276,19 @@ storage_error read_producer_snapshot(file_system& fs, const std::filesystem::pat
                                      std::vector<producer_entry>* out);
 // Offsets of the snapshot files in dir, ascending (other names are ignored).
 storage_error list_producer_snapshots(file_system& fs, const std::filesystem::path& dir, std::vector<offset>* out);
-std::optional<offset> latest_snapshot_at_or_below(std::span<const offset> snapshots, offset o);
 // Deletes the snapshots strictly below o.
 storage_error delete_producer_snapshots_below(file_system& fs, const std::filesystem::path& dir, offset o);
+
+// What loading does with a snapshot that does not decode: delete it (the
+// live state's reload, as Kafka does) or leave it (a read-only rebuild).
+enum class corrupt_snapshot { remove, keep };
+// Loads `state` from the newest of `snapshots` (offsets in dir, ascending)
+// that decodes, trying older ones past corrupt files; *loaded says whether
+// one was. An I/O error stops the search and is returned.
+storage_error load_newest_producer_snapshot(producer_state& state, file_system& fs, const std::filesystem::path& dir,
+                                           std::span<const offset> snapshots, int64_t now_ms,
+                                           int64_t producer_id_expiration_ms, corrupt_snapshot on_corrupt,
+                                           bool* loaded);
 
 // Kafka's truncateAndReload, used on log truncation and at load: deletes the
 // snapshots above log_end or at or below log_start; if the state does not

@@ -150,11 +150,6 @@ TEST_F(producer_snapshot_files, write_list_read_delete) {
   ASSERT_FALSE(write_file_atomically(fs, dir / "junk.snapshot", ""));
   EXPECT_EQ(listed(), (std::vector<offset>{offset(50), offset(100), offset(200)}));
 
-  std::vector<offset> all = listed();
-  EXPECT_EQ(latest_snapshot_at_or_below(all, offset(150)), offset(100));
-  EXPECT_EQ(latest_snapshot_at_or_below(all, offset(200)), offset(200));
-  EXPECT_EQ(latest_snapshot_at_or_below(all, offset(49)), std::nullopt);
-
   std::vector<producer_entry> entries;
   ASSERT_FALSE(read_producer_snapshot(fs, dir / "00000000000000000100.snapshot", &entries));
   ASSERT_EQ(entries.size(), 1u);
@@ -194,6 +189,28 @@ TEST_F(producer_snapshot_files, a_corrupt_snapshot_is_deleted_and_an_older_one_u
   EXPECT_EQ(state.map_end_offset(), offset(50));
   EXPECT_NE(state.find(producer_id(1)), nullptr);
   EXPECT_EQ(listed(), (std::vector<offset>{offset(50)}));
+}
+
+TEST_F(producer_snapshot_files, a_read_only_load_skips_a_corrupt_snapshot_and_keeps_it) {
+  snapshot_at(50, 1);
+  snapshot_at(100, 2);
+  snapshot_at(200, 3);
+  ASSERT_FALSE(write_file_atomically(fs, dir / "00000000000000000100.snapshot", "\x00\x01garbage"));
+  // Only the snapshots at or below 150 are candidates: 100 is corrupt, 50 is loaded.
+  std::vector<offset> candidates{offset(50), offset(100)};
+  producer_state state;
+  bool loaded = false;
+  ASSERT_FALSE(load_newest_producer_snapshot(state, fs, dir, candidates, 1000, 60000, corrupt_snapshot::keep, &loaded));
+  EXPECT_TRUE(loaded);
+  EXPECT_EQ(state.map_end_offset(), offset(50));
+  EXPECT_NE(state.find(producer_id(1)), nullptr);
+  EXPECT_EQ(listed(), (std::vector<offset>{offset(50), offset(100), offset(200)}));
+
+  ASSERT_FALSE(write_file_atomically(fs, dir / "00000000000000000050.snapshot", "junk"));
+  producer_state none;
+  ASSERT_FALSE(load_newest_producer_snapshot(none, fs, dir, candidates, 1000, 60000, corrupt_snapshot::keep, &loaded));
+  EXPECT_FALSE(loaded);
+  EXPECT_EQ(none.map_end_offset(), offset(0));
 }
 
 TEST_F(producer_snapshot_files, no_snapshot_starts_empty_at_the_log_start) {
