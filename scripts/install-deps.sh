@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
 # Installs everything Highwater needs to build and test on Debian 12.
 # Idempotent: a machine that already has the packages skips apt entirely.
+#   scripts/install-deps.sh               everything: build, tests, benchmarks
+#   scripts/install-deps.sh --build-only  what building highwater and its tools
+#                                         needs, no more (the image's build stage)
 set -euo pipefail
 
-packages=(
-  build-essential cmake ninja-build ccache python3 python3-venv pkg-config
-  clang-14 libclang-rt-14-dev llvm-14
+build_packages=(
+  build-essential cmake ninja-build python3 pkg-config
   libboost1.81-dev libspdlog-dev libfmt-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  librdkafka-dev kcat prometheus-cpp-dev
-  openjdk-17-jdk-headless maven
+  librdkafka-dev prometheus-cpp-dev
 )
+build_only=0
+[ "${1:-}" = "--build-only" ] && build_only=1
+packages=("${build_packages[@]}")
+if [ "$build_only" = 0 ]; then
+  packages+=(
+    ccache python3-venv
+    clang-14 libclang-rt-14-dev llvm-14
+    libgtest-dev libgmock-dev libbenchmark-dev
+    kcat openjdk-17-jdk-headless maven
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -25,6 +36,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+[ "$build_only" = 1 ] && exit 0
 
 # Python clients for the compat tests (tests/compat/python): a venv under the
 # cache dir CI keeps, so pip runs only when the pinned versions change.

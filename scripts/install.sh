@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs Highwater as a package would: `highwater` in <prefix>/bin, the
 # sample configuration in <prefix>/etc/highwater/server.properties, and
-# Kafka's command-line tools (kafka-topics.sh, kafka-console-producer.sh,
-# ...) in <prefix>/bin, run from Apache Kafka 4.3.1's jars (fetched once
-# from Maven Central into ~/.cache/highwater) until native ones ship.
+# Kafka's command-line tools in <prefix>/bin: the native ones
+# (highwater-tools, tools/README.md, linked as kafka-topics.sh & co.), and
+# for the tools that have no native version yet, Apache Kafka 4.3.1's, run
+# from its jars (fetched once from Maven Central into ~/.cache/highwater).
 #
 # Usage: scripts/install.sh [--prefix DIR] [--build-dir DIR] [--no-build] [--no-kafka-tools]
 #   --prefix DIR       default /usr/local (as root), else ~/.local
@@ -29,10 +30,10 @@ while [ $# -gt 0 ]; do
 done
 
 if [ "$build" = 1 ]; then
-  HW_BUILD_DIR="$build_dir" HW_BUILD_TYPE=Release ./scripts/build.sh highwater
+  HW_BUILD_DIR="$build_dir" HW_BUILD_TYPE=Release ./scripts/build.sh highwater highwater-tools
 fi
 cmake --install "$build_dir" --prefix "$prefix" >/dev/null
-echo "installed $prefix/bin/highwater and $prefix/etc/highwater/server.properties"
+echo "installed $prefix/bin/highwater, $prefix/etc/highwater/server.properties and the native tools ($(tr '\n' ' ' < tools/tool_names.txt))"
 
 if [ "$tools" = 1 ]; then
   share="$prefix/share/highwater"
@@ -41,6 +42,8 @@ if [ "$tools" = 1 ]; then
   "$share/scripts/fetch-kafka.sh" >/dev/null
   # tool name -> main class, as in Kafka 4.3's bin/ (see kafka-run-class.sh)
   while read -r name class; do
+    grep -q -x -F "$name" tools/tool_names.txt && continue  # the native one is installed
+    rm -f "$prefix/bin/$name"
     cat > "$prefix/bin/$name" <<WRAP
 #!/usr/bin/env bash
 # Apache Kafka 4.3.1's $name, installed by Highwater's scripts/install.sh.
@@ -65,7 +68,7 @@ kafka-producer-perf-test.sh org.apache.kafka.tools.ProducerPerformance
 kafka-consumer-perf-test.sh org.apache.kafka.tools.ConsumerPerformance
 kafka-storage.sh kafka.tools.StorageTool
 TOOLS
-  echo "installed Kafka's tools (kafka-topics.sh, ...) in $prefix/bin"
+  echo "installed Kafka's Java tools for the others in $prefix/bin"
 fi
 case ":$PATH:" in
   *":$prefix/bin:"*) ;;

@@ -4,7 +4,8 @@
 # through ctest. The tree the tests run is built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (build-san/), so every highwater process the
 # integration and compat tests start is checked too; HW_TEST_SANITIZE=0
-# runs the plain build/ instead.
+# runs the plain build/ instead. The containers group (tests/containers)
+# builds the image from those binaries and runs the seeds' compose cluster.
 # HW_CTEST_ARGS passes extra arguments to the main ctest run (e.g. "-L unit").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,10 @@ fi
 ./scripts/build.sh
 # Apache Kafka's jars (clients, tools, broker) for the compat tests: cached.
 ./scripts/fetch-kafka.sh >/dev/null
+# A container runtime with the docker CLI and compose for tests/containers
+# (podman's Docker API; the base image and the compose plugin are cached).
+./scripts/install-containers.sh >/dev/null
+export DOCKER_HOST=${DOCKER_HOST:-unix:///run/podman/podman.sock}
 if [ "${HW_SKIP_FUZZ:-0}" != 1 ]; then
   ./scripts/fuzz.sh
 fi

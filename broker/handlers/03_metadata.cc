@@ -107,9 +107,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     for (const auto& [name, id] : image->topics_by_name)
       if (const auto* t = image->topic(id)) add_topic(*image, *t, ctx.listener_name, response);
   } else {
+    // As Kafka: a request naming any topic by id is answered by ids (the
+    // Java client sends the id with an empty name, not a null one).
+    const bool by_id = std::any_of(request->topics->begin(), request->topics->end(),
+                                   [](const auto& t) { return !t.topic_id.is_zero(); });
     for (const auto& t : *request->topics) {
       const controller::topic_image* topic = nullptr;
-      if (t.name) {
+      if (t.name && !by_id) {
         topic = image->topic(*t.name);
         if (!topic) {
           error_code e = error_code::unknown_topic_or_partition;

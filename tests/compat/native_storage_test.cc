@@ -1,0 +1,158 @@
+// The native kafka-storage.sh against Kafka 4.3.1's StorageTool: the same
+// sub-commands on the same kind of fresh directories print the same lines,
+// and the directories the native tool formats start a highwater broker.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "broker_process.h"
+#include "kafka_tool.h"
+#include "native_tool.h"
+#include "protocol/wire/uuid.h"
+
+namespace hw::testing {
+namespace {
+
+namespace fs = std::filesystem;
+const char* const k_storage_tool = "kafka.tools.StorageTool";
+const std::string k_cluster = "MkU3OEVBNTcwNTJENDM2Qk";
+
+class NativeStorageIT : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root = fs::temp_directory_path() / ("native-storage-" + std::to_string(getpid()));
+    fs::remove_all(root);
+    fs::create_directories(root);
+  }
+  void TearDown() override { fs::remove_all(root); }
+  std::string path(const std::string& name) const { return (root / name).string(); }
+  // A combined node with a dynamic quorum (what --standalone is for).
+  std::string write_config(uint16_t controller_port) const {
+    const std::string file = path("server.properties");
+    std::ofstream(file) << "process.roles=broker,controller\nnode.id=1\ncontroller.listener.names=CONTROLLER\n"
+                        << "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:" << controller_port << "\n"
+                        << "controller.quorum.bootstrap.servers=127.0.0.1:" << controller_port << "\n"
+                        << "log.dirs=" << path("d1") << "," << path("d2") << "\nmetadata.log.dir=" << path("meta") << "\n";
+    return file;
+  }
+  void wipe() {
+    for (const char* d : {"d1", "d2", "meta"}) fs::remove_all(path(d));
+  }
+  fs::path root;
+};
+
+// The one line that differs by design: Kafka bootstraps share.version and
+// streams.version too, which the Highwater broker does not support, so the
+// native tool shows the features the broker will in fact finalize.
+std::string without_unsupported_features(std::string line) {
+  for (const char* f : {"share.version", "streams.version"}) {
+    const std::string record =
+        ", ApiMessageAndVersion(FeatureLevelRecord(name='" + std::string(f) + "', featureLevel=1) at version 0)";
+    if (auto at = line.find(record); at != std::string::npos) line.erase(at, record.size());
+  }
+  return line;
+}
+
+// Directory ids are random on every format: only their form is compared.
+std::string mask_directory_ids(const std::string& text) {
+  static const std::regex id("directory.id=[A-Za-z0-9_-]{22}");
+  return std::regex_replace(text, id, "directory.id=<id>");
+}
+
+TEST_F(NativeStorageIT, RandomUuidIsAKafkaUuid) {
+  auto a = run_native_tool(path(""), "kafka-storage.sh", {"random-uuid"});
+  auto b = run_native_tool(path(""), "kafka-storage.sh", {"random-uuid"});
+  ASSERT_EQ(a.exit_code, 0) << a.all();
+  const auto lines = lines_of(a.out);
+  ASSERT_EQ(lines.size(), 1u) << a.all();
+  EXPECT_TRUE(std::regex_match(lines[0], std::regex("[A-Za-z0-9_][A-Za-z0-9_-]{21}"))) << lines[0];
+  auto id = protocol::uuid::parse(lines[0]);
+  ASSERT_TRUE(id) << lines[0];
+  EXPECT_FALSE(id->is_reserved());
+  EXPECT_NE(a.out, b.out);
+  // Kafka's own tool accepts it as a cluster id below; the Java one makes the same form.
+  auto java = run_kafka_tool(path(""), k_storage_tool, {"random-uuid"});
+  EXPECT_TRUE(std::regex_match(tool_lines(java).at(0), std::regex("[A-Za-z0-9_][A-Za-z0-9_-]{21}")));
+}
+
+TEST_F(NativeStorageIT, FormatAndInfoAsKafkaThenTheBrokerStarts) {
+  broker_process broker;
+  auto chosen = start_on_fresh_ports(1, [&](const std::vector<uint16_t>& ports) {
+    const std::string config = write_config(ports[0]);
+    wipe();
+    // Kafka's tool first, on the directories the native one then formats afresh
+    // (the same paths: Kafka reports directories in its HashMap's order).
+    auto java = run_kafka_tool(path(""), k_storage_tool, {"format", "-c", config, "-t", k_cluster, "--standalone"});
+    EXPECT_EQ(java.exit_code, 0) << java.all();
+    auto java_info = run_kafka_tool(path(""), k_storage_tool, {"info", "-c", config});
+    wipe();
+    auto native = run_native_tool(path(""), "kafka-storage.sh", {"format", "-c", config, "-t", k_cluster, "--standalone"});
+    EXPECT_EQ(native.exit_code, 0) << native.all();
+    auto java_lines = tool_lines(java), native_lines = lines_of(native.out);
+    EXPECT_EQ(java_lines.size(), native_lines.size()) << java.all() << native.all();
+    for (size_t i = 0; i < std::min(java_lines.size(), native_lines.size()); ++i)
+      EXPECT_EQ(i == 0 ? without_unsupported_features(java_lines[i]) : java_lines[i], native_lines[i]);
+    auto native_info = run_native_tool(path(""), "kafka-storage.sh", {"info", "-c", config});
+    EXPECT_EQ(native_info.exit_code, java_info.exit_code) << native_info.all();
+    EXPECT_EQ(mask_directory_ids(native_info.out), mask_directory_ids(java_info.out));
+    // Kafka's tool reads what the native one wrote the same way.
+    auto java_reads_native = run_kafka_tool(path(""), k_storage_tool, {"info", "-c", config});
+    EXPECT_EQ(tool_lines(java_reads_native), lines_of(native_info.out));
+
+    // Formatted twice: Kafka's refusal, and --ignore-formatted.
+    auto again = run_native_tool(path(""), "kafka-storage.sh", {"format", "-c", config, "-t", k_cluster, "--standalone"});
+    EXPECT_EQ(again.exit_code, 1);
+    EXPECT_NE(again.err.find("is already formatted. Use --ignore-formatted"), std::string::npos) << again.all();
+    auto ignored = run_native_tool(path(""), "kafka-storage.sh",
+                                   {"format", "-c", config, "-t", k_cluster, "--standalone", "--ignore-formatted"});
+    EXPECT_EQ(ignored.out, "All of the log directories are already formatted.\n");
+
+    const std::string controller = "127.0.0.1:" + std::to_string(ports[0]);
+    return started_or_port_taken(
+        broker.start({"--config", config, "--override", "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller}),
+        {&broker});
+  });
+  ASSERT_TRUE(chosen) << broker.log();
+  // The broker took the formatted identity: its cluster id, through the native quorum tool.
+  auto status = run_native_tool(path(""), "kafka-metadata-quorum.sh",
+                                {"--bootstrap-server", "127.0.0.1:" + std::to_string(broker.port()), "describe", "--status"});
+  ASSERT_EQ(status.exit_code, 0) << status.all() << broker.log();
+  EXPECT_TRUE(printed_line(status, "ClusterId:              " + k_cluster)) << status.all();
+}
+
+TEST_F(NativeStorageIT, ErrorsAndRefusalsAsKafka) {
+  const std::string config = write_config(9093);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"format", "-c", config}, {"frob"}, {"format", "-c", config, "-t", k_cluster, "-s", "-N"},
+        {"format", "-c", config, "-t", k_cluster},  // a controller without voters must say which quorum
+        {"version-mapping", "-r", "9.9"}, {"feature-dependencies", "-f", "group.version=7"}}) {
+    SCOPED_TRACE(args[0]);
+    auto java = run_kafka_tool(path(""), k_storage_tool, args);
+    auto native = run_native_tool(path(""), "kafka-storage.sh", args);
+    EXPECT_EQ(native.exit_code, java.exit_code) << native.all() << java.all();
+    EXPECT_EQ(native.err, java.err);
+    EXPECT_EQ(lines_of(native.out), tool_lines(java));
+  }
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"version-mapping"}, {"version-mapping", "-r", "3.9"},
+                                                {"feature-dependencies", "-f", "eligible.leader.replicas.version=1"}}) {
+    auto java = run_kafka_tool(path(""), k_storage_tool, args);
+    auto native = run_native_tool(path(""), "kafka-storage.sh", args);
+    EXPECT_EQ(native.exit_code, 0) << native.all();
+    EXPECT_EQ(lines_of(native.out), tool_lines(java));
+  }
+  // Refused by name: what the Highwater broker would not honour.
+  auto scram = run_native_tool(path(""), "kafka-storage.sh",
+                               {"format", "-c", config, "-t", k_cluster, "-S", "SCRAM-SHA-256=[name=a,password=b]"});
+  EXPECT_EQ(scram.exit_code, 1);
+  EXPECT_EQ(scram.err, "Option --add-scram is not supported by this native tool\n");
+  auto old = run_native_tool(path(""), "kafka-storage.sh", {"format", "-c", config, "-t", k_cluster, "-N", "-r", "3.9"});
+  EXPECT_EQ(old.exit_code, 1);
+  EXPECT_NE(old.err.find("--release-version is not supported by this native tool"), std::string::npos) << old.all();
+  EXPECT_FALSE(fs::exists(path("d1")));
+}
+
+}  // namespace
+}  // namespace hw::testing

@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include "tools/cli/options.h"
+
+namespace hw::tools::cli {
+namespace {
+
+option_parser sample() {
+  option_parser p;
+  p.flag("describe", "Describe.");
+  p.option("topic", "topic", "The topic.");
+  p.option("config", "name=value", "A config.");
+  p.unsupported("topic-id", true);
+  return p;
+}
+
+bool parse(const std::vector<std::string>& args, option_set* out, std::string* error) {
+  return sample().parse(args, out, error);
+}
+
+TEST(CliOptions, ValuesBySpaceOrEqualsAndRepeatedOptionsCollect) {
+  option_set set;
+  std::string error;
+  ASSERT_TRUE(parse({"--describe", "--topic", "a", "--config=x=1", "--config", "y=2", "rest"}, &set, &error)) << error;
+  EXPECT_TRUE(set.has("describe"));
+  EXPECT_EQ(set.value("topic"), "a");
+  EXPECT_EQ(set.values("config"), (std::vector<std::string>{"x=1", "y=2"}));
+  EXPECT_EQ(set.non_options(), (std::vector<std::string>{"rest"}));
+  EXPECT_FALSE(set.has("topic-id"));
+}
+
+TEST(CliOptions, UnknownMissingAndUnsupportedAreNamed) {
+  option_set set;
+  std::string error;
+  EXPECT_FALSE(parse({"--bogus"}, &set, &error));
+  EXPECT_EQ(error, "bogus is not a recognized option");
+  EXPECT_FALSE(parse({"--desc"}, &set, &error));  // no abbreviations, as Kafka's parsers
+  EXPECT_EQ(error, "desc is not a recognized option");
+  EXPECT_FALSE(parse({"--topic"}, &set, &error));
+  EXPECT_EQ(error, "Option topic requires an argument");
+  EXPECT_FALSE(parse({"--topic-id", "x"}, &set, &error));
+  EXPECT_NE(error.find("--topic-id"), std::string::npos);
+  EXPECT_NE(error.find("not supported"), std::string::npos);
+  EXPECT_FALSE(parse({"--describe=yes"}, &set, &error));
+}
+
+TEST(CliOptions, UsageListsSupportedOptionsSorted) {
+  std::string usage = sample().usage();
+  EXPECT_LT(usage.find("--config <name=value>"), usage.find("--describe"));
+  EXPECT_LT(usage.find("--describe"), usage.find("--topic <topic>"));
+  EXPECT_EQ(usage.find("topic-id"), std::string::npos);
+}
+
+TEST(CliOptions, KeyValueSplitsAtTheFirstEquals) {
+  std::string k, v;
+  ASSERT_TRUE(split_key_value("a=b=c", &k, &v));
+  EXPECT_EQ(k, "a");
+  EXPECT_EQ(v, "b=c");
+  EXPECT_FALSE(split_key_value("novalue", &k, &v));
+}
+
+}  // namespace
+}  // namespace hw::tools::cli

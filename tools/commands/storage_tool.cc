@@ -1,0 +1,167 @@
+// kafka-storage.sh: the sub-commands' flow (storage_tool.h).
+
+#include "tools/commands/storage_tool.h"
+
+#include <filesystem>
+#include <ostream>
+#include <random>
+
+#include "config/broker_config.h"
+#include "tools/commands/argparse_tool.h"
+#include "tools/commands/feature_levels.h"
+#include "tools/commands/tools.h"
+
+namespace hw::tools {
+namespace {
+
+// The broker configuration as the broker itself reads it (its defaults,
+// its checks), from the file alone: Kafka's tool reads no environment.
+std::optional<config::broker_config> load_config(const std::string& path, tool_io io) {
+  if (!std::filesystem::exists(path)) {
+    io.err << "Exception in thread \"main\" java.nio.file.NoSuchFileException: " << path << '\n';
+    return std::nullopt;
+  }
+  config::config_sources sources;
+  sources.properties_path = path;
+  config::load_result loaded = config::load_broker_config(sources);
+  if (!loaded.config) {
+    for (const auto& e : loaded.errors) io.err << "Invalid configuration: " << e << '\n';
+    return std::nullopt;
+  }
+  return std::move(loaded.config);
+}
+
+std::vector<std::string> directories_of(const config::broker_config& cfg) {
+  std::vector<std::string> dirs = cfg.log_dirs;
+  if (std::find(dirs.begin(), dirs.end(), cfg.metadata_log_dir) == dirs.end()) dirs.push_back(cfg.metadata_log_dir);
+  return dirs;
+}
+
+bool has_controller_listener(const config::broker_config& cfg) {
+  for (const auto& l : cfg.listeners)
+    if (std::find(cfg.controller_listener_names.begin(), cfg.controller_listener_names.end(), l.name) !=
+        cfg.controller_listener_names.end())
+      return true;
+  return false;
+}
+
+// StorageTool.runFormatCommand's checks, in its order; false with the
+// message to print.
+bool format_request_from(const cli::arg_values& v, const config::broker_config& cfg, format_request* req,
+                         std::string* error) {
+  if (cfg.process_roles.empty()) {
+    *error = "The kafka configuration file appears to be for a legacy cluster. Formatting is only supported for "
+             "clusters in KRaft mode.";
+    return false;
+  }
+  if (auto release = v.value("release_version")) {
+    const metadata_version_info* mv = metadata_version_from_string(*release, false);
+    if (!mv) {
+      *error = unknown_metadata_version_message(*release, false);
+      return false;
+    }
+    if (mv->level != latest_production_metadata_level) {
+      *error = "Option --release-version is not supported by this native tool for metadata.version " +
+               std::string(mv->name) + " (the Highwater broker starts new clusters at 4.3-IV0)";
+      return false;
+    }
+  }
+  const bool static_voters = !cfg.controller_quorum_voters.empty();
+  const bool standalone = v.has("standalone");
+  if (static_voters && standalone) {
+    *error = "You cannot specify controller.quorum.voters and format the node with --initial-controllers or "
+             "--standalone. If you want to use dynamic quorum, please remove controller.quorum.voters and specify "
+             "controller.quorum.bootstrap.servers instead.";
+    return false;
+  }
+  const bool controller = cfg.has_role("controller");
+  if (standalone) {
+    if (!controller) {
+      *error = "You can only use --standalone on a controller.";
+      return false;
+    }
+    if (!has_controller_listener(cfg)) {
+      *error = "Exception in thread \"main\" java.lang.RuntimeException: No controller listeners found.";
+      return false;
+    }
+    std::mt19937_64 rng = seeded_rng();
+    req->voter_directory_id = protocol::uuid::random(rng);
+  }
+  if (!v.has("no_initial_controllers") && controller && !static_voters && !standalone) {
+    *error = "Because controller.quorum.voters is not set on this controller, you must specify one of the following: "
+             "--standalone, --initial-controllers, or --no-initial-controllers.";
+    return false;
+  }
+  req->node_id = cfg.node_id;
+  req->cluster_id = v.value("cluster_id").value_or("");
+  req->directories = directories_of(cfg);
+  req->metadata_directory = cfg.metadata_log_dir;
+  req->ignore_formatted = v.has("ignore_formatted");
+  req->metadata_level = latest_production_metadata_level;
+  // What the broker's controller finalizes for a new cluster at 4.3-IV0
+  // (Kafka's defaults less share.version and streams.version, which
+  // Highwater does not support); kraft.version follows the quorum's kind.
+  req->features = {{"eligible.leader.replicas.version", 1}, {"group.version", 1}, {"transaction.version", 2},
+                   {"kraft.version", static_voters ? 0 : 1}};
+  return true;
+}
+
+int format(const cli::arg_values& v, tool_io io) {
+  auto cfg = load_config(*v.value("config"), io);
+  if (!cfg) return 1;
+  format_request req;
+  std::string out, error;
+  const bool ok = format_request_from(v, *cfg, &req, &error) && format_directories(req, &out, &error);
+  io.out << out;
+  if (ok) return 0;
+  io.err << error << '\n';
+  return 1;
+}
+
+int info(const cli::arg_values& v, tool_io io) {
+  auto cfg = load_config(*v.value("config"), io);
+  if (!cfg) return 1;
+  std::string out;
+  const int status = storage_info(!cfg->process_roles.empty(), directories_of(*cfg), &out);
+  io.out << out;
+  return status;
+}
+
+}  // namespace
+
+std::mt19937_64 seeded_rng() {
+  std::random_device device;
+  std::seed_seq seed{device(), device(), device(), device(), device(), device(), device(), device()};
+  return std::mt19937_64(seed);
+}
+
+int kafka_storage(tool_args args, tool_io io) {
+  cli::arg_values v;
+  cli::arg_error parse_error;
+  const cli::arg_parser parser = storage_parser();  // outlives parse_error, which points into it
+  if (!parser.parse(args, &v, &parse_error)) return report_parse_failure(parse_error, io);
+  const std::string& command = v.command();
+  if (command == "info") return info(v, io);
+  if (command == "format") return format(v, io);
+  if (command == "random-uuid") {
+    std::mt19937_64 rng = seeded_rng();
+    io.out << protocol::uuid::random(rng).to_string() << '\n';
+    return 0;
+  }
+  std::string out, error;
+  bool ok = true;
+  if (command == "version-mapping") {
+    const std::string release = v.value("release_version").value_or("4.3-IV0");
+    const metadata_version_info* mv = metadata_version_from_string(release, true);
+    if (mv) out = version_mapping_text(*mv, release);
+    else error = unknown_metadata_version_message(release, true), ok = false;
+  } else {
+    ok = storage_feature_dependencies(v.values("feature"), &out, &error);
+  }
+  io.out << out;
+  if (ok) return 0;
+  io.err << error << '\n';
+  return 1;
+}
+
+}  // namespace hw::tools
