@@ -87,6 +87,17 @@ const feature_info* feature_by_name(std::string_view name) {
   return nullptr;
 }
 
+std::string dependencies_text(const std::string& head, const feature_version_info& version) {
+  if (version.dependencies.empty()) return head + " has no dependencies.\n";
+  std::string out = head + " requires:\n";
+  for (const auto& [dep, dep_level] : version.dependencies) {
+    out += "    " + dep + "=" + std::to_string(dep_level);
+    if (dep == "metadata.version") out += " (" + std::string(metadata_version_by_level(dep_level)->name) + ")";
+    out += "\n";
+  }
+  return out;
+}
+
 std::string version_mapping_text(const metadata_version_info& version, std::string_view as_given) {
   std::string out = "metadata.version=" + std::to_string(version.level) + " (" + std::string(as_given) + ")\n";
   for (const auto& f : production_features())

@@ -68,6 +68,11 @@ const feature_info* feature_by_name(std::string_view name);
 // line: "metadata.version=30 (4.3-IV0)", then one "name=level" per feature.
 std::string version_mapping_text(const metadata_version_info& version, std::string_view as_given);
 
+// feature-dependencies' lines for one feature level, headed `head`
+// ("name=level"): "head has no dependencies." or "head requires:" then one
+// indented "dep=level" per dependency (metadata.version with its name).
+std::string dependencies_text(const std::string& head, const feature_version_info& version);
+
 // Short.parseShort: optional sign, decimal digits, in range.
 std::optional<int16_t> java_parse_short(std::string_view text);
 

@@ -149,16 +149,7 @@ bool feature_dependencies_text(const std::vector<std::string>& features, std::st
       *error = "No feature:" + name + " with feature level " + std::to_string(level);
       return false;
     }
-    if (version->dependencies.empty()) {
-      *out += name + "=" + std::to_string(level) + " has no dependencies.\n";
-      continue;
-    }
-    *out += name + "=" + std::to_string(level) + " requires:\n";
-    for (const auto& [dep, dep_level] : version->dependencies) {
-      *out += "    " + dep + "=" + std::to_string(dep_level);
-      if (dep == "metadata.version") *out += " (" + std::string(metadata_version_by_level(dep_level)->name) + ")";
-      *out += "\n";
-    }
+    *out += dependencies_text(name + "=" + std::to_string(level), *version);
   }
   return true;
 }

@@ -270,16 +270,7 @@ bool storage_feature_dependencies(const std::vector<std::string>& features, std:
       *error = "Feature level " + std::to_string(*level) + " is not supported for feature " + name;
       return false;
     }
-    if (v->dependencies.empty()) {
-      *out += head + " has no dependencies.\n";
-      continue;
-    }
-    *out += head + " requires:\n";
-    for (const auto& [dep, dep_level] : v->dependencies) {
-      *out += "    " + dep + "=" + std::to_string(dep_level);
-      if (dep == "metadata.version") *out += " (" + std::string(metadata_version_by_level(dep_level)->name) + ")";
-      *out += "\n";
-    }
+    *out += dependencies_text(head, *v);
   }
   return true;
 }
