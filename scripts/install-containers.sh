@@ -22,7 +22,7 @@ socket=/run/podman/podman.sock
 
 # 1. Podman with runc (crun fails on hybrid cgroups), netavark and
 #    aardvark-dns (containers on one network resolve each other by name).
-packages=(podman runc netavark aardvark-dns iptables uidmap debootstrap)
+packages=(podman runc netavark aardvark-dns iptables uidmap debootstrap curl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
