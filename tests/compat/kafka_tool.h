@@ -53,19 +53,18 @@ inline std::string read_whole(const std::string& path) {
   return ss.str();
 }
 
-// work_dir holds the captured output (and the stdin text, if any).
-inline tool_result run_kafka_tool(const std::string& work_dir, const std::string& main_class,
-                                  const std::vector<std::string>& args, const std::string& stdin_text = "",
-                                  int timeout_s = 180) {
+// Runs `command` (already quoted) under `timeout`, with stdin_text as its
+// input, and captures what it printed; the files go in work_dir, named
+// after `tag`.
+inline tool_result run_captured(const std::string& work_dir, const std::string& tag, const std::string& command,
+                                const std::string& stdin_text, int timeout_s) {
   static int run = 0;
-  const std::string base = work_dir + "/tool-" + std::to_string(getpid()) + "-" + std::to_string(++run);
+  const std::string base = work_dir + "/" + tag + "-" + std::to_string(getpid()) + "-" + std::to_string(++run);
   {
     std::ofstream in(base + ".in");
     in << stdin_text;
   }
-  std::string cmd = "timeout -k 10 " + std::to_string(timeout_s) + " " + shell_quote(HW_SOURCE_DIR "/scripts/kafka-run-class.sh") +
-                    " " + shell_quote(main_class);
-  for (auto& a : args) cmd += " " + shell_quote(a);
+  std::string cmd = "timeout -k 10 " + std::to_string(timeout_s) + " " + command;
   cmd += " <" + shell_quote(base + ".in") + " >" + shell_quote(base + ".out") + " 2>" + shell_quote(base + ".err");
   tool_result r;
   int status = std::system(cmd.c_str());
@@ -73,6 +72,15 @@ inline tool_result run_kafka_tool(const std::string& work_dir, const std::string
   r.out = read_whole(base + ".out");
   r.err = read_whole(base + ".err");
   return r;
+}
+
+// work_dir holds the captured output (and the stdin text, if any).
+inline tool_result run_kafka_tool(const std::string& work_dir, const std::string& main_class,
+                                  const std::vector<std::string>& args, const std::string& stdin_text = "",
+                                  int timeout_s = 180) {
+  std::string cmd = shell_quote(HW_SOURCE_DIR "/scripts/kafka-run-class.sh") + " " + shell_quote(main_class);
+  for (auto& a : args) cmd += " " + shell_quote(a);
+  return run_captured(work_dir, "tool", cmd, stdin_text, timeout_s);
 }
 
 inline std::vector<std::string> lines_of(const std::string& text) {

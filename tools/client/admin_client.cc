@@ -83,6 +83,15 @@ bool admin_client::read_nodes(connection& c, std::string* error) {
   return true;
 }
 
+bool admin_client::back_off() {
+  constexpr auto backoff = std::chrono::milliseconds(100);
+  if (clock::now() + backoff >= deadline_) return false;
+  std::this_thread::sleep_for(backoff);
+  std::string ignored;  // a failed refresh shows in the next attempt's error
+  refresh(&ignored);
+  return true;
+}
+
 bool admin_client::refresh(std::string* error) {
   connection* c = connection_to(any_node, error);
   return c && read_nodes(*c, error);
@@ -116,7 +125,7 @@ bool admin_client::send(int32_t node, int16_t key, const char* name, int16_t min
   if (!c) return false;
   auto v = c->version_for(key, min_version, max_version);
   if (!v) {
-    *error = std::string("The node does not support ") + name;
+    *error = std::string(unsupported_prefix) + name;
     return false;
   }
   std::vector<uint8_t> body;

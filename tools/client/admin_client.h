@@ -45,6 +45,16 @@ class admin_client {
   // Reads the nodes again (after a leader moved, say).
   bool refresh(std::string* error);
 
+  // Kafka's retry.backoff.ms (100 ms) between attempts of one operation:
+  // waits it and reads the cluster's nodes again (a leader or the
+  // controller may have moved); false, without waiting, when the
+  // operation's deadline would pass first.
+  bool back_off();
+  // Whether a failed call's error says the node does not speak the API at
+  // any version this client knows (not worth retrying).
+  static bool unsupported(const std::string& error) { return error.starts_with(unsupported_prefix); }
+  static constexpr const char* unsupported_prefix = "The node does not support ";
+
   // Any node: the one the client bootstrapped from.
   static constexpr int32_t any_node = -1;
 

@@ -41,7 +41,7 @@ inline std::string node_does_not_support(std::string_view request_name) {
     if (i > 0 && std::isupper(static_cast<unsigned char>(c))) api += '_';
     api += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
-  return "The node does not support " + api;
+  return admin_client::unsupported_prefix + api;
 }
 
 }  // namespace hw::tools

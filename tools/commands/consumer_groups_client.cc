@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <set>
-#include <thread>
 
 #include "protocol/messages/consumer_group_describe.h"
 #include "protocol/messages/consumer_protocol.h"
@@ -26,13 +25,6 @@ constexpr int16_t k_not_available = 15;
 constexpr int16_t k_not_coordinator = 16;
 constexpr int16_t k_unsupported_version = 35;
 constexpr int16_t k_group_not_found = 69;
-
-// Waits Kafka's retry backoff; false when the deadline leaves no time.
-bool back_off(admin_client& admin) {
-  if (clock::now() + std::chrono::milliseconds(100) >= admin.deadline()) return false;
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  return true;
-}
 
 // The consumer protocol's assignment (version, then the struct): its
 // partitions, each once.
@@ -101,7 +93,7 @@ bool group_client::coordinator(const std::string& group, const std::string& call
     *out = node_info{resp.node_id, {resp.host, static_cast<uint16_t>(resp.port)}, std::nullopt};
     coordinators_[group] = *out;
     return true;
-  } while (back_off(*admin_));
+  } while (admin_->back_off());
   *error = timeout_error(call + "(api=FIND_COORDINATOR)");
   return false;
 }
@@ -126,7 +118,7 @@ bool group_client::list_groups(const std::vector<std::string>& states, const std
       if (resp.error_code == k_load_in_progress || resp.error_code == k_not_available) continue;
       answered = true;
       break;
-    } while (back_off(*admin_));
+    } while (admin_->back_off());
     if (!answered) {
       *error = timeout_error("listGroups");
       return false;
@@ -226,7 +218,7 @@ std::variant<group_info, kafka_error> group_client::describe_one(const std::stri
       info.members.push_back(std::move(mi));
     }
     return info;
-  } while (back_off(*admin_));
+  } while (admin_->back_off());
   return timeout_error("describeConsumerGroups");
 }
 
@@ -273,7 +265,7 @@ bool group_client::committed_offsets(const std::string& group, committed* out, k
       }
     }
     return true;
-  } while (back_off(*admin_));
+  } while (admin_->back_off());
   *error = timeout_error("listConsumerGroupOffsets");
   return false;
 }
@@ -316,7 +308,7 @@ bool group_client::commit_offsets(const std::string& group, const std::vector<st
       }
     }
     return true;
-  } while (back_off(*admin_));
+  } while (admin_->back_off());
   *error = timeout_error("alterConsumerGroupOffsets");
   return false;
 }
@@ -342,7 +334,7 @@ std::map<std::string, std::optional<kafka_error>> group_client::delete_groups(co
       if (retry_group_error(code, &coordinators_, group)) continue;
       result = code == 0 ? std::nullopt : std::optional<kafka_error>(error_of(code));
       break;
-    } while (back_off(*admin_));
+    } while (admin_->back_off());
     out.emplace(group, result);
   }
   return out;
@@ -373,7 +365,7 @@ bool group_client::delete_offsets(const std::string& group, const std::vector<to
     for (const auto& t : resp.topics)
       for (const auto& p : t.partitions) (*partition_errors)[{t.name, p.partition_index}] = p.error_code;
     return true;
-  } while (back_off(*admin_));
+  } while (admin_->back_off());
   *error = timeout_error("deleteConsumerGroupOffsets");
   return false;
 }

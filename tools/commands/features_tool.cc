@@ -3,7 +3,6 @@
 #include <chrono>
 #include <filesystem>
 #include <ostream>
-#include <thread>
 
 #include "protocol/messages/api_versions.h"
 #include "protocol/messages/update_features.h"
@@ -75,11 +74,7 @@ std::map<std::string, std::string> send_updates(admin_client& admin, const std::
     }
     protocol::msg::update_features_response resp;
     if (!admin.call(node, req, &resp, &error)) return fail_all(error);
-    if (resp.error_code == 41 && clock::now() < admin.deadline()) {  // NOT_CONTROLLER: find it again
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      admin.refresh(&error);
-      continue;
-    }
+    if (resp.error_code == 41 && admin.back_off()) continue;  // NOT_CONTROLLER: find it again
     if (resp.error_code != 0) return fail_all(error_message(resp.error_code, resp.error_message));
     if (resp.results.empty()) return failures;
     for (const auto& u : updates) failures[u.first] = "The controller response did not contain a result for feature " + u.first;

@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <thread>
 
 #include "protocol/messages/list_offsets.h"
 #include "protocol/messages/metadata.h"
@@ -144,12 +143,11 @@ bool list_offsets(admin_client& admin, const std::vector<topic_partition>& parti
     if (!find_leaders(admin, left, &leaders, out, error)) return false;
     ask_leaders(admin, leaders, timestamp, out);
     if (pending().empty()) break;
-    if (clock::now() + std::chrono::milliseconds(100) >= admin.deadline()) {
+    if (!admin.back_off()) {
       for (const auto& tp : pending())
         (*out)[tp] = offset_answer{7, "Timed out waiting for a node assignment. Call: listOffsets", -1};
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // Kafka's retry.backoff.ms
   }
   return true;
 }

@@ -1,7 +1,6 @@
 #include "tools/commands/kafka_topics_admin.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "protocol/messages/create_partitions.h"
 #include "protocol/messages/create_topics.h"
@@ -243,12 +242,6 @@ bool topic_admin::delete_topics(const std::vector<std::string>& names, topic_err
   return first_failure(names, failures, error);
 }
 
-bool topic_admin::retry_after_not_controller() {
-  if (clock::now() + std::chrono::milliseconds(100) >= client_->deadline()) return false;
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  std::string why;
-  client_->refresh(&why);
-  return true;
-}
+bool topic_admin::retry_after_not_controller() { return client_->back_off(); }
 
 }  // namespace hw::tools::topics

@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -126,17 +125,15 @@ bool topic_admin::send(bool to_controller, const char* call, const Req& req, Res
   for (;;) {
     std::string why;
     if (c->call(to_controller ? controller_node() : admin_client::any_node, req, resp, &why, version)) return true;
-    if (why.starts_with("The node does not support")) {
+    if (admin_client::unsupported(why)) {
       *error = {"org.apache.kafka.common.errors.UnsupportedVersionException", why};
       return false;
     }
     // A broken connection: Kafka's client retries until the call's deadline.
-    if (clock::now() + std::chrono::milliseconds(100) >= c->deadline()) {
+    if (!c->back_off()) {
       *error = timed_out(call);
       return false;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    c->refresh(&why);
   }
 }
 

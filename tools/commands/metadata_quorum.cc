@@ -3,7 +3,6 @@
 #include <chrono>
 #include <filesystem>
 #include <ostream>
-#include <thread>
 
 #include "protocol/messages/describe_quorum.h"
 #include "tools/commands/argparse_tool.h"
@@ -49,17 +48,14 @@ bool describe_quorum(admin_client& admin, quorum_info* out, std::string* error) 
         *error = failure;
         return false;
       }
-    } else if (failure.rfind("The node does not support", 0) == 0) {
+    } else if (admin_client::unsupported(failure)) {
       *error = node_does_not_support(protocol::msg::describe_quorum_request::schema.name);
       return false;
     }
-    if (clock::now() + std::chrono::milliseconds(100) >= admin.deadline()) {
+    if (!admin.back_off()) {
       *error = failure;
       return false;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    std::string ignored;
-    admin.refresh(&ignored);
   }
 }
 
