@@ -17,14 +17,9 @@ const char* const k_feature_command = "org.apache.kafka.tools.FeatureCommand";
 class NativeFeaturesIT : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto chosen = start_on_fresh_ports(1, [&](const std::vector<uint16_t>& ports) {
-      controller = "127.0.0.1:" + std::to_string(ports[0]);
-      return started_or_port_taken(
-          broker.start({"--override", "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller, "--override",
-                        "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=1@" + controller}),
-          {&broker});
-    });
-    ASSERT_TRUE(chosen) << broker.log();
+    auto port = start_with_controller_listener(broker);
+    ASSERT_TRUE(port) << broker.log();
+    controller = "127.0.0.1:" + std::to_string(*port);
     server = "127.0.0.1:" + std::to_string(broker.port());
   }
   void expect_same(const std::vector<std::string>& args, bool compare_err = true) {

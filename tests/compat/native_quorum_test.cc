@@ -93,14 +93,9 @@ void expect_same_replication(const tool_result& java, const tool_result& native)
 class NativeQuorumIT : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto chosen = start_on_fresh_ports(1, [&](const std::vector<uint16_t>& ports) {
-      controller = "127.0.0.1:" + std::to_string(ports[0]);
-      return started_or_port_taken(
-          broker.start({"--override", "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller, "--override",
-                        "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=1@" + controller}),
-          {&broker});
-    });
-    ASSERT_TRUE(chosen) << broker.log();
+    auto port = start_with_controller_listener(broker);
+    ASSERT_TRUE(port) << broker.log();
+    controller = "127.0.0.1:" + std::to_string(*port);
   }
   std::pair<tool_result, tool_result> both(const std::vector<std::string>& args) {
     return {run_kafka_tool(broker.dir(), k_quorum_command, args), run_native_tool(broker.dir(), "kafka-metadata-quorum.sh", args)};

@@ -18,15 +18,9 @@ const char* const k_quorum_command = "org.apache.kafka.tools.MetadataQuorumComma
 class ToolsQuorumIT : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto chosen = start_on_fresh_ports(1, [&](const std::vector<uint16_t>& ports) {
-      const std::string controller = "127.0.0.1:" + std::to_string(ports[0]);
-      return started_or_port_taken(
-          broker.start({"--override", "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller, "--override",
-                        "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=1@" + controller}),
-          {&broker});
-    });
-    ASSERT_TRUE(chosen) << broker.log();
-    controller_port = chosen->at(0);
+    auto port = start_with_controller_listener(broker);
+    ASSERT_TRUE(port) << broker.log();
+    controller_port = *port;
   }
   tool_result quorum(const std::string& how, const std::string& address, const std::string& what) {
     return run_kafka_tool(broker.dir(), k_quorum_command, {how, address, "describe", what});

@@ -96,6 +96,9 @@ def build_image():
                 "--build-arg", "ASAN_OPTIONS=abort_on_error=1:detect_leaks=0"]
     started = time.monotonic()
     run(cmd + [ARGS.source_dir], timeout=900)
+    # The image this replaced is left untagged; drop such leftovers so that
+    # repeated runs do not fill the disk.
+    run(["docker", "image", "prune", "-f"], check=False)
     size = json.loads(run(["docker", "image", "inspect", "highwater:latest"])[1])[0]["Size"]
     log("image built in %.0fs, %.1f MB (%s binaries)" % (time.monotonic() - started, size / 1e6,
                                                          "sanitizer" if sanitized else "release"))
@@ -344,7 +347,9 @@ def step_down_up(expected_values):
 
 
 def step_java_vs_native():
-    """The same commands through Kafka's Java tools and the native ones, from the host."""
+    """The same commands through Kafka's Java tools from the host, and the
+    native ones both from the host and inside the image (docker exec): the
+    lines must be the same, in the same order, with the same exit status."""
     native = os.path.join(ARGS.build_dir, "highwater-tools")
     java = os.path.join(ARGS.source_dir, "scripts", "kafka-run-class.sh")
     commands = [
@@ -359,20 +364,20 @@ def step_java_vs_native():
     report = []
     for tool, main_class, args in commands:
         full = ["--bootstrap-server", HOST_BOOTSTRAP.split(",")[0]] + args
-        if tool == "kafka-features.sh":
-            full = ["--bootstrap-server", HOST_BOOTSTRAP.split(",")[0]] + args
-        rc_n, out_n, err_n = run([native, tool] + full, check=False)
-        rc_j, out_j, err_j = run([java, main_class] + full, check=False, timeout=180)
+        rc_j, out_j, _ = run([java, main_class] + full, check=False, timeout=180)
         out_j = "\n".join(l for l in out_j.splitlines() if not re.match(r"^\[[0-9.]+s\]\[", l))
-        lines_n, lines_j = sorted(out_n.splitlines()), sorted(out_j.splitlines())
-        ok = rc_n == rc_j and lines_n == lines_j
-        same += ok
-        report.append("%s %s: %s (%d lines)" % (tool, " ".join(args), "identical" if ok else "DIFFERENT", len(lines_j)))
-        if not ok:
-            report.append("  java (rc %d):\n    %s\n  native (rc %d):\n    %s\n    %s" % (
-                rc_j, "\n    ".join(out_j.splitlines()), rc_n, "\n    ".join(out_n.splitlines()), err_n.strip()))
+        runs = [("host", run([native, tool] + full, check=False)),
+                ("image", kexec("kafka-r1", tool, "--bootstrap-server", "kafka-1:9092", *args, check=False))]
+        for where, (rc_n, out_n, err_n) in runs:
+            ok = rc_n == rc_j and out_n.splitlines() == out_j.splitlines()
+            same += ok
+            report.append("%s %s (native in the %s): %s (%d lines)" % (
+                tool, " ".join(args), where, "identical" if ok else "DIFFERENT", len(out_j.splitlines())))
+            if not ok:
+                report.append("  java (rc %d):\n    %s\n  native (rc %d):\n    %s\n    %s" % (
+                    rc_j, "\n    ".join(out_j.splitlines()), rc_n, "\n    ".join(out_n.splitlines()), err_n.strip()))
     log("Java vs native tools:\n" + "\n".join(report))
-    assert same == len(commands), "%d of %d commands printed differently" % (len(commands) - same, len(commands))
+    assert same == 2 * len(commands), "%d of %d runs printed differently" % (2 * len(commands) - same, 2 * len(commands))
 
 
 def main():

@@ -63,6 +63,19 @@ start_outcome started_or_port_taken(bool all_started, const std::vector<broker_p
   return start_outcome::port_taken;
 }
 
+std::optional<uint16_t> start_with_controller_listener(broker_process& b, const std::vector<std::string>& extra) {
+  auto chosen = start_on_fresh_ports(1, [&](const std::vector<uint16_t>& ports) {
+    const std::string controller = "127.0.0.1:" + std::to_string(ports[0]);
+    std::vector<std::string> args{"--override", "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller,
+                                  "--override", "controller.listener.names=CONTROLLER",
+                                  "--override", "controller.quorum.voters=1@" + controller};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return started_or_port_taken(b.start(args), {&b});
+  });
+  if (!chosen) return std::nullopt;
+  return chosen->at(0);
+}
+
 bool wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {

@@ -44,6 +44,11 @@ std::optional<std::vector<uint16_t>> start_on_fresh_ports(size_t n, const start_
 // try starts clean) when one of them exited on a port taken meanwhile;
 // else failed.
 start_outcome started_or_port_taken(bool all_started, const std::vector<broker_process*>& nodes);
+// Starts `b` as a one-node cluster whose controller listener is on a port
+// of its own (CONTROLLER://127.0.0.1:P, the voter 1@127.0.0.1:P) beside its
+// client listener, with these extra arguments; the controller listener's
+// port, or nothing when it did not start.
+std::optional<uint16_t> start_with_controller_listener(broker_process& b, const std::vector<std::string>& extra = {});
 // A loopback port the kernel calls free right now (0 if none), for what
 // start_on_fresh_ports cannot drive: a process of someone else's that
 // binds it later (Apache Kafka in tests/differential), whose caller

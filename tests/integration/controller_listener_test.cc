@@ -22,15 +22,9 @@ constexpr int16_t k_heartbeat_version = 2;
 class ControllerListenerIT : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto chosen = start_on_fresh_ports(1, [&](const std::vector<uint16_t>& ports) {
-      const std::string address = "127.0.0.1:" + std::to_string(ports[0]);
-      return started_or_port_taken(
-          broker.start({"--override", "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://" + address, "--override",
-                        "controller.listener.names=CONTROLLER", "--override", "controller.quorum.voters=1@" + address}),
-          {&broker});
-    });
-    ASSERT_TRUE(chosen) << broker.log();
-    controller_port = chosen->at(0);
+    auto port = start_with_controller_listener(broker);
+    ASSERT_TRUE(port) << broker.log();
+    controller_port = *port;
     raw_client c(broker.port());
     auto md = c.metadata(std::vector<std::string>{});
     ASSERT_TRUE(md && md->cluster_id);

@@ -7,6 +7,7 @@
 
 #include "tools/commands/console.h"
 #include "tools/commands/console_consumer.h"
+#include "tools/commands/java.h"
 
 namespace hw::tools::console {
 namespace {
@@ -165,8 +166,8 @@ TEST(ConsoleConsumerConfig, InvalidValuesAndRefusals) {
 
 TEST(ConsoleConsumerOptions, GroupIdsInJavaHashSetOrder) {
   // Kafka 4.3.1 printed "Detected group ids: 'a', 'g1'" for --group g1 and group.id=a.
-  EXPECT_EQ(java_hash_set_order({"g1", "a"}), (std::vector<std::string>{"a", "g1"}));
-  EXPECT_EQ(java_hash_set_order({"zz", "aa"}), (std::vector<std::string>{"zz", "aa"}));  // one bucket: insertion order
+  EXPECT_EQ(java::hash_map_order({"g1", "a"}), (std::vector<std::string>{"a", "g1"}));
+  EXPECT_EQ(java::hash_map_order({"zz", "aa"}), (std::vector<std::string>{"zz", "aa"}));  // one bucket: insertion order
 }
 
 }  // namespace

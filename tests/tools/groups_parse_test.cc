@@ -114,9 +114,9 @@ TEST(GroupsParse, StatesAndTypes) {
 }
 
 TEST(GroupsJava, HashesAndHashMapOrder) {
-  EXPECT_EQ(java_string_hash("orders"), static_cast<int32_t>(-1008770331));
-  EXPECT_EQ(java_string_hash(""), 0);
-  EXPECT_EQ(java_hash(topic_partition{"orders", 0}), 31 * 31 + java_string_hash("orders"));
+  EXPECT_EQ(java::string_hash("orders"), static_cast<int32_t>(-1008770331));
+  EXPECT_EQ(java::string_hash(""), 0);
+  EXPECT_EQ(java_hash(topic_partition{"orders", 0}), 31 * 31 + java::string_hash("orders"));
   // Kafka 4.3.1 printed this reset plan (built in a HashMap from
   // orders:0,2 then payments' partitions) in this order.
   const std::vector<topic_partition> inserted{{"orders", 0}, {"orders", 2}, {"payments", 0}, {"payments", 1}};
@@ -132,8 +132,8 @@ TEST(GroupsJava, HashesAndHashMapOrder) {
   EXPECT_EQ(java_hash_order(all).front(), (topic_partition{"payments", 0}));
   EXPECT_EQ(java_put_all_capacity(3, 2), 16u);
   EXPECT_EQ(java_put_all_capacity(12, 1), 32u);
-  EXPECT_EQ(java_length("h\xC3\xA9llo"), 5u);      // é: one UTF-16 unit
-  EXPECT_EQ(java_length("\xF0\x9F\x98\x80"), 2u);  // an emoji: a surrogate pair
+  EXPECT_EQ(java::length("h\xC3\xA9llo"), 5u);      // é: one UTF-16 unit
+  EXPECT_EQ(java::length("\xF0\x9F\x98\x80"), 2u);  // an emoji: a surrogate pair
   EXPECT_EQ(pad("ab", 4), "ab  ");
   EXPECT_EQ(pad("abcdef", 4), "abcdef");
 }

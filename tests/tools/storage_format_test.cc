@@ -10,6 +10,7 @@
 
 #include "storage/io/file_system.h"
 #include "storage/meta_properties.h"
+#include "tools/commands/java.h"
 #include "tools/commands/storage_tool.h"
 
 namespace hw::tools {
@@ -40,9 +41,9 @@ class StorageDirs : public ::testing::Test {
 
 TEST(StorageOrders, HashMapOrderAsKafkaVisitedTheseDirectories) {
   // Kafka 4.3.1's format printed these directories in this order.
-  EXPECT_EQ(java_hash_order({"/tmp/h-quorum/sf/d1", "/tmp/h-quorum/sf/d2", "/tmp/h-quorum/sf/meta"}),
+  EXPECT_EQ(java::hash_map_order({"/tmp/h-quorum/sf/d1", "/tmp/h-quorum/sf/d2", "/tmp/h-quorum/sf/meta"}),
             (std::vector<std::string>{"/tmp/h-quorum/sf/d2", "/tmp/h-quorum/sf/d1", "/tmp/h-quorum/sf/meta"}));
-  EXPECT_EQ(java_hash_order({"/tmp/h-quorum/kf/d1", "/tmp/h-quorum/kf/d2"}),
+  EXPECT_EQ(java::hash_map_order({"/tmp/h-quorum/kf/d1", "/tmp/h-quorum/kf/d2"}),
             (std::vector<std::string>{"/tmp/h-quorum/kf/d2", "/tmp/h-quorum/kf/d1"}));
   EXPECT_EQ(java_path_string("//tmp///a/"), "/tmp/a");
   EXPECT_EQ(java_path_string("/"), "/");

@@ -19,10 +19,10 @@ std::vector<std::string> split_list(const std::string& csv) {
 }
 
 TEST(TopicsJava, StringHashCodeOverUtf16) {
-  EXPECT_EQ(java_string_hash("a.b_c"), 91049145);
-  EXPECT_EQ(java_string_hash("\xc3\xa9t\xc3\xa9"), 227742);    // "été"
-  EXPECT_EQ(java_string_hash("\xf0\x9f\x98\x80"), 1772899);    // U+1F600, two UTF-16 units
-  EXPECT_EQ(java_string_hash(""), 0);
+  EXPECT_EQ(java::string_hash("a.b_c"), 91049145);
+  EXPECT_EQ(java::string_hash("\xc3\xa9t\xc3\xa9"), 227742);    // "été"
+  EXPECT_EQ(java::string_hash("\xf0\x9f\x98\x80"), 1772899);    // U+1F600, two UTF-16 units
+  EXPECT_EQ(java::string_hash(""), 0);
 }
 
 TEST(TopicsJava, HashMapOrderOfTopicConfigNames) {
@@ -35,7 +35,7 @@ TEST(TopicsJava, HashMapOrderOfTopicConfigNames) {
       "message.timestamp.type,min.cleanable.dirty.ratio,min.compaction.lag.ms,min.insync.replicas,preallocate,"
       "remote.log.copy.disable,remote.log.delete.on.disable,remote.storage.enable,retention.bytes,retention.ms,"
       "segment.bytes,segment.index.bytes,segment.jitter.ms,segment.ms,unclean.leader.election.enable");
-  EXPECT_EQ(java_hash_map_order(sorted),
+  EXPECT_EQ(java::hash_map_order(sorted),
             split_list("compression.type,remote.log.delete.on.disable,leader.replication.throttled.replicas,"
                        "remote.storage.enable,min.insync.replicas,segment.jitter.ms,remote.log.copy.disable,"
                        "local.retention.ms,cleanup.policy,flush.ms,follower.replication.throttled.replicas,"
@@ -52,34 +52,34 @@ TEST(TopicsJava, HashMapSizedCopiedAndRefilled) {
   std::vector<std::string> topics;
   for (int i = 0; i < 40; ++i) topics.push_back("topic-" + std::to_string(i));
   std::sort(topics.begin(), topics.end());
-  java_hash_order futures(static_cast<int32_t>(topics.size()));
-  for (size_t i = 0; i < topics.size(); ++i) futures.put(java_string_hash(topics[i]), i);
+  java::hash_order futures(static_cast<int32_t>(topics.size()));
+  for (size_t i = 0; i < topics.size(); ++i) futures.put(java::string_hash(topics[i]), i);
   std::vector<std::string> copied;
-  for (size_t i : java_hash_order::copy_of(futures).order()) copied.push_back(topics[i]);
+  for (size_t i : java::hash_order::copy_of(futures).order()) copied.push_back(topics[i]);
   const auto expected = split_list(
       "topic-6,topic-7,topic-8,topic-9,topic-0,topic-1,topic-30,topic-2,topic-31,topic-10,topic-3,topic-32,"
       "topic-11,topic-33,topic-4,topic-12,topic-34,topic-5,topic-24,topic-25,topic-26,topic-27,topic-28,topic-29,"
       "topic-20,topic-21,topic-22,topic-23,topic-13,topic-35,topic-14,topic-36,topic-15,topic-37,topic-16,"
       "topic-38,topic-17,topic-39,topic-18,topic-19");
   EXPECT_EQ(copied, expected);
-  EXPECT_EQ(java_hash_map_order(copied, static_cast<int32_t>(copied.size())), expected);
+  EXPECT_EQ(java::hash_map_order(copied, static_cast<int32_t>(copied.size())), expected);
 }
 
 TEST(TopicsJava, HashMapCollisionsKeepInsertionOrderAndTinyTablesGrow) {
   // "Aa" and "BB" share a hashCode, as do their concatenations.
-  EXPECT_EQ(java_hash_map_order({"BB", "Aa", "AaAa", "BBBB", "AaBB", "BBAa", "x"}),
+  EXPECT_EQ(java::hash_map_order({"BB", "Aa", "AaAa", "BBBB", "AaBB", "BBAa", "x"}),
             (std::vector<std::string>{"BB", "Aa", "x", "AaAa", "BBBB", "AaBB", "BBAa"}));
-  EXPECT_EQ(java_hash_map_order({"z", "y", "x", "w", "v"}, 1),
+  EXPECT_EQ(java::hash_map_order({"z", "y", "x", "w", "v"}, 1),
             (std::vector<std::string>{"x", "y", "z", "v", "w"}));
-  EXPECT_EQ(java_hash_map_order({"retention.ms", "segment.bytes", "foo", "bar"}),
+  EXPECT_EQ(java::hash_map_order({"retention.ms", "segment.bytes", "foo", "bar"}),
             (std::vector<std::string>{"bar", "foo", "retention.ms", "segment.bytes"}));
 }
 
 TEST(TopicsJava, HashMapOfIntegersWrapsAroundTheTable) {
-  java_hash_order ints;
+  java::hash_order ints;
   for (int32_t i = 14; i < 18; ++i) ints.put(i, static_cast<size_t>(i));
   EXPECT_EQ(ints.order(), (std::vector<size_t>{16, 17, 14, 15}));
-  java_hash_order set;
+  java::hash_order set;
   const int32_t values[] = {33, 1, 17, -1, 16};
   for (size_t i = 0; i < 5; ++i) set.put(values[i], i);
   std::vector<int32_t> got;

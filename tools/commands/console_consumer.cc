@@ -8,6 +8,7 @@
 #include <random>
 
 #include "tools/commands/console_consumer.h"
+#include "tools/commands/java.h"
 #include "tools/commands/tools.h"
 
 namespace hw::tools {
@@ -137,7 +138,7 @@ std::optional<int> consumer_properties(const cli::option_parser& parser, const c
   if (extra.count("group.id")) add_group(extra["group.id"]);
   if (groups.size() > 1) {
     std::string listed;
-    for (const auto& g : java_hash_set_order(groups)) listed += (listed.empty() ? "'" : ", '") + g + "'";
+    for (const auto& g : java::hash_map_order(groups)) listed += (listed.empty() ? "'" : ", '") + g + "'";
     return usage_error(parser,
                        "The group ids provided in different places (directly using '--group', via "
                        "'--consumer-property', or via '--consumer.config') do not match. Detected group ids: " +
@@ -236,20 +237,6 @@ std::optional<int> formatter(const cli::option_parser& parser, const cli::option
 }
 
 }  // namespace
-
-std::vector<std::string> java_hash_set_order(const std::vector<std::string>& items) {
-  // String.hashCode over UTF-16 units (the ids are taken as Latin-1 here),
-  // spread as HashMap spreads it, in a table of 16 buckets.
-  auto bucket = [](const std::string& s) {
-    int32_t h = 0;
-    for (unsigned char c : s) h = static_cast<int32_t>(31u * static_cast<uint32_t>(h) + c);
-    const auto u = static_cast<uint32_t>(h);
-    return (u ^ (u >> 16)) & 15u;
-  };
-  std::vector<std::string> out = items;
-  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return bucket(a) < bucket(b); });
-  return out;
-}
 
 int kafka_console_consumer(tool_args args, tool_io io) {
   const cli::option_parser parser = consumer_options();

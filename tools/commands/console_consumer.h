@@ -27,8 +27,4 @@ struct consumer_plan {
 // Consumes and prints until --max-messages, --timeout-ms or a signal; the exit status.
 int run_console_consumer(const consumer_plan& plan, tool_io io);
 
-// The order in which Java's HashSet<String> of these (distinct, at most
-// a dozen) strings iterates: Kafka prints the group ids it found in that order.
-std::vector<std::string> java_hash_set_order(const std::vector<std::string>& items);
-
 }  // namespace hw::tools

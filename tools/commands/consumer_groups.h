@@ -23,6 +23,7 @@
 #include "tools/client/admin_client.h"
 #include "tools/commands/command.h"
 #include "tools/commands/get_offsets_client.h"
+#include "tools/commands/java.h"
 
 namespace hw::tools::groups {
 
@@ -30,14 +31,8 @@ using get_offsets::topic_partition;
 
 // ---- Java behaviours (consumer_groups_java.cc) ----
 
-// String.hashCode over the UTF-16 form of a UTF-8 string.
-int32_t java_string_hash(std::string_view utf8);
 // TopicPartition.hashCode.
 int32_t java_hash(const topic_partition& tp);
-// String.length(): UTF-16 code units.
-size_t java_length(std::string_view utf8);
-// String.compareTo (UTF-16 code unit order).
-bool java_less(std::string_view a, std::string_view b);
 // String.format("%-<width>s", s).
 std::string pad(std::string_view s, size_t width);
 // The order a java.util.HashMap whose table ends with `capacity` buckets

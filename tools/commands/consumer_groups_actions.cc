@@ -25,7 +25,7 @@ std::vector<std::string> unique_in_order(const std::vector<std::string>& v) {
 }
 
 std::vector<std::string> sorted_java(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) { return java_less(a, b); });
+  std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) { return java::less(a, b); });
   return v;
 }
 
@@ -126,7 +126,7 @@ std::vector<offset_row> partition_rows(group_client& client, const std::string& 
     rows.push_back(std::move(r));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const offset_row& a, const offset_row& b) {
-    if (*a.topic != *b.topic) return java_less(*a.topic, *b.topic);
+    if (*a.topic != *b.topic) return java::less(*a.topic, *b.topic);
     return *a.partition < *b.partition;
   });
   return rows;

@@ -53,7 +53,7 @@ std::string type_name(const std::string& type) {
 
 std::string format_group_list(const std::vector<group_listing>& groups, bool with_type, bool with_state) {
   size_t width = 15;
-  for (const auto& g : groups) width = std::max(width, java_length(g.group_id));
+  for (const auto& g : groups) width = std::max(width, java::length(g.group_id));
   width += 10;
   auto line = [&](const std::string& group, const std::string& type, const std::string& state) {
     std::vector<std::pair<std::string, size_t>> cells{{group, width}};
@@ -69,10 +69,10 @@ std::string format_group_list(const std::vector<group_listing>& groups, bool wit
 std::string format_offsets(const std::vector<offset_row>& rows, bool verbose) {
   size_t group = 15, topic = 15, consumer = 15, host = 15;
   for (const auto& r : rows) {
-    group = std::max(group, java_length(r.group));
-    topic = std::max(topic, java_length(or_missing(r.topic)));
-    consumer = std::max(consumer, java_length(or_missing(r.consumer_id)));
-    host = std::max(host, java_length(or_missing(r.host)));
+    group = std::max(group, java::length(r.group));
+    topic = std::max(topic, java::length(or_missing(r.topic)));
+    consumer = std::max(consumer, java::length(or_missing(r.consumer_id)));
+    host = std::max(host, java::length(or_missing(r.host)));
   }
   auto line = [&](std::vector<std::string> v) {
     std::vector<std::pair<std::string, size_t>> cells{{v[0], group}, {v[1], topic}, {v[2], 10}};
@@ -107,7 +107,7 @@ std::string assignment_string(const std::vector<topic_partition>& assignment) {
     for (size_t i = 0; i < partitions.size(); ++i) s += (i ? "," : "") + std::to_string(partitions[i]);
     parts.push_back(std::move(s));
   }
-  std::sort(parts.begin(), parts.end(), [](const std::string& a, const std::string& b) { return java_less(a, b); });
+  std::sort(parts.begin(), parts.end(), [](const std::string& a, const std::string& b) { return java::less(a, b); });
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? ";" : "") + parts[i];
   return out;
@@ -119,14 +119,14 @@ std::string format_members(const std::vector<member_row>& rows, bool verbose, bo
   auto assigned = [](const std::vector<topic_partition>& a) { return a.empty() ? k_missing : assignment_string(a); };
   if (size_widths) {
     for (const auto& r : rows) {
-      group = std::max(group, java_length(r.group));
-      consumer = std::max(consumer, java_length(r.consumer_id));
-      instance = std::max(instance, java_length(r.instance_id));
-      host = std::max(host, java_length(r.host));
-      client = std::max(client, java_length(r.client_id));
+      group = std::max(group, java::length(r.group));
+      consumer = std::max(consumer, java::length(r.consumer_id));
+      instance = std::max(instance, java::length(r.instance_id));
+      host = std::max(host, java::length(r.host));
+      client = std::max(client, java::length(r.client_id));
       with_instance = with_instance || !r.instance_id.empty();
-      current = std::max(current, java_length(assigned(r.assignment)));
-      target = std::max(target, java_length(assigned(r.target_assignment)));
+      current = std::max(current, java::length(assigned(r.assignment)));
+      target = std::max(target, java::length(assigned(r.target_assignment)));
       classic_member = classic_member || (r.upgraded && !*r.upgraded);
       consumer_member = consumer_member || (r.upgraded && *r.upgraded);
     }
@@ -160,8 +160,8 @@ std::string format_members(const std::vector<member_row>& rows, bool verbose, bo
 std::string format_state(const group_info& g, bool verbose) {
   const std::string coordinator = g.coordinator.address.host + ":" + std::to_string(g.coordinator.address.port) +
                                   "  (" + std::to_string(g.coordinator.id) + ")";
-  const size_t coordinator_width = std::max<size_t>(25, java_length(coordinator));
-  const size_t group_width = std::max<size_t>(15, java_length(g.group_id));
+  const size_t coordinator_width = std::max<size_t>(25, java::length(coordinator));
+  const size_t group_width = std::max<size_t>(15, java::length(g.group_id));
   const std::string strategy = g.assignor.empty() ? k_missing : g.assignor;
   auto line = [&](std::vector<std::string> v) {
     std::vector<std::pair<std::string, size_t>> cells{{v[0], group_width}, {v[1], coordinator_width}, {v[2], 20},
@@ -180,8 +180,8 @@ std::string format_state(const group_info& g, bool verbose) {
 std::string format_reset_plan(const reset_plan& plan) {
   size_t group = 15, topic = 15;
   for (const auto& [g, offsets] : plan) {
-    group = std::max(group, java_length(g));
-    for (const auto& [tp, offset] : offsets) topic = std::max(topic, java_length(tp.topic));
+    group = std::max(group, java::length(g));
+    for (const auto& [tp, offset] : offsets) topic = std::max(topic, java::length(tp.topic));
   }
   auto line = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
     return "\n" + row({{a, group}, {b, topic}, {c, 10}, {d, 0}});
@@ -214,10 +214,10 @@ std::string format_reset_csv(const reset_plan& plan, bool with_group) {
 
 std::string format_delete_offsets(const std::vector<std::pair<topic_partition, std::string>>& results) {
   size_t topic = 15;
-  for (const auto& [tp, error] : results) topic = std::max(topic, java_length(tp.topic));
+  for (const auto& [tp, error] : results) topic = std::max(topic, java::length(tp.topic));
   auto sorted = results;
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return java_less(a.first.topic + std::to_string(a.first.partition), b.first.topic + std::to_string(b.first.partition));
+    return java::less(a.first.topic + std::to_string(a.first.partition), b.first.topic + std::to_string(b.first.partition));
   });
   auto line = [&](const std::string& a, const std::string& b, const std::string& c) {
     return "\n" + row({{a, topic}, {b, 10}, {c, 15}});

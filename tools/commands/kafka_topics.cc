@@ -271,7 +271,7 @@ bool list_command(const cli::option_set& opts, topic_admin& admin, std::ostream&
 // hands them over.
 std::vector<std::vector<int32_t>> added_assignments(const std::vector<std::vector<int32_t>>& assignment,
                                                     size_t current) {
-  topics::java_hash_order map;
+  java::hash_order map;
   for (size_t i = current; i < assignment.size(); ++i) map.put(static_cast<int32_t>(i), i);
   std::vector<std::vector<int32_t>> out;
   for (size_t i : map.order()) out.push_back(assignment[i]);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "protocol/wire/uuid.h"
+#include "tools/commands/java.h"
 
 namespace hw::tools::topics {
 
@@ -34,41 +35,6 @@ struct topic_error {
 };
 
 // ---- Java behaviours (kafka_topics_java.cc) ----
-
-// String.hashCode over the UTF-16 form of a UTF-8 string.
-int32_t java_string_hash(std::string_view utf8);
-
-// The iteration order of a java.util.HashMap (JDK 17) whose keys were put in
-// a given order: by bucket of the spread hash, then insertion order within a
-// bucket, with the table grown as HashMap grows it. Keys must be distinct.
-// (Bins of 8+ colliding keys in a table of 64+ become trees in Java, whose
-// order this does not model; such collisions do not occur with topic names.)
-class java_hash_order {
- public:
-  // new HashMap<>() (cap 0: default 16) or new HashMap<>(initial_capacity).
-  explicit java_hash_order(std::optional<int32_t> initial_capacity = std::nullopt);
-  // new HashMap<>(other): sized from other's size, filled in other's order.
-  static java_hash_order copy_of(const java_hash_order& other);
-  void put(int32_t key_hash, size_t id);
-  // The ids in iteration order.
-  std::vector<size_t> order() const;
-  size_t size() const { return size_; }
-
- private:
-  struct entry {
-    int32_t key_hash;  // hashCode(), before HashMap spreads it
-    size_t id;
-  };
-  void resize();
-  std::vector<std::vector<entry>> table_;
-  int32_t threshold_ = 0;
-  size_t size_ = 0;
-};
-
-// The order of `names` as a HashMap<String, ...> built from them in this
-// order (new HashMap<>() when initial_capacity is unset) iterates them.
-std::vector<std::string> java_hash_map_order(const std::vector<std::string>& names,
-                                             std::optional<int32_t> initial_capacity = std::nullopt);
 
 // String.split(literal) for a one-character separator: trailing empty
 // strings dropped; "" gives {""}.

@@ -43,10 +43,10 @@ topic_error timed_out(const std::string& call) {
 }
 
 std::vector<std::string> result_future_order(const std::vector<std::string>& names) {
-  java_hash_order futures(static_cast<int32_t>(names.size()));
-  for (size_t i = 0; i < names.size(); ++i) futures.put(java_string_hash(names[i]), i);
+  java::hash_order futures(static_cast<int32_t>(names.size()));
+  for (size_t i = 0; i < names.size(); ++i) futures.put(java::string_hash(names[i]), i);
   std::vector<std::string> out;
-  for (size_t i : java_hash_order::copy_of(futures).order()) out.push_back(names[i]);
+  for (size_t i : java::hash_order::copy_of(futures).order()) out.push_back(names[i]);
   return out;
 }
 
@@ -187,7 +187,7 @@ bool topic_admin::create_partitions(const std::vector<new_partitions>& topics, t
   // which failure is reported, follow its order.
   std::vector<std::string> names;
   for (const auto& t : topics) names.push_back(t.topic);
-  names = java_hash_map_order(names);
+  names = java::hash_map_order(names);
   msg::create_partitions_request req;
   for (const auto& name : names) {
     const auto& t = *std::find_if(topics.begin(), topics.end(), [&](const auto& x) { return x.topic == name; });

@@ -48,7 +48,7 @@ std::vector<topic_description> in_result_order(const std::vector<std::string>& n
                                                std::map<std::string, topic_description>& done) {
   const std::vector<std::string> futures = result_future_order(names);
   std::vector<topic_description> out;
-  for (const auto& name : java_hash_map_order(futures, static_cast<int32_t>(futures.size())))
+  for (const auto& name : java::hash_map_order(futures, static_cast<int32_t>(futures.size())))
     out.push_back(std::move(done[name]));
   return out;
 }
@@ -248,7 +248,7 @@ bool topic_admin::describe_configs(const std::vector<std::string>& names, std::m
     // Kafka's Config keeps its entries in a HashMap keyed by name.
     std::vector<std::string> entry_names;
     for (const auto& e : it->configs) entry_names.push_back(e.name);
-    for (const auto& entry_name : java_hash_map_order(entry_names)) {
+    for (const auto& entry_name : java::hash_map_order(entry_names)) {
       const auto& e = *std::find_if(it->configs.begin(), it->configs.end(),
                                     [&](const auto& x) { return x.name == entry_name; });
       cfg.entries.push_back({e.name, e.value, e.config_source == default_config_source});

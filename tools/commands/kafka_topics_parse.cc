@@ -31,7 +31,7 @@ std::vector<int32_t> duplicates(const std::vector<int32_t>& ids) {
   std::vector<int32_t> in_order;
   for (int32_t id : ids)
     if (!seen.insert(id).second && repeated.insert(id).second) in_order.push_back(id);
-  java_hash_order set;
+  java::hash_order set;
   for (size_t i = 0; i < in_order.size(); ++i) set.put(in_order[i], i);
   std::vector<int32_t> out;
   for (size_t i : set.order()) out.push_back(in_order[i]);
@@ -161,7 +161,7 @@ bool parse_topic_configs(const std::vector<std::string>& values, std::vector<std
     value_of[key] = java_trim(p[1]);
   }
   out->clear();
-  for (const auto& key : java_hash_map_order(keys)) out->emplace_back(key, value_of[key]);
+  for (const auto& key : java::hash_map_order(keys)) out->emplace_back(key, value_of[key]);
   return validate_configs(*out, error);
 }
 

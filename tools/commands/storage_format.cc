@@ -12,6 +12,7 @@
 #include "storage/io/file_system.h"
 #include "storage/meta_properties.h"
 #include "tools/commands/feature_levels.h"
+#include "tools/commands/java.h"
 #include "tools/commands/storage_tool.h"
 
 namespace hw::tools {
@@ -57,7 +58,7 @@ std::vector<std::string> keys_of(const std::map<std::string, kafka_meta>& m) {
 // its failures are RuntimeExceptions the JVM reports.
 bool verify(const ensemble& e, const format_request& req, std::string* error) {
   std::map<std::string, std::string> seen;  // directory id -> directory
-  for (const auto& dir : java_hash_order(keys_of(e.formatted))) {
+  for (const auto& dir : java::hash_map_order(keys_of(e.formatted))) {
     const kafka_meta& m = e.formatted.at(dir);
     const std::string path = java_path_string(dir) + "/meta.properties";
     std::string why;
@@ -116,12 +117,12 @@ bool format_directories(const format_request& req, std::string* out, std::string
   const ensemble e = load_ensemble(dirs);
   if (!verify(e, req, error)) return false;
   if (!req.ignore_formatted && !e.formatted.empty()) {
-    *error = "Log directory " + java_hash_order(keys_of(e.formatted)).front() +
+    *error = "Log directory " + java::hash_map_order(keys_of(e.formatted)).front() +
              " is already formatted. Use --ignore-formatted to ignore this directory and format the others.";
     return false;
   }
   if (!e.failed.empty()) {
-    for (const auto& d : java_hash_order(e.failed)) *out += "I/O error trying to read log directory " + d + ". Ignoring...\n";
+    for (const auto& d : java::hash_map_order(e.failed)) *out += "I/O error trying to read log directory " + d + ". Ignoring...\n";
     if (e.empty.empty() && e.formatted.empty()) {
       *error = "No available log directories to format.";
       return false;
@@ -146,11 +147,11 @@ bool format_directories(const format_request& req, std::string* out, std::string
   std::vector<std::string> all = keys_of(e.formatted);
   all.insert(all.end(), e.empty.begin(), e.empty.end());
   std::vector<std::string> fresh;
-  for (const auto& d : java_hash_order(all))
+  for (const auto& d : java::hash_map_order(all))
     if (ids.count(d)) fresh.push_back(d);
   const std::string version(metadata_version_by_level(req.metadata_level)->name);
   auto fs = storage::make_posix_file_system();
-  for (const auto& dir : java_hash_order(fresh)) {
+  for (const auto& dir : java::hash_map_order(fresh)) {
     *out += "Formatting " + description(req, dir) + " " + dir + " with metadata.version " + version + ".\n";
     storage::meta_properties props;
     props.version = 1;

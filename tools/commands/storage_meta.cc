@@ -15,29 +15,6 @@
 namespace hw::tools {
 namespace {
 
-// String.hashCode over the UTF-16 code units of UTF-8 text.
-int32_t java_string_hash(std::string_view s) {
-  uint32_t h = 0;
-  auto add = [&](uint32_t unit) { h = 31 * h + unit; };
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    uint32_t cp = c;
-    size_t n = 1;
-    if (c >= 0xf0) n = 4, cp = c & 0x07;
-    else if (c >= 0xe0) n = 3, cp = c & 0x0f;
-    else if (c >= 0xc0) n = 2, cp = c & 0x1f;
-    for (size_t k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
-    i += n;
-    if (cp >= 0x10000) {
-      add(0xd800 + ((cp - 0x10000) >> 10));
-      add(0xdc00 + ((cp - 0x10000) & 0x3ff));
-    } else {
-      add(cp);
-    }
-  }
-  return static_cast<int32_t>(h);
-}
-
 // Integer.parseInt, which (unlike Properties) does not trim.
 std::optional<int32_t> java_parse_int(const std::string& s) {
   std::string_view digits = s;
@@ -84,18 +61,6 @@ bool load_int(const std::map<std::string, std::string>& props, const std::string
 }
 
 }  // namespace
-
-std::vector<std::string> java_hash_order(const std::vector<std::string>& insertion_order) {
-  size_t capacity = 16;
-  while (static_cast<double>(insertion_order.size()) > 0.75 * static_cast<double>(capacity)) capacity *= 2;
-  auto bucket = [&](const std::string& key) {
-    const auto h = static_cast<uint32_t>(java_string_hash(key));
-    return (h ^ (h >> 16)) & (capacity - 1);
-  };
-  std::vector<std::string> out = insertion_order;
-  std::stable_sort(out.begin(), out.end(), [&](const std::string& a, const std::string& b) { return bucket(a) < bucket(b); });
-  return out;
-}
 
 std::string java_path_string(std::string_view path) {
   std::string out;

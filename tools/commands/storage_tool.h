@@ -25,11 +25,6 @@ cli::arg_parser storage_parser();
 // system's entropy source with the full state's worth of bits.
 std::mt19937_64 seeded_rng();
 
-// The order a java.util.HashMap<String, ...> filled in this order iterates
-// its keys (by String.hashCode's bucket, ties in insertion order): the
-// order Kafka's Formatter visits and reports directories in.
-std::vector<std::string> java_hash_order(const std::vector<std::string>& insertion_order);
-
 // Paths.get(p).toString(): repeated and trailing slashes dropped.
 std::string java_path_string(std::string_view path);
 
