@@ -57,7 +57,8 @@ producer_id_manager::fetch_fn controller_block_fetcher(const broker_services& se
     if (!services.controller && !services.raft) co_return producer_id_fetch_result{perr::coordinator_not_available, {}};
     protocol::msg::allocate_producer_ids_request request;
     request.broker_id = services.node_id;
-    const auto* self = services.metadata->image()->broker(services.node_id);
+    const auto image = services.metadata->image();  // held while its registration is read
+    const auto* self = image->broker(services.node_id);
     request.broker_epoch = self ? self->epoch : -1;
     auto response = co_await call_active_controller<protocol::msg::allocate_producer_ids_response>(
         services, true, 67, 0, request,

@@ -147,7 +147,10 @@ asio::awaitable<bool> broker_lifecycle::heartbeat(bool want_shut_down, bool* sho
     const auto until = std::chrono::steady_clock::now() + 10s;
     asio::steady_timer pause(co_await asio::this_coro::executor);
     for (;;) {
-      const auto* self = services_.metadata->image()->broker(services_.config->node_id);
+      // The image is held while its registration is read: the publisher
+      // may replace (and free) the current one at any time.
+      const auto image = services_.metadata->image();
+      const auto* self = image->broker(services_.config->node_id);
       if ((self && !self->fenced) || std::chrono::steady_clock::now() > until) break;
       pause.expires_after(20ms);
       co_await pause.async_wait(asio::use_awaitable);
