@@ -27,6 +27,10 @@ constexpr tool_entry tools[] = {
     {"kafka-get-offsets.sh", hw::tools::kafka_get_offsets},
     {"kafka-console-producer.sh", hw::tools::kafka_console_producer},
     {"kafka-console-consumer.sh", hw::tools::kafka_console_consumer},
+    {"kafka-configs.sh", hw::tools::kafka_configs},
+    {"kafka-leader-election.sh", hw::tools::kafka_leader_election},
+    {"kafka-transactions.sh", hw::tools::kafka_transactions},
+    {"kafka-dump-log.sh", hw::tools::kafka_dump_log},
 };
 
 const tool_entry* find_tool(std::string_view name) {

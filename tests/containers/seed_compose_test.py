@@ -31,8 +31,10 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -346,6 +348,48 @@ def step_down_up(expected_values):
     log("down/up: topic and %d records still there (%.1fs to ISR 3)" % (len(values), time.monotonic() - started))
 
 
+def step_preferred_election():
+    """Seed 001's leader switch: the native kafka-leader-election.sh in the
+    image moves every partition's leadership back to its first replica
+    (the leader stops of the steps above left some elsewhere)."""
+    before = describe()
+    moved = [p for p, (leader, replicas, _) in before.items() if leader != replicas[0]]
+    rc, out, err = kexec("kafka-r1", "kafka-leader-election.sh", "--bootstrap-server", "kafka-1:9092",
+                         "--election-type", "PREFERRED", "--all-topic-partitions", check=False)
+    assert rc == 0, out + err
+    if moved:
+        assert "Successfully completed leader election (PREFERRED) for partitions" in out, out + err
+    after = describe()
+    assert all(leader == replicas[0] for leader, replicas, _ in after.values()), after
+    log("preferred election (native, in the image): %d partition(s) of %s moved back to their first replica"
+        % (len(moved), TOPIC))
+
+
+def step_dump_log_vs_java():
+    """Seed 001's kafka-dump-log.sh --print-data-log on a segment in the
+    volume: the native tool in the image, and Kafka's DumpLogSegments on a
+    copy of the same file from the host, print the same lines."""
+    segment = "/var/lib/kafka/data/%s-0/00000000000000000000.log" % TOPIC
+    rc_n, out_n, err_n = kexec("kafka-r1", "kafka-dump-log.sh", "--files", segment, "--print-data-log", check=False)
+    copy_dir = tempfile.mkdtemp(prefix="hw-dump-")
+    try:
+        run(["docker", "cp", "kafka-r1:" + segment, copy_dir])
+        copy = os.path.join(copy_dir, os.path.basename(segment))
+        java = os.path.join(ARGS.source_dir, "scripts", "kafka-run-class.sh")
+        rc_j, out_j, err_j = run([java, "org.apache.kafka.tools.DumpLogSegments", "--files", copy, "--print-data-log"],
+                                 check=False, timeout=180)
+    finally:
+        shutil.rmtree(copy_dir, ignore_errors=True)
+    lines_n = out_n.splitlines()
+    lines_j = [l.replace(copy, segment) for l in out_j.splitlines() if not re.match(r"^\[[0-9.]+s\]\[", l)]
+    assert rc_n == 0 and rc_j == 0, (rc_n, err_n, rc_j, err_j)
+    assert lines_n == lines_j, "kafka-dump-log.sh differs from Java's:\n%s" % "\n".join(
+        "%s | %s" % pair for pair in zip(lines_j, lines_n) if pair[0] != pair[1])
+    batches = sum(1 for l in lines_n if l.startswith("baseOffset:"))
+    log("kafka-dump-log.sh --print-data-log on %s: %d lines (%d batches) identical to Java's" % (
+        segment, len(lines_n), batches))
+
+
 def step_java_vs_native():
     """The same commands through Kafka's Java tools from the host, and the
     native ones both from the host and inside the image (docker exec): the
@@ -359,6 +403,15 @@ def step_java_vs_native():
         ("kafka-get-offsets.sh", "org.apache.kafka.tools.GetOffsetShell", ["--topic", TOPIC]),
         ("kafka-consumer-groups.sh", "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", ["--list"]),
         ("kafka-features.sh", "org.apache.kafka.tools.FeatureCommand", ["describe"]),
+        ("kafka-configs.sh", "kafka.admin.ConfigCommand",
+         ["--describe", "--entity-type", "topics", "--entity-name", TOPIC]),
+        ("kafka-configs.sh", "kafka.admin.ConfigCommand", ["--describe", "--entity-type", "brokers", "--entity-name", "1"]),
+        ("kafka-transactions.sh", "org.apache.kafka.tools.TransactionsCommand", ["list"]),
+        ("kafka-transactions.sh", "org.apache.kafka.tools.TransactionsCommand",
+         ["describe-producers", "--topic", TOPIC, "--partition", "0"]),
+        # Elected by step_preferred_election already: nothing left to move.
+        ("kafka-leader-election.sh", "org.apache.kafka.tools.LeaderElectionCommand",
+         ["--election-type", "PREFERRED", "--topic", TOPIC, "--partition", "0"]),
     ]
     same = 0
     report = []
@@ -409,7 +462,9 @@ def main():
         step_20_7_to_20_8()
         step_graceful_stop_and_health()
         step_down_up(expected)
+        step_preferred_election()
         step_java_vs_native()
+        step_dump_log_vs_java()
         log("RESULT image %.1f MB; up -d to first ack %.1fs" % (size / 1e6, to_first_ack))
     except BaseException:
         for c in ("kafka-r1", "kafka-r2", "kafka-r3"):

@@ -17,15 +17,27 @@ bool looks_like_flag(const std::string& term) {
 
 bool consumes(const arg_option& o) { return o.action == arg_option::kind::store || o.action == arg_option::kind::append; }
 
-// Integer.valueOf: an optional sign, decimal digits, within int's range.
-bool java_integer(const std::string& text) {
+// Integer.valueOf, Long.valueOf or Short.valueOf (bits 32, 64, 16): an
+// optional sign and decimal digits, within the type's range; else the
+// message of the NumberFormatException Java throws.
+bool java_number(const std::string& text, int bits, std::string* error) {
   std::string_view s = text;
   if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
-  if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
   long long v = 0;
-  auto [p, ec] = std::from_chars(text.data() + (text[0] == '+' ? 1 : 0), text.data() + text.size(), v);
-  return ec == std::errc{} && p == text.data() + text.size() && v >= -2147483648LL && v <= 2147483647LL;
+  const bool digits = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  auto [p, ec] = std::from_chars(text.data() + (!text.empty() && text[0] == '+' ? 1 : 0), text.data() + text.size(), v);
+  const bool fits_long = digits && ec == std::errc{} && p == text.data() + text.size();
+  const bool fits_int = fits_long && v >= -2147483648LL && v <= 2147483647LL;
+  if (bits == 64 ? fits_long : fits_int) {
+    if (bits != 16 || (v >= -32768 && v <= 32767)) return true;
+    *error = "Value out of range. Value:\"" + text + "\" Radix:10";  // Short.parseShort
+    return false;
+  }
+  *error = "For input string: \"" + text + "\"";
+  return false;
 }
+
+const char* java_number_type(int bits) { return bits == 64 ? "Long" : bits == 16 ? "Short" : "Integer"; }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
@@ -318,8 +330,8 @@ bool arg_parser::run_option(state& st, size_t index, const std::string&, std::op
     else if (first != static_cast<int>(index))
       return fail(error, "argument " + name + ": not allowed with argument " + options_[static_cast<size_t>(first)].textual_name());
   }
-  if (o.action == arg_option::kind::help) {
-    error->what = arg_error::kind::help;
+  if (o.action == arg_option::kind::help || o.action == arg_option::kind::version) {
+    error->what = o.action == arg_option::kind::help ? arg_error::kind::help : arg_error::kind::version;
     error->parser = this;
     return false;
   }
@@ -340,9 +352,10 @@ bool arg_parser::run_option(state& st, size_t index, const std::string&, std::op
         embedded = st.args[st.index++];
     }
     if (!embedded) return fail(error, "argument " + name + ": expected one argument");
-    if (o.integer && !java_integer(*embedded))
-      return fail(error, "argument " + name + ": could not convert '" + *embedded + "' to Integer (For input string: \"" +
-                             *embedded + "\")");
+    std::string number_error;
+    if (o.integer && !java_number(*embedded, o.bits, &number_error))
+      return fail(error, "argument " + name + ": could not convert '" + *embedded + "' to " + java_number_type(o.bits) +
+                             " (" + number_error + ")");
     auto& slot = out->values_[o.dest()];
     if (o.action == arg_option::kind::store) slot.clear();
     slot.push_back(*embedded);

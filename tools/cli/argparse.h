@@ -22,13 +22,16 @@
 namespace hw::tools::cli {
 
 struct arg_option {
-  enum class kind { store_true, store, append, help };
+  enum class kind { store_true, store, append, help, version };
   std::vector<std::string> flags;  // "--config", "-c"
   kind action = kind::store;
   bool required = false;
   bool integer = false;    // argparse4j's type(Integer.class)
   bool supported = true;   // false: Kafka's tool has it, this one refuses it by name
   int group = -1;          // mutually exclusive group, -1 for none
+  // With `integer`: the Java type's width, 16 Short, 32 Integer, 64 Long
+  // (what the value must fit, and what the conversion error names).
+  int bits = 32;
   // What argparse4j calls the option in messages: its flags joined by '/'.
   std::string textual_name() const;
   // The key values are kept under: the first long flag without dashes,
@@ -59,6 +62,7 @@ struct arg_error {
     help,         // -h/--help: print parser->help() to stdout, exit 0
     usage,        // argparse4j's error: message (and candidates) with parser's usage
     unsupported,  // an option or command Kafka has and this tool refuses
+    version,      // an option of kind version (Kafka's PrintVersionAndExitAction): print the version, exit 0
   };
   kind what = kind::usage;
   const arg_parser* parser = nullptr;

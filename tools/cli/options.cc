@@ -71,13 +71,7 @@ bool option_parser::parse(std::span<const std::string> args, option_set* out, st
       return false;
     }
     auto& slot = out->values_[s->name];
-    if (!s->takes_value) {
-      if (inline_value) {
-        *error = "Option " + s->name + " does not take an argument";
-        return false;
-      }
-      continue;
-    }
+    if (!s->takes_value) continue;  // joptsimple drops a flag's "=value" without a word
     if (inline_value) {
       slot.push_back(*inline_value);
     } else if (i + 1 < args.size()) {

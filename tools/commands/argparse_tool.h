@@ -23,6 +23,9 @@ inline int report_parse_failure(const cli::arg_error& e, tool_io io) {
     case cli::arg_error::kind::unsupported:
       io.err << e.message << '\n';
       return 1;
+    case cli::arg_error::kind::version:
+      io.out << kafka_tools_version << '\n';
+      return 0;
     case cli::arg_error::kind::usage:
       io.err << cli::format_arg_error(e);
       return 1;

@@ -145,6 +145,16 @@ void hash_order::put(int32_t key_hash, size_t id) {
   if (++size_ > static_cast<size_t>(threshold_)) resize();
 }
 
+void hash_order::put_first(int32_t key_hash, size_t id) {
+  if (table_.empty() || size_ > static_cast<size_t>(threshold_)) resize();
+  auto& bucket = table_[static_cast<uint32_t>(spread(key_hash)) & (table_.size() - 1)];
+  const size_t already = bucket.size();
+  bucket.insert(bucket.begin(), {key_hash, id});
+  ++size_;
+  // A bin that held 7 grows a small table instead of treeifying.
+  if (already >= 7 && table_.size() < 64) resize();
+}
+
 std::vector<size_t> hash_order::order() const {
   std::vector<size_t> ids;
   for (const auto& bucket : table_)

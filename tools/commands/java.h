@@ -41,6 +41,10 @@ class hash_order {
   // new HashMap<>(other): sized from other's size, filled in other's order.
   static hash_order copy_of(const hash_order& other);
   void put(int32_t key_hash, size_t id);
+  // A new key as computeIfAbsent (or compute, merge) adds it: the table
+  // grows before the insertion rather than after, and the key goes to the
+  // head of its bin, before the keys already there.
+  void put_first(int32_t key_hash, size_t id);
   // The ids in iteration order.
   std::vector<size_t> order() const;
   size_t size() const { return size_; }

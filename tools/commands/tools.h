@@ -15,5 +15,9 @@ int kafka_get_offsets(tool_args args, tool_io io);
 int kafka_console_producer(tool_args args, tool_io io);
 int kafka_console_consumer(tool_args args, tool_io io);
 int kafka_topics(tool_args args, tool_io io);
+int kafka_configs(tool_args args, tool_io io);
+int kafka_leader_election(tool_args args, tool_io io);
+int kafka_transactions(tool_args args, tool_io io);
+int kafka_dump_log(tool_args args, tool_io io);
 
 }  // namespace hw::tools
