@@ -1,5 +1,7 @@
 #include "broker/fetch/fetch_session_handler.h"
 
+#include <set>
+
 namespace hw::broker::fetch {
 
 namespace {
@@ -18,19 +20,29 @@ fetch_session_handler::request fetch_session_handler::build(const std::vector<pa
   out.session_id = session_id_;
   out.session_epoch = next_epoch_;
   out.full = next_epoch_ == initial_epoch;
-  pending_.clear();
-  for (const auto& p : next) pending_.insert_or_assign(partition_identity::of(p.key), p);
   last_full_ = out.full;
   if (out.full) {
     out.partitions = next;
+    sent_ = next;
+    sent_forgotten_.clear();
     return out;
   }
+  // Every fetch of a replica comes here with its whole session: only what
+  // changed is copied, and the session is looked up, not rebuilt.
+  size_t kept = 0;
   for (const auto& p : next) {
     auto it = session_.find(partition_identity::of(p.key));
+    if (it != session_.end()) ++kept;
     if (it == session_.end() || changed(it->second, p)) out.partitions.push_back(p);
   }
-  for (const auto& [id, p] : session_)
-    if (!pending_.count(id)) out.forgotten.push_back(id);
+  if (kept != session_.size()) {
+    std::set<partition_identity> wanted;
+    for (const auto& p : next) wanted.insert(partition_identity::of(p.key));
+    for (const auto& [id, p] : session_)
+      if (!wanted.count(id)) out.forgotten.push_back(id);
+  }
+  sent_ = out.partitions;
+  sent_forgotten_ = out.forgotten;
   return out;
 }
 
@@ -61,8 +73,14 @@ bool fetch_session_handler::handle_response(protocol::error_code error, int32_t 
   } else {
     next_epoch_ = fetch::next_epoch(next_epoch_);
   }
-  session_ = std::move(pending_);
-  pending_.clear();
+  if (last_full_) session_.clear();
+  for (auto& p : sent_) {
+    auto id = partition_identity::of(p.key);
+    session_.insert_or_assign(std::move(id), std::move(p));
+  }
+  for (const auto& id : sent_forgotten_) session_.erase(id);
+  sent_.clear();
+  sent_forgotten_.clear();
   return true;
 }
 

@@ -40,8 +40,8 @@ class fetch_session_handler {
     std::vector<partition_identity> forgotten;  // incremental only
   };
 
-  // `next`: every partition the client wants fetched now, with the fields
-  // it would send for it. Every answer until the next build() is to this
+  // `next`: every partition the client wants fetched now (each once), with
+  // the fields it would send for it. Every answer until the next build() is to this
   // request.
   request build(const std::vector<partition_request>& next);
   // The answer to the last request built: its top-level error and session
@@ -60,7 +60,10 @@ class fetch_session_handler {
   int32_t next_epoch_ = initial_epoch;
   bool last_full_ = true;
   std::map<partition_identity, partition_request> session_;  // what the leader caches
-  std::map<partition_identity, partition_request> pending_;  // the session once the last request is answered
+  // The last request's partitions and forgotten ones: applied to session_
+  // once it is answered.
+  std::vector<partition_request> sent_;
+  std::vector<partition_identity> sent_forgotten_;
 };
 
 }  // namespace hw::broker::fetch

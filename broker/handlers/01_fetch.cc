@@ -59,6 +59,8 @@ struct partition_slot {
   bool follower_in_sync = true;
   // KIP-392: the replica this consumer should read from instead of the leader.
   std::optional<int32_t> preferred_read_replica;
+  // A follower's fetch that brought it back into the ISR: the change to send.
+  std::optional<isr_change> expand;
 };
 
 struct slot_result {
@@ -313,37 +315,34 @@ asio::awaitable<void> pick_read_replica(partition_slot& slot, const std::string&
 // On the partition's strand, as Kafka's Partition.fetchRecords: the leader
 // epoch, that a follower is a replica, the last fetched epoch against the
 // epoch cache (DivergingEpoch or OFFSET_OUT_OF_RANGE), then the follower's
-// progress (which may move the HW and propose it for the ISR).
-asio::awaitable<void> check_on_strand(const broker_services& s, partition_slot& slot, node_id follower,
-                                      broker_epoch follower_epoch, int64_t now_ms, bool leader_only) {
-  std::shared_ptr<partition> p = slot.hosted;
+// progress (which may move the HW and propose it for the ISR, left in
+// slot.expand for the caller to submit).
+void check_on_strand(partition_slot& slot, node_id follower, broker_epoch follower_epoch, int64_t now_ms,
+                     bool leader_only) {
+  partition& p = *slot.hosted;
   const fetch::partition_request& r = slot.request;
   const int32_t current_epoch = r.current_leader_epoch ? r.current_leader_epoch->value : -1;
-  std::optional<isr_change> expand;
-  co_await run_on(p->strand(), [&] {
-    if (p->removed()) {
-      slot.checked_error = error_code::unknown_topic_or_partition;
-      return;
-    }
-    slot.checked_error = p->check_leader_epoch(current_epoch, leader_only);
-    if (slot.checked_error != error_code::none) return;
-    if (follower != no_node && !p->is_replica(follower)) {
-      // Known at this epoch (a reassignment's new replica) or not at all.
-      slot.checked_error = current_epoch >= 0 ? error_code::unknown_leader_epoch : error_code::not_leader_or_follower;
-      return;
-    }
-    if (r.last_fetched_epoch) {
-      slot.checked_error = p->check_divergence(*r.last_fetched_epoch, r.fetch_offset, &slot.diverging);
-      if (slot.checked_error != error_code::none || slot.diverging) return;
-    }
-    if (follower == no_node) return;
-    if (r.fetch_offset > p->log_end_offset() || r.fetch_offset < p->log_start_offset()) return;  // read_one answers
-    auto outcome = p->on_follower_fetch(follower, r.fetch_offset, r.log_start_offset, follower_epoch, now_ms);
-    slot.checked_error = outcome.error;
-    slot.follower_in_sync = outcome.in_sync;
-    expand = std::move(outcome.expand);
-  });
-  if (expand && s.isr_changes) s.isr_changes->submit(p, std::move(*expand));
+  if (p.removed()) {
+    slot.checked_error = error_code::unknown_topic_or_partition;
+    return;
+  }
+  slot.checked_error = p.check_leader_epoch(current_epoch, leader_only);
+  if (slot.checked_error != error_code::none) return;
+  if (follower != no_node && !p.is_replica(follower)) {
+    // Known at this epoch (a reassignment's new replica) or not at all.
+    slot.checked_error = current_epoch >= 0 ? error_code::unknown_leader_epoch : error_code::not_leader_or_follower;
+    return;
+  }
+  if (r.last_fetched_epoch) {
+    slot.checked_error = p.check_divergence(*r.last_fetched_epoch, r.fetch_offset, &slot.diverging);
+    if (slot.checked_error != error_code::none || slot.diverging) return;
+  }
+  if (follower == no_node) return;
+  if (r.fetch_offset > p.log_end_offset() || r.fetch_offset < p.log_start_offset()) return;  // read_one answers
+  auto outcome = p.on_follower_fetch(follower, r.fetch_offset, r.log_start_offset, follower_epoch, now_ms);
+  slot.checked_error = outcome.error;
+  slot.follower_in_sync = outcome.in_sync;
+  slot.expand = std::move(outcome.expand);
 }
 
 // The response in plan order, one topic entry per run of partitions of the
@@ -428,10 +427,18 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   // Consumers' fetches from v11 on (they carry client metadata) may be
   // served by followers, up to their HW (KIP-392).
   const bool leader_only = from_follower || version < 11;
+  // Each partition's checks on its own strand, all of them at once (a
+  // replica's fetch visits every partition of its session).
+  std::vector<partition_slot*> to_check;
   for (auto& slot : slots)
-    if (slot.hosted && (from_follower || slot.request.last_fetched_epoch))
-      co_await check_on_strand(s, slot, from_follower ? node_id(replica_id) : no_node, replica_epoch, fetch_time_ms,
-                               leader_only);
+    if (slot.hosted && (from_follower || slot.request.last_fetched_epoch)) to_check.push_back(&slot);
+  const node_id follower = from_follower ? node_id(replica_id) : no_node;
+  co_await run_on_each(
+      to_check.size(), [&](size_t i) -> partition::strand_type& { return to_check[i]->hosted->strand(); },
+      [&](size_t i) { check_on_strand(*to_check[i], follower, replica_epoch, fetch_time_ms, leader_only); });
+  if (s.isr_changes)
+    for (partition_slot* slot : to_check)
+      if (slot->expand) s.isr_changes->submit(slot->hosted, std::move(*slot->expand));
   // After a stall every leadership here may have moved: consumers go and
   // refresh their metadata (stall_guard.h).
   if (!from_follower && leaderships_in_doubt(s.stalls)) {

@@ -124,14 +124,17 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
   request.max_bytes = settings_.response_max_bytes;
   request.isolation_level = 0;
   struct sent {
+    std::pair<protocol::uuid, int32_t> key;  // as the answer names the partition
     storage::topic_partition tp;
     uint64_t generation;
     fetch_position position;
   };
-  // Every partition fetched now, by (topic id, partition) as the answer
-  // names them; the session decides which of them the request carries.
-  std::map<std::pair<protocol::uuid, int32_t>, sent> asked;
+  // Every partition fetched now, sorted by key once built; the session
+  // decides which of them the request carries.
+  std::vector<sent> asked;
   std::vector<fetch::partition_request> wanted;
+  asked.reserve(partitions_.size());
+  wanted.reserve(partitions_.size());
   replication_quota* quota = settings_.quota;
   const bool over_quota = quota && quota->exceeded(now);
   bool held_back = false;
@@ -149,8 +152,14 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
     r.max_bytes = settings_.partition_max_bytes;
     r.current_leader_epoch = pos.current_leader_epoch;
     r.last_fetched_epoch = pos.last_fetched_epoch;
-    asked.emplace(std::make_pair(r.key.topic_id, tp.partition), sent{tp, e.generation, pos});
+    asked.push_back(sent{{r.key.topic_id, tp.partition}, tp, e.generation, pos});
   }
+  std::sort(asked.begin(), asked.end(), [](const sent& a, const sent& b) { return a.key < b.key; });
+  auto asked_for = [&](const protocol::uuid& topic_id, int32_t partition) -> const sent* {
+    const auto key = std::make_pair(topic_id, partition);
+    auto it = std::lower_bound(asked.begin(), asked.end(), key, [](const sent& a, const auto& k) { return a.key < k; });
+    return it != asked.end() && it->key == key ? &*it : nullptr;
+  };
   if (wanted.empty() && held_back) {
     // Everything ready is throttled: wait for the rate to fall (or a
     // partition to be added) rather than spin.
@@ -199,7 +208,7 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
       spdlog::debug("Fetch from broker {} ({}:{}) failed: {}", source_.value, host_, port_, outcome.error.message());
     else
       spdlog::warn("Fetch from broker {} failed: {}", source_.value, protocol::error_name(top));
-    for (const auto& [key, a] : asked) {
+    for (const sent& a : asked) {
       auto it = partitions_.find(a.tp);
       if (it != partitions_.end() && it->second.generation == a.generation) it->second.state.on_request_failed(answered);
     }
@@ -208,9 +217,9 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
 
   for (auto& topic : outcome.response.responses) {
     for (auto& pd : topic.partitions) {
-      auto asked_it = asked.find(std::make_pair(topic.topic_id, pd.partition_index));
-      if (asked_it == asked.end()) continue;
-      const sent& request_of = asked_it->second;
+      const sent* asked_it = asked_for(topic.topic_id, pd.partition_index);
+      if (!asked_it) continue;
+      const sent& request_of = *asked_it;
       auto it = partitions_.find(request_of.tp);
       // Removed or re-added while the request was out: not this answer's.
       if (it == partitions_.end() || it->second.generation != request_of.generation) continue;
