@@ -289,27 +289,34 @@ partition_slot resolve(const broker_services& s, const controller::metadata_imag
 // in client_rack should read from when it is not this one (Kafka's
 // findPreferredReadReplica: ISR members holding the fetch offset, then
 // the RackAwareReplicaSelector).
-asio::awaitable<void> pick_read_replica(partition_slot& slot, const std::string& client_rack,
-                                        const controller::metadata_image& image, int64_t now_ms) {
-  std::shared_ptr<partition> p = slot.hosted;
-  co_await run_on(p->strand(), [&] {
-    const leader_state* l = p->leadership();
-    if (p->removed() || !l) return;
-    auto rack_of = [&](int32_t id) -> std::optional<std::string> {
-      const controller::broker_registration* b = image.broker(id);
-      return b ? b->rack : std::nullopt;
-    };
-    const storage::offset at = slot.request.fetch_offset;
-    const replica_view leader{p->leader(), rack_of(p->leader()), p->log_end_offset().value, 0};
-    std::vector<replica_view> followers;
-    for (const follower_progress& f : l->followers()) {
-      const bool in_sync = std::find(l->isr().begin(), l->isr().end(), f.id) != l->isr().end();
-      if (!in_sync || f.log_end < at || f.log_start > at || !image.broker(f.id.value)) continue;
-      followers.push_back({f.id.value, rack_of(f.id.value), f.log_end.value, now_ms - f.last_caught_up_time_ms});
-    }
-    const int32_t chosen = select_rack_aware(client_rack, leader, followers);
-    if (chosen != leader.id) slot.preferred_read_replica = chosen;
-  });
+void pick_read_replica(partition_slot& slot, const std::string& client_rack,
+                       const controller::metadata_image& image, int64_t now_ms) {
+  partition& p = *slot.hosted;
+  const leader_state* l = p.leadership();
+  if (p.removed() || !l) return;
+  auto rack_of = [&](int32_t id) -> std::optional<std::string> {
+    const controller::broker_registration* b = image.broker(id);
+    return b ? b->rack : std::nullopt;
+  };
+  const storage::offset at = slot.request.fetch_offset;
+  const replica_view leader{p.leader(), rack_of(p.leader()), p.log_end_offset().value, 0};
+  std::vector<replica_view> followers;
+  for (const follower_progress& f : l->followers()) {
+    const bool in_sync = std::find(l->isr().begin(), l->isr().end(), f.id) != l->isr().end();
+    if (!in_sync || f.log_end < at || f.log_start > at || !image.broker(f.id.value)) continue;
+    followers.push_back({f.id.value, rack_of(f.id.value), f.log_end.value, now_ms - f.last_caught_up_time_ms});
+  }
+  const int32_t chosen = select_rack_aware(client_rack, leader, followers);
+  if (chosen != leader.id) slot.preferred_read_replica = chosen;
+}
+
+// Calls f(slot) for every slot on its partition's strand, all of them at
+// once (a replica's fetch visits every partition of its session).
+template <typename F>
+asio::awaitable<void> on_partition_strands(const std::vector<partition_slot*>& slots, F f) {
+  co_await run_on_each(
+      slots.size(), [&](size_t i) -> partition::strand_type& { return slots[i]->hosted->strand(); },
+      [&](size_t i) { f(*slots[i]); });
 }
 
 // On the partition's strand, as Kafka's Partition.fetchRecords: the leader
@@ -427,15 +434,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   // Consumers' fetches from v11 on (they carry client metadata) may be
   // served by followers, up to their HW (KIP-392).
   const bool leader_only = from_follower || version < 11;
-  // Each partition's checks on its own strand, all of them at once (a
-  // replica's fetch visits every partition of its session).
   std::vector<partition_slot*> to_check;
   for (auto& slot : slots)
     if (slot.hosted && (from_follower || slot.request.last_fetched_epoch)) to_check.push_back(&slot);
   const node_id follower = from_follower ? node_id(replica_id) : no_node;
-  co_await run_on_each(
-      to_check.size(), [&](size_t i) -> partition::strand_type& { return to_check[i]->hosted->strand(); },
-      [&](size_t i) { check_on_strand(*to_check[i], follower, replica_epoch, fetch_time_ms, leader_only); });
+  co_await on_partition_strands(to_check, [&](partition_slot& slot) {
+    check_on_strand(slot, follower, replica_epoch, fetch_time_ms, leader_only);
+  });
   if (s.isr_changes)
     for (partition_slot* slot : to_check)
       if (slot->expand) s.isr_changes->submit(slot->hosted, std::move(*slot->expand));
@@ -447,9 +452,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         slot.checked_error = error_code::not_leader_or_follower;
   }
   if (!from_follower && version >= 11 && !request->rack_id.empty() && s.rack_aware_replica_selector) {
+    std::vector<partition_slot*> led;
     for (auto& slot : slots)
       if (slot.hosted && slot.hosted->is_leader() && slot.checked_error == error_code::none && !slot.diverging)
-        co_await pick_read_replica(slot, request->rack_id, *image, fetch_time_ms);
+        led.push_back(&slot);
+    co_await on_partition_strands(
+        led, [&](partition_slot& slot) { pick_read_replica(slot, request->rack_id, *image, fetch_time_ms); });
   }
 
   const auto deadline = std::chrono::steady_clock::now() +
