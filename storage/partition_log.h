@@ -118,9 +118,12 @@ class partition_log {
   void on_high_watermark_updated(offset high_watermark) { producers_.on_high_watermark_updated(high_watermark); }
   // KIP-890: nothing when the producer has a transaction open here at this
   // epoch (its writes need no verification), else its verification guard.
-  std::optional<verification_guard> maybe_start_verification(producer_id id, producer_epoch epoch, int64_t now_ms) {
+  // supports_epoch_bump: the writer is a transactions v2 client
+  // (producer_state::start_verification).
+  std::optional<verification_guard> maybe_start_verification(producer_id id, producer_epoch epoch,
+                                                             bool supports_epoch_bump, int64_t now_ms) {
     if (producers_.has_ongoing_transaction(id, epoch)) return std::nullopt;
-    return producers_.start_verification(id, now_ms);
+    return producers_.start_verification(id, epoch, supports_epoch_bump, now_ms);
   }
   // Drops producers idle for producer.id.expiration.ms; returns how many.
   size_t expire_producers(int64_t now_ms) { return producers_.expire(now_ms, producer_id_expiration_ms_); }

@@ -116,7 +116,7 @@ producer_append_result producer_append::add_data(staged& s, const producer_batch
   if (b.transactional && verification_ && origin_ != producer_origin::replication && !ongoing &&
       (*verification_ == no_verification_guard || state_->verification_guard_of(b.id) != *verification_))
     return failure(error_code::invalid_txn_state, "Record was not part of an ongoing transaction");
-  if (b.transactional) transactional_.push_back(b.id);
+  if (b.transactional) transactional_.push_back({b.id, b.epoch, false});
   if (epoch_rejected(s, b, 0, &r)) return r;
   if (origin_ == producer_origin::client) {
     const producer_entry& updated = s.updated;
@@ -170,7 +170,7 @@ producer_append_result producer_append::add_marker(staged& s, const producer_bat
     r.completed = completed_txn{b.id, *s.updated.current_txn_first_offset, b.first_offset, !m.commit};
     completed_txns_.push_back(*r.completed);
   }
-  transactional_.push_back(b.id);
+  transactional_.push_back({b.id, b.epoch, true});
   switch_epoch(s.updated, b.epoch);
   s.updated.coordinator = m.coordinator;
   s.updated.current_txn_first_offset.reset();
@@ -201,8 +201,14 @@ std::vector<finished_txn> producer_state::apply(producer_append&& append) {
   for (const auto& [id, s] : append.staged_) merge(s.updated);
   for (const auto& [first, id] : append.started_txns_) ongoing_txns_[first] = id;
   // The transaction is open (its first write) or ended (a marker): the
-  // guard has done its work either way.
-  for (producer_id id : append.transactional_) verifications_.erase(id);
+  // guard has done its work either way, unless the marker ends a v2
+  // transaction at the epoch the producer's next one is being verified at.
+  for (const auto& t : append.transactional_) {
+    auto it = verifications_.find(t.id);
+    if (it == verifications_.end()) continue;
+    const bool next_started = it->second.supports_epoch_bump && t.marker && t.epoch == it->second.epoch;
+    if (!next_started) verifications_.erase(it);
+  }
   std::vector<finished_txn> finished;
   for (const auto& txn : append.completed_txns_) {
     // Computed before completing, so the transaction does not hide itself.
@@ -243,10 +249,12 @@ bool producer_state::has_ongoing_transaction(producer_id id, producer_epoch epoc
   return e && e->current_txn_first_offset && e->epoch == epoch;
 }
 
-verification_guard producer_state::start_verification(producer_id id, int64_t now_ms) {
+verification_guard producer_state::start_verification(producer_id id, producer_epoch epoch, bool supports_epoch_bump,
+                                                      int64_t now_ms) {
   static std::atomic<verification_guard> next{1};
   auto [it, inserted] = verifications_.try_emplace(id);
-  if (inserted) it->second = {next.fetch_add(1, std::memory_order_relaxed), now_ms};
+  if (inserted) it->second = {next.fetch_add(1, std::memory_order_relaxed), now_ms, epoch, supports_epoch_bump};
+  if (epoch > it->second.epoch) it->second.epoch = epoch;
   return it->second.guard;
 }
 

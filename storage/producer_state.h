@@ -34,7 +34,8 @@
 // the leader asks the transaction coordinator to vouch for it, taking a
 // guard from start_verification() first; the append must then carry that
 // guard, still held for the producer. Any transactional batch of the
-// producer (its first write, a marker) clears the guard, so a write that
+// producer (its first write, a marker) clears the guard (but a v2 marker at
+// the guard's own epoch: start_verification), so a write that
 // was vouched for just before a marker ended the transaction cannot open a
 // transaction the coordinator does not know of (a guard from then no
 // longer matches: INVALID_TXN_STATE). Guards are unique in the process, so
@@ -180,7 +181,12 @@ class producer_append {
   producer_origin origin_;
   std::optional<verification_guard> verification_;  // set: a write opening a transaction must match it
   std::map<producer_id, staged> staged_;
-  std::vector<producer_id> transactional_;  // producers with a transactional batch here: their guards go
+  struct transactional_batch {
+    producer_id id;
+    producer_epoch epoch = no_producer_epoch;
+    bool marker = false;
+  };
+  std::vector<transactional_batch> transactional_;  // their producers' guards go (start_verification)
   std::vector<std::pair<offset, producer_id>> started_txns_;
   std::vector<completed_txn> completed_txns_;
 };
@@ -210,10 +216,17 @@ class producer_state {
 
   // Whether the producer has a transaction open here at this epoch.
   bool has_ongoing_transaction(producer_id id, producer_epoch epoch) const;
-  // The producer's verification guard, created when it has none; the
-  // guard, and when it was created, stay until a transactional batch of
-  // the producer is applied or the guard expires.
-  verification_guard start_verification(producer_id id, int64_t now_ms);
+  // The producer's verification guard, created when it has none (for this
+  // epoch, and whether the writer is a transactions v2 client, which the
+  // coordinator adds the partition for); a later epoch moves the guard on
+  // to it. The guard stays until a transactional batch of the producer is
+  // applied or the guard expires, except a v2 producer's marker at the
+  // guard's epoch: under transactions v2 the markers of a transaction carry
+  // the epoch its EndTxn bumped to, the epoch the producer's next
+  // transaction is verified at, which must not lose its guard to them
+  // (Kafka's UnifiedLog.updateProducers).
+  verification_guard start_verification(producer_id id, producer_epoch epoch, bool supports_epoch_bump,
+                                        int64_t now_ms);
   verification_guard verification_guard_of(producer_id id) const;
 
   // Removes producers idle for producer_id_expiration_ms (transactional.id
@@ -248,6 +261,8 @@ class producer_state {
   struct verification_entry {
     verification_guard guard = no_verification_guard;
     int64_t created_ms = 0;
+    producer_epoch epoch = no_producer_epoch;
+    bool supports_epoch_bump = false;
   };
   std::unordered_map<producer_id, producer_entry> producers_;
   std::unordered_map<producer_id, verification_entry> verifications_;

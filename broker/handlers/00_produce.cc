@@ -268,12 +268,17 @@ bool more_than_one_transactional_producer(const std::vector<ready_append>& ready
 }
 
 // What a producer is told when the transaction coordinator did not vouch
-// for its write (Kafka's mapping in ReplicaManager).
-refusal refusal_of(error_code e) {
+// for its write (Kafka's mapping in ReplicaManager). A transactions v2
+// client (Produce v12+) knows CONCURRENT_TRANSACTIONS, the common answer
+// while its last transaction's markers are written, and gets it as it is;
+// older ones retry it only as NOT_ENOUGH_REPLICAS.
+refusal refusal_of(error_code e, int16_t produce_version) {
   switch (e) {
     case error_code::invalid_txn_state:
       return {e, "Partition was not added to the transaction"};
     case error_code::concurrent_transactions:
+      if (produce_version > 11) return {e, ""};
+      [[fallthrough]];
     case error_code::network_exception:
     case error_code::coordinator_load_in_progress:
     case error_code::coordinator_not_available:
@@ -325,7 +330,8 @@ asio::awaitable<std::map<size_t, refusal>> verify_transactional(const request_co
       // A guard taken now, also on a retry: a marker may have spent the
       // one taken before.
       const auto guard = co_await run_on(a.part->strand(), [&] {
-        return a.part->start_transaction_verification(producer_id, producer_epoch, now_ms);
+        return a.part->start_transaction_verification(producer_id, producer_epoch,
+                                                      request.operation == txn::verify_operation::add_partition, now_ms);
       });
       a.verification = guard.value_or(storage::no_verification_guard);
       if (!guard) continue;  // its transaction is open here
@@ -344,12 +350,12 @@ asio::awaitable<std::map<size_t, refusal>> verify_transactional(const request_co
           pending.insert(pending.end(), again.begin(), again.end());
           continue;
         }
-        for (size_t i : by_partition[tp]) refused[i] = refusal_of(e);
+        for (size_t i : by_partition[tp]) refused[i] = refusal_of(e, ctx.api_version);
       }
       continue;
     }
     for (const auto& [tp, e] : errors)
-      for (size_t i : by_partition[tp]) refused[i] = refusal_of(e);
+      for (size_t i : by_partition[tp]) refused[i] = refusal_of(e, ctx.api_version);
     break;
   }
   co_return refused;

@@ -78,7 +78,8 @@ asio::awaitable<error_code> verify(const request_context& ctx, const txn_offset_
     // A fresh guard on each attempt: a marker may have spent the last one.
     const int64_t now_ms = s.now_ms();
     const auto started = co_await run_on(p->strand(), [&] {
-      return p->start_transaction_verification(request.producer_id, request.producer_epoch, now_ms);
+      return p->start_transaction_verification(request.producer_id, request.producer_epoch,
+                                               v.operation == txn::verify_operation::add_partition, now_ms);
     });
     *guard = started.value_or(storage::no_verification_guard);
     if (!started) co_return error_code::none;  // its transaction is open there

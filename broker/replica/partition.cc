@@ -303,9 +303,10 @@ std::optional<storage::leader_epoch> partition::latest_epoch() const { return lo
 
 std::optional<storage::verification_guard> partition::start_transaction_verification(int64_t producer_id,
                                                                                      int16_t producer_epoch,
+                                                                                     bool supports_epoch_bump,
                                                                                      int64_t now_ms) {
   return log_->maybe_start_verification(storage::producer_id(producer_id), storage::producer_epoch(producer_epoch),
-                                        now_ms);
+                                        supports_epoch_bump, now_ms);
 }
 
 partition_produce_result partition::append_records(std::span<uint8_t> batches, int16_t required_acks,

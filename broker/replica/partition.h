@@ -147,9 +147,12 @@ class partition : public std::enable_shared_from_this<partition> {
   // KIP-890, before the transaction coordinator is asked: nothing when the
   // producer has a transaction open in this log at this epoch (its writes
   // need no verification), else the guard its write must carry. A marker,
-  // or the producer's first transactional write, ends the guard.
+  // or the producer's first transactional write, ends the guard (but a
+  // transactions v2 marker at the guard's epoch: supports_epoch_bump is
+  // whether the writer is a v2 client, storage/producer_state.h).
   std::optional<storage::verification_guard> start_transaction_verification(int64_t producer_id,
-                                                                          int16_t producer_epoch, int64_t now_ms);
+                                                                          int16_t producer_epoch,
+                                                                          bool supports_epoch_bump, int64_t now_ms);
   // DeleteRecords: the log start moves to o (<= HW).
   protocol::error_code delete_records_before(storage::offset o, int64_t now_ms, int64_t* low_watermark);
   // KIP-320/KIP-595 for a fetch carrying the epoch of the last batch it

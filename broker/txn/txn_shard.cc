@@ -220,9 +220,13 @@ void txn_shard::add_partitions(request_token token, const std::string& transacti
   if (transactional_id.empty()) return fail(error_code::invalid_request);
   if (auto e = not_serving(); e != error_code::none) return fail(e);
   txn_metadata* m = find_mutable(transactional_id);
-  if (!m || m->producer_id() != producer.id) return fail(error_code::invalid_producer_id_mapping);
+  if (!m) return fail(error_code::invalid_producer_id_mapping);
+  // A change in flight first (Kafka's order): the producer may already be
+  // at the epoch or the producer id that change is writing.
+  if (m->has_pending()) return fail(error_code::concurrent_transactions);
+  if (m->producer_id() != producer.id) return fail(error_code::invalid_producer_id_mapping);
   if (m->producer_epoch() != producer.epoch) return fail(error_code::producer_fenced);
-  if (m->has_pending() || is_prepare(m->state())) return fail(error_code::concurrent_transactions);
+  if (is_prepare(m->state())) return fail(error_code::concurrent_transactions);
   if (m->state() == txn_state::ongoing &&
       std::includes(m->partitions().begin(), m->partitions().end(), partitions.begin(), partitions.end()))
     return fail(error_code::none);  // already there: nothing to write
@@ -370,9 +374,14 @@ std::optional<end_txn_result> txn_shard::begin_end(const std::string& transactio
     }
   }
   const bool retry = retry_on_bump || retry_on_overflow;
+  // A change in flight is waited out before the epoch is judged, as Kafka
+  // does: while the markers of the last end are written the state is still
+  // PrepareCommit/PrepareAbort at the bumped epoch, and the producer's next
+  // end at that epoch (an abort of the transaction it has just begun) is
+  // the next end, not a stale one.
+  if (m->has_pending() && !fence) return fail(error_code::concurrent_transactions);
   if (m->producer_id() != producer.id && !retry_on_overflow) return fail(error_code::invalid_producer_id_mapping);
   if (!valid_epoch) return fail(error_code::producer_fenced);
-  if (m->has_pending() && !fence) return fail(error_code::concurrent_transactions);
   switch (m->state()) {
     case ongoing:
       return prepare(to, false);

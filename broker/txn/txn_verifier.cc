@@ -104,7 +104,7 @@ asio::awaitable<verify_errors> txn_verifier::run(verify_request request) {
         auto e = static_cast<error_code>(p.partition_error_code);
         if (e == error_code::none) continue;
         if (e == error_code::producer_fenced) e = error_code::invalid_producer_epoch;
-        if (e == error_code::transaction_abortable && request.operation != verify_operation::verify_generic_error)
+        if (e == error_code::transaction_abortable && request.operation == verify_operation::verify_old_client)
           e = error_code::invalid_txn_state;
         errors[{topic.name, p.partition_index}] = e;
       }

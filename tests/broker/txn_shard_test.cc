@@ -395,6 +395,29 @@ TEST_F(TxnShardV2, EveryEndBumpsTheEpochAndARetryGetsTheSameAnswer) {
   EXPECT_EQ(add("app", e1, {{"orders", 0}}, 2), error_code::none);
 }
 
+// A consume-transform-produce client commits, begins the next transaction
+// at the bumped epoch and aborts it (its group rebalanced) while the
+// commit's markers are still being written: the abort waits for them
+// (CONCURRENT_TRANSACTIONS) and then goes through; it is never taken for a
+// stale producer.
+TEST_F(TxnShardV2, TheNextEndAtTheBumpedEpochWaitsForTheMarkersOfTheLast) {
+  auto p = init("app");
+  const producer_id_and_epoch e0{p.producer_id, p.producer_epoch};
+  ASSERT_EQ(add("app", e0, {{"orders", 0}}, 2), error_code::none);
+  ASSERT_EQ(end("app", e0, true, 2).error, error_code::none);
+  const producer_id_and_epoch e1{e0.id, static_cast<int16_t>(e0.epoch + 1)};
+  ASSERT_EQ(markers.size(), 1u) << "the markers are out";
+  EXPECT_EQ(add("app", e1, {{"orders", 1}}, 2), error_code::concurrent_transactions);
+  EXPECT_EQ(end("app", e1, false, 2).error, error_code::concurrent_transactions);
+  EXPECT_EQ(end("app", e1, true, 2).error, error_code::concurrent_transactions);
+  write_markers();
+  EXPECT_EQ(state("app"), txn_state::complete_commit);
+  auto aborted = end("app", e1, false, 2);
+  EXPECT_EQ(aborted.error, error_code::none);
+  EXPECT_EQ(aborted.producer_epoch, e1.epoch + 1);
+  EXPECT_EQ(state("app"), txn_state::complete_abort);
+}
+
 TEST_F(TxnShardV2, AnAbortOfNothingBumpsTheEpochWithoutMarkers) {
   auto p = init("app");
   const producer_id_and_epoch me{p.producer_id, p.producer_epoch};

@@ -132,6 +132,16 @@ std::map<std::string, std::string> last_status(const tool_result& r) {
   return fields;
 }
 
+// The copier's committed records so far, from its last status line.
+int processed_so_far(const background_tool& copier) {
+  static const std::regex total(R"re("totalProcessed":(\d+))re");
+  auto lines = lines_of(copier.out_so_far());
+  std::smatch m;
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+    if (std::regex_search(*it, m, total)) return std::stoi(m[1].str());
+  return 0;
+}
+
 // What the copier tests share, on one node or three: the topics, the
 // input, the copier's arguments, readers of the output, the group's
 // offsets.
@@ -479,6 +489,15 @@ class ToolsTransactionsBounceIT : public copier_test {
     return true;
   }
 
+  // copier-in and copier-out at replication factor 3, whole, and copier-in
+  // filled with these values per partition.
+  void replicated_input(const std::vector<std::vector<std::string>>& in) {
+    create("copier-in", 2, 3);
+    create("copier-out", 2, 3);
+    ASSERT_TRUE(wait_until([&] { return whole({"copier-in", "copier-out"}); }, 60s)) << broker_log();
+    for (int32_t p = 0; p < static_cast<int32_t>(in.size()); ++p) fill("copier-in", p, in[p]);
+  }
+
   kraft_nodes cluster;
 };
 
@@ -494,25 +513,14 @@ class ToolsTransactionsBounceIT : public copier_test {
 // end.
 TEST_F(ToolsTransactionsBounceIT, BouncedCoordinatorsAndLeadersLoseAndDuplicateNothing) {
   constexpr int k_in0 = 700, k_in1 = 640;
-  create("copier-in", 2, 3);
-  create("copier-out", 2, 3);
-  ASSERT_TRUE(wait_until([&] { return whole({"copier-in", "copier-out"}); }, 60s)) << broker_log();
   const std::vector<std::vector<std::string>> in{input_values(0, k_in0), input_values(1, k_in1)};
-  fill("copier-in", 0, in[0]);
-  fill("copier-in", 1, in[1]);
+  ASSERT_NO_FATAL_FAILURE(replicated_input(in));
 
   const std::string id = "copier-bounced";
   auto args = copier_args(id, 0, k_in0 + k_in1, 20);
   args.insert(args.end(), {"--group-mode", "--use-group-metadata"});
   background_tool copier(dir(), "copier-bounced", k_copier, args, 240);
-  auto processed = [&] {
-    auto lines = lines_of(copier.out_so_far());
-    static const std::regex total(R"re("totalProcessed":(\d+))re");
-    std::smatch m;
-    for (auto it = lines.rbegin(); it != lines.rend(); ++it)
-      if (std::regex_search(*it, m, total)) return std::stoi(m[1].str());
-    return 0;
-  };
+  auto processed = [&] { return processed_so_far(copier); };
 
   struct bounce {
     std::string what;
@@ -553,6 +561,58 @@ TEST_F(ToolsTransactionsBounceIT, BouncedCoordinatorsAndLeadersLoseAndDuplicateN
   EXPECT_EQ(status["stage"], "ShutdownComplete") << report("copier", done);
   EXPECT_EQ(status["totalProcessed"], std::to_string(k_in0 + k_in1)) << report("copier", done);
   expect_output_is(in, report("copier", done));
+  expect_group_caught_up({{"0", std::to_string(k_in0)}, {"1", std::to_string(k_in1)}});
+  expect_nothing_hanging({1, 2, 3});
+}
+
+// Kafka's transactions system test with copiers sharing one group: three
+// copiers in group mode (KIP-447 offsets with the group's generation,
+// transactions v2, random aborts, small transactions) join copier-group
+// one after the other while the others copy, and each leaves once its
+// partitions are drained. Every join and leave rebalances the group while
+// transactions commit: a transaction whose offsets name a generation that
+// is gone is aborted and its input copied again by the partition's next
+// owner. No copier may be fenced (each has its own transactional id), and
+// read_committed sees every input record once, in order.
+TEST_F(ToolsTransactionsBounceIT, CopiersJoiningOneGroupRebalanceWhileTheyCommit) {
+  constexpr int k_in0 = 700, k_in1 = 640;
+  const std::vector<std::vector<std::string>> in{input_values(0, k_in0), input_values(1, k_in1)};
+  ASSERT_NO_FATAL_FAILURE(replicated_input(in));
+
+  std::vector<std::unique_ptr<background_tool>> copiers;
+  auto start = [&](const std::string& id) {
+    auto args = copier_args(id, 0, k_in0 + k_in1, 10);
+    args.insert(args.end(), {"--group-mode", "--use-group-metadata"});
+    copiers.push_back(std::make_unique<background_tool>(dir(), id, k_copier, args, 240));
+  };
+  auto copied = [&] {
+    int n = 0;
+    for (const auto& c : copiers) n += processed_so_far(*c);
+    return n;
+  };
+  start("copier-joined-1");
+  ASSERT_TRUE(wait_until([&] { return copied() >= 150; }, 90s)) << copiers[0]->out_so_far() << broker_log();
+  start("copier-joined-2");
+  ASSERT_TRUE(wait_until([&] { return copied() >= 450; }, 90s)) << broker_log();
+  start("copier-joined-3");
+  ASSERT_LT(copied(), k_in0 + k_in1) << "the copy ended before the third copier joined";
+
+  int total = 0;
+  std::string reports;
+  std::vector<tool_result> done;
+  for (size_t i = 0; i < copiers.size(); ++i) {
+    done.push_back(copiers[i]->wait());
+    reports += report("copier " + std::to_string(i + 1), done.back());
+  }
+  for (size_t i = 0; i < done.size(); ++i) {
+    ASSERT_EQ(done[i].exit_code, 0) << "copier " << i + 1 << "\n" << reports << broker_log();
+    auto status = last_status(done[i]);
+    EXPECT_EQ(status["stage"], "ShutdownComplete") << reports;
+    total += std::stoi(status["totalProcessed"].empty() ? "0" : status["totalProcessed"]);
+  }
+  EXPECT_EQ(total, k_in0 + k_in1) << "the copiers' committed records add up to more or less than the input\n"
+                                  << reports;
+  expect_output_is(in, reports);
   expect_group_caught_up({{"0", std::to_string(k_in0)}, {"1", std::to_string(k_in1)}});
   expect_nothing_hanging({1, 2, 3});
 }

@@ -263,9 +263,8 @@ TEST_F(DifferentialTest, ALateWriteOfAnEndedTransactionCannotJoinTheNextOne) {
     EXPECT_EQ(ended.producer_id, first.id) << side_name(s);
     ASSERT_EQ(ended.producer_epoch, first.epoch + 1) << side_name(s) << ": EndTxn v5 bumps the epoch";
     const producer next{ended.producer_id, ended.producer_epoch};
-    // The next transaction's first write, once the markers are out (until
-    // then the coordinator answers CONCURRENT_TRANSACTIONS, which the
-    // leader passes on as the retriable NOT_ENOUGH_REPLICAS).
+    // The next transaction's first write, once the markers are in (until
+    // then the leader passes on the coordinator's CONCURRENT_TRANSACTIONS).
     ASSERT_TRUE(wait_until([&] { return produce_error(t().send(s, 0, 12, produce(s, next, 0))) == 0; }, 30s))
         << side_name(s);
     late_error[static_cast<int>(s)] = produce_error(t().send(s, 0, 12, produce(s, first, 1)));
@@ -288,6 +287,99 @@ TEST_F(DifferentialTest, ALateWriteOfAnEndedTransactionCannotJoinTheNextOne) {
     ASSERT_EQ(r.topics.size(), 1u);
     ASSERT_EQ(r.topics[0].partitions.size(), 1u);
     EXPECT_EQ(r.topics[0].partitions[0].offset, 3) << side_name(s) << ": write, marker, the next write";
+  }
+}
+
+// A transactions v2 producer begins its next transaction right after a
+// commit, while the commit's markers are still being written (the
+// coordinator in PrepareCommit at the bumped epoch). Its first write is
+// answered CONCURRENT_TRANSACTIONS as it is when the Produce version knows
+// it (v12, the partition added by the leader) and NOT_ENOUGH_REPLICAS when
+// it does not (v11, verify only); an abort of that next transaction is
+// answered CONCURRENT_TRANSACTIONS (never PRODUCER_FENCED) until the
+// markers are in, then goes through. Both brokers run with
+// add.partitions.to.txn.retry.backoff.max.ms=0, so a leader passes the
+// coordinator's answer on at once; how long the markers take is each
+// broker's own, so each is tried until the race is seen (Kafka's markers
+// take tens of milliseconds, Highwater's a few), and every answer must be
+// one Kafka gives.
+TEST_F(DifferentialTest, TheNextTransactionMeetsTheMarkersOfTheLast) {
+  const std::string first_topic = fresh_name("txn-race-a");
+  create_topic(t(), first_topic);
+  const std::string next_topic = fresh_name("txn-race-b");
+  create_topic(t(), next_topic);
+  const std::string id = fresh_name("txn-race-id");
+  const std::array<producer, 2> initial = init_transactional(t(), id);
+  auto produce_error = [](const answer& a, int16_t v) {
+    if (!a.error.empty()) return -1;
+    auto r = a.as<msg::produce_response>(v);
+    return r.responses.empty() || r.responses[0].partition_responses.empty()
+               ? -1
+               : static_cast<int>(r.responses[0].partition_responses[0].error_code);
+  };
+  auto end_txn = [&](side s, const producer& p, bool commit) {
+    msg::end_txn_request r;
+    r.transactional_id = id;
+    r.producer_id = p.id;
+    r.producer_epoch = p.epoch;
+    r.committed = commit;
+    return t().send(s, 26, 5, encoded(r, 5)).as<msg::end_txn_response>(5);
+  };
+  constexpr int concurrent = static_cast<int>(protocol::error_code::concurrent_transactions);
+  constexpr int not_enough_replicas = static_cast<int>(protocol::error_code::not_enough_replicas);
+  constexpr int abortable = static_cast<int>(protocol::error_code::transaction_abortable);
+  for (side s : k_sides) {
+    SCOPED_TRACE(side_name(s));
+    producer p = initial[static_cast<int>(s)];
+    std::vector<uint8_t> batch;
+    // Opens a transaction at p's epoch on first_topic (waiting out the
+    // last one's markers) and commits it: p moves to the bumped epoch.
+    auto commit_one = [&] {
+      batch = transactional_batch(p, 0);
+      EXPECT_TRUE(wait_until(
+          [&] {
+            return produce_error(t().send(s, 0, 12, encoded(transactional_produce(id, first_topic, {{0, &batch}}), 12)),
+                                 12) == 0;
+          },
+          30s));
+      auto ended = end_txn(s, p, true);
+      EXPECT_EQ(ended.error_code, 0);
+      p = {ended.producer_id, ended.producer_epoch};
+    };
+    // The next transaction's first write, right after the commit.
+    for (int16_t v : {int16_t{12}, int16_t{11}}) {
+      const int refused_with = v == 12 ? concurrent : not_enough_replicas;
+      std::set<int> answers;
+      for (int attempt = 0; attempt < 60 && !answers.contains(refused_with); ++attempt) {
+        commit_one();
+        batch = transactional_batch(p, 0);
+        const int e = produce_error(t().send(s, 0, v, encoded(transactional_produce(id, next_topic, {{0, &batch}}), v)), v);
+        answers.insert(e);
+        // Once the markers are in: v12 is added (0), v11 was never added.
+        EXPECT_TRUE(e == refused_with || e == (v == 12 ? 0 : abortable)) << "v" << v << ": error " << e;
+      }
+      EXPECT_TRUE(answers.contains(refused_with)) << "v" << v << ": the write never met the markers";
+    }
+    // The next transaction's abort, right after the commit.
+    std::set<int> answers;
+    for (int attempt = 0; attempt < 60 && !answers.contains(concurrent); ++attempt) {
+      commit_one();
+      auto aborted = end_txn(s, p, false);
+      answers.insert(aborted.error_code);
+      EXPECT_TRUE(aborted.error_code == concurrent || aborted.error_code == 0) << "error " << aborted.error_code;
+      if (aborted.error_code == 0) {
+        p = {aborted.producer_id, aborted.producer_epoch};
+        continue;
+      }
+      // Waited out, the same abort goes through at the bumped epoch.
+      msg::end_txn_response later;
+      EXPECT_TRUE(wait_until(
+          [&] { return (later = end_txn(s, p, false)).error_code != concurrent; }, 30s));
+      EXPECT_EQ(later.error_code, 0);
+      EXPECT_EQ(later.producer_epoch, p.epoch + 1);
+      p = {later.producer_id, later.producer_epoch};
+    }
+    EXPECT_TRUE(answers.contains(concurrent)) << "the abort never met the markers";
   }
 }
 

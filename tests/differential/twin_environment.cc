@@ -16,8 +16,12 @@ namespace {
 // The settings both brokers run with where their defaults differ or the
 // tests need them: one partition for new and internal topics, replication
 // factor 1, no initial rebalance delay (every JoinGroup starts a new group),
-// automatic topic creation as Kafka's default.
+// automatic topic creation as Kafka's default; a partition leader passes a
+// transaction coordinator's CONCURRENT_TRANSACTIONS on at once instead of
+// asking again for 100 ms, so that the answer a writer gets while the
+// markers of its last transaction are out can be seen.
 const std::vector<std::pair<std::string, std::string>> k_shared_settings = {
+    {"add.partitions.to.txn.retry.backoff.max.ms", "0"},
     {"num.partitions", "1"},
     {"default.replication.factor", "1"},
     {"offsets.topic.num.partitions", "1"},

@@ -269,11 +269,11 @@ class verification_test : public producer_test {
 };
 
 TEST_F(verification_test, a_write_opening_a_transaction_needs_the_producers_guard) {
-  const verification_guard g = state.start_verification(producer_id(7), /*now_ms=*/0);
+  const verification_guard g = state.start_verification(producer_id(7), producer_epoch(0), false, /*now_ms=*/0);
   EXPECT_NE(g, no_verification_guard);
   // Asked again before the write, the producer keeps its guard.
-  EXPECT_EQ(state.start_verification(producer_id(7), 0), g);
-  EXPECT_NE(state.start_verification(producer_id(8), 0), g);
+  EXPECT_EQ(state.start_verification(producer_id(7), producer_epoch(0), false, 0), g);
+  EXPECT_NE(state.start_verification(producer_id(8), producer_epoch(0), false, 0), g);
 
   // Without a guard, or with another producer's, nothing is written.
   producer_append_result none = verified(txn_data(7, 0, 0, 10, 1), no_verification_guard);
@@ -297,19 +297,42 @@ TEST_F(verification_test, a_write_opening_a_transaction_needs_the_producers_guar
 // next transaction starts a new verification. The late write's guard is
 // spent: it cannot open a transaction the coordinator does not know of.
 TEST_F(verification_test, a_marker_spends_the_guard_of_a_write_verified_before_it) {
-  ASSERT_TRUE(verified(txn_data(7, 0, 0, 10, 1), state.start_verification(producer_id(7), 0)).ok());
-  const verification_guard late = state.start_verification(producer_id(7), 0);  // ongoing: a fresh one
+  ASSERT_TRUE(verified(txn_data(7, 0, 0, 10, 1), state.start_verification(producer_id(7), producer_epoch(0), false, 0)).ok());
+  const verification_guard late = state.start_verification(producer_id(7), producer_epoch(0), false, 0);  // ongoing: a fresh one
   end_txn(marker(7, 0, 11, /*commit=*/false));
   EXPECT_EQ(state.verification_guard_of(producer_id(7)), no_verification_guard);
   EXPECT_EQ(verified(txn_data(7, 0, 1, 12, 1), late).error, error_code::invalid_txn_state);
-  const verification_guard next = state.start_verification(producer_id(7), 0);
+  const verification_guard next = state.start_verification(producer_id(7), producer_epoch(0), false, 0);
   EXPECT_NE(next, late);
   EXPECT_EQ(verified(txn_data(7, 0, 1, 12, 1), late).error, error_code::invalid_txn_state);
   EXPECT_TRUE(verified(txn_data(7, 0, 1, 12, 1), next).ok());
 }
 
+// Transactions v2: the markers of a transaction carry the epoch its EndTxn
+// bumped to, which is the epoch of the producer's next transaction. When
+// that transaction's first write is being verified here while the last
+// one's marker lands, the marker leaves the new guard alone (its write,
+// vouched for, goes in); a v1 writer's guard, or one at an older epoch, is
+// spent as before.
+TEST_F(verification_test, a_v2_marker_at_the_guards_epoch_leaves_the_next_transactions_guard) {
+  ASSERT_TRUE(verified(txn_data(7, 0, 0, 10, 1), state.start_verification(producer_id(7), producer_epoch(0), true, 0)).ok());
+  const verification_guard next = state.start_verification(producer_id(7), producer_epoch(1), true, 0);
+  end_txn(marker(7, 1, 11, /*commit=*/true, /*coordinator=*/0, /*version=*/2));
+  EXPECT_EQ(state.verification_guard_of(producer_id(7)), next);
+  EXPECT_TRUE(verified(txn_data(7, 1, 0, 12, 1), next).ok());
+  EXPECT_EQ(state.verification_guard_of(producer_id(7)), no_verification_guard) << "spent by the write";
+
+  // A v1 writer (no epoch bump): the marker spends it.
+  const verification_guard v1 = state.start_verification(producer_id(8), producer_epoch(0), false, 0);
+  ASSERT_TRUE(verified(txn_data(8, 0, 0, 13, 1), v1).ok());
+  const verification_guard v1_next = state.start_verification(producer_id(8), producer_epoch(0), false, 0);
+  end_txn(marker(8, 0, 14, true));
+  EXPECT_EQ(state.verification_guard_of(producer_id(8)), no_verification_guard);
+  EXPECT_EQ(verified(txn_data(8, 0, 1, 15, 1), v1_next).error, error_code::invalid_txn_state);
+}
+
 TEST_F(verification_test, a_transaction_open_at_an_older_epoch_does_not_count) {
-  ASSERT_TRUE(verified(txn_data(7, 0, 0, 10, 1), state.start_verification(producer_id(7), 0)).ok());
+  ASSERT_TRUE(verified(txn_data(7, 0, 0, 10, 1), state.start_verification(producer_id(7), producer_epoch(0), false, 0)).ok());
   EXPECT_TRUE(state.has_ongoing_transaction(producer_id(7), producer_epoch(0)));
   EXPECT_FALSE(state.has_ongoing_transaction(producer_id(7), producer_epoch(1)));
   EXPECT_EQ(verified(txn_data(7, 1, 0, 11, 1), no_verification_guard).error, error_code::invalid_txn_state);
@@ -322,7 +345,7 @@ TEST_F(verification_test, followers_and_unverified_partitions_check_nothing) {
 }
 
 TEST_F(verification_test, guards_expire_with_idle_producers) {
-  const verification_guard g = state.start_verification(producer_id(7), /*now_ms=*/1000);
+  const verification_guard g = state.start_verification(producer_id(7), producer_epoch(0), false, /*now_ms=*/1000);
   state.expire(3999, 3000);
   EXPECT_EQ(state.verification_guard_of(producer_id(7)), g);
   state.expire(4000, 3000);
