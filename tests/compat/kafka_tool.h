@@ -46,6 +46,12 @@ inline std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+// The last `n` characters of text, for failure messages.
+inline std::string tail(const std::string& text, size_t n) {
+  if (text.size() <= n) return text;
+  return "[... " + std::to_string(text.size() - n) + " bytes ...]\n" + text.substr(text.size() - n);
+}
+
 inline std::string read_whole(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;

@@ -62,12 +62,6 @@ const char* const k_transactions = "org.apache.kafka.tools.TransactionsCommand";
 constexpr int k_copier_timeout_s = 90;
 constexpr int k_consumer_timeout_s = 60;
 
-// The last `n` characters of text, for failure messages.
-std::string tail(const std::string& text, size_t n) {
-  if (text.size() <= n) return text;
-  return "[... " + std::to_string(text.size() - n) + " bytes ...]\n" + text.substr(text.size() - n);
-}
-
 // A tool's output in a failure message: exit code, the end of what it printed.
 std::string report(const std::string& what, const tool_result& r) {
   return "--- " + what + " (exit " + std::to_string(r.exit_code) + ") stdout ---\n" + tail(r.out, 6000) +

@@ -52,10 +52,6 @@ const std::vector<std::string> k_cluster_settings{
     "group.initial.rebalance.delay.ms=0",
 };
 
-std::string tail(const std::string& text, size_t n) {
-  return text.size() <= n ? text : "[...]\n" + text.substr(text.size() - n);
-}
-
 class TxnEtlIT : public ::testing::Test {
  protected:
   void SetUp() override {
