@@ -9,7 +9,8 @@
 //   hw_loadgen produce      --bootstrap B --topic T [--producers 3] [--record-size 1024]
 //                           [--seconds 10 | --records N] [--acks 1|all] [--compression none|lz4]
 //                           [--linger-ms 5] [--batch-bytes 1000000] [--idempotence true|false]
-//   hw_loadgen consume      --bootstrap B --topic T --records N [--timeout-ms 30000]
+//   hw_loadgen consume      --bootstrap B --topic T --records N [--consumers 1] [--timeout-ms 30000]
+//   hw_loadgen fetch        --bootstrap B --topic T --records N [--readers 4] [--timeout-ms 30000]
 //   hw_loadgen e2e          --bootstrap B --topic T [--rate 1000] [--seconds 10] [--record-size 1024]
 //   hw_loadgen txn          --bootstrap B --topic T [--transactions 500] [--records-per-txn 100]
 //                           [--record-size 1024] [--transactional-id hw-loadgen-txn]
@@ -19,7 +20,9 @@
 
 #include <arpa/inet.h>
 #include <librdkafka/rdkafka.h>
+#include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -32,6 +35,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -39,6 +43,12 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
+
+#include "protocol/messages/api_registry.h"
+#include "protocol/messages/fetch.h"
+#include "protocol/messages/headers.h"
+#include "protocol/wire/reader.h"
+#include "protocol/wire/writer.h"
 
 namespace {
 
@@ -369,66 +379,332 @@ int cmd_produce(const flags& f) {
 
 // --- consume ------------------------------------------------------------
 
-// Every partition of the topic, from its first offset, without a group.
-rd_kafka_topic_partition_list_t* all_partitions(rd_kafka_t* rk, const std::string& topic) {
+// The topic's metadata as librdkafka has it (one topic, no error).
+using metadata_ptr = std::unique_ptr<const rd_kafka_metadata_t, void (*)(const rd_kafka_metadata_t*)>;
+metadata_ptr topic_metadata(rd_kafka_t* rk, const std::string& topic) {
   rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
   const rd_kafka_metadata_t* md = nullptr;
   rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 0, rkt, &md, 10000);
   rd_kafka_topic_destroy(rkt);
+  metadata_ptr owned(md, rd_kafka_metadata_destroy);
   if (err || md->topic_cnt != 1 || md->topics[0].err)
     throw std::runtime_error("metadata for " + topic + ": " + rd_kafka_err2str(err ? err : md->topics[0].err));
+  return owned;
+}
+
+// Every partition of the topic, from its first offset, without a group.
+rd_kafka_topic_partition_list_t* all_partitions(rd_kafka_t* rk, const std::string& topic) {
+  metadata_ptr md = topic_metadata(rk, topic);
   auto* list = rd_kafka_topic_partition_list_new(md->topics[0].partition_cnt);
   for (int i = 0; i < md->topics[0].partition_cnt; ++i)
     rd_kafka_topic_partition_list_add(list, topic.c_str(), md->topics[0].partitions[i].id)->offset =
         RD_KAFKA_OFFSET_BEGINNING;
-  rd_kafka_metadata_destroy(md);
   return list;
 }
 
-int cmd_consume(const flags& f) {
-  const std::string topic = f.str("topic");
-  const auto want = static_cast<uint64_t>(f.num("records", 0));
-  const auto idle_limit = std::chrono::milliseconds(f.num("timeout-ms", 30000));
-  rd_kafka_t* rk = make_client(RD_KAFKA_CONSUMER, make_conf(f.str("bootstrap"), {{"group.id", "hw-loadgen"},
-                                                                                 {"enable.auto.commit", "false"},
-                                                                                 {"fetch.wait.max.ms", "100"}}));
-  rd_kafka_topic_partition_list_t* parts = all_partitions(rk, topic);
-  rd_kafka_assign(rk, parts);
-  rd_kafka_topic_partition_list_destroy(parts);
-  uint64_t records = 0, bytes = 0;
+// What one of several readers (`consume --consumers`, `fetch --readers`)
+// read; touched only by its thread until joined.
+struct reader_share {
+  uint64_t records = 0;
+  uint64_t bytes = 0;
+  uint64_t fetches = 0;         // fetch only
+  clock_type::time_point last;  // when its last record arrived
   std::string error;
+};
+
+// Runs read(i, share i) on n threads and prints the readers' totals as one
+// JSON object; the exit code.
+template <typename Read>
+int run_readers(int n, const char* count_name, bool with_fetches, Read read) {
+  std::vector<reader_share> shares(n);
   const auto t0 = clock_type::now();
-  auto last = t0;
-  while (records < want) {
+  for (auto& s : shares) s.last = t0;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i) threads.emplace_back([&, i] { read(i, shares[i]); });
+  for (auto& t : threads) t.join();
+  reader_share all;
+  all.last = t0;
+  for (const auto& s : shares) {
+    all.records += s.records;
+    all.bytes += s.bytes;
+    all.fetches += s.fetches;
+    all.last = std::max(all.last, s.last);
+    if (all.error.empty()) all.error = s.error;
+  }
+  // Up to the last record: an idle wait at the end is not throughput.
+  const double secs = std::chrono::duration<double>(all.last - t0).count();
+  const std::string fetches = with_fetches ? ", \"fetches\": " + std::to_string(all.fetches) : "";
+  std::printf(
+      "{\"records\": %" PRIu64 ", \"bytes\": %" PRIu64 "%s, \"%s\": %d, \"seconds\": %.3f, "
+      "\"records_per_s\": %.1f, \"mb_per_s\": %.2f, \"error\": \"%s\"}\n",
+      all.records, all.bytes, fetches.c_str(), count_name, n, secs, static_cast<double>(all.records) / secs,
+      static_cast<double>(all.bytes) / secs / 1e6, all.error.c_str());
+  return all.error.empty() ? 0 : 1;
+}
+
+// One consumer instance of `consume`, reading the partitions it was given
+// until the consumers together have seen `want` records.
+void run_consumer(const std::string& bootstrap, rd_kafka_topic_partition_list_t* parts, uint64_t want,
+                  std::atomic<uint64_t>& seen, std::chrono::milliseconds idle_limit, reader_share& share) {
+  rd_kafka_t* rk = make_client(RD_KAFKA_CONSUMER, make_conf(bootstrap, {{"group.id", "hw-loadgen"},
+                                                                        {"enable.auto.commit", "false"},
+                                                                        {"fetch.wait.max.ms", "100"}}));
+  rd_kafka_assign(rk, parts);
+  const auto t0 = share.last;
+  // Idle when no consumer has seen a record for idle_limit: one that has
+  // read all of its partitions waits for the others.
+  uint64_t seen_before = 0;
+  auto progress_at = t0;
+  while (seen.load(std::memory_order_relaxed) < want) {
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 100);
     if (!m) {
-      if (clock_type::now() - last > idle_limit) {
-        error = "no record for " + std::to_string(idle_limit.count()) + " ms";
+      const uint64_t now_seen = seen.load(std::memory_order_relaxed);
+      if (now_seen != seen_before) {
+        seen_before = now_seen;
+        progress_at = clock_type::now();
+      } else if (clock_type::now() - progress_at > idle_limit) {
+        share.error = "no record for " + std::to_string(idle_limit.count()) + " ms";
         break;
       }
       continue;
     }
     if (m->err) {
-      if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) error = rd_kafka_message_errstr(m);
+      if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) share.error = rd_kafka_message_errstr(m);
     } else {
-      ++records;
-      bytes += m->len;
-      last = clock_type::now();
-
+      ++share.records;
+      share.bytes += m->len;
+      share.last = clock_type::now();
+      seen.fetch_add(1, std::memory_order_relaxed);
     }
     rd_kafka_message_destroy(m);
-    if (!error.empty()) break;
+    if (!share.error.empty()) break;
   }
-  // Up to the last record: an idle wait at the end is not throughput.
-  const double secs = std::chrono::duration<double>(last - t0).count();
   rd_kafka_consumer_close(rk);
   rd_kafka_destroy(rk);
-  std::printf(
-      "{\"records\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"seconds\": %.3f, \"records_per_s\": %.1f, "
-      "\"mb_per_s\": %.2f, \"error\": \"%s\"}\n",
-      records, bytes, secs, static_cast<double>(records) / secs, static_cast<double>(bytes) / secs / 1e6,
-      error.c_str());
-  return error.empty() ? 0 : 1;
+}
+
+// --consumers N: N consumer instances, each on its own thread with the
+// partitions p where p % N is its index, so that several clients together
+// can ask more of the broker than one.
+int cmd_consume(const flags& f) {
+  const std::string topic = f.str("topic");
+  const std::string bootstrap = f.str("bootstrap");
+  const auto want = static_cast<uint64_t>(f.num("records", 0));
+  const auto consumers = static_cast<int>(f.num("consumers", 1));
+  const auto idle_limit = std::chrono::milliseconds(f.num("timeout-ms", 30000));
+  if (consumers < 1) throw std::runtime_error("--consumers must be at least 1");
+  std::vector<rd_kafka_topic_partition_list_t*> shares(consumers);
+  {
+    rd_kafka_t* rk = make_client(RD_KAFKA_CONSUMER, make_conf(bootstrap, {{"group.id", "hw-loadgen"}}));
+    rd_kafka_topic_partition_list_t* all = all_partitions(rk, topic);
+    rd_kafka_destroy(rk);
+    if (all->cnt < consumers) throw std::runtime_error("fewer partitions than --consumers");
+    for (auto& s : shares) s = rd_kafka_topic_partition_list_new(all->cnt / consumers + 1);
+    for (int i = 0; i < all->cnt; ++i)
+      rd_kafka_topic_partition_list_add(shares[all->elems[i].partition % consumers], topic.c_str(),
+                                        all->elems[i].partition)
+          ->offset = RD_KAFKA_OFFSET_BEGINNING;
+    rd_kafka_topic_partition_list_destroy(all);
+  }
+  std::atomic<uint64_t> seen{0};
+  const int code = run_readers(consumers, "consumers", false, [&](int i, reader_share& share) {
+    run_consumer(bootstrap, shares[i], want, seen, idle_limit, share);
+  });
+  for (auto* s : shares) rd_kafka_topic_partition_list_destroy(s);
+  return code;
+}
+
+// --- fetch: readers that ask the broker for records and do not decode them --
+
+// A blocking connection to one broker that sends Fetch requests and reads
+// whole answers (the protocol library's codec, no librdkafka).
+class fetch_connection {
+ public:
+  explicit fetch_connection(const std::string& host_port) {
+    const auto colon = host_port.rfind(':');
+    addrinfo hints{};
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (getaddrinfo(host_port.substr(0, colon).c_str(), host_port.substr(colon + 1).c_str(), &hints, &found) != 0)
+      throw std::runtime_error("cannot resolve " + host_port);
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    const bool ok = fd_ >= 0 && connect(fd_, found->ai_addr, found->ai_addrlen) == 0;
+    freeaddrinfo(found);
+    if (!ok) throw std::runtime_error("cannot connect to " + host_port);
+    const int one = 1;
+    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  ~fetch_connection() {
+    if (fd_ >= 0) close(fd_);
+  }
+  fetch_connection(const fetch_connection&) = delete;
+  fetch_connection& operator=(const fetch_connection&) = delete;
+
+  // Sends the request and returns the answer's frame (after its size).
+  std::vector<uint8_t>& call(const hw::protocol::msg::fetch_request& request, int16_t version) {
+    out_.assign(4, 0);
+    hw::protocol::writer w(out_);
+    hw::protocol::msg::request_header h;
+    h.request_api_key = 1;
+    h.request_api_version = version;
+    h.correlation_id = ++correlation_id_;
+    h.client_id = "hw-loadgen-fetch";
+    h.encode(w, hw::protocol::request_header_version(1, version));
+    request.encode(w, version);
+    const uint32_t size = htonl(static_cast<uint32_t>(out_.size() - 4));
+    std::memcpy(out_.data(), &size, 4);
+    send_all(out_.data(), out_.size());
+    uint32_t answer_size = 0;
+    read_all(reinterpret_cast<uint8_t*>(&answer_size), 4);
+    in_.resize(ntohl(answer_size));
+    read_all(in_.data(), in_.size());
+    return in_;
+  }
+  int32_t correlation_id() const { return correlation_id_; }
+
+ private:
+  void send_all(const uint8_t* p, size_t n) {
+    while (n > 0) {
+      const ssize_t k = ::send(fd_, p, n, MSG_NOSIGNAL);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) throw std::runtime_error("send failed");
+      p += k;
+      n -= static_cast<size_t>(k);
+    }
+  }
+  void read_all(uint8_t* p, size_t n) {
+    while (n > 0) {
+      const ssize_t k = ::recv(fd_, p, n, 0);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) throw std::runtime_error("connection closed by the broker");
+      p += k;
+      n -= static_cast<size_t>(k);
+    }
+  }
+  int fd_ = -1;
+  int32_t correlation_id_ = 0;
+  std::vector<uint8_t> out_;
+  std::vector<uint8_t> in_;
+};
+
+uint32_t be32(const uint8_t* p) {
+  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
+}
+uint64_t be64(const uint8_t* p) { return (uint64_t(be32(p)) << 32) | be32(p + 4); }
+
+// One reader: its partitions, by the broker that leads them, fetched from
+// offset 0 one Fetch at a time per broker (v12, no session: every request
+// names every partition), as a consumer's fetch loop does, until the
+// readers together have seen `want` records. Only the batch headers are
+// read: the offsets to go on from and the record counts; the bytes counted
+// are whole batches, headers included.
+void run_fetch_reader(const std::string& topic, const std::map<std::string, std::vector<int32_t>>& by_leader,
+                      uint64_t want, std::atomic<uint64_t>& seen, std::chrono::milliseconds idle_limit,
+                      reader_share& share) {
+  constexpr int16_t version = 12;
+  struct source {
+    std::unique_ptr<fetch_connection> conn;
+    std::map<int32_t, int64_t> next;  // partition -> offset to fetch
+  };
+  try {
+    std::vector<source> sources;
+    for (const auto& [leader, partitions] : by_leader) {
+      source& src = sources.emplace_back();
+      src.conn = std::make_unique<fetch_connection>(leader);
+      for (int32_t p : partitions) src.next[p] = 0;
+    }
+    hw::protocol::msg::fetch_request request;
+    request.max_wait_ms = 100;
+    request.min_bytes = 1;
+    request.max_bytes = 50 << 20;
+    auto& t = request.topics.emplace_back();
+    t.topic = topic;
+    auto progress_at = clock_type::now();
+    while (!sources.empty() && seen.load(std::memory_order_relaxed) < want) {
+      uint64_t got = 0;
+      for (source& src : sources) {
+        t.partitions.clear();
+        for (const auto& [p, offset] : src.next) {
+          auto& fp = t.partitions.emplace_back();
+          fp.partition = p;
+          fp.fetch_offset = offset;
+          fp.partition_max_bytes = 1 << 20;
+        }
+        std::vector<uint8_t>& frame = src.conn->call(request, version);
+        ++share.fetches;
+        hw::protocol::reader r(frame);
+        hw::protocol::msg::response_header h;
+        h.decode(r, hw::protocol::response_header_version(1, version));
+        hw::protocol::msg::fetch_response answer;
+        answer.decode(r, version);
+        if (!r.ok() || h.correlation_id != src.conn->correlation_id())
+          throw std::runtime_error("a Fetch answer that does not decode");
+        if (answer.error_code != 0) throw std::runtime_error("Fetch error " + std::to_string(answer.error_code));
+        for (const auto& tr : answer.responses) {
+          for (const auto& pr : tr.partitions) {
+            if (pr.error_code != 0)
+              throw std::runtime_error("Fetch error " + std::to_string(pr.error_code) + " for partition " +
+                                       std::to_string(pr.partition_index));
+            const uint8_t* b = pr.records.data;
+            size_t left = pr.records.size;
+            // Whole batches only; a batch cut at the end comes whole next time.
+            while (left >= 61) {
+              const uint64_t base = be64(b);
+              const size_t length = 12 + be32(b + 8);
+              if (length > left) break;
+              got += be32(b + 57);
+              share.bytes += length;
+              src.next[pr.partition_index] = static_cast<int64_t>(base + be32(b + 23) + 1);
+              b += length;
+              left -= length;
+            }
+          }
+        }
+      }
+      const auto now = clock_type::now();
+      if (got > 0) {
+        share.records += got;
+        share.last = progress_at = now;
+        seen.fetch_add(got, std::memory_order_relaxed);
+      } else if (now - progress_at > idle_limit) {
+        share.error = "no record for " + std::to_string(idle_limit.count()) + " ms";
+        return;
+      }
+    }
+  } catch (const std::exception& e) {
+    share.error = e.what();
+  }
+}
+
+// --readers N threads, each with its own connection to every leader it
+// needs and the partitions p where p % N is its index.
+int cmd_fetch(const flags& f) {
+  const std::string topic = f.str("topic");
+  const std::string bootstrap = f.str("bootstrap");
+  const auto want = static_cast<uint64_t>(f.num("records", 0));
+  const auto readers = static_cast<int>(f.num("readers", 4));
+  const auto idle_limit = std::chrono::milliseconds(f.num("timeout-ms", 30000));
+  if (readers < 1) throw std::runtime_error("--readers must be at least 1");
+  std::vector<std::map<std::string, std::vector<int32_t>>> shares(readers);  // leader -> partitions
+  {
+    rd_kafka_t* rk = make_client(RD_KAFKA_PRODUCER, make_conf(bootstrap, {}));
+    metadata_ptr md = topic_metadata(rk, topic);
+    std::map<int32_t, std::string> brokers;
+    for (int i = 0; i < md->broker_cnt; ++i)
+      brokers[md->brokers[i].id] = std::string(md->brokers[i].host) + ":" + std::to_string(md->brokers[i].port);
+    for (int i = 0; i < md->topics[0].partition_cnt; ++i) {
+      const auto& p = md->topics[0].partitions[i];
+      if (!brokers.count(p.leader)) throw std::runtime_error("fetch: a partition without a known leader");
+      shares[p.id % readers][brokers[p.leader]].push_back(p.id);
+    }
+    md.reset();
+    rd_kafka_destroy(rk);
+  }
+  std::atomic<uint64_t> seen{0};
+  return run_readers(readers, "readers", true, [&](int i, reader_share& share) {
+    run_fetch_reader(topic, shares[i], want, seen, idle_limit, share);
+  });
 }
 
 // --- e2e: produce-to-consume latency at a fixed rate ---------------------
@@ -640,7 +916,8 @@ int cmd_txn(const flags& f) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: hw_loadgen probe|create-topic|produce|consume|e2e|txn --bootstrap HOST:PORT ...\n");
+    std::fprintf(stderr,
+                 "usage: hw_loadgen probe|create-topic|produce|consume|fetch|e2e|txn --bootstrap HOST:PORT ...\n");
     return 2;
   }
   try {
@@ -650,6 +927,7 @@ int main(int argc, char** argv) {
     if (cmd == "create-topic") return cmd_create_topic(f);
     if (cmd == "produce") return cmd_produce(f);
     if (cmd == "consume") return cmd_consume(f);
+    if (cmd == "fetch") return cmd_fetch(f);
     if (cmd == "e2e") return cmd_e2e(f);
     if (cmd == "txn") return cmd_txn(f);
     std::fprintf(stderr, "unknown command %s\n", cmd.c_str());

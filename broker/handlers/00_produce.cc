@@ -426,7 +426,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       }
       // Appended below, once the transaction coordinator has vouched for
       // the transactional ones.
-      ready.push_back({p, limits, checked.batch, response.responses.size(), tr.partition_responses.size()});
+      ready.push_back(
+          {p, limits, checked.batch, response.responses.size(), tr.partition_responses.size(), std::nullopt});
       produce_response::partition_produce_response placeholder;
       placeholder.index = pd.index;
       tr.partition_responses.push_back(std::move(placeholder));

@@ -250,6 +250,14 @@ asio::awaitable<void> connection::handler_loop() {
 
 asio::awaitable<void> connection::write_loop() {
   auto self = shared_from_this();
+  // Writes are tried at once and wait for the socket only when it is full
+  // (write_buffers, send_file_range); asio's own operations are unchanged.
+  error_code nb;
+  socket_.non_blocking(true, nb);
+  if (nb) {
+    close_socket("cannot make the socket non-blocking");
+    co_return;
+  }
   std::vector<response_frame> batch;
   std::vector<asio::const_buffer> buffers;
   while (!closed_) {
@@ -292,23 +300,45 @@ asio::awaitable<void> connection::idle_watchdog() {
 asio::awaitable<error_code> connection::write_frames(const std::vector<response_frame>& frames,
                                                      std::vector<asio::const_buffer>& buffers) {
   buffers.clear();
-  error_code ec;
   for (const response_frame& f : frames) {
     size_t from = 0;
     for (const file_range& r : f.file_ranges) {
       if (r.at > from) buffers.push_back(asio::buffer(f.bytes.data() + from, r.at - from));
       from = r.at;
-      if (!buffers.empty()) {
-        co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, ec));
-        buffers.clear();
-        if (ec) co_return ec;
-      }
+      // What comes before a file range (a partition's header) is held by
+      // the kernel for the range's bytes instead of leaving as a small
+      // segment of its own.
+      if (auto e = co_await write_buffers(buffers, true)) co_return e;
       if (auto e = co_await send_file_range(r)) co_return e;
     }
     if (from < f.bytes.size()) buffers.push_back(asio::buffer(f.bytes.data() + from, f.bytes.size() - from));
   }
-  if (!buffers.empty())
-    co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+  co_return co_await write_buffers(buffers, false);
+}
+
+asio::awaitable<error_code> connection::write_buffers(std::vector<asio::const_buffer>& buffers, bool more) {
+  error_code ec;
+  if (buffers.empty()) co_return ec;
+  // The socket is non-blocking: what it takes now is sent here, without
+  // a round through the event loop; only a remainder waits for it.
+  size_t sent = socket_.send(buffers, more ? MSG_MORE : 0, ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) {
+    ec = {};
+    sent = 0;
+  }
+  if (!ec && sent < asio::buffer_size(buffers)) {
+    std::vector<asio::const_buffer> rest;
+    for (const asio::const_buffer& b : buffers) {
+      if (sent >= b.size()) {
+        sent -= b.size();
+        continue;
+      }
+      rest.push_back(b + sent);
+      sent = 0;
+    }
+    co_await asio::async_write(socket_, rest, asio::redirect_error(asio::use_awaitable, ec));
+  }
+  buffers.clear();
   co_return ec;
 }
 
@@ -324,8 +354,6 @@ asio::awaitable<error_code> connection::send_file_range(const file_range& range)
     co_await asio::async_write(socket_, asio::buffer(copy), asio::redirect_error(asio::use_awaitable, ec));
     co_return ec;
   }
-  socket_.native_non_blocking(true, ec);
-  if (ec) co_return ec;
   off_t position = static_cast<off_t>(range.position);
   uint64_t left = range.length;
   while (left > 0) {

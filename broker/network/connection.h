@@ -106,6 +106,9 @@ class connection : public std::enable_shared_from_this<connection> {
   // file ranges with sendfile in between.
   asio::awaitable<error_code> write_frames(const std::vector<response_frame>& frames,
                                            std::vector<asio::const_buffer>& buffers);
+  // Sends buffers and clears them; more: further bytes follow at once
+  // (MSG_MORE).
+  asio::awaitable<error_code> write_buffers(std::vector<asio::const_buffer>& buffers, bool more);
   asio::awaitable<error_code> send_file_range(const file_range& range);
   asio::awaitable<void> idle_watchdog();
   asio::awaitable<void> wait(asio::steady_timer& timer);

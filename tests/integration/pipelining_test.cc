@@ -96,6 +96,88 @@ TEST(PipeliningIT, ProduceRequestsReachEveryPartitionInRequestOrder) {
 }
 
 
+// Fetch answers far larger than the socket buffers, pipelined with small
+// answers on one connection: the broker writes each answer's own bytes
+// (partition headers, held back for the records that follow them) and
+// sends the records from the segment files, waiting whenever the socket is
+// full. Every answer arrives whole, in request order, with every record.
+TEST(PipeliningIT, FetchAnswersLargerThanTheSocketBuffersArriveWholeAndInOrder) {
+  broker_process broker;
+  ASSERT_TRUE(broker.start()) << broker.log();
+  const std::string topic = "pipelined-fetch";
+  const int partitions = 8;
+  const int batches_per_partition = 30;
+  raw_client c(broker.port());
+  {
+    auto created = c.create_topic(topic, partitions);
+    ASSERT_TRUE(created);
+    ASSERT_EQ(created->topics.at(0).error_code, 0);
+  }
+  // About 0.9 MB per partition in batches of 30 records of 1000 bytes,
+  // each record's value naming its partition and place.
+  std::vector<std::vector<std::string>> expected(partitions);
+  for (int p = 0; p < partitions; ++p) {
+    for (int b = 0; b < batches_per_partition; ++b) {
+      protocol::record_batch_builder builder(protocol::record_batch_options{});
+      for (int i = 0; i < 30; ++i) {
+        std::string value = "p" + std::to_string(p) + "-" + std::to_string(b * 30 + i) + "-";
+        value.resize(1000, static_cast<char>('a' + (b + i) % 26));
+        builder.append(1700000000000, std::nullopt,
+                       protocol::bytes_view(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
+        expected[p].push_back(value);
+      }
+      auto written = c.produce(topic, p, builder.finish(), 1);
+      ASSERT_TRUE(written);
+      ASSERT_EQ(written->error_code, 0);
+    }
+  }
+
+  // Twelve Fetch requests of every partition from offset 0 (about 7 MB
+  // each), an ApiVersions request after every second one, all sent before
+  // any answer is read.
+  kafka_socket s(broker.port());
+  ASSERT_TRUE(s.connected());
+  msg::fetch_request req = fetch_request_of(topic, 0, 0);
+  req.max_bytes = 64 << 20;
+  for (int p = 1; p < partitions; ++p) {
+    auto part = req.topics[0].partitions[0];
+    part.partition = p;
+    req.topics[0].partitions.push_back(part);
+  }
+  std::vector<uint8_t> body;
+  protocol::writer w(body);
+  req.encode(w, k_fetch_version);
+  std::vector<bool> is_fetch;
+  for (int i = 0; i < 12; ++i) {
+    ASSERT_TRUE(s.send_frame(request_frame(1, k_fetch_version, static_cast<int32_t>(is_fetch.size() + 1), body)));
+    is_fetch.push_back(true);
+    if (i % 2 == 1) {
+      ASSERT_TRUE(s.send_frame(api_versions_frame(3, static_cast<int32_t>(is_fetch.size() + 1))));
+      is_fetch.push_back(false);
+    }
+  }
+  for (size_t i = 0; i < is_fetch.size(); ++i) {
+    auto frame = s.read_frame(std::chrono::seconds(30));
+    ASSERT_TRUE(frame) << "answer " << i + 1;
+    protocol::reader r(*frame);
+    msg::response_header h;
+    h.decode(r, protocol::response_header_version(is_fetch[i] ? 1 : 18, is_fetch[i] ? k_fetch_version : 3));
+    ASSERT_EQ(h.correlation_id, static_cast<int32_t>(i + 1)) << "answers come in request order";
+    if (!is_fetch[i]) continue;
+    msg::fetch_response resp;
+    resp.decode(r, k_fetch_version);
+    ASSERT_TRUE(r.ok() && r.remaining() == 0) << "answer " << i + 1 << " does not decode whole";
+    ASSERT_EQ(resp.responses.size(), 1u);
+    ASSERT_EQ(resp.responses[0].partitions.size(), static_cast<size_t>(partitions));
+    for (const auto& part : resp.responses[0].partitions) {
+      ASSERT_EQ(part.error_code, 0);
+      const std::vector<uint8_t> records(part.records.data, part.records.data + part.records.size);
+      EXPECT_EQ(values_of(records), expected.at(part.partition_index))
+          << "answer " << i + 1 << ", partition " << part.partition_index;
+    }
+  }
+}
+
 // A kB field of /proc/<pid>/status (VmRSS, VmHWM), 0 if absent.
 long status_kib(pid_t pid, const std::string& field) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");

@@ -23,18 +23,21 @@ SIZES = {
     "full": {"partitions": 6, "records_1k": 1_000_000, "records_100b": 4_000_000, "order_records": 300_000,
              "e2e_records": 6000, "e2e_rate": 1000, "e2e_seconds": 10, "loadgen_producers": 3, "loadgen_seconds": 10,
              "loadgen_compression": "none", "idle_wait_s": 5, "lag_rate": 5000, "lag_seconds": 10,
-             "txn_transactions": 1000},
+             "txn_transactions": 1000, "wide_partitions": 24, "wide_records": 2_400_000, "wide_consumers": 4,
+             "fetch_passes": 5},
     # --nodes 3: every record is written three times on the same two cores
     # (and Kafka runs three JVMs), so fewer records keep a round in minutes.
     "replicated": {"partitions": 6, "records_1k": 300_000, "records_100b": 1_000_000, "order_records": 100_000,
                    "e2e_records": 2000, "e2e_rate": 1000, "e2e_seconds": 10, "loadgen_producers": 3,
                    "loadgen_seconds": 10, "loadgen_compression": "none", "idle_wait_s": 5, "lag_rate": 5000,
-                   "lag_seconds": 10, "txn_transactions": 500},
+                   "lag_seconds": 10, "txn_transactions": 500, "wide_partitions": 24, "wide_records": 600_000,
+                   "wide_consumers": 4, "fetch_passes": 5},
     "quick": {"partitions": 6, "records_1k": 100_000, "records_100b": 300_000, "order_records": 100_000,
               "e2e_records": 500,
               "e2e_rate": 500, "e2e_seconds": 3, "loadgen_producers": 3, "loadgen_seconds": 3,
               "loadgen_compression": "none", "idle_wait_s": 2, "lag_rate": 2000, "lag_seconds": 4,
-              "txn_transactions": 200},
+              "txn_transactions": 200, "wide_partitions": 24, "wide_records": 300_000, "wide_consumers": 4,
+              "fetch_passes": 5},
 }
 
 

@@ -68,6 +68,15 @@ TABLE["loadgen_produce"] = ("Producer as hard as it goes (hw_loadgen produce: li
                             [("broker_peak_rss_mib", "broker peak RSS during the workload (VmHWM, MiB)", "lower")])
 TABLE["loadgen_consume"] = ("Consumer as hard as it goes (hw_loadgen consume: librdkafka, no group)",
                             _THROUGHPUT + _CPU)
+TABLE["loadgen_fill_wide"] = ("Producer of a fixed count over many partitions (hw_loadgen produce: librdkafka, 1 KiB, "
+                              "acks=1; Sizes: wide_records, wide_partitions)", _THROUGHPUT + _CPU)
+TABLE["loadgen_consume_parallel"] = ("Consumers together as hard as they go (hw_loadgen consume --consumers: "
+                                     "librdkafka instances on their own threads, no group; Sizes: wide_consumers "
+                                     "over what loadgen_fill_wide wrote)", _THROUGHPUT + _CPU)
+TABLE["loadgen_fetch_parallel"] = ("Fetch-only readers the broker bounds (hw_loadgen fetch --readers: blocking "
+                                   "connections, Fetch v12, batch headers read, records not decoded; Sizes: "
+                                   "wide_consumers over what loadgen_fill_wide wrote; bytes are whole batches)",
+                                   _THROUGHPUT + [("fetches", "Fetch requests", None)] + _CPU)
 # Replicated clusters only (--nodes 3).
 TABLE["replication_lag"] = ("Replication lag at a steady rate (Sizes: lag_rate; hw_loadgen e2e, 1 KiB, acks=1; followers' "
                             "log ends sampled every 100 ms)",
@@ -94,12 +103,23 @@ GOALS = [("producer throughput, 1 KiB, acks=1", "producer_1k_acks1", "records_pe
          ("consumer throughput, 1 KiB", "consumer_1k", "records_per_s", ">=", 1.5),
          ("consumer throughput, 100 B", "consumer_100b", "records_per_s", ">=", 1.5),
          ("consumer throughput, hw_loadgen", "loadgen_consume", "records_per_s", ">=", 1.5),
+         ("consumer throughput, hw_loadgen consumers in parallel", "loadgen_consume_parallel", "records_per_s",
+          ">=", 1.5),
+         ("fetch-only readers throughput (broker-bound)", "loadgen_fetch_parallel", "records_per_s", ">=", 1.5),
+         ("broker CPU s per GB, consumer 1 KiB", "consumer_1k", "cpu_s_per_gb", "<=", 0.3),
+         ("broker CPU s per GB, consumer 100 B", "consumer_100b", "cpu_s_per_gb", "<=", 0.3),
+         ("broker CPU s per GB, hw_loadgen consume", "loadgen_consume", "cpu_s_per_gb", "<=", 0.3),
+         ("broker CPU s per GB, hw_loadgen consumers in parallel", "loadgen_consume_parallel", "cpu_s_per_gb",
+          "<=", 0.3),
+         ("broker CPU s per GB, fetch-only readers", "loadgen_fetch_parallel", "cpu_s_per_gb", "<=", 0.3),
          ("p99 end-to-end latency (EndToEndLatency)", "e2e_latency_kafka_tool", "latency_p99_ms", "<=", 0.5),
          ("p99 end-to-end latency (hw_loadgen e2e)", "e2e_latency_loadgen", "latency_p99_ms", "<=", 0.5),
          ("producer throughput, 1 KiB, transactional", "producer_1k_transactional", "records_per_s", ">=", 1.5),
          ("producer throughput, 1 KiB, transactional, 1 s transactions", "producer_1k_transactional_1s",
           "records_per_s", ">=", 1.5),
          ("read_committed consumer throughput, 1 KiB", "consumer_1k_read_committed", "records_per_s", ">=", 1.5),
+         ("broker CPU s per GB, read_committed consumer 1 KiB", "consumer_1k_read_committed", "cpu_s_per_gb", "<=",
+          0.3),
          ("transaction commit p99 (hw_loadgen txn)", "loadgen_txn", "commit_p99_ms", "<=", 0.5),
          ("peak RSS", "resources", "peak_rss_mib", "<=", 0.2),
          ("start-up to first produce", "startup", "startup_to_first_produce_ms", "<=", 0.1)]
@@ -233,6 +253,11 @@ def _markdown(meta, rounds, summary, goals):
               "included): far above the broker's, the client is the limit.",
               "- Consumer records/s and MB/s are ConsumerPerformance's fetch.* figures (after the group join); "
               "the join time is shown on its own row.",
+              "- Which lines the broker bounds: on two cores a librdkafka or Java consumer spends several times "
+              "the broker's CPU per GB, so every consumer line but `hw_loadgen fetch` (readers that do not decode "
+              "records) measures mostly the client; their broker CPU per GB still shows what the broker spent. "
+              "Sending records costs any broker the kernel's `sendfile` path, about 0.3 s per GB on this machine "
+              "(bench/PROFILE.md), a floor under both brokers' consume CPU.",
               "- EndToEndLatency prints whole milliseconds, so a median of 0 or 1 is its resolution; `hw_loadgen e2e` "
               "measures each record in microseconds (send stamp in the record, same process receives it).",
               "- Start-up: both brokers are formatted first (not timed); the clock starts at spawn (for Kafka the "

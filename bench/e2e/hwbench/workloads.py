@@ -255,6 +255,65 @@ def loadgen_consume(s):
     return {"records_per_s": r["records_per_s"], "mb_per_s": r["mb_per_s"], "bytes": r["bytes"]}
 
 
+def loadgen_fill_wide(s):
+    """Fills the topic loadgen_consume_parallel reads: hw_loadgen produce
+    (3 librdkafka producers, 1 KiB, acks=1) of a fixed record count over
+    many partitions. Measured like the other producer lines."""
+    topic = "loadgen-wide"
+    # Each producer writes an equal share.
+    want = s.sizes["wide_records"] // s.sizes["loadgen_producers"] * s.sizes["loadgen_producers"]
+    s.create_topic(topic, s.sizes["wide_partitions"])
+    r = s.tools.loadgen("produce", ["--bootstrap", s.cluster.bootstrap, "--topic", topic,
+                                    "--producers", s.sizes["loadgen_producers"], "--record-size", 1024,
+                                    "--records", want, "--acks", "1", "--compression", "none"], TOOL_TIMEOUT_S)
+    if r["failed"] or r["records"] != want:
+        raise ToolError(f"wrote {r['records']} of {want} records: {r['first_error']}", "hw_loadgen produce", str(r))
+    s.produced[topic] = r["records"]
+    return {"records_per_s": r["records_per_s"], "mb_per_s": r["mb_per_s"], "bytes": r["bytes"]}
+
+
+def loadgen_consume_parallel(s):
+    """hw_loadgen: several librdkafka consumers at once (one thread and
+    client instance each, the partitions split between them) read what
+    loadgen_fill_wide wrote, so that the clients together ask more of the
+    broker than one consumer's fetch loop does."""
+    topic = "loadgen-wide"
+    if topic not in s.produced:
+        raise ToolError("nothing to consume: loadgen_fill_wide did not complete", "hw_loadgen consume")
+    want = s.produced[topic]
+    r = s.tools.loadgen("consume", ["--bootstrap", s.cluster.bootstrap, "--topic", topic, "--records", want,
+                                    "--consumers", s.sizes["wide_consumers"]], TOOL_TIMEOUT_S)
+    if r["records"] != want:
+        raise ToolError(f"consumed {r['records']} of {want} records", "hw_loadgen consume", str(r))
+    return {"records_per_s": r["records_per_s"], "mb_per_s": r["mb_per_s"], "bytes": r["bytes"]}
+
+
+def loadgen_fetch_parallel(s):
+    """hw_loadgen fetch: readers that cost the client little (one blocking
+    connection each, Fetch v12 one at a time over their share of the
+    partitions, batch headers read, records not decoded) read what
+    loadgen_fill_wide wrote: on two cores the librdkafka consumers take
+    four to five times the broker's CPU per GB, so only a reader this cheap
+    leaves the broker as the bound."""
+    topic = "loadgen-wide"
+    if topic not in s.produced:
+        raise ToolError("nothing to read: loadgen_fill_wide did not complete", "hw_loadgen fetch")
+    want = s.produced[topic]
+    records = bytes_ = fetches = 0
+    seconds = 0.0
+    # The readers take well under a second per pass on Highwater: several
+    # passes make a reading long enough to measure.
+    for _ in range(s.sizes["fetch_passes"]):
+        r = s.tools.loadgen("fetch", ["--bootstrap", s.cluster.bootstrap, "--topic", topic, "--records", want,
+                                      "--readers", s.sizes["wide_consumers"]], TOOL_TIMEOUT_S)
+        if r["records"] != want:
+            raise ToolError(f"read {r['records']} of {want} records", "hw_loadgen fetch", str(r))
+        records, bytes_, fetches, seconds = (records + r["records"], bytes_ + r["bytes"], fetches + r["fetches"],
+                                             seconds + r["seconds"])
+    return {"records_per_s": records / seconds, "mb_per_s": bytes_ / seconds / 1e6, "bytes": bytes_,
+            "fetches": fetches}
+
+
 def loadgen_txn(s):
     """hw_loadgen txn: one librdkafka transactional producer, transactions of
     100 records of 1 KiB back to back; commit and transaction latencies."""
@@ -466,7 +525,9 @@ def all_workloads(nodes=1):
                                                      "--transaction-duration-ms", "1000"])),
              ("loadgen_txn", loadgen_txn)]
     runs += [("order_java_producer", order_java_producer), ("e2e_latency_kafka_tool", e2e_latency_kafka_tool), ("e2e_latency_loadgen", e2e_latency_loadgen),
-             ("loadgen_produce", loadgen_produce), ("loadgen_consume", loadgen_consume)]
+             ("loadgen_produce", loadgen_produce), ("loadgen_consume", loadgen_consume),
+             ("loadgen_fill_wide", loadgen_fill_wide), ("loadgen_consume_parallel", loadgen_consume_parallel),
+             ("loadgen_fetch_parallel", loadgen_fetch_parallel)]
     if nodes >= 3:
         # Last: it kills a broker (started again before it ends).
         runs += [("replication_lag", replication_lag), ("leader_failover", leader_failover)]
