@@ -361,6 +361,14 @@ asio::awaitable<error_code> connection::send_file_range(const file_range& range)
     const ssize_t n = ::sendfile(socket_.native_handle(), fd, &position, chunk);
     if (n > 0) {
       left -= static_cast<uint64_t>(n);
+      // A short count means the socket's buffer is full: wait for room
+      // rather than call again only to be refused (a refused sendfile
+      // still reads the file's pages into the kernel's pipe first). The
+      // wait re-arms the descriptor, so room made meanwhile is not missed.
+      if (left > 0 && static_cast<size_t>(n) < chunk) {
+        co_await socket_.async_wait(tcp::socket::wait_write, asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) co_return ec;
+      }
       continue;
     }
     // The file ended before the range did (truncated underneath): the
