@@ -402,6 +402,25 @@ rd_kafka_topic_partition_list_t* all_partitions(rd_kafka_t* rk, const std::strin
   return list;
 }
 
+// What `consume` and `fetch` are asked: read `want` records of `topic`
+// with `readers` clients, failing after `idle_limit` without a record.
+struct read_plan {
+  std::string topic;
+  std::string bootstrap;
+  uint64_t want;
+  int readers;
+  std::chrono::milliseconds idle_limit;
+
+  read_plan(const flags& f, const char* readers_flag, int default_readers)
+      : topic(f.str("topic")),
+        bootstrap(f.str("bootstrap")),
+        want(static_cast<uint64_t>(f.num("records", 0))),
+        readers(static_cast<int>(f.num(readers_flag, default_readers))),
+        idle_limit(f.num("timeout-ms", 30000)) {
+    if (readers < 1) throw std::runtime_error(std::string("--") + readers_flag + " must be at least 1");
+  }
+};
+
 // What one of several readers (`consume --consumers`, `fetch --readers`)
 // read; touched only by its thread until joined.
 struct reader_share {
@@ -487,28 +506,24 @@ void run_consumer(const std::string& bootstrap, rd_kafka_topic_partition_list_t*
 // partitions p where p % N is its index, so that several clients together
 // can ask more of the broker than one.
 int cmd_consume(const flags& f) {
-  const std::string topic = f.str("topic");
-  const std::string bootstrap = f.str("bootstrap");
-  const auto want = static_cast<uint64_t>(f.num("records", 0));
-  const auto consumers = static_cast<int>(f.num("consumers", 1));
-  const auto idle_limit = std::chrono::milliseconds(f.num("timeout-ms", 30000));
-  if (consumers < 1) throw std::runtime_error("--consumers must be at least 1");
+  const read_plan plan(f, "consumers", 1);
+  const int consumers = plan.readers;
   std::vector<rd_kafka_topic_partition_list_t*> shares(consumers);
   {
-    rd_kafka_t* rk = make_client(RD_KAFKA_CONSUMER, make_conf(bootstrap, {{"group.id", "hw-loadgen"}}));
-    rd_kafka_topic_partition_list_t* all = all_partitions(rk, topic);
+    rd_kafka_t* rk = make_client(RD_KAFKA_CONSUMER, make_conf(plan.bootstrap, {{"group.id", "hw-loadgen"}}));
+    rd_kafka_topic_partition_list_t* all = all_partitions(rk, plan.topic);
     rd_kafka_destroy(rk);
     if (all->cnt < consumers) throw std::runtime_error("fewer partitions than --consumers");
     for (auto& s : shares) s = rd_kafka_topic_partition_list_new(all->cnt / consumers + 1);
     for (int i = 0; i < all->cnt; ++i)
-      rd_kafka_topic_partition_list_add(shares[all->elems[i].partition % consumers], topic.c_str(),
+      rd_kafka_topic_partition_list_add(shares[all->elems[i].partition % consumers], plan.topic.c_str(),
                                         all->elems[i].partition)
           ->offset = RD_KAFKA_OFFSET_BEGINNING;
     rd_kafka_topic_partition_list_destroy(all);
   }
   std::atomic<uint64_t> seen{0};
   const int code = run_readers(consumers, "consumers", false, [&](int i, reader_share& share) {
-    run_consumer(bootstrap, shares[i], want, seen, idle_limit, share);
+    run_consumer(plan.bootstrap, shares[i], plan.want, seen, plan.idle_limit, share);
   });
   for (auto* s : shares) rd_kafka_topic_partition_list_destroy(s);
   return code;
@@ -593,6 +608,26 @@ uint32_t be32(const uint8_t* p) {
 }
 uint64_t be64(const uint8_t* p) { return (uint64_t(be32(p)) << 32) | be32(p + 4); }
 
+// Walks the whole batches of a partition's records (a batch cut at the
+// end comes whole in the next fetch) by their headers alone: adds their
+// bytes to `bytes`, moves `next` past the last, returns their records.
+uint64_t count_whole_batches(const hw::protocol::records_view& records, uint64_t& bytes, int64_t& next) {
+  constexpr size_t header = 61;  // base offset .. record count
+  const uint8_t* b = records.data;
+  size_t left = records.size;
+  uint64_t count = 0;
+  while (left >= header) {
+    const size_t length = 12 + be32(b + 8);
+    if (length > left) break;
+    count += be32(b + 57);
+    bytes += length;
+    next = static_cast<int64_t>(be64(b) + be32(b + 23) + 1);  // base offset + last offset delta + 1
+    b += length;
+    left -= length;
+  }
+  return count;
+}
+
 // One reader: its partitions, by the broker that leads them, fetched from
 // offset 0 one Fetch at a time per broker (v12, no session: every request
 // names every partition), as a consumer's fetch loop does, until the
@@ -646,19 +681,7 @@ void run_fetch_reader(const std::string& topic, const std::map<std::string, std:
             if (pr.error_code != 0)
               throw std::runtime_error("Fetch error " + std::to_string(pr.error_code) + " for partition " +
                                        std::to_string(pr.partition_index));
-            const uint8_t* b = pr.records.data;
-            size_t left = pr.records.size;
-            // Whole batches only; a batch cut at the end comes whole next time.
-            while (left >= 61) {
-              const uint64_t base = be64(b);
-              const size_t length = 12 + be32(b + 8);
-              if (length > left) break;
-              got += be32(b + 57);
-              share.bytes += length;
-              src.next[pr.partition_index] = static_cast<int64_t>(base + be32(b + 23) + 1);
-              b += length;
-              left -= length;
-            }
+            got += count_whole_batches(pr.records, share.bytes, src.next[pr.partition_index]);
           }
         }
       }
@@ -680,16 +703,12 @@ void run_fetch_reader(const std::string& topic, const std::map<std::string, std:
 // --readers N threads, each with its own connection to every leader it
 // needs and the partitions p where p % N is its index.
 int cmd_fetch(const flags& f) {
-  const std::string topic = f.str("topic");
-  const std::string bootstrap = f.str("bootstrap");
-  const auto want = static_cast<uint64_t>(f.num("records", 0));
-  const auto readers = static_cast<int>(f.num("readers", 4));
-  const auto idle_limit = std::chrono::milliseconds(f.num("timeout-ms", 30000));
-  if (readers < 1) throw std::runtime_error("--readers must be at least 1");
+  const read_plan plan(f, "readers", 4);
+  const int readers = plan.readers;
   std::vector<std::map<std::string, std::vector<int32_t>>> shares(readers);  // leader -> partitions
   {
-    rd_kafka_t* rk = make_client(RD_KAFKA_PRODUCER, make_conf(bootstrap, {}));
-    metadata_ptr md = topic_metadata(rk, topic);
+    rd_kafka_t* rk = make_client(RD_KAFKA_PRODUCER, make_conf(plan.bootstrap, {}));
+    metadata_ptr md = topic_metadata(rk, plan.topic);
     std::map<int32_t, std::string> brokers;
     for (int i = 0; i < md->broker_cnt; ++i)
       brokers[md->brokers[i].id] = std::string(md->brokers[i].host) + ":" + std::to_string(md->brokers[i].port);
@@ -703,7 +722,7 @@ int cmd_fetch(const flags& f) {
   }
   std::atomic<uint64_t> seen{0};
   return run_readers(readers, "readers", true, [&](int i, reader_share& share) {
-    run_fetch_reader(topic, shares[i], want, seen, idle_limit, share);
+    run_fetch_reader(plan.topic, shares[i], plan.want, seen, plan.idle_limit, share);
   });
 }
 
