@@ -70,6 +70,9 @@ std::variant<dispatch_outcome, dispatcher::prepared_call> dispatcher::prepare(pr
   ctx.body = h.body(frame);
   ctx.response_header_version = protocol::response_header_version(h.api_key, h.api_version);
   ctx.listener_name = from.listener_name;
+  ctx.protocol = from.protocol;
+  ctx.client_address = from.client_address;
+  ctx.principal = from.principal ? from.principal : &kafka_principal::anonymous();
   ctx.connection_id = from.id;
   ctx.connection_name = from.name;
   ctx.services = &services_;

@@ -17,7 +17,8 @@
 #include <variant>
 
 #include "broker/asio.h"
-#include "broker/handlers/handler.h"
+#include "broker/handler.h"
+#include "broker/security/principal.h"
 #include "broker/request_context.h"
 #include "broker/response.h"
 #include "broker/services.h"
@@ -44,6 +45,9 @@ struct connection_info {
   std::string_view listener_name;
   uint64_t id = 0;
   std::string_view name;
+  security_protocol protocol = security_protocol::plaintext;
+  std::string_view client_address;  // the client's IP
+  const kafka_principal* principal = &kafka_principal::anonymous();
 };
 
 struct dispatch_outcome {

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "broker/handlers/handler.h"
+#include "broker/handler.h"
 
 namespace hw::broker {
 

@@ -22,7 +22,7 @@
 #include "broker/command_line.h"
 #include "broker/crash_handler.h"
 #include "broker/logging.h"
-#include "broker/network/server.h"
+#include "broker/listener/server.h"
 #include "broker/node.h"
 #include "config/broker_config.h"
 

@@ -23,7 +23,7 @@
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/stall_guard.h"
-#include "broker/replica/alter_partition_manager.h"
+#include "broker/metadata/alter_partition_manager.h"
 #include "broker/replica/fetcher_manager.h"
 #include "broker/metadata/quorum_voters.h"
 #include "broker/metadata/raft_driver.h"
@@ -217,7 +217,15 @@ struct broker_node::impl {
 
   std::optional<std::string> start();
   std::optional<std::string> start_storage();
+  void start_replication();
+  void start_fetchers();
+  void start_coordinators();
+  void fill_services();
   std::optional<std::string> start_quorum();
+  std::optional<std::string> start_io_and_controller();
+  std::optional<std::string> start_listeners();
+  std::optional<std::string> register_with_controller();
+  void start_maintenance();
   void await_groups_loaded();
   std::optional<std::string> serve_metrics();
   void shutdown();
@@ -330,6 +338,27 @@ std::optional<std::string> broker_node::impl::start() {
   stats = std::make_unique<metrics::broker_metrics>();
   services.metrics = stats.get();
   if (auto e = start_storage()) return e;
+  start_replication();
+  start_fetchers();
+  start_coordinators();
+  fill_services();
+  if (auto error = start_quorum()) return error;
+  producer_ids = std::make_unique<producer_id_manager>(controller_block_fetcher(services));
+  services.producer_ids = producer_ids.get();
+  if (auto error = start_io_and_controller()) return error;
+  if (auto error = start_listeners()) return error;
+  if (cfg.has_role("broker")) {
+    if (auto error = register_with_controller()) return error;
+  }
+  start_maintenance();
+  bound = srv->bound();
+  if (auto error = serve_metrics()) return error;
+  return std::nullopt;
+}
+
+// Hosted partitions, the metadata publisher that gives them roles, and the
+// replication quotas.
+void broker_node::impl::start_replication() {
   replicas = std::make_unique<replica_manager>(io.get_executor(), *logs, cfg.node_id);
   // A deleted partition's log is freed only once the cleaner is not reading
   // it; that wait blocks, so it runs on its own thread, not an io thread.
@@ -361,30 +390,36 @@ std::optional<std::string> broker_node::impl::start() {
   }
   replicas->set_broker_lookup([p = publisher.get()](node_id id) -> std::optional<broker_status> {
     const auto image = p->image();
-    const controller::broker_registration* b = image ? image->broker(id.value) : nullptr;
+    const controller::broker_registration* b = image ? image->broker(id) : nullptr;
     if (!b) return std::nullopt;
-    return broker_status{broker_epoch(b->epoch), b->fenced, b->in_controlled_shutdown};
+    return broker_status{b->epoch, b->fenced, b->in_controlled_shutdown};
   });
-  {
-    fetcher_settings fetch;
-    fetch.max_wait_ms = static_cast<int32_t>(cfg.get_int("replica.fetch.wait.max.ms"));
-    fetch.min_bytes = static_cast<int32_t>(cfg.get_int("replica.fetch.min.bytes"));
-    fetch.partition_max_bytes = static_cast<int32_t>(cfg.get_int("replica.fetch.max.bytes"));
-    fetch.response_max_bytes = static_cast<int32_t>(cfg.get_int("replica.fetch.response.max.bytes"));
-    fetch.backoff_ms = cfg.get_int("replica.fetch.backoff.ms");
-    fetch.request_timeout = std::chrono::milliseconds(cfg.get_int("replica.socket.timeout.ms"));
-    fetch.quota = follower_quota.get();
-    auto epoch = [r = replicas.get()] { return r->broker_epoch(); };
-    fetchers = std::make_unique<fetcher_manager>(io.get_executor(), node_id(cfg.node_id),
-                                                 static_cast<int32_t>(cfg.get_int("num.replica.fetchers")),
-                                                 cfg.inter_broker_listener_name, fetch, epoch, wall_clock_ms);
-    replicas->set_fetchers(fetchers.get());
-    isr_changes = std::make_unique<alter_partition_manager>(io.get_executor(), services, epoch);
-    services.isr_changes = isr_changes.get();
-    // Kafka checks every replica.lag.time.max.ms / 2 for followers out of sync.
-    isr_changes->start_isr_expiration(
-        *replicas, std::chrono::milliseconds(std::max<int64_t>(cfg.get_int("replica.lag.time.max.ms") / 2, 1)));
-  }
+}
+
+// Followers' fetchers and the leader side's ISR changes.
+void broker_node::impl::start_fetchers() {
+  fetcher_settings fetch;
+  fetch.max_wait_ms = static_cast<int32_t>(cfg.get_int("replica.fetch.wait.max.ms"));
+  fetch.min_bytes = static_cast<int32_t>(cfg.get_int("replica.fetch.min.bytes"));
+  fetch.partition_max_bytes = static_cast<int32_t>(cfg.get_int("replica.fetch.max.bytes"));
+  fetch.response_max_bytes = static_cast<int32_t>(cfg.get_int("replica.fetch.response.max.bytes"));
+  fetch.backoff_ms = cfg.get_int("replica.fetch.backoff.ms");
+  fetch.request_timeout = std::chrono::milliseconds(cfg.get_int("replica.socket.timeout.ms"));
+  fetch.quota = follower_quota.get();
+  auto epoch = [r = replicas.get()] { return r->broker_epoch(); };
+  fetchers = std::make_unique<fetcher_manager>(io.get_executor(), node_id(cfg.node_id),
+                                               static_cast<int32_t>(cfg.get_int("num.replica.fetchers")),
+                                               cfg.inter_broker_listener_name, fetch, epoch, wall_clock_ms);
+  replicas->set_fetchers(fetchers.get());
+  isr_changes = std::make_unique<alter_partition_manager>(io.get_executor(), services, epoch);
+  services.isr_changes = isr_changes.get();
+  // Kafka checks every replica.lag.time.max.ms / 2 for followers out of sync.
+  isr_changes->start_isr_expiration(
+      *replicas, std::chrono::milliseconds(std::max<int64_t>(cfg.get_int("replica.lag.time.max.ms") / 2, 1)));
+}
+
+// The group and transaction coordinators, on the partitions they lead.
+void broker_node::impl::start_coordinators() {
   groups = std::make_unique<group::group_coordinator>(*replicas, group_coordinator_options(cfg),
                                                       wall_clock_ms);
   txn_markers = std::make_unique<txn::txn_marker_sender>(
@@ -416,7 +451,10 @@ std::optional<std::string> broker_node::impl::start() {
     g->on_leadership(tp, leader, epoch);
     t->on_leadership(tp, leader, epoch);
   });
+}
 
+// What handlers reach (services.h).
+void broker_node::impl::fill_services() {
   services.handlers = &handlers;
   services.controller_handlers = &controller_api_handlers;
   services.controller_listener_names = cfg.controller_listener_names;
@@ -434,11 +472,10 @@ std::optional<std::string> broker_node::impl::start() {
       fetch::fetch_session_cache::options{}.eviction_ms});  // Kafka's internal default; not a public key
   services.fetch_sessions = fetch_sessions.get();
   services.now_ms = wall_clock_ms;
+}
 
-  if (auto error = start_quorum()) return error;
-  producer_ids = std::make_unique<producer_id_manager>(controller_block_fetcher(services));
-  services.producer_ids = producer_ids.get();
-
+// The io threads, then the raft driver and this node's controller.
+std::optional<std::string> broker_node::impl::start_io_and_controller() {
   work.emplace(io.get_executor());
   for (int i = 0; i < cfg.num_io_threads; ++i) threads.emplace_back([this] {
     protect_thread_stack();
@@ -453,6 +490,10 @@ std::optional<std::string> broker_node::impl::start() {
     auto started = asio::co_spawn(io, controller->start(), asio::use_future);
     if (auto err = started.get()) return err.message;
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> broker_node::impl::start_listeners() {
   // A broker's client listeners answer only once it is registered, caught
   // up, unfenced and coordinating the groups it leads (Kafka's BrokerServer
   // enables request processing after the same waits); the controller
@@ -465,34 +506,37 @@ std::optional<std::string> broker_node::impl::start() {
         so.deferred_listeners.push_back(l.name);
   }
   srv = std::make_unique<server>(io, std::move(so), dispatch);
-  if (auto error = srv->start()) return error;
+  return srv->start();
+}
 
-  if (cfg.has_role("broker")) {
-    std::optional<int64_t> previous_epoch;
-    if (auto e = logs->previous_broker_epoch()) previous_epoch = e->value;
-    std::vector<protocol::uuid> dir_ids;
-    for (const auto& d : cfg.log_dirs) {
-      storage::meta_properties props;
-      if (!storage::read_meta_properties(*fs, std::filesystem::path(d) / storage::meta_properties_name, &props) &&
-          props.directory_id)
-        dir_ids.push_back(*props.directory_id);
-    }
-    lifecycle = std::make_unique<broker_lifecycle>(io.get_executor(), services, srv->bound(), previous_epoch,
-                                                   std::move(dir_ids));
-    auto registered = asio::co_spawn(io, lifecycle->start(), asio::use_future);
-    if (auto err = registered.get()) return err;
-    replicas->set_broker_epoch(lifecycle->broker_epoch());
-    await_groups_loaded();
-    srv->start_deferred();
+// Registration with the active controller; the client listeners open once
+// this broker is caught up, unfenced and coordinating its groups.
+std::optional<std::string> broker_node::impl::register_with_controller() {
+  std::optional<int64_t> previous_epoch;
+  if (auto e = logs->previous_broker_epoch()) previous_epoch = e->value;
+  std::vector<protocol::uuid> dir_ids;
+  for (const auto& d : cfg.log_dirs) {
+    storage::meta_properties props;
+    if (!storage::read_meta_properties(*fs, std::filesystem::path(d) / storage::meta_properties_name, &props) &&
+        props.directory_id)
+      dir_ids.push_back(*props.directory_id);
   }
+  lifecycle = std::make_unique<broker_lifecycle>(io.get_executor(), services, srv->bound(), previous_epoch,
+                                                 std::move(dir_ids));
+  auto registered = asio::co_spawn(io, lifecycle->start(), asio::use_future);
+  if (auto err = registered.get()) return err;
+  replicas->set_broker_epoch(lifecycle->broker_epoch());
+  await_groups_loaded();
+  srv->start_deferred();
+  return std::nullopt;
+}
+
+void broker_node::impl::start_maintenance() {
   maintenance = std::make_unique<storage_scheduler>(io.get_executor(), *replicas, *fs,
                                                     std::vector<std::filesystem::path>(cfg.log_dirs.begin(), cfg.log_dirs.end()),
                                                     make_maintenance_options(cfg), wall_clock_ms);
   maintenance->start();
   cleaner_for_removals.store(maintenance->cleaner(), std::memory_order_release);
-  bound = srv->bound();
-  if (auto error = serve_metrics()) return error;
-  return std::nullopt;
 }
 
 // The Prometheus endpoint, when highwater.metrics.port asks for one; its
@@ -537,7 +581,7 @@ std::optional<std::string> broker_node::impl::serve_metrics() {
   if (auto* error = std::get_if<std::string>(&served)) return *error;
   const uint16_t bound_port = std::get<uint16_t>(served);
   spdlog::info("Serving Prometheus metrics on http://{}:{}/metrics", host, bound_port);
-  bound.push_back(bound_listener{"METRICS", host, bound_port});
+  bound.push_back(bound_listener{"METRICS", security_protocol::plaintext, host, bound_port});
   return std::nullopt;
 }
 
@@ -550,7 +594,7 @@ void broker_node::impl::await_groups_loaded() {
   const auto image = publisher->image();  // held: the publisher may move on meanwhile
   if (const auto* topic = image->topic(consumer_offsets_topic)) {
     for (const auto& [index, p] : topic->partitions)
-      if (p.leader == cfg.node_id) led.push_back(index);
+      if (p.leader == storage::node_id(cfg.node_id)) led.push_back(index);
   }
   if (led.empty()) return;
   const auto deadline = std::chrono::steady_clock::now() + 30s;

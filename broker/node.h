@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "broker/asio.h"
-#include "broker/network/server.h"
+#include "broker/listener/server.h"
 #include "config/broker_config.h"
 
 namespace hw::broker {

@@ -2,7 +2,7 @@
 
 #include <cassert>
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/services.h"
@@ -58,8 +58,8 @@ producer_id_manager::fetch_fn controller_block_fetcher(const broker_services& se
     protocol::msg::allocate_producer_ids_request request;
     request.broker_id = services.node_id;
     const auto image = services.metadata->image();  // held while its registration is read
-    const auto* self = image->broker(services.node_id);
-    request.broker_epoch = self ? self->epoch : -1;
+    const auto* self = image->broker(storage::node_id(services.node_id));
+    request.broker_epoch = self ? self->epoch.value : -1;
     auto response = co_await call_active_controller<protocol::msg::allocate_producer_ids_response>(
         services, true, 67, 0, request,
         [&](controller::quorum_controller& qc, int64_t, storage::offset) { return qc.allocate_producer_ids(request); });

@@ -8,6 +8,7 @@
 #include <span>
 #include <string_view>
 
+#include "broker/security/principal.h"
 #include "protocol/wire/reader.h"
 
 namespace hw::broker {
@@ -25,7 +26,13 @@ struct request_context {
   std::span<uint8_t> writable_frame;
   int16_t response_header_version = 0;        // for encode_response
 
+  // Who sent it: the listener it came in on, that listener's security
+  // protocol, the client's IP address (as ACLs match hosts) and the
+  // principal its connection authenticated as (never null).
   std::string_view listener_name;  // e.g. "PLAINTEXT"
+  security_protocol protocol = security_protocol::plaintext;
+  std::string_view client_address;
+  const kafka_principal* principal = &kafka_principal::anonymous();
   uint64_t connection_id = 0;
   std::string_view connection_name;  // Kafka-style "local-remote-n", for logs
 

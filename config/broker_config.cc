@@ -39,12 +39,13 @@ void single_node_internal_topics(broker_config& c) {
   }
 }
 
-// Fills the typed fields from the validated values; returns cross-key errors.
-std::vector<std::string> resolve(broker_config& c) {
-  std::vector<std::string> errors;
-  auto i32 = [&](std::string_view k) { return static_cast<int32_t>(c.get_int(k)); };
+using config_errors = std::vector<std::string>;
 
-  // node.id and its older name broker.id.
+int32_t get_i32(const broker_config& c, std::string_view key) { return static_cast<int32_t>(c.get_int(key)); }
+
+// node.id (or its older name broker.id) and process.roles.
+void resolve_identity(broker_config& c, config_errors& errors) {
+  auto i32 = [&](std::string_view k) { return get_i32(c, k); };
   bool node_set = c.is_set("node.id"), broker_set = c.is_set("broker.id");
   c.node_id = i32("node.id");
   if (broker_set && !node_set) {
@@ -58,54 +59,62 @@ std::vector<std::string> resolve(broker_config& c) {
   c.process_roles = c.get_list("process.roles");
   if (c.process_roles.empty())
     errors.push_back("Invalid value  for configuration process.roles: at least one of broker, controller is required");
+}
 
-  // Listeners.
+// advertised.listeners, or the non-controller listeners when unset.
+void resolve_advertised(broker_config& c, config_errors& errors) {
+  if (!c.is_null("advertised.listeners")) {
+    const std::string& adv = c.get_string("advertised.listeners");
+    auto aeps = parse_listeners(adv, c.listener_security_protocols);
+    if (auto* e = std::get_if<std::string>(&aeps)) {
+      errors.push_back("Invalid value " + adv + " for configuration advertised.listeners: " + *e);
+    } else {
+      c.advertised_listeners = std::get<std::vector<listener_endpoint>>(aeps);
+      for (const auto& ep : c.advertised_listeners)
+        if (ep.host == "0.0.0.0" || ep.host == "::")
+          errors.push_back("Invalid value " + adv + " for configuration advertised.listeners: " +
+                           "cannot use the nonroutable meta-address " + ep.host + "; use a routable address");
+    }
+  } else {
+    for (const auto& ep : c.listeners)
+      if (std::find(c.controller_listener_names.begin(), c.controller_listener_names.end(), ep.name) ==
+          c.controller_listener_names.end())
+        c.advertised_listeners.push_back(ep);
+  }
+}
+
+// listener.security.protocol.map, listeners, controller.listener.names.
+void resolve_listeners(broker_config& c, config_errors& errors) {
   auto map = parse_protocol_map(c.get_string("listener.security.protocol.map"));
   if (auto* e = std::get_if<std::string>(&map)) {
     errors.push_back(*e);
-  } else {
-    c.listener_security_protocols = std::get<protocol_map>(map);
-    // As Kafka in KRaft mode: with the map left at its default, controller
-    // listener names missing from it are PLAINTEXT (unless the map is set,
-    // `listeners=...,CONTROLLER://:9093` works as it does with Kafka).
-    if (!c.is_set("listener.security.protocol.map")) {
-      for (const auto& name : csv_upper(c.get_string("controller.listener.names"))) {
-        bool mapped = false;
-        for (const auto& [listener, proto] : c.listener_security_protocols) mapped = mapped || listener == name;
-        if (!mapped) c.listener_security_protocols.emplace_back(name, "PLAINTEXT");
-      }
-    }
-    const std::string& text = c.get_string("listeners");
-    auto eps = parse_listeners(text, c.listener_security_protocols);
-    if (auto* e = std::get_if<std::string>(&eps))
-      errors.push_back("Invalid value " + text + " for configuration listeners: " + *e);
-    else
-      c.listeners = std::get<std::vector<listener_endpoint>>(eps);
-    if (c.listeners.empty() && !std::holds_alternative<std::string>(eps))
-      errors.push_back("Invalid value " + text + " for configuration listeners: at least one listener is required");
-
-    c.controller_listener_names = csv_upper(c.get_string("controller.listener.names"));
-    if (!c.is_null("advertised.listeners")) {
-      const std::string& adv = c.get_string("advertised.listeners");
-      auto aeps = parse_listeners(adv, c.listener_security_protocols);
-      if (auto* e = std::get_if<std::string>(&aeps)) {
-        errors.push_back("Invalid value " + adv + " for configuration advertised.listeners: " + *e);
-      } else {
-        c.advertised_listeners = std::get<std::vector<listener_endpoint>>(aeps);
-        for (const auto& ep : c.advertised_listeners)
-          if (ep.host == "0.0.0.0" || ep.host == "::")
-            errors.push_back("Invalid value " + adv + " for configuration advertised.listeners: " +
-                             "cannot use the nonroutable meta-address " + ep.host + "; use a routable address");
-      }
-    } else {
-      for (const auto& ep : c.listeners)
-        if (std::find(c.controller_listener_names.begin(), c.controller_listener_names.end(), ep.name) ==
-            c.controller_listener_names.end())
-          c.advertised_listeners.push_back(ep);
+    return;
+  }
+  c.listener_security_protocols = std::get<protocol_map>(map);
+  // As Kafka in KRaft mode: with the map left at its default, controller
+  // listener names missing from it are PLAINTEXT (unless the map is set,
+  // `listeners=...,CONTROLLER://:9093` works as it does with Kafka).
+  if (!c.is_set("listener.security.protocol.map")) {
+    for (const auto& name : csv_upper(c.get_string("controller.listener.names"))) {
+      bool mapped = false;
+      for (const auto& [listener, proto] : c.listener_security_protocols) mapped = mapped || listener == name;
+      if (!mapped) c.listener_security_protocols.emplace_back(name, "PLAINTEXT");
     }
   }
+  const std::string& text = c.get_string("listeners");
+  auto eps = parse_listeners(text, c.listener_security_protocols);
+  if (auto* e = std::get_if<std::string>(&eps))
+    errors.push_back("Invalid value " + text + " for configuration listeners: " + *e);
+  else
+    c.listeners = std::get<std::vector<listener_endpoint>>(eps);
+  if (c.listeners.empty() && !std::holds_alternative<std::string>(eps))
+    errors.push_back("Invalid value " + text + " for configuration listeners: at least one listener is required");
+  c.controller_listener_names = csv_upper(c.get_string("controller.listener.names"));
+  resolve_advertised(c, errors);
+}
 
-  // The listener brokers talk to each other on.
+// The listener brokers talk to each other on.
+void resolve_inter_broker(broker_config& c, config_errors& errors) {
   if (c.is_set("inter.broker.listener.name") && c.is_set("security.inter.broker.protocol")) {
     errors.push_back("Only one of inter.broker.listener.name and security.inter.broker.protocol should be set");
   }
@@ -123,17 +132,20 @@ std::vector<std::string> resolve(broker_config& c) {
       errors.push_back("inter.broker.listener.name must be a listener name defined in advertised.listeners; "
                        "the listener " + c.inter_broker_listener_name + " is not one of: " + names);
   }
-  c.controller_quorum_voters = c.get_list("controller.quorum.voters");
-  c.controller_quorum_bootstrap_servers = c.get_list("controller.quorum.bootstrap.servers");
-  single_node_internal_topics(c);
+}
 
-  // Storage.
+// log.dirs (or log.dir) and metadata.log.dir.
+void resolve_storage(broker_config& c, config_errors& errors) {
   c.log_dirs = c.is_null("log.dirs") ? c.get_list("log.dir") : c.get_list("log.dirs");
   c.log_dirs.erase(std::remove(c.log_dirs.begin(), c.log_dirs.end(), std::string()), c.log_dirs.end());
   if (c.log_dirs.empty()) errors.push_back("At least one log directory must be defined via log.dirs or log.dir");
   c.metadata_log_dir = c.is_null("metadata.log.dir") ? (c.log_dirs.empty() ? "" : c.log_dirs.front())
                                                      : c.get_string("metadata.log.dir");
+}
 
+// The typed fields read often enough to keep as members.
+void resolve_fields(broker_config& c) {
+  auto i32 = [&](std::string_view k) { return get_i32(c, k); };
   // Network.
   c.num_io_threads = i32("num.io.threads");
   c.num_network_threads = i32("num.network.threads");
@@ -165,6 +177,19 @@ std::vector<std::string> resolve(broker_config& c) {
                                                                 : c.get_int("log.flush.interval.ms");
   c.group_initial_rebalance_delay_ms = i32("group.initial.rebalance.delay.ms");
   c.unclean_leader_election_enable = c.get_bool("unclean.leader.election.enable");
+}
+
+// Fills the typed fields from the validated values; returns cross-key errors.
+config_errors resolve(broker_config& c) {
+  config_errors errors;
+  resolve_identity(c, errors);
+  resolve_listeners(c, errors);
+  resolve_inter_broker(c, errors);
+  c.controller_quorum_voters = c.get_list("controller.quorum.voters");
+  c.controller_quorum_bootstrap_servers = c.get_list("controller.quorum.bootstrap.servers");
+  single_node_internal_topics(c);
+  resolve_storage(c, errors);
+  resolve_fields(c);
   return errors;
 }
 

@@ -38,16 +38,26 @@ config_value broker_default_for(const topic_config_key& key, const broker_config
   return parse_topic_value(key, key.default_value);
 }
 
+namespace {
+
+bool valid_override(const topic_config_key& key, const config_map& overrides) {
+  auto it = overrides.find(key.name);
+  return it != overrides.end() && !validate_topic_config(key.name, it->second);
+}
+
+}  // namespace
+
+config_value effective_topic_config(const topic_config_key& key, const config_map& overrides,
+                                    const broker_config_layers& broker) {
+  if (valid_override(key, overrides)) return parse_topic_value(key, overrides.find(key.name)->second);
+  return broker_default_for(key, broker);
+}
+
 topic_config_values effective_topic_configs(const config_map& overrides, const broker_config_layers& broker) {
   topic_config_values out;
   for (const topic_config_key& key : topic_config_keys()) {
-    auto it = overrides.find(key.name);
-    if (it != overrides.end() && !validate_topic_config(key.name, it->second)) {
-      out.values_.emplace(std::string(key.name), parse_topic_value(key, it->second));
-      out.overridden_.emplace(key.name);
-    } else {
-      out.values_.emplace(std::string(key.name), broker_default_for(key, broker));
-    }
+    out.values_.emplace(std::string(key.name), effective_topic_config(key, overrides, broker));
+    if (valid_override(key, overrides)) out.overridden_.emplace(key.name);
   }
   return out;
 }

@@ -41,6 +41,12 @@ class topic_config_values {
 // LogConfig's default.
 config_value broker_default_for(const topic_config_key& key, const broker_config_layers& broker);
 
+// One topic config's value: its override when it validates, else the
+// broker's (broker_default_for). The same rule as effective_topic_configs,
+// without resolving the others.
+config_value effective_topic_config(const topic_config_key& key, const config_map& overrides,
+                                    const broker_config_layers& broker);
+
 // Overrides that are unknown or do not validate are skipped (metadata
 // written by a newer version must not stop the broker); the broker value
 // stands in for them.

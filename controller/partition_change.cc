@@ -7,21 +7,21 @@ namespace hw::controller {
 
 namespace {
 
-bool contains(const std::vector<int32_t>& v, int32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool contains(const std::vector<node_id>& v, node_id x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-bool contains_all(const std::vector<int32_t>& big, const std::vector<int32_t>& small) {
-  return std::all_of(small.begin(), small.end(), [&](int32_t x) { return contains(big, x); });
+bool contains_all(const std::vector<node_id>& big, const std::vector<node_id>& small) {
+  return std::all_of(small.begin(), small.end(), [&](node_id x) { return contains(big, x); });
 }
 
 }  // namespace
 
-reassignment_replicas reassignment_replicas::between(const std::vector<int32_t>& current,
-                                                     const std::vector<int32_t>& target) {
+reassignment_replicas reassignment_replicas::between(const std::vector<node_id>& current,
+                                                     const std::vector<node_id>& target) {
   // Both difference lists sorted, as Kafka computes them.
-  std::set<int32_t> removing, adding;
-  for (int32_t r : current)
+  std::set<node_id> removing, adding;
+  for (node_id r : current)
     if (!contains(target, r)) removing.insert(r);
-  for (int32_t r : target)
+  for (node_id r : target)
     if (!contains(current, r)) adding.insert(r);
   reassignment_replicas out;
   out.replicas = target;
@@ -31,9 +31,9 @@ reassignment_replicas reassignment_replicas::between(const std::vector<int32_t>&
   return out;
 }
 
-std::vector<int32_t> reassignment_replicas::original() const {
-  std::vector<int32_t> out;
-  for (int32_t r : replicas)
+std::vector<node_id> reassignment_replicas::original() const {
+  std::vector<node_id> out;
+  for (node_id r : replicas)
     if (!contains(adding, r)) out.push_back(r);
   return out;
 }
@@ -58,23 +58,23 @@ partition_change_builder::partition_change_builder(const partition_registration&
       target_elr_(current.elr),
       target_recovery_state_(current.leader_recovery_state) {}
 
-partition_change_builder& partition_change_builder::set_target_isr(std::vector<int32_t> isr) {
+partition_change_builder& partition_change_builder::set_target_isr(std::vector<node_id> isr) {
   target_isr_ = std::move(isr);
   return *this;
 }
-partition_change_builder& partition_change_builder::set_target_replicas(std::vector<int32_t> replicas) {
+partition_change_builder& partition_change_builder::set_target_replicas(std::vector<node_id> replicas) {
   target_replicas_ = std::move(replicas);
   return *this;
 }
-partition_change_builder& partition_change_builder::set_target_adding(std::vector<int32_t> adding) {
+partition_change_builder& partition_change_builder::set_target_adding(std::vector<node_id> adding) {
   target_adding_ = std::move(adding);
   return *this;
 }
-partition_change_builder& partition_change_builder::set_target_removing(std::vector<int32_t> removing) {
+partition_change_builder& partition_change_builder::set_target_removing(std::vector<node_id> removing) {
   target_removing_ = std::move(removing);
   return *this;
 }
-partition_change_builder& partition_change_builder::set_unclean_shutdown_replicas(std::vector<int32_t> r) {
+partition_change_builder& partition_change_builder::set_unclean_shutdown_replicas(std::vector<node_id> r) {
   unclean_shutdown_ = std::move(r);
   return *this;
 }
@@ -87,7 +87,7 @@ partition_change_builder& partition_change_builder::set_target_leader_recovery_s
   return *this;
 }
 
-bool partition_change_builder::valid_new_leader(int32_t replica) const {
+bool partition_change_builder::valid_new_leader(node_id replica) const {
   bool eligible = contains(target_isr_, replica) || (target_isr_.empty() && contains(target_elr_, replica));
   return eligible && options_.acceptable_leader(replica);
 }
@@ -100,7 +100,7 @@ bool partition_change_builder::can_elect_last_known_leader() const {
 }
 
 partition_change_builder::election_result partition_change_builder::elect_preferred() const {
-  int32_t preferred = target_replicas_.front();
+  node_id preferred = target_replicas_.front();
   if (valid_new_leader(preferred)) return {preferred, false};
   if (valid_new_leader(current_.leader)) return {current_.leader, false};
   for (size_t i = 1; i < target_replicas_.size(); ++i) {
@@ -112,12 +112,12 @@ partition_change_builder::election_result partition_change_builder::elect_prefer
 
 partition_change_builder::election_result partition_change_builder::elect_any() const {
   if (valid_new_leader(current_.leader)) return {current_.leader, false};
-  for (int32_t r : target_replicas_) {
+  for (node_id r : target_replicas_) {
     if (valid_new_leader(r)) return {r, false};
   }
   if (can_elect_last_known_leader()) return {current_.last_known_elr.front(), true};
   if (election_ == election_type::unclean) {
-    for (int32_t r : target_replicas_) {
+    for (node_id r : target_replicas_) {
       if (options_.acceptable_leader(r)) return {r, true};
     }
   }
@@ -137,10 +137,10 @@ void partition_change_builder::populate_target_elr() {
   }
   // Everyone who was in the ISR or ELR and is not in the target ISR (nor
   // known to have lost unflushed data) holds every committed offset.
-  std::set<int32_t> candidates(target_elr_.begin(), target_elr_.end());
+  std::set<node_id> candidates(target_elr_.begin(), target_elr_.end());
   candidates.insert(current_.isr.begin(), current_.isr.end());
   target_elr_.clear();
-  for (int32_t r : candidates) {
+  for (node_id r : candidates) {
     if (!contains(target_isr_, r) && !contains(unclean_shutdown_, r)) target_elr_.push_back(r);
   }
 }
@@ -152,11 +152,11 @@ void partition_change_builder::try_election(msg::partition_change_record& record
     target_isr_ = {result.leader};
     std::erase(target_elr_, result.leader);
   }
-  record.leader = result.leader;
+  record.leader = result.leader.value;
   if (result.unclean) {
     // The new leader may miss committed records: it starts a new history
     // alone, recovering.
-    record.isr = std::vector<int32_t>{result.leader};
+    record.isr = std::vector<int32_t>{result.leader.value};
     if (current_.leader_recovery_state != static_cast<int8_t>(leader_recovery_state::recovering)) {
       record.leader_recovery_state = static_cast<int8_t>(leader_recovery_state::recovering);
     }
@@ -166,7 +166,7 @@ void partition_change_builder::try_election(msg::partition_change_record& record
 void partition_change_builder::update_record_elr(msg::partition_change_record& record) {
   bool clean = !record.isr.has_value();
   if (!clean || !options_.elr_enabled) target_elr_.clear();
-  if (target_elr_ != current_.elr) record.eligible_leader_replicas = target_elr_;
+  if (target_elr_ != current_.elr) record.eligible_leader_replicas = storage::plain_list(target_elr_);
   // The last-known leader lives in last_known_elr; it is updated after the
   // election (update_last_known_leader), not here.
 }
@@ -176,8 +176,8 @@ void partition_change_builder::update_last_known_leader(msg::partition_change_re
   bool leaderless_now = record.isr && record.isr->empty();
   if (leaderless_now &&
       (current_.last_known_elr.size() != 1 || current_.last_known_elr.front() != current_.leader)) {
-    record.last_known_elr = std::vector<int32_t>{current_.leader};
-  } else if ((record.leader >= 0 || (current_.leader != no_leader && record.leader != no_leader)) &&
+    record.last_known_elr = std::vector<int32_t>{current_.leader.value};
+  } else if ((record.leader >= 0 || (current_.leader != no_leader && record.leader != no_leader.value)) &&
              !current_.last_known_elr.empty()) {
     record.last_known_elr = std::vector<int32_t>{};
   }
@@ -185,14 +185,14 @@ void partition_change_builder::update_last_known_leader(msg::partition_change_re
 
 void partition_change_builder::complete_reassignment_if_possible() {
   if (target_adding_.empty() && target_removing_.empty()) return;
-  auto without_removed = [&](const std::vector<int32_t>& v) {
-    std::vector<int32_t> out;
-    for (int32_t r : v)
+  auto without_removed = [&](const std::vector<node_id>& v) {
+    std::vector<node_id> out;
+    for (node_id r : v)
       if (!contains(target_removing_, r)) out.push_back(r);
     return out;
   };
-  std::vector<int32_t> isr = without_removed(target_isr_);
-  std::vector<int32_t> replicas = without_removed(target_replicas_);
+  std::vector<node_id> isr = without_removed(target_isr_);
+  std::vector<node_id> replicas = without_removed(target_replicas_);
   // Complete only with every remaining replica in sync: never shrink the
   // replica set below what holds the data.
   if (isr.empty() || replicas.empty() || !contains_all(isr, replicas)) return;
@@ -204,11 +204,11 @@ void partition_change_builder::complete_reassignment_if_possible() {
 
 void partition_change_builder::set_assignment_changes(msg::partition_change_record& record) const {
   if (!target_replicas_.empty() && target_replicas_ != current_.replicas) {
-    record.replicas = target_replicas_;
+    record.replicas = storage::plain_list(target_replicas_);
     if (options_.version.directory_assignment_supported()) {
       // Replicas keep their directory; new ones get their broker's default.
       std::vector<protocol::uuid> dirs;
-      for (int32_t r : target_replicas_) {
+      for (node_id r : target_replicas_) {
         auto at = std::find(current_.replicas.begin(), current_.replicas.end(), r);
         size_t i = static_cast<size_t>(at - current_.replicas.begin());
         if (at != current_.replicas.end() && i < current_.directories.size()) {
@@ -220,8 +220,8 @@ void partition_change_builder::set_assignment_changes(msg::partition_change_reco
       record.directories = std::move(dirs);
     }
   }
-  if (target_removing_ != current_.removing) record.removing_replicas = target_removing_;
-  if (target_adding_ != current_.adding) record.adding_replicas = target_adding_;
+  if (target_removing_ != current_.removing) record.removing_replicas = storage::plain_list(target_removing_);
+  if (target_adding_ != current_.adding) record.adding_replicas = storage::plain_list(target_adding_);
 }
 
 std::optional<msg::partition_change_record> partition_change_builder::build() {
@@ -234,16 +234,16 @@ std::optional<msg::partition_change_record> partition_change_builder::build() {
   try_election(record);
   // A replica set that drops a member needs a new leader epoch.
   if (record.leader == no_leader_change && !contains_all(target_replicas_, current_.replicas)) {
-    record.leader = current_.leader;
+    record.leader = current_.leader.value;
   }
   update_record_elr(record);
   if (!record.isr && (!target_isr_.empty() || options_.elr_enabled) && target_isr_ != current_.isr) {
-    record.isr = target_isr_;
+    record.isr = storage::plain_list(target_isr_);
   }
   // Before 3.6 brokers needed a new leader epoch on every ISR shrink (KAFKA-15021).
   if (options_.version.level < 12 && record.leader == no_leader_change && record.isr &&
-      !contains_all(*record.isr, current_.isr)) {
-    record.leader = current_.leader;
+      !contains_all(storage::named_list<node_id>(*record.isr), current_.isr)) {
+    record.leader = current_.leader.value;
   }
   update_last_known_leader(record);
   set_assignment_changes(record);

@@ -44,26 +44,26 @@ enum class election_type : int8_t { preferred = 0, unclean = 1, online = 2 };
 struct partition_change_options {
   // Whether a broker may lead now: registered, unfenced, not in controlled
   // shutdown (Kafka's isActive / isAcceptableLeader).
-  std::function<bool(int32_t)> acceptable_leader;
+  std::function<bool(node_id)> acceptable_leader;
   metadata_version version = latest_production_metadata_version;
   int32_t min_isr = 1;
   bool elr_enabled = false;
   // Where a replica new to the partition goes (directory assignment).
-  std::function<protocol::uuid(int32_t)> default_directory;
+  std::function<protocol::uuid(node_id)> default_directory;
 };
 
 // The replica lists of a partition under reassignment (Kafka's
 // PartitionReassignmentReplicas): target order first, then the removed.
 struct reassignment_replicas {
-  std::vector<int32_t> replicas;
-  std::vector<int32_t> adding;
-  std::vector<int32_t> removing;
+  std::vector<node_id> replicas;
+  std::vector<node_id> adding;
+  std::vector<node_id> removing;
 
   // Moving from `current` to `target`.
-  static reassignment_replicas between(const std::vector<int32_t>& current, const std::vector<int32_t>& target);
+  static reassignment_replicas between(const std::vector<node_id>& current, const std::vector<node_id>& target);
   bool in_progress() const { return !adding.empty() || !removing.empty(); }
   // The replicas before the reassignment began (what a cancel goes back to).
-  std::vector<int32_t> original() const;
+  std::vector<node_id> original() const;
 };
 
 class partition_change_builder {
@@ -71,29 +71,29 @@ class partition_change_builder {
   partition_change_builder(const partition_registration& current, const protocol::uuid& topic_id,
                            int32_t partition, partition_change_options options);
 
-  partition_change_builder& set_target_isr(std::vector<int32_t> isr);
-  partition_change_builder& set_target_replicas(std::vector<int32_t> replicas);
-  partition_change_builder& set_target_adding(std::vector<int32_t> adding);
-  partition_change_builder& set_target_removing(std::vector<int32_t> removing);
-  partition_change_builder& set_unclean_shutdown_replicas(std::vector<int32_t> replicas);
+  partition_change_builder& set_target_isr(std::vector<node_id> isr);
+  partition_change_builder& set_target_replicas(std::vector<node_id> replicas);
+  partition_change_builder& set_target_adding(std::vector<node_id> adding);
+  partition_change_builder& set_target_removing(std::vector<node_id> removing);
+  partition_change_builder& set_unclean_shutdown_replicas(std::vector<node_id> replicas);
   partition_change_builder& set_election(election_type election);
   partition_change_builder& set_target_leader_recovery_state(int8_t state);
 
-  const std::vector<int32_t>& target_isr() const { return target_isr_; }
+  const std::vector<node_id>& target_isr() const { return target_isr_; }
 
   // The record to write, or nullopt when it would change nothing.
   std::optional<msg::partition_change_record> build();
 
  private:
   struct election_result {
-    int32_t leader = no_leader;
+    node_id leader = no_leader;
     bool unclean = false;
   };
   election_result elect() const;
   election_result elect_preferred() const;
   election_result elect_any() const;
   bool can_elect_last_known_leader() const;
-  bool valid_new_leader(int32_t replica) const;
+  bool valid_new_leader(node_id replica) const;
   void populate_target_elr();
   void try_election(msg::partition_change_record& record);
   void update_record_elr(msg::partition_change_record& record);
@@ -105,12 +105,12 @@ class partition_change_builder {
   protocol::uuid topic_id_;
   int32_t partition_;
   partition_change_options options_;
-  std::vector<int32_t> target_isr_;
-  std::vector<int32_t> target_replicas_;
-  std::vector<int32_t> target_adding_;
-  std::vector<int32_t> target_removing_;
-  std::vector<int32_t> target_elr_;
-  std::vector<int32_t> unclean_shutdown_;
+  std::vector<node_id> target_isr_;
+  std::vector<node_id> target_replicas_;
+  std::vector<node_id> target_adding_;
+  std::vector<node_id> target_removing_;
+  std::vector<node_id> target_elr_;
+  std::vector<node_id> unclean_shutdown_;
   election_type election_ = election_type::online;
   int8_t target_recovery_state_;
 };

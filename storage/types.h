@@ -13,6 +13,7 @@
 #include <string>
 #include <system_error>
 #include <type_traits>
+#include <vector>
 
 namespace hw::storage {
 
@@ -62,6 +63,27 @@ using coordinator_epoch = named_type<int32_t, struct coordinator_epoch_tag>;
 // A broker or controller (node.id), and a broker's registration epoch.
 using node_id = named_type<int32_t, struct node_id_tag>;
 using broker_epoch = named_type<int64_t, struct broker_epoch_tag>;
+// A partition registration's version: every change the controller makes to
+// the partition (leader, ISR, ELR, replicas) bumps it; AlterPartition uses
+// it as its compare-and-set key.
+using partition_epoch = named_type<int32_t, struct partition_epoch_tag>;
+
+// Lists of named numbers from and to the plain integers of a wire message
+// (the metadata records, the replica lists of a request or response).
+template <typename Named>
+std::vector<Named> named_list(const std::vector<typename Named::value_type>& values) {
+  std::vector<Named> out;
+  out.reserve(values.size());
+  for (auto v : values) out.emplace_back(v);
+  return out;
+}
+template <typename T, typename Tag>
+std::vector<T> plain_list(const std::vector<named_type<T, Tag>>& values) {
+  std::vector<T> out;
+  out.reserve(values.size());
+  for (auto v : values) out.push_back(v.value);
+  return out;
+}
 
 // Kafka's "no value" sentinels (RecordBatch.NO_*, OffsetsForLeaderEpoch's UNDEFINED_*).
 inline constexpr leader_epoch undefined_epoch{-1};

@@ -1,6 +1,6 @@
 #include "broker/admin/topic_creation.h"
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "config/broker_config.h"
@@ -17,7 +17,7 @@ asio::awaitable<create_topics_response> create_topics(const broker_services& ser
   create_topics_response response = co_await call_active_controller<create_topics_response>(
       services, may_forward, 19, version, request,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset) {
-        return qc.create_topics(request, version, now);
+        return qc.create_topics(request);
       },
       &result, timeout);
   if (result.status == commit_status::failed) {

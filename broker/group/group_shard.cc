@@ -56,7 +56,7 @@ void group_shard::append(std::vector<coordinator_record> records, append_callbac
   in_flight_.emplace(token, std::move(done));
 }
 
-void group_shard::respond(request_token token, shard_response response) {
+void group_shard::reply(request_token token, shard_response response) {
   output_.completions.push_back({token, std::move(response)});
 }
 

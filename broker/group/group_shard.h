@@ -138,7 +138,7 @@ class group_shard {
   // With a producer id (>= 0), the records are its transactional batch.
   void append(std::vector<coordinator_record> records, append_callback done, int64_t producer_id = -1,
               int16_t producer_epoch = -1, std::optional<uint64_t> verification = std::nullopt);
-  void respond(request_token token, shard_response response);
+  void reply(request_token token, shard_response response);
   std::string new_member_id(std::string_view client_id, const std::optional<std::string>& instance_id);
   void replay_group(const group_record& record);
   void replay_offset(const offset_record& record, int64_t producer_id);

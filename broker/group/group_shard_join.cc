@@ -40,24 +40,24 @@ int32_t rebalance_timeout_of(int16_t version, const msg::join_group_request& req
 
 void group_shard::join_group(request_token token, int16_t version, const client_info& client,
                              const msg::join_group_request& request, int64_t now_ms) {
-  if (mode_ != mode::active) return respond(token, join_error(version, request.member_id, unavailable_error()));
+  if (mode_ != mode::active) return reply(token, join_error(version, request.member_id, unavailable_error()));
   if (request.group_id.empty()) {
-    return respond(token, join_error(version, request.member_id, error_code::invalid_group_id));
+    return reply(token, join_error(version, request.member_id, error_code::invalid_group_id));
   }
   if (request.session_timeout_ms < config_.min_session_timeout_ms ||
       request.session_timeout_ms > config_.max_session_timeout_ms) {
-    return respond(token, join_error(version, request.member_id, error_code::invalid_session_timeout));
+    return reply(token, join_error(version, request.member_id, error_code::invalid_session_timeout));
   }
   bool unknown_member = request.member_id.empty();
   bool new_group = group(request.group_id) == nullptr;
   if (new_group && !unknown_member) {
-    return respond(token, join_error(version, request.member_id, error_code::unknown_member_id));
+    return reply(token, join_error(version, request.member_id, error_code::unknown_member_id));
   }
   classic_group& g = get_or_create(request.group_id, now_ms);
   append_token appends_before = next_append_;
   if (!accept_joining_member(g, request.member_id)) {
     g.remove(request.member_id);
-    respond(token, join_error(version, "", error_code::group_max_size_reached));
+    reply(token, join_error(version, "", error_code::group_max_size_reached));
   } else if (unknown_member) {
     join_new_member(g, token, version, client, request, now_ms);
   } else {
@@ -107,11 +107,11 @@ void group_shard::join_new_member(classic_group& g, request_token token, int16_t
                                   const client_info& client, const msg::join_group_request& request,
                                   int64_t now_ms) {
   if (g.in(group_state::dead)) {
-    return respond(token, join_error(version, "", error_code::coordinator_not_available));
+    return reply(token, join_error(version, "", error_code::coordinator_not_available));
   }
   auto protocols = protocols_of(request);
   if (!g.supports_protocols(request.protocol_type, protocols)) {
-    return respond(token, join_error(version, "", error_code::inconsistent_group_protocol));
+    return reply(token, join_error(version, "", error_code::inconsistent_group_protocol));
   }
   std::string member_id = new_member_id(client.client_id, request.group_instance_id);
   if (request.group_instance_id) {
@@ -124,7 +124,7 @@ void group_shard::join_new_member(classic_group& g, request_token token, int16_t
     // The client must come back with this id; until it does it is pending,
     // and it expires after one session timeout.
     g.add_pending(member_id, now_ms + request.session_timeout_ms);
-    return respond(token, join_error(version, member_id, error_code::member_id_required));
+    return reply(token, join_error(version, member_id, error_code::member_id_required));
   }
   add_member_and_rebalance(g, std::move(member_id), token, version, client, request, now_ms);
 }
@@ -134,11 +134,11 @@ void group_shard::join_existing_member(classic_group& g, request_token token, in
                                        int64_t now_ms) {
   const std::string& member_id = request.member_id;
   if (g.in(group_state::dead)) {
-    return respond(token, join_error(version, member_id, error_code::coordinator_not_available));
+    return reply(token, join_error(version, member_id, error_code::coordinator_not_available));
   }
   auto protocols = protocols_of(request);
   if (!g.supports_protocols(request.protocol_type, protocols)) {
-    return respond(token, join_error(version, member_id, error_code::inconsistent_group_protocol));
+    return reply(token, join_error(version, member_id, error_code::inconsistent_group_protocol));
   }
   if (g.is_pending(member_id)) {
     // A pending member is never static (static members skip MEMBER_ID_REQUIRED);
@@ -149,7 +149,7 @@ void group_shard::join_existing_member(classic_group& g, request_token token, in
     auto r = join_error(version, member_id, e);
     r.protocol_type.reset();
     if (version >= 7) r.protocol_name.reset();
-    return respond(token, std::move(r));
+    return reply(token, std::move(r));
   }
   group_member& m = *g.member(member_id);
   switch (g.state()) {
@@ -160,7 +160,7 @@ void group_shard::join_existing_member(classic_group& g, request_token token, in
         // The member lost our answer: give it the current generation again.
         auto r = join_response(g, member_id, g.is_leader(member_id));
         if (version < 7 && !r.protocol_name) r.protocol_name = "";
-        return respond(token, std::move(r));
+        return reply(token, std::move(r));
       }
       return update_member_and_rebalance(g, m, token, version, request, now_ms);
     case group_state::stable:
@@ -170,10 +170,10 @@ void group_shard::join_existing_member(classic_group& g, request_token token, in
       } else {
         auto r = join_response(g, member_id, false);
         if (version < 7 && !r.protocol_name) r.protocol_name = "";
-        return respond(token, std::move(r));
+        return reply(token, std::move(r));
       }
     default:
-      return respond(token, join_error(version, member_id, error_code::unknown_member_id));
+      return reply(token, join_error(version, member_id, error_code::unknown_member_id));
   }
 }
 
@@ -250,7 +250,7 @@ void group_shard::update_static_member(classic_group& g, const std::string& old_
         r.leader = old_leader.value_or("");
         r.error_code = code(append_error_to_response_error(e));
         if (version < 7 && !r.protocol_name) r.protocol_name = "";
-        respond(token, std::move(r));
+        reply(token, std::move(r));
         return;
       }
       bool leader = cg->is_leader(new_id);
@@ -283,7 +283,7 @@ void group_shard::sync_group(request_token token, int16_t version, const msg::sy
   auto fail = [&](error_code e) {
     msg::sync_group_response r;
     r.error_code = code(e);
-    respond(token, std::move(r));
+    reply(token, std::move(r));
   };
   if (mode_ != mode::active) return fail(unavailable_error());
   if (request.group_id.empty()) return fail(error_code::invalid_group_id);
@@ -309,7 +309,7 @@ void group_shard::sync_group(request_token token, int16_t version, const msg::sy
     r.protocol_type = g->protocol_type();
     r.protocol_name = g->protocol_name();
     r.assignment = m.assignment;
-    return respond(token, std::move(r));
+    return reply(token, std::move(r));
   }
   // CompletingRebalance: park until the leader's assignment is durable.
   if (m.awaiting_sync) {
@@ -330,7 +330,7 @@ void group_shard::heartbeat(request_token token, int16_t version, const msg::hea
   auto answer = [&](error_code e) {
     msg::heartbeat_response r;
     r.error_code = code(e);
-    respond(token, r);
+    reply(token, r);
   };
   // While loading Kafka answers heartbeats blindly: the member is kept.
   if (mode_ == mode::loading) return answer(error_code::none);
@@ -388,11 +388,11 @@ void group_shard::leave_group(request_token token, int16_t version, const msg::l
   msg::leave_group_response response;
   if (mode_ != mode::active) {
     response.error_code = code(unavailable_error());
-    return respond(token, std::move(response));
+    return reply(token, std::move(response));
   }
   if (request.group_id.empty()) {
     response.error_code = code(error_code::invalid_group_id);
-    return respond(token, std::move(response));
+    return reply(token, std::move(response));
   }
   classic_group* g = group(request.group_id);
   auto member_result = [](const msg::leave_group_request::member_identity& who, error_code e) {
@@ -404,11 +404,11 @@ void group_shard::leave_group(request_token token, int16_t version, const msg::l
   };
   if (!g) {
     for (const auto& who : request.members) response.members.push_back(member_result(who, error_code::unknown_member_id));
-    return respond(token, std::move(response));
+    return reply(token, std::move(response));
   }
   if (g->in(group_state::dead)) {
     response.error_code = code(error_code::coordinator_not_available);
-    return respond(token, std::move(response));
+    return reply(token, std::move(response));
   }
   bool any_left = false;
   for (const auto& who : request.members) {
@@ -423,7 +423,7 @@ void group_shard::leave_group(request_token token, int16_t version, const msg::l
       maybe_complete_join_phase(*g, now_ms);
     }
   }
-  respond(token, std::move(response));
+  reply(token, std::move(response));
 }
 
 }  // namespace hw::broker::group

@@ -108,7 +108,7 @@ void group_shard::apply_records(const std::vector<coordinator_record>& records) 
 
 void group_shard::commit_offsets(request_token token, int16_t version, const msg::offset_commit_request& request,
                                  int64_t now_ms) {
-  if (mode_ != mode::active) return respond(token, commit_response(request, unavailable_error()));
+  if (mode_ != mode::active) return reply(token, commit_response(request, unavailable_error()));
   const std::string& group_id = request.group_id;
   const int32_t generation = request.generation_id_or_member_epoch;
   classic_group* g = group(group_id);
@@ -116,7 +116,7 @@ void group_shard::commit_offsets(request_token token, int16_t version, const msg
   if (!g) {
     if (generation >= 0) {
       auto e = version >= 9 ? error_code::group_id_not_found : error_code::illegal_generation;
-      return respond(token, commit_response(request, e));
+      return reply(token, commit_response(request, e));
     }
     // A simple consumer (no generation) commits to a group that exists from now on.
     g = &get_or_create(group_id, now_ms);
@@ -124,7 +124,7 @@ void group_shard::commit_offsets(request_token token, int16_t version, const msg
   }
   const error_code validation =
       validate_commit(*g, request.member_id, request.group_instance_id, generation, /*transactional=*/false);
-  if (validation != error_code::none) return respond(token, commit_response(request, validation));
+  if (validation != error_code::none) return reply(token, commit_response(request, validation));
   if (g->in(group_state::stable) || g->in(group_state::preparing_rebalance)) {
     group_member* m = g->member(request.member_id);
     if (m) reschedule_heartbeat(*m, now_ms, m->session_timeout_ms);
@@ -134,19 +134,19 @@ void group_shard::commit_offsets(request_token token, int16_t version, const msg
   auto response = commit_response(request, error_code::none);
   std::vector<coordinator_record> records =
       offset_records(group_id, request.topics, response, config_.offset_metadata_max_bytes, now_ms, expire_ms);
-  if (records.empty()) return respond(token, std::move(response));
+  if (records.empty()) return reply(token, std::move(response));
   auto written = records;
   append(std::move(records), [this, token, request, created, written = std::move(written),
                               response = std::move(response)](error_code e, int64_t) mutable {
     if (e == error_code::none) {
       apply_records(written);
-      return respond(token, std::move(response));
+      return reply(token, std::move(response));
     }
     classic_group* cg = group(request.group_id);
     if (created && cg && cg->in(group_state::empty) && !offsets_.group_offsets(request.group_id)) {
       groups_.erase(request.group_id);
     }
-    respond(token, commit_response(request, append_error_to_response_error(e)));
+    reply(token, commit_response(request, append_error_to_response_error(e)));
   });
 }
 
@@ -169,7 +169,7 @@ msg::txn_offset_commit_response txn_commit_response(const msg::txn_offset_commit
 
 void group_shard::commit_txn_offsets(request_token token, const msg::txn_offset_commit_request& request,
                                      int64_t now_ms, std::optional<uint64_t> verification) {
-  if (mode_ != mode::active) return respond(token, txn_commit_response(request, unavailable_error()));
+  if (mode_ != mode::active) return reply(token, txn_commit_response(request, unavailable_error()));
   const std::string& group_id = request.group_id;
   const int32_t generation = request.generation_id;
   classic_group* g = group(group_id);
@@ -178,7 +178,7 @@ void group_shard::commit_txn_offsets(request_token token, const msg::txn_offset_
     // A producer outside group management (generation -1) commits for a
     // group that exists from now on; a generation names a group that
     // should have been here.
-    if (generation >= 0) return respond(token, txn_commit_response(request, error_code::illegal_generation));
+    if (generation >= 0) return reply(token, txn_commit_response(request, error_code::illegal_generation));
     g = &get_or_create(group_id, now_ms);
     created = true;
   }
@@ -186,12 +186,12 @@ void group_shard::commit_txn_offsets(request_token token, const msg::txn_offset_
   // current ones, so a producer fenced out by a rebalance cannot commit.
   const error_code validation =
       validate_commit(*g, request.member_id, request.group_instance_id, generation, /*transactional=*/true);
-  if (validation != error_code::none) return respond(token, txn_commit_response(request, validation));
+  if (validation != error_code::none) return reply(token, txn_commit_response(request, validation));
 
   auto response = txn_commit_response(request, error_code::none);
   std::vector<coordinator_record> records =
       offset_records(group_id, request.topics, response, config_.offset_metadata_max_bytes, now_ms, std::nullopt);
-  if (records.empty()) return respond(token, std::move(response));
+  if (records.empty()) return reply(token, std::move(response));
   auto written = records;
   const int64_t producer_id = request.producer_id;
   auto done = [this, token, request, created, producer_id, written = std::move(written),
@@ -204,14 +204,14 @@ void group_shard::commit_txn_offsets(request_token token, const msg::txn_offset_
         auto* o = decoded ? std::get_if<offset_record>(&*decoded) : nullptr;
         if (o && o->value) txn_offsets_.put(producer_id, {o->group, o->topic, o->partition, *o->value});
       }
-      return respond(token, std::move(response));
+      return reply(token, std::move(response));
     }
     classic_group* cg = group(request.group_id);
     if (created && cg && cg->in(group_state::empty) && !offsets_.group_offsets(request.group_id) &&
         !txn_offsets_.group_has_open(request.group_id)) {
       groups_.erase(request.group_id);
     }
-    respond(token, txn_commit_response(request, append_error_to_response_error(e)));
+    reply(token, txn_commit_response(request, append_error_to_response_error(e)));
   };
   append(std::move(records), std::move(done), request.producer_id, request.producer_epoch, verification);
 }
@@ -227,7 +227,7 @@ void group_shard::fetch_offsets(request_token token,
     r.group_id = request.group_id;
     if (mode_ != mode::active) {
       r.error_code = code(unavailable_error());
-      return respond(token, std::move(r));
+      return reply(token, std::move(r));
     }
     const classic_group* g = find_group(request.group_id);
     const offset_store::topics* stored =
@@ -259,7 +259,7 @@ void group_shard::fetch_offsets(request_token token,
           r.topics.push_back(std::move(t));
         }
       }
-      return respond(token, std::move(r));
+      return reply(token, std::move(r));
     }
     for (const auto& rt : *request.topics) {
       topic_out t;
@@ -274,7 +274,7 @@ void group_shard::fetch_offsets(request_token token,
       }
       r.topics.push_back(std::move(t));
     }
-    respond(token, std::move(r));
+    reply(token, std::move(r));
   };
   // require_stable: answer once every write issued so far is durable, so
   // no offset still being written is missed.
@@ -298,7 +298,7 @@ void group_shard::delete_groups(request_token token, const std::vector<std::stri
   };
   if (mode_ != mode::active) {
     for (const auto& id : group_ids) results.push_back(result(id, unavailable_error()));
-    return respond(token, std::move(results));
+    return reply(token, std::move(results));
   }
   std::vector<coordinator_record> records;
   for (const auto& id : group_ids) {
@@ -322,7 +322,7 @@ void group_shard::delete_groups(request_token token, const std::vector<std::stri
     records.push_back(group_tombstone_record(id));
     results.push_back(result(id, error_code::none));
   }
-  if (records.empty()) return respond(token, std::move(results));
+  if (records.empty()) return reply(token, std::move(results));
   auto written = records;
   append(std::move(records), [this, token, results = std::move(results), written = std::move(written)](
                                  error_code e, int64_t) mutable {
@@ -331,7 +331,7 @@ void group_shard::delete_groups(request_token token, const std::vector<std::stri
     } else {
       for (auto& r : results) r.error_code = code(append_error_to_response_error(e));
     }
-    respond(token, std::move(results));
+    reply(token, std::move(results));
   });
 }
 
@@ -342,7 +342,7 @@ void group_shard::delete_offsets(request_token token, const msg::offset_delete_r
   msg::offset_delete_response response;
   auto fail = [&](error_code e) {
     response.error_code = code(e);
-    respond(token, std::move(response));
+    reply(token, std::move(response));
   };
   if (mode_ != mode::active) return fail(unavailable_error());
   if (request.group_id.empty()) return fail(error_code::invalid_group_id);
@@ -367,17 +367,17 @@ void group_shard::delete_offsets(request_token token, const msg::offset_delete_r
     }
     response.topics.push_back(std::move(rt));
   }
-  if (records.empty()) return respond(token, std::move(response));
+  if (records.empty()) return reply(token, std::move(response));
   auto written = records;
   append(std::move(records), [this, token, response = std::move(response), written = std::move(written)](
                                  error_code e, int64_t) mutable {
     if (e != error_code::none) {
       msg::offset_delete_response failed;
       failed.error_code = code(append_error_to_response_error(e));
-      return respond(token, std::move(failed));
+      return reply(token, std::move(failed));
     }
     apply_records(written);
-    respond(token, std::move(response));
+    reply(token, std::move(response));
   });
 }
 

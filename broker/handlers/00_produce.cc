@@ -226,8 +226,8 @@ void name_current_leaders(const request_context& ctx, produce_response& response
       if (!t) t = ctx.api_version >= 13 ? image->topic(topic.topic_id) : image->topic(topic.name);
       const controller::partition_registration* reg = t ? image->partition(t->id, p.index) : nullptr;
       if (reg && p.current_leader.leader_id < 0) {
-        p.current_leader.leader_id = reg->leader;
-        p.current_leader.leader_epoch = reg->leader_epoch;
+        p.current_leader.leader_id = reg->leader.value;
+        p.current_leader.leader_epoch = reg->leader_epoch.value;
       }
       if (p.current_leader.leader_id >= 0) leaders.insert(p.current_leader.leader_id);
     }
@@ -361,131 +361,152 @@ asio::awaitable<std::map<size_t, refusal>> verify_transactional(const request_co
   co_return refused;
 }
 
-asio::awaitable<handler_result> handle(request_context& ctx) {
-  std::string error;
-  auto request = decode_request<produce_request>(ctx, &error);
-  if (!request) co_return handler_result::close(error);
-  const broker_services& s = *ctx.services;
-  auto image = s.metadata->image();
-  const bool acks_valid = request->acks == -1 || request->acks == 0 || request->acks == 1;
-  const bool internal_allowed = ctx.client_id && *ctx.client_id == "__admin_client";
-  // After a stall every leadership here may have moved (stall_guard.h).
-  const bool in_doubt = leaderships_in_doubt(s.stalls);
-  bool any_error = false;
-
+// A Produce request's partitions before anything is appended: the response
+// with an answer or a placeholder for each, and the batches to append.
+struct produce_plan {
   produce_response response;
-  // acks=all appends still waiting for the HW: (topic entry, partition entry).
-  struct awaiting {
-    std::shared_ptr<partition> part;
-    size_t topic_index;
-    size_t partition_index;
-    storage::offset required;
-  };
-  std::vector<awaiting> waiting;
   std::vector<ready_append> ready;
-  for (auto& topic : request->topic_data) {
+  bool any_error = false;
+};
+
+// What holds for every partition of one request, decided once.
+struct request_facts {
+  bool acks_valid;
+  bool internal_allowed;
+  bool in_doubt;  // after a stall every leadership here may have moved (stall_guard.h)
+};
+
+// One partition's batch: refused at once (topic, leadership, batch checks)
+// or made ready to append in `plan` (its answer a placeholder until then).
+
+void plan_partition(const request_context& ctx, const request_facts& facts, const controller::topic_image* t,
+                    const produce_request::partition_produce_data& pd,
+                    produce_response::topic_produce_response& tr, produce_plan& plan) {
+  const broker_services& s = *ctx.services;
+  auto fail = [&](error_code e, std::string message = {}) {
+    plan.any_error = true;
+    tr.partition_responses.push_back(error_response(pd.index, e, std::move(message)));
+  };
+  if (!facts.acks_valid) return fail(error_code::invalid_required_acks);
+  if (!t) return fail(ctx.api_version >= 13 ? error_code::unknown_topic_id : error_code::unknown_topic_or_partition);
+  if (is_internal_topic(t->name) && !facts.internal_allowed)
+    return fail(error_code::invalid_topic_exception, "Cannot append to internal topic " + t->name);
+  if (!t->partitions.count(pd.index)) return fail(error_code::unknown_topic_or_partition);
+  auto p = s.replicas->get({t->name, pd.index});
+  if (!p || !p->is_leader() || facts.in_doubt)
+    return fail(error_code::not_leader_or_follower);  // the leader is named at the end
+  const produce_limits limits = p->limits();
+  batch_check checked = check_batch(ctx, pd.records, limits, p->tp(), s.now_ms());
+  if (checked.error != error_code::none) {
+    fail(checked.error, checked.message);
+    auto& failed = tr.partition_responses.back();
+    if (reports_log_start(checked.stage, checked.error)) failed.log_start_offset = p->log_start_offset().value;
+    if (ctx.api_version >= 8)
+      for (auto& [index, message] : checked.record_errors) failed.record_errors.push_back({index, message, {}});
+    return;
+  }
+  // Appended later, once the transaction coordinator has vouched for the
+  // transactional ones.
+  plan.ready.push_back(
+      {p, limits, checked.batch, plan.response.responses.size(), tr.partition_responses.size(), std::nullopt});
+  produce_response::partition_produce_response placeholder;
+  placeholder.index = pd.index;
+  tr.partition_responses.push_back(std::move(placeholder));
+}
+
+produce_plan plan_produce(const request_context& ctx, const produce_request& request) {
+  auto image = ctx.services->metadata->image();
+  const request_facts facts{request.acks == -1 || request.acks == 0 || request.acks == 1,
+                            ctx.client_id && *ctx.client_id == "__admin_client",
+                            leaderships_in_doubt(ctx.services->stalls)};
+  produce_plan plan;
+  for (const auto& topic : request.topic_data) {
     produce_response::topic_produce_response tr;
     tr.name = topic.name;
     tr.topic_id = topic.topic_id;
     const controller::topic_image* t = ctx.api_version >= 13 ? image->topic(topic.topic_id) : image->topic(topic.name);
-    for (auto& pd : topic.partition_data) {
-      auto fail = [&](error_code e, std::string message = {}) {
-        any_error = true;
-        tr.partition_responses.push_back(error_response(pd.index, e, std::move(message)));
-      };
-      if (!acks_valid) {
-        fail(error_code::invalid_required_acks);
-        continue;
-      }
-      if (!t) {
-        fail(ctx.api_version >= 13 ? error_code::unknown_topic_id : error_code::unknown_topic_or_partition);
-        continue;
-      }
-      if (is_internal_topic(t->name) && !internal_allowed) {
-        fail(error_code::invalid_topic_exception, "Cannot append to internal topic " + t->name);
-        continue;
-      }
-      if (!t->partitions.count(pd.index)) {
-        fail(error_code::unknown_topic_or_partition);
-        continue;
-      }
-      auto p = s.replicas->get({t->name, pd.index});
-      if (!p || !p->is_leader() || in_doubt) {
-        fail(error_code::not_leader_or_follower);  // the leader is named at the end
-        continue;
-      }
-      const produce_limits limits = p->limits();
-      batch_check checked = check_batch(ctx, pd.records, limits, p->tp(), s.now_ms());
-      if (checked.error != error_code::none) {
-        fail(checked.error, checked.message);
-        auto& failed = tr.partition_responses.back();
-        if (reports_log_start(checked.stage, checked.error)) failed.log_start_offset = p->log_start_offset().value;
-        if (ctx.api_version >= 8)
-          for (auto& [index, message] : checked.record_errors) failed.record_errors.push_back({index, message, {}});
-        continue;
-      }
-      // Appended below, once the transaction coordinator has vouched for
-      // the transactional ones.
-      ready.push_back(
-          {p, limits, checked.batch, response.responses.size(), tr.partition_responses.size(), std::nullopt});
-      produce_response::partition_produce_response placeholder;
-      placeholder.index = pd.index;
-      tr.partition_responses.push_back(std::move(placeholder));
-    }
-    response.responses.push_back(std::move(tr));
+    for (const auto& pd : topic.partition_data) plan_partition(ctx, facts, t, pd, tr, plan);
+    plan.response.responses.push_back(std::move(tr));
   }
-  // Kafka's ReplicaManager.handleProduceAppend: transactional batches of
-  // more than one producer (id and epoch) fail the whole request.
-  if (more_than_one_transactional_producer(ready)) {
-    for (auto& tr : response.responses)
-      for (auto& pr : tr.partition_responses)
-        pr = error_response(pr.index, error_code::invalid_producer_id_mapping,
-                            "Transactional records contained more than one producer ID");
-    if (request->acks == 0) co_return handler_result::close("acks=0 produce failed; closing so the client learns of it");
-    co_return respond(ctx, response);
-  }
-  std::map<size_t, refusal> refused;
-  if (request->transactional_id && !ready.empty() && s.txn_verifier)
-    refused = co_await verify_transactional(ctx, *request->transactional_id, ready);
-  for (size_t i = 0; i < ready.size(); ++i) {
-    const ready_append& a = ready[i];
-    auto& out = response.responses[a.topic_index].partition_responses[a.partition_index];
+  return plan;
+}
+
+// An acks=all append still waiting for the HW, and where its answer goes.
+struct awaiting {
+  std::shared_ptr<partition> part;
+  size_t topic_index;
+  size_t partition_index;
+  storage::offset required;
+};
+
+// Appends the ready batches the coordinator did not refuse, in request
+// order; the acks=all ones the HW has not passed yet are returned.
+asio::awaitable<std::vector<awaiting>> append_ready(const request_context& ctx, const produce_request& request,
+                                                    produce_plan& plan, const std::map<size_t, refusal>& refused) {
+  const broker_services& s = *ctx.services;
+  std::vector<awaiting> waiting;
+  for (size_t i = 0; i < plan.ready.size(); ++i) {
+    const ready_append& a = plan.ready[i];
+    auto& out = plan.response.responses[a.topic_index].partition_responses[a.partition_index];
     if (auto it = refused.find(i); it != refused.end()) {
-      any_error = true;
+      plan.any_error = true;
       out = error_response(out.index, it->second.error, it->second.message);
       continue;
     }
     partition_produce_result r = co_await run_on(a.part->strand(), [&] {
-      return a.part->append_records(a.batch, request->acks, a.limits, storage::producer_origin::client, s.now_ms(), 0,
+      return a.part->append_records(a.batch, request.acks, a.limits, storage::producer_origin::client, s.now_ms(), 0,
                                     a.verification);
     });
     if (r.error != error_code::none) {
-      any_error = true;
+      plan.any_error = true;
       out = error_response(out.index, r.error, r.error_message);
       continue;
     }
     out.base_offset = r.base_offset;
     out.log_append_time_ms = r.log_append_time_ms;
     out.log_start_offset = r.log_start_offset;
-    if (request->acks == -1) {
+    if (request.acks == -1) {
       if (!r.acks_done)
         waiting.push_back({a.part, a.topic_index, a.partition_index, storage::offset(r.required_offset)});
       else
         out.error_code = static_cast<int16_t>(r.acks_error);
     }
   }
+  co_return waiting;
+}
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+  std::string error;
+  auto request = decode_request<produce_request>(ctx, &error);
+  if (!request) co_return handler_result::close(error);
+  produce_plan plan = plan_produce(ctx, *request);
+  // Kafka's ReplicaManager.handleProduceAppend: transactional batches of
+  // more than one producer (id and epoch) fail the whole request.
+  if (more_than_one_transactional_producer(plan.ready)) {
+    for (auto& tr : plan.response.responses)
+      for (auto& pr : tr.partition_responses)
+        pr = error_response(pr.index, error_code::invalid_producer_id_mapping,
+                            "Transactional records contained more than one producer ID");
+    if (request->acks == 0) co_return handler_result::close("acks=0 produce failed; closing so the client learns of it");
+    co_return respond(ctx, plan.response);
+  }
+  std::map<size_t, refusal> refused;
+  if (request->transactional_id && !plan.ready.empty() && ctx.services->txn_verifier)
+    refused = co_await verify_transactional(ctx, *request->transactional_id, plan.ready);
+  std::vector<awaiting> waiting = co_await append_ready(ctx, *request, plan, refused);
   if (!waiting.empty()) {
     auto answer = [&](const auto& w, error_code e) {
-      response.responses[w.topic_index].partition_responses[w.partition_index].error_code = static_cast<int16_t>(e);
+      plan.response.responses[w.topic_index].partition_responses[w.partition_index].error_code =
+          static_cast<int16_t>(e);
     };
     co_await await_acks(waiting, request->timeout_ms, answer);
   }
-  if (ctx.api_version >= 10) name_current_leaders(ctx, response);
+  if (ctx.api_version >= 10) name_current_leaders(ctx, plan.response);
   if (request->acks == 0) {
-    if (any_error) co_return handler_result::close("acks=0 produce failed; closing so the client learns of it");
+    if (plan.any_error) co_return handler_result::close("acks=0 produce failed; closing so the client learns of it");
     co_return handler_result::no_response();
   }
-  co_return respond(ctx, response);
+  co_return respond(ctx, plan.response);
 }
 
 }  // namespace

@@ -24,7 +24,7 @@
 #include "broker/handlers/leader_endpoints.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/stall_guard.h"
-#include "broker/replica/alter_partition_manager.h"
+#include "broker/metadata/alter_partition_manager.h"
 #include "broker/replica/partition_waiter.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/replica/replica_selector.h"
@@ -294,17 +294,17 @@ void pick_read_replica(partition_slot& slot, const std::string& client_rack,
   partition& p = *slot.hosted;
   const leader_state* l = p.leadership();
   if (p.removed() || !l) return;
-  auto rack_of = [&](int32_t id) -> std::optional<std::string> {
+  auto rack_of = [&](node_id id) -> std::optional<std::string> {
     const controller::broker_registration* b = image.broker(id);
     return b ? b->rack : std::nullopt;
   };
   const storage::offset at = slot.request.fetch_offset;
-  const replica_view leader{p.leader(), rack_of(p.leader()), p.log_end_offset().value, 0};
+  const replica_view leader{p.leader(), rack_of(node_id(p.leader())), p.log_end_offset().value, 0};
   std::vector<replica_view> followers;
   for (const follower_progress& f : l->followers()) {
     const bool in_sync = std::find(l->isr().begin(), l->isr().end(), f.id) != l->isr().end();
-    if (!in_sync || f.log_end < at || f.log_start > at || !image.broker(f.id.value)) continue;
-    followers.push_back({f.id.value, rack_of(f.id.value), f.log_end.value, now_ms - f.last_caught_up_time_ms});
+    if (!in_sync || f.log_end < at || f.log_start > at || !image.broker(f.id)) continue;
+    followers.push_back({f.id.value, rack_of(f.id), f.log_end.value, now_ms - f.last_caught_up_time_ms});
   }
   const int32_t chosen = select_rack_aware(client_rack, leader, followers);
   if (chosen != leader.id) slot.preferred_read_replica = chosen;
@@ -393,13 +393,101 @@ void name_current_leaders(const metadata_publisher& metadata, std::string_view l
       if (!image) image = metadata.image();
       if (!t) t = image->topic(topic.topic_id);
       if (const controller::partition_registration* reg = t ? image->partition(t->id, p.partition_index) : nullptr) {
-        p.current_leader.leader_id = reg->leader;
-        p.current_leader.leader_epoch = reg->leader_epoch;
+        p.current_leader.leader_id = reg->leader.value;
+        p.current_leader.leader_epoch = reg->leader_epoch.value;
       }
       if (p.current_leader.leader_id >= 0) leaders.insert(p.current_leader.leader_id);
     }
   }
   if (image) response.node_endpoints = leader_endpoints<fetch_response::node_endpoint>(*image, listener, leaders);
+}
+
+// Who a Fetch comes from: a replica (v15+ names it in ReplicaState, with
+// its broker epoch) or a consumer.
+struct fetcher_identity {
+  bool from_follower = false;
+  node_id follower = no_node;
+  broker_epoch epoch{-1};
+  // Consumers' fetches from v11 on (they carry client metadata) may be
+  // served by followers, up to their HW (KIP-392).
+  bool leader_only = true;
+};
+
+fetcher_identity identity_of(const fetch_request& request, int16_t version) {
+  const int32_t replica_id = version >= 15 ? request.replica_state.replica_id : request.replica_id;
+  fetcher_identity who;
+  who.from_follower = replica_id >= 0;
+  who.follower = who.from_follower ? node_id(replica_id) : no_node;
+  who.epoch = broker_epoch(version >= 15 ? request.replica_state.replica_epoch : -1);
+  who.leader_only = who.from_follower || version < 11;
+  return who;
+}
+
+// What each partition's strand decides before anything is read: a
+// follower's position and epoch, a consumer's divergence, this broker's
+// doubt after a stall, and a preferred read replica in the consumer's rack.
+asio::awaitable<void> check_partitions(const request_context& ctx, const fetch_request& request,
+                                       const fetcher_identity& who, const controller::metadata_image& image,
+                                       int64_t fetch_time_ms, std::vector<partition_slot>& slots) {
+  const broker_services& s = *ctx.services;
+  std::vector<partition_slot*> to_check;
+  for (auto& slot : slots)
+    if (slot.hosted && (who.from_follower || slot.request.last_fetched_epoch)) to_check.push_back(&slot);
+  co_await on_partition_strands(to_check, [&](partition_slot& slot) {
+    check_on_strand(slot, who.follower, who.epoch, fetch_time_ms, who.leader_only);
+  });
+  if (s.isr_changes)
+    for (partition_slot* slot : to_check)
+      if (slot->expand) s.isr_changes->submit(slot->hosted, std::move(*slot->expand));
+  // After a stall every leadership here may have moved: consumers go and
+  // refresh their metadata (stall_guard.h).
+  if (!who.from_follower && leaderships_in_doubt(s.stalls)) {
+    for (auto& slot : slots)
+      if (slot.hosted && slot.hosted->is_leader() && slot.checked_error == error_code::none)
+        slot.checked_error = error_code::not_leader_or_follower;
+  }
+  if (!who.from_follower && ctx.api_version >= 11 && !request.rack_id.empty() && s.rack_aware_replica_selector) {
+    std::vector<partition_slot*> led;
+    for (auto& slot : slots)
+      if (slot.hosted && slot.hosted->is_leader() && slot.checked_error == error_code::none && !slot.diverging)
+        led.push_back(&slot);
+    co_await on_partition_strands(
+        led, [&](partition_slot& slot) { pick_read_replica(slot, request.rack_id, image, fetch_time_ms); });
+  }
+}
+
+// Reads every partition, and again on each wake-up, until there is
+// min_bytes, an error to answer, or the wait is over.
+asio::awaitable<void> read_until_ready(const request_context& ctx, const fetch_request& request,
+                                       std::vector<partition_slot>& slots, fetch_reader& reader,
+                                       std::vector<slot_result>& results) {
+  const broker_services& s = *ctx.services;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(std::clamp(request.max_wait_ms, 0, max_fetch_wait_ms));
+  auto waiter = partition_waiter::make(co_await asio::this_coro::executor);
+  for (;;) {
+    // A partition deleted while the fetch waited (or since it was resolved)
+    // is answered as the metadata now says (UNKNOWN_TOPIC_OR_PARTITION, or
+    // NOT_LEADER_OR_FOLLOWER when only this replica went away).
+    for (auto& slot : slots)
+      if (slot.hosted && slot.hosted->removed()) slot = resolve(s, *s.metadata->image(), slot.request, ctx.api_version);
+    // Register for wake-ups before reading, so an append between the read
+    // and the wait is not missed.
+    waiter->arm();
+    const bool may_wait = std::chrono::steady_clock::now() < deadline;
+    if (may_wait) {
+      auto wake = waiter->waker();
+      for (auto& slot : slots)
+        if (slot.hosted) slot.hosted->add_waiter(wake);
+    }
+    const size_t bytes = reader.read_all(slots, results);
+    // Errors, divergences and redirections to another replica are answered at once.
+    const bool any_error = std::any_of(results.begin(), results.end(), [](const slot_result& r) {
+      return r.data.error_code != 0 || r.data.diverging_epoch.epoch >= 0 || r.data.preferred_read_replica >= 0;
+    });
+    if (!may_wait || any_error || static_cast<int64_t>(bytes) >= request.min_bytes || slots.empty()) co_return;
+    co_await waiter->wait(deadline);
+  }
 }
 
 asio::awaitable<handler_result> handle(request_context& ctx) {
@@ -424,71 +512,14 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::vector<partition_slot> slots;
   slots.reserve(fctx.partitions.size());
   for (const auto& r : fctx.partitions) slots.push_back(resolve(s, *image, r, version));
+  const fetcher_identity who = identity_of(*request, version);
+  ctx.from_follower = who.from_follower;
+  co_await check_partitions(ctx, *request, who, *image, s.now_ms(), slots);
 
-  // A replica's fetch (v15+ names it in ReplicaState, with its broker epoch).
-  const int32_t replica_id = version >= 15 ? request->replica_state.replica_id : request->replica_id;
-  const broker_epoch replica_epoch(version >= 15 ? request->replica_state.replica_epoch : -1);
-  const bool from_follower = replica_id >= 0;
-  ctx.from_follower = from_follower;
-  const int64_t fetch_time_ms = s.now_ms();
-  // Consumers' fetches from v11 on (they carry client metadata) may be
-  // served by followers, up to their HW (KIP-392).
-  const bool leader_only = from_follower || version < 11;
-  std::vector<partition_slot*> to_check;
-  for (auto& slot : slots)
-    if (slot.hosted && (from_follower || slot.request.last_fetched_epoch)) to_check.push_back(&slot);
-  const node_id follower = from_follower ? node_id(replica_id) : no_node;
-  co_await on_partition_strands(to_check, [&](partition_slot& slot) {
-    check_on_strand(slot, follower, replica_epoch, fetch_time_ms, leader_only);
-  });
-  if (s.isr_changes)
-    for (partition_slot* slot : to_check)
-      if (slot->expand) s.isr_changes->submit(slot->hosted, std::move(*slot->expand));
-  // After a stall every leadership here may have moved: consumers go and
-  // refresh their metadata (stall_guard.h).
-  if (!from_follower && leaderships_in_doubt(s.stalls)) {
-    for (auto& slot : slots)
-      if (slot.hosted && slot.hosted->is_leader() && slot.checked_error == error_code::none)
-        slot.checked_error = error_code::not_leader_or_follower;
-  }
-  if (!from_follower && version >= 11 && !request->rack_id.empty() && s.rack_aware_replica_selector) {
-    std::vector<partition_slot*> led;
-    for (auto& slot : slots)
-      if (slot.hosted && slot.hosted->is_leader() && slot.checked_error == error_code::none && !slot.diverging)
-        led.push_back(&slot);
-    co_await on_partition_strands(
-        led, [&](partition_slot& slot) { pick_read_replica(slot, request->rack_id, *image, fetch_time_ms); });
-  }
-
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(std::clamp(request->max_wait_ms, 0, max_fetch_wait_ms));
-  fetch_reader reader(request->max_bytes, request->isolation_level == 1, from_follower, leader_only,
-                      from_follower ? s.leader_quota : nullptr, s.now_ms);
+  fetch_reader reader(request->max_bytes, request->isolation_level == 1, who.from_follower, who.leader_only,
+                      who.from_follower ? s.leader_quota : nullptr, s.now_ms);
   std::vector<slot_result> results;
-  auto waiter = partition_waiter::make(co_await asio::this_coro::executor);
-  for (;;) {
-    // A partition deleted while the fetch waited (or since it was resolved)
-    // is answered as the metadata now says (UNKNOWN_TOPIC_OR_PARTITION, or
-    // NOT_LEADER_OR_FOLLOWER when only this replica went away).
-    for (auto& slot : slots)
-      if (slot.hosted && slot.hosted->removed()) slot = resolve(s, *s.metadata->image(), slot.request, version);
-    // Register for wake-ups before reading, so an append between the read
-    // and the wait is not missed.
-    waiter->arm();
-    const bool may_wait = std::chrono::steady_clock::now() < deadline;
-    if (may_wait) {
-      auto wake = waiter->waker();
-      for (auto& slot : slots)
-        if (slot.hosted) slot.hosted->add_waiter(wake);
-    }
-    const size_t bytes = reader.read_all(slots, results);
-    // Errors, divergences and redirections to another replica are answered at once.
-    const bool any_error = std::any_of(results.begin(), results.end(), [](const slot_result& r) {
-      return r.data.error_code != 0 || r.data.diverging_epoch.epoch >= 0 || r.data.preferred_read_replica >= 0;
-    });
-    if (!may_wait || any_error || static_cast<int64_t>(bytes) >= request->min_bytes || slots.empty()) break;
-    co_await waiter->wait(deadline);
-  }
+  co_await read_until_ready(ctx, *request, slots, reader, results);
 
   std::vector<fetch::partition_result> session_results;
   session_results.reserve(results.size());

@@ -38,13 +38,13 @@ void add_topic(const controller::metadata_image& image, const controller::topic_
   for (const auto& [index, reg] : topic.partitions) {
     metadata_response::metadata_response_partition p;
     p.partition_index = index;
-    p.leader_id = reg.leader;
-    p.leader_epoch = reg.leader_epoch;
-    p.replica_nodes = reg.replicas;
-    p.isr_nodes = reg.isr;
-    for (int32_t r : reg.replicas) {
+    p.leader_id = reg.leader.value;
+    p.leader_epoch = reg.leader_epoch.value;
+    p.replica_nodes = storage::plain_list(reg.replicas);
+    p.isr_nodes = storage::plain_list(reg.isr);
+    for (storage::node_id r : reg.replicas) {
       const auto* b = image.broker(r);
-      if (!b || b->fenced) p.offline_replicas.push_back(r);
+      if (!b || b->fenced) p.offline_replicas.push_back(r.value);
     }
     const auto* leader = reg.has_leader() ? image.broker(reg.leader) : nullptr;
     if (!leader || !leader->endpoint(listener)) {
@@ -92,7 +92,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     const auto* b = image->broker(id);
     if (!b || b->fenced) continue;
     metadata_response::metadata_response_broker mb;
-    mb.node_id = id;
+    mb.node_id = id.value;
     mb.host = endpoint.host;
     mb.port = endpoint.port;
     mb.rack = b->rack;

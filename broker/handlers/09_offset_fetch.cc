@@ -10,7 +10,7 @@
 #include <map>
 
 #include "broker/group/legacy_forms.h"
-#include "broker/group/request_support.h"
+#include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "protocol/messages/offset_fetch.h"

@@ -120,14 +120,14 @@ asio::awaitable<coordinator_answer> find_coordinator(const request_context& ctx,
   const int32_t index =
       key_type == group_key_type ? s.groups->partition_for(key) : s.txns->partition_for(key);
   const auto* reg = image->partition(t.name, index);
-  if (!reg || reg->leader < 0) co_return failed(error_code::coordinator_not_available);
+  if (!reg || !reg->has_leader()) co_return failed(error_code::coordinator_not_available);
   auto broker = image->brokers.find(reg->leader);
   if (broker == image->brokers.end()) co_return failed(error_code::coordinator_not_available);
   const auto* endpoint = broker->second.endpoint(ctx.listener_name);
   if (!endpoint) co_return failed(error_code::coordinator_not_available);
   coordinator_answer a;
   a.message = default_message(error_code::none);
-  a.node_id = reg->leader;
+  a.node_id = reg->leader.value;
   a.host = endpoint->host;
   a.port = endpoint->port;
   co_return a;

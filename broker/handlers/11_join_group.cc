@@ -4,7 +4,7 @@
 // live in broker/group (group_shard_join.cc); this file routes the request
 // to the shard coordinating the group.
 
-#include "broker/group/request_support.h"
+#include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/join_group.h"
 

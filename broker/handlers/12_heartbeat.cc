@@ -1,7 +1,7 @@
 // Heartbeat (key 12), versions 0-4: a member says it is alive and learns
 // whether its group is rebalancing. Routed to the group's shard.
 
-#include "broker/group/request_support.h"
+#include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/heartbeat.h"
 

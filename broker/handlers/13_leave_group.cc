@@ -3,7 +3,7 @@
 // the batch the shard takes, and the answer folded back (legacy_forms.h).
 
 #include "broker/group/legacy_forms.h"
-#include "broker/group/request_support.h"
+#include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/leave_group.h"
 

@@ -2,7 +2,7 @@
 // every member waits for its share. Routed to the group's shard; a
 // follower's answer comes when the leader's assignment is durable.
 
-#include "broker/group/request_support.h"
+#include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/sync_group.h"
 

@@ -3,7 +3,7 @@
 // that cannot answer (still loading) sets the top-level error while the
 // groups of the others are still listed.
 
-#include "broker/group/request_support.h"
+#include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/list_groups.h"
 

@@ -2,7 +2,7 @@
 // controller removes the topics and this broker deletes their logs
 // (renamed `-delete`, removed in the background) before answering.
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/delete_topics.h"
 

@@ -20,7 +20,7 @@
 #include <chrono>
 #include <iterator>
 
-#include "broker/group/request_support.h"
+#include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/replica/replica_manager.h"

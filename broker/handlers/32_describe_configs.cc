@@ -13,13 +13,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include "broker/admin/config_layers.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/services.h"
 #include "broker/topics.h"
 #include "config/group_configs_describe.h"
 #include "config/topic_configs_describe.h"
+#include "controller/metadata/config_resolver.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/describe_configs.h"
 
@@ -94,13 +94,13 @@ result describe(const broker_services& s, const controller::metadata_image& imag
         r.error_code = static_cast<int16_t>(error_code::unknown_topic_or_partition);
       } else {
         add_entries(r, config::describe_topic_configs(
-                           image_configs(image, config_resource_type::topic, res.resource_name),
-                           broker_layers(*s.config, image, s.node_id), options));
+                           controller::resource_configs(image, config_resource_type::topic, res.resource_name),
+                           controller::broker_layers(*s.config, image, s.node_id), options));
       }
       break;
     }
     case config_resource_type::broker: {
-      auto d = config::describe_broker_configs(res.resource_name, broker_layers(*s.config, image, s.node_id), options);
+      auto d = config::describe_broker_configs(res.resource_name, controller::broker_layers(*s.config, image, s.node_id), options);
       if (d.invalid_request) fail(r, error_code::invalid_request, *d.invalid_request);
       else add_entries(r, std::move(d.configs));
       break;
@@ -116,8 +116,8 @@ result describe(const broker_services& s, const controller::metadata_image& imag
       // A group need not exist: one without configs shows the defaults.
       if (res.resource_name.empty()) fail(r, error_code::invalid_request, "Group name must not be empty");
       else add_entries(r, config::describe_group_configs(
-                              image_configs(image, config_resource_type::group, res.resource_name),
-                              broker_layers(*s.config, image, s.node_id), options));
+                              controller::resource_configs(image, config_resource_type::group, res.resource_name),
+                              controller::broker_layers(*s.config, image, s.node_id), options));
       break;
     default:
       fail(r, error_code::invalid_request, "Unsupported resource type: " + std::to_string(res.resource_type));

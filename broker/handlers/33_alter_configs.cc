@@ -7,7 +7,7 @@
 // does (admin/broker_config_checks.h).
 
 #include "broker/admin/broker_config_checks.h"
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
 #include "broker/services.h"
 #include "protocol/messages/alter_configs.h"
@@ -24,7 +24,6 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<alter_configs_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  const int16_t version = ctx.api_version;
   const auto& resources = request->resources;
   std::vector<std::optional<config_refusal>> refused(resources.size());
   alter_configs_request forwarded = *request;
@@ -42,7 +41,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   alter_configs_response answered;
   if (!forwarded.resources.empty()) {
     answered = co_await call_controller<alter_configs_response>(
-        ctx, forwarded, [&](controller::quorum_controller& qc, int64_t) { return qc.alter_configs(forwarded, version); });
+        ctx, forwarded, [&](controller::quorum_controller& qc, int64_t) { return qc.alter_configs(forwarded); });
   }
   auto response = merge_config_answers(resources, refused, std::move(answered));
   co_return respond(ctx, response);

@@ -1,7 +1,7 @@
 // CreatePartitions (key 37), versions 0-3: more partitions for existing
 // topics, through the controller (validate_only writes nothing).
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/create_partitions.h"
 
@@ -15,8 +15,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<create_partitions_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  const int16_t version = ctx.api_version;
-  auto response = co_await call_controller<create_partitions_response>(ctx, *request, [&](controller::quorum_controller& qc, int64_t) { return qc.create_partitions(*request, version); });
+  auto response = co_await call_controller<create_partitions_response>(ctx, *request, [&](controller::quorum_controller& qc, int64_t) { return qc.create_partitions(*request); });
   co_return respond(ctx, response);
 }
 

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "broker/group/request_support.h"
+#include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/delete_groups.h"
 

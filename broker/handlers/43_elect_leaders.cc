@@ -6,7 +6,7 @@
 // PREFERRED_LEADER_NOT_AVAILABLE otherwise). The answer waits until this
 // broker has applied the new leaderships.
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/elect_leaders.h"
 

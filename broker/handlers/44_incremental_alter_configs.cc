@@ -8,7 +8,7 @@
 // forwarded.
 
 #include "broker/admin/broker_config_checks.h"
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
 #include "broker/services.h"
 #include "protocol/messages/incremental_alter_configs.h"
@@ -26,7 +26,6 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<incremental_alter_configs_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  const int16_t version = ctx.api_version;
   const auto& resources = request->resources;
   std::vector<std::optional<config_refusal>> refused(resources.size());
   incremental_alter_configs_request forwarded = *request;
@@ -45,7 +44,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   if (!forwarded.resources.empty()) {
     answered = co_await call_controller<incremental_alter_configs_response>(
         ctx, forwarded, [&](controller::quorum_controller& qc, int64_t) {
-          return qc.incremental_alter_configs(forwarded, version);
+          return qc.incremental_alter_configs(forwarded);
         });
   }
   auto response = merge_config_answers(resources, refused, std::move(answered));

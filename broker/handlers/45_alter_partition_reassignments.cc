@@ -5,7 +5,7 @@
 // INVALID_REPLICATION_FACTOR. The answer waits until this broker has
 // applied the change, so the new replicas are fetching already.
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/alter_partition_reassignments.h"
 

@@ -3,7 +3,7 @@
 // with their replicas, adding and removing lists, as the active controller
 // sees them (forwarded to it, as Kafka's brokers do).
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/list_partition_reassignments.h"
 

@@ -2,7 +2,7 @@
 // for partitions it no longer consumes. Routed to the group's shard; when
 // the shard is not here the whole request gets the coordinator error.
 
-#include "broker/group/request_support.h"
+#include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages/offset_delete.h"
 

@@ -10,7 +10,7 @@
 // partition as it now is. A node that is not the active controller answers
 // NOT_CONTROLLER and the leader asks again.
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
 #include "broker/services.h"
 #include "protocol/messages/alter_partition.h"

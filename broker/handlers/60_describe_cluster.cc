@@ -102,13 +102,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     if (!b) continue;
     if (b->fenced && !request->include_fenced_brokers) continue;
     describe_cluster_response::describe_cluster_broker out;
-    out.broker_id = id;
+    out.broker_id = id.value;
     out.host = endpoint.host;
     out.port = endpoint.port;
     out.rack = b->rack;
     out.is_fenced = b->fenced;
     response.brokers.push_back(std::move(out));
-    if (!b->fenced) alive.push_back(id);
+    if (!b->fenced) alive.push_back(id.value);
   }
   // Kafka picks at random; spreading by correlation id is as good for
   // clients and keeps answers reproducible.

@@ -9,7 +9,7 @@
 // UNSUPPORTED_VERSION. A node that is not the active controller answers
 // NOT_CONTROLLER.
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
 #include "broker/services.h"
 #include "protocol/messages/broker_registration.h"
@@ -24,13 +24,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<broker_registration_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  const int16_t version = ctx.api_version;
   const broker_registration_request& req = *request;
   // Answered here or NOT_CONTROLLER: the broker asks the active controller.
   auto response = co_await call_active_controller<broker_registration_response>(
       *ctx.services, false, ctx.api_key, ctx.api_version, req,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset next) {
-        return qc.register_broker(req, version, next.value, now);
+        return qc.register_broker(req, next.value, now);
       });
   co_return respond(ctx, response);
 }

@@ -9,7 +9,7 @@
 // STALE_BROKER_EPOCH (or BROKER_ID_NOT_REGISTERED). A node that is not the
 // active controller answers NOT_CONTROLLER.
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
 #include "broker/services.h"
 #include "protocol/messages/broker_heartbeat.h"
@@ -24,13 +24,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<broker_heartbeat_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  const int16_t version = ctx.api_version;
   const broker_heartbeat_request& req = *request;
   // Answered here or NOT_CONTROLLER: the broker asks the active controller.
   auto response = co_await call_active_controller<broker_heartbeat_response>(
       *ctx.services, false, ctx.api_key, ctx.api_version, req,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset next) {
-        return qc.broker_heartbeat(req, version, next.value, now);
+        return qc.broker_heartbeat(req, next.value, now);
       });
   co_return respond(ctx, response);
 }

@@ -3,7 +3,7 @@
 // of producer ids (Kafka's ProducerIdControlManager rules live in
 // quorum_controller).
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
 #include "broker/services.h"
 #include "protocol/messages/allocate_producer_ids.h"

@@ -48,7 +48,7 @@ void list_type(list_config_resources_response& r, config_resource_type type, con
       add(r, type, std::to_string(node_id));
       break;
     case config_resource_type::broker:
-      for (const auto& [id, _] : image.brokers) add(r, type, std::to_string(id));
+      for (const auto& [id, _] : image.brokers) add(r, type, std::to_string(id.value));
       break;
     case config_resource_type::topic:
       for (const auto& [name, _] : image.topics_by_name) add(r, type, name);

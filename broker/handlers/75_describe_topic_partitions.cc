@@ -58,15 +58,15 @@ describe_topic_partitions_response::describe_topic_partitions_response_partition
   describe_topic_partitions_response::describe_topic_partitions_response_partition p;
   p.partition_index = index;
   const auto* leader = reg.has_leader() ? image.broker(reg.leader) : nullptr;
-  p.leader_id = leader && !leader->fenced && leader->endpoint(listener) ? reg.leader : -1;
-  p.leader_epoch = reg.leader_epoch;
-  p.replica_nodes = reg.replicas;
-  p.isr_nodes = reg.isr;
-  p.eligible_leader_replicas = reg.elr;
-  p.last_known_elr = reg.last_known_elr;
-  for (int32_t r : reg.replicas) {
+  p.leader_id = leader && !leader->fenced && leader->endpoint(listener) ? reg.leader.value : -1;
+  p.leader_epoch = reg.leader_epoch.value;
+  p.replica_nodes = storage::plain_list(reg.replicas);
+  p.isr_nodes = storage::plain_list(reg.isr);
+  p.eligible_leader_replicas = storage::plain_list(reg.elr);
+  p.last_known_elr = storage::plain_list(reg.last_known_elr);
+  for (node_id r : reg.replicas) {
     const auto* b = image.broker(r);
-    if (!b || b->fenced) p.offline_replicas.push_back(r);
+    if (!b || b->fenced) p.offline_replicas.push_back(r.value);
   }
   return p;
 }

@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "broker/handlers/handler.h"
+#include "broker/handler.h"
 
 namespace hw::broker {
 

@@ -22,7 +22,7 @@ std::vector<Endpoint> leader_endpoints(const controller::metadata_image& image, 
                                        const std::set<int32_t>& leaders) {
   std::vector<Endpoint> out;
   for (int32_t id : leaders) {
-    const controller::broker_registration* b = image.broker(id);
+    const controller::broker_registration* b = image.broker(controller::node_id(id));
     const controller::broker_endpoint* e = b ? b->endpoint(listener) : nullptr;
     if (!e) continue;
     Endpoint ep;

@@ -5,7 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/features.h"
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "config/broker_config.h"
@@ -88,7 +88,7 @@ asio::awaitable<std::optional<std::string>> broker_lifecycle::start() {
   for (bool logged = false;;) {
     response = co_await call_active_controller<protocol::msg::broker_registration_response>(
         services_, true, 62, 4, request, [&](controller::quorum_controller& qc, int64_t now, storage::offset next) {
-          return qc.register_broker(request, 4, next.value, now);
+          return qc.register_broker(request, next.value, now);
         });
     const auto error = static_cast<protocol::error_code>(response.error_code);
     if (error == protocol::error_code::none) break;
@@ -130,7 +130,7 @@ asio::awaitable<bool> broker_lifecycle::heartbeat(bool want_shut_down, bool* sho
   auto response = co_await call_active_controller<protocol::msg::broker_heartbeat_response>(
       services_, true, 63, 2, request,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset next) {
-        return qc.broker_heartbeat(request, 2, next.value, now);
+        return qc.broker_heartbeat(request, next.value, now);
       },
       &result, 5s);
   if (response.error_code != 0) {
@@ -150,7 +150,7 @@ asio::awaitable<bool> broker_lifecycle::heartbeat(bool want_shut_down, bool* sho
       // The image is held while its registration is read: the publisher
       // may replace (and free) the current one at any time.
       const auto image = services_.metadata->image();
-      const auto* self = image->broker(services_.config->node_id);
+      const auto* self = image->broker(storage::node_id(services_.config->node_id));
       if ((self && !self->fenced) || std::chrono::steady_clock::now() > until) break;
       pause.expires_after(20ms);
       co_await pause.async_wait(asio::use_awaitable);

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "broker/asio.h"
-#include "broker/network/server.h"
+#include "broker/bound_listener.h"
 #include "broker/services.h"
 #include "protocol/wire/uuid.h"
 

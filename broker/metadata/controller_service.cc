@@ -147,8 +147,9 @@ void controller_service::maybe_activate() {
   if (controller_->image().features.empty()) {
     // A new cluster: its first records set the feature levels.
     std::shared_ptr<commit_waiter> ignored;
-    auto records = controller::bootstrap_records(controller::latest_production_metadata_version,
-                                                 options_.controller.min_insync_replicas);
+    const auto& static_config = options_.controller.configuration.static_config;
+    auto records = controller::feature_control::bootstrap_records(
+        controller::latest_production_metadata_version, static_config ? static_config->min_insync_replicas : 1);
     if (start_commit(std::move(records), &ignored, nullptr) != commit_status::not_controller)
       spdlog::info("Wrote the bootstrap metadata records of a new cluster");
     if (ignored) std::erase(waiters_, ignored);

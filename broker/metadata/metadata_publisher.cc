@@ -16,6 +16,7 @@ metadata_publisher::metadata_publisher(asio::any_io_executor executor, replica_m
     : strand_(asio::make_strand(executor)),
       replicas_(replicas),
       config_(config),
+      resolver_(std::make_shared<const config::broker_config>(config), replicas.self().value),
       now_ms_(std::move(now_ms)),
       image_(std::make_shared<const controller::metadata_image>()) {}
 
@@ -84,7 +85,7 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
     // topic's effective settings may follow them (min.insync.replicas,
     // retention, ...).
     if (r.type == controller::config_resource_type::broker &&
-        (r.name.empty() || r.name == std::to_string(replicas_.self())))
+        (r.name.empty() || r.name == std::to_string(replicas_.self().value)))
       broker_configs_changed = true;
   }
   if (broker_configs_changed) {
@@ -148,7 +149,7 @@ void metadata_publisher::update_replication_quotas(const controller::metadata_im
   // The rates are per-broker dynamic configs only (kafka-configs
   // --entity-type brokers --entity-name <id>, as kafka-reassign-partitions
   // --throttle sets them; Kafka's DynamicConfig.Broker): unset, unbounded.
-  const std::string self = std::to_string(replicas_.self());
+  const std::string self = std::to_string(replicas_.self().value);
   auto rate = [&](const char* key) -> std::optional<int64_t> {
     auto value = image.config(controller::config_resource_type::broker, self, key);
     if (!value) return std::nullopt;
@@ -166,7 +167,7 @@ void metadata_publisher::update_replication_quotas(const controller::metadata_im
     for (const auto& [resource, values] : image.configs) {
       if (resource.type != controller::config_resource_type::topic) continue;
       auto it = values.find(key);
-      if (it != values.end()) out.emplace(resource.name, parse_throttled_replicas(it->second, replicas_.self()));
+      if (it != values.end()) out.emplace(resource.name, parse_throttled_replicas(it->second, replicas_.self().value));
     }
     return out;
   };
@@ -183,17 +184,7 @@ void metadata_publisher::update_replication_quotas(const controller::metadata_im
 storage::log_config metadata_publisher::log_config_for(const controller::metadata_image& image,
                                                        const std::string& topic, leader_settings* leader,
                                                        produce_limits* limits) const {
-  config::config_map overrides;
-  if (const auto* c = image.config({controller::config_resource_type::topic, topic}))
-    for (const auto& [k, v] : *c) overrides.emplace(k, v);
-  config::config_map cluster_defaults;
-  if (const auto* c = image.config({controller::config_resource_type::broker, ""}))
-    for (const auto& [k, v] : *c) cluster_defaults.emplace(k, v);
-  config::config_map this_broker;
-  if (const auto* c = image.config({controller::config_resource_type::broker, std::to_string(replicas_.self())}))
-    for (const auto& [k, v] : *c) this_broker.emplace(k, v);
-  const config::topic_config_values values = config::effective_topic_configs(
-      overrides, config::broker_config_layers(config_, std::move(cluster_defaults), std::move(this_broker)));
+  const config::topic_config_values values = resolver_.topic(image, topic);
   if (leader) {
     leader->min_insync_replicas = static_cast<int32_t>(values.get_int("min.insync.replicas"));
     leader->replica_lag_time_max_ms = config_.get_int("replica.lag.time.max.ms");  // read-only in Kafka
@@ -216,13 +207,7 @@ std::vector<partition_update> metadata_publisher::partition_updates(const contro
   // pointer comparison finds what changed.
   std::vector<partition_update> out;
   auto role_of = [](const controller::partition_registration& r) {
-    partition_role role;
-    role.leader = node_id(r.leader);
-    role.leader_epoch = storage::leader_epoch(r.leader_epoch);
-    role.partition_epoch = partition_epoch(r.partition_epoch);
-    for (int32_t n : r.replicas) role.replicas.push_back(node_id(n));
-    for (int32_t n : r.isr) role.isr.push_back(node_id(n));
-    return role;
+    return partition_role{r.leader, r.leader_epoch, r.partition_epoch, r.replicas, r.isr};
   };
   for (const auto& [id, topic] : after.topics_by_id) {
     auto old = before.topics_by_id.find(id);

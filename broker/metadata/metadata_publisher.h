@@ -25,6 +25,7 @@
 #include "broker/replica/replica_manager.h"
 #include "broker/replica/replication_quota.h"
 #include "config/broker_config.h"
+#include "controller/metadata/config_resolver.h"
 #include "controller/metadata/image.h"
 #include "storage/log_config.h"
 
@@ -81,6 +82,8 @@ class metadata_publisher {
   asio::strand<asio::any_io_executor> strand_;
   replica_manager& replicas_;
   const config::broker_config& config_;
+  // Topics' effective configs for this broker; used on the strand only.
+  controller::config_resolver resolver_;
   std::function<int64_t()> now_ms_;
   replication_quota* leader_quota_ = nullptr;
   replication_quota* follower_quota_ = nullptr;

@@ -59,8 +59,35 @@ storage::storage_error raft_driver::start_on_strand() {
   lo.config = options_.log_config;
   lo.now_ms = now_ms_();
   if (auto err = controller::metadata_log::open(fs_, lo, &log_)) return err;
-
   raft::raft_disk_state disk;
+  std::optional<committed_batch> loaded;
+  if (auto err = load_disk_state(disk, loaded)) return err;
+  if (options_.voters.empty()) {
+    // An observer that knows only bootstrap servers: it asks them in turn,
+    // under ids no node has, until an answer names the leader.
+    int32_t pseudo = -2;
+    for (auto b : options_.bootstrap_servers) {
+      b.id = pseudo--;
+      options_.voters.push_back(b);
+    }
+    if (options_.voters.empty())
+      return {std::make_error_code(std::errc::invalid_argument), "No controller.quorum.voters nor bootstrap servers"};
+  }
+  raft::raft_options ro = core_options();
+  spdlog::info("Metadata log loaded: {} batches up to offset {}, quorum state epoch {} leader {} voted {}",
+               disk.entries.size(), log_->end_offset().value, disk.state.current_epoch.value,
+               disk.state.leader_id.value, disk.state.voted_id.value);
+  core_ = std::make_unique<raft::raft_core>(std::move(ro), std::move(disk), now_ms_());
+  if (loaded) deliver_snapshot(std::move(*loaded));
+  pump();
+  if (failed_) return {std::make_error_code(std::errc::io_error), "Cannot write the metadata log"};
+  return {};
+}
+
+// What the raft core starts from: the quorum state, the latest snapshot
+// (handed back in `loaded` for the image) and the log entries after it.
+storage::storage_error raft_driver::load_disk_state(raft::raft_disk_state& disk,
+                                                    std::optional<committed_batch>& loaded) {
   disk.state = raft::from_quorum_state(log_->state());
   image_ = std::make_shared<const controller::metadata_image>();
   last_snapshot_ms_ = now_ms_();
@@ -68,7 +95,6 @@ storage::storage_error raft_driver::start_on_strand() {
   std::vector<raft::snapshot_id> snapshots;
   if (auto ec = raft::list_snapshot_files(fs_, partition_dir(), &snapshots))
     return {ec, "Cannot list the metadata snapshots in " + partition_dir().string() + ": " + ec.message()};
-  std::optional<committed_batch> loaded;
   std::string why;
   if (!snapshots.empty()) {
     const raft::snapshot_id id = snapshots.back();
@@ -101,18 +127,10 @@ storage::storage_error raft_driver::start_on_strand() {
     return {std::make_error_code(std::errc::illegal_byte_sequence),
             "The metadata log does not continue its snapshot at offset " + std::to_string(disk.snapshot.end_offset.value)};
   applied_ = disk.snapshot.end_offset;
+  return {};
+}
 
-  if (options_.voters.empty()) {
-    // An observer that knows only bootstrap servers: it asks them in turn,
-    // under ids no node has, until an answer names the leader.
-    int32_t pseudo = -2;
-    for (auto b : options_.bootstrap_servers) {
-      b.id = pseudo--;
-      options_.voters.push_back(b);
-    }
-    if (options_.voters.empty())
-      return {std::make_error_code(std::errc::invalid_argument), "No controller.quorum.voters nor bootstrap servers"};
-  }
+raft::raft_options raft_driver::core_options() {
   raft::raft_options ro;
   ro.self = raft::node_id(options_.node_id);
   std::vector<raft::node_id> voter_ids;
@@ -129,14 +147,7 @@ storage::storage_error raft_driver::start_on_strand() {
   ro.random = [this](int64_t lo_ms, int64_t hi_ms) {
     return std::uniform_int_distribution<int64_t>(lo_ms, hi_ms - 1)(random_);
   };
-  spdlog::info("Metadata log loaded: {} batches up to offset {}, quorum state epoch {} leader {} voted {}",
-               disk.entries.size(), log_->end_offset().value, disk.state.current_epoch.value,
-               disk.state.leader_id.value, disk.state.voted_id.value);
-  core_ = std::make_unique<raft::raft_core>(std::move(ro), std::move(disk), now_ms_());
-  if (loaded) deliver_snapshot(std::move(*loaded));
-  pump();
-  if (failed_) return {std::make_error_code(std::errc::io_error), "Cannot write the metadata log"};
-  return {};
+  return ro;
 }
 
 asio::awaitable<void> raft_driver::stop() {

@@ -157,6 +157,9 @@ class raft_driver {
 
  private:
   storage::storage_error start_on_strand();
+  storage::storage_error load_disk_state(controller::raft::raft_disk_state& disk,
+                                         std::optional<committed_batch>& loaded);
+  controller::raft::raft_options core_options();
   void pump();
   // fsyncs what was appended and tells the core (posted by pump).
   void flush();

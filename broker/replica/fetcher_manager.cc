@@ -46,7 +46,7 @@ asio::awaitable<bool> fetcher_manager::follow(std::shared_ptr<partition> p, node
                                               const controller::metadata_image& image) {
   const storage::topic_partition tp = p->tp();
   co_await unfollow(tp);
-  const controller::broker_registration* b = image.broker(leader.value);
+  const controller::broker_registration* b = image.broker(leader);
   const controller::broker_endpoint* ep = b ? b->endpoint(listener_) : nullptr;
   if (!ep && b && !b->endpoints.empty()) ep = &b->endpoints.front();
   if (!ep || stopped_) co_return false;

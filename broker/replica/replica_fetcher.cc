@@ -114,7 +114,43 @@ asio::awaitable<void> replica_fetcher::run() {
   }
 }
 
-asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
+replica_fetcher::fetch_plan replica_fetcher::plan_fetch(int64_t now) const {
+  fetch_plan plan;
+  plan.asked.reserve(partitions_.size());
+  plan.wanted.reserve(partitions_.size());
+  replication_quota* quota = settings_.quota;
+  const bool over_quota = quota && quota->exceeded(now);
+  for (const auto& [tp, e] : partitions_) {
+    if (!e.state.ready(now)) continue;
+    if (over_quota && e.state.lag() > 0 && quota->throttled(tp)) {
+      plan.held_back = true;
+      continue;
+    }
+    const fetch_position& pos = e.state.position();
+    fetch::partition_request& r = plan.wanted.emplace_back();
+    r.key = {e.part->topic_id(), "", tp.partition};
+    r.fetch_offset = pos.fetch_offset;
+    r.log_start_offset = e.part->log_start_offset();
+    r.max_bytes = settings_.partition_max_bytes;
+    r.current_leader_epoch = pos.current_leader_epoch;
+    r.last_fetched_epoch = pos.last_fetched_epoch;
+    plan.asked.push_back(asked_partition{{r.key.topic_id, tp.partition}, tp, e.generation, pos});
+  }
+  std::sort(plan.asked.begin(), plan.asked.end(),
+            [](const asked_partition& a, const asked_partition& b) { return a.key < b.key; });
+  return plan;
+}
+
+const replica_fetcher::asked_partition* replica_fetcher::fetch_plan::find(const protocol::uuid& topic_id,
+                                                                          int32_t partition) const {
+  const auto key = std::make_pair(topic_id, partition);
+  auto it = std::lower_bound(asked.begin(), asked.end(), key,
+                             [](const asked_partition& a, const auto& k) { return a.key < k; });
+  return it != asked.end() && it->key == key ? &*it : nullptr;
+}
+
+protocol::msg::fetch_request replica_fetcher::fetch_request_for(
+    const fetch::fetch_session_handler::request& session) const {
   protocol::msg::fetch_request request;
   request.replica_id = -1;  // v15+: in replica_state
   request.replica_state.replica_id = self_.value;
@@ -123,55 +159,9 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
   request.min_bytes = settings_.min_bytes;
   request.max_bytes = settings_.response_max_bytes;
   request.isolation_level = 0;
-  struct sent {
-    std::pair<protocol::uuid, int32_t> key;  // as the answer names the partition
-    storage::topic_partition tp;
-    uint64_t generation;
-    fetch_position position;
-  };
-  // Every partition fetched now, sorted by key once built; the session
-  // decides which of them the request carries.
-  std::vector<sent> asked;
-  std::vector<fetch::partition_request> wanted;
-  asked.reserve(partitions_.size());
-  wanted.reserve(partitions_.size());
-  replication_quota* quota = settings_.quota;
-  const bool over_quota = quota && quota->exceeded(now);
-  bool held_back = false;
-  for (auto& [tp, e] : partitions_) {
-    if (!e.state.ready(now)) continue;
-    if (over_quota && e.state.lag() > 0 && quota->throttled(tp)) {
-      held_back = true;
-      continue;
-    }
-    const fetch_position& pos = e.state.position();
-    fetch::partition_request& r = wanted.emplace_back();
-    r.key = {e.part->topic_id(), "", tp.partition};
-    r.fetch_offset = pos.fetch_offset;
-    r.log_start_offset = e.part->log_start_offset();
-    r.max_bytes = settings_.partition_max_bytes;
-    r.current_leader_epoch = pos.current_leader_epoch;
-    r.last_fetched_epoch = pos.last_fetched_epoch;
-    asked.push_back(sent{{r.key.topic_id, tp.partition}, tp, e.generation, pos});
-  }
-  std::sort(asked.begin(), asked.end(), [](const sent& a, const sent& b) { return a.key < b.key; });
-  auto asked_for = [&](const protocol::uuid& topic_id, int32_t partition) -> const sent* {
-    const auto key = std::make_pair(topic_id, partition);
-    auto it = std::lower_bound(asked.begin(), asked.end(), key, [](const sent& a, const auto& k) { return a.key < k; });
-    return it != asked.end() && it->key == key ? &*it : nullptr;
-  };
-  if (wanted.empty() && held_back) {
-    // Everything ready is throttled: wait for the rate to fall (or a
-    // partition to be added) rather than spin.
-    wake_.expires_after(std::chrono::milliseconds(std::max<int64_t>(settings_.backoff_ms, 1)));
-    boost::system::error_code ignored;
-    co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-    co_return;
-  }
-  const fetch::fetch_session_handler::request plan = session_.build(wanted);
-  request.session_id = plan.session_id;
-  request.session_epoch = plan.session_epoch;
-  for (const auto& r : plan.partitions) {
+  request.session_id = session.session_id;
+  request.session_epoch = session.session_epoch;
+  for (const auto& r : session.partitions) {
     if (request.topics.empty() || request.topics.back().topic_id != r.key.topic_id)
       request.topics.emplace_back().topic_id = r.key.topic_id;
     auto& fp = request.topics.back().partitions.emplace_back();
@@ -182,143 +172,178 @@ asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
     fp.log_start_offset = r.log_start_offset.value;
     fp.partition_max_bytes = r.max_bytes;
   }
-  for (const auto& f : plan.forgotten) {
+  for (const auto& f : session.forgotten) {
     if (request.forgotten_topics_data.empty() || request.forgotten_topics_data.back().topic_id != f.topic_id)
       request.forgotten_topics_data.emplace_back().topic_id = f.topic_id;
     request.forgotten_topics_data.back().partitions.push_back(f.partition);
   }
+  return request;
+}
+
+asio::awaitable<void> replica_fetcher::fetch_once(int64_t now) {
+  const fetch_plan plan = plan_fetch(now);
+  if (plan.wanted.empty() && plan.held_back) {
+    // Everything ready is throttled: wait for the rate to fall (or a
+    // partition to be added) rather than spin.
+    wake_.expires_after(std::chrono::milliseconds(std::max<int64_t>(settings_.backoff_ms, 1)));
+    boost::system::error_code ignored;
+    co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    co_return;
+  }
+  const fetch::fetch_session_handler::request session = session_.build(plan.wanted);
   const auto timeout = settings_.request_timeout + std::chrono::milliseconds(settings_.max_wait_ms);
-  auto outcome = co_await client_->call<protocol::msg::fetch_response>(fetch_key, fetch_version, request, timeout);
+  auto outcome = co_await client_->call<protocol::msg::fetch_response>(fetch_key, fetch_version,
+                                                                      fetch_request_for(session), timeout);
   if (stopped_) co_return;
   const int64_t answered = now_ms_();
-  const perr top = static_cast<perr>(outcome.response.error_code);
-  if (outcome.error) {
-    session_.handle_error();
-  } else if (!session_.handle_response(top, outcome.response.session_id) &&
-             (top == perr::fetch_session_id_not_found || top == perr::invalid_fetch_session_epoch ||
-              top == perr::none)) {
-    // The session is gone or out of step (the leader restarted or evicted
-    // it): the next request, at once, is full and opens a new one.
-    spdlog::debug("Fetch session {} with broker {} ended ({}); opening a new one", plan.session_id, source_.value,
-                  protocol::error_name(top));
+  if (!answer_usable(outcome.error, static_cast<perr>(outcome.response.error_code), outcome.response.session_id,
+                     session.session_id, plan, answered)) {
     co_return;
   }
-  if (outcome.error || top != perr::none) {
-    if (outcome.error)
-      spdlog::debug("Fetch from broker {} ({}:{}) failed: {}", source_.value, host_, port_, outcome.error.message());
-    else
-      spdlog::warn("Fetch from broker {} failed: {}", source_.value, protocol::error_name(top));
-    for (const sent& a : asked) {
-      auto it = partitions_.find(a.tp);
-      if (it != partitions_.end() && it->second.generation == a.generation) it->second.state.on_request_failed(answered);
-    }
-    co_return;
-  }
-
   for (auto& topic : outcome.response.responses) {
     for (auto& pd : topic.partitions) {
-      const sent* asked_it = asked_for(topic.topic_id, pd.partition_index);
-      if (!asked_it) continue;
-      const sent& request_of = *asked_it;
-      auto it = partitions_.find(request_of.tp);
-      // Removed or re-added while the request was out: not this answer's.
-      if (it == partitions_.end() || it->second.generation != request_of.generation) continue;
-      // The entry may go (a role change unfollows the partition) while this
-      // coroutine waits on the partition's strand: looked up again after
-      // every wait, never held across one.
-      auto current = [&]() -> entry* {
-        auto found = partitions_.find(request_of.tp);
-        return found != partitions_.end() && found->second.generation == request_of.generation ? &found->second
-                                                                                                : nullptr;
-      };
-      std::shared_ptr<partition> p = it->second.part;
-      const perr err = static_cast<perr>(pd.error_code);
-      const storage::offset leader_hw(pd.high_watermark);
-      const storage::offset leader_start(pd.log_start_offset);
-      const storage::leader_epoch epoch = request_of.position.current_leader_epoch;
-      if (err != perr::none) {
-        if (err != perr::offset_out_of_range)
-          spdlog::debug("Fetch of {} from broker {}: {}", storage::partition_dir_name(request_of.tp), source_.value,
-                        protocol::error_name(err));
-        it->second.state.on_error(err, answered);
-        continue;
-      }
-      if (pd.diverging_epoch.epoch >= 0 || pd.diverging_epoch.end_offset >= 0) {
-        const diverging_epoch leader{storage::leader_epoch(pd.diverging_epoch.epoch),
-                                     storage::offset(pd.diverging_epoch.end_offset)};
-        struct cut_result {
-          std::error_code error;
-          bool applied = false;
-          storage::offset log_end;
-          std::optional<storage::leader_epoch> latest;
-        };
-        auto r = co_await run_on(p->strand(), [&] {
-          cut_result out;
-          if (p->removed() || p->is_leader() || p->leader_epoch() != epoch.value) return out;
-          const storage::epoch_end_offset local = p->end_offset_for(leader.epoch);
-          const truncation t = truncation_for_divergence(leader, local.epoch, local.end_offset, p->log_end_offset());
-          out.error = p->truncate(t, answered);
-          out.applied = true;
-          out.log_end = p->log_end_offset();
-          out.latest = p->latest_epoch();
-          return out;
-        });
-        entry* e = current();
-        if (!e) continue;
-        if (r.error) {
-          spdlog::error("Cannot truncate {}: {}", storage::partition_dir_name(request_of.tp), r.error.message());
-          e->state.on_storage_error();
-        } else if (r.applied) {
-          e->state.on_truncated(r.log_end, r.latest);
-        }
-        continue;
-      }
-      // Whole batches only: a response cut at its size limit may end in part of one.
-      const protocol::bytes_view records = pd.records.bytes();
-      size_t whole = 0;
-      {
-        protocol::record_batch_walker walker(records);
-        protocol::record_batch_view b;
-        while (walker.next(b)) {
-        }
-        whole = walker.position();
-      }
-      if (whole == 0) {
-        co_await run_on(p->strand(), [&] {
-          if (!p->removed() && !p->is_leader() && p->leader_epoch() == epoch.value)
-            p->follow_leader_offsets(leader_hw, leader_start, answered);
-        });
-        if (entry* e = current()) e->state.on_empty(leader_hw);
-        continue;
-      }
-      // The batches as they lie in the answer's frame, which is ours alone:
-      // the decoder's records are views into it.
-      const std::span<uint8_t> batches = frame_span(outcome.frame, records.data(), whole);
-      auto appended = co_await run_on(p->strand(), [&] {
-        return p->append_as_follower(epoch, batches, leader_hw, leader_start, answered);
-      });
-      entry* e = current();
-      if (!e) continue;
-      if (appended.error == storage::log_errc::unexpected_append_offset) {
-        // Not where this log ends (it changed under the fetcher): fetch
-        // again from the log end rather than give the partition up.
-        spdlog::warn("Fetched data for {} starts below its log end {}; fetching from there",
-                     storage::partition_dir_name(request_of.tp), appended.log_end.value);
-        e->state.on_truncated(appended.log_end, appended.last_epoch);
-      } else if (appended.error) {
-        spdlog::error("Cannot append to {} what broker {} sent: {}", storage::partition_dir_name(request_of.tp),
-                      source_.value, appended.error.message());
-        e->state.on_storage_error();
-      } else if (appended.applied) {
-        if (quota && quota->throttled(request_of.tp)) quota->record(static_cast<int64_t>(whole), answered);
-        e->state.on_appended(request_of.position.fetch_offset, appended.log_end, appended.last_epoch, leader_hw);
-      }
+      const asked_partition* asked = plan.find(topic.topic_id, pd.partition_index);
+      if (!asked) continue;
+      co_await apply_answer(*asked, pd, outcome.frame, answered);
     }
   }
   // Over every partition: an incremental answer leaves out the unchanged ones.
   int64_t max_lag = 0;
   for (const auto& [tp, e] : partitions_) max_lag = std::max(max_lag, e.state.lag());
   max_lag_.store(max_lag, std::memory_order_relaxed);
+}
+
+bool replica_fetcher::answer_usable(const std::error_code& error, perr top, int32_t answered_session,
+                                    int32_t session_id, const fetch_plan& plan, int64_t answered) {
+  if (error) {
+    session_.handle_error();
+  } else if (!session_.handle_response(top, answered_session) &&
+             (top == perr::fetch_session_id_not_found || top == perr::invalid_fetch_session_epoch ||
+              top == perr::none)) {
+    // The session is gone or out of step (the leader restarted or evicted
+    // it): the next request, at once, is full and opens a new one.
+    spdlog::debug("Fetch session {} with broker {} ended ({}); opening a new one", session_id, source_.value,
+                  protocol::error_name(top));
+    return false;
+  }
+  if (!error && top == perr::none) return true;
+  if (error)
+    spdlog::debug("Fetch from broker {} ({}:{}) failed: {}", source_.value, host_, port_, error.message());
+  else
+    spdlog::warn("Fetch from broker {} failed: {}", source_.value, protocol::error_name(top));
+  for (const asked_partition& a : plan.asked) {
+    if (entry* e = current(a)) e->state.on_request_failed(answered);
+  }
+  return false;
+}
+
+replica_fetcher::entry* replica_fetcher::current(const asked_partition& asked) {
+  auto found = partitions_.find(asked.tp);
+  return found != partitions_.end() && found->second.generation == asked.generation ? &found->second : nullptr;
+}
+
+asio::awaitable<void> replica_fetcher::apply_answer(const asked_partition& asked, const fetched_partition& pd,
+                                                    const frame_bytes& frame, int64_t answered) {
+  // Removed or re-added while the request was out: not this answer's. The
+  // entry may also go (a role change unfollows the partition) while this
+  // coroutine waits on the partition's strand: looked up again after every
+  // wait (current()), never held across one.
+  entry* e = current(asked);
+  if (!e) co_return;
+  const perr err = static_cast<perr>(pd.error_code);
+  if (err != perr::none) {
+    if (err != perr::offset_out_of_range)
+      spdlog::debug("Fetch of {} from broker {}: {}", storage::partition_dir_name(asked.tp), source_.value,
+                    protocol::error_name(err));
+    e->state.on_error(err, answered);
+    co_return;
+  }
+  if (pd.diverging_epoch.epoch >= 0 || pd.diverging_epoch.end_offset >= 0) {
+    const diverging_epoch leader{storage::leader_epoch(pd.diverging_epoch.epoch),
+                                 storage::offset(pd.diverging_epoch.end_offset)};
+    co_await truncate_diverging(asked, e->part, leader, answered);
+    co_return;
+  }
+  co_await append_fetched(asked, e->part, pd, frame, answered);
+}
+
+asio::awaitable<void> replica_fetcher::truncate_diverging(const asked_partition& asked, std::shared_ptr<partition> p,
+                                                          diverging_epoch leader, int64_t answered) {
+  const storage::leader_epoch epoch = asked.position.current_leader_epoch;
+  struct cut_result {
+    std::error_code error;
+    bool applied = false;
+    storage::offset log_end;
+    std::optional<storage::leader_epoch> latest;
+  };
+  auto r = co_await run_on(p->strand(), [&] {
+    cut_result out;
+    if (p->removed() || p->is_leader() || p->leader_epoch() != epoch.value) return out;
+    const storage::epoch_end_offset local = p->end_offset_for(leader.epoch);
+    const truncation t = truncation_for_divergence(leader, local.epoch, local.end_offset, p->log_end_offset());
+    out.error = p->truncate(t, answered);
+    out.applied = true;
+    out.log_end = p->log_end_offset();
+    out.latest = p->latest_epoch();
+    return out;
+  });
+  entry* e = current(asked);
+  if (!e) co_return;
+  if (r.error) {
+    spdlog::error("Cannot truncate {}: {}", storage::partition_dir_name(asked.tp), r.error.message());
+    e->state.on_storage_error();
+  } else if (r.applied) {
+    e->state.on_truncated(r.log_end, r.latest);
+  }
+}
+
+asio::awaitable<void> replica_fetcher::append_fetched(const asked_partition& asked, std::shared_ptr<partition> p,
+                                                      const fetched_partition& pd, const frame_bytes& frame,
+                                                      int64_t answered) {
+  const storage::offset leader_hw(pd.high_watermark);
+  const storage::offset leader_start(pd.log_start_offset);
+  const storage::leader_epoch epoch = asked.position.current_leader_epoch;
+  // Whole batches only: a response cut at its size limit may end in part of one.
+  const protocol::bytes_view records = pd.records.bytes();
+  size_t whole = 0;
+  {
+    protocol::record_batch_walker walker(records);
+    protocol::record_batch_view b;
+    while (walker.next(b)) {
+    }
+    whole = walker.position();
+  }
+  if (whole == 0) {
+    co_await run_on(p->strand(), [&] {
+      if (!p->removed() && !p->is_leader() && p->leader_epoch() == epoch.value)
+        p->follow_leader_offsets(leader_hw, leader_start, answered);
+    });
+    if (entry* e = current(asked)) e->state.on_empty(leader_hw);
+    co_return;
+  }
+  // The batches as they lie in the answer's frame, which is ours alone:
+  // the decoder's records are views into it.
+  const std::span<uint8_t> batches = frame_span(frame, records.data(), whole);
+  auto appended = co_await run_on(p->strand(), [&] {
+    return p->append_as_follower(epoch, batches, leader_hw, leader_start, answered);
+  });
+  entry* e = current(asked);
+  if (!e) co_return;
+  if (appended.error == storage::log_errc::unexpected_append_offset) {
+    // Not where this log ends (it changed under the fetcher): fetch
+    // again from the log end rather than give the partition up.
+    spdlog::warn("Fetched data for {} starts below its log end {}; fetching from there",
+                 storage::partition_dir_name(asked.tp), appended.log_end.value);
+    e->state.on_truncated(appended.log_end, appended.last_epoch);
+  } else if (appended.error) {
+    spdlog::error("Cannot append to {} what broker {} sent: {}", storage::partition_dir_name(asked.tp),
+                  source_.value, appended.error.message());
+    e->state.on_storage_error();
+  } else if (appended.applied) {
+    replication_quota* quota = settings_.quota;
+    if (quota && quota->throttled(asked.tp)) quota->record(static_cast<int64_t>(whole), answered);
+    e->state.on_appended(asked.position.fetch_offset, appended.log_end, appended.last_epoch, leader_hw);
+  }
 }
 
 asio::awaitable<void> replica_fetcher::reset_offsets(const storage::topic_partition& tp) {

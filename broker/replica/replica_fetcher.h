@@ -39,6 +39,7 @@
 #include "broker/replica/follower_state.h"
 #include "broker/replica/partition.h"
 #include "broker/replica/replication_quota.h"
+#include "protocol/messages/fetch.h"
 
 namespace hw::broker {
 
@@ -82,8 +83,41 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
     follower_state state;
     uint64_t generation = 0;  // bumped on each add, so a late answer for an older entry is dropped
   };
+  // A partition one Fetch asks for, keyed as the answer names it.
+  struct asked_partition {
+    std::pair<protocol::uuid, int32_t> key;
+    storage::topic_partition tp;
+    uint64_t generation;
+    fetch_position position;
+  };
+  // Every partition ready now (sorted by key), those the session carries,
+  // and whether the quota held any back.
+  struct fetch_plan {
+    std::vector<asked_partition> asked;
+    std::vector<fetch::partition_request> wanted;
+    bool held_back = false;
+    const asked_partition* find(const protocol::uuid& topic_id, int32_t partition) const;
+  };
+  using fetched_partition = protocol::msg::fetch_response::partition_data;
+
   asio::awaitable<void> run();
+  // One Fetch round: plan, send in the session, apply each partition's answer.
   asio::awaitable<void> fetch_once(int64_t now_ms);
+  fetch_plan plan_fetch(int64_t now_ms) const;
+  protocol::msg::fetch_request fetch_request_for(const fetch::fetch_session_handler::request& session) const;
+  // Whether the answer as a whole is to be applied; if not, the session and
+  // the asked partitions have taken the failure in.
+  bool answer_usable(const std::error_code& error, protocol::error_code top, int32_t answered_session,
+                     int32_t session_id, const fetch_plan& plan, int64_t answered_ms);
+  // The entry an answer was asked for, if it is still followed at the
+  // same generation.
+  entry* current(const asked_partition& asked);
+  asio::awaitable<void> apply_answer(const asked_partition& asked, const fetched_partition& answer,
+                                     const frame_bytes& frame, int64_t answered_ms);
+  asio::awaitable<void> truncate_diverging(const asked_partition& asked, std::shared_ptr<partition> p,
+                                           diverging_epoch leader, int64_t answered_ms);
+  asio::awaitable<void> append_fetched(const asked_partition& asked, std::shared_ptr<partition> p,
+                                       const fetched_partition& answer, const frame_bytes& frame, int64_t answered_ms);
   asio::awaitable<void> reset_offsets(const storage::topic_partition& tp);
   void wake();
 

@@ -10,7 +10,7 @@
 namespace hw::broker {
 
 replica_manager::replica_manager(asio::any_io_executor executor, storage::log_manager& logs, int32_t self)
-    : executor_(executor), logs_(logs), self_(self) {}
+    : executor_(executor), logs_(logs), self_(node_id(self)) {}
 
 std::shared_ptr<partition> replica_manager::get(const storage::topic_partition& tp) const {
   std::lock_guard lock(mutex_);
@@ -47,7 +47,7 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
   std::vector<partition_update*> removed_topics, others;
   for (auto& u : updates) (u.role ? others : removed_topics).push_back(&u);
   std::error_code first_error;
-  std::vector<std::pair<storage::topic_partition, std::shared_ptr<storage::partition_log>>> created;
+  std::vector<created_log> created;
   for (auto* group : {&removed_topics, &others}) {
     co_await for_each_concurrently(*group, k_parallel_role_changes, [&](partition_update* u) -> asio::awaitable<void> {
       const std::error_code ec = co_await apply_one(*u, now_ms, image, created);
@@ -71,65 +71,16 @@ asio::awaitable<std::error_code> replica_manager::apply(std::vector<partition_up
 
 asio::awaitable<std::error_code> replica_manager::apply_one(
     partition_update& u, int64_t now_ms, const std::shared_ptr<const controller::metadata_image>& image,
-    std::vector<std::pair<storage::topic_partition, std::shared_ptr<storage::partition_log>>>& created) {
+    std::vector<created_log>& created) {
+  const bool hosted = u.role && u.role->is_replica(self_);
+  if (!hosted) co_return co_await remove_partition(u.tp);
   std::error_code error;
-  const std::string name = storage::partition_dir_name(u.tp);
-  const bool hosted = u.role && u.role->is_replica(node_id(self_));
-  if (!hosted) {
-    std::shared_ptr<partition> gone;
-    {
-      std::lock_guard lock(mutex_);
-      auto it = partitions_.find(u.tp);
-      if (it != partitions_.end()) {
-        gone = it->second;
-        partitions_.erase(it);
-      }
-    }
-    if (gone && listener_) listener_(u.tp, false, -1);
-    unfollowed_.erase(u.tp);
-    if (fetchers_) co_await fetchers_->unfollow(u.tp);
-    if (gone || logs_.find(u.tp)) {
-      // Wait for the partition's strand to finish what it is doing, and
-      // turn away what comes later (requests that found it before it was
-      // dropped from the map, fetches waiting on it), before its log goes.
-      if (gone) co_await run_on(gone->strand(), [&] { gone->mark_removed(); });
-      if (removal_hook_) co_await removal_hook_(u.tp, true);
-      auto err = logs_.remove(u.tp);
-      if (removal_hook_) co_await removal_hook_(u.tp, false);
-      if (err) {
-        spdlog::error("Cannot delete the log of {}: {}", name, err.message);
-        if (!error) error = err.code;
-      } else {
-        spdlog::info("Deleted log for partition {}", name);
-      }
-    }
-    co_return error;
-  }
-  std::shared_ptr<partition> p = get(u.tp);
-  if (!p) {
-    std::shared_ptr<storage::partition_log> log = logs_.find(u.tp);
-    if (!log) {
-      // Its files are written and synced on the role pool, several
-      // partitions at once (a new topic of many partitions).
-      if (auto err = co_await run_on(role_pool_.get_executor(),
-                                     [&] { return logs_.create(u.tp, u.topic_id, now_ms, &log); })) {
-        spdlog::error("Cannot create the log of {}: {}", name, err.message);
-        if (!error) error = err.code;
-        co_return error;
-      }
-      spdlog::info("Created log for partition {} in {}", name, log->dir().parent_path().string());
-      created.emplace_back(u.tp, log);
-    }
-    if (!log->topic_id()) log->adopt_topic_id(u.topic_id);
-    p = std::make_shared<partition>(executor_, u.tp, u.topic_id, std::move(log), node_id(self_), brokers_);
-    std::lock_guard lock(mutex_);
-    partitions_[u.tp] = p;
-  }
+  std::shared_ptr<partition> p = co_await hosted_partition(u, now_ms, created, &error);
+  if (!p) co_return error;
   const bool was_leader = p->is_leader();
   const int32_t previous_epoch = p->leader_epoch();
   const int32_t previous_leader = p->leader();
-  const bool leads = u.role->leader == node_id(self_);
-  const int64_t now = now_ms;
+  const bool leads = u.role->leader == self_;
   // A new leader stops fetching first, so no fetched batch lands after
   // its own writes begin.
   if (leads && fetchers_) {
@@ -137,6 +88,94 @@ asio::awaitable<std::error_code> replica_manager::apply_one(
     co_await fetchers_->unfollow(u.tp);
   }
   p->set_limits(u.limits);
+  if (auto ec = co_await take_role(p, u, now_ms)) {
+    spdlog::error("Cannot apply the new role of {}: {}", storage::partition_dir_name(u.tp), ec.message());
+    logs_.note_error(u.tp, ec);
+    if (!error) error = ec;
+  } else if (leads && !was_leader) {
+    spdlog::info("{} starts at leader epoch {} from offset {} with partition epoch {}, high watermark {}",
+                 storage::partition_dir_name(u.tp), u.role->leader_epoch.value, p->log_end_offset().value,
+                 u.role->partition_epoch.value, p->high_watermark().value);
+  }
+  if (!leads && fetchers_ && image) {
+    const bool moved = previous_epoch != u.role->leader_epoch.value || previous_leader != u.role->leader.value ||
+                       was_leader;
+    // Inline rather than a coroutine of its own: GCC 12 resumed such a
+    // nested coroutine with a corrupt frame (SIGILL in its resume switch).
+    if (u.role->leader == no_node) {
+      unfollowed_.erase(u.tp);
+      co_await fetchers_->unfollow(u.tp);
+    } else if (moved || unfollowed_.count(u.tp) || !fetchers_->follows(u.tp)) {
+      unfollowed_.erase(u.tp);
+      if (!co_await fetchers_->follow(p, u.role->leader, u.role->leader_epoch, *image))
+        unfollowed_.emplace(u.tp, std::make_pair(u.role->leader, u.role->leader_epoch));
+    }
+  }
+  if (listener_) listener_(u.tp, p->is_leader(), p->leader_epoch());
+  co_return error;
+}
+
+asio::awaitable<std::error_code> replica_manager::remove_partition(const storage::topic_partition& tp) {
+  std::error_code error;
+  std::shared_ptr<partition> gone;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = partitions_.find(tp);
+    if (it != partitions_.end()) {
+      gone = it->second;
+      partitions_.erase(it);
+    }
+  }
+  if (gone && listener_) listener_(tp, false, -1);
+  unfollowed_.erase(tp);
+  if (fetchers_) co_await fetchers_->unfollow(tp);
+  if (gone || logs_.find(tp)) {
+    // Wait for the partition's strand to finish what it is doing, and
+    // turn away what comes later (requests that found it before it was
+    // dropped from the map, fetches waiting on it), before its log goes.
+    if (gone) co_await run_on(gone->strand(), [&] { gone->mark_removed(); });
+    if (removal_hook_) co_await removal_hook_(tp, true);
+    auto err = logs_.remove(tp);
+    if (removal_hook_) co_await removal_hook_(tp, false);
+    if (err) {
+      spdlog::error("Cannot delete the log of {}: {}", storage::partition_dir_name(tp), err.message);
+      error = err.code;
+    } else {
+      spdlog::info("Deleted log for partition {}", storage::partition_dir_name(tp));
+    }
+  }
+  co_return error;
+}
+
+asio::awaitable<std::shared_ptr<partition>> replica_manager::hosted_partition(const partition_update& u,
+                                                                              int64_t now_ms,
+                                                                              std::vector<created_log>& created,
+                                                                              std::error_code* error) {
+  if (std::shared_ptr<partition> p = get(u.tp)) co_return p;
+  std::shared_ptr<storage::partition_log> log = logs_.find(u.tp);
+  if (!log) {
+    // Its files are written and synced on the role pool, several
+    // partitions at once (a new topic of many partitions).
+    if (auto err = co_await run_on(role_pool_.get_executor(),
+                                   [&] { return logs_.create(u.tp, u.topic_id, now_ms, &log); })) {
+      spdlog::error("Cannot create the log of {}: {}", storage::partition_dir_name(u.tp), err.message);
+      *error = err.code;
+      co_return nullptr;
+    }
+    spdlog::info("Created log for partition {} in {}", storage::partition_dir_name(u.tp),
+                 log->dir().parent_path().string());
+    created.emplace_back(u.tp, log);
+  }
+  if (!log->topic_id()) log->adopt_topic_id(u.topic_id);
+  auto p = std::make_shared<partition>(executor_, u.tp, u.topic_id, std::move(log), self_, brokers_);
+  std::lock_guard lock(mutex_);
+  partitions_[u.tp] = p;
+  co_return p;
+}
+
+asio::awaitable<std::error_code> replica_manager::take_role(const std::shared_ptr<partition>& p,
+                                                            const partition_update& u, int64_t now_ms) {
+  const bool leads = u.role->leader == self_;
   // A new leader's epoch checkpoint (two syncs) is written on the role
   // pool rather than on an I/O thread, many at once when a failover moves
   // many leaderships; become_leader then finds it written.
@@ -151,34 +190,12 @@ asio::awaitable<std::error_code> replica_manager::apply_one(
       written = !co_await run_on(role_pool_.get_executor(),
                                  [&] { return storage::leader_epoch_cache::write_prepared(*prepared); });
   }
-  if (auto ec = co_await run_on(p->strand(), [&] {
-        if (written) p->log().note_leader_epoch_written(*prepared);
-        p->log().mutable_log().set_config(u.log_config);
-        return leads ? p->become_leader(*u.role, u.leader, storage::broker_epoch(broker_epoch()), now)
-                     : p->become_follower(*u.role);
-      })) {
-    spdlog::error("Cannot apply the new role of {}: {}", name, ec.message());
-    logs_.note_error(u.tp, ec);
-    if (!error) error = ec;
-  } else if (leads && !was_leader) {
-    spdlog::info("{} starts at leader epoch {} from offset {} with partition epoch {}, high watermark {}", name,
-                 u.role->leader_epoch.value, p->log_end_offset().value, u.role->partition_epoch.value,
-                 p->high_watermark().value);
-  }
-  if (!leads && fetchers_ && image) {
-    const bool moved = previous_epoch != u.role->leader_epoch.value || previous_leader != u.role->leader.value ||
-                       was_leader;
-    if (u.role->leader == no_node) {
-      unfollowed_.erase(u.tp);
-      co_await fetchers_->unfollow(u.tp);
-    } else if (moved || unfollowed_.count(u.tp) || !fetchers_->follows(u.tp)) {
-      unfollowed_.erase(u.tp);
-      if (!co_await fetchers_->follow(p, u.role->leader, u.role->leader_epoch, *image))
-        unfollowed_.emplace(u.tp, std::make_pair(u.role->leader, u.role->leader_epoch));
-    }
-  }
-  if (listener_) listener_(u.tp, p->is_leader(), p->leader_epoch());
-  co_return error;
+  co_return co_await run_on(p->strand(), [&] {
+    if (written) p->log().note_leader_epoch_written(*prepared);
+    p->log().mutable_log().set_config(u.log_config);
+    return leads ? p->become_leader(*u.role, u.leader, storage::broker_epoch(broker_epoch()), now_ms)
+                 : p->become_follower(*u.role);
+  });
 }
 
 }  // namespace hw::broker

@@ -58,7 +58,7 @@ class replica_manager {
 
   std::shared_ptr<partition> get(const storage::topic_partition& tp) const;
   std::vector<std::shared_ptr<partition>> all() const;
-  int32_t self() const { return self_; }
+  node_id self() const { return self_; }
   storage::log_manager& logs() { return logs_; }
 
   // Around deleting a partition's log: `before` may wait (off the io
@@ -83,13 +83,23 @@ class replica_manager {
  private:
   // Role changes in flight at once; their file syncs run on role_pool_.
   static constexpr size_t k_parallel_role_changes = 16;
+  using created_log = std::pair<storage::topic_partition, std::shared_ptr<storage::partition_log>>;
   asio::awaitable<std::error_code> apply_one(partition_update& u, int64_t now_ms,
                                              const std::shared_ptr<const controller::metadata_image>& image,
-                                             std::vector<std::pair<storage::topic_partition, std::shared_ptr<storage::partition_log>>>& created);
+                                             std::vector<created_log>& created);
+  // Steps of apply_one: a partition no longer hosted here goes with its
+  // log; a hosted one is found or created (null: its log could not be),
+  // and takes its role.
+  asio::awaitable<std::error_code> remove_partition(const storage::topic_partition& tp);
+  asio::awaitable<std::shared_ptr<partition>> hosted_partition(const partition_update& u, int64_t now_ms,
+                                                               std::vector<created_log>& created,
+                                                               std::error_code* error);
+  asio::awaitable<std::error_code> take_role(const std::shared_ptr<partition>& p, const partition_update& u,
+                                             int64_t now_ms);
 
   asio::any_io_executor executor_;
   storage::log_manager& logs_;
-  int32_t self_;
+  node_id self_;
   leadership_listener listener_;
   removal_hook removal_hook_;
   broker_lookup brokers_;

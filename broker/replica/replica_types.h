@@ -1,7 +1,7 @@
 #pragma once
-// The replication vocabulary as strong types (storage/types.h has the rest:
-// offset, leader_epoch, node_id, broker_epoch), and a partition's place in
-// the cluster as the metadata log gives it.
+// The replication vocabulary (the strong types of storage/types.h, which
+// the controller's image uses too), and a partition's place in the cluster
+// as the metadata log gives it.
 
 #include <cstdint>
 #include <functional>
@@ -17,10 +17,7 @@ using storage::leader_epoch;
 using storage::node_id;
 using storage::offset;
 
-// A partition registration's version: every change the controller makes to
-// the partition (leader, ISR, ELR, replicas) bumps it; AlterPartition uses
-// it as its compare-and-set key.
-using partition_epoch = storage::named_type<int32_t, struct partition_epoch_tag>;
+using storage::partition_epoch;
 
 inline constexpr node_id no_node{-1};
 

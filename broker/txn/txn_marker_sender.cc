@@ -57,7 +57,7 @@ asio::awaitable<void> txn_marker_sender::run(marker_job job, std::function<void(
     if (stopped_ || !wanted_(job)) co_return;
     auto image = metadata_.image();
     // Partitions by their leader's endpoint; gone topics are done.
-    std::map<int32_t, std::vector<txn_topic_partition>> by_leader;
+    std::map<storage::node_id, std::vector<txn_topic_partition>> by_leader;
     for (auto it = left.begin(); it != left.end();) {
       const auto* reg = image->partition(it->first, it->second);
       if (!image->topic(it->first) || !reg) {
@@ -66,7 +66,7 @@ asio::awaitable<void> txn_marker_sender::run(marker_job job, std::function<void(
         it = left.erase(it);
         continue;
       }
-      if (reg->leader >= 0) by_leader[reg->leader].push_back(*it);
+      if (reg->has_leader()) by_leader[reg->leader].push_back(*it);
       ++it;
     }
     if (left.empty()) break;
@@ -88,12 +88,12 @@ asio::awaitable<void> txn_marker_sender::run(marker_job job, std::function<void(
         t.name = topic;
         t.partition_indexes = std::move(ids);
       }
-      auto client = clients_.get(leader, endpoint->host, endpoint->port);
+      auto client = clients_.get(leader.value, endpoint->host, endpoint->port);
       auto outcome = co_await client->call<msg::write_txn_markers_response>(k_api_key, k_api_version, request,
                                                                             options_.request_timeout);
       if (stopped_) co_return;
       if (outcome.error) {
-        spdlog::debug("Transaction {}: markers to broker {} failed: {}", job.transactional_id, leader,
+        spdlog::debug("Transaction {}: markers to broker {} failed: {}", job.transactional_id, leader.value,
                       outcome.error.message());
         continue;
       }

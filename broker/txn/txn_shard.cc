@@ -281,87 +281,94 @@ void txn_shard::end_txn(request_token token, const std::string& transactional_id
   if (done) answer(token, *done);
 }
 
+namespace {
+
+std::optional<end_txn_result> end_error(error_code e) { return end_txn_result{e}; }
+
+}  // namespace
+
 std::optional<end_txn_result> txn_shard::begin_end(const std::string& transactional_id,
                                                    producer_id_and_epoch producer, bool commit,
                                                    int16_t client_version, bool from_client,
                                                    std::optional<int64_t> fresh_producer_id, then next,
                                                    std::optional<request_token> token, int64_t now_ms) {
-  using enum txn_state;
-  auto fail = [](error_code e) { return std::optional<end_txn_result>(end_txn_result{e}); };
-  if (transactional_id.empty()) return fail(error_code::invalid_request);
+  if (transactional_id.empty()) return end_error(error_code::invalid_request);
   txn_metadata* m = find_mutable(transactional_id);
-  if (!m) return fail(error_code::invalid_producer_id_mapping);
-  const bool fence = m->pending() == prepare_epoch_fence;
-  const bool v2 = bumps_epoch_at_end(client_version);
-  const txn_state to = commit ? prepare_commit : prepare_abort;
-  auto wrong_state = [&] {
-    return fail(error_code::invalid_txn_state);
-  };
-  // Writes the prepare record (no_partition_added: a v2 abort of a
-  // transaction that added nothing).
-  auto prepare = [&](txn_state target, bool no_partition_added) -> std::optional<end_txn_result> {
-    int64_t next_producer_id = k_no_producer_id;
-    if (v2 && !fence && m->epoch_exhausted()) {
-      if (!fresh_producer_id) return fail(error_code::coordinator_not_available);
-      next_producer_id = *fresh_producer_id;
-    }
-    if (target == prepare_abort && fence) m->take_over_fence(producer.epoch);
-    auto p = m->prepare_abort_or_commit(target, v2 ? client_version : 0, next_producer_id, now_ms, no_partition_added);
-    if (!p.ok()) {
-      illegal(transactional_id, p.illegal);
-      return fail(error_code::unknown_server_error);
-    }
-    append(transactional_id, *p.transit, next, token);
-    return std::nullopt;
-  };
-  // Nothing to write: the transaction already ended that way (a retry).
-  auto already = [&]() -> std::optional<end_txn_result> {
-    if (!v2) return end_txn_result{};
-    return end_txn_result{error_code::none, m->producer_id(), m->producer_epoch()};
-  };
+  if (!m) return end_error(error_code::invalid_producer_id_mapping);
+  const end_call call{transactional_id, producer, commit, client_version, from_client, fresh_producer_id,
+                      next,             token,    now_ms, m->pending() == txn_state::prepare_epoch_fence};
+  return bumps_epoch_at_end(client_version) ? end_v2(*m, call) : end_v1(*m, call);
+}
 
-  if (!v2) {
-    // Version 0 and 1 clients never bump their epoch: it must match.
-    if (m->producer_id() != producer.id) return fail(error_code::invalid_producer_id_mapping);
-    if ((from_client && producer.epoch != m->producer_epoch()) || producer.epoch < m->producer_epoch())
-      return fail(error_code::producer_fenced);
-    if (m->has_pending() && !fence) return fail(error_code::concurrent_transactions);
-    switch (m->state()) {
-      case ongoing:
-        return prepare(to, false);
-      case complete_commit:
-        return commit ? already() : wrong_state();
-      case complete_abort:
-        return commit ? wrong_state() : already();
-      case prepare_commit:
-        return commit ? fail(error_code::concurrent_transactions) : wrong_state();
-      case prepare_abort:
-        return commit ? wrong_state() : fail(error_code::concurrent_transactions);
-      case empty:
-        return wrong_state();
-      case dead:
-      case prepare_epoch_fence:
-        break;
-    }
-    illegal(transactional_id, "EndTxn found the state " + std::string(state_name(m->state())));
-    return fail(error_code::unknown_server_error);
+std::optional<end_txn_result> txn_shard::write_prepare(txn_metadata& m, const end_call& c, txn_state target,
+                                                       bool no_partition_added) {
+  const bool v2 = bumps_epoch_at_end(c.client_version);
+  int64_t next_producer_id = k_no_producer_id;
+  if (v2 && !c.fence && m.epoch_exhausted()) {
+    if (!c.fresh_producer_id) return end_error(error_code::coordinator_not_available);
+    next_producer_id = *c.fresh_producer_id;
   }
+  if (target == txn_state::prepare_abort && c.fence) m.take_over_fence(c.producer.epoch);
+  auto p = m.prepare_abort_or_commit(target, v2 ? c.client_version : 0, next_producer_id, c.now_ms,
+                                     no_partition_added);
+  if (!p.ok()) {
+    illegal(c.transactional_id, p.illegal);
+    return end_error(error_code::unknown_server_error);
+  }
+  append(c.transactional_id, *p.transit, c.next, c.token);
+  return std::nullopt;
+}
 
-  // Version 2: every end bumps the epoch, so the epoch tells a retry (one
-  // below the current) from the next end (the current).
-  const bool retry_on_overflow = !fence && m->prev_producer_id() == producer.id &&
-                                 producer.epoch == INT16_MAX - 1 && m->producer_epoch() == 0;
-  const bool retry_on_bump = !fence && m->producer_epoch() == producer.epoch + 1;
+// Version 0 and 1 clients never bump their epoch: it must match.
+std::optional<end_txn_result> txn_shard::end_v1(txn_metadata& m, const end_call& c) {
+  using enum txn_state;
+  const auto wrong_state = end_error(error_code::invalid_txn_state);
+  const auto concurrent = end_error(error_code::concurrent_transactions);
+  // Nothing to write: the transaction already ended that way (a retry).
+  const std::optional<end_txn_result> already = end_txn_result{};
+  if (m.producer_id() != c.producer.id) return end_error(error_code::invalid_producer_id_mapping);
+  if ((c.from_client && c.producer.epoch != m.producer_epoch()) || c.producer.epoch < m.producer_epoch())
+    return end_error(error_code::producer_fenced);
+  if (m.has_pending() && !c.fence) return concurrent;
+  switch (m.state()) {
+    case ongoing:
+      return write_prepare(m, c, c.commit ? prepare_commit : prepare_abort, false);
+    case complete_commit:
+      return c.commit ? already : wrong_state;
+    case complete_abort:
+      return c.commit ? wrong_state : already;
+    case prepare_commit:
+      return c.commit ? concurrent : wrong_state;
+    case prepare_abort:
+      return c.commit ? wrong_state : concurrent;
+    case empty:
+      return wrong_state;
+    case dead:
+    case prepare_epoch_fence:
+      break;
+  }
+  illegal(c.transactional_id, "EndTxn found the state " + std::string(state_name(m.state())));
+  return end_error(error_code::unknown_server_error);
+}
+
+// Version 2: every end bumps the epoch, so the epoch tells a retry (one
+// below the current) from the next end (the current).
+std::optional<end_txn_result> txn_shard::end_v2(txn_metadata& m, const end_call& c) {
+  using enum txn_state;
+  const bool retry_on_overflow = !c.fence && m.prev_producer_id() == c.producer.id &&
+                                 c.producer.epoch == INT16_MAX - 1 && m.producer_epoch() == 0;
+  const bool retry_on_bump = !c.fence && m.producer_epoch() == c.producer.epoch + 1;
+  const bool retry = retry_on_bump || retry_on_overflow;
   bool valid_epoch = false;
-  if (fence) {
-    valid_epoch = (!from_client || producer.epoch == m->producer_epoch()) && producer.epoch >= m->producer_epoch();
+  if (c.fence) {
+    valid_epoch = (!c.from_client || c.producer.epoch == m.producer_epoch()) && c.producer.epoch >= m.producer_epoch();
   } else {
-    switch (m->state()) {
+    switch (m.state()) {
       case ongoing:
       case empty:
       case dead:
       case prepare_epoch_fence:
-        valid_epoch = producer.epoch == m->producer_epoch();
+        valid_epoch = c.producer.epoch == m.producer_epoch();
         break;
       case prepare_commit:
       case prepare_abort:
@@ -369,40 +376,43 @@ std::optional<end_txn_result> txn_shard::begin_end(const std::string& transactio
         break;
       case complete_commit:
       case complete_abort:
-        valid_epoch = retry_on_bump || retry_on_overflow || producer.epoch == m->producer_epoch();
+        valid_epoch = retry || c.producer.epoch == m.producer_epoch();
         break;
     }
   }
-  const bool retry = retry_on_bump || retry_on_overflow;
   // A change in flight is waited out before the epoch is judged, as Kafka
   // does: while the markers of the last end are written the state is still
   // PrepareCommit/PrepareAbort at the bumped epoch, and the producer's next
   // end at that epoch (an abort of the transaction it has just begun) is
   // the next end, not a stale one.
-  if (m->has_pending() && !fence) return fail(error_code::concurrent_transactions);
-  if (m->producer_id() != producer.id && !retry_on_overflow) return fail(error_code::invalid_producer_id_mapping);
-  if (!valid_epoch) return fail(error_code::producer_fenced);
-  switch (m->state()) {
+  if (m.has_pending() && !c.fence) return end_error(error_code::concurrent_transactions);
+  if (m.producer_id() != c.producer.id && !retry_on_overflow) return end_error(error_code::invalid_producer_id_mapping);
+  if (!valid_epoch) return end_error(error_code::producer_fenced);
+  const auto wrong_state = end_error(error_code::invalid_txn_state);
+  const auto concurrent = end_error(error_code::concurrent_transactions);
+  // Nothing to write: the transaction already ended that way (a retry).
+  const std::optional<end_txn_result> already = end_txn_result{error_code::none, m.producer_id(), m.producer_epoch()};
+  switch (m.state()) {
     case ongoing:
-      return prepare(to, false);
+      return write_prepare(m, c, c.commit ? prepare_commit : prepare_abort, false);
     case complete_commit:
-      if (commit) return retry ? already() : wrong_state();
-      return retry ? wrong_state() : prepare(prepare_abort, true);
+      if (c.commit) return retry ? already : wrong_state;
+      return retry ? wrong_state : write_prepare(m, c, prepare_abort, true);
     case complete_abort:
-      if (!commit) return retry ? already() : prepare(prepare_abort, true);
-      return wrong_state();
+      if (!c.commit) return retry ? already : write_prepare(m, c, prepare_abort, true);
+      return wrong_state;
     case prepare_commit:
-      return commit ? fail(error_code::concurrent_transactions) : wrong_state();
+      return c.commit ? concurrent : wrong_state;
     case prepare_abort:
-      return commit ? wrong_state() : fail(error_code::concurrent_transactions);
+      return c.commit ? wrong_state : concurrent;
     case empty:
-      return commit ? wrong_state() : prepare(prepare_abort, true);
+      return c.commit ? wrong_state : write_prepare(m, c, prepare_abort, true);
     case dead:
     case prepare_epoch_fence:
       break;
   }
-  illegal(transactional_id, "EndTxn found the state " + std::string(state_name(m->state())));
-  return fail(error_code::unknown_server_error);
+  illegal(c.transactional_id, "EndTxn found the state " + std::string(state_name(m.state())));
+  return end_error(error_code::unknown_server_error);
 }
 
 void txn_shard::after_prepare(const in_flight& f, int64_t now_ms) {

@@ -223,6 +223,25 @@ class txn_shard {
                                           bool commit, int16_t client_version, bool from_client,
                                           std::optional<int64_t> fresh_producer_id, then next,
                                           std::optional<request_token> token, int64_t now_ms);
+  // One EndTxn (or the coordinator's own abort) as begin_end was asked it.
+  struct end_call {
+    const std::string& transactional_id;
+    producer_id_and_epoch producer;
+    bool commit;
+    int16_t client_version;
+    bool from_client;
+    std::optional<int64_t> fresh_producer_id;
+    then next;
+    std::optional<request_token> token;
+    int64_t now_ms;
+    bool fence;  // the id's pending change is InitProducerId's fencing
+  };
+  std::optional<end_txn_result> end_v1(txn_metadata& m, const end_call& call);
+  std::optional<end_txn_result> end_v2(txn_metadata& m, const end_call& call);
+  // Writes the prepare record (no_partition_added: a v2 abort of a
+  // transaction that added nothing).
+  std::optional<end_txn_result> write_prepare(txn_metadata& m, const end_call& call, txn_state target,
+                                              bool no_partition_added);
   // The prepare record is durable: answer and hand out the markers.
   void after_prepare(const in_flight& f, int64_t now_ms);
   void abort_timed_out(int64_t now_ms);

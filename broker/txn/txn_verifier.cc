@@ -64,7 +64,7 @@ asio::awaitable<verify_errors> txn_verifier::run(verify_request request) {
   auto image = metadata_.image();
   const int32_t index = txn_partition(request.transactional_id, options_.num_txn_partitions);
   const auto* reg = image->partition(std::string(transaction_state_topic), index);
-  const auto* broker = reg && reg->leader >= 0 ? image->broker(reg->leader) : nullptr;
+  const auto* broker = reg && reg->has_leader() ? image->broker(reg->leader) : nullptr;
   const auto* endpoint = broker ? broker->endpoint(options_.listener) : nullptr;
   if (!endpoint) co_return all_of(request.partitions, error_code::coordinator_not_available);
 
@@ -81,11 +81,11 @@ asio::awaitable<verify_errors> txn_verifier::run(verify_request request) {
     }
     txn.topics.back().partitions.push_back(partition);
   }
-  auto client = clients_.get(reg->leader, endpoint->host, endpoint->port);
+  auto client = clients_.get(reg->leader.value, endpoint->host, endpoint->port);
   auto outcome =
       co_await client->call<msg::add_partitions_to_txn_response>(k_api_key, k_api_version, out, options_.request_timeout);
   if (outcome.error) {
-    spdlog::debug("Verifying {}'s transaction with broker {}: {}", request.transactional_id, reg->leader,
+    spdlog::debug("Verifying {}'s transaction with broker {}: {}", request.transactional_id, reg->leader.value,
                   outcome.error.message());
     co_return all_of(request.partitions, error_code::network_exception);
   }

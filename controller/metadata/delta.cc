@@ -15,6 +15,8 @@ std::map<std::string, supported_feature> features_of(const auto& list) {
   return out;
 }
 
+std::vector<node_id> nodes(const std::vector<int32_t>& ids) { return storage::named_list<node_id>(ids); }
+
 std::vector<broker_endpoint> endpoints_of(const auto& list) {
   std::vector<broker_endpoint> out;
   for (const auto& e : list) out.push_back({e.name, e.host, e.port, e.security_protocol});
@@ -25,16 +27,16 @@ std::vector<broker_endpoint> endpoints_of(const auto& list) {
 
 partition_registration merge(const partition_registration& current, const msg::partition_change_record& r) {
   partition_registration p = current;
-  if (r.replicas) p.replicas = *r.replicas;
-  if (r.isr) p.isr = *r.isr;
-  if (r.removing_replicas) p.removing = *r.removing_replicas;
-  if (r.adding_replicas) p.adding = *r.adding_replicas;
+  if (r.replicas) p.replicas = nodes(*r.replicas);
+  if (r.isr) p.isr = nodes(*r.isr);
+  if (r.removing_replicas) p.removing = nodes(*r.removing_replicas);
+  if (r.adding_replicas) p.adding = nodes(*r.adding_replicas);
   if (r.directories) p.directories = *r.directories;
-  if (r.eligible_leader_replicas) p.elr = *r.eligible_leader_replicas;
-  if (r.last_known_elr) p.last_known_elr = *r.last_known_elr;
+  if (r.eligible_leader_replicas) p.elr = nodes(*r.eligible_leader_replicas);
+  if (r.last_known_elr) p.last_known_elr = nodes(*r.last_known_elr);
   // A leader field present (even the same leader) starts a new leader epoch.
   if (r.leader != no_leader_change) {
-    p.leader = r.leader;
+    p.leader = node_id(r.leader);
     ++p.leader_epoch;
   }
   if (r.leader_recovery_state != -1) p.leader_recovery_state = r.leader_recovery_state;
@@ -110,17 +112,17 @@ metadata_delta::replay_result metadata_delta::replay_partition(const msg::partit
     return "PartitionRecord " + std::to_string(r.partition_id) + ": directories do not match replicas";
   }
   partition_registration p;
-  p.replicas = r.replicas;
-  p.isr = r.isr;
-  p.removing = r.removing_replicas;
-  p.adding = r.adding_replicas;
-  p.leader = r.leader;
+  p.replicas = nodes(r.replicas);
+  p.isr = nodes(r.isr);
+  p.removing = nodes(r.removing_replicas);
+  p.adding = nodes(r.adding_replicas);
+  p.leader = node_id(r.leader);
   p.leader_recovery_state = r.leader_recovery_state;
-  p.leader_epoch = r.leader_epoch;
-  p.partition_epoch = r.partition_epoch;
+  p.leader_epoch = leader_epoch(r.leader_epoch);
+  p.partition_epoch = partition_epoch(r.partition_epoch);
   p.directories = r.directories;
-  if (r.eligible_leader_replicas) p.elr = *r.eligible_leader_replicas;
-  if (r.last_known_elr) p.last_known_elr = *r.last_known_elr;
+  if (r.eligible_leader_replicas) p.elr = nodes(*r.eligible_leader_replicas);
+  if (r.last_known_elr) p.last_known_elr = nodes(*r.last_known_elr);
   mutable_topic(r.topic_id).partitions[r.partition_id] = std::move(p);
   changed_partitions_.emplace(r.topic_id, r.partition_id);
   return std::nullopt;
@@ -204,8 +206,8 @@ metadata_delta::replay_result metadata_delta::replay_config(const msg::config_re
 metadata_delta::replay_result metadata_delta::replay_register_broker(const msg::register_broker_record& r) {
   if (r.broker_id < 0) return "RegisterBrokerRecord with broker id " + std::to_string(r.broker_id);
   broker_registration b;
-  b.id = r.broker_id;
-  b.epoch = r.broker_epoch;
+  b.id = node_id(r.broker_id);
+  b.epoch = broker_epoch(r.broker_epoch);
   b.incarnation_id = r.incarnation_id;
   b.endpoints = endpoints_of(r.end_points);
   b.rack = r.rack;
@@ -214,33 +216,33 @@ metadata_delta::replay_result metadata_delta::replay_register_broker(const msg::
   b.features = features_of(r.features);
   b.log_dirs = r.log_dirs;
   if (r.cordoned_log_dirs) b.cordoned_log_dirs = *r.cordoned_log_dirs;
-  next_.brokers[r.broker_id] = std::move(b);
-  changed_brokers_.insert(r.broker_id);
+  next_.brokers[node_id(r.broker_id)] = std::move(b);
+  changed_brokers_.insert(node_id(r.broker_id));
   return std::nullopt;
 }
 
 metadata_delta::replay_result metadata_delta::replay_unregister_broker(const msg::unregister_broker_record& r) {
-  auto it = next_.brokers.find(r.broker_id);
+  auto it = next_.brokers.find(node_id(r.broker_id));
   if (it == next_.brokers.end()) {
     return "UnregisterBrokerRecord for broker " + std::to_string(r.broker_id) + ", which is not registered";
   }
-  if (it->second.epoch != r.broker_epoch) {
+  if (it->second.epoch != broker_epoch(r.broker_epoch)) {
     return "UnregisterBrokerRecord for broker " + std::to_string(r.broker_id) + " with epoch " +
-           std::to_string(r.broker_epoch) + ", but its epoch is " + std::to_string(it->second.epoch);
+           std::to_string(r.broker_epoch) + ", but its epoch is " + std::to_string(it->second.epoch.value);
   }
   next_.brokers.erase(it);
-  changed_brokers_.insert(r.broker_id);
+  changed_brokers_.insert(node_id(r.broker_id));
   return std::nullopt;
 }
 
 metadata_delta::replay_result metadata_delta::replay_fencing(
     int32_t id, int64_t epoch, int8_t fenced, int8_t shutdown, const std::vector<protocol::uuid>* log_dirs,
     const std::optional<std::vector<protocol::uuid>>* cordoned) {
-  auto it = next_.brokers.find(id);
+  auto it = next_.brokers.find(node_id(id));
   if (it == next_.brokers.end()) return "broker change for broker " + std::to_string(id) + ", which is not registered";
-  if (it->second.epoch != epoch) {
+  if (it->second.epoch != broker_epoch(epoch)) {
     return "broker change for broker " + std::to_string(id) + " with epoch " + std::to_string(epoch) +
-           ", but its epoch is " + std::to_string(it->second.epoch);
+           ", but its epoch is " + std::to_string(it->second.epoch.value);
   }
   // BrokerRegistrationFencingChange: 1 fence, -1 unfence, 0 unchanged;
   // BrokerRegistrationInControlledShutdownChange: 1 entering, 0 unchanged.
@@ -252,7 +254,7 @@ metadata_delta::replay_result metadata_delta::replay_fencing(
   if (shutdown == 1) b.in_controlled_shutdown = true;
   if (log_dirs && !log_dirs->empty()) b.log_dirs = *log_dirs;
   if (cordoned && cordoned->has_value()) b.cordoned_log_dirs = **cordoned;
-  changed_brokers_.insert(id);
+  changed_brokers_.insert(node_id(id));
   return std::nullopt;
 }
 
@@ -282,11 +284,11 @@ metadata_delta::replay_result metadata_delta::replay_producer_ids(const msg::pro
 
 metadata_delta::replay_result metadata_delta::replay_register_controller(const msg::register_controller_record& r) {
   controller_registration c;
-  c.id = r.controller_id;
+  c.id = node_id(r.controller_id);
   c.incarnation_id = r.incarnation_id;
   c.endpoints = endpoints_of(r.end_points);
   c.features = features_of(r.features);
-  next_.controllers[r.controller_id] = std::move(c);
+  next_.controllers[node_id(r.controller_id)] = std::move(c);
   return std::nullopt;
 }
 

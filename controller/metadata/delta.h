@@ -68,7 +68,7 @@ class metadata_delta {
   std::vector<partition_change> changed_partitions() const;
   const std::set<config_resource>& changed_configs() const { return changed_configs_; }
   // Brokers registered, changed or unregistered here.
-  const std::set<int32_t>& changed_brokers() const { return changed_brokers_; }
+  const std::set<node_id>& changed_brokers() const { return changed_brokers_; }
   bool features_changed() const { return features_changed_; }
   bool producer_ids_changed() const { return current().next_producer_id != base_->next_producer_id; }
 
@@ -101,7 +101,7 @@ class metadata_delta {
   std::map<protocol::uuid, std::shared_ptr<const topic_image>> deleted_topics_;
   std::set<std::pair<protocol::uuid, int32_t>> changed_partitions_;
   std::set<config_resource> changed_configs_;
-  std::set<int32_t> changed_brokers_;
+  std::set<node_id> changed_brokers_;
   bool features_changed_ = false;
   bool applied_ = false;
 };

@@ -4,11 +4,11 @@
 
 namespace hw::controller {
 
-bool partition_registration::in_isr(int32_t broker) const {
+bool partition_registration::in_isr(node_id broker) const {
   return std::find(isr.begin(), isr.end(), broker) != isr.end();
 }
 
-bool partition_registration::is_replica(int32_t broker) const {
+bool partition_registration::is_replica(node_id broker) const {
   return std::find(replicas.begin(), replicas.end(), broker) != replicas.end();
 }
 
@@ -42,21 +42,40 @@ const partition_registration* metadata_image::partition(std::string_view name, i
   return it == topics_by_name.end() ? nullptr : this->partition(it->second, partition);
 }
 
-const broker_registration* metadata_image::broker(int32_t id) const {
+const broker_registration* metadata_image::broker(node_id id) const {
   auto it = brokers.find(id);
   return it == brokers.end() ? nullptr : &it->second;
 }
 
-std::vector<int32_t> metadata_image::alive_brokers() const {
-  std::vector<int32_t> out;
+bool metadata_image::active_broker(node_id id) const {
+  const broker_registration* b = broker(id);
+  return b && !b->fenced && !b->in_controlled_shutdown;
+}
+
+protocol::uuid metadata_image::default_log_dir(node_id id) const {
+  // Kafka's DirectoryId.UNASSIGNED (0) and MIGRATING (2).
+  auto reserved = [](uint8_t low) {
+    protocol::uuid dir;
+    dir.bytes[15] = low;
+    return dir;
+  };
+  const broker_registration* b = broker(id);
+  if (!b) return reserved(0);
+  if (b->log_dirs.empty()) return reserved(2);
+  if (b->log_dirs.size() == 1) return b->log_dirs.front();
+  return reserved(0);  // the broker picks one and reports it
+}
+
+std::vector<node_id> metadata_image::alive_brokers() const {
+  std::vector<node_id> out;
   for (const auto& [id, b] : brokers) {
     if (!b.fenced) out.push_back(id);
   }
   return out;
 }
 
-std::vector<std::pair<int32_t, broker_endpoint>> metadata_image::endpoints(std::string_view listener) const {
-  std::vector<std::pair<int32_t, broker_endpoint>> out;
+std::vector<std::pair<node_id, broker_endpoint>> metadata_image::endpoints(std::string_view listener) const {
+  std::vector<std::pair<node_id, broker_endpoint>> out;
   for (const auto& [id, b] : brokers) {
     if (const broker_endpoint* e = b.endpoint(listener)) out.emplace_back(id, *e);
   }

@@ -22,29 +22,35 @@
 
 namespace hw::controller {
 
-// Kafka's sentinels in partition registrations and change records.
-inline constexpr int32_t no_leader = -1;
+using storage::broker_epoch;
+using storage::leader_epoch;
+using storage::node_id;
+using storage::partition_epoch;
+
+// Kafka's sentinels: no leader (in a registration and a change record), and
+// a change record that leaves the leader as it is.
+inline constexpr node_id no_leader{-1};
 inline constexpr int32_t no_leader_change = -2;
 
 // LeaderRecoveryState: RECOVERED 0, RECOVERING 1 (after an unclean election).
 enum class leader_recovery_state : int8_t { recovered = 0, recovering = 1 };
 
 struct partition_registration {
-  std::vector<int32_t> replicas;
-  std::vector<int32_t> isr;
-  std::vector<int32_t> elr;             // eligible leader replicas (KIP-966)
-  std::vector<int32_t> last_known_elr;  // ELR members last seen before the ELR emptied
-  std::vector<int32_t> removing;        // reassignment: replicas on their way out
-  std::vector<int32_t> adding;          // reassignment: replicas on their way in
-  int32_t leader = no_leader;
+  std::vector<node_id> replicas;
+  std::vector<node_id> isr;
+  std::vector<node_id> elr;             // eligible leader replicas (KIP-966)
+  std::vector<node_id> last_known_elr;  // ELR members last seen before the ELR emptied
+  std::vector<node_id> removing;        // reassignment: replicas on their way out
+  std::vector<node_id> adding;          // reassignment: replicas on their way in
+  node_id leader = no_leader;
   int8_t leader_recovery_state = 0;
-  int32_t leader_epoch = 0;
-  int32_t partition_epoch = 0;
+  storage::leader_epoch leader_epoch{0};
+  storage::partition_epoch partition_epoch{0};
   std::vector<protocol::uuid> directories;  // per replica, same order
 
   bool has_leader() const { return leader != no_leader; }
-  bool in_isr(int32_t broker) const;
-  bool is_replica(int32_t broker) const;
+  bool in_isr(node_id broker) const;
+  bool is_replica(node_id broker) const;
   bool operator==(const partition_registration&) const = default;
 };
 
@@ -69,8 +75,8 @@ struct supported_feature {
 };
 
 struct broker_registration {
-  int32_t id = -1;
-  int64_t epoch = -1;  // the offset of its RegisterBrokerRecord
+  node_id id{-1};
+  broker_epoch epoch{-1};  // the offset of its RegisterBrokerRecord
   protocol::uuid incarnation_id;
   std::vector<broker_endpoint> endpoints;
   std::optional<std::string> rack;
@@ -85,7 +91,7 @@ struct broker_registration {
 };
 
 struct controller_registration {
-  int32_t id = -1;
+  node_id id{-1};
   protocol::uuid incarnation_id;
   std::vector<broker_endpoint> endpoints;
   std::map<std::string, supported_feature> features;
@@ -119,8 +125,8 @@ struct image_provenance {
 struct metadata_image {
   std::map<protocol::uuid, std::shared_ptr<const topic_image>> topics_by_id;
   std::map<std::string, protocol::uuid, std::less<>> topics_by_name;
-  std::map<int32_t, broker_registration> brokers;
-  std::map<int32_t, controller_registration> controllers;
+  std::map<node_id, broker_registration> brokers;
+  std::map<node_id, controller_registration> controllers;
   std::map<config_resource, std::map<std::string, std::string>> configs;
   std::map<std::string, int16_t, std::less<>> features;  // metadata.version included
   int64_t next_producer_id = 0;  // the first id of the next block to hand out
@@ -131,11 +137,18 @@ struct metadata_image {
   const partition_registration* partition(const protocol::uuid& topic_id, int32_t partition) const;
   const partition_registration* partition(std::string_view topic, int32_t partition) const;
 
-  const broker_registration* broker(int32_t id) const;
+  const broker_registration* broker(node_id id) const;
+  // Registered, unfenced and not shutting down: may lead, join ISRs and
+  // take new replicas' leadership.
+  bool active_broker(node_id id) const;
+  // The log dir a new replica on broker goes to (Kafka's defaultDir): its
+  // only log dir; UNASSIGNED with several (the broker picks) or when it is
+  // not registered; MIGRATING when it registered none.
+  protocol::uuid default_log_dir(node_id broker) const;
   // Unfenced brokers, by id.
-  std::vector<int32_t> alive_brokers() const;
+  std::vector<node_id> alive_brokers() const;
   // (broker id, endpoint) of every broker with that listener, fenced or not.
-  std::vector<std::pair<int32_t, broker_endpoint>> endpoints(std::string_view listener) const;
+  std::vector<std::pair<node_id, broker_endpoint>> endpoints(std::string_view listener) const;
 
   std::optional<int16_t> feature_level(std::string_view name) const;
   // metadata.version; the minimum when the log has not set it.

@@ -52,8 +52,8 @@ void write_features(const metadata_image& image, std::vector<metadata_record>& o
 
 msg::register_broker_record broker_record(const broker_registration& b, metadata_version mv) {
   msg::register_broker_record r;
-  r.broker_id = b.id;
-  r.broker_epoch = b.epoch;
+  r.broker_id = b.id.value;
+  r.broker_epoch = b.epoch.value;
   r.incarnation_id = b.incarnation_id;
   r.rack = b.rack;
   r.fenced = b.fenced;
@@ -68,7 +68,7 @@ msg::register_broker_record broker_record(const broker_registration& b, metadata
 
 msg::register_controller_record controller_record(const controller_registration& c) {
   msg::register_controller_record r;
-  r.controller_id = c.id;
+  r.controller_id = c.id.value;
   r.incarnation_id = c.incarnation_id;
   add_endpoints_and_features(r, c.endpoints, c.features);
   return r;
@@ -86,17 +86,17 @@ msg::partition_record partition_record(const topic_image& topic, int32_t id, con
   msg::partition_record r;
   r.partition_id = id;
   r.topic_id = topic.id;
-  r.replicas = p.replicas;
-  r.isr = p.isr;
-  r.removing_replicas = p.removing;
-  r.adding_replicas = p.adding;
-  r.leader = p.leader;
+  r.replicas = storage::plain_list(p.replicas);
+  r.isr = storage::plain_list(p.isr);
+  r.removing_replicas = storage::plain_list(p.removing);
+  r.adding_replicas = storage::plain_list(p.adding);
+  r.leader = p.leader.value;
   r.leader_recovery_state = p.leader_recovery_state;
-  r.leader_epoch = p.leader_epoch;
-  r.partition_epoch = p.partition_epoch;
+  r.leader_epoch = p.leader_epoch.value;
+  r.partition_epoch = p.partition_epoch.value;
   // Tagged fields: only written when there is something in them.
-  if (elr && !p.elr.empty()) r.eligible_leader_replicas = p.elr;
-  if (elr && !p.last_known_elr.empty()) r.last_known_elr = p.last_known_elr;
+  if (elr && !p.elr.empty()) r.eligible_leader_replicas = storage::plain_list(p.elr);
+  if (elr && !p.last_known_elr.empty()) r.last_known_elr = storage::plain_list(p.last_known_elr);
   if (mv.directory_assignment_supported()) r.directories = p.directories;
   return r;
 }

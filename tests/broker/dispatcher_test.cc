@@ -34,7 +34,8 @@ class DispatcherTest : public ::testing::Test {
   handler_registry registry{all_handlers()};
   broker_services services{&registry, bootstrap_finalized_features()};
   dispatcher d{services};
-  connection_info from{"PLAINTEXT", 7, "test-connection"};
+  connection_info from{"PLAINTEXT", 7, "test-connection", security_protocol::plaintext, "127.0.0.1",
+                       &kafka_principal::anonymous()};
 
   // A request frame (without the size prefix) with a header of the right version.
   static std::vector<uint8_t> frame(int16_t key, int16_t version, int32_t correlation_id, bool flexible_header,
@@ -163,7 +164,8 @@ TEST_F(DispatcherTest, ControllerListenersServeTheControllerApis) {
   handler_registry controller_registry{controller_handlers()};
   services.controller_handlers = &controller_registry;
   services.controller_listener_names = {"CONTROLLER"};
-  connection_info on_controller{"CONTROLLER", 8, "controller-connection"};
+  connection_info on_controller{"CONTROLLER", 8, "controller-connection", security_protocol::plaintext,
+                                "127.0.0.1", &kafka_principal::anonymous()};
   auto out = run(frame(18, 3, 1, true, api_versions_body(3)), on_controller);
   ASSERT_TRUE(out.response);
   auto resp = decode(split(*out.response, 0).second, 3);
@@ -303,6 +305,26 @@ TEST_F(DispatcherTest, PrepareFillsTheContext) {
   EXPECT_EQ(call->context.connection_id, 7u);
   EXPECT_EQ(call->context.response_header_version, 0);
   EXPECT_EQ(call->context.body.size(), api_versions_body(3).size());
+  EXPECT_EQ(call->context.protocol, security_protocol::plaintext);
+  EXPECT_EQ(call->context.principal->to_string(), "User:ANONYMOUS") << "PLAINTEXT: nobody authenticated";
+}
+
+// The caller's identity reaches the handler as the connection knows it:
+// listener, security protocol, client address and principal.
+TEST_F(DispatcherTest, ContextCarriesTheCaller) {
+  const kafka_principal alice{"User", "alice"};
+  connection_info who{"SECURE", 9, "secure-connection", security_protocol::sasl_ssl, "10.1.2.3", &alice};
+  auto f = frame(18, 3, 78, true, api_versions_body(3));
+  auto p = d.prepare(f, who);
+  auto* call = std::get_if<dispatcher::prepared_call>(&p);
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(call->context.listener_name, "SECURE");
+  EXPECT_EQ(call->context.protocol, security_protocol::sasl_ssl);
+  EXPECT_EQ(call->context.client_address, "10.1.2.3");
+  EXPECT_EQ(call->context.principal, &alice);
+  EXPECT_EQ(security_protocol_name(call->context.protocol), "SASL_SSL");
+  EXPECT_EQ(parse_security_protocol("SASL_SSL"), security_protocol::sasl_ssl);
+  EXPECT_FALSE(parse_security_protocol("sasl_ssl")) << "Kafka's names are upper case";
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 
 #include "broker/asio.h"
 #include "broker/group/group_coordinator.h"
-#include "broker/group/request_support.h"
+#include "broker/handlers/group_request_support.h"
 #include "broker/replica/replica_manager.h"
 #include "storage/io/file_system.h"
 #include "storage/log_manager.h"

@@ -356,11 +356,11 @@ inline simulation::simulation(config c) : cfg_(c), rng_(c.seed) {
   if (cfg_.trace) cfg_.record_trace = true;
   // The partition exists with leader 1 at epoch 0; all three are
   // registered and unfenced.
-  ctl_.reg.replicas = {1, 2, 3};
-  ctl_.reg.isr = {1, 2, 3};
-  ctl_.reg.leader = 1;
-  ctl_.reg.leader_epoch = 0;
-  ctl_.reg.partition_epoch = 0;
+  ctl_.reg.replicas = {node_id(1), node_id(2), node_id(3)};
+  ctl_.reg.isr = ctl_.reg.replicas;
+  ctl_.reg.leader = node_id(1);
+  ctl_.reg.leader_epoch = storage::leader_epoch(0);
+  ctl_.reg.partition_epoch = partition_epoch(0);
   for (int i = 1; i <= 3; ++i) {
     ctl_.version++;
     ctl_.brokers[i] = {storage::broker_epoch(ctl_.version), false, 1, 0, true};

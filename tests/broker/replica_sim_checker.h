@@ -17,10 +17,10 @@ inline void simulation::check() {
 // 1. Acknowledged records are in the current leader's log, once it has
 // taken the controller's epoch (checked once per record and leader epoch).
 inline void simulation::check_acked_in_leader() {
-  const int l = ctl_.reg.leader;
+  const int l = ctl_.reg.leader.value;
   if (l < 1) return;
   broker& b = brokers_[l];
-  if (!b.up || !b.leading || b.leading->epoch().value != ctl_.reg.leader_epoch) return;
+  if (!b.up || !b.leading || b.leading->epoch() != ctl_.reg.leader_epoch) return;
   if (b.acks_checked_epoch != b.leading->epoch()) {
     b.acks_checked_epoch = b.leading->epoch();
     b.acks_checked = 0;
@@ -30,7 +30,7 @@ inline void simulation::check_acked_in_leader() {
     if (r.at >= b.log.end() || b.log.payload_at[static_cast<size_t>(r.at.value)] != r.payload) {
       fail("acknowledged record " + std::to_string(r.payload) + " at offset " + std::to_string(r.at.value) +
            " is not in the log of leader " + std::to_string(l) + " at epoch " +
-           std::to_string(ctl_.reg.leader_epoch) + describe());
+           std::to_string(ctl_.reg.leader_epoch.value) + describe());
       return;
     }
   }
@@ -138,9 +138,9 @@ inline void simulation::final_check() {
 
 // 5. The cluster has converged (run() stops there once the chaos is over).
 inline bool simulation::settled() const {
-  if (ctl_.reg.leader < 0 || ctl_.reg.isr.size() != 3) return false;
-  const broker& l = brokers_[ctl_.reg.leader];
-  if (!l.up || !l.leading || l.leading->epoch().value != ctl_.reg.leader_epoch) return false;
+  if (!ctl_.reg.has_leader() || ctl_.reg.isr.size() != 3) return false;
+  const broker& l = brokers_[ctl_.reg.leader.value];
+  if (!l.up || !l.leading || l.leading->epoch() != ctl_.reg.leader_epoch) return false;
   for (int i = 1; i <= 3; ++i) {
     const broker& b = brokers_[i];
     if (!b.up || ctl_.brokers[i].fenced || b.epoch != ctl_.brokers[i].epoch) return false;

@@ -13,11 +13,7 @@ namespace hw::broker::replica_sim {
 inline metadata_view simulation::view() const {
   metadata_view v;
   v.version = ctl_.version;
-  v.role.leader = node_id(ctl_.reg.leader);
-  v.role.leader_epoch = storage::leader_epoch(ctl_.reg.leader_epoch);
-  v.role.partition_epoch = partition_epoch(ctl_.reg.partition_epoch);
-  for (int32_t r : ctl_.reg.replicas) v.role.replicas.push_back(node_id(r));
-  for (int32_t r : ctl_.reg.isr) v.role.isr.push_back(node_id(r));
+  v.role = {ctl_.reg.leader, ctl_.reg.leader_epoch, ctl_.reg.partition_epoch, ctl_.reg.replicas, ctl_.reg.isr};
   for (int i = 1; i <= 3; ++i) {
     const auto& cb = ctl_.brokers[i];
     if (cb.registered) v.brokers[i] = broker_status{cb.epoch, cb.fenced, false};
@@ -28,27 +24,28 @@ inline metadata_view simulation::view() const {
 // quorum_controller::leader_and_isr_updates for our one partition.
 inline void simulation::leader_and_isr_update(int remove, int add) {
   controller::partition_change_options o;
-  o.acceptable_leader = [&](int32_t r) {
-    if (r < 0 || r == remove) return false;
-    return r == add || active(r);
+  o.acceptable_leader = [&](node_id r) {
+    if (r.value < 0 || r.value == remove) return false;
+    return r.value == add || active(r.value);
   };
   o.min_isr = 2;
   o.elr_enabled = false;
   controller::partition_change_builder builder(ctl_.reg, topic_id_, 0, o);
   if (cfg_.unsafe.unclean_elections) builder.set_election(controller::election_type::unclean);
-  std::vector<int32_t> isr;
-  for (int32_t r : ctl_.reg.isr)
-    if (r != remove) isr.push_back(r);
+  std::vector<node_id> isr;
+  for (node_id r : ctl_.reg.isr)
+    if (r.value != remove) isr.push_back(r);
   builder.set_target_isr(std::move(isr));
   if (auto record = builder.build()) apply_change(*record);
 }
 
 inline void simulation::apply_change(const controller::msg::partition_change_record& record) {
-  const int32_t before_epoch = ctl_.reg.leader_epoch;
+  const storage::leader_epoch before_epoch = ctl_.reg.leader_epoch;
   ctl_.reg = controller::merge(ctl_.reg, record);
   if (ctl_.reg.leader_epoch != before_epoch) ++out_.s.elections;
-  trace("controller: leader " + std::to_string(ctl_.reg.leader) + " epoch " + std::to_string(ctl_.reg.leader_epoch) +
-        " partition epoch " + std::to_string(ctl_.reg.partition_epoch) + " isr " + list(ctl_.reg.isr));
+  trace("controller: leader " + std::to_string(ctl_.reg.leader.value) + " epoch " +
+        std::to_string(ctl_.reg.leader_epoch.value) + " partition epoch " +
+        std::to_string(ctl_.reg.partition_epoch.value) + " isr " + list(ctl_.reg.isr));
 }
 
 // A new metadata version, sent to every broker.
@@ -74,7 +71,7 @@ inline void simulation::controller_tick() {
     auto& cb = ctl_.brokers[i];
     if (cb.registered && !cb.fenced && now_ - cb.last_contact > cfg_.session_timeout_ms) {
       trace("controller: broker " + std::to_string(i) + " missed its session, fenced");
-      if (ctl_.reg.is_replica(i) && std::count(ctl_.reg.isr.begin(), ctl_.reg.isr.end(), i))
+      if (ctl_.reg.is_replica(node_id(i)) && ctl_.reg.in_isr(node_id(i)))
         leader_and_isr_update(i, -1);
       cb.fenced = true;
       publish();
@@ -97,7 +94,7 @@ inline void simulation::controller_register(const message& m) {
   }
   if (cb.incarnation != m.incarnation) {
     // The previous incarnation is gone: out of the ISR.
-    if (std::count(ctl_.reg.isr.begin(), ctl_.reg.isr.end(), m.from)) leader_and_isr_update(m.from, -1);
+    if (ctl_.reg.in_isr(node_id(m.from))) leader_and_isr_update(m.from, -1);
     ++ctl_.version;
     cb.epoch = storage::broker_epoch(ctl_.version);  // the registration record's offset
     cb.fenced = true;
@@ -119,7 +116,7 @@ inline void simulation::controller_heartbeat(const message& m) {
   if (cb.fenced && m.metadata_version >= cb.epoch.value) {
     cb.fenced = false;
     trace("controller: broker " + std::to_string(m.from) + " unfenced");
-    if (ctl_.reg.leader < 0) leader_and_isr_update(-1, m.from);
+    if (!ctl_.reg.has_leader()) leader_and_isr_update(-1, m.from);
     publish();
   }
 }
@@ -129,16 +126,15 @@ inline void simulation::controller_heartbeat(const message& m) {
 inline error_code simulation::alter_partition_error(const message& m, const std::vector<int32_t>& isr) const {
   const auto& reg = ctl_.reg;
   const isr_change& c = m.change;
-  if (c.leader_epoch.value > reg.leader_epoch || c.partition_epoch.value > reg.partition_epoch)
-    return error_code::not_controller;
-  if (c.leader_epoch.value < reg.leader_epoch) return error_code::fenced_leader_epoch;
-  if (m.from != reg.leader) return error_code::invalid_request;
-  if (c.partition_epoch.value < reg.partition_epoch) return error_code::invalid_update_version;
+  if (c.leader_epoch > reg.leader_epoch || c.partition_epoch > reg.partition_epoch) return error_code::not_controller;
+  if (c.leader_epoch < reg.leader_epoch) return error_code::fenced_leader_epoch;
+  if (node_id(m.from) != reg.leader) return error_code::invalid_request;
+  if (c.partition_epoch < reg.partition_epoch) return error_code::invalid_update_version;
   std::vector<int32_t> sorted = isr;
   std::sort(sorted.begin(), sorted.end());
   bool unique = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
-  bool replicas = std::all_of(isr.begin(), isr.end(), [&](int32_t r) { return reg.is_replica(r); });
-  if (!unique || !replicas || !std::count(isr.begin(), isr.end(), reg.leader)) return error_code::invalid_request;
+  bool replicas = std::all_of(isr.begin(), isr.end(), [&](int32_t r) { return reg.is_replica(node_id(r)); });
+  if (!unique || !replicas || !std::count(isr.begin(), isr.end(), reg.leader.value)) return error_code::invalid_request;
   for (size_t i = 0; i < isr.size(); ++i) {
     const auto& b = ctl_.brokers[isr[i]];
     const int64_t seen = c.broker_epochs[i].value;
@@ -164,11 +160,11 @@ inline void simulation::controller_alter_partition(const message& m) {
   error_code e = alter_partition_error(m, isr);
   if (e == error_code::none) {
     controller::partition_change_options o;
-    o.acceptable_leader = [&](int32_t r) { return active(r); };
+    o.acceptable_leader = [&](node_id r) { return active(r.value); };
     o.min_isr = 2;
     controller::partition_change_builder builder(ctl_.reg, topic_id_, 0, o);
     if (cfg_.unsafe.unclean_elections) builder.set_election(controller::election_type::unclean);
-    builder.set_target_isr(isr);
+    builder.set_target_isr(c.isr);
     if (auto record = builder.build()) {
       apply_change(*record);
       publish();
@@ -177,9 +173,9 @@ inline void simulation::controller_alter_partition(const message& m) {
   }
   a.answer.error = e;
   if (e == error_code::none) {
-    a.answer.leader_epoch = storage::leader_epoch(ctl_.reg.leader_epoch);
-    a.answer.partition_epoch = partition_epoch(ctl_.reg.partition_epoch);
-    for (int32_t r : ctl_.reg.isr) a.answer.isr.push_back(node_id(r));
+    a.answer.leader_epoch = ctl_.reg.leader_epoch;
+    a.answer.partition_epoch = ctl_.reg.partition_epoch;
+    a.answer.isr = ctl_.reg.isr;
   }
   trace("controller: AlterPartition from " + std::to_string(m.from) + " " + list(c.isr) + " at " +
         std::to_string(c.leader_epoch.value) + "/" + std::to_string(c.partition_epoch.value) + ": " +

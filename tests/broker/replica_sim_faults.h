@@ -14,7 +14,7 @@ inline void simulation::producer_tick() {
   if (!rng_.chance(cfg_.p_produce)) return;
   // Usually where the controller says the leader is (the producer's
   // metadata is fresh enough), sometimes a stale guess.
-  int to = ctl_.reg.leader;
+  int to = ctl_.reg.leader.value;
   if (to < 1 || rng_.chance(0.1)) to = static_cast<int>(rng_.uniform(1, 4));
   produce(to, static_cast<int>(rng_.uniform(1, 4)), !rng_.chance(cfg_.p_acks_one));
 }
@@ -55,7 +55,7 @@ inline void simulation::fault_tick() {
   const int what = static_cast<int>(rng_.uniform(0, 10));
   // Faults hit the leader more often: that is where histories part.
   int x = static_cast<int>(rng_.uniform(1, 4));
-  if (ctl_.reg.leader > 0 && rng_.chance(0.6)) x = ctl_.reg.leader;
+  if (ctl_.reg.leader.value > 0 && rng_.chance(0.6)) x = ctl_.reg.leader.value;
   if (what < 4) {
     if (!may_crash(x)) return;
     crash_broker(brokers_[x]);

@@ -162,7 +162,9 @@ bool all_at(const simulation& sim, storage::offset end) {
   return true;
 }
 
-bool isr_is(const simulation& sim, std::vector<int32_t> isr) { return sim.registration().isr == isr; }
+bool isr_is(const simulation& sim, const std::vector<int32_t>& isr) {
+  return sim.registration().isr == storage::named_list<node_id>(isr);
+}
 
 // Seed 000's divergence: the leader appends alone (acks=1) while its
 // followers are cut off, dies with those records flushed, a new leader takes
@@ -186,7 +188,7 @@ TEST(ReplicaSimulation, ADivergedLeaderComesBackAndTruncatesToTheNewEpochsStart)
 
   // Fenced after its session: 2 leads at epoch 1 with ISR {2,3}.
   ASSERT_TRUE(sim.run_until(sim.now() + 500, [&] {
-    return sim.registration().leader == 2 && sim.registration().leader_epoch == 1 && sim.leads(2);
+    return sim.registration().leader.value == 2 && sim.registration().leader_epoch.value == 1 && sim.leads(2);
   })) << sim.result().failure << sim.describe();
   EXPECT_TRUE(isr_is(sim, {2, 3}));
   auto kept = sim.produce(2, 2, true);
@@ -222,13 +224,13 @@ TEST(ReplicaSimulation, AFollowerThatLostItsUnflushedTailRejoinsTheIsr) {
   sim.crash(3);
   EXPECT_EQ(sim.log_of(3).end(), storage::offset(3)) << "the unflushed batch is gone";
   ASSERT_TRUE(sim.run_until(sim.now() + 500, [&] { return isr_is(sim, {1, 2}); })) << sim.describe();
-  EXPECT_EQ(sim.registration().leader, 1) << "a follower's crash moves no leadership";
+  EXPECT_EQ(sim.registration().leader.value, 1) << "a follower's crash moves no leadership";
 
   sim.restart(3);
   ASSERT_TRUE(sim.run_until(sim.now() + 1000, [&] { return sim.settled(); })) << sim.result().failure << sim.describe();
   EXPECT_TRUE(isr_is(sim, {1, 2, 3}));
   EXPECT_EQ(sim.log_of(3).payload_at, sim.log_of(1).payload_at);
-  EXPECT_EQ(sim.registration().leader_epoch, 0);
+  EXPECT_EQ(sim.registration().leader_epoch.value, 0);
   sim.finish();
   EXPECT_TRUE(sim.result().ok) << sim.result().failure;
 }
@@ -277,12 +279,15 @@ bool led_an_epoch_without_writing(simulation& sim) {
   if (!sim.run_until(200, [&] { return all_at(sim, storage::offset(3)); })) return false;
   // 1 cut off: 2 leads epoch 1 from offset 3 and writes nothing.
   for (int n : {0, 2, 3}) sim.cut_link(1, n);
-  if (!sim.run_until(sim.now() + 500, [&] { return sim.leads(2) && sim.registration().leader_epoch == 1; })) return false;
+  auto leads_at = [&](int node, int32_t epoch) {
+    return sim.leads(node) && sim.registration().leader_epoch == storage::leader_epoch(epoch);
+  };
+  if (!sim.run_until(sim.now() + 500, [&] { return leads_at(2, 1); })) return false;
   sim.heal_links();
   if (!sim.run_until(sim.now() + 1000, [&] { return sim.settled(); })) return false;
   // Now 2 is cut off: 1 (first in replica order) leads epoch 2 from offset 3.
   for (int n : {0, 1, 3}) sim.cut_link(2, n);
-  if (!sim.run_until(sim.now() + 500, [&] { return sim.leads(1) && sim.registration().leader_epoch == 2; })) return false;
+  if (!sim.run_until(sim.now() + 500, [&] { return leads_at(1, 2); })) return false;
   sim.heal_links();
   return sim.run_until(sim.now() + 1000, [&] { return sim.settled(); });
 }

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "broker/network/request_budget.h"
+#include "broker/listener/request_budget.h"
 
 namespace hw::broker {
 namespace {

@@ -13,8 +13,8 @@
 //
 // Normalised before comparing, because they depend on the moment a tool
 // runs: describe's TransactionDurationMs, find-hanging's Duration(min) (the
-// hanging batches are from 2023), and the tries and times of a call that
-// timed out. On stderr, Kafka's log lines and stack traces are left out.
+// hanging batches are from 2023), and which of its two ways a call that
+// timed out says so. On stderr, Kafka's log lines and stack traces are left out.
 
 #include <gtest/gtest.h>
 
@@ -56,9 +56,12 @@ std::string normalised(std::string text) {
       {std::regex(R"(^((?:[^\t\n]*\t){7})\d+ *\t)", std::regex::multiline), "$1D\t"},
       // find-hanging: Duration(min), the last cell
       {std::regex(R"(\t\d+ *\t$)", std::regex::multiline), "\tM\t"},
-      // a call that timed out: its deadline, tries and times
-      {std::regex(R"(deadlineMs=\d+, tries=\d+, nextAllowedTryMs=\d+\) timed out at \d+ after \d+)"),
-       "deadlineMs=T, tries=N, nextAllowedTryMs=T) timed out at T after N"},
+      // a call that timed out: whether the admin client says it timed out
+      // after its attempts or waiting for a node depends on whether the
+      // deadline fell while a request was in flight or during a back-off
+      {std::regex(R"(Call\(callName=([^,]+), deadlineMs=\d+, tries=\d+, nextAllowedTryMs=\d+\) timed out at \d+ )"
+                  R"(after \d+ attempt\(s\))"),
+       "Timed out waiting for a node assignment. Call: $1"},
   };
   for (const auto& [re, replacement] : moments) text = std::regex_replace(text, re, replacement);
   return text;

@@ -21,22 +21,22 @@ struct fixture {
   fixture() {
     h.add_brokers({1, 2, 3});
     topic = h.create("t", 1, 3, {{"min.insync.replicas", "2"}}).topics[0].topic_id;
-    leader = h.image().partition("t", 0)->leader;
-    replicas = h.image().partition("t", 0)->replicas;
+    leader = h.image().partition("t", 0)->leader.value;
+    replicas = storage::plain_list(h.image().partition("t", 0)->replicas);
   }
 
   msg::alter_partition_request request(std::vector<int32_t> isr, int32_t from = -1) {
     const partition_registration* p = h.image().partition("t", 0);
     msg::alter_partition_request r;
     r.broker_id = from < 0 ? leader : from;
-    r.broker_epoch = h.image().broker(r.broker_id)->epoch;
+    r.broker_epoch = h.image().broker(node_id(r.broker_id))->epoch.value;
     auto& t = r.topics.emplace_back();
     t.topic_id = topic;
     auto& d = t.partitions.emplace_back();
     d.partition_index = 0;
-    d.leader_epoch = p->leader_epoch;
-    d.partition_epoch = p->partition_epoch;
-    for (int32_t b : isr) d.new_isr_with_epochs.push_back({b, h.image().broker(b)->epoch, {}});
+    d.leader_epoch = p->leader_epoch.value;
+    d.partition_epoch = p->partition_epoch.value;
+    for (int32_t b : isr) d.new_isr_with_epochs.push_back({b, h.image().broker(node_id(b))->epoch.value, {}});
     return r;
   }
 
@@ -69,14 +69,14 @@ TEST(ControllerAlterPartition, ShrinkBelowMinIsrFillsTheElrAndExpandClearsIt) {
   auto alone = f.h.controller.alter_partition(f.request({f.leader}), 3);
   ASSERT_EQ(alone.response.topics[0].partitions[0].error_code, 0);
   f.h.apply(alone.records);
-  EXPECT_EQ(f.h.image().partition("t", 0)->isr, std::vector<int32_t>{f.leader});
-  EXPECT_EQ(f.h.image().partition("t", 0)->elr, std::vector<int32_t>{o[0]}) << "left below min ISR: eligible";
+  EXPECT_EQ(f.h.image().partition("t", 0)->isr, ids({f.leader}));
+  EXPECT_EQ(f.h.image().partition("t", 0)->elr, ids({o[0]})) << "left below min ISR: eligible";
 
   auto back = f.h.controller.alter_partition(f.request({f.leader, o[1]}), 3);
   ASSERT_EQ(back.response.topics[0].partitions[0].error_code, 0);
   f.h.apply(back.records);
   EXPECT_TRUE(f.h.image().partition("t", 0)->elr.empty()) << "back at min ISR";
-  EXPECT_EQ(f.h.image().partition("t", 0)->partition_epoch, 3);
+  EXPECT_EQ(f.h.image().partition("t", 0)->partition_epoch.value, 3);
 }
 
 TEST(ControllerAlterPartition, EpochsAndRequesterAreChecked) {
@@ -110,11 +110,13 @@ TEST(ControllerAlterPartition, IneligibleReplicasCannotJoin) {
   // o[0] is fenced: it may not rejoin.
   f.h.heartbeat(o[0], false, true);
   msg::alter_partition_request join = f.request({f.leader});
-  join.topics[0].partitions[0].new_isr_with_epochs.push_back({o[0], f.h.image().broker(o[0])->epoch, {}});
+  const int64_t epoch_of_0 = f.h.image().broker(node_id(o[0]))->epoch.value;
+  join.topics[0].partitions[0].new_isr_with_epochs.push_back({o[0], epoch_of_0, {}});
   EXPECT_EQ(f.error_of(join), error_code::ineligible_replica);
   // An older incarnation's epoch does not count.
   msg::alter_partition_request old = f.request({f.leader});
-  old.topics[0].partitions[0].new_isr_with_epochs.push_back({o[1], f.h.image().broker(o[1])->epoch - 1, {}});
+  const int64_t epoch_of_1 = f.h.image().broker(node_id(o[1]))->epoch.value;
+  old.topics[0].partitions[0].new_isr_with_epochs.push_back({o[1], epoch_of_1 - 1, {}});
   EXPECT_EQ(f.error_of(old), error_code::ineligible_replica);
 }
 

@@ -17,7 +17,7 @@ error_code code_of(int16_t c) { return static_cast<error_code>(c); }
 TEST(ControllerBrokers, RegistrationEpochIsTheRecordOffsetAndStartsFenced) {
   harness h;
   int64_t offset = h.next_offset;
-  auto result = h.controller.register_broker(h.registration(1, "rack-a"), 4, offset, h.now_ms);
+  auto result = h.controller.register_broker(h.registration(1, "rack-a"), offset, h.now_ms);
   ASSERT_EQ(result.response.error_code, 0);
   EXPECT_EQ(result.response.broker_epoch, offset);
   ASSERT_EQ(result.records.size(), 1u);
@@ -30,7 +30,7 @@ TEST(ControllerBrokers, RegistrationEpochIsTheRecordOffsetAndStartsFenced) {
   h.apply(result.records);
 
   // The same incarnation registering again keeps its epoch.
-  auto again = h.controller.register_broker(h.registration(1, "rack-a"), 4, h.next_offset, h.now_ms);
+  auto again = h.controller.register_broker(h.registration(1, "rack-a"), h.next_offset, h.now_ms);
   EXPECT_EQ(again.response.broker_epoch, offset);
 }
 
@@ -41,13 +41,13 @@ TEST(ControllerBrokers, UnfencedOnlyOnceCaughtUp) {
   hb.broker_id = 1;
   hb.broker_epoch = epoch;
   hb.current_metadata_offset = epoch - 1;
-  auto behind = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  auto behind = h.controller.broker_heartbeat(hb, h.next_offset, h.now_ms);
   EXPECT_TRUE(behind.response.is_fenced);
   EXPECT_FALSE(behind.response.is_caught_up);
   EXPECT_TRUE(behind.records.empty());
 
   hb.current_metadata_offset = epoch;
-  auto caught_up = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  auto caught_up = h.controller.broker_heartbeat(hb, h.next_offset, h.now_ms);
   EXPECT_FALSE(caught_up.response.is_fenced);
   EXPECT_TRUE(caught_up.response.is_caught_up);
   ASSERT_EQ(caught_up.records.size(), 1u);
@@ -55,10 +55,10 @@ TEST(ControllerBrokers, UnfencedOnlyOnceCaughtUp) {
   EXPECT_EQ(change.fenced, -1);
   EXPECT_EQ(record_version_for(change, h.image().version()), 0) << "as Kafka 4.3.1 wrote it (fixture offset 16)";
   h.apply(caught_up.records);
-  EXPECT_EQ(h.image().alive_brokers(), std::vector<int32_t>{1});
+  EXPECT_EQ(h.image().alive_brokers(), ids({1}));
 
   hb.broker_epoch = epoch + 1;
-  auto stale = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  auto stale = h.controller.broker_heartbeat(hb, h.next_offset, h.now_ms);
   EXPECT_EQ(code_of(stale.response.error_code), error_code::stale_broker_epoch);
 }
 
@@ -68,13 +68,13 @@ TEST(ControllerBrokers, SessionTimeoutFencesAndMovesLeaders) {
   h.create("t", 6, 3);
   std::set<int32_t> led_by_1;
   for (const auto& [p, reg] : h.image().topic("t")->partitions) {
-    if (reg.leader == 1) led_by_1.insert(p);
+    if (reg.leader.value == 1) led_by_1.insert(p);
   }
   ASSERT_FALSE(led_by_1.empty());
 
   // 2 and 3 keep heartbeating every 2 s; 1 has been silent since it unfenced.
   const int64_t silent_since = h.now_ms;
-  const int64_t timeout = h.controller.options().broker_session_timeout_ms;
+  const int64_t timeout = harness::session_timeout_ms;
   while (h.now_ms + 2000 - silent_since <= timeout) {
     h.now_ms += 2000;
     h.heartbeat(2);
@@ -91,15 +91,15 @@ TEST(ControllerBrokers, SessionTimeoutFencesAndMovesLeaders) {
   EXPECT_EQ(fence.fenced, 1);
   const auto before = h.image().topic("t")->partitions;
   h.apply(records);
-  EXPECT_TRUE(h.image().broker(1)->fenced);
+  EXPECT_TRUE(h.image().broker(node_id(1))->fenced);
   for (const auto& [p, reg] : h.image().topic("t")->partitions) {
-    EXPECT_NE(reg.leader, 1);
-    EXPECT_FALSE(reg.in_isr(1));
+    EXPECT_NE(reg.leader.value, 1);
+    EXPECT_FALSE(reg.in_isr(node_id(1)));
     const auto& old = before.at(p);
     if (led_by_1.count(p)) {
       // Next in replica order among the ISR; both epochs move.
-      int32_t expected = old.replicas[0] == 1 ? old.replicas[1] : old.replicas[0];
-      EXPECT_EQ(reg.leader, expected);
+      int32_t expected = old.replicas[0].value == 1 ? old.replicas[1].value : old.replicas[0].value;
+      EXPECT_EQ(reg.leader.value, expected);
       EXPECT_EQ(reg.leader_epoch, old.leader_epoch + 1);
     } else {
       EXPECT_EQ(reg.leader_epoch, old.leader_epoch) << "an ISR shrink keeps the leader epoch since 3.6";
@@ -115,7 +115,7 @@ TEST(ControllerBrokers, SessionTimeoutFencesAndMovesLeaders) {
 TEST(ControllerBrokers, NextSessionExpiryIsTheFirstUnfencedBrokersDeadline) {
   harness h;
   h.add_brokers({1, 2, 3});
-  const int64_t timeout = h.controller.options().broker_session_timeout_ms;
+  const int64_t timeout = harness::session_timeout_ms;
   h.now_ms += 1000;
   h.heartbeat(2);
   h.heartbeat(3);
@@ -129,7 +129,7 @@ TEST(ControllerBrokers, NextSessionExpiryIsTheFirstUnfencedBrokersDeadline) {
 
   h.now_ms += timeout + 1;
   h.apply(h.controller.tick(h.now_ms));
-  for (int32_t id : {1, 2, 3}) EXPECT_TRUE(h.image().broker(id)->fenced) << id;
+  for (int32_t id : {1, 2, 3}) EXPECT_TRUE(h.image().broker(node_id(id))->fenced) << id;
   EXPECT_FALSE(h.controller.next_session_expiry_ms().has_value()) << "nobody left to fence";
 }
 
@@ -141,11 +141,11 @@ TEST(ControllerBrokers, TwoBrokersExpiringTogetherAreFencedInOneTick) {
   h.heartbeat(3);
   auto records = h.controller.tick(h.now_ms);
   h.apply(records);
-  EXPECT_TRUE(h.image().broker(1)->fenced);
-  EXPECT_TRUE(h.image().broker(2)->fenced);
+  EXPECT_TRUE(h.image().broker(node_id(1))->fenced);
+  EXPECT_TRUE(h.image().broker(node_id(2))->fenced);
   for (const auto& [p, reg] : h.image().topic("t")->partitions) {
-    EXPECT_EQ(reg.leader, 3);
-    EXPECT_EQ(reg.isr, std::vector<int32_t>{3});
+    EXPECT_EQ(reg.leader.value, 3);
+    EXPECT_EQ(reg.isr, ids({3}));
   }
 }
 
@@ -158,33 +158,33 @@ TEST(ControllerBrokers, ControlledShutdownMatchesKafka) {
   h.create("t", 2, 1);
   auto first = h.heartbeat(1, true);
   EXPECT_FALSE(first.should_shut_down);
-  const broker_registration* b = h.image().broker(1);
+  const broker_registration* b = h.image().broker(node_id(1));
   EXPECT_TRUE(b->in_controlled_shutdown);
   for (const auto& [p, reg] : h.image().topic("t")->partitions) {
     EXPECT_EQ(reg.leader, no_leader);
     EXPECT_TRUE(reg.isr.empty());
-    EXPECT_EQ(reg.elr, std::vector<int32_t>{1});
-    EXPECT_EQ(reg.last_known_elr, std::vector<int32_t>{1});
+    EXPECT_EQ(reg.elr, ids({1}));
+    EXPECT_EQ(reg.last_known_elr, ids({1}));
   }
   auto second = h.heartbeat(1, true);
   EXPECT_TRUE(second.should_shut_down);
   EXPECT_TRUE(second.is_fenced);
-  EXPECT_TRUE(h.image().broker(1)->fenced);
+  EXPECT_TRUE(h.image().broker(node_id(1))->fenced);
 
   // The restart, as Kafka 4.3.1 logged it: a new incarnation registers
   // after a clean shutdown; unfencing elects it from the ELR and clears
   // ELR and last-known leader in the same record.
   auto restart = h.registration(1);
   restart.incarnation_id = testing::id_of(777);
-  restart.previous_broker_epoch = h.image().broker(1)->epoch;
-  auto registered = h.controller.register_broker(restart, 4, h.next_offset, h.now_ms);
+  restart.previous_broker_epoch = h.image().broker(node_id(1))->epoch.value;
+  auto registered = h.controller.register_broker(restart, h.next_offset, h.now_ms);
   ASSERT_EQ(registered.records.size(), 1u) << "a clean shutdown leaves nothing to clean up";
   h.apply(registered.records);
   msg::broker_heartbeat_request hb;
   hb.broker_id = 1;
   hb.broker_epoch = registered.response.broker_epoch;
   hb.current_metadata_offset = h.next_offset - 1;
-  auto unfenced = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  auto unfenced = h.controller.broker_heartbeat(hb, h.next_offset, h.now_ms);
   ASSERT_EQ(unfenced.records.size(), 3u);
   for (size_t i = 1; i < 3; ++i) {
     const auto& change = std::get<msg::partition_change_record>(unfenced.records[i]);
@@ -201,7 +201,7 @@ TEST(ControllerBrokers, ControlledShutdownWaitsForOtherBrokersToCatchUp) {
   h.create("t", 2, 2);
   auto first = h.heartbeat(1, true);
   EXPECT_FALSE(first.should_shut_down);
-  for (const auto& [p, reg] : h.image().topic("t")->partitions) EXPECT_EQ(reg.leader, 2);
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) EXPECT_EQ(reg.leader.value, 2);
   // Broker 2 has not yet reported the offset of the leadership change.
   auto early = h.heartbeat(1, true);
   EXPECT_FALSE(early.should_shut_down);
@@ -215,7 +215,7 @@ TEST(ControllerBrokers, NewIncarnationWhileTheOldSessionLivesIsRefused) {
   h.add_brokers({1});
   auto other = h.registration(1);
   other.incarnation_id = testing::id_of(4242);
-  auto refused = h.controller.register_broker(other, 4, h.next_offset, h.now_ms);
+  auto refused = h.controller.register_broker(other, h.next_offset, h.now_ms);
   EXPECT_EQ(code_of(refused.response.error_code), error_code::duplicate_broker_registration);
   EXPECT_TRUE(refused.records.empty());
 
@@ -223,7 +223,7 @@ TEST(ControllerBrokers, NewIncarnationWhileTheOldSessionLivesIsRefused) {
   h.now_ms += 10'000;
   h.apply(h.controller.tick(h.now_ms));
   int64_t epoch = h.next_offset;
-  auto accepted = h.controller.register_broker(other, 4, epoch, h.now_ms);
+  auto accepted = h.controller.register_broker(other, epoch, h.now_ms);
   EXPECT_EQ(accepted.response.error_code, 0);
   EXPECT_EQ(accepted.response.broker_epoch, epoch);
 }
@@ -238,22 +238,22 @@ TEST(ControllerBrokers, ANewIncarnationReplacesARegistrationTheControllerNeverHe
   h.add_brokers({1});
   h.controller.revert_to(std::make_shared<const metadata_image>(h.image()));
   h.apply(h.controller.tick(h.now_ms));
-  ASSERT_FALSE(h.image().broker(1)->fenced);
+  ASSERT_FALSE(h.image().broker(node_id(1))->fenced);
   auto restarted = h.registration(1);
   restarted.incarnation_id = testing::id_of(4242);
   const int64_t epoch = h.next_offset;
-  auto accepted = h.controller.register_broker(restarted, 4, epoch, h.now_ms);
+  auto accepted = h.controller.register_broker(restarted, epoch, h.now_ms);
   ASSERT_EQ(accepted.response.error_code, 0);
   EXPECT_EQ(accepted.response.broker_epoch, epoch);
   h.apply(accepted.records);
-  EXPECT_TRUE(h.image().broker(1)->fenced);
+  EXPECT_TRUE(h.image().broker(node_id(1))->fenced);
 
   // Heard from and unfenced, the new incarnation keeps the id.
   h.heartbeat(1);
-  ASSERT_FALSE(h.image().broker(1)->fenced);
+  ASSERT_FALSE(h.image().broker(node_id(1))->fenced);
   auto another = h.registration(1);
   another.incarnation_id = testing::id_of(4343);
-  EXPECT_EQ(code_of(h.controller.register_broker(another, 4, h.next_offset, h.now_ms).response.error_code),
+  EXPECT_EQ(code_of(h.controller.register_broker(another, h.next_offset, h.now_ms).response.error_code),
             error_code::duplicate_broker_registration);
 }
 
@@ -261,17 +261,17 @@ TEST(ControllerBrokers, RegistrationChecks) {
   harness h;
   auto wrong_cluster = h.registration(1);
   wrong_cluster.cluster_id = "other";
-  EXPECT_EQ(code_of(h.controller.register_broker(wrong_cluster, 4, 0, h.now_ms).response.error_code),
+  EXPECT_EQ(code_of(h.controller.register_broker(wrong_cluster, 0, h.now_ms).response.error_code),
             error_code::inconsistent_cluster_id);
   auto no_dirs = h.registration(1);
   no_dirs.log_dirs.clear();
-  EXPECT_EQ(code_of(h.controller.register_broker(no_dirs, 4, 0, h.now_ms).response.error_code),
+  EXPECT_EQ(code_of(h.controller.register_broker(no_dirs, 0, h.now_ms).response.error_code),
             error_code::invalid_registration);
   auto old = h.registration(1);
   for (auto& f : old.features) {
     if (f.name == "metadata.version") f.max_supported_version = 21;
   }
-  EXPECT_EQ(code_of(h.controller.register_broker(old, 4, 0, h.now_ms).response.error_code),
+  EXPECT_EQ(code_of(h.controller.register_broker(old, 0, h.now_ms).response.error_code),
             error_code::unsupported_version);
 }
 
@@ -282,7 +282,7 @@ TEST(ControllerBrokers, ProducerIdBlocksNeverOverlap) {
   for (int i = 0; i < 10; ++i) {
     msg::allocate_producer_ids_request request;
     request.broker_id = 1 + i % 2;
-    request.broker_epoch = h.image().broker(request.broker_id)->epoch;
+    request.broker_epoch = h.image().broker(node_id(request.broker_id))->epoch.value;
     auto result = h.controller.allocate_producer_ids(request);
     ASSERT_EQ(result.response.error_code, 0);
     EXPECT_EQ(result.response.producer_id_len, 1000);
@@ -336,10 +336,10 @@ TEST(ControllerBrokers, UnregisterMovesLeadersAndRemovesTheRegistration) {
   ASSERT_EQ(result.response.error_code, 0);
   ASSERT_TRUE(std::holds_alternative<msg::unregister_broker_record>(result.records.back()));
   h.apply(result.records);
-  EXPECT_FALSE(h.image().broker(1));
+  EXPECT_FALSE(h.image().broker(node_id(1)));
   for (const auto& [p, reg] : h.image().topic("t")->partitions) {
-    EXPECT_EQ(reg.leader, 2);
-    EXPECT_EQ(reg.isr, std::vector<int32_t>{2});
+    EXPECT_EQ(reg.leader.value, 2);
+    EXPECT_EQ(reg.isr, ids({2}));
   }
   auto again = h.controller.unregister_broker(request);
   EXPECT_EQ(static_cast<error_code>(again.response.error_code), error_code::broker_id_not_registered);
@@ -361,9 +361,9 @@ TEST(ControllerBrokers, ControllerRegistrationIsRecorded) {
   request.features.push_back({"metadata.version", 7, 30, {}});
   auto response = h.run(h.controller.register_controller(request));
   EXPECT_EQ(response.error_code, 0);
-  ASSERT_EQ(h.image().controllers.count(3000), 1u);
-  EXPECT_EQ(h.image().controllers.at(3000).endpoints.front().port, 9093);
-  EXPECT_EQ(h.image().controllers.at(3000).features.at("metadata.version").max_version, 30);
+  ASSERT_EQ(h.image().controllers.count(node_id(3000)), 1u);
+  EXPECT_EQ(h.image().controllers.at(node_id(3000)).endpoints.front().port, 9093);
+  EXPECT_EQ(h.image().controllers.at(node_id(3000)).features.at("metadata.version").max_version, 30);
 }
 
 }  // namespace
@@ -378,12 +378,12 @@ TEST(ControllerBrokers, RecordByRecordReplayIsSeenByTheNextOperation) {
   auto before = h.controller.working_image();
   msg::create_topics_request request;
   request.topics.push_back({"t", 2, 1, {}, {}, {}});
-  auto result = h.controller.create_topics(request, 7, h.now_ms);
+  auto result = h.controller.create_topics(request);
   for (const auto& r : result.records) ASSERT_FALSE(h.controller.replay(r));
   msg::remove_topic_record bogus;
   EXPECT_TRUE(h.controller.replay(bogus)) << "refused, and nothing before it is lost";
   // The next operation sees the topic.
-  auto again = h.controller.create_topics(request, 7, h.now_ms);
+  auto again = h.controller.create_topics(request);
   EXPECT_EQ(static_cast<error_code>(again.response.topics[0].error_code), error_code::topic_already_exists);
   EXPECT_EQ(h.image().topic("t")->partitions.size(), 2u);
   EXPECT_FALSE(before->topic("t")) << "published images never change";
@@ -403,7 +403,7 @@ TEST(ControllerBrokers, OfflineLogDirTakesItsReplicasOutOfTheIsrs) {
   // assign them here as AssignReplicasToDirs would.
   auto two_dirs = h.registration(1);
   two_dirs.log_dirs = {testing::id_of(2101), testing::id_of(2102)};
-  h.run(h.controller.register_broker(two_dirs, 4, h.next_offset, h.now_ms));
+  h.run(h.controller.register_broker(two_dirs, h.next_offset, h.now_ms));
   h.heartbeat(1);
   h.add_brokers({2});
   h.create("t", 2, 2);
@@ -414,7 +414,7 @@ TEST(ControllerBrokers, OfflineLogDirTakesItsReplicasOutOfTheIsrs) {
     r.partition_id = p;
     std::vector<protocol::uuid> dirs = reg.directories;
     for (size_t i = 0; i < reg.replicas.size(); ++i) {
-      if (reg.replicas[i] == 1) dirs[i] = testing::id_of(p == 0 ? 2101 : 2102);
+      if (reg.replicas[i].value == 1) dirs[i] = testing::id_of(p == 0 ? 2101 : 2102);
     }
     r.directories = dirs;
     assign.push_back(r);
@@ -423,17 +423,17 @@ TEST(ControllerBrokers, OfflineLogDirTakesItsReplicasOutOfTheIsrs) {
 
   msg::broker_heartbeat_request hb;
   hb.broker_id = 1;
-  hb.broker_epoch = h.image().broker(1)->epoch;
+  hb.broker_epoch = h.image().broker(node_id(1))->epoch.value;
   hb.current_metadata_offset = h.next_offset - 1;
   hb.offline_log_dirs = {testing::id_of(2101)};
-  auto result = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  auto result = h.controller.broker_heartbeat(hb, h.next_offset, h.now_ms);
   h.apply(result.records);
-  EXPECT_FALSE(h.image().partition("t", 0)->in_isr(1)) << "its replica was in the lost dir";
-  EXPECT_NE(h.image().partition("t", 0)->leader, 1);
-  EXPECT_TRUE(h.image().partition("t", 1)->in_isr(1)) << "the other dir is fine";
-  EXPECT_EQ(h.image().broker(1)->log_dirs, std::vector<protocol::uuid>{testing::id_of(2102)});
-  EXPECT_FALSE(h.image().broker(1)->fenced);
-  auto again = h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms);
+  EXPECT_FALSE(h.image().partition("t", 0)->in_isr(node_id(1))) << "its replica was in the lost dir";
+  EXPECT_NE(h.image().partition("t", 0)->leader.value, 1);
+  EXPECT_TRUE(h.image().partition("t", 1)->in_isr(node_id(1))) << "the other dir is fine";
+  EXPECT_EQ(h.image().broker(node_id(1))->log_dirs, std::vector<protocol::uuid>{testing::id_of(2102)});
+  EXPECT_FALSE(h.image().broker(node_id(1))->fenced);
+  auto again = h.controller.broker_heartbeat(hb, h.next_offset, h.now_ms);
   EXPECT_TRUE(again.records.empty()) << "already known offline";
 }
 
@@ -448,16 +448,16 @@ TEST(ControllerBrokers, CaughtUpMeansHavingTheLatestRegistration) {
   h.add_brokers({1});
   // The same incarnation registers again (say after a listener change): its
   // epoch stays, but it is caught up only once it has the new record.
-  auto again = h.controller.register_broker(h.registration(1), 4, h.next_offset, h.now_ms);
+  auto again = h.controller.register_broker(h.registration(1), h.next_offset, h.now_ms);
   int64_t record_offset = h.next_offset;
   h.apply(again.records);
   msg::broker_heartbeat_request hb;
   hb.broker_id = 1;
   hb.broker_epoch = again.response.broker_epoch;
   hb.current_metadata_offset = record_offset - 1;
-  EXPECT_FALSE(h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms).response.is_caught_up);
+  EXPECT_FALSE(h.controller.broker_heartbeat(hb, h.next_offset, h.now_ms).response.is_caught_up);
   hb.current_metadata_offset = record_offset;
-  EXPECT_TRUE(h.controller.broker_heartbeat(hb, 1, h.next_offset, h.now_ms).response.is_caught_up);
+  EXPECT_TRUE(h.controller.broker_heartbeat(hb, h.next_offset, h.now_ms).response.is_caught_up);
 }
 
 }  // namespace

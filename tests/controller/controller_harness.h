@@ -8,6 +8,7 @@
 
 #include "controller/metadata/delta.h"
 #include "controller/quorum_controller.h"
+#include "node_ids.h"
 
 namespace hw::controller::testing {
 
@@ -26,12 +27,15 @@ struct harness {
   std::vector<metadata_record> log;  // every record applied, in order
 
   explicit harness(quorum_controller_options options = {}) : controller(with_defaults(std::move(options))) {
-    apply(bootstrap_records(latest_production_metadata_version, 1));
+    apply(feature_control::bootstrap_records(latest_production_metadata_version, 1));
   }
 
+  static constexpr int64_t session_timeout_ms = 9000;  // broker.session.timeout.ms
+
   static quorum_controller_options with_defaults(quorum_controller_options o) {
-    if (o.cluster_id.empty()) o.cluster_id = "test-cluster";
-    if (o.random_seed == 0) o.random_seed = 42;
+    o.cluster.broker_session_timeout_ms = session_timeout_ms;
+    if (o.cluster.cluster_id.empty()) o.cluster.cluster_id = "test-cluster";
+    if (o.replication.random_seed == 0) o.replication.random_seed = 42;
     return o;
   }
 
@@ -63,7 +67,7 @@ struct harness {
   }
 
   int64_t register_broker(int32_t id, std::optional<std::string> rack = std::nullopt) {
-    auto response = run(controller.register_broker(registration(id, std::move(rack)), 4, next_offset, now_ms));
+    auto response = run(controller.register_broker(registration(id, std::move(rack)), next_offset, now_ms));
     EXPECT_EQ(response.error_code, 0);
     return response.broker_epoch;
   }
@@ -71,11 +75,11 @@ struct harness {
   msg::broker_heartbeat_response heartbeat(int32_t id, bool want_shut_down = false, bool want_fence = false) {
     msg::broker_heartbeat_request r;
     r.broker_id = id;
-    r.broker_epoch = image().broker(id) ? image().broker(id)->epoch : -1;
+    r.broker_epoch = image().broker(node_id(id)) ? image().broker(node_id(id))->epoch.value : -1;
     r.current_metadata_offset = next_offset - 1;
     r.want_shut_down = want_shut_down;
     r.want_fence = want_fence;
-    return run(controller.broker_heartbeat(r, 1, next_offset, now_ms));
+    return run(controller.broker_heartbeat(r, next_offset, now_ms));
   }
 
   void add_brokers(std::initializer_list<int32_t> ids) {
@@ -94,7 +98,7 @@ struct harness {
     t.num_partitions = partitions;
     t.replication_factor = rf;
     for (auto& [k, v] : configs) t.configs.push_back({k, v, {}});
-    return run(controller.create_topics(request, 7, now_ms));
+    return run(controller.create_topics(request));
   }
 };
 

@@ -17,7 +17,7 @@ namespace {
 using testing::harness;
 
 bool active(const metadata_image& image, int32_t b) {
-  const broker_registration* r = image.broker(b);
+  const broker_registration* r = image.broker(node_id(b));
   return r && !r->fenced && !r->in_controlled_shutdown;
 }
 
@@ -26,31 +26,32 @@ void check_invariants(const quorum_controller& controller, const metadata_image&
   for (const auto& [id, topic] : image.topics_by_id) {
     for (const auto& [p, reg] : topic->partitions) {
       std::string at = where + " " + topic->name + "-" + std::to_string(p);
-      std::set<int32_t> replicas(reg.replicas.begin(), reg.replicas.end());
+      std::set<node_id> replicas(reg.replicas.begin(), reg.replicas.end());
       ASSERT_EQ(replicas.size(), reg.replicas.size()) << at;
-      std::set<int32_t> isr(reg.isr.begin(), reg.isr.end());
+      std::set<node_id> isr(reg.isr.begin(), reg.isr.end());
       ASSERT_EQ(isr.size(), reg.isr.size()) << at;
-      for (int32_t r : reg.isr) ASSERT_TRUE(replicas.count(r)) << at << " ISR member " << r << " not a replica";
-      for (int32_t r : reg.elr) {
+      for (node_id r : reg.isr) ASSERT_TRUE(replicas.count(r)) << at << " ISR member " << r << " not a replica";
+      for (node_id r : reg.elr) {
         ASSERT_TRUE(replicas.count(r)) << at;
         ASSERT_FALSE(isr.count(r)) << at << " " << r << " in ISR and ELR";
       }
       if (reg.has_leader()) {
         ASSERT_TRUE(isr.count(reg.leader)) << at << " leader " << reg.leader << " not in ISR";
-        ASSERT_TRUE(active(image, reg.leader))
+        ASSERT_TRUE(active(image, reg.leader.value))
             << at << " leader " << reg.leader << " not active: registered " << (image.broker(reg.leader) != nullptr)
             << " fenced " << (image.broker(reg.leader) && image.broker(reg.leader)->fenced) << " shutting down "
             << (image.broker(reg.leader) && image.broker(reg.leader)->in_controlled_shutdown) << " epochs "
             << reg.leader_epoch << "/" << reg.partition_epoch << " before "
-            << (before.partition(id, p) ? before.partition(id, p)->leader : -9) << " "
-            << (before.partition(id, p) ? before.partition(id, p)->partition_epoch : -9);
+            << (before.partition(id, p) ? before.partition(id, p)->leader.value : -9) << " "
+            << (before.partition(id, p) ? before.partition(id, p)->partition_epoch.value : -9);
       } else {
         ASSERT_TRUE(reg.isr.empty()) << at << " leaderless with an ISR";
       }
-      for (int32_t r : reg.isr) ASSERT_TRUE(image.broker(r) && !image.broker(r)->fenced) << at << " fenced " << r << " in ISR";
+      for (node_id r : reg.isr)
+        ASSERT_TRUE(image.broker(r) && !image.broker(r)->fenced) << at << " fenced " << r << " in ISR";
       // The ELR exists only while the ISR is below min ISR (KIP-966).
       if (!reg.elr.empty()) {
-        ASSERT_LT(static_cast<int32_t>(reg.isr.size()), controller.effective_min_isr(image, *topic)) << at;
+        ASSERT_LT(static_cast<int32_t>(reg.isr.size()), controller.configuration().effective_min_isr(image, *topic)) << at;
       }
       if (const partition_registration* old = before.partition(id, p)) {
         ASSERT_GE(reg.leader_epoch, old->leader_epoch) << at;
@@ -66,7 +67,7 @@ void check_invariants(const quorum_controller& controller, const metadata_image&
 
 void run_seed(uint64_t seed) {
   quorum_controller_options o;
-  o.random_seed = seed;
+  o.replication.random_seed = seed;
   harness h(o);
   std::mt19937_64 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
@@ -78,7 +79,7 @@ void run_seed(uint64_t seed) {
   std::set<int32_t> down;
   std::set<int32_t> stopping;
   auto beat = [&](int32_t b, bool shut_down = false, bool fence = false) {
-    if (!h.image().broker(b) || down.count(b)) return;
+    if (!h.image().broker(node_id(b)) || down.count(b)) return;
     if (shut_down) stopping.insert(b);
     if (h.heartbeat(b, stopping.count(b) > 0, fence).should_shut_down) down.insert(b);
   };
@@ -120,8 +121,9 @@ void run_seed(uint64_t seed) {
         if (pick(2) == 0 || down.count(broker)) {
           registration.incarnation_id = testing::id_of(5000 + 10 * broker + ++incarnation[broker]);
         }
-        if (pick(2) == 0 && h.image().broker(broker)) registration.previous_broker_epoch = h.image().broker(broker)->epoch;
-        if (h.run(h.controller.register_broker(registration, 4, h.next_offset, h.now_ms)).error_code == 0) {
+        const broker_registration* known = h.image().broker(node_id(broker));
+        if (pick(2) == 0 && known) registration.previous_broker_epoch = known->epoch.value;
+        if (h.run(h.controller.register_broker(registration, h.next_offset, h.now_ms)).error_code == 0) {
           down.erase(broker);
           stopping.erase(broker);
         }
@@ -139,7 +141,7 @@ void run_seed(uint64_t seed) {
         const auto& [name, id] = *h.image().topics_by_name.begin();
         msg::create_partitions_request request;
         request.topics.push_back({name, static_cast<int32_t>(h.image().topic(id)->partitions.size()) + 1, std::nullopt, {}});
-        h.run(h.controller.create_partitions(request, 3));
+        h.run(h.controller.create_partitions(request));
         break;
       }
       case 7: {
@@ -149,14 +151,14 @@ void run_seed(uint64_t seed) {
         r.resource_type = static_cast<int8_t>(config_resource_type::topic);
         r.resource_name = h.image().topics_by_name.rbegin()->first;
         r.configs.push_back({"min.insync.replicas", 0, std::to_string(1 + pick(3)), {}});
-        h.run(h.controller.incremental_alter_configs(request, 1));
+        h.run(h.controller.incremental_alter_configs(request));
         break;
       }
       case 8: {
-        if (!h.image().broker(broker)) break;
+        if (!h.image().broker(node_id(broker))) break;
         msg::allocate_producer_ids_request request;
         request.broker_id = broker;
-        request.broker_epoch = h.image().broker(broker)->epoch;
+        request.broker_epoch = h.image().broker(node_id(broker))->epoch.value;
         h.run(h.controller.allocate_producer_ids(request));
         break;
       }
@@ -167,18 +169,18 @@ void run_seed(uint64_t seed) {
         const auto& [partition, reg] = *topic->partitions.begin();
         if (!reg.has_leader()) break;
         msg::alter_partition_request request;
-        request.broker_id = reg.leader;
-        request.broker_epoch = h.image().broker(reg.leader)->epoch;
+        request.broker_id = reg.leader.value;
+        request.broker_epoch = h.image().broker(node_id(reg.leader.value))->epoch.value;
         auto& d = request.topics.emplace_back();
         d.topic_id = id;
         auto& p = d.partitions.emplace_back();
         p.partition_index = partition;
-        p.leader_epoch = reg.leader_epoch;
-        p.partition_epoch = reg.partition_epoch;
+        p.leader_epoch = reg.leader_epoch.value;
+        p.partition_epoch = reg.partition_epoch.value;
         p.leader_recovery_state = 0;
-        for (int32_t r : reg.replicas) {
-          if (r == reg.leader || (pick(2) == 0 && active(h.image(), r))) {
-            p.new_isr_with_epochs.push_back({r, h.image().broker(r)->epoch, {}});
+        for (int32_t r : storage::plain_list(reg.replicas)) {
+          if (r == reg.leader.value || (pick(2) == 0 && active(h.image(), r))) {
+            p.new_isr_with_epochs.push_back({r, h.image().broker(node_id(r))->epoch.value, {}});
           }
         }
         auto response = h.run(h.controller.alter_partition(request, 3));

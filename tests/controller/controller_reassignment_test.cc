@@ -25,7 +25,7 @@ struct fixture {
     t.replication_factor = -1;
     t.assignments.push_back({0, {1, 2, 3}, {}});
     t.assignments.push_back({1, {2, 3, 1}, {}});
-    auto created = h.run(h.controller.create_topics(request, 7, h.now_ms));
+    auto created = h.run(h.controller.create_topics(request));
     topic = created.topics[0].topic_id;
   }
   const partition_registration& partition(int32_t p) { return *h.image().partition("t", p); }
@@ -49,15 +49,15 @@ struct fixture {
   error_code report_isr(int32_t p, std::vector<int32_t> isr) {
     const partition_registration& part = partition(p);
     msg::alter_partition_request r;
-    r.broker_id = part.leader;
-    r.broker_epoch = h.image().broker(r.broker_id)->epoch;
+    r.broker_id = part.leader.value;
+    r.broker_epoch = h.image().broker(node_id(r.broker_id))->epoch.value;
     auto& t = r.topics.emplace_back();
     t.topic_id = topic;
     auto& d = t.partitions.emplace_back();
     d.partition_index = p;
-    d.leader_epoch = part.leader_epoch;
-    d.partition_epoch = part.partition_epoch;
-    for (int32_t b : isr) d.new_isr_with_epochs.push_back({b, h.image().broker(b)->epoch, {}});
+    d.leader_epoch = part.leader_epoch.value;
+    d.partition_epoch = part.partition_epoch.value;
+    for (int32_t b : isr) d.new_isr_with_epochs.push_back({b, h.image().broker(node_id(b))->epoch.value, {}});
     auto result = h.controller.alter_partition(r, 3);
     h.apply(result.records);
     return code_of(result.response.topics[0].partitions[0].error_code);
@@ -74,16 +74,16 @@ struct fixture {
 
 TEST(ControllerReassignment, NewReplicasJoinThenTheRemovedOnesLeave) {
   fixture f;
-  const int32_t epoch = f.partition(0).leader_epoch;
+  const int32_t epoch = f.partition(0).leader_epoch.value;
   // {1,2,3} → {4,2,3}: 4 is added, 1 (the leader) removed.
   auto started = f.reassign(0, std::vector<int32_t>{4, 2, 3});
   ASSERT_EQ(f.error_of(started), error_code::none);
   ASSERT_EQ(started.response.responses[0].partitions[0].error_message, std::nullopt);
-  EXPECT_EQ(f.partition(0).replicas, (std::vector<int32_t>{4, 2, 3, 1}));
-  EXPECT_EQ(f.partition(0).adding, std::vector<int32_t>{4});
-  EXPECT_EQ(f.partition(0).removing, std::vector<int32_t>{1});
-  EXPECT_EQ(f.partition(0).leader, 1) << "the leader stays until the new replica is in sync";
-  EXPECT_EQ(f.partition(0).leader_epoch, epoch) << "adding replicas needs no new leader epoch";
+  EXPECT_EQ(f.partition(0).replicas, ids({4, 2, 3, 1}));
+  EXPECT_EQ(f.partition(0).adding, ids({4}));
+  EXPECT_EQ(f.partition(0).removing, ids({1}));
+  EXPECT_EQ(f.partition(0).leader.value, 1) << "the leader stays until the new replica is in sync";
+  EXPECT_EQ(f.partition(0).leader_epoch.value, epoch) << "adding replicas needs no new leader epoch";
   EXPECT_EQ(f.partition(0).directories.size(), 4u);
   EXPECT_EQ(f.listed(0), (std::vector<int32_t>{4, 2, 3, 1}));
   EXPECT_TRUE(f.listed(1).empty());
@@ -93,12 +93,12 @@ TEST(ControllerReassignment, NewReplicasJoinThenTheRemovedOnesLeave) {
   // tells the old leader NEW_LEADER_ELECTED.
   EXPECT_EQ(f.report_isr(0, {1, 2, 3, 4}), error_code::new_leader_elected);
   const partition_registration& done = f.partition(0);
-  EXPECT_EQ(done.replicas, (std::vector<int32_t>{4, 2, 3}));
-  EXPECT_EQ(done.isr, (std::vector<int32_t>{2, 3, 4}));
+  EXPECT_EQ(done.replicas, ids({4, 2, 3}));
+  EXPECT_EQ(done.isr, ids({2, 3, 4}));
   EXPECT_TRUE(done.adding.empty());
   EXPECT_TRUE(done.removing.empty());
-  EXPECT_EQ(done.leader, 4) << "the first target replica in sync that can lead";
-  EXPECT_GT(done.leader_epoch, epoch);
+  EXPECT_EQ(done.leader.value, 4) << "the first target replica in sync that can lead";
+  EXPECT_GT(done.leader_epoch.value, epoch);
   EXPECT_EQ(done.directories.size(), 3u);
   EXPECT_TRUE(f.listed(0).empty());
 }
@@ -109,15 +109,15 @@ TEST(ControllerReassignment, WhatIsInSyncAlreadyCompletesAtOnce) {
   auto reordered = f.reassign(0, std::vector<int32_t>{3, 2, 1});
   ASSERT_EQ(f.error_of(reordered), error_code::none);
   ASSERT_EQ(reordered.records.size(), 1u);
-  EXPECT_EQ(f.partition(0).replicas, (std::vector<int32_t>{3, 2, 1}));
+  EXPECT_EQ(f.partition(0).replicas, ids({3, 2, 1}));
   EXPECT_TRUE(f.partition(0).adding.empty());
-  EXPECT_EQ(f.partition(0).leader, 1) << "a reorder moves no leadership (a preferred election does)";
+  EXPECT_EQ(f.partition(0).leader.value, 1) << "a reorder moves no leadership (a preferred election does)";
   // Dropping a follower (RF 3 → 2): done at once, with a new leader epoch.
-  const int32_t epoch = f.partition(0).leader_epoch;
+  const int32_t epoch = f.partition(0).leader_epoch.value;
   ASSERT_EQ(f.error_of(f.reassign(0, std::vector<int32_t>{2, 1})), error_code::none);
-  EXPECT_EQ(f.partition(0).replicas, (std::vector<int32_t>{2, 1}));
-  EXPECT_EQ(f.partition(0).isr, (std::vector<int32_t>{1, 2}));
-  EXPECT_GT(f.partition(0).leader_epoch, epoch);
+  EXPECT_EQ(f.partition(0).replicas, ids({2, 1}));
+  EXPECT_EQ(f.partition(0).isr, ids({1, 2}));
+  EXPECT_GT(f.partition(0).leader_epoch.value, epoch);
   // The same assignment again changes nothing.
   EXPECT_TRUE(f.reassign(0, std::vector<int32_t>{2, 1}).records.empty());
 }
@@ -125,14 +125,14 @@ TEST(ControllerReassignment, WhatIsInSyncAlreadyCompletesAtOnce) {
 TEST(ControllerReassignment, CancelGoesBackToTheOriginalReplicas) {
   fixture f;
   ASSERT_EQ(f.error_of(f.reassign(1, std::vector<int32_t>{4, 3, 1})), error_code::none);
-  ASSERT_EQ(f.partition(1).replicas, (std::vector<int32_t>{4, 3, 1, 2}));
+  ASSERT_EQ(f.partition(1).replicas, ids({4, 3, 1, 2}));
   auto cancelled = f.reassign(1, std::nullopt);
   ASSERT_EQ(f.error_of(cancelled), error_code::none);
-  EXPECT_EQ(f.partition(1).replicas, (std::vector<int32_t>{3, 1, 2}))
+  EXPECT_EQ(f.partition(1).replicas, ids({3, 1, 2}))
       << "target order minus the added replicas, then the removed one";
   EXPECT_TRUE(f.partition(1).adding.empty());
   EXPECT_TRUE(f.partition(1).removing.empty());
-  EXPECT_EQ(f.partition(1).leader, 2);
+  EXPECT_EQ(f.partition(1).leader.value, 2);
   auto again = f.reassign(1, std::nullopt);
   EXPECT_EQ(f.error_of(again), error_code::no_reassignment_in_progress);
   EXPECT_EQ(again.response.responses[0].partitions[0].error_message, "No partition reassignment is in progress.");
@@ -143,7 +143,7 @@ TEST(ControllerReassignment, ANewTargetMidwayReplacesTheOldOne) {
   ASSERT_EQ(f.error_of(f.reassign(0, std::vector<int32_t>{4, 2, 3})), error_code::none);
   // Back to the original replicas before 4 caught up: 4 is dropped at once.
   ASSERT_EQ(f.error_of(f.reassign(0, std::vector<int32_t>{1, 2, 3})), error_code::none);
-  EXPECT_EQ(f.partition(0).replicas, (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ(f.partition(0).replicas, ids({1, 2, 3}));
   EXPECT_TRUE(f.partition(0).adding.empty());
   EXPECT_TRUE(f.partition(0).removing.empty());
 }

@@ -25,7 +25,7 @@ TEST(ControllerTopics, CreateWritesTopicConfigsThenPartitions) {
   t.replication_factor = 3;
   t.configs.push_back({"retention.ms", "1000", {}});
   t.configs.push_back({"cleanup.policy", "compact", {}});
-  auto result = h.controller.create_topics(request, 7, h.now_ms);
+  auto result = h.controller.create_topics(request);
   ASSERT_EQ(result.response.topics.size(), 1u);
   const auto& r = result.response.topics[0];
   EXPECT_EQ(r.error_code, 0);
@@ -59,8 +59,8 @@ TEST(ControllerTopics, CreateWritesTopicConfigsThenPartitions) {
 
 TEST(ControllerTopics, DefaultsComeFromOptions) {
   quorum_controller_options o;
-  o.num_partitions = 4;
-  o.default_replication_factor = 2;
+  o.replication.num_partitions = 4;
+  o.replication.default_replication_factor = 2;
   harness h(o);
   h.add_brokers({1, 2});
   auto r = h.create("t", -1, -1);
@@ -105,7 +105,7 @@ TEST(ControllerTopics, OneBadTopicDoesNotStopTheOthers) {
   msg::create_topics_request request;
   request.topics.push_back({"good", 2, 1, {}, {}, {}});
   request.topics.push_back({"bad", 1, 5, {}, {}, {}});
-  auto result = h.controller.create_topics(request, 7, h.now_ms);
+  auto result = h.controller.create_topics(request);
   EXPECT_EQ(result.response.topics[0].error_code, 0);
   EXPECT_EQ(code_of(result.response.topics[1].error_code), error_code::invalid_replication_factor);
   EXPECT_EQ(result.response.topics[1].num_partitions, -1);
@@ -118,7 +118,7 @@ TEST(ControllerTopics, ValidateOnlyWritesNothing) {
   msg::create_topics_request request;
   request.validate_only = true;
   request.topics.push_back({"t", 3, 1, {}, {}, {}});
-  auto result = h.controller.create_topics(request, 7, h.now_ms);
+  auto result = h.controller.create_topics(request);
   EXPECT_TRUE(result.records.empty());
   EXPECT_EQ(result.response.topics[0].error_code, 0);
   EXPECT_EQ(result.response.topics[0].num_partitions, 3);
@@ -126,7 +126,7 @@ TEST(ControllerTopics, ValidateOnlyWritesNothing) {
 
 TEST(ControllerTopics, ConfigsAreValidated) {
   quorum_controller_options o;
-  o.validate_topic_config = [](std::string_view key, std::string_view value)
+  o.configuration.validate_topic_config = [](std::string_view key, std::string_view value)
       -> std::optional<std::pair<error_code, std::string>> {
     if (key == "retention.ms" && value == "abc") {
       return std::pair{error_code::invalid_config,
@@ -146,7 +146,7 @@ TEST(ControllerTopics, ConfigsAreValidated) {
 
   msg::create_topics_request request;
   request.topics.push_back({"n", 1, 1, {}, {{"retention.ms", std::nullopt, {}}}, {}});
-  auto nulls = h.controller.create_topics(request, 7, h.now_ms);
+  auto nulls = h.controller.create_topics(request);
   EXPECT_EQ(nulls.response.topics[0].error_message, "Null value not supported for topic configs: retention.ms");
 }
 
@@ -162,7 +162,7 @@ TEST(ControllerTopics, ManualAssignments) {
     for (size_t i = 0; i < assignment.size(); ++i) {
       t.assignments.push_back({static_cast<int32_t>(i), assignment[i], {}});
     }
-    return h.controller.create_topics(request, 7, h.now_ms);
+    return h.controller.create_topics(request);
   };
   auto ok = create({{3, 1}, {2, 3}});
   ASSERT_EQ(ok.response.topics[0].error_code, 0);
@@ -188,7 +188,7 @@ TEST(ControllerTopics, ManualAssignments) {
   t.replication_factor = -1;
   t.assignments.push_back({0, {1}, {}});
   t.assignments.push_back({2, {1}, {}});
-  EXPECT_EQ(h.controller.create_topics(gap, 7, h.now_ms).response.topics[0].error_message,
+  EXPECT_EQ(h.controller.create_topics(gap).response.topics[0].error_message,
             "partitions should be a consecutive 0-based integer sequence");
 }
 
@@ -228,7 +228,7 @@ TEST(ControllerTopics, DeleteByNameAndById) {
   EXPECT_FALSE(h.image().config(config_resource{config_resource_type::topic, "a"}));
 
   quorum_controller_options o;
-  o.delete_topic_enable = false;
+  o.replication.delete_topic_enable = false;
   harness off(o);
   off.add_brokers({1});
   off.create("a", 1, 1);
@@ -245,7 +245,7 @@ TEST(ControllerTopics, CreatePartitions) {
   h.create("t1", 3, 2);
   msg::create_partitions_request request;
   request.topics.push_back({"t1", 5, std::nullopt, {}});
-  auto grown = h.controller.create_partitions(request, 3);
+  auto grown = h.controller.create_partitions(request);
   EXPECT_EQ(grown.response.results[0].error_code, 0);
   ASSERT_EQ(grown.records.size(), 2u);
   EXPECT_EQ(std::get<msg::partition_record>(grown.records[0]).partition_id, 3);
@@ -255,7 +255,7 @@ TEST(ControllerTopics, CreatePartitions) {
   auto expect = [&](int32_t count, const std::string& message) {
     msg::create_partitions_request r;
     r.topics.push_back({"t1", count, std::nullopt, {}});
-    auto result = h.controller.create_partitions(r, 3);
+    auto result = h.controller.create_partitions(r);
     EXPECT_EQ(code_of(result.response.results[0].error_code), error_code::invalid_partitions);
     EXPECT_EQ(result.response.results[0].error_message, message);
     EXPECT_TRUE(result.records.empty());
@@ -265,11 +265,11 @@ TEST(ControllerTopics, CreatePartitions) {
 
   msg::create_partitions_request mismatch;
   mismatch.topics.push_back({"t1", 7, std::vector<msg::create_partitions_request::create_partitions_assignment>{{{1, 2}, {}}}, {}});
-  EXPECT_EQ(h.controller.create_partitions(mismatch, 3).response.results[0].error_message,
+  EXPECT_EQ(h.controller.create_partitions(mismatch).response.results[0].error_message,
             "Attempted to add 2 additional partition(s), but only 1 assignment(s) were specified.");
   msg::create_partitions_request unknown;
   unknown.topics.push_back({"zz", 7, std::nullopt, {}});
-  EXPECT_EQ(code_of(h.controller.create_partitions(unknown, 3).response.results[0].error_code),
+  EXPECT_EQ(code_of(h.controller.create_partitions(unknown).response.results[0].error_code),
             error_code::unknown_topic_or_partition);
 }
 
@@ -277,13 +277,13 @@ TEST(ControllerTopics, PreferredElectionMovesLeadershipBack) {
   harness h;
   h.add_brokers({1, 2});
   h.create("t", 1, 2);
-  int32_t preferred = h.image().partition("t", 0)->replicas.front();
-  int32_t other = h.image().partition("t", 0)->replicas.back();
+  int32_t preferred = h.image().partition("t", 0)->replicas.front().value;
+  int32_t other = h.image().partition("t", 0)->replicas.back().value;
   // The preferred leader goes away; leadership moves; it comes back.
   h.heartbeat(preferred, false, true);  // asks to be fenced
-  EXPECT_EQ(h.image().partition("t", 0)->leader, other);
+  EXPECT_EQ(h.image().partition("t", 0)->leader.value, other);
   h.heartbeat(preferred);  // unfenced again (caught up)
-  EXPECT_EQ(h.image().partition("t", 0)->leader, other);
+  EXPECT_EQ(h.image().partition("t", 0)->leader.value, other);
 
   msg::elect_leaders_request request;
   request.election_type = 0;
@@ -304,7 +304,7 @@ TEST(ControllerTopics, PreferredElectionMovesLeadershipBack) {
   auto again = h.controller.elect_leaders(request, 2);
   EXPECT_EQ(again.response.replica_election_results[0].partition_result[0].error_code, 0);
   h.apply(again.records);
-  EXPECT_EQ(h.image().partition("t", 0)->leader, preferred);
+  EXPECT_EQ(h.image().partition("t", 0)->leader.value, preferred);
   auto not_needed = h.controller.elect_leaders(request, 2);
   EXPECT_EQ(code_of(not_needed.response.replica_election_results[0].partition_result[0].error_code),
             error_code::election_not_needed);
@@ -318,8 +318,8 @@ TEST(ControllerTopics, UncleanElectionPicksALiveReplicaOutsideTheIsr) {
   // until the last member leaves.
   h.create("t", 1, 2);
   const partition_registration* p = h.image().partition("t", 0);
-  int32_t first = p->leader;
-  int32_t second = p->replicas[0] == first ? p->replicas[1] : p->replicas[0];
+  int32_t first = p->leader.value;
+  int32_t second = p->replicas[0].value == first ? p->replicas[1].value : p->replicas[0].value;
   h.heartbeat(second, false, true);  // second fenced: ISR {first}
   h.heartbeat(first, false, true);   // first fenced: no leader, ELR keeps first
   ASSERT_EQ(h.image().partition("t", 0)->leader, no_leader);
@@ -332,8 +332,8 @@ TEST(ControllerTopics, UncleanElectionPicksALiveReplicaOutsideTheIsr) {
   auto result = h.controller.elect_leaders(request, 2);
   ASSERT_EQ(result.response.replica_election_results[0].partition_result[0].error_code, 0);
   h.apply(result.records);
-  EXPECT_EQ(h.image().partition("t", 0)->leader, second);
-  EXPECT_EQ(h.image().partition("t", 0)->isr, std::vector<int32_t>{second});
+  EXPECT_EQ(h.image().partition("t", 0)->leader.value, second);
+  EXPECT_EQ(h.image().partition("t", 0)->isr, ids({second}));
   EXPECT_EQ(h.image().partition("t", 0)->leader_recovery_state, 1);
 
   // The new leader recovers (KIP-704): its AlterPartition adding the other
@@ -345,15 +345,15 @@ TEST(ControllerTopics, UncleanElectionPicksALiveReplicaOutsideTheIsr) {
     const partition_registration* now = h.image().partition("t", 0);
     msg::alter_partition_request r;
     r.broker_id = second;
-    r.broker_epoch = h.image().broker(second)->epoch;
+    r.broker_epoch = h.image().broker(node_id(second))->epoch.value;
     auto& t = r.topics.emplace_back();
     t.topic_id = h.image().topic("t")->id;
     auto& d = t.partitions.emplace_back();
     d.partition_index = 0;
-    d.leader_epoch = now->leader_epoch;
-    d.partition_epoch = now->partition_epoch;
+    d.leader_epoch = now->leader_epoch.value;
+    d.partition_epoch = now->partition_epoch.value;
     d.leader_recovery_state = state;
-    for (int32_t b : isr) d.new_isr_with_epochs.push_back({b, h.image().broker(b)->epoch, {}});
+    for (int32_t b : isr) d.new_isr_with_epochs.push_back({b, h.image().broker(node_id(b))->epoch.value, {}});
     auto out = h.controller.alter_partition(r, 3);
     h.apply(out.records);
     return static_cast<error_code>(out.response.topics[0].partitions[0].error_code);
@@ -361,7 +361,7 @@ TEST(ControllerTopics, UncleanElectionPicksALiveReplicaOutsideTheIsr) {
   EXPECT_EQ(alter({second, first}, 1), error_code::invalid_request);
   EXPECT_EQ(alter({second, first}, 0), error_code::none);
   EXPECT_EQ(h.image().partition("t", 0)->leader_recovery_state, 0);
-  EXPECT_EQ(h.image().partition("t", 0)->isr, (std::vector<int32_t>{second, first}));
+  EXPECT_EQ(h.image().partition("t", 0)->isr, ids({second, first}));
   EXPECT_EQ(alter({second}, 1), error_code::invalid_request);
   EXPECT_EQ(h.image().partition("t", 0)->leader_recovery_state, 0);
 }
@@ -372,8 +372,8 @@ TEST(ControllerTopics, BalanceLeadersReturnsLeadershipToPreferredReplicas) {
   h.create("t", 4, 2);
   h.heartbeat(1, false, true);  // 1 fenced: it leads nothing now
   h.heartbeat(1);               // back, but out of every ISR
-  for (const auto& [p, reg] : h.image().topic("t")->partitions) EXPECT_EQ(reg.leader, 2);
-  EXPECT_TRUE(h.controller.balance_leaders().empty()) << "1 is not in the ISRs yet";
+  for (const auto& [p, reg] : h.image().topic("t")->partitions) EXPECT_EQ(reg.leader.value, 2);
+  EXPECT_TRUE(h.controller.replication().balance_leaders(h.image()).empty()) << "1 is not in the ISRs yet";
   // The leaders let 1 back into their ISRs.
   std::vector<metadata_record> rejoin;
   for (const auto& [p, reg] : h.image().topic("t")->partitions) {
@@ -384,11 +384,11 @@ TEST(ControllerTopics, BalanceLeadersReturnsLeadershipToPreferredReplicas) {
     rejoin.push_back(r);
   }
   h.apply(rejoin);
-  auto records = h.controller.balance_leaders(1);
+  auto records = h.controller.replication().balance_leaders(h.image(), 1);
   EXPECT_EQ(records.size(), 1u) << "bounded";
-  h.apply(h.controller.balance_leaders());
+  h.apply(h.controller.replication().balance_leaders(h.image()));
   for (const auto& [p, reg] : h.image().topic("t")->partitions) EXPECT_EQ(reg.leader, reg.replicas.front());
-  EXPECT_TRUE(h.controller.balance_leaders().empty());
+  EXPECT_TRUE(h.controller.replication().balance_leaders(h.image()).empty());
 }
 
 // unclean.leader.election.enable=true on the topic (IncrementalAlterConfigs).
@@ -398,7 +398,7 @@ void allow_unclean_elections(harness& h, const std::string& topic) {
   r.resource_type = static_cast<int8_t>(config_resource_type::topic);
   r.resource_name = topic;
   r.configs.push_back({"unclean.leader.election.enable", 0, "true", {}});
-  h.run(h.controller.incremental_alter_configs(allow, 1));
+  h.run(h.controller.incremental_alter_configs(allow));
 }
 
 TEST(ControllerTopics, UncleanLeadersOnlyWhereTheTopicAllowsIt) {
@@ -413,13 +413,13 @@ TEST(ControllerTopics, UncleanLeadersOnlyWhereTheTopicAllowsIt) {
   h.heartbeat(2);
   EXPECT_EQ(h.image().partition("strict", 0)->leader, no_leader);
   EXPECT_EQ(h.image().partition("lenient", 0)->leader, no_leader);
-  EXPECT_TRUE(h.controller.elect_unclean_leaders().empty());
+  EXPECT_TRUE(h.controller.replication().elect_unclean_leaders(h.image()).empty());
 
   allow_unclean_elections(h, "lenient");
-  auto records = h.controller.elect_unclean_leaders();
+  auto records = h.controller.replication().elect_unclean_leaders(h.image());
   ASSERT_EQ(records.size(), 1u);
   h.apply(records);
-  EXPECT_EQ(h.image().partition("lenient", 0)->leader, 2);
+  EXPECT_EQ(h.image().partition("lenient", 0)->leader.value, 2);
   EXPECT_EQ(h.image().partition("lenient", 0)->leader_recovery_state, 1);
   EXPECT_EQ(h.image().partition("strict", 0)->leader, no_leader);
 }
@@ -430,8 +430,8 @@ TEST(ControllerTopics, UncleanLeadersOnlyWhereTheTopicAllowsIt) {
 // within one interval of its config change.
 TEST(ControllerTopics, TickElectsUncleanLeadersEveryInterval) {
   quorum_controller_options o;
-  o.unclean_election_interval_ms = 60'000;
-  o.auto_leader_rebalance_enable = false;
+  o.replication.unclean_election_interval_ms = 60'000;
+  o.replication.auto_leader_rebalance_enable = false;
   harness h(o);
   h.add_brokers({1, 2});
   h.create("lenient", 1, 2);
@@ -450,7 +450,7 @@ TEST(ControllerTopics, TickElectsUncleanLeadersEveryInterval) {
   auto records = h.controller.tick(h.now_ms);
   ASSERT_EQ(records.size(), 1u);
   h.apply(records);
-  EXPECT_EQ(h.image().partition("lenient", 0)->leader, 2);
+  EXPECT_EQ(h.image().partition("lenient", 0)->leader.value, 2);
   EXPECT_EQ(h.image().partition("lenient", 0)->leader_recovery_state, 1);
 }
 

@@ -32,10 +32,10 @@ std::vector<metadata_record> busy_log(std::shared_ptr<const metadata_image>* fin
   r.resource_type = static_cast<int8_t>(config_resource_type::topic);
   r.resource_name = "a";
   r.configs.push_back({"min.insync.replicas", 0, "3", {}});
-  h.run(h.controller.incremental_alter_configs(cfg, 1));
+  h.run(h.controller.incremental_alter_configs(cfg));
   msg::allocate_producer_ids_request ids;
   ids.broker_id = 1;
-  ids.broker_epoch = h.image().broker(1)->epoch;
+  ids.broker_epoch = h.image().broker(node_id(1))->epoch.value;
   h.run(h.controller.allocate_producer_ids(ids));
   h.heartbeat(3);
   *final_image = h.controller.working_image();

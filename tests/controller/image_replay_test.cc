@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "controller/metadata/delta.h"
+#include "node_ids.h"
 #include "protocol/records/record_batch.h"
 
 namespace hw::controller {
@@ -76,7 +77,7 @@ TEST(ImageReplay, BuildsTopicsBrokersConfigsFeatures) {
   EXPECT_EQ(a->id, make_id(1));
   EXPECT_EQ(image->topic(make_id(1)), a);
   ASSERT_EQ(a->partitions.size(), 2u);
-  EXPECT_EQ(image->partition("a", 1)->leader, 2);
+  EXPECT_EQ(image->partition("a", 1)->leader.value, 2);
   EXPECT_EQ(image->config(config_resource_type::topic, "a", "retention.ms"), "100");
   EXPECT_TRUE(image->alive_brokers().empty());  // registered fenced
   auto listeners = image->endpoints("PLAINTEXT");
@@ -88,7 +89,7 @@ TEST(ImageReplay, BuildsTopicsBrokersConfigsFeatures) {
   unfence.broker_epoch = 11;
   unfence.fenced = -1;
   auto next = replay(image, {unfence});
-  EXPECT_EQ(next->alive_brokers(), std::vector<int32_t>{2});
+  EXPECT_EQ(next->alive_brokers(), ids({2}));
   EXPECT_TRUE(image->alive_brokers().empty()) << "the base image never changes";
 }
 
@@ -108,18 +109,18 @@ TEST(ImageReplay, PartitionChangeBumpsEpochsAsKafkaMerges) {
   ASSERT_FALSE(delta.replay(new_leader));
   auto next = delta.apply(storage::offset(5), 2);
   const partition_registration* p = next->partition(make_id(1), 0);
-  EXPECT_EQ(p->isr, (std::vector<int32_t>{1, 2}));
-  EXPECT_EQ(p->leader, 2);
-  EXPECT_EQ(p->leader_epoch, 1);
-  EXPECT_EQ(p->partition_epoch, 2);
-  EXPECT_EQ(p->elr, std::vector<int32_t>{3});
+  EXPECT_EQ(p->isr, ids({1, 2}));
+  EXPECT_EQ(p->leader.value, 2);
+  EXPECT_EQ(p->leader_epoch.value, 1);
+  EXPECT_EQ(p->partition_epoch.value, 2);
+  EXPECT_EQ(p->elr, ids({3}));
 
   auto changes = delta.changed_partitions();
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0].topic_name, "a");
   ASSERT_TRUE(changes[0].before);
-  EXPECT_EQ(changes[0].before->leader, 1);
-  EXPECT_EQ(changes[0].after.leader, 2);
+  EXPECT_EQ(changes[0].before->leader.value, 1);
+  EXPECT_EQ(changes[0].after.leader.value, 2);
 }
 
 TEST(ImageReplay, CopyOnWriteSharesUntouchedTopics) {
@@ -132,8 +133,8 @@ TEST(ImageReplay, CopyOnWriteSharesUntouchedTopics) {
   auto next = replay(base, {change});
   EXPECT_EQ(next->topics_by_id.at(make_id(1)).get(), base->topics_by_id.at(make_id(1)).get());
   EXPECT_NE(next->topics_by_id.at(make_id(2)).get(), base->topics_by_id.at(make_id(2)).get());
-  EXPECT_EQ(base->partition("b", 0)->leader_epoch, 0);
-  EXPECT_EQ(next->partition("b", 0)->leader_epoch, 1);
+  EXPECT_EQ(base->partition("b", 0)->leader_epoch.value, 0);
+  EXPECT_EQ(next->partition("b", 0)->leader_epoch.value, 1);
 }
 
 TEST(ImageReplay, RemoveTopicDropsItsConfigsAndReportsIt) {
@@ -184,8 +185,8 @@ TEST(ImageReplay, InconsistentRecordsAreRefusedAndChangeNothing) {
   EXPECT_TRUE(delta.replay(clear));
   auto next = delta.apply(storage::offset(3), 1);
   EXPECT_EQ(next->topics_by_id.size(), 1u);
-  EXPECT_EQ(next->partition("a", 0)->partition_epoch, 0);
-  EXPECT_TRUE(next->broker(1)->fenced);
+  EXPECT_EQ(next->partition("a", 0)->partition_epoch.value, 0);
+  EXPECT_TRUE(next->broker(node_id(1))->fenced);
   EXPECT_EQ(next->next_producer_id, 1000);
 }
 
@@ -202,12 +203,12 @@ TEST(ImageReplay, ClearElrClearsEveryTopicOrOne) {
   one.topic_name = "a";
   auto next = replay(base, {one});
   EXPECT_TRUE(next->partition("a", 0)->elr.empty());
-  EXPECT_EQ(next->partition("a", 0)->partition_epoch, 1);
-  EXPECT_EQ(next->partition("b", 0)->last_known_elr, std::vector<int32_t>{2});
+  EXPECT_EQ(next->partition("a", 0)->partition_epoch.value, 1);
+  EXPECT_EQ(next->partition("b", 0)->last_known_elr, ids({2}));
   auto all = replay(base, {msg::clear_elr_record{}});
   EXPECT_TRUE(all->partition("b", 0)->last_known_elr.empty());
-  EXPECT_EQ(all->partition("b", 0)->partition_epoch, 1);
-  EXPECT_EQ(all->partition("b", 1)->partition_epoch, 0) << "nothing to clear, no new epoch";
+  EXPECT_EQ(all->partition("b", 0)->partition_epoch.value, 1);
+  EXPECT_EQ(all->partition("b", 1)->partition_epoch.value, 0) << "nothing to clear, no new epoch";
 }
 
 // The whole Kafka 4.3.1 log of tests/controller/fixtures replays into the
@@ -254,18 +255,18 @@ TEST(ImageReplay, ReplaysKafka431Log) {
   const partition_registration* p = image->partition("t1", 4);
   EXPECT_EQ(p->leader, no_leader);
   EXPECT_TRUE(p->isr.empty());
-  EXPECT_EQ(p->elr, std::vector<int32_t>{1});
-  EXPECT_EQ(p->last_known_elr, std::vector<int32_t>{1});
-  EXPECT_EQ(p->leader_epoch, 1);
-  EXPECT_EQ(p->partition_epoch, 1);
-  const broker_registration* b = image->broker(1);
+  EXPECT_EQ(p->elr, ids({1}));
+  EXPECT_EQ(p->last_known_elr, ids({1}));
+  EXPECT_EQ(p->leader_epoch.value, 1);
+  EXPECT_EQ(p->partition_epoch.value, 1);
+  const broker_registration* b = image->broker(node_id(1));
   ASSERT_TRUE(b);
-  EXPECT_EQ(b->epoch, 12);
+  EXPECT_EQ(b->epoch.value, 12);
   EXPECT_TRUE(b->fenced);
   EXPECT_TRUE(b->in_controlled_shutdown);
   EXPECT_EQ(b->endpoint("PLAINTEXT")->port, 39192);
   EXPECT_EQ(b->log_dirs.size(), 1u);
-  EXPECT_EQ(image->controllers.count(1), 1u);
+  EXPECT_EQ(image->controllers.count(node_id(1)), 1u);
   EXPECT_EQ(image->next_producer_id, 1000);
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "controller/partition_change.h"
+#include "node_ids.h"
 
 namespace hw::controller {
 namespace {
@@ -14,19 +15,19 @@ using ints = std::vector<int32_t>;
 
 partition_registration reg(ints replicas, ints isr, int32_t leader, ints elr = {}, ints lke = {}) {
   partition_registration p;
-  p.replicas = std::move(replicas);
-  p.isr = std::move(isr);
-  p.leader = leader;
-  p.elr = std::move(elr);
-  p.last_known_elr = std::move(lke);
-  p.leader_epoch = 5;
-  p.partition_epoch = 7;
+  p.replicas = ids(replicas);
+  p.isr = ids(isr);
+  p.leader = node_id(leader);
+  p.elr = ids(elr);
+  p.last_known_elr = ids(lke);
+  p.leader_epoch = leader_epoch(5);
+  p.partition_epoch = partition_epoch(7);
   return p;
 }
 
 partition_change_options opts(std::set<int32_t> alive, int32_t min_isr = 1, bool elr = true) {
   partition_change_options o;
-  o.acceptable_leader = [alive](int32_t b) { return alive.count(b) > 0; };
+  o.acceptable_leader = [alive](node_id b) { return alive.count(b.value) > 0; };
   o.min_isr = min_isr;
   o.elr_enabled = elr;
   return o;
@@ -41,7 +42,7 @@ TEST(PartitionChange, NothingToChangeIsNoRecord) {
 TEST(PartitionChange, LeaderFencedMovesToNextIsrMemberInReplicaOrder) {
   auto p = reg({1, 2, 3}, {3, 1, 2}, 1);
   partition_change_builder b(p, {}, 0, opts({2, 3}, 2));
-  b.set_target_isr({3, 2});
+  b.set_target_isr(ids({3, 2}));
   auto r = b.build();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->leader, 2) << "replica order, not ISR order";
@@ -52,7 +53,7 @@ TEST(PartitionChange, LeaderFencedMovesToNextIsrMemberInReplicaOrder) {
 TEST(PartitionChange, CurrentLeaderStaysWhileValid) {
   auto p = reg({1, 2, 3}, {1, 2, 3}, 3);
   partition_change_builder b(p, {}, 0, opts({1, 2, 3}, 1));
-  b.set_target_isr({2, 3});
+  b.set_target_isr(ids({2, 3}));
   auto r = b.build();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->leader, no_leader_change);
@@ -62,7 +63,7 @@ TEST(PartitionChange, CurrentLeaderStaysWhileValid) {
 TEST(PartitionChange, ShrinkBelowMinIsrMovesLeaversToElr) {
   auto p = reg({1, 2, 3}, {1, 2}, 1);
   partition_change_builder b(p, {}, 0, opts({2, 3}, 2));
-  b.set_target_isr({2});
+  b.set_target_isr(ids({2}));
   auto r = b.build();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->leader, 2);
@@ -71,7 +72,7 @@ TEST(PartitionChange, ShrinkBelowMinIsrMovesLeaversToElr) {
 }
 
 TEST(PartitionChange, EmptyIsrElectsFromElrWhichBecomesTheIsr) {
-  auto p = reg({1, 2, 3}, {}, no_leader, {2, 3}, {});
+  auto p = reg({1, 2, 3}, {}, no_leader.value, {2, 3}, {});
   partition_change_builder b(p, {}, 0, opts({3}, 2));
   auto r = b.build();
   ASSERT_TRUE(r);
@@ -85,13 +86,13 @@ TEST(PartitionChange, EmptyIsrElectsFromElrWhichBecomesTheIsr) {
 // offset 199): ISR and leader gone, the replica kept as ELR and last leader.
 TEST(PartitionChange, LastReplicaShuttingDownMatchesKafka) {
   auto p = reg({1}, {1}, 1);
-  p.leader_epoch = 0;
-  p.partition_epoch = 0;
+  p.leader_epoch = leader_epoch(0);
+  p.partition_epoch = partition_epoch(0);
   partition_change_builder b(p, {}, 0, opts({}, 1));
-  b.set_target_isr({});
+  b.set_target_isr(ids({}));
   auto r = b.build();
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->leader, no_leader);
+  EXPECT_EQ(r->leader, no_leader.value);
   EXPECT_EQ(r->isr, ints{});
   EXPECT_EQ(r->eligible_leader_replicas, ints{1});
   EXPECT_EQ(r->last_known_elr, ints{1});
@@ -101,8 +102,8 @@ TEST(PartitionChange, LastReplicaShuttingDownMatchesKafka) {
 TEST(PartitionChange, UncleanShutdownReplicasLeaveTheElr) {
   auto p = reg({1, 2, 3}, {1}, 1, {2, 3});
   partition_change_builder b(p, {}, 0, opts({2, 3}, 2));
-  b.set_target_isr({});
-  b.set_unclean_shutdown_replicas({3});
+  b.set_target_isr(ids({}));
+  b.set_unclean_shutdown_replicas(ids({3}));
   auto r = b.build();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->leader, 2) << "from the ELR";
@@ -113,15 +114,15 @@ TEST(PartitionChange, UncleanShutdownReplicasLeaveTheElr) {
 TEST(PartitionChange, NoCandidateWithoutUncleanLeavesNoLeader) {
   auto p = reg({1, 2}, {1}, 1);
   partition_change_builder b(p, {}, 0, opts({2}, 1, false));
-  b.set_target_isr({});
+  b.set_target_isr(ids({}));
   auto r = b.build();
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->leader, no_leader);
+  EXPECT_EQ(r->leader, no_leader.value);
   EXPECT_FALSE(r->isr) << "without ELR the ISR never empties";
 }
 
 TEST(PartitionChange, UncleanElectionPicksAnyLiveReplicaAndRecovers) {
-  auto p = reg({1, 2}, {1}, no_leader);
+  auto p = reg({1, 2}, {1}, no_leader.value);
   partition_change_builder b(p, {}, 0, opts({2}, 1, false));
   b.set_election(election_type::unclean);
   auto r = b.build();
@@ -132,7 +133,7 @@ TEST(PartitionChange, UncleanElectionPicksAnyLiveReplicaAndRecovers) {
 }
 
 TEST(PartitionChange, UncleanClearsElr) {
-  auto p = reg({1, 2, 3}, {}, no_leader, {1}, {});
+  auto p = reg({1, 2, 3}, {}, no_leader.value, {1}, {});
   partition_change_builder b(p, {}, 0, opts({3}, 2));
   b.set_election(election_type::unclean);
   auto r = b.build();
@@ -154,7 +155,7 @@ TEST(PartitionChange, PreferredElectionMovesToFirstReplica) {
 }
 
 TEST(PartitionChange, LastKnownLeaderIsElectedWhenNothingElseRemains) {
-  auto p = reg({1, 2}, {}, no_leader, {}, {1});
+  auto p = reg({1, 2}, {}, no_leader.value, {}, {1});
   partition_change_builder away(p, {}, 0, opts({2}, 1));
   EXPECT_FALSE(away.build()) << "the last leader is not back: wait for it";
   partition_change_builder b(p, {}, 0, opts({1, 2}, 1));
@@ -169,7 +170,7 @@ TEST(PartitionChange, LastKnownLeaderIsElectedWhenNothingElseRemains) {
 TEST(PartitionChange, IsrBackToMinIsrClearsElr) {
   auto p = reg({1, 2, 3}, {2}, 2, {1});
   partition_change_builder b(p, {}, 0, opts({1, 2, 3}, 2));
-  b.set_target_isr({2, 1});
+  b.set_target_isr(ids({2, 1}));
   auto r = b.build();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->isr, (ints{2, 1}));
@@ -182,7 +183,7 @@ TEST(PartitionChange, OldMetadataVersionBumpsLeaderEpochOnShrink) {
   auto o = opts({1, 2}, 1, false);
   o.version = minimum_metadata_version;
   partition_change_builder b(p, {}, 0, o);
-  b.set_target_isr({1});
+  b.set_target_isr(ids({1}));
   auto r = b.build();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->leader, 1);

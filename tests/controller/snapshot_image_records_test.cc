@@ -28,14 +28,14 @@ TEST(SnapshotImageRecords, RichImageAtLatestVersionRoundTrips) {
   // The log did reach every state the image keeps.
   ASSERT_EQ(image->topics_by_id.size(), 3u);
   EXPECT_FALSE(image->topic("doomed"));
-  EXPECT_EQ(image->partition("alpha", 0)->elr, std::vector<int32_t>{2});
-  EXPECT_EQ(image->partition("alpha", 0)->last_known_elr, std::vector<int32_t>{3});
+  EXPECT_EQ(image->partition("alpha", 0)->elr, ids({2}));
+  EXPECT_EQ(image->partition("alpha", 0)->last_known_elr, ids({3}));
   EXPECT_EQ(image->partition("gamma", 0)->leader_recovery_state, 1);
-  EXPECT_EQ(image->partition("beta", 0)->adding, std::vector<int32_t>{3});
-  EXPECT_TRUE(image->broker(4)->fenced);
-  EXPECT_FALSE(image->broker(1)->fenced);
-  EXPECT_TRUE(image->broker(3)->in_controlled_shutdown);
-  EXPECT_EQ(image->broker(4)->cordoned_log_dirs.size(), 1u);
+  EXPECT_EQ(image->partition("beta", 0)->adding, ids({3}));
+  EXPECT_TRUE(image->broker(node_id(4))->fenced);
+  EXPECT_FALSE(image->broker(node_id(1))->fenced);
+  EXPECT_TRUE(image->broker(node_id(3))->in_controlled_shutdown);
+  EXPECT_EQ(image->broker(node_id(4))->cordoned_log_dirs.size(), 1u);
   EXPECT_EQ(image->controllers.size(), 1u);
   EXPECT_EQ(image->configs.size(), 6u);  // doomed's went with it, broker 1's was deleted
   EXPECT_EQ(image->next_producer_id, 2000);
@@ -69,10 +69,10 @@ TEST(SnapshotImageRecords, ControllerBuiltImageRoundTrips) {
   h.run(h.controller.delete_topics(del, 6));
   msg::allocate_producer_ids_request ids;
   ids.broker_id = 1;
-  ids.broker_epoch = h.image().broker(1)->epoch;
+  ids.broker_epoch = h.image().broker(node_id(1))->epoch.value;
   h.run(h.controller.allocate_producer_ids(ids));
   const metadata_image& image = h.image();
-  ASSERT_TRUE(image.broker(2)->fenced);
+  ASSERT_TRUE(image.broker(node_id(2))->fenced);
   ASSERT_GT(image.next_producer_id, 0);
   auto rebuilt = round_trip(image);
   ASSERT_TRUE(rebuilt);

@@ -76,9 +76,9 @@ TEST(SnapshotKafka, DecodesAndReplaysKafkasSnapshot) {
   EXPECT_EQ(image->config(config_resource_type::topic, "snap-b", "cleanup.policy"), "compact");
   EXPECT_EQ(image->config(config_resource_type::broker, "", "log.retention.ms"), "7200000");
   EXPECT_EQ(image->config(config_resource_type::broker, "1", "log.cleaner.threads"), "2");
-  ASSERT_TRUE(image->broker(1));
-  EXPECT_FALSE(image->broker(1)->fenced);
-  EXPECT_EQ(image->controllers.count(1), 1u);
+  ASSERT_TRUE(image->broker(node_id(1)));
+  EXPECT_FALSE(image->broker(node_id(1))->fenced);
+  EXPECT_EQ(image->controllers.count(node_id(1)), 1u);
   EXPECT_EQ(image->next_producer_id, 1000);
 }
 

@@ -11,7 +11,6 @@
 
 #include <set>
 
-#include "protocol/messages/describe_quorum.h"
 #include "protocol/messages/metadata.h"
 #include "protocol/messages/produce.h"
 #include "replication_cluster.h"
@@ -22,21 +21,6 @@ namespace {
 class NetworkPartitionIT : public replication_cluster {
  protected:
   bool networked() const override { return true; }
-
-  // The active controller and its epoch as node i's quorum state has them.
-  std::optional<std::pair<int32_t, int32_t>> quorum_leader(int i) {
-    raw_client client(at(i));
-    msg::describe_quorum_request req;
-    auto& t = req.topics.emplace_back();
-    t.topic_name = "__cluster_metadata";
-    t.partitions.emplace_back();
-    auto resp = client.call<msg::describe_quorum_response>(55, 1, req);
-    if (!resp || resp->error_code != 0 || resp->topics.size() != 1 || resp->topics[0].partitions.size() != 1)
-      return std::nullopt;
-    const auto& p = resp->topics[0].partitions[0];
-    if (p.error_code != 0 || p.leader_id < 0) return std::nullopt;
-    return std::make_pair(p.leader_id, p.leader_epoch);
-  }
 
   // Every partition of topic as node i's metadata has it: (leader, ISR).
   std::optional<std::vector<partition_view>> partitions_of(int i, const std::string& topic) {

@@ -21,6 +21,8 @@
 
 #include "broker_process.h"
 #include "network_lab.h"
+#include "protocol/messages/create_topics.h"
+#include "protocol/messages/describe_quorum.h"
 #include "raw_requests.h"
 #include "rdkafka_support.h"
 
@@ -178,6 +180,49 @@ class replication_cluster : public ::testing::Test {
         },
         20s))
         << logs();
+  }
+
+  // Creates a one-partition topic with these replicas (the first leads)
+  // and waits until every node's metadata names that leader with every
+  // replica in the ISR.
+  void create_placed(const std::string& topic, std::vector<int32_t> replicas,
+                     const std::string& min_insync_replicas = "2") {
+    raw_client client(at(0));
+    msg::create_topics_request req;
+    auto& t = req.topics.emplace_back();
+    t.name = topic;
+    t.num_partitions = -1;
+    t.replication_factor = -1;
+    t.assignments.push_back({0, replicas, {}});
+    t.configs.push_back({"min.insync.replicas", min_insync_replicas, {}});
+    auto resp = client.call<msg::create_topics_response>(19, k_create_topics_version, req);
+    ASSERT_TRUE(resp && resp->topics.size() == 1);
+    ASSERT_EQ(resp->topics[0].error_code, 0) << resp->topics[0].error_message.value_or("");
+    ASSERT_TRUE(wait_until(
+        [&] {
+          for (int i = 0; i < 3; ++i) {
+            auto v = view(i, topic);
+            if (!v || v->leader != replicas[0] || v->isr.size() != replicas.size()) return false;
+          }
+          return true;
+        },
+        20s))
+        << logs();
+  }
+
+  // The active controller and its epoch as node i's quorum state has them.
+  std::optional<std::pair<int32_t, int32_t>> quorum_leader(int i) {
+    raw_client client(at(i));
+    msg::describe_quorum_request req;
+    auto& t = req.topics.emplace_back();
+    t.topic_name = "__cluster_metadata";
+    t.partitions.emplace_back();
+    auto resp = client.call<msg::describe_quorum_response>(55, 1, req);
+    if (!resp || resp->error_code != 0 || resp->topics.size() != 1 || resp->topics[0].partitions.size() != 1)
+      return std::nullopt;
+    const auto& p = resp->topics[0].partitions[0];
+    if (p.error_code != 0 || p.leader_id < 0) return std::nullopt;
+    return std::make_pair(p.leader_id, p.leader_epoch);
   }
 
   static constexpr uint16_t k_lab_client_port = 9092;

@@ -382,32 +382,6 @@ class TransactionsOnThreeNodesIT : public replication_cluster {
   std::vector<std::string> extra_overrides() const override {
     return {"add.partitions.to.txn.retry.backoff.max.ms=10000"};
   }
-  // Creates a one-partition topic with these replicas (the first leads)
-  // and waits until every node's metadata names that leader.
-  void create_placed(const std::string& topic, std::vector<int32_t> replicas,
-                     const std::string& min_insync_replicas) {
-    raw_client client(at(0));
-    msg::create_topics_request req;
-    auto& t = req.topics.emplace_back();
-    t.name = topic;
-    t.num_partitions = -1;
-    t.replication_factor = -1;
-    t.assignments.push_back({0, replicas, {}});
-    t.configs.push_back({"min.insync.replicas", min_insync_replicas, {}});
-    auto resp = client.call<msg::create_topics_response>(19, k_create_topics_version, req);
-    ASSERT_TRUE(resp && resp->topics.size() == 1);
-    ASSERT_EQ(resp->topics[0].error_code, 0) << resp->topics[0].error_message.value_or("");
-    ASSERT_TRUE(wait_until(
-        [&] {
-          for (int i = 0; i < 3; ++i) {
-            auto v = view(i, topic);
-            if (!v || v->leader != replicas[0] || v->isr.size() != replicas.size()) return false;
-          }
-          return true;
-        },
-        20s))
-        << logs();
-  }
   // The coordinator of a transactional id, once one answers.
   int coordinator_of(const std::string& transactional_id) {
     std::pair<int16_t, int32_t> found;

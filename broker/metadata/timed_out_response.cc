@@ -1,4 +1,4 @@
-#include "broker/admin/timed_out_response.h"
+#include "broker/metadata/timed_out_response.h"
 
 #include "protocol/error_code.h"
 

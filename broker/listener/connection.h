@@ -35,8 +35,9 @@
 #include "broker/asio.h"
 #include "broker/dispatcher.h"
 #include "broker/network/frame_bytes.h"
-#include "broker/network/request_budget.h"
-#include "broker/network/response_queue.h"
+#include "broker/listener/request_budget.h"
+#include "broker/listener/response_queue.h"
+#include "broker/security/principal.h"
 
 namespace hw::broker {
 
@@ -60,10 +61,15 @@ class connection : public std::enable_shared_from_this<connection> {
   using strand_type = asio::strand<asio::io_context::executor_type>;
   using closed_callback = std::function<void(uint64_t id)>;
 
+  // The listener a connection came in on.
+  struct origin {
+    std::string listener_name;
+    security_protocol protocol = security_protocol::plaintext;
+  };
+
   // socket must have been accepted onto strand.
-  connection(strand_type strand, tcp::socket socket, uint64_t id, std::string listener_name,
-             const connection_options& options, const dispatcher& dispatcher, request_budget& budget,
-             closed_callback on_closed);
+  connection(strand_type strand, tcp::socket socket, uint64_t id, origin from, const connection_options& options,
+             const dispatcher& dispatcher, request_budget& budget, closed_callback on_closed);
 
   void start();
   // Both may be called from any thread.
@@ -122,8 +128,13 @@ class connection : public std::enable_shared_from_this<connection> {
   tcp::socket socket_;
   const uint64_t id_;
   const std::string listener_name_;
-  std::string name_;    // Kafka-style "local-remote-id"
-  std::string remote_;  // "host:port" of the client
+  const security_protocol protocol_;
+  // PLAINTEXT: User:ANONYMOUS; authentication will set it before the first
+  // request it lets through.
+  kafka_principal principal_;
+  std::string name_;         // Kafka-style "local-remote-id"
+  std::string remote_;       // "host:port" of the client
+  std::string remote_host_;  // the client's IP
   const connection_options options_;
   const dispatcher& dispatcher_;
   request_budget& budget_;

@@ -1,4 +1,4 @@
-#include "broker/network/server.h"
+#include "broker/listener/server.h"
 
 #include <algorithm>
 #include <cassert>
@@ -32,11 +32,6 @@ std::optional<tcp::endpoint> resolve(asio::io_context& io, const std::string& ho
 
 }  // namespace
 
-std::string bound_listener::to_string() const {
-  std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-  return name + "://" + h + ":" + std::to_string(port);
-}
-
 server::server(asio::io_context& io, server_options options, const dispatcher& dispatcher)
     : io_(io),
       options_(std::move(options)),
@@ -64,7 +59,9 @@ std::optional<std::string> server::start() {
       listeners_.clear();
       return "Listener " + ep.to_string() + ": " + error;
     }
-    auto l = std::make_unique<listener_state>(listener_state{{ep.name, ep.host, ep.port}, tcp::acceptor(strand_)});
+    auto l = std::make_unique<listener_state>(
+        listener_state{{ep.name, *parse_security_protocol(ep.security_protocol), ep.host, ep.port},
+                       tcp::acceptor(strand_)});
     error_code ec;
     auto try_bind = [&](const tcp::endpoint& at) {
       ec = {};
@@ -146,7 +143,8 @@ asio::awaitable<void> server::accept_loop(listener_state& l) {
     }
     configure_socket(socket);
     uint64_t id = next_connection_id_++;
-    auto conn = std::make_shared<connection>(conn_strand, std::move(socket), id, l.info.name, options_.connection,
+    auto conn = std::make_shared<connection>(conn_strand, std::move(socket), id,
+                                             connection::origin{l.info.name, l.info.protocol}, options_.connection,
                                              dispatcher_, budget_, [this](uint64_t closed) {
                                                asio::post(strand_, [this, closed] { on_connection_closed(closed); });
                                              });

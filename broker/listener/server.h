@@ -24,9 +24,10 @@
 #include <vector>
 
 #include "broker/asio.h"
+#include "broker/bound_listener.h"
 #include "broker/dispatcher.h"
-#include "broker/network/connection.h"
-#include "broker/network/request_budget.h"
+#include "broker/listener/connection.h"
+#include "broker/listener/request_budget.h"
 #include "config/listeners.h"
 
 namespace hw::broker {
@@ -41,14 +42,6 @@ struct server_options {
   int32_t queued_max_requests = 500;         // queued.max.requests
   // Listener names whose accept loops wait for start_deferred().
   std::vector<std::string> deferred_listeners;
-};
-
-// A listener after binding: the port is the real one when 0 was asked for.
-struct bound_listener {
-  std::string name;
-  std::string host;  // as configured; empty = all interfaces
-  uint16_t port = 0;
-  std::string to_string() const;  // NAME://host:port
 };
 
 class server {

@@ -1,4 +1,4 @@
-#include "broker/group/request_support.h"
+#include "broker/handlers/group_request_support.h"
 
 namespace hw::broker::group {
 

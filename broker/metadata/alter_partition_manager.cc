@@ -1,10 +1,10 @@
-#include "broker/replica/alter_partition_manager.h"
+#include "broker/metadata/alter_partition_manager.h"
 
 #include <utility>
 
 #include <spdlog/spdlog.h>
 
-#include "broker/admin/controller_call.h"
+#include "broker/metadata/controller_call.h"
 #include "broker/metrics/broker_metrics.h"
 #include "broker/run_on.h"
 #include "controller/quorum_controller.h"
@@ -129,7 +129,7 @@ asio::awaitable<void> alter_partition_manager::send_all() {
           answer.error = static_cast<protocol::error_code>(pr.error_code);
           answer.leader_epoch = storage::leader_epoch(pr.leader_epoch);
           answer.partition_epoch = partition_epoch(pr.partition_epoch);
-          for (int32_t n : pr.isr) answer.isr.push_back(node_id(n));
+          answer.isr = storage::named_list<node_id>(pr.isr);
           auto part = it->second.part;
           const uint64_t id = it->second.change.id;
           const int64_t now = services_.now_ms();

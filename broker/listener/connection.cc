@@ -1,4 +1,4 @@
-#include "broker/network/connection.h"
+#include "broker/listener/connection.h"
 
 #include <sys/sendfile.h>
 
@@ -15,13 +15,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string endpoint_text(const tcp::endpoint& ep) {
+std::string host_text(const tcp::endpoint& ep) {
   auto addr = ep.address();
-  std::string host = addr.is_v6() && addr.to_v6().is_v4_mapped()
-                         ? asio::ip::make_address_v4(asio::ip::v4_mapped, addr.to_v6()).to_string()
-                         : addr.to_string();
-  return host + ":" + std::to_string(ep.port());
+  return addr.is_v6() && addr.to_v6().is_v4_mapped()
+             ? asio::ip::make_address_v4(asio::ip::v4_mapped, addr.to_v6()).to_string()
+             : addr.to_string();
 }
+
+std::string endpoint_text(const tcp::endpoint& ep) { return host_text(ep) + ":" + std::to_string(ep.port()); }
 
 int32_t read_be32(const uint8_t* p) {
   return static_cast<int32_t>((uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]));
@@ -29,13 +30,14 @@ int32_t read_be32(const uint8_t* p) {
 
 }  // namespace
 
-connection::connection(strand_type strand, tcp::socket socket, uint64_t id, std::string listener_name,
+connection::connection(strand_type strand, tcp::socket socket, uint64_t id, origin from,
                        const connection_options& options, const dispatcher& dispatcher, request_budget& budget,
                        closed_callback on_closed)
     : strand_(strand),
       socket_(std::move(socket)),
       id_(id),
-      listener_name_(std::move(listener_name)),
+      listener_name_(std::move(from.listener_name)),
+      protocol_(from.protocol),
       options_(options),
       dispatcher_(dispatcher),
       budget_(budget),
@@ -48,6 +50,7 @@ connection::connection(strand_type strand, tcp::socket socket, uint64_t id, std:
   auto local = socket_.local_endpoint(ec);
   auto remote = socket_.remote_endpoint(ec);
   remote_ = endpoint_text(remote);
+  remote_host_ = host_text(remote);
   name_ = endpoint_text(local) + "-" + remote_ + "-" + std::to_string(id_);
   touch();
 }
@@ -202,7 +205,7 @@ asio::awaitable<void> connection::read_loop() {
 
 asio::awaitable<void> connection::handle_request(frame_bytes frame, uint64_t seq, budget_slot slot) {
   auto self = shared_from_this();
-  connection_info from{listener_name_, id_, name_};
+  connection_info from{listener_name_, id_, name_, protocol_, remote_host_, &principal_};
   dispatch_outcome out;
   try {
     out = co_await dispatcher_.dispatch(frame.bytes(), from);

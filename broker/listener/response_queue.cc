@@ -1,4 +1,4 @@
-#include "broker/network/response_queue.h"
+#include "broker/listener/response_queue.h"
 
 #include <cassert>
 

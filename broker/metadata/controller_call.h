@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "broker/admin/timed_out_response.h"
+#include "broker/metadata/timed_out_response.h"
 #include "broker/asio.h"
 #include "broker/metadata/controller_not_active.h"
 #include "broker/metadata/controller_service.h"

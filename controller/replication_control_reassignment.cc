@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <set>
 
-#include "controller/quorum_controller.h"
+#include "controller/replication_control.h"
 
 namespace hw::controller {
 
@@ -25,9 +25,9 @@ namespace {
 // moving to.
 size_t replication_factor_of(const partition_registration& p) {
   if (p.adding.empty() && p.removing.empty()) return p.replicas.size();
-  std::set<int32_t> target(p.replicas.begin(), p.replicas.end());
+  std::set<node_id> target(p.replicas.begin(), p.replicas.end());
   target.insert(p.adding.begin(), p.adding.end());
-  for (int32_t r : p.removing) target.erase(r);
+  for (node_id r : p.removing) target.erase(r);
   return target.size();
 }
 
@@ -35,11 +35,10 @@ bool in_progress(const partition_registration& p) { return !p.adding.empty() || 
 
 }  // namespace
 
-api_error quorum_controller::reassign_partition(const std::string& topic_name, int32_t partition,
-                                                const std::optional<std::vector<int32_t>>& target,
-                                                bool allow_replication_factor_change,
-                                                std::vector<metadata_record>& out) const {
-  const metadata_image& image = *image_;
+api_error replication_control::reassign_partition(const metadata_image& image, const std::string& topic_name,
+                                                  int32_t partition, const std::optional<std::vector<node_id>>& target,
+                                                  bool allow_replication_factor_change,
+                                                  std::vector<metadata_record>& out) const {
   const topic_image* topic = image.topic(topic_name);
   if (!topic) return {error_code::unknown_topic_or_partition, "Unable to find a topic named " + topic_name + "."};
   auto it = topic->partitions.find(partition);
@@ -55,10 +54,10 @@ api_error quorum_controller::reassign_partition(const std::string& topic_name, i
       return {error_code::no_reassignment_in_progress, "No partition reassignment is in progress."};
     }
     reassignment_replicas ongoing{p.replicas, p.adding, p.removing};
-    std::vector<int32_t> isr;
-    for (int32_t r : p.isr)
+    std::vector<node_id> isr;
+    for (node_id r : p.isr)
       if (std::find(p.adding.begin(), p.adding.end(), r) == p.adding.end()) isr.push_back(r);
-    const bool unclean_allowed = unclean_election_enabled(image, topic_name);
+    const bool unclean_allowed = configs_.unclean_election_enabled(image, topic_name);
     if (isr.empty()) {
       // Only new replicas are in sync: going back means an old one leads
       // without the data.
@@ -75,7 +74,7 @@ api_error quorum_controller::reassign_partition(const std::string& topic_name, i
         .set_target_adding({})
         .set_target_removing({});
   } else {
-    if (api_error e = validate_manual_assignment(*target, std::nullopt); !e.ok()) return e;
+    if (api_error e = validate_manual_assignment(image, *target, std::nullopt); !e.ok()) return e;
     if (!allow_replication_factor_change && replication_factor_of(p) != target->size()) {
       return {error_code::invalid_replication_factor, "The replication factor is changed from " +
                                                           std::to_string(replication_factor_of(p)) + " to " +
@@ -91,9 +90,8 @@ api_error quorum_controller::reassign_partition(const std::string& topic_name, i
   return {};
 }
 
-controller_result<msg::alter_partition_reassignments_response> quorum_controller::alter_partition_reassignments(
-    const msg::alter_partition_reassignments_request& request, int16_t version) {
-  flush();
+controller_result<msg::alter_partition_reassignments_response> replication_control::alter_partition_reassignments(
+    const metadata_image& image, const msg::alter_partition_reassignments_request& request, int16_t version) const {
   controller_result<msg::alter_partition_reassignments_response> out;
   // An empty request is answered before any work, with the schema's default
   // message (""); otherwise the message is null unless the whole call failed.
@@ -103,7 +101,9 @@ controller_result<msg::alter_partition_reassignments_response> quorum_controller
     auto& topic_result = out.response.responses.emplace_back();
     topic_result.name = topic.name;
     for (const auto& partition : topic.partitions) {
-      api_error e = reassign_partition(topic.name, partition.partition_index, partition.replicas,
+      std::optional<std::vector<node_id>> target;
+      if (partition.replicas) target = storage::named_list<node_id>(*partition.replicas);
+      api_error e = reassign_partition(image, topic.name, partition.partition_index, target,
                                        version < 1 || request.allow_replication_factor_change, out.records);
       auto& r = topic_result.partitions.emplace_back();
       r.partition_index = partition.partition_index;
@@ -114,9 +114,8 @@ controller_result<msg::alter_partition_reassignments_response> quorum_controller
   return out;
 }
 
-msg::list_partition_reassignments_response quorum_controller::list_partition_reassignments(
-    const msg::list_partition_reassignments_request& request) const {
-  const metadata_image& image = *working_image();
+msg::list_partition_reassignments_response replication_control::list_partition_reassignments(
+    const metadata_image& image, const msg::list_partition_reassignments_request& request) const {
   msg::list_partition_reassignments_response response;
   response.error_message = std::nullopt;
   auto list_topic = [&](const topic_image& topic, const std::vector<int32_t>* partitions) {
@@ -126,9 +125,9 @@ msg::list_partition_reassignments_response quorum_controller::list_partition_rea
       if (!in_progress(p)) return;
       auto& r = t.partitions.emplace_back();
       r.partition_index = id;
-      r.replicas = p.replicas;
-      r.adding_replicas = p.adding;
-      r.removing_replicas = p.removing;
+      r.replicas = storage::plain_list(p.replicas);
+      r.adding_replicas = storage::plain_list(p.adding);
+      r.removing_replicas = storage::plain_list(p.removing);
     };
     if (partitions) {
       for (int32_t id : *partitions)

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <charconv>
 #include <set>
+#include <string>
 
-#include "controller/quorum_controller.h"
+#include "controller/configuration_control.h"
+#include "controller/feature_control.h"
 #include "controller/topic_name.h"
 
 namespace hw::controller {
@@ -112,8 +114,14 @@ void set_result(auto& response, int8_t type, const std::string& name, const api_
 
 }  // namespace
 
-api_error quorum_controller::validate_config_resource(const config_resource& resource,
-                                                      const std::map<std::string, std::string>& all) const {
+configuration_control::configuration_control(configuration_control_options options)
+    : options_(std::move(options)),
+      resolver_(options_.static_config ? options_.static_config : std::make_shared<const config::broker_config>(),
+                options_.node_id) {}
+
+api_error configuration_control::validate_config_resource(const metadata_image& image,
+                                                          const config_resource& resource,
+                                                          const std::map<std::string, std::string>& all) const {
   const config_validator* validator = nullptr;
   switch (resource.type) {
     case config_resource_type::topic:
@@ -136,7 +144,7 @@ api_error quorum_controller::validate_config_resource(const config_resource& res
       // A group need not exist for its configs to be set (as in Kafka).
       if (resource.name.empty()) return {error_code::invalid_request, "Default group resources are not allowed."};
       if (options_.validate_group_configs) {
-        if (auto e = options_.validate_group_configs(all, *image_)) return {e->first, e->second};
+        if (auto e = options_.validate_group_configs(all, image)) return {e->first, e->second};
       }
       return {};
     default:
@@ -150,11 +158,10 @@ api_error quorum_controller::validate_config_resource(const config_resource& res
   return {};
 }
 
-api_error quorum_controller::alter_config_resource(config_resource resource,
-                                                   const std::vector<msg::config_record>& explicit_changes,
-                                                   const std::vector<msg::config_record>& implicit_deletes,
-                                                   bool newly_created, std::vector<metadata_record>& out) const {
-  const metadata_image& image = *image_;
+api_error configuration_control::alter_config_resource(const metadata_image& image, const config_resource& resource,
+                                                       const std::vector<msg::config_record>& explicit_changes,
+                                                       const std::vector<msg::config_record>& implicit_deletes,
+                                                       bool newly_created, std::vector<metadata_record>& out) const {
   std::map<std::string, std::string> all;
   if (const auto* existing = image.config(resource)) all = *existing;
   for (const auto& c : explicit_changes) {
@@ -165,19 +172,19 @@ api_error quorum_controller::alter_config_resource(config_resource resource,
     }
   }
   for (const auto& c : implicit_deletes) all.erase(c.name);
-  if (api_error e = validate_config_resource(resource, all); !e.ok()) return e;
+  if (api_error e = validate_config_resource(image, resource, all); !e.ok()) return e;
   if (!newly_created) {
     if (resource.type == config_resource_type::topic && !image.topic(resource.name)) {
       return {error_code::unknown_topic_or_partition, "The topic '" + resource.name + "' does not exist."};
     }
     if (resource.type == config_resource_type::broker && !resource.name.empty()) {
-      int32_t id = std::stoi(resource.name);
+      const node_id id(std::stoi(resource.name));
       if (!image.broker(id) && !image.controllers.count(id)) {
         return {error_code::broker_id_not_registered, "No node with id " + resource.name + " found."};
       }
     }
   }
-  bool elr = elr_enabled(image);
+  bool elr = feature_control::elr_enabled(image);
   for (const auto& c : explicit_changes) {
     if (c.value && c.value->size() > max_config_value_bytes) {
       return {error_code::invalid_config,
@@ -209,10 +216,8 @@ api_error quorum_controller::alter_config_resource(config_resource resource,
   return {};
 }
 
-controller_result<msg::incremental_alter_configs_response> quorum_controller::incremental_alter_configs(
-    const msg::incremental_alter_configs_request& request, int16_t version) {
-  flush();
-  (void)version;
+controller_result<msg::incremental_alter_configs_response> configuration_control::incremental_alter_configs(
+    const metadata_image& image, const msg::incremental_alter_configs_request& request) const {
   controller_result<msg::incremental_alter_configs_response> out;
   std::map<config_resource, int> occurrences;
   for (const auto& res : request.resources) {
@@ -234,7 +239,7 @@ controller_result<msg::incremental_alter_configs_response> quorum_controller::in
     std::vector<msg::config_record> changes;
     for (const auto& op : res.configs) {
       if (!e.ok()) break;
-      std::optional<std::string> old = image_->config(resource.type, resource.name, op.name);
+      std::optional<std::string> old = image.config(resource.type, resource.name, op.name);
       std::optional<std::string> value = old;
       e = apply_config_op(resource.type, op.name, op.config_operation, op.value, value);
       if (!e.ok()) break;
@@ -245,7 +250,7 @@ controller_result<msg::incremental_alter_configs_response> quorum_controller::in
       }
     }
     std::vector<metadata_record> records;
-    if (e.ok()) e = alter_config_resource(resource, changes, {}, false, records);
+    if (e.ok()) e = alter_config_resource(image, resource, changes, {}, false, records);
     if (e.ok()) out.records.insert(out.records.end(), records.begin(), records.end());
     set_result(out.response, res.resource_type, res.resource_name, e);
   }
@@ -253,15 +258,13 @@ controller_result<msg::incremental_alter_configs_response> quorum_controller::in
   return out;
 }
 
-controller_result<msg::alter_configs_response> quorum_controller::alter_configs(
-    const msg::alter_configs_request& request, int16_t version) {
-  flush();
-  (void)version;
+controller_result<msg::alter_configs_response> configuration_control::alter_configs(
+    const metadata_image& image, const msg::alter_configs_request& request) const {
   controller_result<msg::alter_configs_response> out;
   for (const auto& res : request.resources) {
     config_resource resource{static_cast<config_resource_type>(res.resource_type), res.resource_name};
     std::map<std::string, std::string> current;
-    if (const auto* c = image_->config(resource)) current = *c;
+    if (const auto* c = image.config(resource)) current = *c;
     std::vector<msg::config_record> changes;
     std::set<std::string> keys;
     for (const auto& c : res.configs) {
@@ -279,12 +282,25 @@ controller_result<msg::alter_configs_response> quorum_controller::alter_configs(
     }
     std::vector<metadata_record> records;
     api_error e = null_value_error(res.configs, [](const auto&) { return true; });
-    if (e.ok()) e = alter_config_resource(resource, changes, deletes, false, records);
+    if (e.ok()) e = alter_config_resource(image, resource, changes, deletes, false, records);
     if (e.ok()) out.records.insert(out.records.end(), records.begin(), records.end());
     set_result(out.response, res.resource_type, res.resource_name, e);
   }
   if (request.validate_only) out.records.clear();
   return out;
+}
+
+api_error configuration_control::new_topic_config_records(const metadata_image& image,
+                                                          const msg::create_topics_request::creatable_topic& t,
+                                                          std::vector<metadata_record>& out) const {
+  if (t.configs.empty()) return {};
+  // Kafka's map of changes: one record per key, in key order.
+  std::map<std::string, std::optional<std::string>> values;
+  for (const auto& c : t.configs) values[c.name] = c.value;
+  const config_resource resource{config_resource_type::topic, t.name};
+  std::vector<msg::config_record> changes;
+  for (const auto& [key, value] : values) changes.push_back(config_change(resource, key, value));
+  return alter_config_resource(image, resource, changes, {}, true, out);
 }
 
 }  // namespace hw::controller
