@@ -4,11 +4,11 @@
 // acknowledgements go in; completions and appends come out of
 // take_output(). No I/O, no clock, no randomness of its own (member ids
 // come from the injected random source). Owned by the partition's strand;
-// every call comes from it.
+// every call comes from it. After Kafka 4.3's GroupCoordinatorShard: it
+// routes each request to the group_metadata_manager (membership) or the
+// offset_metadata_manager (offsets), which share its shard_context.
 
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,8 +17,11 @@
 
 #include "broker/group/classic_group.h"
 #include "broker/group/group_config.h"
+#include "broker/group/group_metadata_manager.h"
+#include "broker/group/offset_metadata_manager.h"
 #include "broker/group/offset_store.h"
 #include "broker/group/pending_txn_offsets.h"
+#include "broker/group/shard_context.h"
 #include "broker/group/shard_output.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/delete_groups.h"
@@ -34,13 +37,6 @@
 
 namespace hw::broker::group {
 
-// Who sent a request (client.id from the header, the peer address as Kafka
-// prints it, e.g. "/127.0.0.1").
-struct client_info {
-  std::string client_id;
-  std::string client_host;
-};
-
 // One record read back from the partition at load.
 struct loaded_record {
   std::span<const uint8_t> key;
@@ -49,13 +45,10 @@ struct loaded_record {
   int64_t producer_id = -1;
 };
 
-// Kafka maps a failed append of coordinator records to these errors.
-protocol::error_code append_error_to_response_error(protocol::error_code append_error);
-
 class group_shard {
  public:
   // Returns uniformly random 64-bit values (seeded in tests).
-  using random_source = std::function<uint64_t()>;
+  using random_source = group_metadata_manager::random_source;
 
   group_shard(group_config config, random_source random);
   // Pending append callbacks point back at the shard: it stays where it is.
@@ -75,7 +68,7 @@ class group_shard {
   // Parked and in-flight requests are answered NOT_COORDINATOR; the shard
   // forgets everything and refuses requests until the next load.
   void unload();
-  bool active() const { return mode_ == mode::active; }
+  bool active() const { return ctx_.active(); }
 
   // --- requests (answers come out of take_output) -------------------------
   void join_group(request_token token, int16_t version, const client_info& client,
@@ -124,80 +117,17 @@ class group_shard {
 
   // --- inspection (tests, metrics) ----------------------------------------
   const classic_group* find_group(std::string_view group_id) const;
-  const offset_store& offsets() const { return offsets_; }
-  size_t group_count() const { return groups_.size(); }
+  const offset_store& offsets() const { return committed_; }
+  size_t group_count() const { return groups_.groups().size(); }
 
  private:
-  enum class mode { inactive, loading, active };
-  using append_callback = std::function<void(protocol::error_code, int64_t now_ms)>;
-
-  // group_shard.cc: plumbing
-  protocol::error_code unavailable_error() const;
-  classic_group* group(std::string_view group_id);
-  classic_group& get_or_create(std::string_view group_id, int64_t now_ms);
-  // With a producer id (>= 0), the records are its transactional batch.
-  void append(std::vector<coordinator_record> records, append_callback done, int64_t producer_id = -1,
-              int16_t producer_epoch = -1, std::optional<uint64_t> verification = std::nullopt);
-  void reply(request_token token, shard_response response);
-  std::string new_member_id(std::string_view client_id, const std::optional<std::string>& instance_id);
-  void replay_group(const group_record& record);
-  void replay_offset(const offset_record& record, int64_t producer_id);
-
-  // group_shard_join.cc
-  void join_new_member(classic_group& g, request_token token, int16_t version, const client_info& client,
-                       const protocol::msg::join_group_request& request, int64_t now_ms);
-  void join_existing_member(classic_group& g, request_token token, int16_t version, const client_info& client,
-                            const protocol::msg::join_group_request& request, int64_t now_ms);
-  void add_member_and_rebalance(classic_group& g, std::string member_id, request_token token, int16_t version,
-                                const client_info& client, const protocol::msg::join_group_request& request,
-                                int64_t now_ms);
-  void update_member_and_rebalance(classic_group& g, group_member& m, request_token token, int16_t version,
-                                   const protocol::msg::join_group_request& request, int64_t now_ms);
-  void update_static_member(classic_group& g, const std::string& old_id, std::string new_id,
-                            request_token token, int16_t version, const protocol::msg::join_group_request& request,
-                            int64_t now_ms);
-  bool accept_joining_member(classic_group& g, std::string_view member_id) const;
-  protocol::error_code leave_one(classic_group& g, const std::string& member_id,
-                                 const std::optional<std::string>& instance_id);
-
-  // group_shard_rebalance.cc
-  void maybe_prepare_rebalance_or_complete_join(classic_group& g, int64_t now_ms);
-  void prepare_rebalance(classic_group& g, int64_t now_ms);
-  void maybe_complete_join_phase(classic_group& g, int64_t now_ms);
-  void complete_join(classic_group& g, int64_t now_ms);
-  void remove_member_and_update(classic_group& g, const std::string& member_id, int64_t now_ms);
-  void store_leader_assignment(classic_group& g, const protocol::msg::sync_group_request& request);
-  void reset_and_propagate_assignment(classic_group& g, protocol::error_code error, int64_t now_ms);
-  void propagate_assignment(classic_group& g, protocol::error_code error, int64_t now_ms);
-  void expire_member(classic_group& g, const std::string& member_id, int64_t now_ms);
-  void expire_pending_sync(classic_group& g, int64_t now_ms);
-  void on_join_timer(classic_group& g, int64_t now_ms);
-  void remove_pending_sync(classic_group& g, std::string_view member_id);
-  void reschedule_heartbeat(group_member& m, int64_t now_ms, int64_t timeout_ms);
-  void write_group(classic_group& g, append_callback done);
-  protocol::msg::join_group_response join_response(const classic_group& g, const std::string& member_id,
-                                                   bool with_members) const;
-
-  // group_shard_offsets.cc
-  void expire_offsets(int64_t now_ms);
-  void apply_records(const std::vector<coordinator_record>& records);
-
-  group_config config_;
-  random_source random_;
-  mode mode_ = mode::inactive;
-  std::map<std::string, classic_group, std::less<>> groups_;
-  offset_store offsets_;
-  pending_txn_offsets txn_offsets_;
-  shard_output output_;
-  append_token next_append_ = 1;
-  std::map<append_token, append_callback> in_flight_;
-  std::optional<int64_t> next_retention_check_ms_;
-  // require_stable fetches wait for every append issued before them.
-  struct stable_fetch {
-    append_token after = 0;
-    std::function<void()> answer;
-  };
-  std::vector<stable_fetch> stable_fetches_;
+  // Declared in construction order: the managers hold references to what
+  // comes before them.
+  shard_context ctx_;
+  offset_store committed_;
+  pending_txn_offsets pending_;
+  group_metadata_manager groups_;
+  offset_metadata_manager offsets_;
 };
 
 }  // namespace hw::broker::group

@@ -1,7 +1,7 @@
 // JoinGroup (key 11), versions 0-9: a member joins a classic group and
 // waits at the join barrier; the answer comes when the group's shard
 // completes the join (possibly after the rebalance timeout). The rules
-// live in broker/group (group_shard_join.cc); this file routes the request
+// live in broker/group (group_metadata_manager_join.cc); this file routes the request
 // to the shard coordinating the group.
 
 #include "broker/handlers/group_request_support.h"

@@ -36,7 +36,9 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       continue;
     }
     std::optional<txn::txn_description> found;
-    const txn::txn_coordinator::read_fn read = [&](const txn::txn_shard& shard) { found = shard.describe(id); };
+    const txn::txn_coordinator::read_fn read = [&](const txn::txn_shard& shard) {
+      found = shard.states().describe(id);
+    };
     const error_code e = co_await coordinator.read(coordinator.partition_for(id), read);
     if (e != error_code::none) {
       out.error_code = static_cast<int16_t>(e);

@@ -58,7 +58,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   for (int32_t partition : coordinator.shard_partitions()) {
     std::vector<txn::txn_description> found;
     const txn::txn_coordinator::read_fn read = [&](const txn::txn_shard& shard) {
-      if (!none_can_match) found = shard.list(filter, now_ms);
+      if (!none_can_match) found = shard.states().list(filter, now_ms);
     };
     const error_code e = co_await coordinator.read(partition, read);
     if (e == error_code::coordinator_load_in_progress) {

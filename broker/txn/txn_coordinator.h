@@ -56,10 +56,10 @@ class txn_coordinator : public coordinator_runtime<txn_shard, txn_answer> {
   bool replay(txn_shard& shard, const protocol::record_batch_view& batch, const protocol::record_view& record,
               int32_t partition) override;
   void end_load(txn_shard& shard, int64_t now_ms) override { shard.end_load(now_ms); }
-  size_t size(const txn_shard& shard) const override { return shard.size(); }
+  size_t size(const txn_shard& shard) const override { return shard.states().size(); }
   bool handle_output(slot& s, output& out) override;
-  protocol::error_code read_refusal(const txn_shard& shard) const override { return shard.not_serving(); }
-  int64_t in_progress(const txn_shard& shard) const override { return shard.open_transactions(); }
+  protocol::error_code read_refusal(const txn_shard& shard) const override { return shard.states().not_serving(); }
+  int64_t in_progress(const txn_shard& shard) const override { return shard.states().open_transactions(); }
 
   txn_config config_;
   marker_writer markers_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <variant>
 
 #include "broker/coordinator_log/append_errors.h"
 
@@ -15,100 +16,55 @@ bool is_prepare(txn_state s) { return s == txn_state::prepare_commit || s == txn
 
 }  // namespace
 
-txn_shard::txn_shard(int32_t partition, txn_config config) : partition_(partition), config_(config) {}
+txn_shard::txn_shard(int32_t partition, txn_config config) : config_(config), states_(partition) {}
 
 // --- leadership -------------------------------------------------------------
 
 void txn_shard::begin_load(int32_t coordinator_epoch) {
   unload();
-  mode_ = mode::loading;
-  coordinator_epoch_ = coordinator_epoch;
-}
-
-bool txn_shard::load(std::span<const uint8_t> key, std::optional<std::span<const uint8_t>> value,
-                     std::string* error) {
-  auto record = decode_txn_record(key, value, error);
-  if (!record) return false;
-  auto it = ids_.find(record->transactional_id);
-  const txn_state before = it == ids_.end() ? txn_state::empty : it->second.state();
-  if (!record->value) {
-    if (it != ids_.end()) ids_.erase(it);
-    count_open(before, txn_state::empty);
-    return true;
-  }
-  // The last record of an id is its state.
-  txn_metadata loaded(record->transactional_id, *record->value);
-  count_open(before, loaded.state());
-  ids_.insert_or_assign(record->transactional_id, std::move(loaded));
-  return true;
+  states_.begin_load(coordinator_epoch);
 }
 
 void txn_shard::end_load(int64_t now_ms) {
-  mode_ = mode::active;
+  states_.activate();
   next_tick_ms_ = now_ms + config_.tick_interval_ms;
   // A transaction whose prepare record was written but not its complete one
   // has markers that may not all have gone out: send them all again.
-  for (auto& [id, m] : ids_) {
+  for (auto& [id, m] : states_.ids()) {
     if (!is_prepare(m.state())) continue;
     in_flight f;
     f.transactional_id = id;
     f.transit = m.current();
     f.next = then::timeout_prepared;  // no one to answer
-    f.coordinator_epoch = coordinator_epoch_;
+    f.coordinator_epoch = states_.coordinator_epoch();
     after_prepare(f, now_ms);
   }
 }
 
 void txn_shard::unload() {
-  for (auto& [token, f] : appends_) {
-    if (!f.token) continue;
-    switch (f.next) {
-      case then::answer_init:
-      case then::fence_prepared:
-        answer(f.token, init_producer_id_result{error_code::not_coordinator});
-        break;
-      case then::end_prepared:
-        answer(f.token, end_txn_result{error_code::not_coordinator});
-        break;
-      default:
-        answer(f.token, error_code::not_coordinator);
-        break;
-    }
-  }
+  for (const auto& [token, f] : appends_) fail(f, error_code::not_coordinator);
   appends_.clear();
-  ids_.clear();
-  open_ = 0;
   awaiting_markers_.clear();
   retry_complete_.clear();
-  mode_ = mode::inactive;
-}
-
-error_code txn_shard::not_serving() const {
-  switch (mode_) {
-    case mode::active:
-      return error_code::none;
-    case mode::loading:
-      return error_code::coordinator_load_in_progress;
-    case mode::inactive:
-      break;
-  }
-  return error_code::not_coordinator;
+  states_.unload();
 }
 
 // --- helpers ----------------------------------------------------------------
 
-const txn_metadata* txn_shard::find(std::string_view transactional_id) const {
-  auto it = ids_.find(transactional_id);
-  return it == ids_.end() ? nullptr : &it->second;
-}
-
-txn_metadata* txn_shard::find_mutable(std::string_view transactional_id) {
-  auto it = ids_.find(transactional_id);
-  return it == ids_.end() ? nullptr : &it->second;
-}
-
 void txn_shard::answer(std::optional<request_token> token, txn_answer a) {
   if (token) out_.completions.push_back({*token, std::move(a)});
+}
+
+void txn_shard::fail(const in_flight& f, error_code e) {
+  switch (f.next) {
+    case then::answer_init:
+    case then::fence_prepared:
+      return answer(f.token, init_producer_id_result{e});
+    case then::end_prepared:
+      return answer(f.token, end_txn_result{e});
+    default:
+      return answer(f.token, e);
+  }
 }
 
 void txn_shard::append(const std::string& transactional_id, const txn_transit& transit, then next,
@@ -119,9 +75,10 @@ void txn_shard::append(const std::string& transactional_id, const txn_transit& t
   f.transit = transit;
   f.next = next;
   f.token = token;
-  f.coordinator_epoch = coordinator_epoch_;
-  txn_record record = next == then::expired ? tombstone_record(transactional_id)
-                                            : transit_record(transactional_id, transit, config_.transaction_version_level);
+  f.coordinator_epoch = states_.coordinator_epoch();
+  txn_record record = next == then::expired
+                          ? tombstone_record(transactional_id)
+                          : transit_record(transactional_id, transit, config_.transaction_version_level);
   appends_.emplace(t, std::move(f));
   out_.appends.push_back({t, std::move(record)});
 }
@@ -140,7 +97,7 @@ txn_shard_output txn_shard::take_output() {
 
 bool txn_shard::init_needs_producer_id(std::string_view transactional_id,
                                        std::optional<producer_id_and_epoch> expected) const {
-  const txn_metadata* m = find(transactional_id);
+  const txn_metadata* m = states_.find(transactional_id);
   if (!m) return true;
   return m->epoch_exhausted() && (!expected || expected->epoch == m->producer_epoch());
 }
@@ -151,13 +108,12 @@ void txn_shard::init_producer_id(request_token token, const std::string& transac
   auto fail = [&](error_code e) { answer(token, init_producer_id_result{e}); };
   if (transactional_id.empty()) return fail(error_code::invalid_request);
   if (timeout_ms <= 0 || timeout_ms > config_.max_timeout_ms) return fail(error_code::invalid_transaction_timeout);
-  if (auto e = not_serving(); e != error_code::none) return fail(e);
+  if (auto e = states_.not_serving(); e != error_code::none) return fail(e);
 
-  txn_metadata* m = find_mutable(transactional_id);
+  txn_metadata* m = states_.find_mutable(transactional_id);
   if (!m) {
     if (!fresh_producer_id) return fail(error_code::coordinator_not_available);
-    m = &ids_.emplace(transactional_id, txn_metadata(transactional_id, *fresh_producer_id, timeout_ms, now_ms))
-             .first->second;
+    m = &states_.create(transactional_id, txn_metadata(transactional_id, *fresh_producer_id, timeout_ms, now_ms));
   }
   if (m->has_pending()) return fail(error_code::concurrent_transactions);
   if (expected) {
@@ -218,8 +174,8 @@ void txn_shard::add_partitions(request_token token, const std::string& transacti
                                int16_t client_version, int64_t now_ms) {
   auto fail = [&](error_code e) { answer(token, e); };
   if (transactional_id.empty()) return fail(error_code::invalid_request);
-  if (auto e = not_serving(); e != error_code::none) return fail(e);
-  txn_metadata* m = find_mutable(transactional_id);
+  if (auto e = states_.not_serving(); e != error_code::none) return fail(e);
+  txn_metadata* m = states_.find_mutable(transactional_id);
   if (!m) return fail(error_code::invalid_producer_id_mapping);
   // A change in flight first (Kafka's order): the producer may already be
   // at the epoch or the producer id that change is writing.
@@ -240,8 +196,8 @@ void txn_shard::add_partitions(request_token token, const std::string& transacti
 
 std::vector<std::pair<txn_topic_partition, error_code>> txn_shard::verify_partitions(
     const std::string& transactional_id, producer_id_and_epoch producer, const txn_partitions& partitions) const {
-  error_code all = not_serving();
-  const txn_metadata* m = find(transactional_id);
+  error_code all = states_.not_serving();
+  const txn_metadata* m = states_.find(transactional_id);
   if (transactional_id.empty()) {
     all = error_code::invalid_request;
   } else if (all != error_code::none) {
@@ -266,7 +222,7 @@ std::vector<std::pair<txn_topic_partition, error_code>> txn_shard::verify_partit
 // --- EndTxn -------------------------------------------------------------------
 
 bool txn_shard::end_needs_producer_id(std::string_view transactional_id, int16_t client_version) const {
-  const txn_metadata* m = find(transactional_id);
+  const txn_metadata* m = states_.find(transactional_id);
   return m && bumps_epoch_at_end(client_version) && m->epoch_exhausted() &&
          m->pending() != txn_state::prepare_epoch_fence;
 }
@@ -274,7 +230,7 @@ bool txn_shard::end_needs_producer_id(std::string_view transactional_id, int16_t
 void txn_shard::end_txn(request_token token, const std::string& transactional_id, producer_id_and_epoch producer,
                         bool commit, int16_t client_version, std::optional<int64_t> fresh_producer_id,
                         int64_t now_ms) {
-  if (auto e = not_serving(); e != error_code::none && !transactional_id.empty())
+  if (auto e = states_.not_serving(); e != error_code::none && !transactional_id.empty())
     return answer(token, end_txn_result{e});
   auto done = begin_end(transactional_id, producer, commit, client_version, true, fresh_producer_id,
                         then::end_prepared, token, now_ms);
@@ -283,56 +239,41 @@ void txn_shard::end_txn(request_token token, const std::string& transactional_id
 
 namespace {
 
-std::optional<end_txn_result> end_error(error_code e) { return end_txn_result{e}; }
+// What EndTxn's rules decide for an id: an answer with nothing to write
+// (an error, or a retry of an end already done), a prepare record to
+// write, or a state the coordinator should never meet (Kafka's
+// IllegalStateException).
+struct write_prepare_step {
+  txn_state target;
+  bool no_partition_added = false;  // a v2 abort of a transaction that added nothing
+};
+struct unexpected_state {};
+using end_decision = std::variant<end_txn_result, write_prepare_step, unexpected_state>;
 
-}  // namespace
+// What the rules look at besides the id's metadata.
+struct end_ask {
+  producer_id_and_epoch producer;
+  bool commit;
+  bool from_client;
+  bool fence;  // the id's pending change is InitProducerId's fencing
+};
 
-std::optional<end_txn_result> txn_shard::begin_end(const std::string& transactional_id,
-                                                   producer_id_and_epoch producer, bool commit,
-                                                   int16_t client_version, bool from_client,
-                                                   std::optional<int64_t> fresh_producer_id, then next,
-                                                   std::optional<request_token> token, int64_t now_ms) {
-  if (transactional_id.empty()) return end_error(error_code::invalid_request);
-  txn_metadata* m = find_mutable(transactional_id);
-  if (!m) return end_error(error_code::invalid_producer_id_mapping);
-  const end_call call{transactional_id, producer, commit, client_version, from_client, fresh_producer_id,
-                      next,             token,    now_ms, m->pending() == txn_state::prepare_epoch_fence};
-  return bumps_epoch_at_end(client_version) ? end_v2(*m, call) : end_v1(*m, call);
-}
-
-std::optional<end_txn_result> txn_shard::write_prepare(txn_metadata& m, const end_call& c, txn_state target,
-                                                       bool no_partition_added) {
-  const bool v2 = bumps_epoch_at_end(c.client_version);
-  int64_t next_producer_id = k_no_producer_id;
-  if (v2 && !c.fence && m.epoch_exhausted()) {
-    if (!c.fresh_producer_id) return end_error(error_code::coordinator_not_available);
-    next_producer_id = *c.fresh_producer_id;
-  }
-  if (target == txn_state::prepare_abort && c.fence) m.take_over_fence(c.producer.epoch);
-  auto p = m.prepare_abort_or_commit(target, v2 ? c.client_version : 0, next_producer_id, c.now_ms,
-                                     no_partition_added);
-  if (!p.ok()) {
-    illegal(c.transactional_id, p.illegal);
-    return end_error(error_code::unknown_server_error);
-  }
-  append(c.transactional_id, *p.transit, c.next, c.token);
-  return std::nullopt;
-}
+end_decision end_error(error_code e) { return end_txn_result{e}; }
 
 // Version 0 and 1 clients never bump their epoch: it must match.
-std::optional<end_txn_result> txn_shard::end_v1(txn_metadata& m, const end_call& c) {
+end_decision end_rules_v1(const txn_metadata& m, const end_ask& c) {
   using enum txn_state;
-  const auto wrong_state = end_error(error_code::invalid_txn_state);
-  const auto concurrent = end_error(error_code::concurrent_transactions);
+  const end_decision wrong_state = end_error(error_code::invalid_txn_state);
+  const end_decision concurrent = end_error(error_code::concurrent_transactions);
   // Nothing to write: the transaction already ended that way (a retry).
-  const std::optional<end_txn_result> already = end_txn_result{};
+  const end_decision already = end_txn_result{};
   if (m.producer_id() != c.producer.id) return end_error(error_code::invalid_producer_id_mapping);
   if ((c.from_client && c.producer.epoch != m.producer_epoch()) || c.producer.epoch < m.producer_epoch())
     return end_error(error_code::producer_fenced);
   if (m.has_pending() && !c.fence) return concurrent;
   switch (m.state()) {
     case ongoing:
-      return write_prepare(m, c, c.commit ? prepare_commit : prepare_abort, false);
+      return write_prepare_step{c.commit ? prepare_commit : prepare_abort};
     case complete_commit:
       return c.commit ? already : wrong_state;
     case complete_abort:
@@ -347,13 +288,12 @@ std::optional<end_txn_result> txn_shard::end_v1(txn_metadata& m, const end_call&
     case prepare_epoch_fence:
       break;
   }
-  illegal(c.transactional_id, "EndTxn found the state " + std::string(state_name(m.state())));
-  return end_error(error_code::unknown_server_error);
+  return unexpected_state{};
 }
 
 // Version 2: every end bumps the epoch, so the epoch tells a retry (one
 // below the current) from the next end (the current).
-std::optional<end_txn_result> txn_shard::end_v2(txn_metadata& m, const end_call& c) {
+end_decision end_rules_v2(const txn_metadata& m, const end_ask& c) {
   using enum txn_state;
   const bool retry_on_overflow = !c.fence && m.prev_producer_id() == c.producer.id &&
                                  c.producer.epoch == INT16_MAX - 1 && m.producer_epoch() == 0;
@@ -388,35 +328,76 @@ std::optional<end_txn_result> txn_shard::end_v2(txn_metadata& m, const end_call&
   if (m.has_pending() && !c.fence) return end_error(error_code::concurrent_transactions);
   if (m.producer_id() != c.producer.id && !retry_on_overflow) return end_error(error_code::invalid_producer_id_mapping);
   if (!valid_epoch) return end_error(error_code::producer_fenced);
-  const auto wrong_state = end_error(error_code::invalid_txn_state);
-  const auto concurrent = end_error(error_code::concurrent_transactions);
+  const end_decision wrong_state = end_error(error_code::invalid_txn_state);
+  const end_decision concurrent = end_error(error_code::concurrent_transactions);
+  const end_decision abort_empty = write_prepare_step{prepare_abort, true};
   // Nothing to write: the transaction already ended that way (a retry).
-  const std::optional<end_txn_result> already = end_txn_result{error_code::none, m.producer_id(), m.producer_epoch()};
+  const end_decision already = end_txn_result{error_code::none, m.producer_id(), m.producer_epoch()};
   switch (m.state()) {
     case ongoing:
-      return write_prepare(m, c, c.commit ? prepare_commit : prepare_abort, false);
+      return write_prepare_step{c.commit ? prepare_commit : prepare_abort};
     case complete_commit:
       if (c.commit) return retry ? already : wrong_state;
-      return retry ? wrong_state : write_prepare(m, c, prepare_abort, true);
+      return retry ? wrong_state : abort_empty;
     case complete_abort:
-      if (!c.commit) return retry ? already : write_prepare(m, c, prepare_abort, true);
+      if (!c.commit) return retry ? already : abort_empty;
       return wrong_state;
     case prepare_commit:
       return c.commit ? concurrent : wrong_state;
     case prepare_abort:
       return c.commit ? wrong_state : concurrent;
     case empty:
-      return c.commit ? wrong_state : write_prepare(m, c, prepare_abort, true);
+      return c.commit ? wrong_state : abort_empty;
     case dead:
     case prepare_epoch_fence:
       break;
   }
-  illegal(c.transactional_id, "EndTxn found the state " + std::string(state_name(m.state())));
-  return end_error(error_code::unknown_server_error);
+  return unexpected_state{};
+}
+
+}  // namespace
+
+std::optional<end_txn_result> txn_shard::begin_end(const std::string& transactional_id,
+                                                   producer_id_and_epoch producer, bool commit,
+                                                   int16_t client_version, bool from_client,
+                                                   std::optional<int64_t> fresh_producer_id, then next,
+                                                   std::optional<request_token> token, int64_t now_ms) {
+  if (transactional_id.empty()) return end_txn_result{error_code::invalid_request};
+  txn_metadata* m = states_.find_mutable(transactional_id);
+  if (!m) return end_txn_result{error_code::invalid_producer_id_mapping};
+  const bool fence = m->pending() == txn_state::prepare_epoch_fence;
+  const end_ask ask{producer, commit, from_client, fence};
+  const end_decision decision = bumps_epoch_at_end(client_version) ? end_rules_v2(*m, ask) : end_rules_v1(*m, ask);
+  if (const auto* answer_now = std::get_if<end_txn_result>(&decision)) return *answer_now;
+  if (const auto* step = std::get_if<write_prepare_step>(&decision)) {
+    const end_call call{transactional_id, producer, client_version, fresh_producer_id, next, token, now_ms, fence};
+    return write_prepare(*m, call, step->target, step->no_partition_added);
+  }
+  illegal(transactional_id, "EndTxn found the state " + std::string(state_name(m->state())));
+  return end_txn_result{error_code::unknown_server_error};
+}
+
+std::optional<end_txn_result> txn_shard::write_prepare(txn_metadata& m, const end_call& c, txn_state target,
+                                                       bool no_partition_added) {
+  const bool v2 = bumps_epoch_at_end(c.client_version);
+  int64_t next_producer_id = k_no_producer_id;
+  if (v2 && !c.fence && m.epoch_exhausted()) {
+    if (!c.fresh_producer_id) return end_txn_result{error_code::coordinator_not_available};
+    next_producer_id = *c.fresh_producer_id;
+  }
+  if (target == txn_state::prepare_abort && c.fence) m.take_over_fence(c.producer.epoch);
+  auto p = m.prepare_abort_or_commit(target, v2 ? c.client_version : 0, next_producer_id, c.now_ms,
+                                     no_partition_added);
+  if (!p.ok()) {
+    illegal(c.transactional_id, p.illegal);
+    return end_txn_result{error_code::unknown_server_error};
+  }
+  append(c.transactional_id, *p.transit, c.next, c.token);
+  return std::nullopt;
 }
 
 void txn_shard::after_prepare(const in_flight& f, int64_t now_ms) {
-  txn_metadata* m = find_mutable(f.transactional_id);
+  txn_metadata* m = states_.find_mutable(f.transactional_id);
   if (!m) return;
   const bool commit = m->state() == txn_state::prepare_commit;
   // The answer goes now: the decision is durable, the markers follow.
@@ -433,7 +414,7 @@ void txn_shard::after_prepare(const in_flight& f, int64_t now_ms) {
   job.producer_id = m->producer_id();
   job.producer_epoch = m->producer_epoch();
   job.commit = commit;
-  job.coordinator_epoch = coordinator_epoch_;
+  job.coordinator_epoch = states_.coordinator_epoch();
   job.transaction_version = m->client_version();
   job.partitions = m->partitions();
   auto p = m->prepare_complete(now_ms);
@@ -444,14 +425,14 @@ void txn_shard::after_prepare(const in_flight& f, int64_t now_ms) {
   awaiting_markers_.insert_or_assign(f.transactional_id, *p.transit);
   if (job.partitions.empty()) {
     // A v2 abort of an empty transaction: no partition to mark.
-    on_markers_written(f.transactional_id, coordinator_epoch_, now_ms);
+    on_markers_written(f.transactional_id, states_.coordinator_epoch(), now_ms);
   } else {
     out_.markers.push_back(std::move(job));
   }
 }
 
 void txn_shard::on_markers_written(const std::string& transactional_id, int32_t coordinator_epoch, int64_t) {
-  if (mode_ != mode::active || coordinator_epoch != coordinator_epoch_) return;
+  if (!states_.active() || coordinator_epoch != states_.coordinator_epoch()) return;
   auto it = awaiting_markers_.find(transactional_id);
   if (it == awaiting_markers_.end()) return;
   append(transactional_id, it->second, then::end_completed, std::nullopt);
@@ -464,8 +445,8 @@ void txn_shard::on_append_done(append_token token, error_code error, int64_t now
   if (it == appends_.end()) return;  // unloaded meanwhile: answered then
   const in_flight f = std::move(it->second);
   appends_.erase(it);
-  txn_metadata* m = find_mutable(f.transactional_id);
-  if (f.coordinator_epoch != coordinator_epoch_ || !m) {
+  txn_metadata* m = states_.find_mutable(f.transactional_id);
+  if (f.coordinator_epoch != states_.coordinator_epoch() || !m) {
     answer(f.token, error_code::not_coordinator);
     return;
   }
@@ -479,40 +460,19 @@ void txn_shard::on_append_done(append_token token, error_code error, int64_t now
     }
     m->abandon();
     if (f.next == then::end_completed) awaiting_markers_.erase(f.transactional_id);
-    switch (f.next) {
-      case then::answer_init:
-      case then::fence_prepared:
-        answer(f.token, init_producer_id_result{e});
-        break;
-      case then::end_prepared:
-        answer(f.token, end_txn_result{e});
-        break;
-      case then::answer_add:
-        answer(f.token, e);
-        break;
-      default:
-        break;
-    }
-    return;
+    return fail(f, e);
   }
   if (f.next == then::expired) {
-    count_open(m->state(), txn_state::empty);
-    ids_.erase(f.transactional_id);
+    states_.erase(f.transactional_id);
     return;
   }
   const txn_state before = m->state();
   if (auto wrong = m->complete(f.transit)) {
     illegal(f.transactional_id, *wrong);
     m->abandon();
-    if (f.next == then::answer_init || f.next == then::fence_prepared)
-      answer(f.token, init_producer_id_result{error_code::unknown_server_error});
-    else if (f.next == then::end_prepared)
-      answer(f.token, end_txn_result{error_code::unknown_server_error});
-    else
-      answer(f.token, error_code::unknown_server_error);
-    return;
+    return fail(f, error_code::unknown_server_error);
   }
-  count_open(before, m->state());
+  states_.note_state_change(before, m->state());
   switch (f.next) {
     case then::answer_init:
       answer(f.token, init_producer_id_result{error_code::none, f.transit.producer_id, f.transit.producer_epoch});
@@ -535,21 +495,13 @@ void txn_shard::on_append_done(append_token token, error_code error, int64_t now
 
 // --- time ---------------------------------------------------------------------
 
-void txn_shard::count_open(txn_state before, txn_state after) {
-  const auto open = [](txn_state s) {
-    return s == txn_state::ongoing || s == txn_state::prepare_commit || s == txn_state::prepare_abort ||
-           s == txn_state::prepare_epoch_fence;
-  };
-  open_ += static_cast<int>(open(after)) - static_cast<int>(open(before));
-}
-
 std::optional<int64_t> txn_shard::next_deadline_ms() const {
-  if (mode_ != mode::active) return std::nullopt;
+  if (!states_.active()) return std::nullopt;
   return next_tick_ms_;
 }
 
 void txn_shard::tick(int64_t now_ms) {
-  if (mode_ != mode::active) return;
+  if (!states_.active()) return;
   next_tick_ms_ = now_ms + config_.tick_interval_ms;
   auto retry = std::move(retry_complete_);
   retry_complete_.clear();
@@ -563,14 +515,14 @@ void txn_shard::tick(int64_t now_ms) {
 
 void txn_shard::abort_timed_out(int64_t now_ms) {
   std::vector<std::string> due;
-  for (const auto& [id, m] : ids_) {
+  for (const auto& [id, m] : states_.ids()) {
     // A distributed two-phase commit transaction (KIP-939: the largest
     // timeout) never times out.
     if (m.state() != txn_state::ongoing || m.has_pending() || m.timeout_ms() == INT32_MAX) continue;
     if (m.start_ms() + m.timeout_ms() < now_ms) due.push_back(id);
   }
   for (const auto& id : due) {
-    txn_metadata& m = *find_mutable(id);
+    txn_metadata& m = *states_.find_mutable(id);
     auto p = m.prepare_fence_epoch();
     if (!p.ok()) {
       illegal(id, p.illegal);
@@ -584,7 +536,7 @@ void txn_shard::abort_timed_out(int64_t now_ms) {
 }
 
 void txn_shard::expire_idle(int64_t now_ms) {
-  for (auto& [id, m] : ids_) {
+  for (auto& [id, m] : states_.ids()) {
     const auto s = m.state();
     if (s != txn_state::empty && s != txn_state::complete_commit && s != txn_state::complete_abort) continue;
     if (m.has_pending() || m.last_update_ms() > now_ms - config_.id_expiration_ms) continue;
@@ -592,38 +544,6 @@ void txn_shard::expire_idle(int64_t now_ms) {
     if (!p.ok()) continue;
     append(id, *p.transit, then::expired, std::nullopt);
   }
-}
-
-// --- reads --------------------------------------------------------------------
-
-std::optional<txn_description> txn_shard::describe(std::string_view transactional_id) const {
-  const txn_metadata* m = find(transactional_id);
-  if (!m || m->state() == txn_state::dead || m->pending() == txn_state::dead) return std::nullopt;
-  txn_description d;
-  d.transactional_id = m->transactional_id();
-  d.producer_id = m->producer_id();
-  d.producer_epoch = m->producer_epoch();
-  d.state = m->state();
-  d.timeout_ms = m->timeout_ms();
-  d.start_ms = m->start_ms();
-  d.partitions = m->partitions();
-  return d;
-}
-
-std::vector<txn_description> txn_shard::list(const list_filter& filter, int64_t now_ms) const {
-  std::vector<txn_description> out;
-  for (const auto& [id, m] : ids_) {
-    if (m.state() == txn_state::dead) continue;
-    if (!filter.states.empty() &&
-        std::find(filter.states.begin(), filter.states.end(), m.state()) == filter.states.end())
-      continue;
-    if (!filter.producer_ids.empty() &&
-        std::find(filter.producer_ids.begin(), filter.producer_ids.end(), m.producer_id()) == filter.producer_ids.end())
-      continue;
-    if (filter.min_duration_ms >= 0 && now_ms - m.start_ms() <= filter.min_duration_ms) continue;
-    if (auto d = describe(id)) out.push_back(std::move(*d));
-  }
-  return out;
 }
 
 }  // namespace hw::broker::txn

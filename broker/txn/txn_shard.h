@@ -24,6 +24,7 @@
 
 #include "broker/txn/txn_metadata.h"
 #include "broker/txn/txn_records.h"
+#include "broker/txn/txn_state_manager.h"
 #include "protocol/error_code.h"
 
 namespace hw::broker::txn {
@@ -104,48 +105,29 @@ struct txn_shard_output {
   std::vector<std::string> illegal;
 };
 
-// One transactional id as DescribeTransactions and ListTransactions show it.
-struct txn_description {
-  std::string transactional_id;
-  int64_t producer_id = k_no_producer_id;
-  int16_t producer_epoch = k_no_producer_epoch;
-  txn_state state = txn_state::empty;
-  int32_t timeout_ms = 0;
-  int64_t start_ms = -1;
-  txn_partitions partitions;
-};
-
-struct list_filter {
-  std::vector<txn_state> states;      // empty: all
-  std::vector<int64_t> producer_ids;  // empty: all
-  int64_t min_duration_ms = -1;       // open longer than this (v1's DurationFilter); -1: all
-};
-
 class txn_shard {
  public:
   txn_shard(int32_t partition, txn_config config);
 
-  int32_t partition() const { return partition_; }
   const txn_config& config() const { return config_; }
   void set_transaction_version_level(int16_t level) { config_.transaction_version_level = level; }
+  // The ids, the mode and coordinator epoch, and the reads
+  // (DescribeTransactions, ListTransactions, metrics).
+  const txn_state_manager& states() const { return states_; }
 
   // --- leadership ---------------------------------------------------------
   // coordinator_epoch: the partition's leader epoch here.
   void begin_load(int32_t coordinator_epoch);
   // One record in log order; false (nothing applied, `error` says why) for
   // a record that does not decode.
-  bool load(std::span<const uint8_t> key, std::optional<std::span<const uint8_t>> value, std::string* error);
+  bool load(std::span<const uint8_t> key, std::optional<std::span<const uint8_t>> value, std::string* error) {
+    return states_.load(key, value, error);
+  }
   // Transactions found between prepare and complete get their markers again.
   void end_load(int64_t now_ms);
   // Requests waiting on an append are answered NOT_COORDINATOR; everything
   // is forgotten until the next load.
   void unload();
-  bool active() const { return mode_ == mode::active; }
-  bool loading() const { return mode_ == mode::loading; }
-  int32_t coordinator_epoch() const { return coordinator_epoch_; }
-  // The error a request gets when the shard cannot take it
-  // (COORDINATOR_LOAD_IN_PROGRESS or NOT_COORDINATOR), else none.
-  protocol::error_code not_serving() const;
 
   // --- requests (answers come out of take_output) -------------------------
   // Whether InitProducerId would hand out a new producer id (an unknown
@@ -180,21 +162,9 @@ class txn_shard {
   // When tick() is next due (active only).
   std::optional<int64_t> next_deadline_ms() const;
 
-  // --- reads --------------------------------------------------------------
-  // nullopt: not known here (TRANSACTIONAL_ID_NOT_FOUND).
-  std::optional<txn_description> describe(std::string_view transactional_id) const;
-  std::vector<txn_description> list(const list_filter& filter, int64_t now_ms) const;
-  const txn_metadata* find(std::string_view transactional_id) const;
-  size_t size() const { return ids_.size(); }
-  // Transactions begun and not yet complete (Ongoing, PrepareCommit,
-  // PrepareAbort, PrepareEpochFence), for the metrics; kept as the states
-  // change, so reading it costs nothing.
-  int64_t open_transactions() const { return open_; }
-
   txn_shard_output take_output();
 
  private:
-  enum class mode { inactive, loading, active };
   // What to do when an append is acknowledged.
   enum class then {
     answer_init,          // InitProducerId: the new epoch
@@ -212,51 +182,45 @@ class txn_shard {
     std::optional<request_token> token;
     int32_t coordinator_epoch = -1;
   };
-
-  txn_metadata* find_mutable(std::string_view transactional_id);
-  void answer(std::optional<request_token> token, txn_answer a);
-  void append(const std::string& transactional_id, const txn_transit& transit, then next,
-              std::optional<request_token> token);
-  // EndTxn's rules; `from_client` false for the coordinator's own aborts.
-  // Returns the answer when there is nothing to write (or an error).
-  std::optional<end_txn_result> begin_end(const std::string& transactional_id, producer_id_and_epoch producer,
-                                          bool commit, int16_t client_version, bool from_client,
-                                          std::optional<int64_t> fresh_producer_id, then next,
-                                          std::optional<request_token> token, int64_t now_ms);
-  // One EndTxn (or the coordinator's own abort) as begin_end was asked it.
+  // An EndTxn (or the coordinator's own abort) whose rules said to write
+  // its prepare record.
   struct end_call {
     const std::string& transactional_id;
     producer_id_and_epoch producer;
-    bool commit;
     int16_t client_version;
-    bool from_client;
     std::optional<int64_t> fresh_producer_id;
     then next;
     std::optional<request_token> token;
     int64_t now_ms;
     bool fence;  // the id's pending change is InitProducerId's fencing
   };
-  std::optional<end_txn_result> end_v1(txn_metadata& m, const end_call& call);
-  std::optional<end_txn_result> end_v2(txn_metadata& m, const end_call& call);
+
+  void answer(std::optional<request_token> token, txn_answer a);
+  void append(const std::string& transactional_id, const txn_transit& transit, then next,
+              std::optional<request_token> token);
+  void illegal(const std::string& transactional_id, const std::string& what);
+  // EndTxn's rules (v1 or v2 by the client's version);
+  // `from_client` false for the coordinator's own aborts. Returns the
+  // answer when there is nothing to write (or an error).
+  std::optional<end_txn_result> begin_end(const std::string& transactional_id, producer_id_and_epoch producer,
+                                          bool commit, int16_t client_version, bool from_client,
+                                          std::optional<int64_t> fresh_producer_id, then next,
+                                          std::optional<request_token> token, int64_t now_ms);
   // Writes the prepare record (no_partition_added: a v2 abort of a
   // transaction that added nothing).
   std::optional<end_txn_result> write_prepare(txn_metadata& m, const end_call& call, txn_state target,
                                               bool no_partition_added);
   // The prepare record is durable: answer and hand out the markers.
   void after_prepare(const in_flight& f, int64_t now_ms);
+  // Answers the request behind an append (if any) with `e`, in the shape
+  // of that request's answer.
+  void fail(const in_flight& f, protocol::error_code e);
   void abort_timed_out(int64_t now_ms);
   void expire_idle(int64_t now_ms);
-  void illegal(const std::string& transactional_id, const std::string& what);
-  // Keeps open_ right when an id's state goes from `before` to `after`.
-  void count_open(txn_state before, txn_state after);
 
-  int32_t partition_;
   txn_config config_;
-  mode mode_ = mode::inactive;
-  int32_t coordinator_epoch_ = -1;
+  txn_state_manager states_;
   int64_t next_tick_ms_ = 0;
-  std::map<std::string, txn_metadata, std::less<>> ids_;
-  int64_t open_ = 0;  // ids_ in an open state
   std::map<append_token, in_flight> appends_;
   append_token next_append_ = 1;
   // Between a durable prepare record and a durable complete record: the

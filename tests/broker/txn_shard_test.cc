@@ -71,7 +71,7 @@ class TxnShard : public ::testing::Test {
     settle();
   }
   txn_state state(const std::string& id) const {
-    auto* m = shard.find(id);
+    auto* m = shard.states().find(id);
     return m ? m->state() : txn_state::dead;
   }
   // The states the log holds for an id, in order.
@@ -130,10 +130,10 @@ TEST_F(TxnShard, BadInitRequestsGetKafkasErrors) {
 TEST_F(TxnShard, ACommitWritesPrepareMarkersThenComplete) {
   auto p = init("app");
   const producer_id_and_epoch me{p.producer_id, p.producer_epoch};
-  EXPECT_EQ(shard.open_transactions(), 0);
+  EXPECT_EQ(shard.states().open_transactions(), 0);
   EXPECT_EQ(add("app", me, {{"orders", 0}, {"orders", 1}}), error_code::none);
   EXPECT_EQ(state("app"), txn_state::ongoing);
-  EXPECT_EQ(shard.open_transactions(), 1);
+  EXPECT_EQ(shard.states().open_transactions(), 1);
   EXPECT_EQ(add("app", me, {{"orders", 1}}), error_code::none) << "already in: answered without a write";
   EXPECT_EQ(logged("app").size(), 2u);
 
@@ -147,7 +147,7 @@ TEST_F(TxnShard, ACommitWritesPrepareMarkersThenComplete) {
   EXPECT_EQ(markers[0].coordinator_epoch, k_coordinator_epoch);
   EXPECT_EQ(markers[0].partitions, (txn_partitions{{"orders", 0}, {"orders", 1}}));
   EXPECT_EQ(state("app"), txn_state::prepare_commit);
-  EXPECT_EQ(shard.open_transactions(), 1);
+  EXPECT_EQ(shard.states().open_transactions(), 1);
 
   // Until the markers are out the id is busy.
   EXPECT_EQ(add("app", me, {{"orders", 2}}), error_code::concurrent_transactions);
@@ -157,8 +157,8 @@ TEST_F(TxnShard, ACommitWritesPrepareMarkersThenComplete) {
 
   write_markers();
   EXPECT_EQ(state("app"), txn_state::complete_commit);
-  EXPECT_EQ(shard.open_transactions(), 0);
-  EXPECT_TRUE(shard.find("app")->partitions().empty());
+  EXPECT_EQ(shard.states().open_transactions(), 0);
+  EXPECT_TRUE(shard.states().find("app")->partitions().empty());
   EXPECT_EQ(logged("app"), (std::vector<txn_state>{txn_state::empty, txn_state::ongoing, txn_state::prepare_commit,
                                                    txn_state::complete_commit}));
   // A retried commit is fine, an abort of it is not, and neither writes.
@@ -237,7 +237,7 @@ TEST_F(TxnShard, AFailedAppendAnswersTheCoordinatorErrorAndChangesNothing) {
   settle(error_code::not_leader_or_follower);
   EXPECT_EQ(std::get<error_code>(answers.at(99)), error_code::not_coordinator);
   EXPECT_EQ(state("app"), txn_state::empty);
-  EXPECT_FALSE(shard.find("app")->has_pending());
+  EXPECT_FALSE(shard.states().find("app")->has_pending());
   shard.add_partitions(100, "app", me, {{"orders", 0}}, 0, now);
   settle(error_code::not_enough_replicas);
   EXPECT_EQ(std::get<error_code>(answers.at(100)), error_code::coordinator_not_available);
@@ -279,12 +279,12 @@ TEST_F(TxnShard, AnIdleIdExpiresAsATombstone) {
   now += 3'600'000 - 1;
   shard.tick(now);
   settle();
-  EXPECT_TRUE(shard.find("app")) << "short of the limit it stays";
+  EXPECT_TRUE(shard.states().find("app")) << "short of the limit it stays";
   now += 1;
   shard.tick(now);
   settle();
-  EXPECT_FALSE(shard.find("app"));
-  EXPECT_FALSE(shard.describe("app"));
+  EXPECT_FALSE(shard.states().find("app"));
+  EXPECT_FALSE(shard.states().describe("app"));
   ASSERT_FALSE(log.empty());
   EXPECT_FALSE(log.back().value) << "a tombstone";
 }
@@ -301,30 +301,30 @@ TEST_F(TxnShard, ANewCoordinatorLoadsTheLogAndSendsUnfinishedMarkersAgain) {
   // The leadership moves before the markers are reported.
   txn_shard next(3, config_at(1));
   next.begin_load(k_coordinator_epoch + 1);
-  EXPECT_EQ(next.not_serving(), error_code::coordinator_load_in_progress);
+  EXPECT_EQ(next.states().not_serving(), error_code::coordinator_load_in_progress);
   for (const auto& r : log) {
     std::string error;
     ASSERT_TRUE(next.load(r.key, r.value ? std::optional<std::span<const uint8_t>>(*r.value) : std::nullopt, &error))
         << error;
   }
   next.end_load(now);
-  EXPECT_EQ(next.open_transactions(), 2) << "app in PrepareCommit, other Ongoing";
+  EXPECT_EQ(next.states().open_transactions(), 2) << "app in PrepareCommit, other Ongoing";
   auto out = next.take_output();
   ASSERT_EQ(out.markers.size(), 1u);
   EXPECT_EQ(out.markers[0].transactional_id, "app");
   EXPECT_TRUE(out.markers[0].commit);
   EXPECT_EQ(out.markers[0].coordinator_epoch, k_coordinator_epoch + 1);
-  EXPECT_EQ(next.find("other")->state(), txn_state::ongoing);
+  EXPECT_EQ(next.states().find("other")->state(), txn_state::ongoing);
   next.on_markers_written("app", k_coordinator_epoch, now);
   EXPECT_TRUE(next.take_output().appends.empty()) << "a report for an older coordinator epoch is ignored";
   next.on_markers_written("app", k_coordinator_epoch + 1, now);
   out = next.take_output();
   ASSERT_EQ(out.appends.size(), 1u);
   next.on_append_done(out.appends[0].token, error_code::none, now);
-  EXPECT_EQ(next.find("app")->state(), txn_state::complete_commit);
-  EXPECT_EQ(next.open_transactions(), 1);
+  EXPECT_EQ(next.states().find("app")->state(), txn_state::complete_commit);
+  EXPECT_EQ(next.states().open_transactions(), 1);
   next.unload();
-  EXPECT_EQ(next.open_transactions(), 0);
+  EXPECT_EQ(next.states().open_transactions(), 0);
 }
 
 TEST_F(TxnShard, UnloadAnswersWhatWaitsNotCoordinator) {
@@ -336,7 +336,7 @@ TEST_F(TxnShard, UnloadAnswersWhatWaitsNotCoordinator) {
   out = shard.take_output();
   ASSERT_EQ(out.completions.size(), 1u);
   EXPECT_EQ(std::get<error_code>(out.completions[0].answer), error_code::not_coordinator);
-  EXPECT_EQ(shard.size(), 0u);
+  EXPECT_EQ(shard.states().size(), 0u);
   EXPECT_EQ(init("app").error, error_code::not_coordinator);
 }
 
@@ -345,27 +345,27 @@ TEST_F(TxnShard, DescribeAndListShowWhatKafkaShows) {
   add("a", {a.producer_id, a.producer_epoch}, {{"orders", 0}});
   now += 10000;
   init("b");
-  auto d = shard.describe("a");
+  auto d = shard.states().describe("a");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->state, txn_state::ongoing);
   EXPECT_EQ(d->start_ms, now - 10000);
   EXPECT_EQ(d->partitions, (txn_partitions{{"orders", 0}}));
-  EXPECT_FALSE(shard.describe("c"));
+  EXPECT_FALSE(shard.states().describe("c"));
   list_filter ongoing;
   ongoing.states = {txn_state::ongoing};
-  auto listed = shard.list(ongoing, now);
+  auto listed = shard.states().list(ongoing, now);
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0].transactional_id, "a");
   list_filter by_pid;
   by_pid.producer_ids = {a.producer_id};
-  EXPECT_EQ(shard.list(by_pid, now).size(), 1u);
+  EXPECT_EQ(shard.states().list(by_pid, now).size(), 1u);
   list_filter long_running;
   long_running.states = {txn_state::ongoing};
   long_running.min_duration_ms = 10000;
-  EXPECT_TRUE(shard.list(long_running, now).empty()) << "open exactly 10 s is not longer than 10 s";
+  EXPECT_TRUE(shard.states().list(long_running, now).empty()) << "open exactly 10 s is not longer than 10 s";
   long_running.min_duration_ms = 9999;
-  EXPECT_EQ(shard.list(long_running, now).size(), 1u);
-  EXPECT_EQ(shard.list({}, now).size(), 2u);
+  EXPECT_EQ(shard.states().list(long_running, now).size(), 1u);
+  EXPECT_EQ(shard.states().list({}, now).size(), 2u);
 }
 
 TEST_F(TxnShardV2, EveryEndBumpsTheEpochAndARetryGetsTheSameAnswer) {
@@ -433,7 +433,7 @@ TEST_F(TxnShardV2, AnExhaustedEpochMovesToANewProducerIdAtTheEnd) {
   auto p = init("app");
   // Bring the epoch to the last usable one through the log, as a long-lived
   // producer would have.
-  txn_transit top = shard.find("app")->current();
+  txn_transit top = shard.states().find("app")->current();
   top.producer_epoch = INT16_MAX - 1;
   txn_shard loaded(3, config_at(2));
   loaded.begin_load(k_coordinator_epoch);
@@ -458,8 +458,8 @@ TEST_F(TxnShardV2, AnExhaustedEpochMovesToANewProducerIdAtTheEnd) {
   loaded.on_markers_written("app", k_coordinator_epoch, now);
   out = loaded.take_output();
   loaded.on_append_done(out.appends.at(0).token, error_code::none, now);
-  EXPECT_EQ(loaded.find("app")->producer_id(), 7777);
-  EXPECT_EQ(loaded.find("app")->producer_epoch(), 0);
+  EXPECT_EQ(loaded.states().find("app")->producer_id(), 7777);
+  EXPECT_EQ(loaded.states().find("app")->producer_epoch(), 0);
   // The client retrying its EndTxn with the old id is answered, not fenced.
   loaded.end_txn(3, "app", me, true, 2, std::nullopt, now);
   out = loaded.take_output();

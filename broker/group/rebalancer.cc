@@ -1,22 +1,15 @@
-// The rebalance machinery of classic groups: preparing a rebalance, the
-// join barrier, the next generation, propagating assignments and the
-// member / join / sync timers — after Kafka 4.3's GroupMetadataManager.
 #include <algorithm>
 #include <cassert>
+#include <vector>
 
-#include "broker/group/group_shard.h"
+#include "broker/group/rebalancer.h"
 
 namespace hw::broker::group {
 
 namespace msg = protocol::msg;
 using protocol::error_code;
 
-void group_shard::reschedule_heartbeat(group_member& m, int64_t now_ms, int64_t timeout_ms) {
-  m.heartbeat_deadline_ms = now_ms + timeout_ms;
-}
-
-msg::join_group_response group_shard::join_response(const classic_group& g, const std::string& member_id,
-                                                    bool with_members) const {
+msg::join_group_response join_response(const classic_group& g, const std::string& member_id, bool with_members) {
   msg::join_group_response r;
   if (with_members) r.members = g.join_members();
   r.member_id = member_id;
@@ -27,11 +20,11 @@ msg::join_group_response group_shard::join_response(const classic_group& g, cons
   return r;
 }
 
-void group_shard::write_group(classic_group& g, append_callback done) {
-  append({group_metadata_record(g.group_id(), g.record_value(nullptr))}, std::move(done));
+void rebalancer::write_group(classic_group& g, shard_context::append_callback done) {
+  ctx_.append({group_metadata_record(g.group_id(), g.record_value(nullptr))}, std::move(done));
 }
 
-void group_shard::maybe_prepare_rebalance_or_complete_join(classic_group& g, int64_t now_ms) {
+void rebalancer::maybe_prepare_rebalance_or_complete_join(classic_group& g, int64_t now_ms) {
   if (g.can_rebalance()) {
     prepare_rebalance(g, now_ms);
   } else {
@@ -39,7 +32,7 @@ void group_shard::maybe_prepare_rebalance_or_complete_join(classic_group& g, int
   }
 }
 
-void group_shard::prepare_rebalance(classic_group& g, int64_t now_ms) {
+void rebalancer::prepare_rebalance(classic_group& g, int64_t now_ms) {
   if (g.in(group_state::completing_rebalance)) {
     reset_and_propagate_assignment(g, error_code::rebalance_in_progress, now_ms);
   }
@@ -48,7 +41,7 @@ void group_shard::prepare_rebalance(classic_group& g, int64_t now_ms) {
   bool initial = g.in(group_state::empty);
   if (initial) {
     // A new group waits a little for more members before the first generation.
-    int32_t delay = config_.initial_rebalance_delay_ms;
+    int32_t delay = ctx_.config().initial_rebalance_delay_ms;
     int32_t remaining = std::max(g.rebalance_timeout_ms() - delay, 0);
     g.join_timer_ = join_timer{now_ms + delay, true, delay, remaining};
   }
@@ -61,7 +54,7 @@ void group_shard::prepare_rebalance(classic_group& g, int64_t now_ms) {
   }
 }
 
-void group_shard::maybe_complete_join_phase(classic_group& g, int64_t now_ms) {
+void rebalancer::maybe_complete_join_phase(classic_group& g, int64_t now_ms) {
   if (!g.in(group_state::preparing_rebalance)) return;
   // The initial rebalance completes on its timer only.
   if (g.previous_state() == group_state::empty) return;
@@ -69,12 +62,12 @@ void group_shard::maybe_complete_join_phase(classic_group& g, int64_t now_ms) {
   complete_join(g, now_ms);
 }
 
-void group_shard::on_join_timer(classic_group& g, int64_t now_ms) {
+void rebalancer::on_join_timer(classic_group& g, int64_t now_ms) {
   join_timer t = *g.join_timer_;
   g.join_timer_.reset();
   if (t.initial && g.new_member_added && t.remaining_ms != 0) {
     g.new_member_added = false;
-    int32_t delay = std::min(config_.initial_rebalance_delay_ms, t.remaining_ms);
+    int32_t delay = std::min(ctx_.config().initial_rebalance_delay_ms, t.remaining_ms);
     int32_t remaining = std::max(t.remaining_ms - t.delay_ms, 0);
     g.join_timer_ = join_timer{now_ms + delay, true, delay, remaining};
     return;
@@ -82,7 +75,7 @@ void group_shard::on_join_timer(classic_group& g, int64_t now_ms) {
   complete_join(g, now_ms);
 }
 
-void group_shard::complete_join(classic_group& g, int64_t now_ms) {
+void rebalancer::complete_join(classic_group& g, int64_t now_ms) {
   g.join_timer_.reset();
   // Dynamic members that did not rejoin are out; static ones keep their place.
   std::vector<std::string> gone;
@@ -106,7 +99,7 @@ void group_shard::complete_join(classic_group& g, int64_t now_ms) {
   }
   for (const auto& [id, cm] : g.members()) {
     group_member& m = *g.member(id);
-    g.complete_join(m, join_response(g, id, g.is_leader(id)), output_.completions);
+    g.complete_join(m, join_response(g, id, g.is_leader(id)), ctx_.completions());
     reschedule_heartbeat(m, now_ms, m.session_timeout_ms);
     m.is_new = false;
     g.add_pending_sync(id);
@@ -114,41 +107,13 @@ void group_shard::complete_join(classic_group& g, int64_t now_ms) {
   g.sync_timer_ = sync_timer{now_ms + g.rebalance_timeout_ms(), g.generation()};
 }
 
-// The leader's SyncGroup: members it left out get an empty assignment; all
-// parked syncs are answered once the group record holding it is durable.
-void group_shard::store_leader_assignment(classic_group& g, const msg::sync_group_request& request) {
-  std::map<std::string, std::vector<uint8_t>, std::less<>> assignment;
-  for (const auto& a : request.assignments) assignment[a.member_id] = a.assignment;
-  for (const auto& [mid, _] : g.members()) assignment.try_emplace(mid);
-  std::string group_id = g.group_id();
-  int32_t generation = request.generation_id;
-  auto value = g.record_value(&assignment);
-  append({group_metadata_record(group_id, value)},
-         [this, group_id, generation, assignment = std::move(assignment)](error_code e, int64_t done_ms) {
-           classic_group* cg = group(group_id);
-           // A member may have joined meanwhile: only this generation's sync counts.
-           if (!cg || !cg->in(group_state::completing_rebalance) || cg->generation() != generation) return;
-           if (e != error_code::none) {
-             reset_and_propagate_assignment(*cg, append_error_to_response_error(e), done_ms);
-             maybe_prepare_rebalance_or_complete_join(*cg, done_ms);
-             return;
-           }
-           for (const auto& [mid, _] : cg->members()) {
-             auto it = assignment.find(mid);
-             cg->member(mid)->assignment = it == assignment.end() ? std::vector<uint8_t>{} : it->second;
-           }
-           propagate_assignment(*cg, error_code::none, done_ms);
-           cg->transition_to(group_state::stable, done_ms);
-         });
-}
-
-void group_shard::reset_and_propagate_assignment(classic_group& g, error_code error, int64_t now_ms) {
+void rebalancer::reset_and_propagate_assignment(classic_group& g, error_code error, int64_t now_ms) {
   assert(g.in(group_state::completing_rebalance));
   for (const auto& [id, _] : g.members()) g.member(id)->assignment.clear();
   propagate_assignment(g, error, now_ms);
 }
 
-void group_shard::propagate_assignment(classic_group& g, error_code error, int64_t now_ms) {
+void rebalancer::propagate_assignment(classic_group& g, error_code error, int64_t now_ms) {
   for (const auto& [id, _] : g.members()) {
     group_member& m = *g.member(id);
     msg::sync_group_response r;
@@ -160,20 +125,20 @@ void group_shard::propagate_assignment(classic_group& g, error_code error, int64
     }
     // A session that expired while the member waited was ignored; it
     // starts again from here.
-    if (g.complete_sync(m, std::move(r), output_.completions)) {
+    if (g.complete_sync(m, std::move(r), ctx_.completions())) {
       reschedule_heartbeat(m, now_ms, m.session_timeout_ms);
     }
   }
 }
 
-void group_shard::expire_member(classic_group& g, const std::string& member_id, int64_t now_ms) {
+void rebalancer::expire_member(classic_group& g, const std::string& member_id, int64_t now_ms) {
   if (g.in(group_state::dead)) return;
   group_member* m = g.member(member_id);
   if (!m || m->has_satisfied_heartbeat()) return;
   remove_member_and_update(g, member_id, now_ms);
 }
 
-void group_shard::remove_member_and_update(classic_group& g, const std::string& member_id, int64_t now_ms) {
+void rebalancer::remove_member_and_update(classic_group& g, const std::string& member_id, int64_t now_ms) {
   group_member& m = *g.member(member_id);
   // A new member may time out while parked in JoinGroup: it hears
   // UNKNOWN_MEMBER_ID and may join again.
@@ -181,7 +146,7 @@ void group_shard::remove_member_and_update(classic_group& g, const std::string& 
   r.error_code = static_cast<int16_t>(error_code::unknown_member_id);
   if (m.awaiting_join && m.awaiting_join->version < 7) r.protocol_name = "";
   else r.protocol_name.reset();
-  g.complete_join(m, std::move(r), output_.completions);
+  g.complete_join(m, std::move(r), ctx_.completions());
   g.remove(member_id);
   if (g.in(group_state::stable) || g.in(group_state::completing_rebalance)) {
     maybe_prepare_rebalance_or_complete_join(g, now_ms);
@@ -190,7 +155,7 @@ void group_shard::remove_member_and_update(classic_group& g, const std::string& 
   }
 }
 
-void group_shard::expire_pending_sync(classic_group& g, int64_t now_ms) {
+void rebalancer::expire_pending_sync(classic_group& g, int64_t now_ms) {
   sync_timer t = *g.sync_timer_;
   g.sync_timer_.reset();
   if (t.generation != g.generation()) return;
@@ -201,14 +166,14 @@ void group_shard::expire_pending_sync(classic_group& g, int64_t now_ms) {
     group_member* m = g.member(id);
     if (m) {
       g.complete_sync(*m, sync_error(error_code::unknown_member_id),
-                      output_.completions);
+                      ctx_.completions());
     }
     g.remove(id);
   }
   prepare_rebalance(g, now_ms);
 }
 
-void group_shard::remove_pending_sync(classic_group& g, std::string_view member_id) {
+void rebalancer::remove_pending_sync(classic_group& g, std::string_view member_id) {
   g.remove_pending_sync(member_id);
   switch (g.state()) {
     case group_state::dead:
@@ -221,6 +186,69 @@ void group_shard::remove_pending_sync(classic_group& g, std::string_view member_
       if (g.all_synced()) g.sync_timer_.reset();
       break;
   }
+}
+
+
+// --- timers ------------------------------------------------------------------------
+
+namespace {
+
+// The earliest due timer of a group.
+struct due_event {
+  enum kind { pending_member, member, join, sync } what;
+  int64_t at;
+  std::string member_id;
+};
+
+constexpr int max_events_per_group_tick = 10000;
+
+std::optional<due_event> earliest(const classic_group& g) {
+  std::optional<due_event> best;
+  auto consider = [&](due_event e) {
+    if (!best || e.at < best->at) best = std::move(e);
+  };
+  for (const auto& [id, at] : g.pending_members()) consider({due_event::pending_member, at, id});
+  for (const auto& [id, m] : g.members()) {
+    if (m.heartbeat_deadline_ms) consider({due_event::member, *m.heartbeat_deadline_ms, id});
+  }
+  if (g.join_timer_) consider({due_event::join, g.join_timer_->deadline_ms, {}});
+  if (g.sync_timer_) consider({due_event::sync, g.sync_timer_->deadline_ms, {}});
+  return best;
+}
+
+}  // namespace
+
+void rebalancer::run_timers(classic_group& g, int64_t now_ms) {
+  // Each event removes or pushes back its timer, so a coarse tick does not
+  // stretch timers that re-arm themselves; the bound only guards against a
+  // zero-length timer re-arming forever.
+  for (int fired = 0; fired < max_events_per_group_tick; ++fired) {
+    auto e = earliest(g);
+    if (!e || e->at > now_ms) return;
+    int64_t at = e->at;
+    switch (e->what) {
+      case due_event::pending_member:
+        g.remove(e->member_id);
+        if (g.in(group_state::preparing_rebalance) && g.all_members_joined()) complete_join(g, at);
+        break;
+      case due_event::member:
+        g.member(e->member_id)->heartbeat_deadline_ms.reset();
+        expire_member(g, e->member_id, at);
+        break;
+      case due_event::join:
+        on_join_timer(g, at);
+        break;
+      case due_event::sync:
+        expire_pending_sync(g, at);
+        break;
+    }
+  }
+}
+
+std::optional<int64_t> rebalancer::next_deadline_ms(const classic_group& g) {
+  auto e = earliest(g);
+  if (!e) return std::nullopt;
+  return e->at;
 }
 
 }  // namespace hw::broker::group

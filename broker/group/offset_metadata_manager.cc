@@ -1,9 +1,6 @@
-// OffsetCommit, OffsetFetch, OffsetDelete, DeleteGroups and offsets
-// retention, after Kafka 4.3's OffsetMetadataManager and
-// GroupCoordinatorShard.
 #include <cassert>
 
-#include "broker/group/group_shard.h"
+#include "broker/group/offset_metadata_manager.h"
 
 namespace hw::broker::group {
 
@@ -81,7 +78,50 @@ std::vector<coordinator_record> offset_records(const std::string& group_id, cons
 
 }  // namespace
 
-void group_shard::apply_records(const std::vector<coordinator_record>& records) {
+offset_metadata_manager::offset_metadata_manager(shard_context& context, group_metadata_manager& groups,
+                                                 offset_store& committed, pending_txn_offsets& pending)
+    : ctx_(context), groups_(groups), committed_(committed), pending_(pending) {}
+
+void offset_metadata_manager::clear() {
+  committed_.clear();
+  pending_.clear();
+}
+
+// --- load ------------------------------------------------------------------------
+
+void offset_metadata_manager::replay(const offset_record& record, int64_t producer_id) {
+  if (!record.value) {
+    committed_.erase(record.group, record.topic, record.partition);
+    pending_.erase(record.group, record.topic, record.partition);
+    return;
+  }
+  // An offset of an unknown group makes it exist (a simple consumer's).
+  groups_.get_or_create(record.group, 0);
+  if (producer_id >= 0) {
+    pending_.put(producer_id, {record.group, record.topic, record.partition, *record.value});
+    return;
+  }
+  committed_.put(record.group, record.topic, record.partition, *record.value);
+  pending_.supersede(record.group, record.topic, record.partition);
+}
+
+void offset_metadata_manager::on_txn_marker(int64_t producer_id, bool commit) {
+  auto entries = pending_.close(producer_id);
+  if (!commit) return;
+  for (auto& e : entries) committed_.put(e.group, e.topic, e.partition, std::move(e.value));
+}
+
+void offset_metadata_manager::start_retention(int64_t now_ms) {
+  next_retention_check_ms_ = now_ms + ctx_.config().offsets_retention_check_interval_ms;
+}
+
+void offset_metadata_manager::tick(int64_t now_ms) {
+  if (!next_retention_check_ms_ || *next_retention_check_ms_ > now_ms) return;
+  expire_offsets(now_ms);
+  start_retention(now_ms);
+}
+
+void offset_metadata_manager::apply_records(const std::vector<coordinator_record>& records) {
   for (const auto& rec : records) {
     std::optional<byte_view> value;
     if (rec.value) value = byte_view(*rec.value);
@@ -89,16 +129,16 @@ void group_shard::apply_records(const std::vector<coordinator_record>& records) 
     assert(decoded.has_value());
     if (auto* o = std::get_if<offset_record>(&*decoded)) {
       if (o->value) {
-        offsets_.put(o->group, o->topic, o->partition, *o->value);
-        txn_offsets_.supersede(o->group, o->topic, o->partition);
+        committed_.put(o->group, o->topic, o->partition, *o->value);
+        pending_.supersede(o->group, o->topic, o->partition);
       } else {
-        offsets_.erase(o->group, o->topic, o->partition);
-        txn_offsets_.erase(o->group, o->topic, o->partition);
+        committed_.erase(o->group, o->topic, o->partition);
+        pending_.erase(o->group, o->topic, o->partition);
       }
     } else if (auto* gr = std::get_if<group_record>(&*decoded); gr && !gr->value) {
       // Only an empty group goes: one that came back to life while the
       // tombstone was being written keeps its members (its next record wins).
-      classic_group* g = group(gr->group);
+      classic_group* g = groups_.group(gr->group);
       if (g && g->in(group_state::empty) && g->pending_members().empty()) groups_.erase(gr->group);
     }
   }
@@ -106,25 +146,25 @@ void group_shard::apply_records(const std::vector<coordinator_record>& records) 
 
 // --- OffsetCommit ------------------------------------------------------------------
 
-void group_shard::commit_offsets(request_token token, int16_t version, const msg::offset_commit_request& request,
-                                 int64_t now_ms) {
-  if (mode_ != mode::active) return reply(token, commit_response(request, unavailable_error()));
+void offset_metadata_manager::commit_offsets(request_token token, int16_t version,
+                                             const msg::offset_commit_request& request, int64_t now_ms) {
+  if (!ctx_.active()) return ctx_.reply(token, commit_response(request, ctx_.unavailable_error()));
   const std::string& group_id = request.group_id;
   const int32_t generation = request.generation_id_or_member_epoch;
-  classic_group* g = group(group_id);
+  classic_group* g = groups_.group(group_id);
   bool created = false;
   if (!g) {
     if (generation >= 0) {
       auto e = version >= 9 ? error_code::group_id_not_found : error_code::illegal_generation;
-      return reply(token, commit_response(request, e));
+      return ctx_.reply(token, commit_response(request, e));
     }
     // A simple consumer (no generation) commits to a group that exists from now on.
-    g = &get_or_create(group_id, now_ms);
+    g = &groups_.get_or_create(group_id, now_ms);
     created = true;
   }
   const error_code validation =
       validate_commit(*g, request.member_id, request.group_instance_id, generation, /*transactional=*/false);
-  if (validation != error_code::none) return reply(token, commit_response(request, validation));
+  if (validation != error_code::none) return ctx_.reply(token, commit_response(request, validation));
   if (g->in(group_state::stable) || g->in(group_state::preparing_rebalance)) {
     group_member* m = g->member(request.member_id);
     if (m) reschedule_heartbeat(*m, now_ms, m->session_timeout_ms);
@@ -133,20 +173,20 @@ void group_shard::commit_offsets(request_token token, int16_t version, const msg
   if (version <= 4 && request.retention_time_ms != -1) expire_ms = now_ms + request.retention_time_ms;
   auto response = commit_response(request, error_code::none);
   std::vector<coordinator_record> records =
-      offset_records(group_id, request.topics, response, config_.offset_metadata_max_bytes, now_ms, expire_ms);
-  if (records.empty()) return reply(token, std::move(response));
+      offset_records(group_id, request.topics, response, ctx_.config().offset_metadata_max_bytes, now_ms, expire_ms);
+  if (records.empty()) return ctx_.reply(token, std::move(response));
   auto written = records;
-  append(std::move(records), [this, token, request, created, written = std::move(written),
+  ctx_.append(std::move(records), [this, token, request, created, written = std::move(written),
                               response = std::move(response)](error_code e, int64_t) mutable {
     if (e == error_code::none) {
       apply_records(written);
-      return reply(token, std::move(response));
+      return ctx_.reply(token, std::move(response));
     }
-    classic_group* cg = group(request.group_id);
-    if (created && cg && cg->in(group_state::empty) && !offsets_.group_offsets(request.group_id)) {
+    classic_group* cg = groups_.group(request.group_id);
+    if (created && cg && cg->in(group_state::empty) && !committed_.group_offsets(request.group_id)) {
       groups_.erase(request.group_id);
     }
-    reply(token, commit_response(request, append_error_to_response_error(e)));
+    ctx_.reply(token, commit_response(request, append_error_to_response_error(e)));
   });
 }
 
@@ -167,31 +207,32 @@ msg::txn_offset_commit_response txn_commit_response(const msg::txn_offset_commit
 
 }  // namespace
 
-void group_shard::commit_txn_offsets(request_token token, const msg::txn_offset_commit_request& request,
-                                     int64_t now_ms, std::optional<uint64_t> verification) {
-  if (mode_ != mode::active) return reply(token, txn_commit_response(request, unavailable_error()));
+void offset_metadata_manager::commit_txn_offsets(request_token token,
+                                                 const msg::txn_offset_commit_request& request, int64_t now_ms,
+                                                 std::optional<uint64_t> verification) {
+  if (!ctx_.active()) return ctx_.reply(token, txn_commit_response(request, ctx_.unavailable_error()));
   const std::string& group_id = request.group_id;
   const int32_t generation = request.generation_id;
-  classic_group* g = group(group_id);
+  classic_group* g = groups_.group(group_id);
   bool created = false;
   if (!g) {
     // A producer outside group management (generation -1) commits for a
     // group that exists from now on; a generation names a group that
     // should have been here.
-    if (generation >= 0) return reply(token, txn_commit_response(request, error_code::illegal_generation));
-    g = &get_or_create(group_id, now_ms);
+    if (generation >= 0) return ctx_.reply(token, txn_commit_response(request, error_code::illegal_generation));
+    g = &groups_.get_or_create(group_id, now_ms);
     created = true;
   }
   // KIP-447: a member and generation, when given, must be the group's
   // current ones, so a producer fenced out by a rebalance cannot commit.
   const error_code validation =
       validate_commit(*g, request.member_id, request.group_instance_id, generation, /*transactional=*/true);
-  if (validation != error_code::none) return reply(token, txn_commit_response(request, validation));
+  if (validation != error_code::none) return ctx_.reply(token, txn_commit_response(request, validation));
 
   auto response = txn_commit_response(request, error_code::none);
   std::vector<coordinator_record> records =
-      offset_records(group_id, request.topics, response, config_.offset_metadata_max_bytes, now_ms, std::nullopt);
-  if (records.empty()) return reply(token, std::move(response));
+      offset_records(group_id, request.topics, response, ctx_.config().offset_metadata_max_bytes, now_ms, std::nullopt);
+  if (records.empty()) return ctx_.reply(token, std::move(response));
   auto written = records;
   const int64_t producer_id = request.producer_id;
   auto done = [this, token, request, created, producer_id, written = std::move(written),
@@ -202,43 +243,42 @@ void group_shard::commit_txn_offsets(request_token token, const msg::txn_offset_
       for (const auto& rec : written) {
         auto decoded = decode_record(rec.key, rec.value ? std::optional<byte_view>(*rec.value) : std::nullopt);
         auto* o = decoded ? std::get_if<offset_record>(&*decoded) : nullptr;
-        if (o && o->value) txn_offsets_.put(producer_id, {o->group, o->topic, o->partition, *o->value});
+        if (o && o->value) pending_.put(producer_id, {o->group, o->topic, o->partition, *o->value});
       }
-      return reply(token, std::move(response));
+      return ctx_.reply(token, std::move(response));
     }
-    classic_group* cg = group(request.group_id);
-    if (created && cg && cg->in(group_state::empty) && !offsets_.group_offsets(request.group_id) &&
-        !txn_offsets_.group_has_open(request.group_id)) {
+    classic_group* cg = groups_.group(request.group_id);
+    if (created && cg && cg->in(group_state::empty) && !committed_.group_offsets(request.group_id) &&
+        !pending_.group_has_open(request.group_id)) {
       groups_.erase(request.group_id);
     }
-    reply(token, txn_commit_response(request, append_error_to_response_error(e)));
+    ctx_.reply(token, txn_commit_response(request, append_error_to_response_error(e)));
   };
-  append(std::move(records), std::move(done), request.producer_id, request.producer_epoch, verification);
+  ctx_.append(std::move(records), std::move(done), request.producer_id, request.producer_epoch, verification);
 }
 
 // --- OffsetFetch -------------------------------------------------------------------
 
-void group_shard::fetch_offsets(request_token token,
-                                const msg::offset_fetch_request::offset_fetch_request_group& request,
-                                bool require_stable, int64_t now_ms) {
-  (void)now_ms;
+void offset_metadata_manager::fetch_offsets(request_token token,
+                                            const msg::offset_fetch_request::offset_fetch_request_group& request,
+                                            bool require_stable) {
   auto answer = [this, token, request, require_stable]() {
     offset_fetch_group_response r;
     r.group_id = request.group_id;
-    if (mode_ != mode::active) {
-      r.error_code = code(unavailable_error());
-      return reply(token, std::move(r));
+    if (!ctx_.active()) {
+      r.error_code = code(ctx_.unavailable_error());
+      return ctx_.reply(token, std::move(r));
     }
-    const classic_group* g = find_group(request.group_id);
+    const classic_group* g = groups_.find_group(request.group_id);
     const offset_store::topics* stored =
-        g && !g->in(group_state::dead) ? offsets_.group_offsets(request.group_id) : nullptr;
+        g && !g->in(group_state::dead) ? committed_.group_offsets(request.group_id) : nullptr;
     using topic_out = msg::offset_fetch_response::offset_fetch_response_topics;
     using partition_out = msg::offset_fetch_response::offset_fetch_response_partitions;
     auto partition = [&](const std::string& topic, int32_t index, const committed_offset* o) {
       partition_out p;
       p.partition_index = index;
       // An offset an open transaction may still change.
-      if (require_stable && txn_offsets_.pending(request.group_id, topic, index)) {
+      if (require_stable && pending_.pending(request.group_id, topic, index)) {
         p.error_code = code(error_code::unstable_offset_commit);
         o = nullptr;
       }
@@ -259,14 +299,14 @@ void group_shard::fetch_offsets(request_token token,
           r.topics.push_back(std::move(t));
         }
       }
-      return reply(token, std::move(r));
+      return ctx_.reply(token, std::move(r));
     }
     for (const auto& rt : *request.topics) {
       topic_out t;
       t.name = rt.name;
       t.topic_id = rt.topic_id;
       for (int32_t index : rt.partition_indexes) {
-        const committed_offset* o = stored ? offsets_.get(request.group_id, rt.name, index) : nullptr;
+        const committed_offset* o = stored ? committed_.get(request.group_id, rt.name, index) : nullptr;
         // An offset stored for another incarnation of the topic (deleted and
         // recreated under the same name) does not count.
         if (o && !o->topic_id.is_zero() && !rt.topic_id.is_zero() && o->topic_id != rt.topic_id) o = nullptr;
@@ -274,21 +314,17 @@ void group_shard::fetch_offsets(request_token token,
       }
       r.topics.push_back(std::move(t));
     }
-    reply(token, std::move(r));
+    ctx_.reply(token, std::move(r));
   };
   // require_stable: answer once every write issued so far is durable, so
   // no offset still being written is missed.
-  if (require_stable && mode_ == mode::active && !in_flight_.empty()) {
-    stable_fetches_.push_back({next_append_ - 1, std::move(answer)});
-    return;
-  }
+  if (require_stable) return ctx_.after_appends(std::move(answer));
   answer();
 }
 
 // --- DeleteGroups ------------------------------------------------------------------
 
-void group_shard::delete_groups(request_token token, const std::vector<std::string>& group_ids, int64_t now_ms) {
-  (void)now_ms;
+void offset_metadata_manager::delete_groups(request_token token, const std::vector<std::string>& group_ids) {
   delete_groups_results results;
   auto result = [](const std::string& id, error_code e) {
     msg::delete_groups_response::deletable_group_result r;
@@ -296,13 +332,13 @@ void group_shard::delete_groups(request_token token, const std::vector<std::stri
     r.error_code = code(e);
     return r;
   };
-  if (mode_ != mode::active) {
-    for (const auto& id : group_ids) results.push_back(result(id, unavailable_error()));
-    return reply(token, std::move(results));
+  if (!ctx_.active()) {
+    for (const auto& id : group_ids) results.push_back(result(id, ctx_.unavailable_error()));
+    return ctx_.reply(token, std::move(results));
   }
   std::vector<coordinator_record> records;
   for (const auto& id : group_ids) {
-    const classic_group* g = find_group(id);
+    const classic_group* g = groups_.find_group(id);
     if (!g || g->in(group_state::dead)) {
       results.push_back(result(id, error_code::group_id_not_found));
       continue;
@@ -311,42 +347,41 @@ void group_shard::delete_groups(request_token token, const std::vector<std::stri
       results.push_back(result(id, error_code::non_empty_group));
       continue;
     }
-    if (const auto* stored = offsets_.group_offsets(id)) {
+    if (const auto* stored = committed_.group_offsets(id)) {
       for (const auto& [topic, parts] : *stored) {
         for (const auto& [index, _] : parts) records.push_back(offset_tombstone_record(id, topic, index));
       }
     }
-    for (const auto& [topic, index] : txn_offsets_.partitions_of(id)) {
-      if (!offsets_.get(id, topic, index)) records.push_back(offset_tombstone_record(id, topic, index));
+    for (const auto& [topic, index] : pending_.partitions_of(id)) {
+      if (!committed_.get(id, topic, index)) records.push_back(offset_tombstone_record(id, topic, index));
     }
     records.push_back(group_tombstone_record(id));
     results.push_back(result(id, error_code::none));
   }
-  if (records.empty()) return reply(token, std::move(results));
+  if (records.empty()) return ctx_.reply(token, std::move(results));
   auto written = records;
-  append(std::move(records), [this, token, results = std::move(results), written = std::move(written)](
+  ctx_.append(std::move(records), [this, token, results = std::move(results), written = std::move(written)](
                                  error_code e, int64_t) mutable {
     if (e == error_code::none) {
       apply_records(written);
     } else {
       for (auto& r : results) r.error_code = code(append_error_to_response_error(e));
     }
-    reply(token, std::move(results));
+    ctx_.reply(token, std::move(results));
   });
 }
 
 // --- OffsetDelete ------------------------------------------------------------------
 
-void group_shard::delete_offsets(request_token token, const msg::offset_delete_request& request, int64_t now_ms) {
-  (void)now_ms;
+void offset_metadata_manager::delete_offsets(request_token token, const msg::offset_delete_request& request) {
   msg::offset_delete_response response;
   auto fail = [&](error_code e) {
     response.error_code = code(e);
-    reply(token, std::move(response));
+    ctx_.reply(token, std::move(response));
   };
-  if (mode_ != mode::active) return fail(unavailable_error());
+  if (!ctx_.active()) return fail(ctx_.unavailable_error());
   if (request.group_id.empty()) return fail(error_code::invalid_group_id);
-  const classic_group* g = find_group(request.group_id);
+  const classic_group* g = groups_.find_group(request.group_id);
   if (!g || g->in(group_state::dead)) return fail(error_code::group_id_not_found);
   if (!g->in(group_state::empty) && !g->uses_consumer_protocol()) return fail(error_code::non_empty_group);
   std::vector<coordinator_record> records;
@@ -359,34 +394,34 @@ void group_shard::delete_offsets(request_token token, const msg::offset_delete_r
       rp.partition_index = p.partition_index;
       if (subscribed) {
         rp.error_code = code(error_code::group_subscribed_to_topic);
-      } else if (offsets_.get(request.group_id, t.name, p.partition_index) ||
-                 txn_offsets_.pending(request.group_id, t.name, p.partition_index)) {
+      } else if (committed_.get(request.group_id, t.name, p.partition_index) ||
+                 pending_.pending(request.group_id, t.name, p.partition_index)) {
         records.push_back(offset_tombstone_record(request.group_id, t.name, p.partition_index));
       }
       rt.partitions.push_back(rp);
     }
     response.topics.push_back(std::move(rt));
   }
-  if (records.empty()) return reply(token, std::move(response));
+  if (records.empty()) return ctx_.reply(token, std::move(response));
   auto written = records;
-  append(std::move(records), [this, token, response = std::move(response), written = std::move(written)](
+  ctx_.append(std::move(records), [this, token, response = std::move(response), written = std::move(written)](
                                  error_code e, int64_t) mutable {
     if (e != error_code::none) {
       msg::offset_delete_response failed;
       failed.error_code = code(append_error_to_response_error(e));
-      return reply(token, std::move(failed));
+      return ctx_.reply(token, std::move(failed));
     }
     apply_records(written);
-    reply(token, std::move(response));
+    ctx_.reply(token, std::move(response));
   });
 }
 
 // --- retention ---------------------------------------------------------------------
 
-void group_shard::expire_offsets(int64_t now_ms) {
+void offset_metadata_manager::expire_offsets(int64_t now_ms) {
   std::vector<coordinator_record> records;
-  for (const auto& [id, g] : groups_) {
-    const offset_store::topics* stored = offsets_.group_offsets(id);
+  for (const auto& [id, g] : groups_.groups()) {
+    const offset_store::topics* stored = committed_.group_offsets(id);
     bool all_expired = true;
     if (stored) {
       // Which timestamp an offset's age counts from, as Kafka decides it:
@@ -411,8 +446,8 @@ void group_shard::expire_offsets(int64_t now_ms) {
           int64_t base_ms = from == base::state_change ? g.state_timestamp_ms().value_or(o.commit_timestamp_ms)
                                                        : o.commit_timestamp_ms;
           bool expired = o.expire_timestamp_ms ? now_ms >= *o.expire_timestamp_ms
-                                               : now_ms - base_ms >= config_.offsets_retention_ms;
-          if (expired && !txn_offsets_.pending(id, topic, index)) {
+                                               : now_ms - base_ms >= ctx_.config().offsets_retention_ms;
+          if (expired && !pending_.pending(id, topic, index)) {
             records.push_back(offset_tombstone_record(id, topic, index));
           } else {
             all_expired = false;
@@ -420,13 +455,13 @@ void group_shard::expire_offsets(int64_t now_ms) {
         }
       }
     }
-    if (all_expired && !txn_offsets_.group_has_open(id) && g.in(group_state::empty)) {
+    if (all_expired && !pending_.group_has_open(id) && g.in(group_state::empty)) {
       records.push_back(group_tombstone_record(id));
     }
   }
   if (records.empty()) return;
   auto written = records;
-  append(std::move(records), [this, written = std::move(written)](error_code e, int64_t) {
+  ctx_.append(std::move(records), [this, written = std::move(written)](error_code e, int64_t) {
     if (e == error_code::none) apply_records(written);
   });
 }
