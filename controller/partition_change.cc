@@ -45,10 +45,10 @@ bool change_record_is_noop(const msg::partition_change_record& r) {
 }
 
 partition_change_builder::partition_change_builder(const partition_registration& current,
-                                                   const protocol::uuid& topic_id, int32_t partition,
+                                                   const topic_id& topic, int32_t partition,
                                                    partition_change_options options)
     : current_(current),
-      topic_id_(topic_id),
+      topic_id_(topic),
       partition_(partition),
       options_(std::move(options)),
       target_isr_(current.isr),
@@ -226,7 +226,7 @@ void partition_change_builder::set_assignment_changes(msg::partition_change_reco
 
 std::optional<msg::partition_change_record> partition_change_builder::build() {
   msg::partition_change_record record;
-  record.topic_id = topic_id_;
+  record.topic_id = topic_id_.value;
   record.partition_id = partition_;
 
   complete_reassignment_if_possible();

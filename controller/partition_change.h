@@ -68,7 +68,7 @@ struct reassignment_replicas {
 
 class partition_change_builder {
  public:
-  partition_change_builder(const partition_registration& current, const protocol::uuid& topic_id,
+  partition_change_builder(const partition_registration& current, const topic_id& topic,
                            int32_t partition, partition_change_options options);
 
   partition_change_builder& set_target_isr(std::vector<node_id> isr);
@@ -102,7 +102,7 @@ class partition_change_builder {
   void set_assignment_changes(msg::partition_change_record& record) const;
 
   const partition_registration& current_;
-  protocol::uuid topic_id_;
+  topic_id topic_id_;
   int32_t partition_;
   partition_change_options options_;
   std::vector<node_id> target_isr_;

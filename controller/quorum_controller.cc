@@ -31,7 +31,7 @@ std::optional<std::string> quorum_controller::replay(const std::vector<metadata_
 }
 
 std::optional<std::string> quorum_controller::replay(const std::vector<metadata_record>& records,
-                                                     storage::offset last_offset, int32_t epoch) {
+                                                     storage::offset last_offset, leader_epoch epoch) {
   if (!pending_) pending_ = std::make_unique<metadata_delta>(image_);
   for (const auto& r : records) {
     if (auto refused = pending_->replay(r)) {

@@ -67,7 +67,7 @@ class quorum_controller {
   // The same, stamping the image with where the last record landed (when the
   // caller knows it), so working_image()->provenance follows the log.
   std::optional<std::string> replay(const std::vector<metadata_record>& records, storage::offset last_offset,
-                                    int32_t epoch);
+                                    leader_epoch epoch);
   // Back to the last committed image (leadership lost); drops heartbeat
   // sessions, which restart at the next contact.
   void revert_to(std::shared_ptr<const metadata_image> committed);

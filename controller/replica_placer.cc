@@ -51,7 +51,7 @@ class rack_list {
     for (const auto& b : brokers) {
       auto [it, fresh] = racks_.try_emplace(b.rack);
       if (fresh) names_.push_back(b.rack);
-      (b.fenced ? it->second.fenced : it->second.unfenced).add(b.id);
+      (b.fenced ? it->second.fenced : it->second.unfenced).add(b.id.value);
       ++total_;
       if (!b.fenced) ++unfenced_;
     }
@@ -119,7 +119,7 @@ class rack_list {
 
 }  // namespace
 
-std::variant<std::vector<std::vector<int32_t>>, placement_error> place_replicas(
+std::variant<std::vector<std::vector<node_id>>, placement_error> place_replicas(
     std::vector<usable_broker> brokers, int32_t num_partitions, int32_t replication_factor,
     std::mt19937_64& random) {
   rack_list racks(brokers, random);
@@ -135,9 +135,11 @@ std::variant<std::vector<std::vector<int32_t>>, placement_error> place_replicas(
                            " cannot be reached because only " + std::to_string(racks.total()) +
                            " broker(s) are registered or some brokers have all their log directories cordoned."};
   }
-  std::vector<std::vector<int32_t>> out;
+  std::vector<std::vector<node_id>> out;
   out.reserve(static_cast<size_t>(num_partitions));
-  for (int32_t p = 0; p < num_partitions; ++p) out.push_back(racks.place(replication_factor));
+  for (int32_t p = 0; p < num_partitions; ++p) {
+    out.push_back(storage::named_list<node_id>(racks.place(replication_factor)));
+  }
   return out;
 }
 

@@ -17,10 +17,14 @@
 #include <variant>
 #include <vector>
 
+#include "storage/types.h"
+
 namespace hw::controller {
 
+using storage::node_id;
+
 struct usable_broker {
-  int32_t id = -1;
+  node_id id{-1};
   std::optional<std::string> rack;
   bool fenced = false;
 };
@@ -30,7 +34,7 @@ struct placement_error {
 };
 
 // num_partitions lists of replication_factor broker ids, or why not.
-std::variant<std::vector<std::vector<int32_t>>, placement_error> place_replicas(
+std::variant<std::vector<std::vector<node_id>>, placement_error> place_replicas(
     std::vector<usable_broker> brokers, int32_t num_partitions, int32_t replication_factor,
     std::mt19937_64& random);
 

@@ -176,7 +176,7 @@ controller_result<msg::alter_partition_response> replication_control::alter_part
   for (const auto& topic_data : request.topics) {
     auto& topic_result = out.response.topics.emplace_back();
     topic_result.topic_id = topic_data.topic_id;
-    const topic_image* topic = image.topic(topic_data.topic_id);
+    const topic_image* topic = image.topic(topic_id(topic_data.topic_id));
     for (const auto& data : topic_data.partitions) {
       auto& r = topic_result.partitions.emplace_back();
       r.partition_index = data.partition_index;

@@ -26,10 +26,10 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
   return out;
 }
 
-msg::partition_record new_partition(const metadata_image& image, const protocol::uuid& topic_id, int32_t partition,
+msg::partition_record new_partition(const metadata_image& image, const topic_id& topic, int32_t partition,
                                     const std::vector<node_id>& replicas, const std::vector<node_id>& isr) {
   msg::partition_record r;
-  r.topic_id = topic_id;
+  r.topic_id = topic.value;
   r.partition_id = partition;
   r.replicas = storage::plain_list(replicas);
   r.leader = isr.front().value;
@@ -108,16 +108,14 @@ std::optional<std::vector<std::vector<node_id>>> replication_control::place(cons
       return std::count(b.cordoned_log_dirs.begin(), b.cordoned_log_dirs.end(), d) > 0;
     });
     if (all_cordoned) continue;
-    brokers.push_back({id.value, b.rack, b.fenced || b.in_controlled_shutdown});
+    brokers.push_back({id, b.rack, b.fenced || b.in_controlled_shutdown});
   }
   auto placed = place_replicas(std::move(brokers), partitions, replication_factor, random_);
   if (auto* e = std::get_if<placement_error>(&placed)) {
     *error = e->message;
     return std::nullopt;
   }
-  std::vector<std::vector<node_id>> out;
-  for (const auto& replicas : std::get<0>(placed)) out.push_back(storage::named_list<node_id>(replicas));
-  return out;
+  return std::get<0>(std::move(placed));
 }
 
 api_error replication_control::validate_manual_assignment(const metadata_image& image,
@@ -222,9 +220,9 @@ api_error replication_control::create_topic(const metadata_image& image,
   api_error assigned = topic.assignments.empty() ? placed_assignment(image, topic, parts) : manual_assignment(image, topic, parts);
   if (!assigned.ok()) return assigned;
 
-  protocol::uuid id = protocol::uuid::random(random_);
-  while (image.topics_by_id.count(id)) id = protocol::uuid::random(random_);
-  result.topic_id = id;
+  topic_id id(protocol::uuid::random(random_));
+  while (image.topics_by_id.count(id)) id = topic_id(protocol::uuid::random(random_));
+  result.topic_id = id.value;
   result.error_code = 0;
   result.error_message = std::nullopt;
   result.num_partitions = static_cast<int32_t>(parts.size());
@@ -240,7 +238,7 @@ api_error replication_control::create_topic(const metadata_image& image,
 
   msg::topic_record record;
   record.name = topic.name;
-  record.topic_id = id;
+  record.topic_id = id.value;
   // TopicRecord, then its ConfigRecords (already in `records`' tail order
   // by the caller), then the PartitionRecords.
   records.insert(records.begin(), record);
@@ -290,24 +288,24 @@ controller_result<msg::create_topics_response> replication_control::create_topic
 controller_result<msg::delete_topics_response> replication_control::delete_topics(
     const metadata_image& image, const msg::delete_topics_request& request, int16_t version) const {
   controller_result<msg::delete_topics_response> out;
-  auto answer = [&](std::optional<std::string> name, protocol::uuid id, api_error e) {
+  auto answer = [&](std::optional<std::string> name, topic_id id, api_error e) {
     msg::delete_topics_response::deletable_topic_result r;
     r.name = std::move(name);
-    r.topic_id = id;
+    r.topic_id = id.value;
     r.error_code = static_cast<int16_t>(e.code);
     if (!e.ok()) r.error_message = e.message.empty() ? std::nullopt : std::optional<std::string>(e.message);
     out.response.responses.push_back(std::move(r));
   };
   // Requests before v6 name topics; v6 names or ids them.
-  std::vector<std::pair<std::optional<std::string>, protocol::uuid>> wanted;
+  std::vector<std::pair<std::optional<std::string>, topic_id>> wanted;
   if (version < 6) {
-    for (const auto& n : request.topic_names) wanted.emplace_back(n, protocol::uuid{});
+    for (const auto& n : request.topic_names) wanted.emplace_back(n, topic_id{});
   } else {
-    for (const auto& t : request.topics) wanted.emplace_back(t.name, t.topic_id);
+    for (const auto& t : request.topics) wanted.emplace_back(t.name, topic_id(t.topic_id));
   }
   std::set<std::string> names;
-  std::set<protocol::uuid> ids;
-  std::set<protocol::uuid> deleting;
+  std::set<topic_id> ids;
+  std::set<topic_id> deleting;
   for (const auto& [name, id] : wanted) {
     if (name && !id.is_zero()) {
       answer(name, id, {error_code::invalid_request, "You may not specify both topic name and topic id."});
@@ -340,7 +338,7 @@ controller_result<msg::delete_topics_response> replication_control::delete_topic
       continue;
     }
     msg::remove_topic_record record;
-    record.topic_id = topic->id;
+    record.topic_id = topic->id.value;
     out.records.push_back(record);
     answer(topic->name, topic->id, {});
   }

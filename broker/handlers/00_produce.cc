@@ -223,7 +223,7 @@ void name_current_leaders(const request_context& ctx, produce_response& response
     for (auto& p : topic.partition_responses) {
       if (p.error_code != static_cast<int16_t>(error_code::not_leader_or_follower)) continue;
       if (!image) image = ctx.services->metadata->image();
-      if (!t) t = ctx.api_version >= 13 ? image->topic(topic.topic_id) : image->topic(topic.name);
+      if (!t) t = ctx.api_version >= 13 ? image->topic(controller::topic_id(topic.topic_id)) : image->topic(topic.name);
       const controller::partition_registration* reg = t ? image->partition(t->id, p.index) : nullptr;
       if (reg && p.current_leader.leader_id < 0) {
         p.current_leader.leader_id = reg->leader.value;
@@ -424,7 +424,8 @@ produce_plan plan_produce(const request_context& ctx, const produce_request& req
     produce_response::topic_produce_response tr;
     tr.name = topic.name;
     tr.topic_id = topic.topic_id;
-    const controller::topic_image* t = ctx.api_version >= 13 ? image->topic(topic.topic_id) : image->topic(topic.name);
+    const controller::topic_image* t =
+        ctx.api_version >= 13 ? image->topic(controller::topic_id(topic.topic_id)) : image->topic(topic.name);
     for (const auto& pd : topic.partition_data) plan_partition(ctx, facts, t, pd, tr, plan);
     plan.response.responses.push_back(std::move(tr));
   }

@@ -266,7 +266,8 @@ partition_slot resolve(const broker_services& s, const controller::metadata_imag
                        const fetch::partition_request& r, int16_t version) {
   partition_slot slot;
   slot.request = r;
-  const controller::topic_image* t = r.key.uses_id() ? image.topic(r.key.topic_id) : image.topic(r.key.topic);
+  const controller::topic_image* t =
+      r.key.uses_id() ? image.topic(controller::topic_id(r.key.topic_id)) : image.topic(r.key.topic);
   if (!t) {
     slot.error = version >= 13 ? error_code::unknown_topic_id : error_code::unknown_topic_or_partition;
   } else if (!t->partitions.count(r.key.partition)) {
@@ -369,7 +370,7 @@ void build_response(const fetch::fetch_response_plan& plan, std::vector<slot_res
       tr.topic_id = key.topic_id;
       tr.topic = key.topic;
       if (version < 13 && tr.topic.empty())
-        if (const auto* t = image.topic(key.topic_id)) tr.topic = t->name;
+        if (const auto* t = image.topic(controller::topic_id(key.topic_id))) tr.topic = t->name;
     }
     response.responses.back().partitions.push_back(std::move(r.data));
   }
@@ -391,7 +392,7 @@ void name_current_leaders(const metadata_publisher& metadata, std::string_view l
           p.error_code != static_cast<int16_t>(error_code::fenced_leader_epoch))
         continue;
       if (!image) image = metadata.image();
-      if (!t) t = image->topic(topic.topic_id);
+      if (!t) t = image->topic(controller::topic_id(topic.topic_id));
       if (const controller::partition_registration* reg = t ? image->partition(t->id, p.partition_index) : nullptr) {
         p.current_leader.leader_id = reg->leader.value;
         p.current_leader.leader_epoch = reg->leader_epoch.value;
@@ -499,7 +500,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const int16_t version = ctx.api_version;
 
   auto lookup = [&](const protocol::uuid& id) -> std::optional<std::string> {
-    if (const auto* t = image->topic(id)) return t->name;
+    if (const auto* t = image->topic(controller::topic_id(id))) return t->name;
     return std::nullopt;
   };
   fetch::fetch_context fctx = s.fetch_sessions->new_context(session_view(*request, version), lookup, s.now_ms());

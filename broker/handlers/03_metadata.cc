@@ -33,7 +33,7 @@ void add_topic(const controller::metadata_image& image, const controller::topic_
                std::string_view listener, metadata_response& out) {
   metadata_response::metadata_response_topic t;
   t.name = topic.name;
-  t.topic_id = topic.id;
+  t.topic_id = topic.id.value;
   t.is_internal = is_internal_topic(topic.name);
   for (const auto& [index, reg] : topic.partitions) {
     metadata_response::metadata_response_partition p;
@@ -123,7 +123,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
           continue;
         }
       } else {
-        topic = image->topic(t.topic_id);
+        topic = image->topic(controller::topic_id(t.topic_id));
         if (!topic) {
           add_error_topic(std::nullopt, t.topic_id, error_code::unknown_topic_id, response);
           continue;

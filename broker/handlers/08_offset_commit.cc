@@ -42,15 +42,15 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   known.topics.clear();
   std::map<std::string, protocol::uuid> ids;
   for (auto& t : request->topics) {
-    const auto* topic = version >= 10 ? image->topic(t.topic_id) : image->topic(t.name);
+    const auto* topic = version >= 10 ? image->topic(controller::topic_id(t.topic_id)) : image->topic(t.name);
     if (!topic) {
       response.topics.push_back(
           topic_error(t, version >= 10 ? error_code::unknown_topic_id : error_code::unknown_topic_or_partition));
       continue;
     }
     t.name = topic->name;
-    t.topic_id = topic->id;
-    ids[topic->name] = topic->id;
+    t.topic_id = topic->id.value;
+    ids[topic->name] = topic->id.value;
     known.topics.push_back(std::move(t));
   }
   if (known.topics.empty()) co_return respond(ctx, response);

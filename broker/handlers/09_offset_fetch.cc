@@ -33,7 +33,7 @@ asio::awaitable<response_group> fetch_group(request_context& ctx, request_group 
     std::vector<offset_fetch_request::offset_fetch_request_topics> known;
     for (auto& t : *wanted.topics) {
       if (by_id) {
-        const auto* topic = image->topic(t.topic_id);
+        const auto* topic = image->topic(controller::topic_id(t.topic_id));
         if (!topic) {
           auto& u = unknown.emplace_back();
           u.topic_id = t.topic_id;
@@ -47,7 +47,7 @@ asio::awaitable<response_group> fetch_group(request_context& ctx, request_group 
         }
         t.name = topic->name;
       }
-      if (const auto* topic = image->topic(t.name)) ids[t.name] = topic->id;
+      if (const auto* topic = image->topic(t.name)) ids[t.name] = topic->id.value;
       known.push_back(std::move(t));
     }
     wanted.topics = std::move(known);

@@ -77,7 +77,7 @@ bool add_topic(const controller::metadata_image& image, const controller::topic_
                int32_t& remaining, std::string_view listener, describe_topic_partitions_response& out) {
   response_topic t;
   t.name = topic.name;
-  t.topic_id = topic.id;
+  t.topic_id = topic.id.value;
   t.is_internal = is_internal_topic(topic.name);
   t.topic_authorized_operations = topic_operations;
   const int32_t count = static_cast<int32_t>(topic.partitions.size());

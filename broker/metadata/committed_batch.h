@@ -19,7 +19,7 @@ struct committed_batch {
   bool snapshot = false;
   storage::offset base_offset;  // of the first record
   storage::offset last;         // of the last offset committed (records or control)
-  int32_t epoch = 0;            // of the last batch
+  storage::leader_epoch epoch{0};  // of the last batch
   std::vector<controller::metadata_record> records;
   storage::offset last_offset() const { return last; }
 };

@@ -59,7 +59,7 @@ void controller_service::log_unclean_elections(const std::vector<controller::met
     const auto* change = std::get_if<protocol::msg::partition_change_record>(&r);
     if (!change || change->leader_recovery_state != static_cast<int8_t>(controller::leader_recovery_state::recovering))
       continue;
-    auto topic = image.topics_by_id.find(change->topic_id);
+    auto topic = image.topics_by_id.find(controller::topic_id(change->topic_id));
     spdlog::error("Unclean leader election for offline partition {}-{}: broker {} leads, records only its previous "
                   "leaders had may be lost",
                   topic == image.topics_by_id.end() ? "?" : topic->second->name, change->partition_id, change->leader);
@@ -88,7 +88,7 @@ commit_status controller_service::start_commit(std::vector<controller::metadata_
   }
   // The next operation is validated against these records already.
   const storage::offset last = proposed.base_offset + static_cast<int64_t>(count - 1);
-  if (auto error = controller_->replay(records, last, driver_.epoch()))
+  if (auto error = controller_->replay(records, last, storage::leader_epoch(driver_.epoch())))
     spdlog::error("The controller cannot replay its own record: {}", *error);
   log_unclean_elections(records);
   const storage::offset commit_end = last + 1;

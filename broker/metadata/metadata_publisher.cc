@@ -227,14 +227,14 @@ std::vector<partition_update> metadata_publisher::partition_updates(const contro
       if (was && *was == reg && !reconfigure) continue;
       const bool here = reg.is_replica(replicas_.self()) || (was && was->is_replica(replicas_.self()));
       if (!here) continue;
-      partition_update u{{topic->name, index}, id, role_of(reg), log_config, settings, limits};
+      partition_update u{{topic->name, index}, id.value, role_of(reg), log_config, settings, limits};
       out.push_back(std::move(u));
     }
   }
   for (const auto& [id, topic] : before.topics_by_id) {
     if (after.topics_by_id.count(id)) continue;
     for (const auto& [index, reg] : topic->partitions)
-      if (reg.is_replica(replicas_.self())) out.push_back({{topic->name, index}, id, std::nullopt, {}});
+      if (reg.is_replica(replicas_.self())) out.push_back({{topic->name, index}, id.value, std::nullopt, {}});
   }
   return out;
 }

@@ -298,7 +298,7 @@ void raft_driver::deliver_committed(storage::offset hw) {
   for (; it != entries.end() && it->end_offset() <= hw; ++it) {
     any = true;
     batch.last = storage::offset(it->end_offset().value - 1);
-    batch.epoch = it->leader_epoch.value;
+    batch.epoch = it->leader_epoch;
     if (it->control) continue;
     for (size_t i = 0; i < it->records.size(); ++i) {
       controller::metadata_record record;
@@ -338,13 +338,13 @@ bool raft_driver::load_snapshot(raft::snapshot_id id, const std::vector<uint8_t>
     return false;
   }
   const storage::offset last = id.end_offset - 1;
-  auto image = controller::image_from_record_values(decoded.records, last, id.leader_epoch.value, why);
+  auto image = controller::image_from_record_values(decoded.records, last, id.leader_epoch, why);
   if (!image) return false;
   committed_batch batch;
   batch.snapshot = true;
   batch.base_offset = storage::offset(0);
   batch.last = last;
-  batch.epoch = id.leader_epoch.value;
+  batch.epoch = id.leader_epoch;
   for (const auto& v : decoded.records) {
     controller::metadata_record record;
     if (!controller::decode_record_value(v, &record, why)) return false;
@@ -358,7 +358,7 @@ bool raft_driver::load_snapshot(raft::snapshot_id id, const std::vector<uint8_t>
 void raft_driver::deliver_snapshot(committed_batch batch) {
   applied_ = batch.last + 1;
   bytes_since_snapshot_ = 0;
-  spdlog::info("Loaded the metadata snapshot at offset {} (epoch {}, {} records)", applied_.value, batch.epoch,
+  spdlog::info("Loaded the metadata snapshot at offset {} (epoch {}, {} records)", applied_.value, batch.epoch.value,
                batch.records.size());
   for (auto& l : commit_listeners_) l(batch);
 }

@@ -76,7 +76,7 @@ std::optional<std::string> metadata_delta::replay(const metadata_record& record)
   }, record);
 }
 
-topic_image& metadata_delta::mutable_topic(const protocol::uuid& id) {
+topic_image& metadata_delta::mutable_topic(const topic_id& id) {
   auto owned = owned_topics_.find(id);
   if (owned != owned_topics_.end()) return *owned->second;
   auto it = next_.topics_by_id.find(id);
@@ -89,22 +89,24 @@ topic_image& metadata_delta::mutable_topic(const protocol::uuid& id) {
 
 metadata_delta::replay_result metadata_delta::replay_topic(const msg::topic_record& r) {
   if (r.topic_id.is_zero()) return "TopicRecord for '" + r.name + "' has a zero topic id";
-  if (next_.topics_by_id.count(r.topic_id)) {
+  const topic_id id(r.topic_id);
+  if (next_.topics_by_id.count(id)) {
     return "TopicRecord for '" + r.name + "': topic id " + id_str(r.topic_id) + " already exists";
   }
   if (next_.topics_by_name.count(r.name)) return "TopicRecord: topic '" + r.name + "' already exists";
   auto topic = std::make_shared<topic_image>();
   topic->name = r.name;
-  topic->id = r.topic_id;
-  next_.topics_by_id.emplace(r.topic_id, topic);
-  next_.topics_by_name.emplace(r.name, r.topic_id);
-  owned_topics_[r.topic_id] = topic;
-  created_topics_.insert(r.topic_id);
+  topic->id = id;
+  next_.topics_by_id.emplace(id, topic);
+  next_.topics_by_name.emplace(r.name, id);
+  owned_topics_[id] = topic;
+  created_topics_.insert(id);
   return std::nullopt;
 }
 
 metadata_delta::replay_result metadata_delta::replay_partition(const msg::partition_record& r) {
-  if (!next_.topics_by_id.count(r.topic_id)) {
+  const topic_id id(r.topic_id);
+  if (!next_.topics_by_id.count(id)) {
     return "PartitionRecord " + std::to_string(r.partition_id) + " of unknown topic id " + id_str(r.topic_id);
   }
   if (r.partition_id < 0) return "PartitionRecord with partition id " + std::to_string(r.partition_id);
@@ -123,13 +125,14 @@ metadata_delta::replay_result metadata_delta::replay_partition(const msg::partit
   p.directories = r.directories;
   if (r.eligible_leader_replicas) p.elr = nodes(*r.eligible_leader_replicas);
   if (r.last_known_elr) p.last_known_elr = nodes(*r.last_known_elr);
-  mutable_topic(r.topic_id).partitions[r.partition_id] = std::move(p);
-  changed_partitions_.emplace(r.topic_id, r.partition_id);
+  mutable_topic(id).partitions[r.partition_id] = std::move(p);
+  changed_partitions_.emplace(id, r.partition_id);
   return std::nullopt;
 }
 
 metadata_delta::replay_result metadata_delta::replay_partition_change(const msg::partition_change_record& r) {
-  const partition_registration* old = next_.partition(r.topic_id, r.partition_id);
+  const topic_id id(r.topic_id);
+  const partition_registration* old = next_.partition(id, r.partition_id);
   if (!old) {
     return "PartitionChangeRecord for unknown partition " + id_str(r.topic_id) + "-" +
            std::to_string(r.partition_id);
@@ -137,22 +140,23 @@ metadata_delta::replay_result metadata_delta::replay_partition_change(const msg:
   if (r.leader_recovery_state != -1 && r.leader_recovery_state != 0 && r.leader_recovery_state != 1) {
     return "PartitionChangeRecord with leader recovery state " + std::to_string(r.leader_recovery_state);
   }
-  mutable_topic(r.topic_id).partitions[r.partition_id] = merge(*old, r);
-  changed_partitions_.emplace(r.topic_id, r.partition_id);
+  mutable_topic(id).partitions[r.partition_id] = merge(*old, r);
+  changed_partitions_.emplace(id, r.partition_id);
   return std::nullopt;
 }
 
 metadata_delta::replay_result metadata_delta::replay_remove_topic(const msg::remove_topic_record& r) {
-  auto it = next_.topics_by_id.find(r.topic_id);
+  const topic_id id(r.topic_id);
+  auto it = next_.topics_by_id.find(id);
   if (it == next_.topics_by_id.end()) return "RemoveTopicRecord for unknown topic id " + id_str(r.topic_id);
   std::string name = it->second->name;
-  auto base_topic = base_->topics_by_id.find(r.topic_id);
-  if (base_topic != base_->topics_by_id.end()) deleted_topics_.emplace(r.topic_id, base_topic->second);
+  auto base_topic = base_->topics_by_id.find(id);
+  if (base_topic != base_->topics_by_id.end()) deleted_topics_.emplace(id, base_topic->second);
   next_.topics_by_id.erase(it);
   next_.topics_by_name.erase(name);
-  owned_topics_.erase(r.topic_id);
-  created_topics_.erase(r.topic_id);
-  std::erase_if(changed_partitions_, [&](const auto& key) { return key.first == r.topic_id; });
+  owned_topics_.erase(id);
+  created_topics_.erase(id);
+  std::erase_if(changed_partitions_, [&](const auto& key) { return key.first == id; });
   config_resource resource{config_resource_type::topic, name};
   if (next_.configs.erase(resource)) changed_configs_.insert(resource);
   return std::nullopt;
@@ -180,7 +184,7 @@ metadata_delta::replay_result metadata_delta::replay_clear_elr(const msg::clear_
     if (has_elr(*next_.topics_by_id.at(it->second))) clear_elr(mutable_topic(it->second));
     return std::nullopt;
   }
-  std::vector<protocol::uuid> ids;
+  std::vector<topic_id> ids;
   for (const auto& [id, t] : next_.topics_by_id) {
     if (has_elr(*t)) ids.push_back(id);
   }
@@ -292,7 +296,7 @@ metadata_delta::replay_result metadata_delta::replay_register_controller(const m
   return std::nullopt;
 }
 
-std::shared_ptr<const metadata_image> metadata_delta::apply(storage::offset offset, int32_t epoch) {
+std::shared_ptr<const metadata_image> metadata_delta::apply(storage::offset offset, leader_epoch epoch) {
   assert(!applied_);
   applied_ = true;
   next_.provenance = {offset, epoch};
@@ -301,7 +305,7 @@ std::shared_ptr<const metadata_image> metadata_delta::apply(storage::offset offs
   return published_;
 }
 
-std::vector<protocol::uuid> metadata_delta::created_topics() const {
+std::vector<topic_id> metadata_delta::created_topics() const {
   return {created_topics_.begin(), created_topics_.end()};
 }
 
@@ -332,7 +336,7 @@ std::vector<partition_change> metadata_delta::changed_partitions() const {
 
 std::shared_ptr<const metadata_image> replay_all(std::shared_ptr<const metadata_image> base,
                                                  const std::vector<metadata_record>& records,
-                                                 storage::offset last_offset, int32_t epoch,
+                                                 storage::offset last_offset, leader_epoch epoch,
                                                  std::string* error) {
   metadata_delta delta(std::move(base));
   for (size_t i = 0; i < records.size(); ++i) {

@@ -31,7 +31,7 @@
 namespace hw::controller {
 
 struct partition_change {
-  protocol::uuid topic_id;
+  controller::topic_id topic_id;
   std::string topic_name;
   int32_t partition = -1;
   std::optional<partition_registration> before;  // none for a new partition
@@ -58,10 +58,10 @@ class metadata_delta {
   // The next image, stamped with the offset and epoch of the last record
   // replayed. Call once, after the change lists are read or before: the
   // lists stay valid after apply().
-  std::shared_ptr<const metadata_image> apply(storage::offset offset, int32_t epoch);
+  std::shared_ptr<const metadata_image> apply(storage::offset offset, leader_epoch epoch);
 
   // Topics whose TopicRecord was replayed here and that still exist.
-  std::vector<protocol::uuid> created_topics() const;
+  std::vector<topic_id> created_topics() const;
   // Topics of the base image removed here.
   std::vector<std::shared_ptr<const topic_image>> deleted_topics() const;
   // Partitions created or changed here, of topics that still exist.
@@ -90,16 +90,16 @@ class metadata_delta {
   replay_result replay_register_controller(const msg::register_controller_record& r);
 
   // A private copy of the topic, replacing the shared one in next_.
-  topic_image& mutable_topic(const protocol::uuid& id);
+  topic_image& mutable_topic(const topic_id& id);
   void clear_elr(topic_image& topic);
 
   std::shared_ptr<const metadata_image> base_;
   metadata_image next_;
   std::shared_ptr<const metadata_image> published_;
-  std::map<protocol::uuid, std::shared_ptr<topic_image>> owned_topics_;
-  std::set<protocol::uuid> created_topics_;
-  std::map<protocol::uuid, std::shared_ptr<const topic_image>> deleted_topics_;
-  std::set<std::pair<protocol::uuid, int32_t>> changed_partitions_;
+  std::map<topic_id, std::shared_ptr<topic_image>> owned_topics_;
+  std::set<topic_id> created_topics_;
+  std::map<topic_id, std::shared_ptr<const topic_image>> deleted_topics_;
+  std::set<std::pair<topic_id, int32_t>> changed_partitions_;
   std::set<config_resource> changed_configs_;
   std::set<node_id> changed_brokers_;
   bool features_changed_ = false;
@@ -110,7 +110,7 @@ class metadata_delta {
 // first refused record, whose index and reason land in *error).
 std::shared_ptr<const metadata_image> replay_all(std::shared_ptr<const metadata_image> base,
                                                  const std::vector<metadata_record>& records,
-                                                 storage::offset last_offset, int32_t epoch,
+                                                 storage::offset last_offset, leader_epoch epoch,
                                                  std::string* error);
 
 }  // namespace hw::controller

@@ -24,14 +24,13 @@ const topic_image* metadata_image::topic(std::string_view name) const {
   return it == topics_by_name.end() ? nullptr : topic(it->second);
 }
 
-const topic_image* metadata_image::topic(const protocol::uuid& id) const {
+const topic_image* metadata_image::topic(const topic_id& id) const {
   auto it = topics_by_id.find(id);
   return it == topics_by_id.end() ? nullptr : it->second.get();
 }
 
-const partition_registration* metadata_image::partition(const protocol::uuid& topic_id,
-                                                        int32_t partition) const {
-  const topic_image* t = topic(topic_id);
+const partition_registration* metadata_image::partition(const topic_id& id, int32_t partition) const {
+  const topic_image* t = topic(id);
   if (!t) return nullptr;
   auto it = t->partitions.find(partition);
   return it == t->partitions.end() ? nullptr : &it->second;

@@ -32,6 +32,20 @@ using storage::partition_epoch;
 inline constexpr node_id no_leader{-1};
 inline constexpr int32_t no_leader_change = -2;
 
+// A topic's id: a uuid kept apart from the image's other uuids (log
+// directories, incarnations), so that one cannot be passed for the other.
+// Records and requests carry the bare uuid; `value` is it.
+struct topic_id {
+  protocol::uuid value;
+
+  topic_id() = default;
+  explicit topic_id(const protocol::uuid& id) : value(id) {}
+  bool is_zero() const { return value.is_zero(); }
+  std::string to_string() const { return value.to_string(); }
+  auto operator<=>(const topic_id&) const = default;
+  bool operator==(const topic_id&) const = default;
+};
+
 // LeaderRecoveryState: RECOVERED 0, RECOVERING 1 (after an unclean election).
 enum class leader_recovery_state : int8_t { recovered = 0, recovering = 1 };
 
@@ -56,7 +70,7 @@ struct partition_registration {
 
 struct topic_image {
   std::string name;
-  protocol::uuid id;
+  controller::topic_id id;
   std::map<int32_t, partition_registration> partitions;
 };
 
@@ -114,17 +128,18 @@ struct config_resource {
   auto operator<=>(const config_resource&) const = default;
 };
 
-// Where an image stands in the metadata log: the offset and epoch of the
-// last record replayed into it (-1, -1 for the empty image).
+// Where an image stands in the metadata log: the offset of the last record
+// replayed into it and the quorum epoch of its batch (-1, -1 for the empty
+// image).
 struct image_provenance {
   storage::offset offset{-1};
-  int32_t epoch = -1;
+  leader_epoch epoch{-1};
   bool operator==(const image_provenance&) const = default;
 };
 
 struct metadata_image {
-  std::map<protocol::uuid, std::shared_ptr<const topic_image>> topics_by_id;
-  std::map<std::string, protocol::uuid, std::less<>> topics_by_name;
+  std::map<topic_id, std::shared_ptr<const topic_image>> topics_by_id;
+  std::map<std::string, topic_id, std::less<>> topics_by_name;
   std::map<node_id, broker_registration> brokers;
   std::map<node_id, controller_registration> controllers;
   std::map<config_resource, std::map<std::string, std::string>> configs;
@@ -133,8 +148,8 @@ struct metadata_image {
   image_provenance provenance;
 
   const topic_image* topic(std::string_view name) const;
-  const topic_image* topic(const protocol::uuid& id) const;
-  const partition_registration* partition(const protocol::uuid& topic_id, int32_t partition) const;
+  const topic_image* topic(const topic_id& id) const;
+  const partition_registration* partition(const topic_id& topic, int32_t partition) const;
   const partition_registration* partition(std::string_view topic, int32_t partition) const;
 
   const broker_registration* broker(node_id id) const;

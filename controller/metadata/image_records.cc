@@ -85,7 +85,7 @@ msg::partition_record partition_record(const topic_image& topic, int32_t id, con
                                        metadata_version mv, bool elr) {
   msg::partition_record r;
   r.partition_id = id;
-  r.topic_id = topic.id;
+  r.topic_id = topic.id.value;
   r.replicas = storage::plain_list(p.replicas);
   r.isr = storage::plain_list(p.isr);
   r.removing_replicas = storage::plain_list(p.removing);
@@ -107,7 +107,7 @@ void write_topics(const metadata_image& image, std::vector<metadata_record>& out
   for (const auto& [id, topic] : image.topics_by_id) {
     msg::topic_record t;
     t.name = topic->name;
-    t.topic_id = topic->id;
+    t.topic_id = topic->id.value;
     out.emplace_back(std::move(t));
     for (const auto& [partition, p] : topic->partitions) {
       out.emplace_back(partition_record(*topic, partition, p, mv, elr));
@@ -160,7 +160,7 @@ std::vector<std::vector<uint8_t>> image_record_values(const metadata_image& imag
 }
 
 std::shared_ptr<const metadata_image> image_from_record_values(std::span<const std::vector<uint8_t>> values,
-                                                               storage::offset last_offset, int32_t epoch,
+                                                               storage::offset last_offset, leader_epoch epoch,
                                                                std::string* error) {
   metadata_delta delta(std::make_shared<const metadata_image>());
   for (size_t i = 0; i < values.size(); ++i) {

@@ -37,7 +37,7 @@ std::vector<std::vector<uint8_t>> image_record_values(const metadata_image& imag
 // offset - 1) and epoch. Nothing, with the index and the reason in *error,
 // if a value does not decode or replay refuses it.
 std::shared_ptr<const metadata_image> image_from_record_values(std::span<const std::vector<uint8_t>> values,
-                                                               storage::offset last_offset, int32_t epoch,
+                                                               storage::offset last_offset, leader_epoch epoch,
                                                                std::string* error);
 
 }  // namespace hw::controller

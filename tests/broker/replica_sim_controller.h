@@ -30,7 +30,7 @@ inline void simulation::leader_and_isr_update(int remove, int add) {
   };
   o.min_isr = 2;
   o.elr_enabled = false;
-  controller::partition_change_builder builder(ctl_.reg, topic_id_, 0, o);
+  controller::partition_change_builder builder(ctl_.reg, controller::topic_id(topic_id_), 0, o);
   if (cfg_.unsafe.unclean_elections) builder.set_election(controller::election_type::unclean);
   std::vector<node_id> isr;
   for (node_id r : ctl_.reg.isr)
@@ -162,7 +162,7 @@ inline void simulation::controller_alter_partition(const message& m) {
     controller::partition_change_options o;
     o.acceptable_leader = [&](node_id r) { return active(r.value); };
     o.min_isr = 2;
-    controller::partition_change_builder builder(ctl_.reg, topic_id_, 0, o);
+    controller::partition_change_builder builder(ctl_.reg, controller::topic_id(topic_id_), 0, o);
     if (cfg_.unsafe.unclean_elections) builder.set_election(controller::election_type::unclean);
     builder.set_target_isr(c.isr);
     if (auto record = builder.build()) {

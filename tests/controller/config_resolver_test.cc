@@ -32,7 +32,7 @@ class configs_image {
     r.name = key;
     r.value = std::move(value);
     std::string error;
-    image_ = replay_all(image_, {r}, storage::offset{++offset_}, 1, &error);
+    image_ = replay_all(image_, {r}, storage::offset{++offset_}, leader_epoch(1), &error);
     ASSERT_TRUE(image_) << error;
   }
   const metadata_image& operator*() const { return *image_; }

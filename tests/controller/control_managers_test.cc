@@ -47,7 +47,7 @@ struct managers {
   void apply(const std::vector<metadata_record>& records) {
     std::string error;
     auto next = replay_all(image, records, storage::offset{next_offset + static_cast<int64_t>(records.size()) - 1},
-                           1, &error);
+                           leader_epoch(1), &error);
     ASSERT_TRUE(next) << error;
     image = std::move(next);
     next_offset += static_cast<int64_t>(records.size());
@@ -154,7 +154,7 @@ TEST(ReplicationControl, CreateTopicsGeneratesThenReplayCreates) {
   m.apply(created.records);
   const topic_image* t = m.image->topic("t");
   ASSERT_TRUE(t);
-  EXPECT_EQ(t->id, created.response.topics[0].topic_id);
+  EXPECT_EQ(t->id.value, created.response.topics[0].topic_id);
   ASSERT_EQ(t->partitions.size(), 3u);
   for (const auto& [_, p] : t->partitions) {
     EXPECT_EQ(p.replicas.size(), 2u);

@@ -303,10 +303,10 @@ TEST(ControllerBrokers, ProducerIdBlocksNeverOverlap) {
 TEST(ControllerBrokers, ReplayWithOffsetsStampsTheWorkingImage) {
   harness h;
   msg::no_op_record noop;
-  ASSERT_FALSE(h.controller.replay({noop}, storage::offset(41), 3));
-  EXPECT_EQ(h.image().provenance, (image_provenance{storage::offset(41), 3}));
+  ASSERT_FALSE(h.controller.replay({noop}, storage::offset(41), leader_epoch(3)));
+  EXPECT_EQ(h.image().provenance, (image_provenance{storage::offset(41), leader_epoch(3)}));
   msg::remove_topic_record bad;
-  EXPECT_TRUE(h.controller.replay({noop, bad}, storage::offset(43), 3));
+  EXPECT_TRUE(h.controller.replay({noop, bad}, storage::offset(43), leader_epoch(3)));
   EXPECT_EQ(h.image().provenance.offset, storage::offset(41)) << "a refused batch does not move the stamp";
 }
 
@@ -410,7 +410,7 @@ TEST(ControllerBrokers, OfflineLogDirTakesItsReplicasOutOfTheIsrs) {
   std::vector<metadata_record> assign;
   for (const auto& [p, reg] : h.image().topic("t")->partitions) {
     msg::partition_change_record r;
-    r.topic_id = h.image().topic("t")->id;
+    r.topic_id = h.image().topic("t")->id.value;
     r.partition_id = p;
     std::vector<protocol::uuid> dirs = reg.directories;
     for (size_t i = 0; i < reg.replicas.size(); ++i) {

@@ -172,7 +172,7 @@ void run_seed(uint64_t seed) {
         request.broker_id = reg.leader.value;
         request.broker_epoch = h.image().broker(node_id(reg.leader.value))->epoch.value;
         auto& d = request.topics.emplace_back();
-        d.topic_id = id;
+        d.topic_id = id.value;
         auto& p = d.partitions.emplace_back();
         p.partition_index = partition;
         p.leader_epoch = reg.leader_epoch.value;

@@ -297,7 +297,7 @@ TEST(ControllerTopics, PreferredElectionMovesLeadershipBack) {
 
   // Back in the ISR (as AlterPartition would do), it is elected.
   msg::partition_change_record rejoin;
-  rejoin.topic_id = h.image().topic("t")->id;
+  rejoin.topic_id = h.image().topic("t")->id.value;
   rejoin.partition_id = 0;
   rejoin.isr = std::vector<int32_t>{other, preferred};
   h.apply({rejoin});
@@ -347,7 +347,7 @@ TEST(ControllerTopics, UncleanElectionPicksALiveReplicaOutsideTheIsr) {
     r.broker_id = second;
     r.broker_epoch = h.image().broker(node_id(second))->epoch.value;
     auto& t = r.topics.emplace_back();
-    t.topic_id = h.image().topic("t")->id;
+    t.topic_id = h.image().topic("t")->id.value;
     auto& d = t.partitions.emplace_back();
     d.partition_index = 0;
     d.leader_epoch = now->leader_epoch.value;
@@ -378,7 +378,7 @@ TEST(ControllerTopics, BalanceLeadersReturnsLeadershipToPreferredReplicas) {
   std::vector<metadata_record> rejoin;
   for (const auto& [p, reg] : h.image().topic("t")->partitions) {
     msg::partition_change_record r;
-    r.topic_id = h.image().topic("t")->id;
+    r.topic_id = h.image().topic("t")->id.value;
     r.partition_id = p;
     r.isr = std::vector<int32_t>{2, 1};
     rejoin.push_back(r);

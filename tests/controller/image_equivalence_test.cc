@@ -54,7 +54,7 @@ TEST(ImageEquivalence, DeltaBoundariesDoNotMatter) {
         auto refused = delta.replay(log[j]);
         ASSERT_FALSE(refused) << "record " << j << ": " << *refused;
       }
-      auto next = delta.apply(storage::offset(static_cast<int64_t>(std::min(log.size(), i + chunk)) - 1), 1);
+      auto next = delta.apply(storage::offset(static_cast<int64_t>(std::min(log.size(), i + chunk)) - 1), leader_epoch(1));
       // Topics no record of this delta touched are the same objects.
       for (const auto& [id, t] : next->topics_by_id) {
         bool touched = false;

@@ -20,6 +20,9 @@ protocol::uuid make_id(uint8_t n) {
   return id;
 }
 
+// The same id as the image keys it.
+topic_id tid(uint8_t n) { return topic_id(make_id(n)); }
+
 msg::topic_record topic(const std::string& name, uint8_t id) {
   msg::topic_record r;
   r.name = name;
@@ -52,7 +55,7 @@ msg::register_broker_record broker(int32_t id, int64_t epoch) {
 std::shared_ptr<const metadata_image> replay(std::shared_ptr<const metadata_image> base,
                                              const std::vector<metadata_record>& records, int64_t offset = 0) {
   std::string error;
-  auto next = replay_all(std::move(base), records, storage::offset(offset), 1, &error);
+  auto next = replay_all(std::move(base), records, storage::offset(offset), leader_epoch(1), &error);
   EXPECT_TRUE(next) << error;
   return next;
 }
@@ -71,11 +74,11 @@ TEST(ImageReplay, BuildsTopicsBrokersConfigsFeatures) {
                               partition(1, 1, {2, 1}), cfg}, 12);
   ASSERT_TRUE(image);
   EXPECT_EQ(image->version().level, 30);
-  EXPECT_EQ(image->provenance, (image_provenance{storage::offset(12), 1}));
+  EXPECT_EQ(image->provenance, (image_provenance{storage::offset(12), leader_epoch(1)}));
   const topic_image* a = image->topic("a");
   ASSERT_TRUE(a);
-  EXPECT_EQ(a->id, make_id(1));
-  EXPECT_EQ(image->topic(make_id(1)), a);
+  EXPECT_EQ(a->id, tid(1));
+  EXPECT_EQ(image->topic(tid(1)), a);
   ASSERT_EQ(a->partitions.size(), 2u);
   EXPECT_EQ(image->partition("a", 1)->leader.value, 2);
   EXPECT_EQ(image->config(config_resource_type::topic, "a", "retention.ms"), "100");
@@ -107,8 +110,8 @@ TEST(ImageReplay, PartitionChangeBumpsEpochsAsKafkaMerges) {
   metadata_delta delta(base);
   ASSERT_FALSE(delta.replay(isr_only));
   ASSERT_FALSE(delta.replay(new_leader));
-  auto next = delta.apply(storage::offset(5), 2);
-  const partition_registration* p = next->partition(make_id(1), 0);
+  auto next = delta.apply(storage::offset(5), leader_epoch(2));
+  const partition_registration* p = next->partition(tid(1), 0);
   EXPECT_EQ(p->isr, ids({1, 2}));
   EXPECT_EQ(p->leader.value, 2);
   EXPECT_EQ(p->leader_epoch.value, 1);
@@ -131,8 +134,8 @@ TEST(ImageReplay, CopyOnWriteSharesUntouchedTopics) {
   change.partition_id = 0;
   change.leader = 1;
   auto next = replay(base, {change});
-  EXPECT_EQ(next->topics_by_id.at(make_id(1)).get(), base->topics_by_id.at(make_id(1)).get());
-  EXPECT_NE(next->topics_by_id.at(make_id(2)).get(), base->topics_by_id.at(make_id(2)).get());
+  EXPECT_EQ(next->topics_by_id.at(tid(1)).get(), base->topics_by_id.at(tid(1)).get());
+  EXPECT_NE(next->topics_by_id.at(tid(2)).get(), base->topics_by_id.at(tid(2)).get());
   EXPECT_EQ(base->partition("b", 0)->leader_epoch.value, 0);
   EXPECT_EQ(next->partition("b", 0)->leader_epoch.value, 1);
 }
@@ -149,12 +152,12 @@ TEST(ImageReplay, RemoveTopicDropsItsConfigsAndReportsIt) {
   metadata_delta delta(base);
   ASSERT_FALSE(delta.replay(remove));
   ASSERT_FALSE(delta.replay(topic("a", 2)));  // the name is free again
-  auto next = delta.apply(storage::offset(9), 1);
-  EXPECT_EQ(next->topic("a")->id, make_id(2));
+  auto next = delta.apply(storage::offset(9), leader_epoch(1));
+  EXPECT_EQ(next->topic("a")->id, tid(2));
   EXPECT_FALSE(next->config(config_resource{config_resource_type::topic, "a"}));
   ASSERT_EQ(delta.deleted_topics().size(), 1u);
-  EXPECT_EQ(delta.deleted_topics()[0]->id, make_id(1));
-  EXPECT_EQ(delta.created_topics(), std::vector<protocol::uuid>{make_id(2)});
+  EXPECT_EQ(delta.deleted_topics()[0]->id, tid(1));
+  EXPECT_EQ(delta.created_topics(), std::vector<topic_id>{tid(2)});
   EXPECT_EQ(delta.changed_configs().count(config_resource{config_resource_type::topic, "a"}), 1u);
 }
 
@@ -183,7 +186,7 @@ TEST(ImageReplay, InconsistentRecordsAreRefusedAndChangeNothing) {
   msg::clear_elr_record clear;
   clear.topic_name = "nope";
   EXPECT_TRUE(delta.replay(clear));
-  auto next = delta.apply(storage::offset(3), 1);
+  auto next = delta.apply(storage::offset(3), leader_epoch(1));
   EXPECT_EQ(next->topics_by_id.size(), 1u);
   EXPECT_EQ(next->partition("a", 0)->partition_epoch.value, 0);
   EXPECT_TRUE(next->broker(node_id(1))->fenced);
@@ -234,7 +237,7 @@ TEST(ImageReplay, ReplaysKafka431Log) {
       auto refused = delta.replay(record);
       ASSERT_FALSE(refused) << "offset " << rec.offset << ": " << *refused;
     }
-    image = delta.apply(storage::offset(batch.last_offset()), batch.partition_leader_epoch());
+    image = delta.apply(storage::offset(batch.last_offset()), leader_epoch(batch.partition_leader_epoch()));
   }
   EXPECT_EQ(image->provenance.offset, storage::offset(206));
   EXPECT_EQ(image->version().level, 30);

@@ -165,14 +165,14 @@ TEST(SnapshotImageRecords, ImageFromRecordValuesRebuildsOrSaysWhy) {
   auto image = replay_from_empty(rich_log(30, true), &error);
   ASSERT_TRUE(image) << error;
   auto values = image_record_values(*image);
-  auto rebuilt = image_from_record_values(values, storage::offset(99), 4, &error);
+  auto rebuilt = image_from_record_values(values, storage::offset(99), leader_epoch(4), &error);
   ASSERT_TRUE(rebuilt) << error;
   expect_same_image(*image, *rebuilt);
-  EXPECT_EQ(rebuilt->provenance, (image_provenance{storage::offset(99), 4}));
+  EXPECT_EQ(rebuilt->provenance, (image_provenance{storage::offset(99), leader_epoch(4)}));
 
   auto garbled = values;
   garbled[3] = {1, 99, 0};  // frame 1, api key 99
-  EXPECT_FALSE(image_from_record_values(garbled, storage::offset(99), 4, &error));
+  EXPECT_FALSE(image_from_record_values(garbled, storage::offset(99), leader_epoch(4), &error));
   EXPECT_EQ(error.rfind("record 3: ", 0), 0u) << error;
 
   // A PartitionRecord before its TopicRecord: replay refuses it.
@@ -184,7 +184,7 @@ TEST(SnapshotImageRecords, ImageFromRecordValuesRebuildsOrSaysWhy) {
   });
   ASSERT_NE(topic, reordered.end());
   std::iter_swap(topic, topic + 1);
-  EXPECT_FALSE(image_from_record_values(reordered, storage::offset(99), 4, &error));
+  EXPECT_FALSE(image_from_record_values(reordered, storage::offset(99), leader_epoch(4), &error));
   EXPECT_NE(error.find("PartitionRecord"), std::string::npos) << error;
 }
 

@@ -63,9 +63,9 @@ TEST(SnapshotKafka, DecodesAndReplaysKafkasSnapshot) {
   EXPECT_EQ(record_name(records.front()), "FeatureLevelRecord");
   EXPECT_EQ(record_name(records.back()), "ProducerIdsRecord");
   std::string error;
-  auto image = image_from_record_values(d.records, fixture_id.end_offset - 1, fixture_id.leader_epoch.value, &error);
+  auto image = image_from_record_values(d.records, fixture_id.end_offset - 1, fixture_id.leader_epoch, &error);
   ASSERT_TRUE(image) << error;
-  EXPECT_EQ(image->provenance, (image_provenance{storage::offset(173), 1}));
+  EXPECT_EQ(image->provenance, (image_provenance{storage::offset(173), leader_epoch(1)}));
   EXPECT_EQ(image->version().level, 30);
   EXPECT_EQ(image->feature_level("eligible.leader.replicas.version"), 1);
   ASSERT_TRUE(image->topic("snap-a"));

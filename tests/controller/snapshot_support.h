@@ -197,7 +197,7 @@ inline std::vector<metadata_record> rich_log(int16_t level, bool modern) {
 
 inline std::shared_ptr<const metadata_image> replay_from_empty(const std::vector<metadata_record>& records,
                                                                std::string* error) {
-  return replay_all(std::make_shared<const metadata_image>(), records, storage::offset(0), 1, error);
+  return replay_all(std::make_shared<const metadata_image>(), records, storage::offset(0), leader_epoch(1), error);
 }
 
 }  // namespace hw::controller::testing
