@@ -81,8 +81,6 @@ class group_metadata_manager {
   // --- timers ---------------------------------------------------------------
   void tick(int64_t now_ms);
   std::optional<int64_t> next_deadline_ms() const;
-  // Sessions restart at an offset commit of a live member.
-  rebalancer& rebalance() { return rebalance_; }
 
  private:
   bool accept_joining_member(classic_group& g, std::string_view member_id) const;
