@@ -50,7 +50,6 @@ void group_shard::unload() {
   ctx_.fail_in_flight();
   groups_.clear();
   offsets_.clear();
-  offsets_.stop_retention();
 }
 
 // --- requests ------------------------------------------------------------------
@@ -86,15 +85,15 @@ void group_shard::commit_txn_offsets(request_token token, const msg::txn_offset_
 }
 
 void group_shard::fetch_offsets(request_token token, const msg::offset_fetch_request::offset_fetch_request_group& group,
-                                bool require_stable, int64_t) {
+                                bool require_stable) {
   offsets_.fetch_offsets(token, group, require_stable);
 }
 
-void group_shard::delete_groups(request_token token, const std::vector<std::string>& group_ids, int64_t) {
+void group_shard::delete_groups(request_token token, const std::vector<std::string>& group_ids) {
   offsets_.delete_groups(token, group_ids);
 }
 
-void group_shard::delete_offsets(request_token token, const msg::offset_delete_request& request, int64_t) {
+void group_shard::delete_offsets(request_token token, const msg::offset_delete_request& request) {
   offsets_.delete_offsets(token, request);
 }
 

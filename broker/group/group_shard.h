@@ -95,10 +95,9 @@ class group_shard {
   // One group of an OffsetFetch (v8+ shape; the handler converts v1-7).
   // Topics null = all committed offsets of the group.
   void fetch_offsets(request_token token, const protocol::msg::offset_fetch_request::offset_fetch_request_group& group,
-                     bool require_stable, int64_t now_ms);
-  void delete_groups(request_token token, const std::vector<std::string>& group_ids, int64_t now_ms);
-  void delete_offsets(request_token token, const protocol::msg::offset_delete_request& request,
-                      int64_t now_ms);
+                     bool require_stable);
+  void delete_groups(request_token token, const std::vector<std::string>& group_ids);
+  void delete_offsets(request_token token, const protocol::msg::offset_delete_request& request);
   // Read-only, answered at once.
   std::vector<protocol::msg::describe_groups_response::described_group> describe_groups(
       const std::vector<std::string>& group_ids) const;

@@ -85,6 +85,7 @@ offset_metadata_manager::offset_metadata_manager(shard_context& context, group_m
 void offset_metadata_manager::clear() {
   committed_.clear();
   pending_.clear();
+  next_retention_check_ms_.reset();
 }
 
 // --- load ------------------------------------------------------------------------

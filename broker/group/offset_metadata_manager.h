@@ -30,6 +30,7 @@ class offset_metadata_manager {
                           pending_txn_offsets& pending);
 
   const offset_store& committed() const { return committed_; }
+  // Forgets every offset and stops retention until start_retention.
   void clear();
 
   // --- load -----------------------------------------------------------------
@@ -54,7 +55,6 @@ class offset_metadata_manager {
   // --- retention ------------------------------------------------------------
   // Checks run every offsets.retention.check.interval.ms from `now_ms` on.
   void start_retention(int64_t now_ms);
-  void stop_retention() { next_retention_check_ms_.reset(); }
   void tick(int64_t now_ms);
   std::optional<int64_t> next_deadline_ms() const { return next_retention_check_ms_; }
 

@@ -54,8 +54,8 @@ asio::awaitable<response_group> fetch_group(request_context& ctx, request_group 
   }
   error_code failure = error_code::none;
   const group::group_coordinator::issue_fn issue = [&](group::group_shard& shard, group::request_token token,
-                                                         int64_t now_ms) {
-    shard.fetch_offsets(token, wanted, require_stable, now_ms);
+                                                         int64_t) {
+    shard.fetch_offsets(token, wanted, require_stable);
   };
   auto answer = co_await group::call_shard<group::offset_fetch_group_response>(ctx, wanted.group_id, issue, &failure);
   response_group out;

@@ -28,7 +28,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   for (auto& [partition, ids] : by_partition) {
     const std::vector<std::string>& wanted = ids;
     const group::group_coordinator::issue_fn issue = [&](group::group_shard& shard, group::request_token token,
-                                                         int64_t now_ms) { shard.delete_groups(token, wanted, now_ms); };
+                                                         int64_t) { shard.delete_groups(token, wanted); };
     auto result = co_await coordinator.submit(partition, issue);
     const auto* results = result.answer ? std::get_if<group::delete_groups_results>(&*result.answer) : nullptr;
     if (results) {

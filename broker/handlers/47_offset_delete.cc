@@ -19,8 +19,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   if (!request) co_return handler_result::close(error);
   error_code failure = error_code::none;
   const group::group_coordinator::issue_fn issue = [&](group::group_shard& shard, group::request_token token,
-                                                         int64_t now_ms) {
-    shard.delete_offsets(token, *request, now_ms);
+                                                         int64_t) {
+    shard.delete_offsets(token, *request);
   };
   auto answer = co_await group::call_shard<offset_delete_response>(ctx, request->group_id, issue, &failure);
   if (answer) co_return respond(ctx, *answer);

@@ -41,7 +41,6 @@ struct topic_id {
   topic_id() = default;
   explicit topic_id(const protocol::uuid& id) : value(id) {}
   bool is_zero() const { return value.is_zero(); }
-  std::string to_string() const { return value.to_string(); }
   auto operator<=>(const topic_id&) const = default;
   bool operator==(const topic_id&) const = default;
 };

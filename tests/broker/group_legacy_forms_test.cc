@@ -16,7 +16,7 @@ TEST(GroupLegacyForms, OffsetFetchV1ToV7RoundTripThroughTheShard) {
   req.group_id = "g";
   req.topics = std::vector<msg::offset_fetch_request::offset_fetch_request_topic>{{"t", {2, 3}, {}}};
   auto t = h.next_token++;
-  h.shard.fetch_offsets(t, legacy_offset_fetch_group(req), false, h.now);
+  h.shard.fetch_offsets(t, legacy_offset_fetch_group(req), false);
   msg::offset_fetch_response resp;
   fill_legacy_offset_fetch(resp, *h.take<offset_fetch_group_response>(t), 7);
   ASSERT_EQ(resp.topics.size(), 1u);

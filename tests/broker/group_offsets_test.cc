@@ -104,7 +104,7 @@ TEST(GroupOffsets, FetchAllAndRequireStable) {
   all.group_id = "g";
   all.topics.reset();
   auto t = h.next_token++;
-  h.shard.fetch_offsets(t, all, false, h.now);
+  h.shard.fetch_offsets(t, all, false);
   auto r = h.take<offset_fetch_group_response>(t);
   ASSERT_TRUE(r.has_value());
   ASSERT_EQ(r->topics.size(), 2u);
@@ -116,7 +116,7 @@ TEST(GroupOffsets, FetchAllAndRequireStable) {
   h.auto_ack = false;
   h.commit("g", "", -1, "a", 0, 5);
   auto stable = h.next_token++;
-  h.shard.fetch_offsets(stable, all, true, h.now);
+  h.shard.fetch_offsets(stable, all, true);
   EXPECT_FALSE(h.answered(stable));
   EXPECT_EQ(h.fetched("g", "a", 0), 1);
   h.ack(error_code::none);
@@ -137,7 +137,7 @@ TEST(GroupOffsets, ReloadFromRecordsEqualsStateBefore) {
   msg::offset_delete_request od;
   od.group_id = "s";
   od.topics.push_back({"y", {{0, {}}}, {}});
-  h.shard.delete_offsets(del, od, h.now);
+  h.shard.delete_offsets(del, od);
   ASSERT_EQ(h.take<msg::offset_delete_response>(del)->error_code, 0);
 
   shard_harness reloaded({}, 99, false);
@@ -234,7 +234,7 @@ TEST(GroupOffsets, DeleteGroups) {
   stable_member(h, "busy", {"t"});
   h.commit_error("idle", "", -1, "t", 0, 1);
   auto t = h.next_token++;
-  h.shard.delete_groups(t, {"busy", "idle", "ghost"}, h.now);
+  h.shard.delete_groups(t, {"busy", "idle", "ghost"});
   auto r = h.take<delete_groups_results>(t);
   ASSERT_TRUE(r.has_value());
   ASSERT_EQ(r->size(), 3u);
@@ -256,7 +256,7 @@ TEST(GroupOffsets, OffsetDelete) {
   od.topics.push_back({"t", {{0, {}}}, {}});
   od.topics.push_back({"gone", {{0, {}}}, {}});
   auto t = h.next_token++;
-  h.shard.delete_offsets(t, od, h.now);
+  h.shard.delete_offsets(t, od);
   auto r = h.take<msg::offset_delete_response>(t);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->error_code, 0);
@@ -274,13 +274,13 @@ TEST(GroupOffsets, OffsetDelete) {
   ASSERT_EQ(h.commit_error("g", id, 1, "gone", 0, 2), 0);
   od.topics = {{"gone", {{0, {}}}, {}}};
   t = h.next_token++;
-  h.shard.delete_offsets(t, od, h.now);
+  h.shard.delete_offsets(t, od);
   EXPECT_EQ(h.take<msg::offset_delete_response>(t)->topics[0].partitions[0].error_code, 0);
   EXPECT_EQ(h.fetched("g", "gone", 0), -1);
 
   od.group_id = "ghost";
   t = h.next_token++;
-  h.shard.delete_offsets(t, od, h.now);
+  h.shard.delete_offsets(t, od);
   EXPECT_EQ(h.take<msg::offset_delete_response>(t)->error_code, code(error_code::group_id_not_found));
 
   // A non-empty group that does not speak the consumer protocol.
@@ -291,7 +291,7 @@ TEST(GroupOffsets, OffsetDelete) {
   h.advance(3000);
   od.group_id = "connect";
   t = h.next_token++;
-  h.shard.delete_offsets(t, od, h.now);
+  h.shard.delete_offsets(t, od);
   EXPECT_EQ(h.take<msg::offset_delete_response>(t)->error_code, code(error_code::non_empty_group));
 }
 
@@ -303,10 +303,10 @@ TEST(GroupOffsets, ErrorsWhileLoadingOrNotCoordinator) {
   msg::offset_fetch_request::offset_fetch_request_group g;
   g.group_id = "g";
   auto t = h.next_token++;
-  h.shard.fetch_offsets(t, g, false, h.now);
+  h.shard.fetch_offsets(t, g, false);
   EXPECT_EQ(h.take<offset_fetch_group_response>(t)->error_code, code(error_code::coordinator_load_in_progress));
   t = h.next_token++;
-  h.shard.delete_groups(t, {"g"}, h.now);
+  h.shard.delete_groups(t, {"g"});
   EXPECT_EQ(h.take<delete_groups_results>(t)->at(0).error_code, code(error_code::coordinator_load_in_progress));
   std::vector<msg::list_groups_response::listed_group> out;
   EXPECT_EQ(h.shard.list_groups({}, {}, out), error_code::coordinator_load_in_progress);
@@ -320,7 +320,7 @@ TEST(GroupOffsets, UnloadAnswersCommitsAndStableFetchesInFlight) {
   msg::offset_fetch_request::offset_fetch_request_group all;
   all.group_id = "g";
   auto f = h.next_token++;
-  h.shard.fetch_offsets(f, all, true, h.now);
+  h.shard.fetch_offsets(f, all, true);
   EXPECT_FALSE(h.answered(f));
   h.shard.unload();
   auto r = h.take<msg::offset_commit_response>(t);
@@ -350,7 +350,7 @@ TEST(GroupOffsets, OffsetOfAnotherTopicIncarnationIsNotReturned) {
     g.group_id = "g";
     g.topics = std::vector<msg::offset_fetch_request::offset_fetch_request_topics>{{"t", id, {0}, {}}};
     auto t = h.next_token++;
-    h.shard.fetch_offsets(t, g, false, h.now);
+    h.shard.fetch_offsets(t, g, false);
     return h.take<offset_fetch_group_response>(t)->topics.at(0).partitions.at(0).committed_offset;
   };
   EXPECT_EQ(fetch_with(old_id), 17);
@@ -377,7 +377,7 @@ int16_t stable_fetch_error(shard_harness& h, const std::string& group, const std
   g.group_id = group;
   g.topics = std::vector<msg::offset_fetch_request::offset_fetch_request_topics>{{topic, {}, {partition}, {}}};
   auto t = h.next_token++;
-  h.shard.fetch_offsets(t, g, true, h.now);
+  h.shard.fetch_offsets(t, g, true);
   return h.take<offset_fetch_group_response>(t)->topics.at(0).partitions.at(0).error_code;
 }
 
@@ -416,7 +416,7 @@ TEST(GroupTxnOffsets, DeleteGroupTombstonesOpenTransactionOffsets) {
   load(h, offset_commit_record("g", "t", 0, at(9)), 1000);
   h.shard.end_load(h.now);
   auto t = h.next_token++;
-  h.shard.delete_groups(t, {"g"}, h.now);
+  h.shard.delete_groups(t, {"g"});
   EXPECT_EQ(h.take<delete_groups_results>(t)->at(0).error_code, 0);
   ASSERT_EQ(h.log.size(), 2u);
   EXPECT_EQ(h.log[0], offset_tombstone_record("g", "t", 0));

@@ -168,7 +168,7 @@ TEST(GroupRecords, LeaveToEmptyAndDeleteEqualKafkas) {
   h.ack(error_code::none);
 
   auto t = h.next_token++;
-  h.shard.delete_groups(t, {"golden-group"}, h.now);
+  h.shard.delete_groups(t, {"golden-group"});
   h.drain();
   ASSERT_EQ(h.pending.size(), 1u);
   std::vector<coordinator_record> expected{as_record(g[5]), as_record(g[6]), as_record(g[7])};

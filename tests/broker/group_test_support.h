@@ -208,7 +208,7 @@ class shard_harness {
     g.topics = std::vector<msg::offset_fetch_request::offset_fetch_request_topics>{};
     g.topics->push_back({topic, {}, {partition}, {}});
     auto t = next_token++;
-    shard.fetch_offsets(t, g, false, now);
+    shard.fetch_offsets(t, g, false);
     auto resp = take<offset_fetch_group_response>(t);
     EXPECT_TRUE(resp.has_value());
     return resp ? resp->topics.at(0).partitions.at(0).committed_offset : -999;

@@ -131,8 +131,8 @@ struct env {
     auto& t = g.topics->emplace_back();
     t.name = topic;
     t.partition_indexes = {partition};
-    auto got = await(coordinator->submit(0, [g](group_shard& s, request_token token, int64_t now) {
-      s.fetch_offsets(token, g, false, now);
+    auto got = await(coordinator->submit(0, [g](group_shard& s, request_token token, int64_t) {
+      s.fetch_offsets(token, g, false);
     }));
     if (!got.answer) return std::nullopt;
     auto& resp = std::get<offset_fetch_group_response>(*got.answer);

@@ -15,6 +15,7 @@
 #include "config/value_parse.h"
 #include "controller/metadata/delta.h"
 #include "node_ids.h"
+#include "snapshot_support.h"
 
 namespace hw::controller {
 namespace {
@@ -26,13 +27,9 @@ class configs_image {
  public:
   void set(config_resource_type type, const std::string& name, const std::string& key,
            std::optional<std::string> value) {
-    msg::config_record r;
-    r.resource_type = static_cast<int8_t>(type);
-    r.resource_name = name;
-    r.name = key;
-    r.value = std::move(value);
     std::string error;
-    image_ = replay_all(image_, {r}, storage::offset{++offset_}, leader_epoch(1), &error);
+    image_ = replay_all(image_, {testing::config(type, name, key, std::move(value))}, storage::offset{++offset_},
+                        leader_epoch(1), &error);
     ASSERT_TRUE(image_) << error;
   }
   const metadata_image& operator*() const { return *image_; }

@@ -253,7 +253,7 @@ TEST(ImageReplay, ReplaysKafka431Log) {
   EXPECT_FALSE(image->topic("t2"));
   ASSERT_TRUE(image->topic("t1"));
   ASSERT_TRUE(image->topic("t_1"));
-  EXPECT_EQ(image->topic("t1")->id.to_string(), "lEpoR_YUSqyfr52lVru7rA");
+  EXPECT_EQ(image->topic("t1")->id.value.to_string(), "lEpoR_YUSqyfr52lVru7rA");
   EXPECT_EQ(image->topic("t1")->partitions.size(), 5u);
   const partition_registration* p = image->partition("t1", 4);
   EXPECT_EQ(p->leader, no_leader);
