@@ -32,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -204,9 +205,52 @@ def read_all(isolation="read_committed", expect_at_least=0, timeout_s=90):
 
 # --- the steps ---------------------------------------------------------------
 
+HOST_PORTS = (19092, 29092, 39092)
+
+
+def reserve_host_ports():
+    """The compose file publishes fixed host ports inside Linux's ephemeral
+    range (32768-60999 by default), so any outgoing connection on the host
+    may be handed 39092 as its local port and make `up` fail with "address
+    already in use". Where this process may, it reserves them so the kernel
+    stops handing them out; either way it waits until each can be bound."""
+    path = "/proc/sys/net/ipv4/ip_local_reserved_ports"
+    try:
+        with open(path) as f:
+            current = f.read().strip()
+        wanted = [str(p) for p in HOST_PORTS if str(p) not in current.split(",")]
+        if wanted:
+            with open(path, "w") as f:
+                f.write(",".join([x for x in [current] + wanted if x]))
+    except OSError as e:
+        log("cannot reserve the host ports (%s); waiting for them to be free instead" % e)
+
+    def bindable(port):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("0.0.0.0", port))
+            return True
+        except OSError:
+            return False
+        finally:
+            s.close()
+
+    def all_free():
+        return all(bindable(p) for p in HOST_PORTS)
+    try:
+        wait_for(all_free, 120, "host ports %s to be free" % (HOST_PORTS,))
+    except AssertionError:
+        held = [p for p in HOST_PORTS if not bindable(p)]
+        out = run(["ss", "-tanp"], check=False)[1] if shutil.which("ss") else ""
+        users = [line for line in out.splitlines() if any(":%d " % p in line for p in held)]
+        raise AssertionError("host ports %s stay in use:\n%s" % (held, "\n".join(users)))
+
+
 def step_up(first_time):
     if first_time:
         compose("down", "-v", check=False)
+    reserve_host_ports()
     started = time.monotonic()
     compose("up", "-d")
     log("docker compose up -d returned")
