@@ -8,18 +8,6 @@
 
 namespace hw::controller::raft {
 
-const char* role_name(role r) {
-  switch (r) {
-    case role::unattached: return "unattached";
-    case role::prospective: return "prospective";
-    case role::candidate: return "candidate";
-    case role::follower: return "follower";
-    case role::leader: return "leader";
-    case role::resigned: return "resigned";
-  }
-  return "?";
-}
-
 raft_core::raft_core(raft_options options, raft_disk_state disk, int64_t now_ms)
     : options_(std::move(options)),
       state_(disk.state),
@@ -76,8 +64,6 @@ ready raft_core::take_ready() {
   return r;
 }
 
-void raft_core::send(node_id to, message m) { pending_.messages.push_back(outbound{to, std::move(m)}); }
-
 void raft_core::set_state(persistent_state s) {
   if (s == state_) return;
   state_ = s;
@@ -109,10 +95,10 @@ void raft_core::tick(int64_t now_ms) {
       } else {
         // An observer without a leader asks the voters in turn; any of
         // them answers with the leader it knows.
-        node_id to = options_.voters[observer_probe_++ % options_.voters.size()];
-        fetch_in_flight_ = next_correlation_++;
-        fetch_sent_ms_ = now_ms_;
-        send(to, fetch_request{fetch_in_flight_, options_.self, state_.current_epoch, log_.end_offset(),
+        node_id to = fetch_.next_probe(options_.voters);
+        uint64_t correlation = next_correlation_++;
+        fetch_.sent(correlation, now_ms_);
+        send(to, fetch_request{correlation, options_.self, state_.current_epoch, log_.end_offset(),
                                log_.last_epoch(), options_.fetch_max_wait_ms, high_watermark_});
         deadline_ms_ = now_ms_ + options_.request_timeout_ms;
       }
@@ -123,7 +109,7 @@ void raft_core::tick(int64_t now_ms) {
         // A lost or split election: back off (the new randomized timeout)
         // and ask again, starting with a pre-vote.
         become_prospective();
-      } else if (now_ms_ - votes_sent_ms_ >= options_.request_timeout_ms) {
+      } else if (now_ms_ - votes_.sent_ms() >= options_.request_timeout_ms) {
         send_votes();
       }
       break;
@@ -136,14 +122,17 @@ void raft_core::tick(int64_t now_ms) {
         }
         break;
       }
-      if (fetch_in_flight_ != 0 && now_ms_ - fetch_sent_ms_ >= options_.request_timeout_ms) {
-        fetch_in_flight_ = 0;  // lost: ask again
-        if (snapshot_fetch_) send_snapshot_fetch();
-      }
+      // A request lost: ask again.
+      if (fetch_.expire(now_ms_, options_.request_timeout_ms) && fetch_.copying()) send_snapshot_fetch();
       maybe_send_fetch();
       break;
     case role::leader:
-      if (!check_quorum()) {
+      // Check-quorum. Kafka gives the leader half a fetch timeout more than
+      // its followers, so that a follower's fetch timeout, not the leader's,
+      // ends a term when both could. A leader that a majority of voters has
+      // not fetched from within that time is cut off: it steps aside so that
+      // the majority can elect a leader it can reach.
+      if (!leader_.has_quorum(now_ms_, options_.fetch_timeout_ms * 3 / 2)) {
         resign();
         break;
       }
@@ -154,28 +143,11 @@ void raft_core::tick(int64_t now_ms) {
         // As Kafka: move past the epoch it led (its voters may still hold
         // answers from it), then elect like anyone else.
         become_unattached(state_.current_epoch + 1, no_node);
-      } else if (now_ms_ - end_sent_ms_ >= options_.request_timeout_ms) {
+      } else if (now_ms_ - end_epochs_.sent_ms() >= options_.request_timeout_ms) {
         send_end_epochs();
       }
       break;
   }
-}
-
-// Kafka gives the leader half a fetch timeout more than its followers, so
-// that a follower's fetch timeout, not the leader's, ends a term when both
-// could. False when a majority of voters (itself included) has not fetched
-// within that time: a leader cut off from a majority steps aside so that the
-// majority can elect a leader it can reach.
-bool raft_core::check_quorum() const {
-  int64_t check_quorum_ms = options_.fetch_timeout_ms * 3 / 2;
-  if (now_ms_ - leader_since_ms_ < check_quorum_ms) return true;
-  size_t heard = 1;  // itself
-  for (node_id v : options_.voters) {
-    if (v == options_.self) continue;
-    auto it = replicas_.find(v);
-    if (it != replicas_.end() && it->second.last_fetch_ms >= now_ms_ - check_quorum_ms) ++heard;
-  }
-  return heard >= majority();
 }
 
 // ---- transitions -----------------------------------------------------------
@@ -183,9 +155,8 @@ bool raft_core::check_quorum() const {
 void raft_core::become_unattached(epoch e, node_id voted) {
   role_ = role::unattached;
   set_state({e, no_node, voted});
-  fetch_in_flight_ = 0;
-  snapshot_fetch_.reset();
-  replicas_.clear();
+  fetch_.reset();
+  leader_.clear();
   deadline_ms_ = now_ms_ + (is_voter() ? random_election_timeout() : 0);
   note_leader_change();
 }
@@ -193,14 +164,11 @@ void raft_core::become_unattached(epoch e, node_id voted) {
 void raft_core::become_prospective() {
   assert(is_voter());
   role_ = role::prospective;
-  fetch_in_flight_ = 0;
-  snapshot_fetch_.reset();
-  replicas_.clear();
-  granted_ = {options_.self};
-  rejected_.clear();
-  vote_round_ = next_correlation_++;
+  fetch_.reset();
+  leader_.clear();
+  votes_.start(next_correlation_++, {options_.self});
   deadline_ms_ = now_ms_ + random_election_timeout();
-  if (granted_.size() >= majority()) {
+  if (votes_.yes_count() >= majority()) {
     become_candidate();
     return;
   }
@@ -210,12 +178,10 @@ void raft_core::become_prospective() {
 void raft_core::become_candidate() {
   role_ = role::candidate;
   set_state({state_.current_epoch + 1, no_node, options_.self});
-  granted_ = {options_.self};
-  rejected_.clear();
-  vote_round_ = next_correlation_++;
+  votes_.start(next_correlation_++, {options_.self});
   deadline_ms_ = now_ms_ + random_election_timeout();
   note_leader_change();
-  if (granted_.size() >= majority()) {
+  if (votes_.yes_count() >= majority()) {
     become_leader();
     return;
   }
@@ -225,16 +191,13 @@ void raft_core::become_candidate() {
 void raft_core::become_leader() {
   role_ = role::leader;
   set_state({state_.current_epoch, options_.self, state_.voted_id});
-  replicas_.clear();
-  for (node_id v : options_.voters) replicas_[v] = replica{};
-  leader_since_ms_ = now_ms_;
   // The first entry of the epoch: the high watermark moves only once it is
   // committed, so nothing of an older epoch is declared committed by counting
   // replicas of it alone.
-  epoch_start_offset_ = log_.end_offset();
+  leader_.start(options_.self, options_.voters, log_.end_offset(), now_ms_);
   std::vector<uint8_t> change;
   if (options_.leader_change_record) change = options_.leader_change_record(options_.self, state_.current_epoch);
-  log_entry lc{epoch_start_offset_, state_.current_epoch, true, {std::move(change)}, now_ms_};
+  log_entry lc{log_.end_offset(), state_.current_epoch, true, {std::move(change)}, now_ms_};
   log_.append(lc);
   pending_.entries.push_back(std::move(lc));
   note_leader_change();
@@ -244,11 +207,9 @@ void raft_core::become_leader() {
 void raft_core::become_follower(epoch e, node_id leader) {
   node_id voted = e == state_.current_epoch ? state_.voted_id : no_node;
   role_ = role::follower;
-  fetched_from_leader_ = false;
   set_state({e, leader, voted});
-  fetch_in_flight_ = 0;
-  snapshot_fetch_.reset();
-  replicas_.clear();
+  fetch_.new_term();
+  leader_.clear();
   deadline_ms_ = follower_deadline();
   note_leader_change();
   maybe_send_fetch();
@@ -257,29 +218,22 @@ void raft_core::become_follower(epoch e, node_id leader) {
 void raft_core::become_resigned(std::vector<node_id> successors) {
   role_ = role::resigned;
   resign_successors_ = std::move(successors);
-  end_acked_.clear();
+  end_epochs_.start(0, {});
   deadline_ms_ = now_ms_ + random_election_timeout();
   send_end_epochs();
 }
 
 void raft_core::send_end_epochs() {
-  end_sent_ms_ = now_ms_;
+  end_epochs_.sent(now_ms_);
   for (node_id v : options_.voters) {
-    if (v == options_.self || std::find(end_acked_.begin(), end_acked_.end(), v) != end_acked_.end()) continue;
+    if (v == options_.self || end_epochs_.answered(v)) continue;
     send(v, end_quorum_epoch_request{next_correlation_++, options_.self, state_.current_epoch, resign_successors_});
   }
 }
 
 void raft_core::resign() {
   if (role_ != role::leader) return;
-  std::vector<node_id> successors;
-  for (node_id v : options_.voters) {
-    if (v != options_.self) successors.push_back(v);
-  }
-  // Most caught-up first: they can win without a truncation.
-  std::stable_sort(successors.begin(), successors.end(),
-                   [this](node_id a, node_id b) { return replicas_[a].end > replicas_[b].end; });
-  become_resigned(std::move(successors));
+  become_resigned(leader_.successors());
 }
 
 bool raft_core::observe_leader(const leader_and_epoch& le) {
@@ -322,32 +276,10 @@ void raft_core::persisted(offset end) {
   if (e <= durable_end_) return;
   durable_end_ = e;
   if (role_ == role::leader) {
-    maybe_advance_leader_hw();
+    if (auto hw = leader_.committed_end(durable_end_)) set_hw(*hw);
   } else {
     maybe_send_fetch();
   }
-}
-
-std::map<node_id, offset> raft_core::replica_offsets() const {
-  std::map<node_id, offset> out;
-  for (const auto& [id, r] : replicas_) out[id] = id == options_.self ? durable_end_ : r.end;
-  return out;
-}
-
-std::map<node_id, raft_core::replica_view> raft_core::replica_views() const {
-  std::map<node_id, replica_view> out;
-  for (const auto& [id, r] : replicas_) {
-    out[id] = id == options_.self ? replica_view{durable_end_, now_ms_} : replica_view{r.end, r.last_fetch_ms};
-  }
-  return out;
-}
-
-void raft_core::maybe_advance_leader_hw() {
-  std::vector<offset> ends;
-  for (node_id v : options_.voters) ends.push_back(v == options_.self ? durable_end_ : replicas_[v].end);
-  std::sort(ends.begin(), ends.end(), std::greater<>());
-  offset candidate = ends[majority() - 1];
-  if (candidate > epoch_start_offset_) set_hw(candidate);
 }
 
 }  // namespace hw::controller::raft

@@ -38,12 +38,10 @@
 
 #include "controller/raft/raft_log.h"
 #include "controller/raft/raft_messages.h"
+#include "controller/raft/raft_roles.h"
 #include "controller/raft/raft_types.h"
 
 namespace hw::controller::raft {
-
-enum class role { unattached, prospective, candidate, follower, leader, resigned };
-const char* role_name(role r);
 
 // Rule switches that make the core WRONG on purpose, so that tests can prove
 // the simulation's checker catches a broken rule. Never set outside tests.
@@ -130,26 +128,14 @@ class raft_core {
   offset high_watermark() const { return high_watermark_; }
   offset durable_end() const { return durable_end_; }
   const raft_log& log() const { return log_; }
-  // The leader's view of each replica's durable end (voters and observers).
-  std::map<node_id, offset> replica_offsets() const;
-  // The same with when each last fetched (-1: not in this epoch).
-  struct replica_view {
-    offset end{-1};
-    int64_t last_fetch_ms = -1;
-  };
-  std::map<node_id, replica_view> replica_views() const;
+  // The leader's view of each replica (voters, and observers that fetched):
+  // its durable end and when it last fetched; empty unless leading.
+  std::map<node_id, replica_view> replica_views() const { return leader_.views(durable_end_, now_ms_); }
   // Where the leader's epoch starts (its LeaderChange entry); meaningful
   // while leading.
-  offset epoch_start_offset() const { return epoch_start_offset_; }
+  offset epoch_start_offset() const { return leader_.epoch_start_offset(); }
 
  private:
-  struct replica {
-    offset end{-1};  // known durable end; -1 unknown
-    int64_t last_fetch_ms = -1;
-    bool begin_acked = false;
-    int64_t begin_sent_ms = -1;
-  };
-
   // Transitions (each sets the persistent state it implies).
   void become_unattached(epoch e, node_id voted);
   void become_prospective();
@@ -161,6 +147,7 @@ class raft_core {
   // A peer reported a leader/epoch: follow it when it is newer.
   bool observe_leader(const leader_and_epoch& le);
 
+  // Peer messages (raft_core_handlers.cc, raft_core_snapshot.cc).
   void on(node_id from, const vote_request& m);
   void on(node_id from, const vote_response& m);
   void on(node_id from, const begin_quorum_epoch_request& m);
@@ -171,20 +158,18 @@ class raft_core {
   void on(node_id from, const fetch_response& m);
   void on(node_id from, const fetch_snapshot_request& m);
   void on(node_id from, const fetch_snapshot_response& m);
-  void send_snapshot_fetch();
-
-  fetch_response answer_fetch(node_id from, const fetch_request& m);
   void on_fetched(const fetch_response& m);
-  bool log_up_to_date(epoch last_epoch, offset end) const;
-  bool grant(node_id candidate, bool pre_vote, epoch request_epoch, epoch last_epoch, offset end);
+  // Why a Fetch or FetchSnapshot for epoch `e` is refused (none: serve it).
+  protocol::error_code fetch_refusal(epoch e) const;
 
-  void send(node_id to, message m);
+  // Requests the core sends.
+  void send(node_id to, message m) { pending_.messages.push_back(outbound{to, std::move(m)}); }
   void send_votes();
   void send_end_epochs();
   void send_begin_epochs(bool only_due);
   void maybe_send_fetch();
-  void maybe_advance_leader_hw();
-  bool check_quorum() const;
+  void send_snapshot_fetch();
+
   void set_hw(offset hw);
   void note_leader_change();
   int64_t random_election_timeout();
@@ -200,33 +185,16 @@ class raft_core {
   offset durable_end_{0};
   offset high_watermark_{0};
   uint64_t next_correlation_ = 1;
+  snapshot_payload snapshot_bytes_;  // ours, served when leading
 
   // Election (unattached, prospective, candidate, resigned) or fetch
   // (follower) or check-quorum (leader) deadline.
   int64_t deadline_ms_ = 0;
-  std::vector<node_id> granted_;  // votes or pre-votes this round
-  std::vector<node_id> rejected_;
-  int64_t votes_sent_ms_ = -1;
-  uint64_t vote_round_ = 0;        // correlation base of this round's requests
-
-  // Follower / observer fetching.
-  uint64_t fetch_in_flight_ = 0;   // correlation of the outstanding fetch, 0 none
-  int64_t fetch_sent_ms_ = -1;
-  int64_t fetch_backoff_until_ms_ = 0;  // after an error answer
-  // A snapshot being copied from the leader (bytes so far).
-  std::optional<snapshot_id> snapshot_fetch_;
-  std::vector<uint8_t> snapshot_buffer_;
-  snapshot_payload snapshot_bytes_;  // ours, served when leading
-  bool fetched_from_leader_ = false;  // in this term of following
-  size_t observer_probe_ = 0;      // round-robin voter an observer asks
-
-  // Leader.
-  std::map<node_id, replica> replicas_;
-  offset epoch_start_offset_{0};
-  int64_t leader_since_ms_ = 0;
+  voter_round votes_;      // votes or pre-votes this round (prospective, candidate)
+  fetch_progress fetch_;   // follower, leaderless observer
+  leader_progress leader_;  // leader
+  voter_round end_epochs_;  // resigned: who answered our EndQuorumEpoch
   std::vector<node_id> resign_successors_;
-  std::vector<node_id> end_acked_;  // voters that answered our EndQuorumEpoch
-  int64_t end_sent_ms_ = -1;
 
   leader_and_epoch last_reported_leader_{no_node, epoch{-1}};
   ready pending_;

@@ -9,40 +9,11 @@ namespace hw::controller::raft {
 
 using protocol::error_code;
 
-namespace {
-bool contains(const std::vector<node_id>& v, node_id n) { return std::find(v.begin(), v.end(), n) != v.end(); }
-}  // namespace
-
 void raft_core::receive(node_id from, const message& m) {
   std::visit([&](const auto& body) { on(from, body); }, m);
 }
 
 // ---- votes -----------------------------------------------------------------
-
-bool raft_core::log_up_to_date(epoch last_epoch, offset end) const {
-  if (options_.unsafe.grant_votes_without_log_check) return true;
-  if (last_epoch != log_.last_epoch()) return last_epoch > log_.last_epoch();
-  return end >= log_.end_offset();
-}
-
-bool raft_core::grant(node_id candidate, bool pre_vote, epoch request_epoch, epoch last_epoch, offset end) {
-  bool log_ok = log_up_to_date(last_epoch, end);
-  if (pre_vote) {
-    // KIP-996: a follower that has fetched from its leader (as Kafka: once,
-    // in this term of following) does not help a partitioned or flaky voter
-    // depose it; it leaves that state only on a fetch timeout.
-    if (role_ == role::leader) return false;
-    if (role_ == role::follower && fetched_from_leader_) return false;
-    return log_ok;
-  }
-  assert(request_epoch == state_.current_epoch);
-  // One leader per epoch: an epoch with a known leader elects no other, and
-  // a voter votes at most once per epoch.
-  if (state_.leader_id != no_node) return false;
-  if (state_.voted_id != no_node) return state_.voted_id == candidate;
-  if (role_ != role::unattached && role_ != role::prospective) return false;
-  return log_ok;
-}
 
 void raft_core::on(node_id from, const vote_request& m) {
   vote_response r{m.correlation, error_code::none, {}, false, m.pre_vote};
@@ -54,7 +25,9 @@ void raft_core::on(node_id from, const vote_request& m) {
     if (!m.pre_vote && m.replica_epoch > state_.current_epoch) {
       become_unattached(m.replica_epoch, no_node);
     }
-    r.vote_granted = grant(m.replica_id, m.pre_vote, m.replica_epoch, m.last_offset_epoch, m.last_offset);
+    voter_standing me{role_, fetch_.heard_from_leader(), state_, log_.last_epoch(), log_.end_offset(),
+                      options_.unsafe.grant_votes_without_log_check};
+    r.vote_granted = grants_vote(me, m.replica_id, m.pre_vote, m.last_offset_epoch, m.last_offset);
     if (r.vote_granted && !m.pre_vote && state_.voted_id != m.replica_id) {
       // The vote is durable before this response leaves (same ready).
       become_unattached(state_.current_epoch, m.replica_id);
@@ -66,22 +39,22 @@ void raft_core::on(node_id from, const vote_request& m) {
 
 void raft_core::on(node_id from, const vote_response& m) {
   if (observe_leader(m.current)) return;
-  if (m.correlation != vote_round_) return;  // an earlier round's answer
+  if (m.correlation != votes_.correlation()) return;  // an earlier round's answer
   bool counting = (role_ == role::prospective && m.pre_vote) ||
                   (role_ == role::candidate && !m.pre_vote && m.current.leader_epoch == state_.current_epoch);
-  if (!counting || contains(granted_, from) || contains(rejected_, from)) return;
+  if (!counting || votes_.answered(from)) return;
   if (!std::binary_search(options_.voters.begin(), options_.voters.end(), from)) return;
   if (!m.vote_granted || m.error != error_code::none) {
-    rejected_.push_back(from);
+    votes_.no(from);
     if (role_ == role::prospective && state_.leader_id != no_node &&
-        options_.voters.size() - rejected_.size() < majority()) {
+        options_.voters.size() - votes_.no_count() < majority()) {
       // KIP-996: the majority still follows our leader; so do we.
       become_follower(state_.current_epoch, state_.leader_id);
     }
     return;
   }
-  granted_.push_back(from);
-  if (granted_.size() < majority()) return;
+  votes_.yes(from);
+  if (votes_.yes_count() < majority()) return;
   if (role_ == role::prospective) {
     become_candidate();
   } else {
@@ -90,10 +63,10 @@ void raft_core::on(node_id from, const vote_response& m) {
 }
 
 void raft_core::send_votes() {
-  votes_sent_ms_ = now_ms_;
+  votes_.sent(now_ms_);
   for (node_id v : options_.voters) {
-    if (v == options_.self || contains(granted_, v) || contains(rejected_, v)) continue;
-    send(v, vote_request{vote_round_, state_.current_epoch, options_.self, log_.last_epoch(), log_.end_offset(),
+    if (v == options_.self || votes_.answered(v)) continue;
+    send(v, vote_request{votes_.correlation(), state_.current_epoch, options_.self, log_.last_epoch(), log_.end_offset(),
                          role_ == role::prospective});
   }
 }
@@ -118,17 +91,11 @@ void raft_core::on(node_id from, const begin_quorum_epoch_request& m) {
 void raft_core::on(node_id from, const begin_quorum_epoch_response& m) {
   if (observe_leader(m.current)) return;
   if (role_ != role::leader || m.current.leader_epoch != state_.current_epoch) return;
-  auto it = replicas_.find(from);
-  if (it != replicas_.end()) it->second.begin_acked = true;
+  leader_.begin_acked(from);
 }
 
 void raft_core::send_begin_epochs(bool only_due) {
-  for (node_id v : options_.voters) {
-    if (v == options_.self) continue;
-    replica& r = replicas_[v];
-    if (r.begin_acked || r.last_fetch_ms >= leader_since_ms_) continue;
-    if (only_due && r.begin_sent_ms >= 0 && now_ms_ - r.begin_sent_ms < options_.request_timeout_ms) continue;
-    r.begin_sent_ms = now_ms_;
+  for (node_id v : leader_.take_begin_epochs_due(now_ms_, only_due, options_.request_timeout_ms)) {
     send(v, begin_quorum_epoch_request{next_correlation_++, options_.self, state_.current_epoch});
   }
 }
@@ -145,7 +112,7 @@ void raft_core::on(node_id from, const end_quorum_epoch_request& m) {
       // ends: this only elects the successor sooner) and start soon; the most caught-up successor
       // first, the others a step later each, voters not named after a full
       // election timeout.
-      fetched_from_leader_ = false;
+      fetch_.heard(false);
       auto pos = std::find(m.preferred_successors.begin(), m.preferred_successors.end(), options_.self);
       int64_t backoff = options_.election_timeout_ms;
       if (pos != m.preferred_successors.end()) {
@@ -161,63 +128,42 @@ void raft_core::on(node_id from, const end_quorum_epoch_request& m) {
 
 void raft_core::on(node_id from, const end_quorum_epoch_response& m) {
   if (observe_leader(m.current)) return;
-  if (role_ == role::resigned && m.current.leader_epoch == state_.current_epoch && !contains(end_acked_, from)) {
-    end_acked_.push_back(from);
+  if (role_ == role::resigned && m.current.leader_epoch == state_.current_epoch && !end_epochs_.answered(from)) {
+    end_epochs_.yes(from);
   }
 }
 
 // ---- Fetch -----------------------------------------------------------------
 
-void raft_core::on(node_id from, const fetch_request& m) {
-  fetch_response r = answer_fetch(from, m);
-  send(from, std::move(r));
+protocol::error_code raft_core::fetch_refusal(epoch e) const {
+  if (role_ != role::leader) return error_code::not_leader_or_follower;
+  if (e < state_.current_epoch) return error_code::fenced_leader_epoch;
+  if (e > state_.current_epoch) return error_code::unknown_leader_epoch;
+  return error_code::none;
 }
 
-fetch_response raft_core::answer_fetch(node_id from, const fetch_request& m) {
+void raft_core::on(node_id from, const fetch_request& m) {
   fetch_response r;
   r.correlation = m.correlation;
   r.current = current_leader();
   r.log_start_offset = log_.start_offset();
-  if (role_ != role::leader) {
-    r.error = error_code::not_leader_or_follower;
-    r.high_watermark = high_watermark_;
-    return r;
-  }
-  if (m.current_leader_epoch != state_.current_epoch) {
-    r.error = m.current_leader_epoch < state_.current_epoch ? error_code::fenced_leader_epoch
-                                                            : error_code::unknown_leader_epoch;
-    r.high_watermark = high_watermark_;
-    return r;
-  }
-  replica& rep = replicas_[from];
-  rep.last_fetch_ms = now_ms_;  // a fetch in this epoch counts for check-quorum
-  if (m.fetch_offset < log_.start_offset()) {
-    r.snapshot = log_.snapshot();
-  } else {
-    epoch_end_offset eo = log_.end_offset_for_epoch(m.last_fetched_epoch);
-    if (eo.leader_epoch != m.last_fetched_epoch || eo.end_offset < m.fetch_offset) {
-      r.diverging_epoch = eo;
-    } else {
-      // The fetcher's log matches ours up to fetch_offset, and it is
-      // durable there (followers fetch from their durable end).
-      rep.end = m.fetch_offset;
-      maybe_advance_leader_hw();
-      r.entries = log_.read(m.fetch_offset, options_.fetch_max_records);
-    }
+  r.error = fetch_refusal(m.current_leader_epoch);
+  if (r.error == error_code::none) {
+    leader_.serve_fetch(from, m, log_, options_.fetch_max_records, now_ms_, r);
+    if (auto hw = leader_.committed_end(durable_end_)) set_hw(*hw);
   }
   r.high_watermark = high_watermark_;
-  return r;
+  send(from, std::move(r));
 }
 
 void raft_core::on(node_id, const fetch_response& m) {
-  if (m.correlation == 0 || m.correlation != fetch_in_flight_) return;  // stale or duplicated
-  fetch_in_flight_ = 0;
+  if (!fetch_.take_answer(m.correlation)) return;  // stale or duplicated
   if (observe_leader(m.current)) return;
   if (role_ != role::follower || m.current != current_leader()) return;
   if (m.error != error_code::none) {
     // E.g. a leader that resigned: do not hammer it; the fetch timeout (or
     // its EndQuorumEpoch) ends the wait.
-    fetch_backoff_until_ms_ = now_ms_ + options_.retry_backoff_ms;
+    fetch_.back_off(now_ms_ + options_.retry_backoff_ms);
     return;
   }
   on_fetched(m);
@@ -225,7 +171,7 @@ void raft_core::on(node_id, const fetch_response& m) {
 }
 
 void raft_core::on_fetched(const fetch_response& m) {
-  fetched_from_leader_ = true;
+  fetch_.heard(true);
   deadline_ms_ = follower_deadline();
   if (m.diverging_epoch) {
     // Cut back to where our log and the leader's last agree.
@@ -239,8 +185,7 @@ void raft_core::on_fetched(const fetch_response& m) {
   }
   if (m.snapshot) {
     // Below the leader's log start: copy its snapshot first.
-    snapshot_fetch_ = *m.snapshot;
-    snapshot_buffer_.clear();
+    fetch_.start_copy(*m.snapshot);
     send_snapshot_fetch();
     return;
   }
@@ -254,13 +199,13 @@ void raft_core::on_fetched(const fetch_response& m) {
 }
 
 void raft_core::maybe_send_fetch() {
-  if (role_ != role::follower || fetch_in_flight_ != 0 || snapshot_fetch_ || now_ms_ < fetch_backoff_until_ms_) return;
+  if (role_ != role::follower || !fetch_.may_fetch(now_ms_)) return;
   // Fetch from the durable end only: the offset we report is what the leader
   // counts toward the high watermark.
   if (durable_end_ != log_.end_offset()) return;
-  fetch_in_flight_ = next_correlation_++;
-  fetch_sent_ms_ = now_ms_;
-  send(state_.leader_id, fetch_request{fetch_in_flight_, options_.self, state_.current_epoch, log_.end_offset(),
+  uint64_t correlation = next_correlation_++;
+  fetch_.sent(correlation, now_ms_);
+  send(state_.leader_id, fetch_request{correlation, options_.self, state_.current_epoch, log_.end_offset(),
                                        log_.last_epoch(), options_.fetch_max_wait_ms, high_watermark_});
 }
 

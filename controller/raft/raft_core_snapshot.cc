@@ -23,12 +23,11 @@ bool raft_core::compact(snapshot_id s, snapshot_payload bytes) {
 }
 
 void raft_core::send_snapshot_fetch() {
-  assert(snapshot_fetch_);
-  fetch_in_flight_ = next_correlation_++;
-  fetch_sent_ms_ = now_ms_;
-  send(state_.leader_id,
-       fetch_snapshot_request{fetch_in_flight_, options_.self, state_.current_epoch, *snapshot_fetch_,
-                              static_cast<int64_t>(snapshot_buffer_.size()), options_.fetch_snapshot_max_bytes});
+  uint64_t correlation = next_correlation_++;
+  fetch_.sent(correlation, now_ms_);
+  send(state_.leader_id, fetch_snapshot_request{correlation, options_.self, state_.current_epoch,
+                                                fetch_.copied_snapshot(), fetch_.copied_bytes(),
+                                                options_.fetch_snapshot_max_bytes});
 }
 
 void raft_core::on(node_id from, const fetch_snapshot_request& m) {
@@ -36,52 +35,31 @@ void raft_core::on(node_id from, const fetch_snapshot_request& m) {
   r.correlation = m.correlation;
   r.current = current_leader();
   r.snapshot = m.snapshot;
-  if (role_ != role::leader) {
-    r.error = error_code::not_leader_or_follower;
-  } else if (m.current_leader_epoch != state_.current_epoch) {
-    r.error = m.current_leader_epoch < state_.current_epoch ? error_code::fenced_leader_epoch
-                                                            : error_code::unknown_leader_epoch;
-  } else if (!snapshot_bytes_ || !(m.snapshot == log_.snapshot())) {
-    r.error = error_code::snapshot_not_found;  // compacted again since: the next fetch says which
-  } else if (m.position < 0 || m.position > static_cast<int64_t>(snapshot_bytes_->size())) {
-    r.error = error_code::position_out_of_range;
-  } else {
-    replicas_[from].last_fetch_ms = now_ms_;  // copying a snapshot is fetching (check-quorum)
-    auto size = static_cast<int64_t>(snapshot_bytes_->size());
-    int64_t n = std::min<int64_t>(size - m.position, std::max<int32_t>(m.max_bytes, 1));
-    r.size = size;
-    r.position = m.position;
-    r.bytes.assign(snapshot_bytes_->begin() + m.position, snapshot_bytes_->begin() + m.position + n);
-  }
+  r.error = fetch_refusal(m.current_leader_epoch);
+  if (r.error == error_code::none) leader_.serve_snapshot(from, m, log_, snapshot_bytes_, now_ms_, r);
   send(from, std::move(r));
 }
 
 void raft_core::on(node_id, const fetch_snapshot_response& m) {
-  if (m.correlation == 0 || m.correlation != fetch_in_flight_) return;
-  fetch_in_flight_ = 0;
+  if (!fetch_.take_answer(m.correlation)) return;
   if (observe_leader(m.current)) return;
-  if (role_ != role::follower || !snapshot_fetch_ || m.current != current_leader()) return;
-  if (m.error != error_code::none || !(m.snapshot == *snapshot_fetch_) ||
-      m.position != static_cast<int64_t>(snapshot_buffer_.size()) || m.position + static_cast<int64_t>(m.bytes.size()) > m.size) {
+  if (role_ != role::follower || !fetch_.copying() || m.current != current_leader()) return;
+  fetch_progress::chunk got = fetch_.add_chunk(m);
+  if (got == fetch_progress::chunk::restart) {
     // Start over from a fetch: it names the leader's current snapshot.
-    snapshot_fetch_.reset();
-    snapshot_buffer_.clear();
     maybe_send_fetch();
     return;
   }
-  fetched_from_leader_ = true;
+  fetch_.heard(true);
   deadline_ms_ = follower_deadline();
-  snapshot_buffer_.insert(snapshot_buffer_.end(), m.bytes.begin(), m.bytes.end());
-  if (static_cast<int64_t>(snapshot_buffer_.size()) < m.size) {
+  if (got == fetch_progress::chunk::more) {
     send_snapshot_fetch();
     return;
   }
   // Complete: it replaces the whole log (the driver stores it before it
   // appends or sends anything else).
-  snapshot_id s = *snapshot_fetch_;
-  snapshot_fetch_.reset();
-  snapshot_bytes_ = std::make_shared<const std::vector<uint8_t>>(std::move(snapshot_buffer_));
-  snapshot_buffer_.clear();
+  auto [s, bytes] = fetch_.finish_copy();
+  snapshot_bytes_ = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
   log_.reset_to_snapshot(s);
   durable_end_ = s.end_offset;
   pending_.truncate_to.reset();

@@ -145,7 +145,7 @@ TEST(raft_core_replication, observers_learn_the_high_watermark_but_never_count) 
   EXPECT_EQ(l.high_watermark(), off(2));
   EXPECT_EQ(r.high_watermark, off(2));
   EXPECT_EQ(fetch(l, 9, 2, 1).high_watermark, off(2));
-  EXPECT_EQ(l.replica_offsets().at(n(9)), off(2));
+  EXPECT_EQ(l.replica_views().at(n(9)).end, off(2));
 }
 
 TEST(raft_core_replication, an_observer_finds_the_leader_through_any_voter) {
