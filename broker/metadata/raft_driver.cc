@@ -6,10 +6,7 @@
 
 #include "broker/metadata/stall_guard.h"
 #include "broker/run_on.h"
-#include "controller/metadata/delta.h"
-#include "controller/metadata/image_records.h"
 #include "controller/raft/raft_batches.h"
-#include "controller/raft/snapshot_file.h"
 #include "controller/raft/raft_quorum_state.h"
 #include "controller/raft/raft_wire.h"
 
@@ -42,6 +39,11 @@ raft_driver::raft_driver(asio::any_io_executor executor, storage::file_system& f
       options_(std::move(options)),
       now_ms_(std::move(now_ms)),
       random_(std::random_device{}()),
+      committed_(fs_,
+                 {options_.metadata_log_dir / std::string(controller::metadata_partition_dir),
+                  options_.snapshot_max_bytes, options_.snapshot_interval_ms},
+                 now_ms_),
+      channels_(strand_, {options_.node_id, options_.cluster_id, options_.request_timeout_ms}),
       tick_timer_(strand_),
       cluster_id_warnings_(options_.cluster_id) {}
 
@@ -60,8 +62,7 @@ storage::storage_error raft_driver::start_on_strand() {
   lo.now_ms = now_ms_();
   if (auto err = controller::metadata_log::open(fs_, lo, &log_)) return err;
   raft::raft_disk_state disk;
-  std::optional<committed_batch> loaded;
-  if (auto err = load_disk_state(disk, loaded)) return err;
+  if (auto err = committed_.load(*log_, disk)) return err;
   if (options_.voters.empty()) {
     // An observer that knows only bootstrap servers: it asks them in turn,
     // under ids no node has, until an answer names the leader.
@@ -73,60 +74,15 @@ storage::storage_error raft_driver::start_on_strand() {
     if (options_.voters.empty())
       return {std::make_error_code(std::errc::invalid_argument), "No controller.quorum.voters nor bootstrap servers"};
   }
+  channels_.set_voters(options_.voters);
   raft::raft_options ro = core_options();
   spdlog::info("Metadata log loaded: {} batches up to offset {}, quorum state epoch {} leader {} voted {}",
                disk.entries.size(), log_->end_offset().value, disk.state.current_epoch.value,
                disk.state.leader_id.value, disk.state.voted_id.value);
   core_ = std::make_unique<raft::raft_core>(std::move(ro), std::move(disk), now_ms_());
-  if (loaded) deliver_snapshot(std::move(*loaded));
+  committed_.deliver_loaded();
   pump();
   if (failed_) return {std::make_error_code(std::errc::io_error), "Cannot write the metadata log"};
-  return {};
-}
-
-// What the raft core starts from: the quorum state, the latest snapshot
-// (handed back in `loaded` for the image) and the log entries after it.
-storage::storage_error raft_driver::load_disk_state(raft::raft_disk_state& disk,
-                                                    std::optional<committed_batch>& loaded) {
-  disk.state = raft::from_quorum_state(log_->state());
-  image_ = std::make_shared<const controller::metadata_image>();
-  last_snapshot_ms_ = now_ms_();
-  // The latest snapshot, then the log after it.
-  std::vector<raft::snapshot_id> snapshots;
-  if (auto ec = raft::list_snapshot_files(fs_, partition_dir(), &snapshots))
-    return {ec, "Cannot list the metadata snapshots in " + partition_dir().string() + ": " + ec.message()};
-  std::string why;
-  if (!snapshots.empty()) {
-    const raft::snapshot_id id = snapshots.back();
-    std::vector<uint8_t> bytes;
-    if (auto ec = raft::read_snapshot_file(fs_, partition_dir(), id, &bytes))
-      return {ec, "Cannot read the metadata snapshot " + raft::snapshot_file_name(id) + ": " + ec.message()};
-    committed_batch batch;
-    if (!load_snapshot(id, bytes, &batch, &why))
-      return {std::make_error_code(std::errc::illegal_byte_sequence),
-              "Cannot load the metadata snapshot " + raft::snapshot_file_name(id) + ": " + why};
-    disk.snapshot = id;
-    disk.snapshot_bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
-    loaded = std::move(batch);
-    if (log_->end_offset() < id.end_offset) {
-      // The snapshot was installed but the log not yet cut: cut it now.
-      if (auto ec = log_->reset_to(id.end_offset, now_ms_()))
-        return {ec, "Cannot reset the metadata log to the snapshot at offset " + std::to_string(id.end_offset.value)};
-    }
-  } else {
-    disk.snapshot = raft::snapshot_id{log_->start_offset(), raft::epoch{0}};
-  }
-  if (log_->start_offset() > disk.snapshot.end_offset)
-    return {std::make_error_code(std::errc::illegal_byte_sequence),
-            "The metadata log starts at offset " + std::to_string(log_->start_offset().value) +
-                ", after its latest snapshot (offset " + std::to_string(disk.snapshot.end_offset.value) + ")"};
-  if (auto ec = log_->read_entries(&disk.entries, &why))
-    return {ec, "Cannot read the metadata log: " + (why.empty() ? ec.message() : why)};
-  std::erase_if(disk.entries, [&](const raft::log_entry& e) { return e.base_offset < disk.snapshot.end_offset; });
-  if (!disk.entries.empty() && disk.entries.front().base_offset != disk.snapshot.end_offset)
-    return {std::make_error_code(std::errc::illegal_byte_sequence),
-            "The metadata log does not continue its snapshot at offset " + std::to_string(disk.snapshot.end_offset.value)};
-  applied_ = disk.snapshot.end_offset;
   return {};
 }
 
@@ -168,8 +124,7 @@ asio::awaitable<void> raft_driver::stop() {
     stopping_ = true;
     tick_timer_.cancel();
     wake_parked();
-    for (auto& [id, c] : clients_) c->close();
-    for (auto& [id, c] : forwarding_clients_) c->close();
+    channels_.close();
     if (log_) {
       if (auto ec = log_->close()) spdlog::error("Cannot close the metadata log: {}", ec.message());
     }
@@ -186,7 +141,7 @@ asio::awaitable<void> raft_driver::tick_loop() {
     if (stall_guard_) stall_guard_->tick(stall_guard::steady_now_ms());
     core_->tick(now_ms_());
     pump();
-    maybe_snapshot();
+    if (!failed_) committed_.maybe_snapshot(*core_, *log_);
   }
 }
 
@@ -233,7 +188,7 @@ bool raft_driver::process(raft::ready& r) {
       return false;
     }
   }
-  if (r.install_snapshot && !install_snapshot(r.install_snapshot->first, r.install_snapshot->second)) {
+  if (r.install_snapshot && !committed_.install(r.install_snapshot->first, r.install_snapshot->second, *log_)) {
     failed_ = true;
     return false;
   }
@@ -254,22 +209,26 @@ bool raft_driver::process(raft::ready& r) {
     unflushed_ = true;
   }
   for (auto& m : r.messages) dispatch(m);
-  if (r.high_watermark) deliver_committed(*r.high_watermark);
-  if (r.leader) {
-    if (r.leader->leader_id.value == options_.node_id) {
-      spdlog::info("Node {} is the leader of the metadata quorum at epoch {}", options_.node_id,
-                   r.leader->leader_epoch.value);
-    } else if (r.leader->leader_id != raft::no_node) {
-      spdlog::info("Node {} follows leader {} of the metadata quorum at epoch {}", options_.node_id,
-                   r.leader->leader_id.value, r.leader->leader_epoch.value);
-    } else {
-      spdlog::info("The metadata quorum has no known leader at epoch {}", r.leader->leader_epoch.value);
-    }
-    leader_now_.store(r.leader->leader_id.value, std::memory_order_release);
-    for (auto& l : leader_listeners_) l(*r.leader);
+  if (r.high_watermark) {
+    committed_.deliver_committed(core_->log(), *r.high_watermark);
+    if (!stopping_) committed_.maybe_snapshot(*core_, *log_);
   }
+  if (r.leader) report_leader(*r.leader);
   if (!r.entries.empty() || r.high_watermark || r.leader || r.truncate_to) wake_parked();
   return true;
+}
+
+void raft_driver::report_leader(const raft::leader_and_epoch& le) {
+  if (le.leader_id.value == options_.node_id) {
+    spdlog::info("Node {} is the leader of the metadata quorum at epoch {}", options_.node_id, le.leader_epoch.value);
+  } else if (le.leader_id != raft::no_node) {
+    spdlog::info("Node {} follows leader {} of the metadata quorum at epoch {}", options_.node_id,
+                 le.leader_id.value, le.leader_epoch.value);
+  } else {
+    spdlog::info("The metadata quorum has no known leader at epoch {}", le.leader_epoch.value);
+  }
+  leader_now_.store(le.leader_id.value, std::memory_order_release);
+  for (auto& l : leader_listeners_) l(le);
 }
 
 void raft_driver::dispatch(raft::outbound& m) {
@@ -288,144 +247,6 @@ void raft_driver::dispatch(raft::outbound& m) {
   });
 }
 
-void raft_driver::deliver_committed(storage::offset hw) {
-  const auto& entries = core_->log().entries();
-  auto it = std::lower_bound(entries.begin(), entries.end(), applied_,
-                             [](const raft::log_entry& e, storage::offset o) { return e.end_offset() <= o; });
-  committed_batch batch;
-  bool any = false;
-  std::string why;
-  for (; it != entries.end() && it->end_offset() <= hw; ++it) {
-    any = true;
-    batch.last = storage::offset(it->end_offset().value - 1);
-    batch.epoch = it->leader_epoch;
-    if (it->control) continue;
-    for (size_t i = 0; i < it->records.size(); ++i) {
-      controller::metadata_record record;
-      if (!controller::decode_record_value(it->records[i], &record, &why)) {
-        spdlog::error("Cannot decode the committed metadata record at offset {}: {}",
-                      it->base_offset.value + static_cast<int64_t>(i), why);
-        continue;
-      }
-      if (batch.records.empty()) batch.base_offset = it->base_offset + static_cast<int64_t>(i);
-      batch.records.push_back(std::move(record));
-      bytes_since_snapshot_ += static_cast<int64_t>(it->records[i].size());
-    }
-  }
-  if (!any) return;
-  applied_ = batch.last + 1;
-  if (batch.records.empty()) batch.base_offset = batch.last;
-  if (!batch.records.empty()) {
-    controller::metadata_delta delta(image_);
-    for (const auto& r : batch.records) {
-      if (auto error = delta.replay(r)) spdlog::error("Cannot replay a committed metadata record: {}", *error);
-    }
-    image_ = delta.apply(batch.last, batch.epoch);
-  }
-  for (auto& l : commit_listeners_) l(batch);
-  maybe_snapshot();
-}
-
-std::filesystem::path raft_driver::partition_dir() const {
-  return options_.metadata_log_dir / std::string(controller::metadata_partition_dir);
-}
-
-bool raft_driver::load_snapshot(raft::snapshot_id id, const std::vector<uint8_t>& bytes, committed_batch* out,
-                                std::string* why) {
-  auto decoded = raft::decode_snapshot(protocol::bytes_view(bytes.data(), bytes.size()));
-  if (!decoded.ok()) {
-    *why = decoded.error;
-    return false;
-  }
-  const storage::offset last = id.end_offset - 1;
-  auto image = controller::image_from_record_values(decoded.records, last, id.leader_epoch, why);
-  if (!image) return false;
-  committed_batch batch;
-  batch.snapshot = true;
-  batch.base_offset = storage::offset(0);
-  batch.last = last;
-  batch.epoch = id.leader_epoch;
-  for (const auto& v : decoded.records) {
-    controller::metadata_record record;
-    if (!controller::decode_record_value(v, &record, why)) return false;
-    batch.records.push_back(std::move(record));
-  }
-  image_ = std::move(image);
-  *out = std::move(batch);
-  return true;
-}
-
-void raft_driver::deliver_snapshot(committed_batch batch) {
-  applied_ = batch.last + 1;
-  bytes_since_snapshot_ = 0;
-  spdlog::info("Loaded the metadata snapshot at offset {} (epoch {}, {} records)", applied_.value, batch.epoch.value,
-               batch.records.size());
-  for (auto& l : commit_listeners_) l(batch);
-}
-
-bool raft_driver::install_snapshot(raft::snapshot_id id, const raft::snapshot_payload& bytes) {
-  const int64_t now = now_ms_();
-  spdlog::info("Installing the metadata snapshot {} fetched from the leader", raft::snapshot_file_name(id));
-  committed_batch batch;
-  std::string why;
-  if (!load_snapshot(id, *bytes, &batch, &why)) {
-    spdlog::error("The leader's metadata snapshot {} does not load: {}", raft::snapshot_file_name(id), why);
-    return false;
-  }
-  if (auto ec = raft::write_snapshot_file(fs_, partition_dir(), id, *bytes)) {
-    spdlog::error("Cannot write the metadata snapshot {}: {}", raft::snapshot_file_name(id), ec.message());
-    return false;
-  }
-  if (auto ec = log_->reset_to(id.end_offset, now)) {
-    spdlog::error("Cannot reset the metadata log to offset {}: {}", id.end_offset.value, ec.message());
-    return false;
-  }
-  if (auto ec = raft::delete_snapshot_files_before(fs_, partition_dir(), id))
-    spdlog::warn("Cannot delete metadata snapshots older than {}: {}", raft::snapshot_file_name(id), ec.message());
-  last_snapshot_ms_ = now;
-  deliver_snapshot(std::move(batch));
-  return true;
-}
-
-void raft_driver::maybe_snapshot() {
-  if (!core_ || failed_ || stopping_ || bytes_since_snapshot_ <= 0) return;
-  const int64_t now = now_ms_();
-  const bool by_size = bytes_since_snapshot_ >= options_.snapshot_max_bytes;
-  const bool by_time = options_.snapshot_interval_ms > 0 && now - last_snapshot_ms_ >= options_.snapshot_interval_ms;
-  if (!by_size && !by_time) return;
-  const auto& log = core_->log();
-  if (applied_ <= log.start_offset() || !log.is_batch_boundary(applied_)) return;
-  // The entry the snapshot ends with gives its epoch and timestamp.
-  const auto& entries = log.entries();
-  auto last = std::lower_bound(entries.begin(), entries.end(), applied_,
-                               [](const raft::log_entry& e, storage::offset o) { return e.end_offset() < o; });
-  if (last == entries.end() || last->end_offset() != applied_) return;
-  const raft::snapshot_id id{applied_, last->leader_epoch};
-  raft::snapshot_write_options wo;
-  wo.last_contained_log_timestamp_ms = last->append_time_ms;
-  wo.write_time_ms = now;
-  const auto values = controller::image_record_values(*image_);
-  auto payload = std::make_shared<const std::vector<uint8_t>>(raft::encode_snapshot(id, values, wo));
-  if (auto ec = raft::write_snapshot_file(fs_, partition_dir(), id, *payload)) {
-    spdlog::error("Cannot write the metadata snapshot {}: {}", raft::snapshot_file_name(id), ec.message());
-    last_snapshot_ms_ = now;  // not again at once
-    return;
-  }
-  if (!core_->compact(id, payload)) {
-    spdlog::warn("The metadata snapshot {} is not at a committed batch end; the log stays whole",
-                 raft::snapshot_file_name(id));
-    return;
-  }
-  bytes_since_snapshot_ = 0;
-  last_snapshot_ms_ = now;
-  if (auto ec = log_->advance_start(id.end_offset, now))
-    spdlog::warn("Cannot delete the metadata log below offset {}: {}", id.end_offset.value, ec.message());
-  if (auto ec = raft::delete_snapshot_files_before(fs_, partition_dir(), id))
-    spdlog::warn("Cannot delete metadata snapshots older than {}: {}", raft::snapshot_file_name(id), ec.message());
-  spdlog::info("Took the metadata snapshot {} ({} records, {} bytes); the log now starts at offset {}",
-               raft::snapshot_file_name(id), values.size(), payload->size(), id.end_offset.value);
-}
-
 void raft_driver::wake_parked() {
   for (auto& t : parked_) t->cancel();
   parked_.clear();
@@ -440,89 +261,8 @@ raft::propose_result raft_driver::propose(std::vector<std::vector<uint8_t>> reco
 
 // ---- outbound --------------------------------------------------------------
 
-std::shared_ptr<kafka_client> raft_driver::client_for(int32_t node, bool forwarding) {
-  auto& clients = forwarding ? forwarding_clients_ : clients_;
-  if (auto it = clients.find(node); it != clients.end()) return it->second;
-  std::vector<quorum_voter> known = options_.voters;
-  if (auto it = learned_endpoints_.find(node); it != learned_endpoints_.end()) known.push_back(it->second);
-  for (const auto& v : known) {
-    if (v.id != node) continue;
-    kafka_client_options o;
-    o.host = v.host;
-    o.port = v.port;
-    o.client_id = (forwarding ? "controller-forwarder-" : "raft-client-") + std::to_string(options_.node_id);
-    o.connect_timeout = milliseconds(options_.request_timeout_ms);
-    auto c = kafka_client::create(strand_, o);
-    clients[node] = c;
-    return c;
-  }
-  return nullptr;
-}
-
 asio::awaitable<void> raft_driver::send_request(raft::node_id to, raft::message m) {
-  std::optional<raft::message> answer;
-  auto client = client_for(to.value);
-  const milliseconds timeout(options_.request_timeout_ms);
-  const std::string& cluster = options_.cluster_id;
-  if (!client) {
-    // Not a voter we know (an observer is answered, never asked).
-  } else if (auto* v = std::get_if<raft::vote_request>(&m)) {
-    auto wire = raft::to_wire(*v, cluster, to);
-    auto out = co_await client->call<msg::vote_response>(52, raft::vote_version, wire, timeout);
-    if (!out.error) {
-      raft::vote_response r;
-      raft::from_wire(out.response, v->correlation, &r);
-      r.pre_vote = v->pre_vote;  // not on the wire: the answer is to what we asked
-      answer = r;
-    }
-  } else if (auto* b = std::get_if<raft::begin_quorum_epoch_request>(&m)) {
-    auto wire = raft::to_wire(*b, cluster, to);
-    auto out =
-        co_await client->call<msg::begin_quorum_epoch_response>(53, raft::begin_quorum_epoch_version, wire, timeout);
-    if (!out.error) {
-      raft::begin_quorum_epoch_response r;
-      raft::from_wire(out.response, b->correlation, &r);
-      answer = r;
-    }
-  } else if (auto* e = std::get_if<raft::end_quorum_epoch_request>(&m)) {
-    auto wire = raft::to_wire(*e, cluster);
-    auto out = co_await client->call<msg::end_quorum_epoch_response>(54, raft::end_quorum_epoch_version, wire, timeout);
-    if (!out.error) {
-      raft::end_quorum_epoch_response r;
-      raft::from_wire(out.response, e->correlation, &r);
-      answer = r;
-    }
-  } else if (auto* f = std::get_if<raft::fetch_request>(&m)) {
-    auto wire = raft::to_wire(*f, cluster);
-    const milliseconds fetch_timeout(options_.request_timeout_ms + f->max_wait_ms);
-    const int64_t sent_ms = stall_guard::steady_now_ms();
-    auto out = co_await client->call<msg::fetch_response>(1, raft::fetch_version, wire, fetch_timeout);
-    if (!out.error) {
-      for (const auto& e : out.response.node_endpoints) {
-        if (e.node_id < 0 || e.port <= 0 || e.port > 65535) continue;
-        quorum_voter v;
-        v.id = e.node_id;
-        v.host = e.host;
-        v.port = static_cast<uint16_t>(e.port);
-        learned_endpoints_[e.node_id] = v;
-      }
-      raft::fetch_response r;
-      std::string why;
-      raft::from_wire(out.response, f->correlation, &r, &why);
-      if (!why.empty()) spdlog::warn("A metadata Fetch answer from node {} does not decode: {}", to.value, why);
-      else if (stall_guard_ && r.error == perr::none)
-        stall_guard_->answered(sent_ms, r.high_watermark.value);
-      answer = std::move(r);
-    }
-  } else if (auto* s = std::get_if<raft::fetch_snapshot_request>(&m)) {
-    auto wire = raft::to_wire(*s, cluster);
-    auto out = co_await client->call<msg::fetch_snapshot_response>(59, raft::fetch_snapshot_version, wire, timeout);
-    if (!out.error) {
-      raft::fetch_snapshot_response r;
-      raft::from_wire(out.response, s->correlation, &r);
-      answer = std::move(r);
-    }
-  }
+  std::optional<raft::message> answer = co_await channels_.call(to, std::move(m));
   --outbound_in_flight_;
   if (!answer && !stopping_) spdlog::debug("A metadata quorum request to node {} got no answer", to.value);
   if (!answer || stopping_ || failed_) co_return;
@@ -536,7 +276,7 @@ asio::awaitable<std::error_code> raft_driver::call_leader(int16_t api_key, int16
   auto call = [&]() -> asio::awaitable<std::error_code> {
     if (stopping_) co_return make_error_code(client_errc::closed);
     const int32_t leader = leader_id();
-    auto client = leader >= 0 ? client_for(leader, true) : nullptr;
+    auto client = leader >= 0 ? channels_.client_for(leader, true) : nullptr;
     if (!client) co_return make_error_code(client_errc::connect_failed);
     co_return co_await client->send(api_key, api_version, std::move(body), timeout, out);
   };

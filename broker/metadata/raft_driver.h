@@ -42,6 +42,8 @@
 #include "broker/asio.h"
 #include "broker/metadata/cluster_id_warnings.h"
 #include "broker/metadata/committed_batch.h"
+#include "broker/metadata/committed_metadata.h"
+#include "broker/metadata/quorum_channels.h"
 #include "broker/metadata/quorum_voters.h"
 #include "broker/network/kafka_client.h"
 #include "controller/metadata/image.h"
@@ -108,10 +110,13 @@ class raft_driver {
   raft_driver& operator=(const raft_driver&) = delete;
 
   const asio::strand<asio::any_io_executor>& strand() const { return strand_; }
-  void add_commit_listener(commit_listener l) { commit_listeners_.push_back(std::move(l)); }
+  void add_commit_listener(commit_listener l) { committed_.add_listener(std::move(l)); }
   void add_leader_listener(leader_listener l) { leader_listeners_.push_back(std::move(l)); }
   // Ticks `guard` and tells it of metadata Fetch answers (stall_guard.h).
-  void watch_stalls(stall_guard* guard) { stall_guard_ = guard; }
+  void watch_stalls(stall_guard* guard) {
+    stall_guard_ = guard;
+    channels_.watch_stalls(guard);
+  }
 
   // Opens the metadata log, loads it into the core and starts ticking.
   asio::awaitable<storage::storage_error> start();
@@ -131,7 +136,7 @@ class raft_driver {
   const std::vector<quorum_voter>& voters() const { return options_.voters; }
   // The committed image at the end of what was last handed to the commit
   // listeners (they may read it while they are called).
-  const std::shared_ptr<const controller::metadata_image>& committed_image() const { return image_; }
+  const std::shared_ptr<const controller::metadata_image>& committed_image() const { return committed_.image(); }
 
   // --- any thread (approximate) ----------------------------------------------
   int32_t leader_id_now() const { return leader_now_.load(std::memory_order_acquire); }
@@ -157,8 +162,6 @@ class raft_driver {
 
  private:
   storage::storage_error start_on_strand();
-  storage::storage_error load_disk_state(controller::raft::raft_disk_state& disk,
-                                         std::optional<committed_batch>& loaded);
   controller::raft::raft_options core_options();
   void pump();
   // fsyncs what was appended and tells the core (posted by pump).
@@ -167,20 +170,9 @@ class raft_driver {
   void dispatch(controller::raft::outbound& m);
   asio::awaitable<void> send_request(controller::raft::node_id to, controller::raft::message m);
   asio::awaitable<raft_fetch_answer> fetch_on_strand(controller::raft::fetch_request request);
-  void deliver_committed(storage::offset hw);
-  // Loads a snapshot's bytes: the image and the records for the listeners.
-  bool load_snapshot(controller::raft::snapshot_id id, const std::vector<uint8_t>& bytes, committed_batch* out,
-                     std::string* why);
-  void deliver_snapshot(committed_batch batch);
-  bool install_snapshot(controller::raft::snapshot_id id, const controller::raft::snapshot_payload& bytes);
-  void maybe_snapshot();
-  std::filesystem::path partition_dir() const;
+  void report_leader(const controller::raft::leader_and_epoch& le);
   void wake_parked();
   asio::awaitable<void> tick_loop();
-  // The quorum's own connection to a voter, or (forwarding) a second one:
-  // a forwarded request may wait for a commit that needs this node's
-  // Fetch, which must not queue behind it on the same connection.
-  std::shared_ptr<kafka_client> client_for(int32_t node, bool forwarding = false);
   // An inbound request refused for its cluster id is logged (rate-limited).
   void note_refusal(protocol::error_code e, std::string_view api, int32_t peer,
                     const std::optional<std::string>& their_cluster_id);
@@ -194,12 +186,8 @@ class raft_driver {
   std::mt19937_64 random_;
   std::unique_ptr<controller::metadata_log> log_;
   std::unique_ptr<controller::raft::raft_core> core_;
-  std::map<int32_t, std::shared_ptr<kafka_client>> clients_;
-  std::map<int32_t, std::shared_ptr<kafka_client>> forwarding_clients_;
-  // Endpoints learned from Fetch answers' NodeEndpoints (observers that
-  // started from bootstrap servers).
-  std::map<int32_t, quorum_voter> learned_endpoints_;
-  std::vector<commit_listener> commit_listeners_;
+  committed_metadata committed_;
+  quorum_channels channels_;
   std::vector<leader_listener> leader_listeners_;
   stall_guard* stall_guard_ = nullptr;
 
@@ -208,11 +196,6 @@ class raft_driver {
   bool flush_posted_ = false;
   bool failed_ = false;      // the log cannot be written: stop taking part
   bool stopping_ = false;
-  storage::offset applied_{0};  // committed entries delivered up to here
-  // The committed image at applied_, what a snapshot holds.
-  std::shared_ptr<const controller::metadata_image> image_;
-  int64_t bytes_since_snapshot_ = 0;
-  int64_t last_snapshot_ms_ = 0;
   uint64_t next_inbound_ = 1;
   std::map<uint64_t, controller::raft::message> answers_;  // core answers to inbound requests
   std::vector<std::shared_ptr<asio::steady_timer>> parked_;
