@@ -550,7 +550,7 @@ std::optional<std::string> broker_node::impl::serve_metrics() {
     metrics::replica_gauges g;
     const int64_t now = wall_clock_ms();
     for (const auto& p : r->all()) {
-      const partition::health h = p->health_now();
+      const partition_health h = p->health_now();
       ++g.partitions;
       g.leaders += h.leader;
       g.under_replicated += h.under_replicated;

@@ -103,7 +103,7 @@ void durable_appender::acknowledge_ready(const done_fn& done, const std::functio
             hw_wake_.reset();
             wake();
           });
-          part_->add_waiter(hw_wake_);
+          part_->status().add_waiter(hw_wake_);
         }
         return;
       }

@@ -395,7 +395,7 @@ void plan_partition(const request_context& ctx, const request_facts& facts, cons
   auto p = s.replicas->get({t->name, pd.index});
   if (!p || !p->is_leader() || facts.in_doubt)
     return fail(error_code::not_leader_or_follower);  // the leader is named at the end
-  const produce_limits limits = p->limits();
+  const produce_limits limits = p->status().limits();
   batch_check checked = check_batch(ctx, pd.records, limits, p->tp(), s.now_ms());
   if (checked.error != error_code::none) {
     fail(checked.error, checked.message);

@@ -144,7 +144,7 @@ class fetch_reader {
     }
     const int32_t current_epoch = slot.request.current_leader_epoch ? slot.request.current_leader_epoch->value : -1;
     error_code e = slot.checked_error;
-    if (e == error_code::none) e = p.check_leader_epoch(current_epoch, leader_only_);
+    if (e == error_code::none) e = p.status().check_leader_epoch(current_epoch, leader_only_);
     // Removed while this read ran (a deletion clears its leader): answered
     // as one removed before the read, not as a leadership change.
     if (e != error_code::none && p.removed()) e = error_code::unknown_topic_or_partition;
@@ -334,7 +334,7 @@ void check_on_strand(partition_slot& slot, node_id follower, broker_epoch follow
     slot.checked_error = error_code::unknown_topic_or_partition;
     return;
   }
-  slot.checked_error = p.check_leader_epoch(current_epoch, leader_only);
+  slot.checked_error = p.status().check_leader_epoch(current_epoch, leader_only);
   if (slot.checked_error != error_code::none) return;
   if (follower != no_node && !p.is_replica(follower)) {
     // Known at this epoch (a reassignment's new replica) or not at all.
@@ -479,7 +479,7 @@ asio::awaitable<void> read_until_ready(const request_context& ctx, const fetch_r
     if (may_wait) {
       auto wake = waiter->waker();
       for (auto& slot : slots)
-        if (slot.hosted) slot.hosted->add_waiter(wake);
+        if (slot.hosted) slot.hosted->status().add_waiter(wake);
     }
     const size_t bytes = reader.read_all(slots, results);
     // Errors, divergences and redirections to another replica are answered at once.

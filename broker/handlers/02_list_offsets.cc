@@ -118,7 +118,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         out.error_code = static_cast<int16_t>(error_code::unknown_topic_or_partition);
       } else if (auto p = s.replicas->get({t->name, pr.partition_index}); !p) {
         out.error_code = static_cast<int16_t>(error_code::not_leader_or_follower);
-      } else if (auto e = p->check_leader_epoch(pr.current_leader_epoch, request->replica_id != -2);
+      } else if (auto e = p->status().check_leader_epoch(pr.current_leader_epoch, request->replica_id != -2);
                  e != error_code::none) {
         out.error_code = static_cast<int16_t>(e);
       } else if (in_doubt && p->is_leader()) {

@@ -53,7 +53,7 @@ asio::awaitable<epoch_end_offset> answer(const broker_services& s, const control
   } else if (s.replicas->logs().is_offline(p->tp())) {
     e = error_code::kafka_storage_error;
   } else {
-    e = p->check_leader_epoch(req.current_leader_epoch, true);
+    e = p->status().check_leader_epoch(req.current_leader_epoch, true);
     if (e == error_code::none && in_doubt) e = error_code::not_leader_or_follower;
   }
   if (e == error_code::none) out = co_await run_on(p->strand(), [&] { return lookup(*p, req.leader_epoch); });

@@ -83,7 +83,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
           std::vector<uint8_t> batch;
           marker.partition_leader_epoch = p->leader_epoch();
           protocol::append_end_txn_marker_batch(batch, marker);
-          produce_limits limits = p->limits();
+          produce_limits limits = p->status().limits();
           limits.max_message_bytes = std::max<int32_t>(limits.max_message_bytes, static_cast<int32_t>(batch.size()));
           auto result = p->append_records(batch, -1, limits, storage::producer_origin::coordinator, now_ms, version);
           // The group coordinator settles the producer's offsets in log

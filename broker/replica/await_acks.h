@@ -30,7 +30,7 @@ asio::awaitable<void> await_acks(std::vector<Awaiting>& waiting, int32_t timeout
     // Registered before looking, so that a move in between is not missed.
     waiter->arm();
     auto wake = waiter->waker();
-    for (auto& w : waiting) w.part->add_waiter(wake);
+    for (auto& w : waiting) w.part->status().add_waiter(wake);
     std::vector<Awaiting> still;
     for (auto& w : waiting) {
       auto [done, e] = co_await run_on(w.part->strand(), [&] { return w.part->acks_done(w.required); });

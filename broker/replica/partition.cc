@@ -17,28 +17,8 @@ partition::partition(asio::any_io_executor executor, storage::topic_partition tp
       topic_id_(topic_id),
       log_(std::move(log)),
       self_(self),
-      brokers_(std::move(brokers)) {}
-
-partition_role partition::role() const {
-  std::lock_guard lock(mutex_);
-  return role_;
-}
-
-partition::health partition::health_now() const {
-  health h;
-  h.offline = log_->offline();
-  std::lock_guard lock(mutex_);
-  h.leader = role_.leader == self_ && !removed();
-  h.producer_ids = producer_ids_.load(std::memory_order_relaxed);
-  if (h.leader) {
-    h.under_replicated = role_.isr.size() < role_.replicas.size();
-    h.under_min_isr = static_cast<int32_t>(role_.isr.size()) < min_isr_.load(std::memory_order_relaxed);
-    h.lso_lag = std::max<int64_t>(
-        high_watermark_.load(std::memory_order_relaxed) - lso_.load(std::memory_order_relaxed), 0);
-    h.oldest_transaction_last_write_ms = oldest_txn_last_write_ms_.load(std::memory_order_relaxed);
-  }
-  return h;
-}
+      brokers_(std::move(brokers)),
+      status_(self) {}
 
 size_t partition::expire_producers(int64_t now_ms) {
   const size_t expired = log_->expire_producers(now_ms);
@@ -46,56 +26,9 @@ size_t partition::expire_producers(int64_t now_ms) {
   return expired;
 }
 
-produce_limits partition::limits() const {
-  std::lock_guard lock(mutex_);
-  return limits_;
-}
-
-void partition::set_limits(const produce_limits& limits) {
-  std::lock_guard lock(mutex_);
-  limits_ = limits;
-}
-
-protocol::error_code partition::check_leader_epoch(int32_t current_leader_epoch, bool require_leader) const {
-  // Kafka's order (Partition.localLogWithEpochOrThrow): the epoch first,
-  // then whether this replica leads.
-  const int32_t epoch = leader_epoch();
-  if (current_leader_epoch >= 0) {
-    if (current_leader_epoch < epoch) return perr::fenced_leader_epoch;
-    if (current_leader_epoch > epoch) return perr::unknown_leader_epoch;
-  }
-  if (require_leader && !is_leader()) return perr::not_leader_or_follower;
-  return perr::none;
-}
-
-void partition::add_waiter(const std::shared_ptr<std::function<void()>>& waiter) {
-  std::lock_guard lock(mutex_);
-  waiters_.add(waiter);
-}
-
-void partition::notify_waiters() {
-  std::vector<std::shared_ptr<std::function<void()>>> woken;
-  {
-    std::lock_guard lock(mutex_);
-    woken = waiters_.take();
-  }
-  for (auto& w : woken) (*w)();
-}
-
 void partition::mark_removed() {
-  removed_.store(true, std::memory_order_release);
-  leader_id_.store(-1, std::memory_order_release);
   leader_state_.reset();
-  notify_waiters();
-}
-
-void partition::publish_role(const partition_role& role) {
-  {
-    std::lock_guard lock(mutex_);
-    role_ = role;
-  }
-  leader_epoch_.store(role.leader_epoch.value, std::memory_order_release);
-  leader_id_.store(role.leader.value, std::memory_order_release);
+  status_.mark_removed();
 }
 
 std::error_code partition::become_leader(const partition_role& role, const leader_settings& settings,
@@ -105,7 +38,7 @@ std::error_code partition::become_leader(const partition_role& role, const leade
   if (!leader_state_) leader_state_.emplace(self_, self_epoch, settings);
   leader_state_->set_settings(settings);
   const bool current = leader_state_->on_role(role, log_end_offset(), now_ms);
-  min_isr_.store(leader_state_->effective_min_isr(), std::memory_order_relaxed);
+  status_.publish_min_isr(leader_state_->effective_min_isr());
   if (!current) return {};  // older than what this leader knows
   if (new_epoch) {
     if (auto ec = log_->become_leader(role.leader_epoch)) return ec;
@@ -113,24 +46,25 @@ std::error_code partition::become_leader(const partition_role& role, const leade
   partition_role published = role;
   published.isr = leader_state_->isr();
   published.partition_epoch = leader_state_->version();
-  publish_role(published);
+  status_.publish_role(published);
   maybe_advance_high_watermark(now_ms);
-  notify_waiters();
+  status_.notify_waiters();
   return {};
 }
 
 std::error_code partition::become_follower(const partition_role& role) {
   if (removed()) return {};
-  if (role.partition_epoch < role_.partition_epoch && role.leader_epoch.value <= leader_epoch()) return {};
+  if (role.partition_epoch < status_.role_on_strand().partition_epoch && role.leader_epoch.value <= leader_epoch())
+    return {};
   leader_state_.reset();
-  publish_role(role);
+  status_.publish_role(role);
   // Produces waiting for acks learn that this replica no longer leads.
-  notify_waiters();
+  status_.notify_waiters();
   return {};
 }
 
 void partition::set_high_watermark(storage::offset hw) {
-  high_watermark_.store(hw.value, std::memory_order_release);
+  status_.publish_high_watermark(hw);
   log_->on_high_watermark_updated(hw);
   update_last_stable_offset();
 }
@@ -139,7 +73,7 @@ void partition::maybe_advance_high_watermark(int64_t now_ms) {
   // ARCHITECTURE.md §4: the smallest log end among the (maximal) ISR,
   // never backwards, and only while the ISR is at least min ISR.
   if (!leader_state_) return;
-  const storage::offset current(high_watermark_.load(std::memory_order_relaxed));
+  const storage::offset current = high_watermark();
   if (auto next = leader_state_->next_high_watermark(log_end_offset(), current, now_ms, brokers_)) {
     set_high_watermark(*next);
   } else {
@@ -148,12 +82,12 @@ void partition::maybe_advance_high_watermark(int64_t now_ms) {
 }
 
 void partition::update_last_stable_offset() {
-  const int64_t hw = high_watermark_.load(std::memory_order_relaxed);
+  const storage::offset hw = high_watermark();
   const storage::producer_state& producers = log_->producers();
   auto first_unstable = producers.first_unstable_offset();
-  lso_.store(first_unstable ? std::min(hw, first_unstable->value) : hw, std::memory_order_release);
-  producer_ids_.store(static_cast<int64_t>(producers.producers().size()), std::memory_order_relaxed);
-  oldest_txn_last_write_ms_.store(producers.oldest_transaction_last_write_ms(), std::memory_order_relaxed);
+  status_.publish_producers(first_unstable ? std::min(hw, *first_unstable) : hw,
+                            static_cast<int64_t>(producers.producers().size()),
+                            producers.oldest_transaction_last_write_ms());
 }
 
 protocol::error_code partition::check_divergence(storage::leader_epoch last_fetched_epoch,
@@ -187,7 +121,7 @@ follower_fetch_outcome partition::on_follower_fetch(node_id follower, storage::o
   if (out.log_end_moved) {
     const storage::offset before = high_watermark();
     maybe_advance_high_watermark(now_ms);
-    if (high_watermark() != before) notify_waiters();
+    if (high_watermark() != before) status_.notify_waiters();
   }
   return out;
 }
@@ -216,17 +150,17 @@ alter_outcome partition::on_alter_partition_answer(uint64_t change_id, const alt
   if (removed() || !leader_state_) return alter_outcome::stale;
   const alter_outcome outcome = leader_state_->on_alter_answer(change_id, answer);
   if (outcome == alter_outcome::committed) {
-    partition_role published = role();
+    partition_role published = status_.role_on_strand();
     published.isr = leader_state_->isr();
     published.partition_epoch = leader_state_->version();
-    publish_role(published);
+    status_.publish_role(published);
     std::string isr;
     for (node_id n : published.isr) isr += (isr.empty() ? "" : ",") + std::to_string(n.value);
     spdlog::info("[Partition {} broker={}] ISR updated to {}{} and version updated to {}",
                  storage::partition_dir_name(tp_), self_.value, isr,
                  leader_state_->under_min_isr() ? " (under-min-isr)" : "", published.partition_epoch.value);
     maybe_advance_high_watermark(now_ms);
-    notify_waiters();
+    status_.notify_waiters();
   } else if (outcome != alter_outcome::stale && outcome != alter_outcome::published) {
     spdlog::info("[Partition {} broker={}] Failed to alter partition: {}", storage::partition_dir_name(tp_),
                  self_.value, protocol::error_name(answer.error));
@@ -257,7 +191,7 @@ partition::follower_append partition::append_as_follower(storage::leader_epoch l
   out.log_end = log_end_offset();
   out.last_epoch = latest_epoch();
   follow_leader_offsets(leader_high_watermark, leader_log_start, now_ms);
-  notify_waiters();
+  status_.notify_waiters();
   return out;
 }
 
@@ -266,7 +200,7 @@ void partition::follow_leader_offsets(storage::offset leader_high_watermark, sto
   if (leader_state_) return;
   // A follower's HW is the leader's, capped at its own log end.
   const storage::offset hw = std::min(leader_high_watermark, log_end_offset());
-  if (hw.value >= 0 && hw.value != high_watermark_.load(std::memory_order_relaxed)) set_high_watermark(hw);
+  if (hw.value >= 0 && hw != high_watermark()) set_high_watermark(hw);
   if (leader_log_start > log_start_offset() && leader_log_start <= log_end_offset()) {
     if (auto ec = log_->advance_log_start_offset(leader_log_start, now_ms))
       spdlog::warn("[Partition {} broker={}] Cannot move the log start to the leader's {}: {}",
@@ -364,7 +298,7 @@ partition_produce_result partition::append_records(std::span<uint8_t> batches, i
   if (!result.duplicate) maybe_advance_high_watermark(now_ms);
   out.required_offset = result.log.last_offset.value + 1;
   if (required_acks == -1) std::tie(out.acks_done, out.acks_error) = acks_done(storage::offset(out.required_offset));
-  notify_waiters();
+  status_.notify_waiters();
   return out;
 }
 
@@ -378,7 +312,7 @@ protocol::error_code partition::delete_records_before(storage::offset o, int64_t
     if (auto ec = log_->advance_log_start_offset(o, now_ms)) return perr::kafka_storage_error;
   }
   *low_watermark = log_start_offset().value;
-  notify_waiters();
+  status_.notify_waiters();
   return perr::none;
 }
 

@@ -8,9 +8,9 @@
 // shares its log with the log manager for the same reason, so a fetch that
 // waited across a deletion can still read it, and is told it was removed). Every mutation
 // — appends, role changes, HW moves, truncation — runs on the partition's
-// strand. What readers on other strands need (role, epochs, HW, LSO, log
-// end) is published with atomic stores or under a leaf mutex for the
-// replica lists.
+// strand. What readers on other strands need (role, epochs, HW, LSO, the
+// produce limits, the wake-ups) is in its partition_status, published there
+// by the strand.
 
 #include <atomic>
 #include <cstdint>
@@ -25,6 +25,7 @@
 #include "broker/asio.h"
 #include "broker/replica/follower_state.h"
 #include "broker/replica/leader_state.h"
+#include "broker/replica/partition_status.h"
 #include "broker/replica/partition_waiter.h"
 #include "broker/replica/replica_types.h"
 #include "protocol/error_code.h"
@@ -51,19 +52,6 @@ struct partition_produce_result {
   protocol::error_code acks_error = protocol::error_code::none;
 };
 
-// Settings a produce reads, from the topic's effective configs (the layered
-// configs: topic override, dynamic per-broker and cluster-wide defaults,
-// static config), pushed by the metadata publisher when any layer changes.
-struct produce_limits {
-  int32_t max_message_bytes = 1048588;  // max.message.bytes
-  // message.timestamp.type=LogAppendTime: the broker stamps batches, so
-  // the producer's timestamps are not checked.
-  bool log_append_time = false;
-  int64_t timestamp_before_max_ms = INT64_MAX;  // message.timestamp.before.max.ms
-  int64_t timestamp_after_max_ms = 3600000;     // message.timestamp.after.max.ms
-  bool compacted = false;                       // cleanup.policy has compact: every record needs a key
-};
-
 class partition : public std::enable_shared_from_this<partition> {
  public:
   using strand_type = asio::strand<asio::any_io_executor>;
@@ -77,47 +65,23 @@ class partition : public std::enable_shared_from_this<partition> {
   storage::partition_log& log() { return *log_; }
 
   // --- any thread -------------------------------------------------------------
-  bool is_leader() const { return leader_id_.load(std::memory_order_acquire) == self_.value; }
-  int32_t leader() const { return leader_id_.load(std::memory_order_acquire); }
-  int32_t leader_epoch() const { return leader_epoch_.load(std::memory_order_acquire); }
-  storage::offset high_watermark() const { return storage::offset(high_watermark_.load(std::memory_order_acquire)); }
-  storage::offset last_stable_offset() const { return storage::offset(lso_.load(std::memory_order_acquire)); }
+  // What other strands read and may register (partition_status.h).
+  const partition_status& status() const { return status_; }
+  partition_status& status() { return status_; }
+  // The reads every request makes, for short.
+  bool is_leader() const { return status_.is_leader(); }
+  int32_t leader() const { return status_.leader(); }
+  int32_t leader_epoch() const { return status_.leader_epoch(); }
+  storage::offset high_watermark() const { return status_.high_watermark(); }
+  storage::offset last_stable_offset() const { return status_.last_stable_offset(); }
   storage::offset log_end_offset() const { return log_->log().log_end_offset(); }
   storage::offset log_start_offset() const { return log_->log().log_start_offset(); }
-  partition_role role() const;
   // Dropped by the replica manager (topic deleted, or replica moved away):
   // it leads nothing and takes no writes; its log is closed.
-  bool removed() const { return removed_.load(std::memory_order_acquire); }
-  // What the metrics count (any thread).
-  struct health {
-    bool leader = false;
-    bool under_replicated = false;  // leads with an ISR smaller than the replica set
-    bool under_min_isr = false;     // leads with an ISR below the effective min.insync.replicas
-    bool offline = false;           // its log directory failed
-    int64_t producer_ids = 0;       // producers its producer state holds
-    // Leads: high watermark minus last stable offset (what read_committed
-    // consumers wait for); 0 otherwise.
-    int64_t lso_lag = 0;
-    // Leads with an open transaction: the last write time of the producer
-    // of the oldest one (Kafka's hasLateTransaction reads it); -1 otherwise.
-    int64_t oldest_transaction_last_write_ms = -1;
-  };
-  health health_now() const;
+  bool removed() const { return status_.removed(); }
+  partition_health health_now() const { return status_.health(log_->offline()); }
   // Drops producers idle for producer.id.expiration.ms; returns how many.
   size_t expire_producers(int64_t now_ms);
-  // The topic's produce settings as last pushed (any thread; a copy).
-  produce_limits limits() const;
-  void set_limits(const produce_limits& limits);
-  // KIP-320: the error for a request carrying current_leader_epoch (-1: no check).
-  protocol::error_code check_leader_epoch(int32_t current_leader_epoch, bool require_leader) const;
-
-  // Wake-ups for delayed fetches and acks=all produces: called (from the
-  // strand) after appends, HW moves and role changes. A waiter is called at
-  // most once and then forgotten. The partition holds it weakly: the caller
-  // keeps it alive while it wants the wake-up, and one it dropped (a fetch
-  // answered because another partition moved) is pruned, so an idle
-  // partition does not collect the wake-ups of every fetch that read it.
-  void add_waiter(const std::shared_ptr<std::function<void()>>& waiter);
 
   // --- partition strand: roles -------------------------------------------------
   // The metadata log gives this replica the lead at role.leader_epoch. A new
@@ -173,7 +137,7 @@ class partition : public std::enable_shared_from_this<partition> {
   // (NOT_LEADER_OR_FOLLOWER once this replica no longer leads).
   std::pair<bool, protocol::error_code> acks_done(storage::offset required) const;
   // Strand only: whether n is one of the partition's replicas (no copy of the role).
-  bool is_replica(node_id n) const { return role_.is_replica(n); }
+  bool is_replica(node_id n) const { return status_.role_on_strand().is_replica(n); }
   // Strand only: the leader's bookkeeping, or null while following.
   const leader_state* leadership() const { return leader_state_ ? &*leader_state_ : nullptr; }
 
@@ -205,11 +169,9 @@ class partition : public std::enable_shared_from_this<partition> {
   void mark_removed();
 
  private:
-  void publish_role(const partition_role& role);
   void maybe_advance_high_watermark(int64_t now_ms);
   void set_high_watermark(storage::offset hw);
   void update_last_stable_offset();
-  void notify_waiters();
 
   asio::any_io_executor executor_;
   strand_type strand_;
@@ -220,22 +182,7 @@ class partition : public std::enable_shared_from_this<partition> {
   // The registered brokers as the current metadata image has them (for ISR
   // eligibility); safe from any thread.
   broker_lookup brokers_;
-  std::atomic<bool> removed_{false};
-
-  std::atomic<int32_t> leader_id_{-1};
-  std::atomic<int32_t> leader_epoch_{-1};
-  std::atomic<int64_t> high_watermark_{0};
-  std::atomic<int64_t> lso_{0};
-  // Producer state as last published for health_now() (with the LSO).
-  std::atomic<int64_t> producer_ids_{0};
-  std::atomic<int64_t> oldest_txn_last_write_ms_{-1};
-  // The leader's effective min.insync.replicas, published for health_now().
-  std::atomic<int32_t> min_isr_{1};
-
-  mutable std::mutex mutex_;  // leaf: guards role_ writes and off-strand reads, waiters_ and limits_
-  partition_role role_;       // written only on the strand
-  produce_limits limits_;
-  wake_list waiters_;
+  partition_status status_;
   // Strand only: present while this replica leads.
   std::optional<leader_state> leader_state_;
 };

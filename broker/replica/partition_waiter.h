@@ -2,7 +2,7 @@
 // How a request waits, up to a deadline, for any of several partitions to
 // change (an append, a HW move, a role change): a delayed fetch, an acks=all
 // produce. The waiting coroutine arms the waiter, registers waker() with
-// each partition (partition::add_waiter), looks at the partitions, and
+// each partition (partition_status::add_waiter), looks at the partitions, and
 // then calls wait(): a change that came while it looked is not lost.
 //
 // Partitions call the waker on their own strands. It only posts to the
@@ -44,7 +44,7 @@ class partition_waiter : public std::enable_shared_from_this<partition_waiter> {
     waker_.reset();
   }
 
-  // For partition::add_waiter, which holds it weakly: this waiter keeps it
+  // For partition_status::add_waiter, which holds it weakly: this waiter keeps it
   // until the next arm() or its end. A partition calls it at most once.
   std::shared_ptr<std::function<void()>> waker() {
     if (!waker_)

@@ -87,7 +87,7 @@ asio::awaitable<std::error_code> replica_manager::apply_one(
     unfollowed_.erase(u.tp);
     co_await fetchers_->unfollow(u.tp);
   }
-  p->set_limits(u.limits);
+  p->status().set_limits(u.limits);
   if (auto ec = co_await take_role(p, u, now_ms)) {
     spdlog::error("Cannot apply the new role of {}: {}", storage::partition_dir_name(u.tp), ec.message());
     logs_.note_error(u.tp, ec);
