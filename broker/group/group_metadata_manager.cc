@@ -70,12 +70,12 @@ void group_metadata_manager::replay(const group_record& record) {
 void group_metadata_manager::activate(int64_t now_ms) {
   for (auto& [id, g] : groups_) {
     for (auto& [mid, m] : g.members()) {
-      group_member* member = g.member(mid);
+      group_member* member = g.members().find(mid);
       reschedule_heartbeat(*member, now_ms, member->session_timeout_ms);
     }
     // A group loaded over a lowered group.max.size rebalances so that its
     // members get a chance to commit before some are turned away.
-    if (static_cast<int64_t>(g.size()) > ctx_.config().max_size) rebalance_.prepare_rebalance(g, now_ms);
+    if (static_cast<int64_t>(g.members().size()) > ctx_.config().max_size) rebalance_.prepare_rebalance(g, now_ms);
   }
 }
 
@@ -83,7 +83,7 @@ void group_metadata_manager::answer_parked_not_coordinator() {
   for (auto& [id, g] : groups_) {
     g.transition_to(group_state::dead, g.state_timestamp_ms().value_or(0));
     for (auto& [mid, cm] : g.members()) {
-      group_member* m = g.member(mid);
+      group_member* m = g.members().find(mid);
       switch (g.previous_state()) {
         case group_state::preparing_rebalance: {
           msg::join_group_response r;
@@ -126,7 +126,7 @@ void group_metadata_manager::store_leader_assignment(classic_group& g, const msg
     }
     for (const auto& [mid, _] : cg->members()) {
       auto it = assignment.find(mid);
-      cg->member(mid)->assignment = it == assignment.end() ? std::vector<uint8_t>{} : it->second;
+      cg->members().find(mid)->assignment = it == assignment.end() ? std::vector<uint8_t>{} : it->second;
     }
     rebalance_.propagate_assignment(*cg, error_code::none, done_ms);
     cg->transition_to(group_state::stable, done_ms);

@@ -98,7 +98,7 @@ void group_metadata_manager::write_new_group(const classic_group& g) {
   ctx_.append({group_metadata_record(group_id, empty)}, [this, group_id](error_code e, int64_t) {
     if (e == error_code::none) return;
     classic_group* created = group(group_id);
-    if (created && created->empty_of_members() && created->generation() == 0 && !committed_.group_offsets(group_id)) {
+    if (created && created->members().empty() && created->generation() == 0 && !committed_.group_offsets(group_id)) {
       groups_.erase(group_id);
     }
   });
@@ -112,12 +112,12 @@ bool group_metadata_manager::accept_joining_member(classic_group& g, std::string
     case group_state::preparing_rebalance: {
       // Counting parked joins rather than members lets a group shrink back
       // under a lowered limit: the last to rejoin are turned away.
-      const group_member* m = std::as_const(g).member(member_id);
-      return (m && m->awaiting_join) || g.awaiting_join_count() < ctx_.config().max_size;
+      const group_member* m = std::as_const(g).members().find(member_id);
+      return (m && m->awaiting_join) || g.members().awaiting_join_count() < ctx_.config().max_size;
     }
     case group_state::completing_rebalance:
     case group_state::stable:
-      return g.has_member(member_id) || static_cast<int64_t>(g.size()) < ctx_.config().max_size;
+      return g.members().contains(member_id) || static_cast<int64_t>(g.members().size()) < ctx_.config().max_size;
   }
   return false;
 }
@@ -134,7 +134,7 @@ void group_metadata_manager::join_new_member(classic_group& g, request_token tok
   }
   std::string member_id = new_member_id(random_, client.client_id, request.group_instance_id);
   if (request.group_instance_id) {
-    if (auto existing = g.static_member_id(*request.group_instance_id)) {
+    if (auto existing = g.members().static_member_id(*request.group_instance_id)) {
       return update_static_member(g, *existing, std::move(member_id), token, version, request, now_ms);
     }
     return add_member_and_rebalance(g, std::move(member_id), token, version, client, request, now_ms);
@@ -142,7 +142,7 @@ void group_metadata_manager::join_new_member(classic_group& g, request_token tok
   if (version >= 4) {
     // The client must come back with this id; until it does it is pending,
     // and it expires after one session timeout.
-    g.add_pending(member_id, now_ms + request.session_timeout_ms);
+    g.members().add_pending(member_id, now_ms + request.session_timeout_ms);
     return ctx_.reply(token, join_error(version, member_id, error_code::member_id_required));
   }
   add_member_and_rebalance(g, std::move(member_id), token, version, client, request, now_ms);
@@ -159,18 +159,18 @@ void group_metadata_manager::join_existing_member(classic_group& g, request_toke
   if (!g.supports_protocols(request.protocol_type, protocols)) {
     return ctx_.reply(token, join_error(version, member_id, error_code::inconsistent_group_protocol));
   }
-  if (g.is_pending(member_id)) {
+  if (g.members().is_pending(member_id)) {
     // A pending member is never static (static members skip MEMBER_ID_REQUIRED);
     // Kafka treats the opposite as a broken client invariant.
     return add_member_and_rebalance(g, member_id, token, version, client, request, now_ms);
   }
-  if (auto e = g.validate_member(member_id, request.group_instance_id); e != error_code::none) {
+  if (auto e = g.members().validate(member_id, request.group_instance_id); e != error_code::none) {
     auto r = join_error(version, member_id, e);
     r.protocol_type.reset();
     if (version >= 7) r.protocol_name.reset();
     return ctx_.reply(token, std::move(r));
   }
-  group_member& m = *g.member(member_id);
+  group_member& m = *g.members().find(member_id);
   switch (g.state()) {
     case group_state::preparing_rebalance:
       return update_member_and_rebalance(g, m, token, version, request, now_ms);
@@ -215,7 +215,7 @@ void group_metadata_manager::add_member_and_rebalance(classic_group& g, std::str
   g.add(std::move(m), parked_request{token, version});
   // A parked new member cannot heartbeat; its join times out on its own so
   // that retries of clients that went away do not pile up.
-  reschedule_heartbeat(*g.member(member_id), now_ms, ctx_.config().new_member_join_timeout_ms);
+  reschedule_heartbeat(*g.members().find(member_id), now_ms, ctx_.config().new_member_join_timeout_ms);
   rebalance_.maybe_prepare_rebalance_or_complete_join(g, now_ms);
 }
 
@@ -227,7 +227,7 @@ void group_metadata_manager::update_member_and_rebalance(classic_group& g, group
     g.complete_join(m, join_error(m.awaiting_join->version, m.member_id, error_code::rebalance_in_progress),
                     ctx_.completions());
   }
-  g.update_member(m, protocols_of(request), rebalance_timeout_of(version, request), request.session_timeout_ms,
+  g.members().update(m, protocols_of(request), rebalance_timeout_of(version, request), request.session_timeout_ms,
                   parked_request{token, version});
   rebalance_.maybe_prepare_rebalance_or_complete_join(g, now_ms);
 }
@@ -243,10 +243,10 @@ void group_metadata_manager::update_static_member(classic_group& g, const std::s
   auto old_protocols = m.protocols;
   int32_t old_rebalance_ms = m.rebalance_timeout_ms;
   int32_t old_session_ms = m.session_timeout_ms;
-  g.update_member(m, protocols_of(request), rebalance_timeout_of(version, request), request.session_timeout_ms,
+  g.members().update(m, protocols_of(request), rebalance_timeout_of(version, request), request.session_timeout_ms,
                   parked_request{token, version});
   if (g.in(group_state::stable)) {
-    if (g.protocol_name().value_or("") != g.select_protocol()) {
+    if (g.protocol_name().value_or("") != g.members().select_protocol()) {
       return rebalance_.maybe_prepare_rebalance_or_complete_join(g, now_ms);
     }
     // Nothing the assignment depends on changed: persist the new member id
@@ -255,10 +255,10 @@ void group_metadata_manager::update_static_member(classic_group& g, const std::s
     rebalance_.write_group(g, [=, this](error_code e, int64_t done_ms) {
       classic_group* cg = group(group_id);
       if (!cg) return;
-      group_member* nm = cg->member(new_id);
+      group_member* nm = cg->members().find(new_id);
       if (!nm) return;
       if (e != error_code::none) {
-        cg->update_member(*nm, old_protocols, old_rebalance_ms, old_session_ms, std::nullopt);
+        cg->members().update(*nm, old_protocols, old_rebalance_ms, old_session_ms, std::nullopt);
         group_member& back = cg->replace_static_member(instance_id, new_id, old_id, ctx_.completions());
         reschedule_heartbeat(back, done_ms, back.session_timeout_ms);
         msg::join_group_response r;
@@ -309,7 +309,7 @@ void group_metadata_manager::sync_group(request_token token, int16_t version, co
   classic_group* g = group(request.group_id);
   if (!g || g->in(group_state::empty)) return fail(error_code::unknown_member_id);
   if (g->in(group_state::dead)) return fail(error_code::coordinator_not_available);
-  if (auto e = g->validate_member(request.member_id, request.group_instance_id); e != error_code::none) {
+  if (auto e = g->members().validate(request.member_id, request.group_instance_id); e != error_code::none) {
     return fail(e);
   }
   if (request.generation_id != g->generation()) return fail(error_code::illegal_generation);
@@ -321,7 +321,7 @@ void group_metadata_manager::sync_group(request_token token, int16_t version, co
     return fail(error_code::inconsistent_group_protocol);
   }
   if (g->in(group_state::preparing_rebalance)) return fail(error_code::rebalance_in_progress);
-  group_member& m = *g->member(request.member_id);
+  group_member& m = *g->members().find(request.member_id);
   if (g->in(group_state::stable)) {
     rebalance_.remove_pending_sync(*g, request.member_id);
     msg::sync_group_response r;
@@ -358,11 +358,11 @@ void group_metadata_manager::heartbeat(request_token token, int16_t version, con
   classic_group* g = group(request.group_id);
   if (!g) return answer(error_code::unknown_member_id);
   if (g->in(group_state::dead)) return answer(error_code::coordinator_not_available);
-  if (auto e = g->validate_member(request.member_id, request.group_instance_id); e != error_code::none) {
+  if (auto e = g->members().validate(request.member_id, request.group_instance_id); e != error_code::none) {
     return answer(e);
   }
   if (request.generation_id != g->generation()) return answer(error_code::illegal_generation);
-  group_member& m = *g->member(request.member_id);
+  group_member& m = *g->members().find(request.member_id);
   switch (g->state()) {
     case group_state::empty:
       return answer(error_code::unknown_member_id);
@@ -380,7 +380,7 @@ void group_metadata_manager::heartbeat(request_token token, int16_t version, con
 error_code group_metadata_manager::leave_one(classic_group& g, const std::string& member_id,
                                   const std::optional<std::string>& instance_id) {
   auto remove_current = [&](const std::string& id) {
-    group_member* m = g.member(id);
+    group_member* m = g.members().find(id);
     g.complete_join(*m, join_error(m->awaiting_join ? m->awaiting_join->version : 9, "", error_code::unknown_member_id),
                     ctx_.completions());
     g.complete_sync(*m, sync_error(error_code::unknown_member_id), ctx_.completions());
@@ -388,12 +388,12 @@ error_code group_metadata_manager::leave_one(classic_group& g, const std::string
   };
   if (member_id.empty()) {
     // Administrative removal by group.instance.id.
-    auto existing = instance_id ? g.static_member_id(*instance_id) : std::nullopt;
+    auto existing = instance_id ? g.members().static_member_id(*instance_id) : std::nullopt;
     if (!existing) return error_code::unknown_member_id;
     remove_current(*existing);
-  } else if (g.is_pending(member_id)) {
+  } else if (g.members().is_pending(member_id)) {
     g.remove(member_id);
-  } else if (auto e = g.validate_member(member_id, instance_id); e != error_code::none) {
+  } else if (auto e = g.members().validate(member_id, instance_id); e != error_code::none) {
     return e;
   } else {
     remove_current(member_id);

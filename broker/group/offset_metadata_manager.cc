@@ -37,7 +37,7 @@ error_code validate_commit(const classic_group& g, const std::string& member_id,
   if (g.in(group_state::dead)) return error_code::coordinator_not_available;
   if (generation < 0 && g.in(group_state::empty)) return error_code::none;
   if (generation >= 0 || !member_id.empty() || instance_id) {
-    if (auto e = g.validate_member(member_id, instance_id); e != error_code::none) return e;
+    if (auto e = g.members().validate(member_id, instance_id); e != error_code::none) return e;
     if (generation != g.generation()) return error_code::illegal_generation;
   } else if (!transactional && !g.in(group_state::empty)) {
     return error_code::unknown_member_id;
@@ -140,7 +140,7 @@ void offset_metadata_manager::apply_records(const std::vector<coordinator_record
       // Only an empty group goes: one that came back to life while the
       // tombstone was being written keeps its members (its next record wins).
       classic_group* g = groups_.group(gr->group);
-      if (g && g->in(group_state::empty) && g->pending_members().empty()) groups_.erase(gr->group);
+      if (g && g->in(group_state::empty) && g->members().pending_members().empty()) groups_.erase(gr->group);
     }
   }
 }
@@ -167,7 +167,7 @@ void offset_metadata_manager::commit_offsets(request_token token, int16_t versio
       validate_commit(*g, request.member_id, request.group_instance_id, generation, /*transactional=*/false);
   if (validation != error_code::none) return ctx_.reply(token, commit_response(request, validation));
   if (g->in(group_state::stable) || g->in(group_state::preparing_rebalance)) {
-    group_member* m = g->member(request.member_id);
+    group_member* m = g->members().find(request.member_id);
     if (m) reschedule_heartbeat(*m, now_ms, m->session_timeout_ms);
   }
   std::optional<int64_t> expire_ms;

@@ -36,21 +36,21 @@ void rebalancer::prepare_rebalance(classic_group& g, int64_t now_ms) {
   if (g.in(group_state::completing_rebalance)) {
     reset_and_propagate_assignment(g, error_code::rebalance_in_progress, now_ms);
   }
-  g.clear_pending_sync();
+  g.members().clear_pending_sync();
   g.sync_timer_.reset();
   bool initial = g.in(group_state::empty);
   if (initial) {
     // A new group waits a little for more members before the first generation.
     int32_t delay = ctx_.config().initial_rebalance_delay_ms;
-    int32_t remaining = std::max(g.rebalance_timeout_ms() - delay, 0);
+    int32_t remaining = std::max(g.members().rebalance_timeout_ms() - delay, 0);
     g.join_timer_ = join_timer{now_ms + delay, true, delay, remaining};
   }
   g.transition_to(group_state::preparing_rebalance, now_ms);
   if (initial) return;
-  if (g.all_members_joined()) {
+  if (g.members().all_joined()) {
     complete_join(g, now_ms);
   } else {
-    g.join_timer_ = join_timer{now_ms + g.rebalance_timeout_ms(), false, 0, 0};
+    g.join_timer_ = join_timer{now_ms + g.members().rebalance_timeout_ms(), false, 0, 0};
   }
 }
 
@@ -58,7 +58,7 @@ void rebalancer::maybe_complete_join_phase(classic_group& g, int64_t now_ms) {
   if (!g.in(group_state::preparing_rebalance)) return;
   // The initial rebalance completes on its timer only.
   if (g.previous_state() == group_state::empty) return;
-  if (!g.all_members_joined()) return;
+  if (!g.members().all_joined()) return;
   complete_join(g, now_ms);
 }
 
@@ -84,10 +84,10 @@ void rebalancer::complete_join(classic_group& g, int64_t now_ms) {
   }
   for (const auto& id : gone) g.remove(id);
   if (g.in(group_state::dead)) return;
-  if (!g.maybe_elect_joined_leader() && !g.empty_of_members()) {
+  if (!g.maybe_elect_joined_leader() && !g.members().empty()) {
     // Nobody rejoined: wait another rebalance timeout for session expiry to
     // clear the group.
-    g.join_timer_ = join_timer{now_ms + g.rebalance_timeout_ms(), false, 0, 0};
+    g.join_timer_ = join_timer{now_ms + g.members().rebalance_timeout_ms(), false, 0, 0};
     return;
   }
   g.init_next_generation(now_ms);
@@ -98,24 +98,24 @@ void rebalancer::complete_join(classic_group& g, int64_t now_ms) {
     return;
   }
   for (const auto& [id, cm] : g.members()) {
-    group_member& m = *g.member(id);
+    group_member& m = *g.members().find(id);
     g.complete_join(m, join_response(g, id, g.is_leader(id)), ctx_.completions());
     reschedule_heartbeat(m, now_ms, m.session_timeout_ms);
     m.is_new = false;
-    g.add_pending_sync(id);
+    g.members().add_pending_sync(id);
   }
-  g.sync_timer_ = sync_timer{now_ms + g.rebalance_timeout_ms(), g.generation()};
+  g.sync_timer_ = sync_timer{now_ms + g.members().rebalance_timeout_ms(), g.generation()};
 }
 
 void rebalancer::reset_and_propagate_assignment(classic_group& g, error_code error, int64_t now_ms) {
   assert(g.in(group_state::completing_rebalance));
-  for (const auto& [id, _] : g.members()) g.member(id)->assignment.clear();
+  for (const auto& [id, _] : g.members()) g.members().find(id)->assignment.clear();
   propagate_assignment(g, error, now_ms);
 }
 
 void rebalancer::propagate_assignment(classic_group& g, error_code error, int64_t now_ms) {
   for (const auto& [id, _] : g.members()) {
-    group_member& m = *g.member(id);
+    group_member& m = *g.members().find(id);
     msg::sync_group_response r;
     r.error_code = static_cast<int16_t>(error);
     r.assignment = m.assignment;
@@ -133,13 +133,13 @@ void rebalancer::propagate_assignment(classic_group& g, error_code error, int64_
 
 void rebalancer::expire_member(classic_group& g, const std::string& member_id, int64_t now_ms) {
   if (g.in(group_state::dead)) return;
-  group_member* m = g.member(member_id);
+  group_member* m = g.members().find(member_id);
   if (!m || m->has_satisfied_heartbeat()) return;
   remove_member_and_update(g, member_id, now_ms);
 }
 
 void rebalancer::remove_member_and_update(classic_group& g, const std::string& member_id, int64_t now_ms) {
-  group_member& m = *g.member(member_id);
+  group_member& m = *g.members().find(member_id);
   // A new member may time out while parked in JoinGroup: it hears
   // UNKNOWN_MEMBER_ID and may join again.
   msg::join_group_response r;
@@ -150,7 +150,7 @@ void rebalancer::remove_member_and_update(classic_group& g, const std::string& m
   g.remove(member_id);
   if (g.in(group_state::stable) || g.in(group_state::completing_rebalance)) {
     maybe_prepare_rebalance_or_complete_join(g, now_ms);
-  } else if (g.in(group_state::preparing_rebalance) && g.all_members_joined()) {
+  } else if (g.in(group_state::preparing_rebalance) && g.members().all_joined()) {
     complete_join(g, now_ms);
   }
 }
@@ -160,10 +160,10 @@ void rebalancer::expire_pending_sync(classic_group& g, int64_t now_ms) {
   g.sync_timer_.reset();
   if (t.generation != g.generation()) return;
   if (!g.in(group_state::completing_rebalance) && !g.in(group_state::stable)) return;
-  if (g.all_synced()) return;
-  std::vector<std::string> laggards(g.pending_sync().begin(), g.pending_sync().end());
+  if (g.members().pending_sync().empty()) return;
+  std::vector<std::string> laggards(g.members().pending_sync().begin(), g.members().pending_sync().end());
   for (const auto& id : laggards) {
-    group_member* m = g.member(id);
+    group_member* m = g.members().find(id);
     if (m) {
       g.complete_sync(*m, sync_error(error_code::unknown_member_id),
                       ctx_.completions());
@@ -174,7 +174,7 @@ void rebalancer::expire_pending_sync(classic_group& g, int64_t now_ms) {
 }
 
 void rebalancer::remove_pending_sync(classic_group& g, std::string_view member_id) {
-  g.remove_pending_sync(member_id);
+  g.members().remove_pending_sync(member_id);
   switch (g.state()) {
     case group_state::dead:
     case group_state::empty:
@@ -183,7 +183,7 @@ void rebalancer::remove_pending_sync(classic_group& g, std::string_view member_i
       break;
     case group_state::completing_rebalance:
     case group_state::stable:
-      if (g.all_synced()) g.sync_timer_.reset();
+      if (g.members().pending_sync().empty()) g.sync_timer_.reset();
       break;
   }
 }
@@ -207,7 +207,7 @@ std::optional<due_event> earliest(const classic_group& g) {
   auto consider = [&](due_event e) {
     if (!best || e.at < best->at) best = std::move(e);
   };
-  for (const auto& [id, at] : g.pending_members()) consider({due_event::pending_member, at, id});
+  for (const auto& [id, at] : g.members().pending_members()) consider({due_event::pending_member, at, id});
   for (const auto& [id, m] : g.members()) {
     if (m.heartbeat_deadline_ms) consider({due_event::member, *m.heartbeat_deadline_ms, id});
   }
@@ -229,10 +229,10 @@ void rebalancer::run_timers(classic_group& g, int64_t now_ms) {
     switch (e->what) {
       case due_event::pending_member:
         g.remove(e->member_id);
-        if (g.in(group_state::preparing_rebalance) && g.all_members_joined()) complete_join(g, at);
+        if (g.in(group_state::preparing_rebalance) && g.members().all_joined()) complete_join(g, at);
         break;
       case due_event::member:
-        g.member(e->member_id)->heartbeat_deadline_ms.reset();
+        g.members().find(e->member_id)->heartbeat_deadline_ms.reset();
         expire_member(g, e->member_id, at);
         break;
       case due_event::join:

@@ -117,7 +117,7 @@ TEST(GroupMembership, ThreeMembersOneLeavesEveryPartitionAssignedOnce) {
     EXPECT_EQ(j->leader, leader);
   }
   play_leader(rest, 2);
-  EXPECT_EQ(h.shard.find_group("g")->size(), 2u);
+  EXPECT_EQ(h.shard.find_group("g")->members().size(), 2u);
 }
 
 // A stable group of two with the given protocols; returns member ids.
@@ -163,10 +163,10 @@ TEST(GroupMembership, SessionTimeoutEvictsSilentMember) {
     h.advance(3000);
     EXPECT_EQ(h.heartbeat("g", ids[0], 1), 0);
   }
-  EXPECT_EQ(h.shard.find_group("g")->size(), 2u);
+  EXPECT_EQ(h.shard.find_group("g")->members().size(), 2u);
   h.advance(3000);
   // ids[1] has been silent for 12 s > 10 s session timeout.
-  EXPECT_EQ(h.shard.find_group("g")->size(), 1u);
+  EXPECT_EQ(h.shard.find_group("g")->members().size(), 1u);
   EXPECT_EQ(h.heartbeat("g", ids[1], 1), code(error_code::unknown_member_id));
   EXPECT_EQ(h.heartbeat("g", ids[0], 1), code(error_code::rebalance_in_progress));
   auto a = args();
@@ -204,8 +204,9 @@ TEST(GroupMembership, StaticMemberRestartKeepsAssignmentWithoutRebalance) {
   shard_harness h;
   auto ids = stable_pair(h, "g", "i-a", "i-b");
   const classic_group* g = h.shard.find_group("g");
-  auto old_b = *g->static_member_id("i-b");
-  auto assignment_b = g->members().at(old_b).assignment;
+  auto old_b = *g->members().static_member_id("i-b");
+  ASSERT_NE(g->members().find(old_b), nullptr);
+  auto assignment_b = g->members().find(old_b)->assignment;
   // The process behind i-b restarts: no member id, same protocols.
   auto a = args();
   a.instance_id = "i-b";
@@ -240,7 +241,8 @@ TEST(GroupMembership, StaticLeaderRestartSkipsAssignmentOnV9AndHidesLeadershipBe
     stable_pair(h, "g", "i-a", "i-b");
     const classic_group* g = h.shard.find_group("g");
     std::string old_leader = *g->leader_id();
-    std::string instance = g->members().at(old_leader).group_instance_id.value();
+    ASSERT_NE(g->members().find(old_leader), nullptr);
+    std::string instance = g->members().find(old_leader)->group_instance_id.value();
     auto a = args();
     a.instance_id = instance;
     a.version = version;
@@ -264,7 +266,7 @@ TEST(GroupMembership, StaticLeaderRestartSkipsAssignmentOnV9AndHidesLeadershipBe
 TEST(GroupMembership, StaticRestartThatFailsToPersistRevertsToTheOldId) {
   shard_harness h;
   stable_pair(h, "g", "i-a", "i-b");
-  auto old_b = *h.shard.find_group("g")->static_member_id("i-b");
+  auto old_b = *h.shard.find_group("g")->members().static_member_id("i-b");
   auto a = args();
   a.instance_id = "i-b";
   h.auto_ack = false;
@@ -274,7 +276,7 @@ TEST(GroupMembership, StaticRestartThatFailsToPersistRevertsToTheOldId) {
   ASSERT_TRUE(j.has_value());
   EXPECT_EQ(j->error_code, code(error_code::not_coordinator));
   EXPECT_EQ(j->member_id, "");
-  EXPECT_EQ(h.shard.find_group("g")->static_member_id("i-b"), old_b);
+  EXPECT_EQ(h.shard.find_group("g")->members().static_member_id("i-b"), old_b);
   EXPECT_EQ(h.heartbeat("g", old_b, 1, "i-b"), 0);
 }
 
@@ -282,7 +284,7 @@ TEST(GroupMembership, StaticMemberWithUnknownInstanceOrWrongIdIsRefused) {
   shard_harness h;
   stable_pair(h, "g", "i-a", "i-b");
   EXPECT_EQ(h.heartbeat("g", "someone", 1, "i-zzz"), code(error_code::unknown_member_id));
-  auto id_a = *h.shard.find_group("g")->static_member_id("i-a");
+  auto id_a = *h.shard.find_group("g")->members().static_member_id("i-a");
   EXPECT_EQ(h.heartbeat("g", id_a, 1, "i-b"), code(error_code::fenced_instance_id));
   auto s = h.take<msg::sync_group_response>(h.sync("g", id_a, 1, {}, "i-b"));
   EXPECT_EQ(s->error_code, code(error_code::fenced_instance_id));
@@ -368,9 +370,9 @@ TEST(GroupMembership, PendingMemberThatNeverRejoinsExpires) {
   shard_harness h;
   auto r = h.take<msg::join_group_response>(h.join(args()));
   ASSERT_EQ(r->error_code, code(error_code::member_id_required));
-  EXPECT_TRUE(h.shard.find_group("g")->is_pending(r->member_id));
+  EXPECT_TRUE(h.shard.find_group("g")->members().is_pending(r->member_id));
   h.advance(10000);
-  EXPECT_FALSE(h.shard.find_group("g")->is_pending(r->member_id));
+  EXPECT_FALSE(h.shard.find_group("g")->members().is_pending(r->member_id));
   auto late = args();
   late.member_id = r->member_id;
   EXPECT_EQ(h.take<msg::join_group_response>(h.join(late))->error_code, code(error_code::unknown_member_id));
@@ -400,7 +402,7 @@ TEST(GroupMembership, LeaveErrorsAndAdministrativeRemoval) {
   EXPECT_EQ(h.leave("g", "stranger").members[0].error_code, code(error_code::unknown_member_id));
   // By instance id only, as kafka-consumer-groups --delete-members does.
   EXPECT_EQ(h.leave("g", "", "i-a").members[0].error_code, 0);
-  EXPECT_FALSE(h.shard.find_group("g")->static_member_id("i-a").has_value());
+  EXPECT_FALSE(h.shard.find_group("g")->members().static_member_id("i-a").has_value());
   EXPECT_EQ(h.leave("g", "", "i-a").members[0].error_code, code(error_code::unknown_member_id));
 }
 
@@ -461,7 +463,7 @@ TEST(GroupMembership, GroupLoadedOverMaxSizeRebalancesAndShrinks) {
   }
   h.shard.end_load(h.now);
   const classic_group* g = h.shard.find_group("g");
-  ASSERT_EQ(g->size(), 2u);
+  ASSERT_EQ(g->members().size(), 2u);
   EXPECT_EQ(g->state(), group_state::preparing_rebalance);
   std::vector<std::string> ids;
   for (const auto& [id, _] : g->members()) ids.push_back(id);
@@ -482,7 +484,7 @@ TEST(GroupMembership, GroupLoadedOverMaxSizeRebalancesAndShrinks) {
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->error_code, 0);
   EXPECT_EQ(first->generation_id, 2);
-  EXPECT_EQ(h.shard.find_group("g")->size(), 1u);
+  EXPECT_EQ(h.shard.find_group("g")->members().size(), 1u);
 }
 
 TEST(GroupMembership, DescribeAndListGroups) {

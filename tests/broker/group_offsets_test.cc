@@ -159,8 +159,10 @@ TEST(GroupOffsets, ReloadFromRecordsEqualsStateBefore) {
   EXPECT_EQ(after->protocol_name(), before->protocol_name());
   EXPECT_EQ(after->protocol_type(), before->protocol_type());
   EXPECT_EQ(after->leader_id(), before->leader_id());
-  ASSERT_EQ(after->size(), 1u);
-  EXPECT_EQ(after->members().at(id).assignment, before->members().at(id).assignment);
+  ASSERT_EQ(after->members().size(), 1u);
+  ASSERT_NE(after->members().find(id), nullptr);
+  ASSERT_NE(before->members().find(id), nullptr);
+  EXPECT_EQ(after->members().find(id)->assignment, before->members().find(id)->assignment);
   // The reloaded member can carry on where it was.
   EXPECT_EQ(reloaded.heartbeat("g", id, 1), 0);
   EXPECT_EQ(reloaded.commit_error("g", id, 1, "t", 0, 12), 0);

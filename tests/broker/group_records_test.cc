@@ -141,7 +141,7 @@ TEST(GroupRecords, LoadedStableGroupReencodesToKafkasBytes) {
   EXPECT_EQ(cg->state(), group_state::stable);
   EXPECT_EQ(cg->generation(), 1);
   EXPECT_EQ(cg->protocol_name(), std::optional<std::string>("range"));
-  ASSERT_EQ(cg->size(), 1u);
+  ASSERT_EQ(cg->members().size(), 1u);
   const auto& m = cg->members().begin()->second;
   EXPECT_EQ(m.client_id, "golden-client");
   EXPECT_EQ(m.client_host, "/127.0.0.1");

@@ -161,7 +161,7 @@ class simulation {
       EXPECT_GE(g->generation(), last_generation_);
       last_generation_ = g->generation();
       stats.max_generation = std::max(stats.max_generation, g->generation());
-      EXPECT_LE(g->awaiting_join_count(), static_cast<int32_t>(g->size()));
+      EXPECT_LE(g->members().awaiting_join_count(), static_cast<int32_t>(g->members().size()));
     }
   }
 
