@@ -563,7 +563,7 @@ std::optional<std::string> broker_node::impl::serve_metrics() {
     }
     if (t) {
       g.open_transactions = t->in_progress_total();
-      if (auto loads = t->recent_load_times(now)) {
+      if (auto loads = t->loads().recent(now)) {
         g.txn_load_time_max_ms = loads->max_ms;
         g.txn_load_time_avg_ms = loads->avg_ms;
       }

@@ -18,16 +18,14 @@
 // Ownership and threads: owned by the broker node (through the coordinator
 // deriving from it), outliving every connection. on_leadership() is called
 // on the publisher strand; submit() and read() from any coroutine; a
-// shard is touched only on its partition's strand. The slot table is read
-// under a leaf mutex. Member definitions: coordinator_runtime_impl.h,
-// instantiated once per coordinator.
+// shard is touched only on its partition's strand. The slot table
+// (shard_table.h) and the load times (load_metrics.h) each have their own
+// leaf mutex. Member definitions: coordinator_runtime_impl.h, instantiated
+// once per coordinator.
 
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +34,8 @@
 #include <vector>
 
 #include "broker/asio.h"
+#include "broker/coordinator_log/load_metrics.h"
+#include "broker/coordinator_log/shard_table.h"
 #include "broker/replica/replica_manager.h"
 #include "protocol/error_code.h"
 #include "protocol/records/record_batch.h"
@@ -110,15 +110,9 @@ class coordinator_runtime {
   std::optional<int32_t> shard_epoch(int32_t partition) const;
 
   // For the metrics (any thread): the sum of in_progress() over the shards
-  // here, as each last published it; and the longest and mean time a
-  // partition took to load among the loads of the last `window_ms` (Kafka's
-  // partition-load-time-max/avg sample two 30 s windows), nullopt when none.
+  // here, as each last published it; and how long the recent loads took.
   int64_t in_progress_total() const;
-  struct load_times {
-    double max_ms = 0;
-    double avg_ms = 0;
-  };
-  std::optional<load_times> recent_load_times(int64_t now_ms, int64_t window_ms = 60'000) const;
+  const load_metrics& loads() const { return loads_; }
 
   // Timers cancelled, shards unloaded (waiting requests answered
   // NOT_COORDINATOR). Call before the partitions' logs close.
@@ -159,27 +153,18 @@ class coordinator_runtime {
   int64_t now_ms() const { return now_ms_(); }
 
  private:
-  std::shared_ptr<slot> find(int32_t partition) const;
   protocol::error_code missing_error(int32_t partition) const;
   void start_shard(std::shared_ptr<partition> p, int32_t epoch);
   void stop_shard(int32_t partition);
-  // On the slot's strand:
+  // On the slot's strand (what drives a loaded shard is the slot's own:
+  // coordinator_runtime_impl.h).
   void load(slot& s);
-  void drain(slot& s);
-  void acknowledge_ready(slot& s);
-  void schedule_tick(slot& s);
 
   replica_manager& replicas_;
   coordinator_runtime_options options_;
   clock now_ms_;
-  mutable std::mutex mutex_;  // leaf: slots_, loads_
-  std::map<int32_t, std::shared_ptr<slot>> slots_;
-  struct load_record {
-    int64_t at_ms;
-    int64_t took_ms;
-  };
-  std::deque<load_record> loads_;  // the last few minutes' loads, oldest first
-  bool stopped_ = false;
+  shard_table<slot> slots_;
+  load_metrics loads_;
 };
 
 // Sends a request to `runtime`'s shard of `partition` and returns its

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cassert>
 #include <chrono>
+#include <map>
 
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <spdlog/spdlog.h>
@@ -17,17 +18,27 @@
 
 namespace hw::broker {
 
-// One shard and what drives it. Everything but `part`, `epoch` (set once)
-// and `loaded` (atomic) is touched only on part->strand().
+// One shard and what drives it: drain() hands the shard's output on
+// (answers to the waiting coroutines, the rest to the runtime's
+// handle_output hook), acknowledges the appends that became durable and
+// sets the timer to the shard's next deadline. Everything but `part`,
+// `epoch` (set once), `loaded` and `in_progress` (atomic) is touched only on
+// part->strand(); the runtime outlives its slots.
 template <typename Shard, typename Answer>
 struct coordinator_runtime<Shard, Answer>::slot : std::enable_shared_from_this<slot> {
   // One waiting request's answer travels from the shard's strand to its
   // coroutine through this (capacity one, thread-safe).
   using answer_channel = asio::experimental::concurrent_channel<void(broker::error_code, Answer)>;
 
-  slot(std::shared_ptr<partition> p, int32_t leader_epoch, std::unique_ptr<Shard> s)
-      : part(std::move(p)), epoch(leader_epoch), shard(std::move(s)), timer(part->strand()) {}
+  slot(coordinator_runtime& o, std::shared_ptr<partition> p, int32_t leader_epoch, std::unique_ptr<Shard> s)
+      : owner(o), part(std::move(p)), epoch(leader_epoch), shard(std::move(s)), timer(part->strand()) {}
 
+  // On part->strand():
+  void drain();
+  void acknowledge_ready();
+  void schedule_tick();
+
+  coordinator_runtime& owner;
   std::shared_ptr<partition> part;
   int32_t epoch;
   std::unique_ptr<Shard> shard;
@@ -50,35 +61,25 @@ template <typename Shard, typename Answer>
 coordinator_runtime<Shard, Answer>::~coordinator_runtime() = default;
 
 template <typename Shard, typename Answer>
-auto coordinator_runtime<Shard, Answer>::find(int32_t partition) const -> std::shared_ptr<slot> {
-  std::lock_guard lock(mutex_);
-  auto it = slots_.find(partition);
-  return it == slots_.end() ? nullptr : it->second;
-}
-
-template <typename Shard, typename Answer>
 std::vector<int32_t> coordinator_runtime<Shard, Answer>::shard_partitions() const {
-  std::lock_guard lock(mutex_);
-  std::vector<int32_t> out;
-  for (const auto& [p, s] : slots_) out.push_back(p);
-  return out;
+  return slots_.partitions();
 }
 
 template <typename Shard, typename Answer>
 bool coordinator_runtime<Shard, Answer>::loaded(const std::vector<int32_t>& partitions) const {
-  std::lock_guard lock(mutex_);
-  for (int32_t p : partitions) {
-    auto it = slots_.find(p);
-    if (it == slots_.end() || !it->second->loaded.load(std::memory_order_acquire)) return false;
-  }
-  return true;
+  return slots_.all_loaded(partitions);
 }
 
 template <typename Shard, typename Answer>
 std::optional<int32_t> coordinator_runtime<Shard, Answer>::shard_epoch(int32_t partition) const {
-  auto s = find(partition);
+  auto s = slots_.find(partition);
   if (!s) return std::nullopt;
   return s->epoch;
+}
+
+template <typename Shard, typename Answer>
+int64_t coordinator_runtime<Shard, Answer>::in_progress_total() const {
+  return slots_.in_progress_total();
 }
 
 template <typename Shard, typename Answer>
@@ -105,7 +106,7 @@ void coordinator_runtime<Shard, Answer>::on_leadership(const storage::topic_part
 template <typename Shard, typename Answer>
 void coordinator_runtime<Shard, Answer>::start_shard(std::shared_ptr<partition> p, int32_t epoch) {
   const int32_t index = p->tp().partition;
-  if (auto existing = find(index)) {
+  if (auto existing = slots_.find(index)) {
     // The same leadership at a new epoch keeps the shard, whose state is
     // still this log's, unless the epoch is part of the shard's identity.
     if (existing->part == p && (existing->epoch == epoch || !options_.reload_on_new_epoch)) return;
@@ -113,32 +114,22 @@ void coordinator_runtime<Shard, Answer>::start_shard(std::shared_ptr<partition> 
   }
   // Nobody else can reach the shard yet; from here on requests see it
   // loading until load() below ends.
-  auto s = std::make_shared<slot>(p, epoch, make_shard(index, epoch));
-  {
-    std::lock_guard lock(mutex_);
-    if (stopped_) return;
-    slots_[index] = s;
-  }
+  auto s = std::make_shared<slot>(*this, p, epoch, make_shard(index, epoch));
+  if (!slots_.put(index, s)) return;
   spdlog::info("Loading {} from {}-{} at leader epoch {}", options_.what, options_.topic, index, epoch);
   asio::post(p->strand(), [this, s] { load(*s); });
 }
 
 template <typename Shard, typename Answer>
 void coordinator_runtime<Shard, Answer>::stop_shard(int32_t partition) {
-  std::shared_ptr<slot> s;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = slots_.find(partition);
-    if (it == slots_.end()) return;
-    s = std::move(it->second);
-    slots_.erase(it);
-  }
+  std::shared_ptr<slot> s = slots_.take(partition);
+  if (!s) return;
   spdlog::info("Unloading {} of {}-{} (leader epoch {})", options_.what, options_.topic, partition, s->epoch);
   asio::post(s->part->strand(), [this, s] {
     s->stopped = true;
     s->timer.cancel();
     s->shard->unload();
-    drain(*s);
+    s->drain();
     // Whatever the shard did not answer (nothing, by its contract) learns
     // that this broker is no longer the coordinator.
     for (auto& [t, ch] : s->waiting) ch->close();
@@ -148,15 +139,9 @@ void coordinator_runtime<Shard, Answer>::stop_shard(int32_t partition) {
 
 template <typename Shard, typename Answer>
 asio::awaitable<void> coordinator_runtime<Shard, Answer>::stop() {
-  std::vector<int32_t> partitions;
-  {
-    std::lock_guard lock(mutex_);
-    stopped_ = true;
-    for (const auto& [p, s] : slots_) partitions.push_back(p);
-  }
   std::vector<std::shared_ptr<partition>> parts;
-  for (int32_t p : partitions) {
-    if (auto s = find(p)) parts.push_back(s->part);
+  for (int32_t p : slots_.close()) {
+    if (auto s = slots_.find(p)) parts.push_back(s->part);
     stop_shard(p);
   }
   // The unloads were posted to each strand; wait for them to run.
@@ -165,12 +150,7 @@ asio::awaitable<void> coordinator_runtime<Shard, Answer>::stop() {
 
 template <typename Shard, typename Answer>
 void coordinator_runtime<Shard, Answer>::post_to_each(const std::function<void(Shard&)>& fn) {
-  std::vector<std::shared_ptr<slot>> all;
-  {
-    std::lock_guard lock(mutex_);
-    for (const auto& [p, s] : slots_) all.push_back(s);
-  }
-  for (auto& s : all)
+  for (auto& s : slots_.all())
     asio::post(s->part->strand(), [s, fn] {
       if (!s->stopped) fn(*s->shard);
     });
@@ -194,17 +174,12 @@ void coordinator_runtime<Shard, Answer>::load(slot& s) {
                   replayed.error.message());
   end_load(*s.shard, now_ms_());
   s.loaded.store(true, std::memory_order_release);
-  {
-    const int64_t took_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
-    const int64_t now = now_ms_();
-    std::lock_guard lock(mutex_);
-    loads_.push_back({now, took_ms});
-    while (loads_.size() > 1 && (loads_.size() > 4096 || now - loads_.front().at_ms > 600'000)) loads_.pop_front();
-  }
+  const int64_t took_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  loads_.record(now_ms_(), took_ms);
   spdlog::info("Loaded {} records from {}-{} (up to offset {}); {} {}", records, options_.topic, index,
                replayed.next_offset, size(*s.shard), options_.entries);
-  drain(s);
+  s.drain();
 }
 
 // --- requests --------------------------------------------------------------------
@@ -212,7 +187,7 @@ void coordinator_runtime<Shard, Answer>::load(slot& s) {
 template <typename Shard, typename Answer>
 auto coordinator_runtime<Shard, Answer>::submit(int32_t partition, const issue_fn& issue)
     -> asio::awaitable<submitted> {
-  std::shared_ptr<slot> s = find(partition);
+  std::shared_ptr<slot> s = slots_.find(partition);
   if (!s) co_return submitted{missing_error(partition), std::nullopt};
   auto channel = std::make_shared<typename slot::answer_channel>(co_await asio::this_coro::executor, 1);
   // Named, capturing by reference only: the frame keeps s and channel.
@@ -221,7 +196,7 @@ auto coordinator_runtime<Shard, Answer>::submit(int32_t partition, const issue_f
     const token t = s->next_token++;
     s->waiting.emplace(t, channel);
     issue(*s->shard, t, now_ms_());
-    drain(*s);
+    s->drain();
     return true;
   };
   const bool issued = co_await run_on(s->part->strand(), on_strand);
@@ -234,7 +209,7 @@ auto coordinator_runtime<Shard, Answer>::submit(int32_t partition, const issue_f
 template <typename Shard, typename Answer>
 asio::awaitable<protocol::error_code> coordinator_runtime<Shard, Answer>::read(int32_t partition,
                                                                                const read_fn& fn) {
-  std::shared_ptr<slot> s = find(partition);
+  std::shared_ptr<slot> s = slots_.find(partition);
   if (!s) co_return missing_error(partition);
   auto on_strand = [&]() -> protocol::error_code {
     if (s->stopped) return protocol::error_code::not_coordinator;
@@ -248,61 +223,15 @@ asio::awaitable<protocol::error_code> coordinator_runtime<Shard, Answer>::read(i
 template <typename Shard, typename Answer>
 bool coordinator_runtime<Shard, Answer>::apply_on_strand(int32_t partition,
                                                          const std::function<void(Shard&, int64_t)>& fn) {
-  std::shared_ptr<slot> s = find(partition);
+  std::shared_ptr<slot> s = slots_.find(partition);
   if (!s || s->stopped) return false;
   assert(s->part->strand().running_in_this_thread());
   fn(*s->shard, now_ms_());
-  drain(*s);
+  s->drain();
   return true;
 }
 
 // --- the shard's output ------------------------------------------------------------
-
-template <typename Shard, typename Answer>
-void coordinator_runtime<Shard, Answer>::drain(slot& s) {
-  for (;;) {
-    acknowledge_ready(s);
-    output out = s.shard->take_output();
-    bool any = !out.completions.empty();
-    for (auto& c : out.completions) {
-      auto it = s.waiting.find(c.token);
-      if (it == s.waiting.end()) continue;
-      const bool sent = it->second->try_send(broker::error_code{}, std::move(c.answer));
-      assert(sent && "a request token answered twice");
-      (void)sent;
-      s.waiting.erase(it);
-    }
-    if (handle_output(s, out)) any = true;
-    if (!any) break;
-  }
-  s.in_progress.store(in_progress(*s.shard), std::memory_order_relaxed);
-  schedule_tick(s);
-}
-
-template <typename Shard, typename Answer>
-int64_t coordinator_runtime<Shard, Answer>::in_progress_total() const {
-  std::lock_guard lock(mutex_);
-  int64_t total = 0;
-  for (const auto& [p, s] : slots_) total += s->in_progress.load(std::memory_order_relaxed);
-  return total;
-}
-
-template <typename Shard, typename Answer>
-auto coordinator_runtime<Shard, Answer>::recent_load_times(int64_t now_ms, int64_t window_ms) const
-    -> std::optional<load_times> {
-  std::lock_guard lock(mutex_);
-  load_times t;
-  int64_t count = 0, sum = 0;
-  for (const auto& l : loads_) {
-    if (now_ms - l.at_ms > window_ms) continue;
-    t.max_ms = std::max<double>(t.max_ms, static_cast<double>(l.took_ms));
-    sum += l.took_ms;
-    ++count;
-  }
-  if (count == 0) return std::nullopt;
-  t.avg_ms = static_cast<double>(sum) / static_cast<double>(count);
-  return t;
-}
 
 template <typename Shard, typename Answer>
 void coordinator_runtime<Shard, Answer>::append(slot& s, uint64_t append_token,
@@ -322,49 +251,74 @@ std::function<void(typename coordinator_runtime<Shard, Answer>::later_fn)> coord
       auto sp = weak.lock();
       if (!sp || sp->stopped) return;
       fn(*sp->shard, now_ms_());
-      drain(*sp);
+      sp->drain();
     });
   };
 }
 
+// --- the slot: the shard's output, appends and timer ---------------------------------
+
 template <typename Shard, typename Answer>
-void coordinator_runtime<Shard, Answer>::acknowledge_ready(slot& s) {
+void coordinator_runtime<Shard, Answer>::slot::drain() {
+  for (;;) {
+    acknowledge_ready();
+    output out = shard->take_output();
+    bool any = !out.completions.empty();
+    for (auto& c : out.completions) {
+      auto it = waiting.find(c.token);
+      if (it == waiting.end()) continue;
+      const bool sent = it->second->try_send(broker::error_code{}, std::move(c.answer));
+      assert(sent && "a request token answered twice");
+      (void)sent;
+      waiting.erase(it);
+    }
+    if (owner.handle_output(*this, out)) any = true;
+    if (!any) break;
+  }
+  in_progress.store(owner.in_progress(*shard), std::memory_order_relaxed);
+  schedule_tick();
+}
+
+template <typename Shard, typename Answer>
+void coordinator_runtime<Shard, Answer>::slot::acknowledge_ready() {
   // The partition calls the wake-up on its strand, which is ours; post so
   // the shard is not re-entered from inside the partition.
-  std::weak_ptr<slot> weak = s.weak_from_this();
-  auto wake = [this, weak, strand = s.part->strand()] {
-    asio::post(strand, [this, weak] {
+  std::weak_ptr<slot> weak = this->weak_from_this();
+  auto wake = [weak, strand = part->strand()] {
+    asio::post(strand, [weak] {
       auto sp = weak.lock();
       if (!sp || sp->stopped) return;
-      drain(*sp);
+      sp->drain();
     });
   };
-  s.appends.acknowledge_ready(
-      [&](durable_appender::token t, protocol::error_code error) { s.shard->on_append_done(t, error, now_ms_()); },
+  appends.acknowledge_ready(
+      [&](durable_appender::token t, protocol::error_code error) {
+        shard->on_append_done(t, error, owner.now_ms_());
+      },
       wake);
 }
 
 template <typename Shard, typename Answer>
-void coordinator_runtime<Shard, Answer>::schedule_tick(slot& s) {
-  const auto deadline = s.stopped ? std::nullopt : s.shard->next_deadline_ms();
-  if (deadline == s.timer_deadline_ms) return;
-  s.timer_deadline_ms = deadline;
+void coordinator_runtime<Shard, Answer>::slot::schedule_tick() {
+  const auto deadline = stopped ? std::nullopt : shard->next_deadline_ms();
+  if (deadline == timer_deadline_ms) return;
+  timer_deadline_ms = deadline;
   if (!deadline) {
-    s.timer.cancel();
+    timer.cancel();
     return;
   }
   // The shard's deadlines are on the wall clock; one extra millisecond so
   // the timer does not fire just before the deadline is due.
-  const int64_t wait_ms = std::max<int64_t>(0, *deadline - now_ms_()) + 1;
-  s.timer.expires_after(std::chrono::milliseconds(wait_ms));
-  std::weak_ptr<slot> weak = s.weak_from_this();
-  s.timer.async_wait([this, weak](const broker::error_code& ec) {
+  const int64_t wait_ms = std::max<int64_t>(0, *deadline - owner.now_ms_()) + 1;
+  timer.expires_after(std::chrono::milliseconds(wait_ms));
+  std::weak_ptr<slot> weak = this->weak_from_this();
+  timer.async_wait([weak](const broker::error_code& ec) {
     if (ec) return;
     auto sp = weak.lock();
     if (!sp || sp->stopped) return;
     sp->timer_deadline_ms.reset();
-    sp->shard->tick(now_ms_());
-    drain(*sp);
+    sp->shard->tick(sp->owner.now_ms_());
+    sp->drain();
   });
 }
 
