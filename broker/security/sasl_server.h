@@ -1,0 +1,53 @@
+#pragma once
+// The server side of one SASL mechanism for one connection: the client's
+// tokens go in (SaslAuthenticate's auth_bytes, or a v0 raw token), a
+// challenge or a verdict comes out. A failure carries what the client is
+// told apart from why it failed: Kafka answers most failures with one text
+// that names only the mechanism (so that nobody learns whether a user
+// exists), and a few with their own (a PLAIN token that does not parse, an
+// authorization id that is not the user). The reason is for the broker's
+// log and never holds a secret.
+//
+// Owner/thread: the connection's authenticator, on the connection's strand.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace hw::broker {
+
+struct sasl_step {
+  bool failed = false;
+  // The next challenge (or, once complete, the final server message; PLAIN
+  // sends none).
+  std::vector<uint8_t> token;
+  // On failure: Kafka's own text for this failure, or none for Kafka's
+  // generic "Authentication failed during authentication due to invalid
+  // credentials with SASL mechanism <M>".
+  std::optional<std::string> client_message;
+  // On failure: why, for the broker's log (no secret).
+  std::string reason;
+
+  static sasl_step challenge(std::vector<uint8_t> t) { return {false, std::move(t), std::nullopt, {}}; }
+  static sasl_step fail(std::string why, std::optional<std::string> told = std::nullopt) {
+    return {true, {}, std::move(told), std::move(why)};
+  }
+};
+
+class sasl_server {
+ public:
+  virtual ~sasl_server() = default;
+  virtual sasl_step evaluate(std::span<const uint8_t> response) = 0;
+  virtual bool complete() const = 0;
+  // The authenticated user (the principal's name); empty until complete().
+  virtual const std::string& user() const = 0;
+};
+
+// Kafka's generic failure text for mechanism `mechanism`.
+inline std::string sasl_generic_failure(const std::string& mechanism) {
+  return "Authentication failed during authentication due to invalid credentials with SASL mechanism " + mechanism;
+}
+
+}  // namespace hw::broker
