@@ -1,0 +1,88 @@
+// sasl_session: one connection's SASL exchange.
+#include "broker/security/sasl_session.h"
+
+#include <algorithm>
+
+namespace hw::broker {
+
+namespace {
+constexpr int16_t api_versions_key = 18;
+constexpr int16_t sasl_handshake_key = 17;
+constexpr int16_t sasl_authenticate_key = 36;
+}  // namespace
+
+sasl_session::sasl_session(std::vector<std::string> enabled_mechanisms, server_factory make_server)
+    : enabled_(std::move(enabled_mechanisms)), make_server_(std::move(make_server)) {}
+
+bool sasl_session::admit(int16_t api_key, std::string* why) {
+  switch (state_) {
+    case state::complete: return true;
+    case state::handshake_or_versions:
+      if (api_key == api_versions_key) {
+        state_ = state::handshake;
+        return true;
+      }
+      if (api_key == sasl_handshake_key) return true;
+      break;
+    case state::handshake:
+      if (api_key == sasl_handshake_key) return true;
+      break;
+    case state::authenticate:
+      if (api_key == sasl_authenticate_key && handshake_version_ >= 1) return true;
+      break;
+    case state::failed: break;
+  }
+  *why = "Unexpected Kafka request of type " + std::to_string(api_key) + " during SASL " +
+         (state_ == state::authenticate ? "authentication" : "handshake");
+  state_ = state::failed;
+  return false;
+}
+
+sasl_session::handshake_answer sasl_session::handshake(const std::string& mechanism, int16_t version) {
+  handshake_answer a;
+  a.mechanisms = enabled_;
+  if (std::find(enabled_.begin(), enabled_.end(), mechanism) == enabled_.end()) {
+    a.error = protocol::error_code::unsupported_sasl_mechanism;
+    state_ = state::failed;
+    return a;
+  }
+  server_ = make_server_(mechanism);
+  if (!server_) {
+    a.error = protocol::error_code::unsupported_sasl_mechanism;
+    state_ = state::failed;
+    return a;
+  }
+  mechanism_ = mechanism;
+  handshake_version_ = version;
+  state_ = state::authenticate;
+  return a;
+}
+
+sasl_session::authenticate_answer sasl_session::authenticate(std::span<const uint8_t> auth_bytes) {
+  authenticate_answer a;
+  if (state_ != state::authenticate || !server_) {
+    a.error = protocol::error_code::illegal_sasl_state;
+    a.error_message = "Unexpected SaslAuthenticate request outside a SASL exchange";
+    a.log_reason = a.error_message;
+    state_ = state::failed;
+    return a;
+  }
+  sasl_step step = server_->evaluate(auth_bytes);
+  if (step.failed) {
+    a.error = protocol::error_code::sasl_authentication_failed;
+    a.error_message = step.client_message ? *step.client_message : sasl_generic_failure(mechanism_);
+    a.log_reason = std::move(step.reason);
+    server_.reset();
+    state_ = state::failed;
+    return a;
+  }
+  a.auth_bytes = std::move(step.token);
+  if (server_->complete()) {
+    principal_ = kafka_principal{"User", server_->user()};
+    server_.reset();
+    state_ = state::complete;
+  }
+  return a;
+}
+
+}  // namespace hw::broker

@@ -1,0 +1,135 @@
+// One connection's SASL exchange: what is admitted when, the handshake's
+// answers, a full PLAIN and SCRAM exchange, and every way it fails.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "broker/security/plain_server.h"
+#include "broker/security/sasl_session.h"
+#include "broker/security/scram_server.h"
+
+namespace hw::broker {
+namespace {
+
+constexpr int16_t produce = 0, metadata = 3, handshake = 17, api_versions = 18, authenticate = 36;
+
+std::vector<uint8_t> b(std::string_view s) { return {s.begin(), s.end()}; }
+
+std::string plain(std::string_view user, std::string_view password) {
+  std::string m;
+  m += '\0';
+  m += user;
+  m += '\0';
+  m += password;
+  return m;
+}
+
+sasl_session session() {
+  return sasl_session({"PLAIN", "SCRAM-SHA-256"}, [](const std::string& m) -> std::unique_ptr<sasl_server> {
+    if (m == "PLAIN")
+      return std::make_unique<plain_server>([](const std::string& u) -> std::optional<std::string> {
+        if (u == "alice") return std::string("alice-secret");
+        return std::nullopt;
+      });
+    if (m == "SCRAM-SHA-256") {
+      auto cred = scram::make_credential(scram_mechanism::sha256, "pencil", *scram::unbase64("W22ZaJ0SNY7soEsUEjb6gQ=="),
+                                         4096);
+      return std::make_unique<scram_server>(
+          scram_mechanism::sha256,
+          [cred](const std::string& u) -> std::optional<scram_credential> {
+            if (u == "user") return cred;
+            return std::nullopt;
+          },
+          [] { return std::string("%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0"); });
+    }
+    return nullptr;
+  });
+}
+
+TEST(sasl_session, api_versions_then_handshake_then_authenticate_then_anything) {
+  sasl_session s = session();
+  std::string why;
+  EXPECT_TRUE(s.admit(api_versions, &why));
+  EXPECT_TRUE(s.admit(handshake, &why));
+  auto h = s.handshake("PLAIN", 1);
+  EXPECT_EQ(h.error, protocol::error_code::none);
+  EXPECT_EQ(h.mechanisms, (std::vector<std::string>{"PLAIN", "SCRAM-SHA-256"}));
+  EXPECT_FALSE(s.raw_tokens());
+  EXPECT_TRUE(s.admit(authenticate, &why));
+  auto a = s.authenticate(b(plain("alice", "alice-secret")));
+  EXPECT_EQ(a.error, protocol::error_code::none);
+  EXPECT_TRUE(s.authenticated());
+  EXPECT_EQ(s.principal().to_string(), "User:alice");
+  EXPECT_TRUE(s.admit(produce, &why));
+  EXPECT_TRUE(s.admit(metadata, &why));
+}
+
+TEST(sasl_session, scram_takes_two_rounds_and_names_the_user) {
+  sasl_session s = session();
+  std::string why;
+  ASSERT_TRUE(s.admit(handshake, &why)) << "ApiVersions is optional";
+  ASSERT_EQ(s.handshake("SCRAM-SHA-256", 1).error, protocol::error_code::none);
+  ASSERT_TRUE(s.admit(authenticate, &why));
+  auto first = s.authenticate(b("n,,n=user,r=rOprNGfwEbeRWgbNEkqO"));
+  ASSERT_EQ(first.error, protocol::error_code::none) << first.log_reason;
+  EXPECT_FALSE(s.authenticated());
+  EXPECT_EQ(s.principal().to_string(), "User:ANONYMOUS");
+  EXPECT_FALSE(s.admit(produce, &why)) << "nothing else mid-exchange";
+}
+
+TEST(sasl_session, requests_before_authentication_close_the_connection) {
+  for (int16_t key : {produce, metadata, authenticate}) {
+    sasl_session s = session();
+    std::string why;
+    EXPECT_FALSE(s.admit(key, &why)) << key;
+    EXPECT_NE(why.find("during SASL handshake"), std::string::npos) << why;
+    EXPECT_EQ(s.current(), sasl_session::state::failed);
+  }
+  sasl_session twice = session();
+  std::string why;
+  EXPECT_TRUE(twice.admit(api_versions, &why));
+  EXPECT_FALSE(twice.admit(api_versions, &why)) << "ApiVersions only first, as Kafka";
+}
+
+TEST(sasl_session, an_unknown_mechanism_is_refused_with_the_enabled_list) {
+  sasl_session s = session();
+  auto h = s.handshake("SCRAM-SHA-512", 1);
+  EXPECT_EQ(h.error, protocol::error_code::unsupported_sasl_mechanism);
+  EXPECT_EQ(h.mechanisms, (std::vector<std::string>{"PLAIN", "SCRAM-SHA-256"}));
+  EXPECT_EQ(s.current(), sasl_session::state::failed);
+  std::string why;
+  EXPECT_FALSE(s.admit(authenticate, &why));
+}
+
+TEST(sasl_session, a_failed_authentication_answers_kafkas_text_and_fails_the_connection) {
+  {
+    sasl_session s = session();
+    ASSERT_EQ(s.handshake("PLAIN", 1).error, protocol::error_code::none);
+    auto a = s.authenticate(b(plain("alice", "nope")));
+    EXPECT_EQ(a.error, protocol::error_code::sasl_authentication_failed);
+    EXPECT_EQ(a.error_message, "Authentication failed: Invalid username or password");
+    EXPECT_EQ(s.current(), sasl_session::state::failed);
+    EXPECT_EQ(s.principal().to_string(), "User:ANONYMOUS");
+  }
+  {
+    sasl_session s = session();
+    ASSERT_EQ(s.handshake("SCRAM-SHA-256", 1).error, protocol::error_code::none);
+    auto a = s.authenticate(b("n,,n=mallory,r=abc"));
+    EXPECT_EQ(a.error, protocol::error_code::sasl_authentication_failed);
+    EXPECT_EQ(a.error_message,
+              "Authentication failed during authentication due to invalid credentials with SASL mechanism "
+              "SCRAM-SHA-256");
+    EXPECT_EQ(a.log_reason.find("pencil"), std::string::npos);
+  }
+}
+
+TEST(sasl_session, a_v0_handshake_takes_raw_tokens_and_no_sasl_authenticate) {
+  sasl_session s = session();
+  ASSERT_EQ(s.handshake("PLAIN", 0).error, protocol::error_code::none);
+  EXPECT_TRUE(s.raw_tokens());
+  std::string why;
+  EXPECT_FALSE(s.admit(authenticate, &why)) << "a v0 client sends raw tokens, not SaslAuthenticate";
+}
+
+}  // namespace
+}  // namespace hw::broker
