@@ -175,7 +175,7 @@ TEST(scram, base64_round_trips_and_refuses_what_is_not_base64) {
     EXPECT_EQ(s(*scram::unbase64(scram::base64(b(t)))), t);
   }
   EXPECT_EQ(scram::base64(b("foobar")), "Zm9vYmFy");
-  EXPECT_EQ(s(*scram::unbase64("Zmv=")), "fo") << "the last character's unused bits are ignored, as Java's decoder does";
+  EXPECT_EQ(s(*scram::unbase64("Zmv=")), "fk") << "the last character's unused bits are ignored, as Java's decoder does";
   for (std::string bad : {"Zm9", "Zm9v!", "Z===", "Zm=v", "Zg=\n"}) EXPECT_EQ(scram::unbase64(bad), std::nullopt) << bad;
 }
 
