@@ -5,6 +5,7 @@
 #include <string>
 
 #include "broker/security/plain_server.h"
+#include "broker/security/scram_client.h"
 #include "broker/security/sasl_session.h"
 #include "broker/security/scram_server.h"
 
@@ -15,14 +16,7 @@ constexpr int16_t produce = 0, metadata = 3, handshake = 17, api_versions = 18, 
 
 std::vector<uint8_t> b(std::string_view s) { return {s.begin(), s.end()}; }
 
-std::string plain(std::string_view user, std::string_view password) {
-  std::string m;
-  m += '\0';
-  m += user;
-  m += '\0';
-  m += password;
-  return m;
-}
+std::string plain(std::string_view user, std::string_view password) { return plain_client_token(user, password); }
 
 sasl_session session() {
   return sasl_session({"PLAIN", "SCRAM-SHA-256"}, [](const std::string& m) -> std::unique_ptr<sasl_server> {
