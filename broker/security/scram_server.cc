@@ -108,8 +108,7 @@ sasl_step scram_server::on_client_first(std::string_view message) {
     if (asks_for_token((*attrs)[e])) return fail("token authentication asked for; no delegation tokens here");
   }
   std::optional<scram_credential> credential = credentials_(*user);
-  if (!credential) return fail("no SCRAM-" + std::string(mechanism_ == scram_mechanism::sha256 ? "SHA-256" : "SHA-512") +
-                               " credential for user " + *user);
+  if (!credential) return fail("no " + scram_mechanism_name(mechanism_) + " credential for user " + *user);
   if (authzid && *authzid != *user)
     return fail("authorization id " + *authzid + " is not user " + *user,
                 "Authentication failed: Client requested an authorization id that is different from username");

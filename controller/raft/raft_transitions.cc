@@ -19,26 +19,28 @@ void raft_transitions::become_prospective() {
   c_.current_role = role::prospective;
   c_.fetch.reset();
   c_.leader.clear();
-  c_.votes.start(c_.next_correlation(), {c_.options.self});
-  c_.deadline_ms = c_.now_ms + c_.random_election_timeout();
-  if (c_.votes.yes_count() >= c_.majority()) {
+  if (start_vote_round()) {
     become_candidate();
-    return;
+  } else {
+    send_votes();
   }
-  send_votes();
 }
 
 void raft_transitions::become_candidate() {
   c_.current_role = role::candidate;
   c_.set_state({c_.state.current_epoch + 1, no_node, c_.options.self});
+  c_.note_leader_change();
+  if (start_vote_round()) {
+    become_leader();
+  } else {
+    send_votes();
+  }
+}
+
+bool raft_transitions::start_vote_round() {
   c_.votes.start(c_.next_correlation(), {c_.options.self});
   c_.deadline_ms = c_.now_ms + c_.random_election_timeout();
-  c_.note_leader_change();
-  if (c_.votes.yes_count() >= c_.majority()) {
-    become_leader();
-    return;
-  }
-  send_votes();
+  return c_.votes.yes_count() >= c_.majority();
 }
 
 void raft_transitions::become_leader() {

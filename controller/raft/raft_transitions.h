@@ -38,6 +38,10 @@ class raft_transitions {
   void send_snapshot_fetch();
 
  private:
+  // A new round of (pre-)votes with our own; true when that is already a
+  // majority (the only voter).
+  bool start_vote_round();
+
   raft_context& c_;
 };
 

@@ -69,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 2: {
       jaas_parse_result r = parse_jaas_config(input);
-      check(r.ok() != r.entries.empty() || !r.ok());
+      check(!r.ok() || !r.entries.empty());  // a parsed value names a login module
       plain_users(r.entries);
       break;
     }
@@ -83,14 +83,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     case 5: {
+      // Requests in the order the first bytes say, PLAIN tokens from the
+      // rest; only alice's password may authenticate, and only as alice.
       sasl_session s({"PLAIN"}, [](const std::string&) -> std::unique_ptr<sasl_server> {
-        return std::make_unique<plain_server>([](const std::string&) { return std::optional<std::string>(); });
+        return std::make_unique<plain_server>([](const std::string& u) -> std::optional<std::string> {
+          if (u == "alice") return std::string("alice-secret");
+          return std::nullopt;
+        });
       });
+      const std::string_view token = input.substr(std::min<size_t>(8, input.size()));
       std::string why;
       for (char c : input.substr(0, 8)) {
-        if (s.admit(static_cast<int16_t>(c), &why) && c == 17) s.handshake(std::string(input.substr(std::min<size_t>(8, input.size()))), 1);
+        if (!s.admit(static_cast<int16_t>(c), &why)) break;
+        if (c == 17) s.handshake("PLAIN", 1);
+        if (c == 36) s.authenticate(bytes(token));
       }
-      check(!s.authenticated());
+      check(!s.authenticated() ||
+            (s.principal().name == "alice" && token.find("alice-secret") != std::string_view::npos));
       break;
     }
   }
