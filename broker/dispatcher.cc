@@ -73,6 +73,7 @@ std::variant<dispatch_outcome, dispatcher::prepared_call> dispatcher::prepare(pr
   ctx.protocol = from.protocol;
   ctx.client_address = from.client_address;
   ctx.principal = from.principal ? from.principal : &kafka_principal::anonymous();
+  ctx.sasl = from.sasl;
   ctx.connection_id = from.id;
   ctx.connection_name = from.name;
   ctx.services = &services_;

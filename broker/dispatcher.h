@@ -48,6 +48,7 @@ struct connection_info {
   security_protocol protocol = security_protocol::plaintext;
   std::string_view client_address;  // the client's IP
   const kafka_principal* principal = &kafka_principal::anonymous();
+  sasl_session* sasl = nullptr;  // see request_context::sasl
 };
 
 struct dispatch_outcome {

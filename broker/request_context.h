@@ -14,6 +14,7 @@
 namespace hw::broker {
 
 struct broker_services;
+class sasl_session;
 
 struct request_context {
   int16_t api_key = 0;
@@ -35,6 +36,10 @@ struct request_context {
   const kafka_principal* principal = &kafka_principal::anonymous();
   uint64_t connection_id = 0;
   std::string_view connection_name;  // Kafka-style "local-remote-n", for logs
+  // The connection's SASL exchange on a SASL listener until it completes
+  // (SaslHandshake and SaslAuthenticate drive it); null on other listeners
+  // and once authenticated.
+  sasl_session* sasl = nullptr;
 
   const broker_services* services = nullptr;
   // Set by the Fetch handler for a replica's fetch (metrics count it as

@@ -202,6 +202,29 @@ std::optional<std::string> read_whole_file(const std::string& path) {
   return ss.str();
 }
 
+// -Djava.security.auth.login.config=<path> in KAFKA_OPTS, as the JVM gets
+// it from Kafka's start script, which expands $KAFKA_OPTS unquoted: the
+// words are split on blanks, and quotes are not taken away.
+std::optional<std::string> jaas_file_from_environment(const std::vector<std::string>& environment) {
+  constexpr std::string_view var = "KAFKA_OPTS=";
+  constexpr std::string_view property = "-Djava.security.auth.login.config=";
+  std::optional<std::string> found;
+  for (std::string_view entry : environment) {
+    if (!entry.starts_with(var)) continue;
+    std::string_view opts = entry.substr(var.size());
+    while (!opts.empty()) {
+      const size_t start = opts.find_first_not_of(" \t\n");
+      if (start == std::string_view::npos) break;
+      opts.remove_prefix(start);
+      const size_t end = std::min(opts.find_first_of(" \t\n"), opts.size());
+      std::string_view word = opts.substr(0, end);
+      if (word.starts_with(property)) found = std::string(word.substr(property.size()));
+      opts.remove_prefix(end);
+    }
+  }
+  return found;
+}
+
 }  // namespace
 
 bool broker_config::has_role(std::string_view role) const {
@@ -228,6 +251,7 @@ bool broker_config::is_null(std::string_view key) const {
 }
 
 load_result build_broker_config(std::span<const config_entry> entries) {
+  constexpr std::string_view listener_prefix = "listener.name.";
   load_result result;
   // Later entries win; remember where each explicit value came from.
   std::map<std::string, const config_entry*, std::less<>> latest;
@@ -235,6 +259,10 @@ load_result build_broker_config(std::span<const config_entry> entries) {
 
   broker_config c;
   for (const auto& [key, entry] : latest) {
+    if (key.starts_with(listener_prefix)) {
+      c.listener_prefixed.emplace(key, entry->value);
+      continue;
+    }
     if (!find_broker_key(key)) {
       result.warnings.push_back("The configuration '" + key + "' was supplied but isn't a known config (from " +
                                 entry->origin + ")");
@@ -304,6 +332,7 @@ load_result load_broker_config(const config_sources& sources) {
   }
 
   load_result result = build_broker_config(entries);
+  if (result.config) result.config->jaas_file = jaas_file_from_environment(sources.environment);
   if (!early_errors.empty()) {
     result.config.reset();
     result.errors.insert(result.errors.begin(), early_errors.begin(), early_errors.end());

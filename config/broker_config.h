@@ -68,6 +68,15 @@ struct broker_config {
   // explicitly by some source.
   std::map<std::string, config_value, std::less<>> values;
   std::map<std::string, std::string, std::less<>> explicitly_set;  // key -> where from
+  // Kafka's per-listener overrides, `listener.name.<listener>.<key>` (the
+  // listener in lower case; SASL keys may name a mechanism too:
+  // `listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config`), as given.
+  // Read through config/listener_security.h. Values may be secrets: never
+  // log them.
+  std::map<std::string, std::string, std::less<>> listener_prefixed;
+  // The JAAS file named by -Djava.security.auth.login.config= in KAFKA_OPTS
+  // (as Kafka's start scripts pass it to the JVM).
+  std::optional<std::string> jaas_file;
 
   bool has_role(std::string_view role) const;
   bool is_set(std::string_view key) const { return explicitly_set.count(key) != 0; }

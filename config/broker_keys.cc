@@ -122,7 +122,7 @@ const std::vector<config_key>& table() {
       {"max.connection.creation.rate", T::int32, "2147483647", rule::at_least(0),
        "Most new connections accepted per second on a listener."},
       {"connection.failed.authentication.delay.ms", T::int32, "100", rule::at_least(0),
-       "Delay before closing a connection whose authentication failed."},
+       "How long a connection whose authentication failed waits before the failure is answered and it closes."},
       {"request.timeout.ms", T::int32, "30000", rule::none(),
        "How long the broker's own outgoing requests wait for an answer."},
       {"highwater.connection.max.inflight.requests", T::int32, "64", rule::between(1, 100000),
@@ -406,8 +406,16 @@ const std::vector<config_key>& table() {
       {"controlled.shutdown.enable", T::boolean, "true", rule::none(),
        "Whether a stopping broker first hands its leaderships to other replicas."},
 
-      // --- security (parsed so files written for Kafka load; not yet served) ----
+      // --- security ---------------------------------------------------------------
+      // Each may be set per listener as listener.name.<listener>.<key>
+      // (config/listener_security.h); those not served yet are parsed so
+      // files written for Kafka load.
       {"sasl.enabled.mechanisms", T::list, "GSSAPI", rule::none(), "SASL mechanisms offered to clients."},
+      {"sasl.jaas.config", T::password, std::nullopt, rule::none(),
+       "JAAS login configuration; a broker reads it per listener and mechanism, as "
+       "listener.name.<listener>.<mechanism>.sasl.jaas.config."},
+      {"sasl.server.max.receive.size", T::int32, "524288", rule::none(),
+       "Largest request accepted from a client before it has authenticated."},
       {"sasl.mechanism.inter.broker.protocol", T::string, "GSSAPI", rule::none(), "SASL mechanism between brokers."},
       {"sasl.mechanism.controller.protocol", T::string, "GSSAPI", rule::none(), "SASL mechanism towards controllers."},
       {"ssl.keystore.location", T::string, std::nullopt, rule::none(), "Path of the TLS key store."},

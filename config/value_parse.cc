@@ -192,6 +192,13 @@ std::string upper(std::string_view s) {
   return out;
 }
 
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 std::vector<std::string_view> csv(std::string_view s) {
   std::vector<std::string_view> out;
   size_t start = 0;

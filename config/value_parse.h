@@ -29,5 +29,7 @@ std::vector<std::string_view> csv(std::string_view s);
 
 // ASCII upper case (listener and security protocol names).
 std::string upper(std::string_view s);
+// ASCII lower case (the listener and mechanism in listener.name.<l>.<m>. keys).
+std::string lower(std::string_view s);
 
 }  // namespace hw::config

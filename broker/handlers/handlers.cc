@@ -24,6 +24,7 @@ std::span<const api_handler> all_handlers() {
         sync_group_handler(),
         describe_groups_handler(),
         list_groups_handler(),
+        sasl_handshake_handler(),
         api_versions_handler(),
         create_topics_handler(),
         delete_topics_handler(),
@@ -43,6 +44,7 @@ std::span<const api_handler> all_handlers() {
         describe_configs_handler(),
         alter_configs_handler(),
         describe_log_dirs_handler(),
+        sasl_authenticate_handler(),
         elect_leaders_handler(),
         incremental_alter_configs_handler(),
         alter_partition_reassignments_handler(),
@@ -64,7 +66,7 @@ std::vector<api_handler> controller_handlers() {
   // From the "listeners" of Kafka 4.3's request definitions, among the APIs
   // served here. Fetch (the metadata log's, on a controller) comes with the
   // raft driver (below).
-  static constexpr int16_t controller_keys[] = {18, 19, 20, 32, 33, 37, 43, 44, 45, 46, 55, 60};
+  static constexpr int16_t controller_keys[] = {17, 18, 19, 20, 32, 33, 36, 37, 43, 44, 45, 46, 55, 60};
   std::vector<api_handler> out;
   for (const api_handler& h : all_handlers())
     for (int16_t k : controller_keys)

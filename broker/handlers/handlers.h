@@ -30,6 +30,7 @@ api_handler leave_group_handler();        // 13_leave_group.cc
 api_handler sync_group_handler();         // 14_sync_group.cc
 api_handler describe_groups_handler();    // 15_describe_groups.cc
 api_handler list_groups_handler();        // 16_list_groups.cc
+api_handler sasl_handshake_handler();     // 17_sasl_handshake.cc
 api_handler api_versions_handler();       // 18_api_versions.cc
 api_handler create_topics_handler();      // 19_create_topics.cc
 api_handler delete_topics_handler();      // 20_delete_topics.cc
@@ -39,6 +40,7 @@ api_handler offset_for_leader_epoch_handler();  // 23_offset_for_leader_epoch.cc
 api_handler describe_configs_handler();  // 32_describe_configs.cc
 api_handler alter_configs_handler();  // 33_alter_configs.cc
 api_handler describe_log_dirs_handler();  // 35_describe_log_dirs.cc
+api_handler sasl_authenticate_handler();  // 36_sasl_authenticate.cc
 api_handler create_partitions_handler();  // 37_create_partitions.cc
 api_handler delete_groups_handler();      // 42_delete_groups.cc
 api_handler elect_leaders_handler();  // 43_elect_leaders.cc

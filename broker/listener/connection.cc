@@ -38,6 +38,8 @@ connection::connection(strand_type strand, tcp::socket socket, uint64_t id, orig
       id_(id),
       listener_name_(std::move(from.listener_name)),
       protocol_(from.protocol),
+      sasl_listener_(std::move(from.sasl)),
+      sasl_(sasl_listener_ ? sasl_listener_->new_session() : nullptr),
       options_(options),
       dispatcher_(dispatcher),
       budget_(budget),
@@ -144,7 +146,7 @@ asio::awaitable<connection::read_status> connection::read_frame(frame_bytes& fra
     if (!co_await fill_read_buffer()) co_return (had_partial || !reading_) ? read_status::error : read_status::eof;
   }
   const int32_t declared = read_be32(rbuf_.data() + rbegin_);
-  if (auto why = frame_size_error(declared, options_.max_frame_bytes)) {
+  if (auto why = frame_size_error(declared, max_frame_bytes())) {
     spdlog::warn("Unexpected error from /{} (channelId={}); closing connection: {}", remote_, name_, *why);
     co_return read_status::invalid;
   }
@@ -203,15 +205,76 @@ asio::awaitable<void> connection::read_loop() {
   stop_reading();
 }
 
+int32_t connection::max_frame_bytes() const {
+  return sasl_ ? sasl_listener_->max_receive_size() : options_.max_frame_bytes;
+}
+
+dispatch_outcome connection::raw_sasl_token(std::span<const uint8_t> token) {
+  dispatch_outcome out;
+  sasl_session::authenticate_answer a = sasl_->authenticate(token);
+  if (a.error != protocol::error_code::none) {
+    // A v0 exchange has no error answer: the connection just closes.
+    spdlog::info("Failed authentication with /{} (channelId={}) ({}; {})", remote_host_, name_, a.error_message,
+                 a.log_reason);
+    return out;
+  }
+  response_frame f;
+  f.bytes.resize(4 + a.auth_bytes.size());
+  const auto n = static_cast<uint32_t>(a.auth_bytes.size());
+  f.bytes[0] = uint8_t(n >> 24), f.bytes[1] = uint8_t(n >> 16), f.bytes[2] = uint8_t(n >> 8), f.bytes[3] = uint8_t(n);
+  std::copy(a.auth_bytes.begin(), a.auth_bytes.end(), f.bytes.begin() + 4);
+  out.response = std::move(f);
+  return out;
+}
+
+bool connection::admitted_before_authentication(std::span<const uint8_t> frame, dispatch_outcome& out) {
+  if (frame.size() < 2) {
+    out.close_reason = "A request too short for its header during SASL authentication";
+    return false;
+  }
+  const auto api_key = static_cast<int16_t>((uint16_t(frame[0]) << 8) | frame[1]);
+  std::string why;
+  if (sasl_->admit(api_key, &why)) return true;
+  spdlog::info("Failed authentication with /{} (channelId={}) ({})", remote_host_, name_, why);
+  return false;
+}
+
+asio::awaitable<void> connection::finish_sasl_step(dispatch_outcome& out, uint64_t seq, bool& handled) {
+  if (sasl_->authenticated()) {
+    principal_ = sasl_->principal();
+    spdlog::debug("Connection {} authenticated as {} with {}", name_, principal_.to_string(), sasl_->mechanism());
+    sasl_.reset();
+    co_return;
+  }
+  if (sasl_->current() != sasl_session::state::failed || out.closes()) co_return;
+  // Kafka holds a failed authentication's answer, and the close, for
+  // connection.failed.authentication.delay.ms, so a client that guesses
+  // passwords cannot go fast. Nothing more is read meanwhile.
+  stop_reading();
+  asio::steady_timer delay(strand_, std::chrono::milliseconds(sasl_listener_->failed_authentication_delay_ms()));
+  error_code ec;
+  co_await delay.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  if (closed_) co_return;
+  queue_.complete_then_close(seq, std::move(out.response));
+  handled = true;
+}
+
 asio::awaitable<void> connection::handle_request(frame_bytes frame, uint64_t seq, budget_slot slot) {
   auto self = shared_from_this();
-  connection_info from{listener_name_, id_, name_, protocol_, remote_host_, &principal_};
+  connection_info from{listener_name_, id_, name_, protocol_, remote_host_, &principal_, sasl_.get()};
   dispatch_outcome out;
-  try {
-    out = co_await dispatcher_.dispatch(frame.bytes(), from);
-  } catch (const std::exception& e) {
-    out.close_reason = std::string("Unexpected error: ") + e.what();
+  const bool authenticating = sasl_ != nullptr;
+  if (authenticating && sasl_->raw_tokens()) {
+    out = raw_sasl_token(frame.bytes());
+  } else if (!authenticating || admitted_before_authentication(frame.bytes(), out)) {
+    try {
+      out = co_await dispatcher_.dispatch(frame.bytes(), from);
+    } catch (const std::exception& e) {
+      out.close_reason = std::string("Unexpected error: ") + e.what();
+    }
   }
+  bool handled = false;
+  if (authenticating && !closed_) co_await finish_sasl_step(out, seq, handled);
   // Awaitables resume on their own executor, so this is the strand again.
   assert(strand_.running_in_this_thread());
   { budget_slot done = std::move(slot); }
@@ -219,7 +282,10 @@ asio::awaitable<void> connection::handle_request(frame_bytes frame, uint64_t seq
   frame = {};  // nothing refers to the request bytes once handled
   assert(unhandled_bytes_ >= size);
   unhandled_bytes_ -= size;
-  if (closed_) co_return;
+  if (closed_ || handled) {
+    writer_wakeup_.cancel();
+    co_return;
+  }
   if (out.closes()) {
     spdlog::warn("Closing connection {} on listener {}: {}", name_, listener_name_, out.close_reason);
     queue_.complete_with_close(seq);

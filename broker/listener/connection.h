@@ -16,6 +16,16 @@
 // one gathering write; an idle watchdog closes the connection after
 // connections.max.idle.ms without traffic.
 //
+// Authentication: on a SASL listener the connection holds its sasl_session
+// until the exchange completes. Each request is first put to the session
+// (only ApiVersions and the SASL requests pass before authentication; any
+// other closes the connection, as Kafka's SaslServerAuthenticator does);
+// after a v0 SaslHandshake the frames that follow are raw tokens, answered
+// here without the dispatcher. Until authenticated, frames may be no bigger
+// than sasl.server.max.receive.size. A failed exchange answers after
+// connection.failed.authentication.delay.ms and closes. Once complete, the
+// session's principal is the connection's.
+//
 // Closing: on EOF, on a request the dispatcher rejects, on an invalid size,
 // or on server shutdown the reader stops, the responses of the requests
 // already read are written, then the socket is closed. A socket error, the
@@ -38,6 +48,7 @@
 #include "broker/listener/request_budget.h"
 #include "broker/listener/response_queue.h"
 #include "broker/security/principal.h"
+#include "broker/security/sasl_listener.h"
 
 namespace hw::broker {
 
@@ -65,6 +76,8 @@ class connection : public std::enable_shared_from_this<connection> {
   struct origin {
     std::string listener_name;
     security_protocol protocol = security_protocol::plaintext;
+    // Set on SASL_PLAINTEXT and SASL_SSL listeners.
+    std::shared_ptr<const sasl_listener> sasl;
   };
 
   // socket must have been accepted onto strand.
@@ -100,6 +113,14 @@ class connection : public std::enable_shared_from_this<connection> {
   };
 
   asio::awaitable<void> handle_request(frame_bytes frame, uint64_t seq, budget_slot slot);
+  // Before authentication: a raw token's answer (after a v0 handshake), or
+  // whether the session admits the request (else out says to close).
+  dispatch_outcome raw_sasl_token(std::span<const uint8_t> token);
+  bool admitted_before_authentication(std::span<const uint8_t> frame, dispatch_outcome& out);
+  // After the request that ended the SASL exchange: the principal, or the
+  // failure's delayed answer and close.
+  asio::awaitable<void> finish_sasl_step(dispatch_outcome& out, uint64_t seq, bool& handled);
+  int32_t max_frame_bytes() const;
   // Handles the requests read, one at a time, in order.
   asio::awaitable<void> handler_loop();
   struct read_request {
@@ -132,6 +153,8 @@ class connection : public std::enable_shared_from_this<connection> {
   // PLAINTEXT: User:ANONYMOUS; authentication will set it before the first
   // request it lets through.
   kafka_principal principal_;
+  std::shared_ptr<const sasl_listener> sasl_listener_;
+  std::unique_ptr<sasl_session> sasl_;  // until authenticated
   std::string name_;         // Kafka-style "local-remote-id"
   std::string remote_;       // "host:port" of the client
   std::string remote_host_;  // the client's IP

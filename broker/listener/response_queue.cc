@@ -23,6 +23,11 @@ void response_queue::complete_with_close(uint64_t seq) {
   complete(seq, std::nullopt);
 }
 
+void response_queue::complete_then_close(uint64_t seq, std::optional<response_frame> response) {
+  if (!close_at_ || seq + 1 < *close_at_) close_at_ = seq + 1;
+  complete(seq, std::move(response));
+}
+
 void response_queue::skip_empty() {
   while (!slots_.empty() && slots_.front().done && !slots_.front().response &&
          !(close_at_ && base_ >= *close_at_)) {

@@ -26,6 +26,9 @@ class response_queue {
   void complete(uint64_t seq, std::optional<response_frame> response);
   // Request seq ends the connection: earlier responses are still written.
   void complete_with_close(uint64_t seq);
+  // Request seq's response is the connection's last: it is written, then
+  // the connection closes (a failed authentication's answer).
+  void complete_then_close(uint64_t seq, std::optional<response_frame> response);
 
   // Moves the responses that can be written now, in order, into out: at most
   // max_count of them, and stopping after the one that reaches max_bytes.

@@ -48,10 +48,19 @@ std::optional<std::string> server::start() {
   // SIGPIPE that kills the process.
   std::signal(SIGPIPE, SIG_IGN);
   for (const config::listener_endpoint& ep : options_.listeners) {
-    if (ep.security_protocol != "PLAINTEXT") {
+    if (ep.security_protocol == "SSL" || ep.security_protocol == "SASL_SSL") {
       listeners_.clear();
       return "Listener " + ep.to_string() + " uses security protocol " + ep.security_protocol +
-             ", which Highwater does not support yet (only PLAINTEXT)";
+             ", which Highwater does not support yet (PLAINTEXT and SASL_PLAINTEXT only)";
+    }
+    std::shared_ptr<const sasl_listener> sasl;
+    if (ep.security_protocol == "SASL_PLAINTEXT") {
+      auto it = options_.sasl_listeners.find(ep.name);
+      if (it == options_.sasl_listeners.end() || !it->second) {
+        listeners_.clear();
+        return "Listener " + ep.to_string() + " has no SASL configuration";
+      }
+      sasl = it->second;
     }
     std::string error;
     auto endpoint = resolve(io_, ep.host, ep.port, error);
@@ -61,7 +70,7 @@ std::optional<std::string> server::start() {
     }
     auto l = std::make_unique<listener_state>(
         listener_state{{ep.name, *parse_security_protocol(ep.security_protocol), ep.host, ep.port},
-                       tcp::acceptor(strand_)});
+                       tcp::acceptor(strand_), false, std::move(sasl)});
     error_code ec;
     auto try_bind = [&](const tcp::endpoint& at) {
       ec = {};
@@ -144,7 +153,8 @@ asio::awaitable<void> server::accept_loop(listener_state& l) {
     configure_socket(socket);
     uint64_t id = next_connection_id_++;
     auto conn = std::make_shared<connection>(conn_strand, std::move(socket), id,
-                                             connection::origin{l.info.name, l.info.protocol}, options_.connection,
+                                             connection::origin{l.info.name, l.info.protocol, l.sasl},
+                                             options_.connection,
                                              dispatcher_, budget_, [this](uint64_t closed) {
                                                asio::post(strand_, [this, closed] { on_connection_closed(closed); });
                                              });

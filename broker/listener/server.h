@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,8 @@ struct server_options {
   int32_t queued_max_requests = 500;         // queued.max.requests
   // Listener names whose accept loops wait for start_deferred().
   std::vector<std::string> deferred_listeners;
+  // What each SASL_PLAINTEXT listener offers, by listener name.
+  std::map<std::string, std::shared_ptr<const sasl_listener>> sasl_listeners;
 };
 
 class server {
@@ -69,6 +72,7 @@ class server {
     bound_listener info;
     tcp::acceptor acceptor;
     bool deferred = false;  // accepting only from start_deferred()
+    std::shared_ptr<const sasl_listener> sasl;
   };
 
   asio::awaitable<void> accept_loop(listener_state& l);

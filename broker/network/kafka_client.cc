@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <array>
 
+#include <spdlog/spdlog.h>
+
 #include "broker/network/frame_size.h"
+#include "broker/security/sasl_client.h"
 #include "protocol/messages/api_registry.h"
 #include "protocol/messages/headers.h"
+#include "protocol/messages/sasl_authenticate.h"
+#include "protocol/messages/sasl_handshake.h"
 
 namespace hw::broker {
 namespace {
@@ -20,6 +25,7 @@ class client_category_impl : public std::error_category {
       case client_errc::disconnected: return "disconnected";
       case client_errc::bad_response: return "malformed response";
       case client_errc::closed: return "client closed";
+      case client_errc::authentication_failed: return "authentication failed";
     }
     return "unknown kafka_client error";
   }
@@ -110,6 +116,16 @@ asio::awaitable<std::error_code> kafka_client::ensure_connected() {
       socket_.close(ignored);
     });
     co_await asio::async_connect(socket_, endpoints, asio::redirect_error(asio::use_awaitable, ec));
+    if (!ec && options_.sasl && state_ == state::connecting && generation_ == attempt) {
+      // The watchdog covers the exchange too: a peer that never answers it
+      // fails the attempt like one that never accepts.
+      std::string refused = co_await authenticate();
+      if (!refused.empty()) {
+        spdlog::warn("Authentication with {}:{} as {} ({}) failed: {}", options_.host, options_.port,
+                     options_.sasl->username, options_.sasl->mechanism, refused);
+        ec = asio::error::access_denied;
+      }
+    }
     watchdog.cancel();
   }
   if (state_ == state::closed) {
@@ -126,7 +142,8 @@ asio::awaitable<std::error_code> kafka_client::ensure_connected() {
                                       : std::min(backoff_ * 2, options_.reconnect_backoff_max);
     next_attempt_ = std::chrono::steady_clock::now() + backoff_;
     connect_done_.cancel();
-    co_return make_error_code(client_errc::connect_failed);
+    co_return make_error_code(ec == asio::error::access_denied ? client_errc::authentication_failed
+                                                               : client_errc::connect_failed);
   }
   error_code ignored;
   socket_.set_option(tcp::no_delay(true), ignored);
@@ -137,6 +154,82 @@ asio::awaitable<std::error_code> kafka_client::ensure_connected() {
   asio::co_spawn(strand_, write_loop(generation), asio::detached);
   connect_done_.cancel();
   co_return std::error_code{};
+}
+
+asio::awaitable<std::optional<client_response>> kafka_client::round_trip(int16_t api_key, int16_t api_version,
+                                                                         const std::vector<uint8_t>& body) {
+  protocol::msg::request_header header;
+  header.request_api_key = api_key;
+  header.request_api_version = api_version;
+  header.correlation_id = next_correlation_++;
+  header.client_id = options_.client_id;
+  const int16_t header_version = protocol::request_header_version(api_key, api_version);
+  std::vector<uint8_t> frame;
+  protocol::writer w(frame);
+  w.write_int32(static_cast<int32_t>(header.encoded_size(header_version) + body.size()));
+  header.encode(w, header_version);
+  w.write_raw(std::span<const uint8_t>(body));
+  error_code ec;
+  co_await asio::async_write(socket_, asio::buffer(frame), asio::redirect_error(asio::use_awaitable, ec));
+  std::array<uint8_t, 4> size_bytes{};
+  if (!ec) co_await asio::async_read(socket_, asio::buffer(size_bytes), asio::redirect_error(asio::use_awaitable, ec));
+  if (ec) co_return std::nullopt;
+  const int32_t size = static_cast<int32_t>((uint32_t{size_bytes[0]} << 24) | (uint32_t{size_bytes[1]} << 16) |
+                                            (uint32_t{size_bytes[2]} << 8) | uint32_t{size_bytes[3]});
+  if (frame_size_error(size, options_.max_response_bytes) || size < 4) co_return std::nullopt;
+  client_response out;
+  out.frame = frame_bytes::uninitialized(static_cast<size_t>(size));
+  co_await asio::async_read(socket_, asio::buffer(out.frame.data.get(), out.frame.size),
+                            asio::redirect_error(asio::use_awaitable, ec));
+  if (ec) co_return std::nullopt;
+  protocol::reader r(out.frame.bytes());
+  protocol::msg::response_header response_header;
+  response_header.decode(r, protocol::response_header_version(api_key, api_version));
+  if (!r.ok() || response_header.correlation_id != header.correlation_id) co_return std::nullopt;
+  out.body_offset = out.frame.size - r.remaining();
+  co_return out;
+}
+
+asio::awaitable<std::string> kafka_client::authenticate() {
+  constexpr int16_t handshake_version = 1, authenticate_version = 2;
+  const sasl_login& login = *options_.sasl;
+  protocol::msg::sasl_handshake_request hello;
+  hello.mechanism = login.mechanism;
+  std::vector<uint8_t> body;
+  protocol::writer hw(body);
+  hello.encode(hw, handshake_version);
+  auto answer = co_await round_trip(17, handshake_version, body);
+  if (!answer) co_return "no answer to SaslHandshake";
+  protocol::msg::sasl_handshake_response handshake;
+  protocol::reader hr(answer->body());
+  handshake.decode(hr, handshake_version);
+  if (!hr.ok()) co_return "a SaslHandshake answer that does not decode";
+  if (handshake.error_code != 0) {
+    std::string enabled;
+    for (const auto& m : handshake.mechanisms) enabled += (enabled.empty() ? "" : ", ") + m;
+    co_return "the listener does not enable " + login.mechanism + " (error " + std::to_string(handshake.error_code) +
+        "; enabled: " + enabled + ")";
+  }
+  sasl_client_exchange exchange(login);
+  std::optional<std::vector<uint8_t>> token = exchange.first();
+  while (token) {
+    protocol::msg::sasl_authenticate_request request;
+    request.auth_bytes = std::move(*token);
+    body.clear();
+    protocol::writer aw(body);
+    request.encode(aw, authenticate_version);
+    answer = co_await round_trip(36, authenticate_version, body);
+    if (!answer) co_return "no answer to SaslAuthenticate";
+    protocol::msg::sasl_authenticate_response response;
+    protocol::reader ar(answer->body());
+    response.decode(ar, authenticate_version);
+    if (!ar.ok()) co_return "a SaslAuthenticate answer that does not decode";
+    if (response.error_code != 0) co_return response.error_message.value_or("error " + std::to_string(response.error_code));
+    std::string error;
+    token = exchange.next(response.auth_bytes, &error);
+    if (!token && !exchange.done()) co_return error;
+  }
+  co_return std::string();
 }
 
 asio::awaitable<std::error_code> kafka_client::send(int16_t api_key, int16_t api_version, std::vector<uint8_t> body,

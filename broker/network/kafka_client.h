@@ -29,6 +29,7 @@
 
 #include "broker/asio.h"
 #include "broker/network/frame_bytes.h"
+#include "broker/security/sasl_login.h"
 #include "protocol/wire/reader.h"
 #include "protocol/wire/writer.h"
 
@@ -40,6 +41,7 @@ enum class client_errc {
   disconnected,        // the connection went away with the request in flight
   bad_response,        // a frame that does not decode as the response
   closed,              // close() was called
+  authentication_failed,  // the peer's SASL listener refused this broker's login
 };
 const std::error_category& client_category();
 inline std::error_code make_error_code(client_errc e) { return {static_cast<int>(e), client_category()}; }
@@ -52,6 +54,11 @@ struct kafka_client_options {
   std::chrono::milliseconds reconnect_backoff{50};    // reconnect.backoff.ms
   std::chrono::milliseconds reconnect_backoff_max{1'000};  // reconnect.backoff.max.ms
   int32_t max_response_bytes = 100 * 1024 * 1024;
+  // Set when the peer's listener is SASL_PLAINTEXT: each new connection
+  // authenticates (SaslHandshake v1, then SaslAuthenticate rounds) before
+  // any request goes out; a refusal fails the attempt as
+  // authentication_failed and backs off as a failed connect does.
+  std::shared_ptr<const sasl_login> sasl;
 };
 
 // A response frame kept whole: decoded messages may point into it. The
@@ -122,6 +129,13 @@ class kafka_client : public std::enable_shared_from_this<kafka_client> {
 
   kafka_client(asio::any_io_executor strand, kafka_client_options options);
   asio::awaitable<std::error_code> ensure_connected();
+  // The SASL exchange on a new connection; empty when it succeeded, else
+  // why not (never a secret).
+  asio::awaitable<std::string> authenticate();
+  // One request and its answer on a connection whose loops are not running
+  // yet: the answer's body, or none when the socket failed.
+  asio::awaitable<std::optional<client_response>> round_trip(int16_t api_key, int16_t api_version,
+                                                             const std::vector<uint8_t>& body);
   asio::awaitable<void> read_loop(uint64_t generation);
   asio::awaitable<void> write_loop(uint64_t generation);
   void fail_all(std::error_code ec);

@@ -78,6 +78,20 @@ TEST(ResponseQueue, EarliestCloseWins) {
   EXPECT_TRUE(q.closed_and_drained());
 }
 
+TEST(ResponseQueue, ALastResponseIsWrittenThenTheConnectionCloses) {
+  response_queue q;
+  uint64_t a = q.reserve(), b = q.reserve(), c = q.reserve();
+  q.complete_then_close(b, frame(2));  // a failed authentication's answer
+  EXPECT_TRUE(q.close_requested());
+  EXPECT_TRUE(take(q).empty());  // a first
+  q.complete(a, frame(1));
+  EXPECT_FALSE(q.closed_and_drained());
+  EXPECT_EQ(take(q), (std::vector<uint8_t>{1, 2}));
+  EXPECT_TRUE(q.closed_and_drained());
+  q.complete(c, frame(3));
+  EXPECT_FALSE(q.ready());  // nothing after it
+}
+
 TEST(ResponseQueue, CloseOnTheFirstRequest) {
   response_queue q;
   q.complete_with_close(q.reserve());

@@ -62,6 +62,8 @@ class raw_client {
  public:
   explicit raw_client(const endpoint& to) : socket_(to) {}
   bool connected() const { return socket_.connected(); }
+  // For what is not a request (a SASL v0 raw token) and for closes.
+  kafka_socket& socket() { return socket_; }
 
   // Sends req and decodes the response; nullopt (and a test failure) if the
   // broker closed the connection, timed out or sent bytes that do not decode.

@@ -21,6 +21,8 @@
 #include "protocol/messages/list_partition_reassignments.h"
 #include "protocol/messages/incremental_alter_configs.h"
 #include "protocol/messages/list_config_resources.h"
+#include "protocol/messages/sasl_authenticate.h"
+#include "protocol/messages/sasl_handshake.h"
 #include "versions_support.h"
 
 namespace hw::testing::versions {
@@ -514,16 +516,40 @@ void list_config_resources_sweep(sweep_context& ctx, int16_t v) {
   }
 }
 
+// On a PLAINTEXT listener both SASL requests are out of place: Kafka answers
+// ILLEGAL_SASL_STATE (KafkaApis), SaslAuthenticate with its text.
+void sasl_handshake_sweep(sweep_context& ctx, int16_t v) {
+  msg::sasl_handshake_request req;
+  req.mechanism = "PLAIN";
+  auto resp = ctx.client.call<msg::sasl_handshake_response>(17, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, 34);  // ILLEGAL_SASL_STATE
+  EXPECT_TRUE(resp->mechanisms.empty());
+}
+
+void sasl_authenticate_sweep(sweep_context& ctx, int16_t v) {
+  msg::sasl_authenticate_request req;
+  req.auth_bytes = {0, 'u', 0, 'p'};
+  auto resp = ctx.client.call<msg::sasl_authenticate_response>(36, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, 34);  // ILLEGAL_SASL_STATE
+  EXPECT_EQ(resp->error_message, "SaslAuthenticate request received after successful authentication");
+  EXPECT_TRUE(resp->auth_bytes.empty());
+  EXPECT_EQ(resp->session_lifetime_ms, 0);
+}
+
 }  // namespace
 
 std::vector<api_sweep> admin_sweeps() {
   return {
+      {17, "SaslHandshake", &sasl_handshake_sweep},
       {18, "ApiVersions", &api_versions_sweep},
       {19, "CreateTopics", &create_topics_sweep},
       {20, "DeleteTopics", &delete_topics_sweep},
       {32, "DescribeConfigs", &describe_configs_sweep},
       {33, "AlterConfigs", &alter_configs_sweep},
       {35, "DescribeLogDirs", &describe_log_dirs_sweep},
+      {36, "SaslAuthenticate", &sasl_authenticate_sweep},
       {37, "CreatePartitions", &create_partitions_sweep},
       {43, "ElectLeaders", &elect_leaders_sweep},
       {44, "IncrementalAlterConfigs", &incremental_alter_configs_sweep},

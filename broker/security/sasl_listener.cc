@@ -1,0 +1,136 @@
+#include "broker/security/sasl_listener.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "broker/security/plain_server.h"
+#include "broker/security/scram_server.h"
+#include "config/value_parse.h"
+
+namespace hw::broker {
+namespace {
+
+using config::lower;
+
+bool supported(const std::string& mechanism) {
+  return mechanism == "PLAIN" || parse_scram_mechanism(mechanism).has_value();
+}
+
+}  // namespace
+
+std::variant<std::vector<jaas_entry>, std::string> server_jaas_entries(const config::listener_security& keys,
+                                                                        const std::string& mechanism,
+                                                                        const sasl_listener::jaas_source& jaas) {
+  if (auto it = keys.sasl_jaas_config.find(mechanism); it != keys.sasl_jaas_config.end()) {
+    jaas_parse_result parsed = parse_jaas_config(it->second);
+    const std::string key = "listener.name." + lower(keys.listener) + "." + lower(mechanism) + ".sasl.jaas.config";
+    if (!parsed.ok()) return "Invalid " + key + ": " + parsed.error;
+    if (parsed.entries.empty()) return key + ": JAAS config property does not contain any login modules";
+    if (parsed.entries.size() != 1)
+      return key + ": JAAS config property contains " + std::to_string(parsed.entries.size()) +
+             " login modules, should be 1 module";
+    return std::move(parsed.entries);
+  }
+  const std::string listener_section = lower(keys.listener) + ".KafkaServer";
+  if (jaas.file) {
+    for (const std::string& name : {listener_section, std::string("KafkaServer")})
+      if (auto it = jaas.file->sections.find(name); it != jaas.file->sections.end()) return it->second;
+  }
+  return "Could not find a 'KafkaServer' or '" + listener_section +
+         "' entry in the JAAS configuration. System property 'java.security.auth.login.config' is " +
+         (jaas.path ? *jaas.path : std::string("not set"));
+}
+
+std::variant<std::shared_ptr<const sasl_listener>, std::string> sasl_listener::make(
+    const config::listener_security& keys, const jaas_source& jaas, scram_lookup scram) {
+  std::shared_ptr<sasl_listener> l(new sasl_listener());
+  l->listener_ = keys.listener;
+  l->mechanisms_ = keys.sasl_enabled_mechanisms;
+  l->scram_ = std::move(scram);
+  l->max_receive_size_ = keys.sasl_server_max_receive_size;
+  l->failed_delay_ms_ = keys.failed_authentication_delay_ms;
+  const std::string where = "Listener " + keys.listener + " (" + keys.protocol + ")";
+  if (l->mechanisms_.empty())
+    return where + ": sasl.enabled.mechanisms is empty; a SASL listener needs at least one mechanism";
+  auto users = std::make_shared<std::map<std::string, std::string>>();
+  for (const std::string& mechanism : l->mechanisms_) {
+    if (!supported(mechanism))
+      return where + ": SASL mechanism " + mechanism +
+             " is not supported (sasl.enabled.mechanisms may name PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512)";
+    auto entries = server_jaas_entries(keys, mechanism, jaas);
+    if (auto* error = std::get_if<std::string>(&entries)) return where + ": " + *error;
+    auto& list = std::get<std::vector<jaas_entry>>(entries);
+    if (mechanism == "PLAIN") *users = plain_users(list);
+    l->jaas_.emplace(mechanism, std::move(list));
+  }
+  l->plain_users_ = std::move(users);
+  return std::shared_ptr<const sasl_listener>(std::move(l));
+}
+
+std::variant<jaas_file, std::string> read_jaas_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) return "Cannot read the JAAS file " + path + " (-Djava.security.auth.login.config in KAFKA_OPTS)";
+  jaas_file file = parse_jaas_file(text.str());
+  if (!file.ok()) return "The JAAS file " + path + " does not parse: " + file.error;
+  return file;
+}
+
+std::variant<std::map<std::string, std::shared_ptr<const sasl_listener>>, std::string> make_sasl_listeners(
+    const config::broker_config& c, const sasl_listener::scram_lookup& scram) {
+  std::map<std::string, std::shared_ptr<const sasl_listener>> out;
+  std::optional<jaas_file> file;
+  sasl_listener::jaas_source jaas{nullptr, c.jaas_file};
+  for (const config::listener_endpoint& ep : c.listeners) {
+    if (ep.security_protocol != "SASL_PLAINTEXT" && ep.security_protocol != "SASL_SSL") continue;
+    if (c.jaas_file && !file) {
+      auto read = read_jaas_file(*c.jaas_file);
+      if (auto* error = std::get_if<std::string>(&read)) return *error;
+      file = std::get<jaas_file>(std::move(read));
+      jaas.file = &*file;
+    }
+    auto keys = config::resolve_listener_security(c, ep);
+    if (auto* error = std::get_if<std::string>(&keys)) return *error;
+    auto made = sasl_listener::make(std::get<config::listener_security>(keys), jaas, scram);
+    if (auto* error = std::get_if<std::string>(&made)) return *error;
+    out.emplace(ep.name, std::get<std::shared_ptr<const sasl_listener>>(std::move(made)));
+  }
+  return out;
+}
+
+std::unique_ptr<sasl_server> sasl_listener::make_server(const std::string& mechanism) const {
+  if (mechanism == "PLAIN") {
+    return std::make_unique<plain_server>([users = plain_users_](const std::string& user) -> std::optional<std::string> {
+      auto it = users->find(user);
+      if (it == users->end()) return std::nullopt;
+      return it->second;
+    });
+  }
+  if (auto m = parse_scram_mechanism(mechanism)) {
+    return std::make_unique<scram_server>(*m, [lookup = scram_, m = *m](const std::string& user) {
+      return lookup ? lookup(m, user) : std::nullopt;
+    });
+  }
+  return nullptr;
+}
+
+std::unique_ptr<sasl_session> sasl_listener::new_session() const {
+  return std::make_unique<sasl_session>(
+      mechanisms_, [self = shared_from_this()](const std::string& mechanism) { return self->make_server(mechanism); });
+}
+
+std::optional<sasl_listener::login> sasl_listener::own_login(const std::string& mechanism) const {
+  auto it = jaas_.find(mechanism);
+  if (it == jaas_.end()) return std::nullopt;
+  for (const jaas_entry& e : it->second) {
+    auto user = e.options.find("username");
+    auto password = e.options.find("password");
+    if (user != e.options.end() && password != e.options.end()) return login{user->second, password->second};
+  }
+  return std::nullopt;
+}
+
+}  // namespace hw::broker

@@ -1,0 +1,86 @@
+#pragma once
+// What one SASL_PLAINTEXT or SASL_SSL listener offers: its enabled
+// mechanisms, each with the JAAS entries Kafka would load for it
+// (JaasContext.loadServerContext: `listener.name.<l>.<mechanism>.sasl.jaas.config`,
+// else the JAAS file's `<l>.KafkaServer` section, else `KafkaServer`), PLAIN's
+// users from PlainLoginModule's `user_<name>` options, SCRAM's credentials
+// from the metadata (a lookup the node passes in), and the limits a
+// connection keeps before it has authenticated. Built once at start-up;
+// then immutable and shared by the listener's connections, each of which
+// asks it for a fresh sasl_session.
+//
+// Holds secrets (the JAAS passwords): never log it.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "broker/security/jaas.h"
+#include "broker/security/sasl_session.h"
+#include "broker/security/scram.h"
+#include "config/listener_security.h"
+
+namespace hw::broker {
+
+class sasl_listener : public std::enable_shared_from_this<sasl_listener> {
+ public:
+  using scram_lookup = std::function<std::optional<scram_credential>(scram_mechanism, const std::string& user)>;
+
+  // The JAAS file (parsed) and its path, when KAFKA_OPTS names one.
+  struct jaas_source {
+    const jaas_file* file = nullptr;
+    std::optional<std::string> path;
+  };
+
+  // An error names the listener and says what is wrong with its keys, in
+  // Kafka's words where Kafka has them (a missing JAAS section, a JAAS value
+  // with no or several login modules); never quotes a secret.
+  static std::variant<std::shared_ptr<const sasl_listener>, std::string> make(const config::listener_security& keys,
+                                                                              const jaas_source& jaas,
+                                                                              scram_lookup scram);
+
+  std::unique_ptr<sasl_session> new_session() const;
+  const std::vector<std::string>& enabled_mechanisms() const { return mechanisms_; }
+  int32_t max_receive_size() const { return max_receive_size_; }
+  int32_t failed_authentication_delay_ms() const { return failed_delay_ms_; }
+  // The `username`/`password` the mechanism's login module names (what the
+  // broker authenticates with on its own connections), when it names them.
+  struct login {
+    std::string username;
+    std::string password;
+  };
+  std::optional<login> own_login(const std::string& mechanism) const;
+
+ private:
+  sasl_listener() = default;
+  std::unique_ptr<sasl_server> make_server(const std::string& mechanism) const;
+
+  std::string listener_;
+  std::vector<std::string> mechanisms_;
+  std::map<std::string, std::vector<jaas_entry>> jaas_;  // by mechanism
+  std::shared_ptr<const std::map<std::string, std::string>> plain_users_;
+  scram_lookup scram_;
+  int32_t max_receive_size_ = 524288;
+  int32_t failed_delay_ms_ = 100;
+};
+
+// A sasl_listener for each SASL listener of the configuration, by name,
+// reading the JAAS file KAFKA_OPTS names if any; or the first error.
+std::variant<std::map<std::string, std::shared_ptr<const sasl_listener>>, std::string> make_sasl_listeners(
+    const config::broker_config& c, const sasl_listener::scram_lookup& scram);
+
+// The JAAS file at path, read and parsed; or what is wrong with it.
+std::variant<jaas_file, std::string> read_jaas_file(const std::string& path);
+
+// The JAAS entries Kafka loads for a mechanism on a listener, or Kafka's
+// error.
+std::variant<std::vector<jaas_entry>, std::string> server_jaas_entries(const config::listener_security& keys,
+                                                                        const std::string& mechanism,
+                                                                        const sasl_listener::jaas_source& jaas);
+
+}  // namespace hw::broker

@@ -1,0 +1,56 @@
+#include "config/listener_security.h"
+
+#include "config/value_parse.h"
+
+namespace hw::config {
+namespace {
+
+// The key's value for this listener, typed as the broker key is; an error
+// when the override does not parse (the message names the key; a password
+// key's text is not repeated).
+std::variant<config_value, std::string> typed_value(const broker_config& c, std::string_view listener,
+                                                    std::string_view key) {
+  const auto text = listener_override(c, listener, key);
+  if (!text) return c.values.at(std::string(key));
+  // Parsed as the broker key, under the name that was written, so the
+  // message names it (and hides a password as Kafka does).
+  const std::string name = "listener.name." + lower(listener) + "." + std::string(key);
+  config_key prefixed = *find_broker_key(key);
+  prefixed.name = name;
+  parse_result parsed = parse_value(prefixed, *text);
+  if (auto* err = std::get_if<std::string>(&parsed)) return *err;
+  return std::get<config_value>(parsed);
+}
+
+}  // namespace
+
+std::optional<std::string> listener_override(const broker_config& c, std::string_view listener, std::string_view key) {
+  auto it = c.listener_prefixed.find("listener.name." + lower(listener) + "." + std::string(key));
+  if (it == c.listener_prefixed.end()) return std::nullopt;
+  return it->second;
+}
+
+std::variant<listener_security, std::string> resolve_listener_security(const broker_config& c,
+                                                                       const listener_endpoint& listener) {
+  listener_security s;
+  s.listener = listener.name;
+  s.protocol = listener.security_protocol;
+  s.failed_authentication_delay_ms = static_cast<int32_t>(c.get_int("connection.failed.authentication.delay.ms"));
+
+  auto mechanisms = typed_value(c, listener.name, "sasl.enabled.mechanisms");
+  if (auto* err = std::get_if<std::string>(&mechanisms)) return *err;
+  if (auto* list = std::get_if<std::vector<std::string>>(&std::get<config_value>(mechanisms)))
+    s.sasl_enabled_mechanisms = *list;
+
+  auto max_receive = typed_value(c, listener.name, "sasl.server.max.receive.size");
+  if (auto* err = std::get_if<std::string>(&max_receive)) return *err;
+  s.sasl_server_max_receive_size = static_cast<int32_t>(std::get<int64_t>(std::get<config_value>(max_receive)));
+
+  for (const std::string& mechanism : s.sasl_enabled_mechanisms) {
+    if (auto jaas = listener_override(c, listener.name, lower(mechanism) + ".sasl.jaas.config"))
+      s.sasl_jaas_config.emplace(mechanism, std::move(*jaas));
+  }
+  return s;
+}
+
+}  // namespace hw::config

@@ -1,0 +1,99 @@
+// Per-listener security keys as Kafka resolves them: listener.name.<l>.<key>
+// over <key>, the JAAS value per mechanism, the JAAS file from KAFKA_OPTS.
+#include <gtest/gtest.h>
+
+#include "config/broker_config.h"
+#include "config/listener_security.h"
+
+namespace hw::config {
+namespace {
+
+std::vector<config_entry> base() {
+  return {{"process.roles", "broker,controller", "test"},
+          {"node.id", "1", "test"},
+          {"controller.quorum.voters", "1@127.0.0.1:9093", "test"},
+          {"listeners", "SASL_PLAINTEXT://:9092,CONTROLLER://:9093,INTERNAL://:9094", "test"},
+          {"listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT,INTERNAL:SASL_PLAINTEXT",
+           "test"},
+          {"inter.broker.listener.name", "INTERNAL", "test"},
+          {"controller.listener.names", "CONTROLLER", "test"}};
+}
+
+broker_config build(std::vector<config_entry> extra) {
+  auto entries = base();
+  entries.insert(entries.end(), extra.begin(), extra.end());
+  load_result r = build_broker_config(entries);
+  EXPECT_TRUE(r.config) << (r.errors.empty() ? "" : r.errors.front());
+  return r.config ? *r.config : broker_config{};
+}
+
+const listener_endpoint& endpoint(const broker_config& c, const std::string& name) {
+  for (const auto& l : c.listeners)
+    if (l.name == name) return l;
+  throw std::runtime_error("no listener " + name);
+}
+
+TEST(ListenerSecurity, PrefixedKeysAreKeptWithoutWarnings) {
+  std::vector<config_entry> entries = base();
+  entries.push_back({"listener.name.sasl_plaintext.plain.sasl.jaas.config", "secret text", "test"});
+  load_result r = build_broker_config(entries);
+  ASSERT_TRUE(r.config);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+  EXPECT_EQ(r.config->listener_prefixed.at("listener.name.sasl_plaintext.plain.sasl.jaas.config"), "secret text");
+}
+
+TEST(ListenerSecurity, ListenerPrefixWinsOverTheBrokerKey) {
+  broker_config c = build({{"sasl.enabled.mechanisms", "SCRAM-SHA-512", "test"},
+                           {"listener.name.internal.sasl.enabled.mechanisms", "PLAIN, SCRAM-SHA-256", "test"},
+                           {"listener.name.internal.sasl.server.max.receive.size", "1000", "test"},
+                           {"connection.failed.authentication.delay.ms", "7", "test"}});
+  auto internal = std::get<listener_security>(resolve_listener_security(c, endpoint(c, "INTERNAL")));
+  EXPECT_EQ(internal.sasl_enabled_mechanisms, (std::vector<std::string>{"PLAIN", "SCRAM-SHA-256"}));
+  EXPECT_EQ(internal.sasl_server_max_receive_size, 1000);
+  EXPECT_EQ(internal.failed_authentication_delay_ms, 7);
+  EXPECT_EQ(internal.protocol, "SASL_PLAINTEXT");
+  auto outer = std::get<listener_security>(resolve_listener_security(c, endpoint(c, "SASL_PLAINTEXT")));
+  EXPECT_EQ(outer.sasl_enabled_mechanisms, (std::vector<std::string>{"SCRAM-SHA-512"}));
+  EXPECT_EQ(outer.sasl_server_max_receive_size, 524288);
+}
+
+TEST(ListenerSecurity, JaasConfigIsPerListenerAndMechanism) {
+  broker_config c = build({{"sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256", "test"},
+                           {"sasl.jaas.config", "ignored for the server", "test"},
+                           {"listener.name.internal.plain.sasl.jaas.config", "plain-jaas", "test"},
+                           {"listener.name.internal.scram-sha-256.sasl.jaas.config", "scram-jaas", "test"},
+                           {"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config", "not enabled", "test"}});
+  auto internal = std::get<listener_security>(resolve_listener_security(c, endpoint(c, "INTERNAL")));
+  EXPECT_EQ(internal.sasl_jaas_config, (std::map<std::string, std::string>{{"PLAIN", "plain-jaas"},
+                                                                           {"SCRAM-SHA-256", "scram-jaas"}}));
+  auto outer = std::get<listener_security>(resolve_listener_security(c, endpoint(c, "SASL_PLAINTEXT")));
+  EXPECT_TRUE(outer.sasl_jaas_config.empty());
+}
+
+TEST(ListenerSecurity, AnInvalidPrefixedValueNamesThePrefixedKey) {
+  broker_config c = build({{"listener.name.internal.sasl.server.max.receive.size", "lots", "test"}});
+  auto r = resolve_listener_security(c, endpoint(c, "INTERNAL"));
+  ASSERT_TRUE(std::holds_alternative<std::string>(r));
+  EXPECT_NE(std::get<std::string>(r).find("listener.name.internal.sasl.server.max.receive.size"), std::string::npos)
+      << std::get<std::string>(r);
+}
+
+TEST(ListenerSecurity, JaasFileComesFromKafkaOpts) {
+  config_sources sources;
+  sources.environment = {"KAFKA_PROCESS_ROLES=broker,controller", "KAFKA_NODE_ID=1",
+                         "KAFKA_CONTROLLER_QUORUM_VOTERS=1@127.0.0.1:9093",
+                         "KAFKA_LISTENERS=PLAINTEXT://:9092,CONTROLLER://:9093",
+                         "KAFKA_CONTROLLER_LISTENER_NAMES=CONTROLLER",
+                         "KAFKA_OPTS=-Xmx1g -Djava.security.auth.login.config=/etc/kafka/jaas.conf\t-Dother=1"};
+  load_result r = load_broker_config(sources);
+  ASSERT_TRUE(r.config) << r.errors.front();
+  EXPECT_EQ(r.config->jaas_file, "/etc/kafka/jaas.conf");
+
+  sources.environment.back() = "KAFKA_OPTS=-Xmx1g";
+  r = load_broker_config(sources);
+  ASSERT_TRUE(r.config);
+  EXPECT_FALSE(r.config->jaas_file);
+}
+
+}  // namespace
+}  // namespace hw::config
