@@ -463,6 +463,7 @@ void broker_node::impl::fill_services() {
   services.node_id = cfg.node_id;
   services.cluster_id = cluster_id;
   services.metadata = publisher.get();
+  services.scram_credentials = &publisher->scram_credentials();
   services.replicas = replicas.get();
   services.groups = groups.get();
   services.txns = txns.get();
