@@ -516,17 +516,24 @@ void list_config_resources_sweep(sweep_context& ctx, int16_t v) {
   }
 }
 
+// One upsertion (mechanism 1 SCRAM-SHA-256, 2 SCRAM-SHA-512).
+msg::alter_user_scram_credentials_request scram_upsertion(const std::string& user, int8_t mechanism,
+                                                          int32_t iterations) {
+  msg::alter_user_scram_credentials_request req;
+  auto& u = req.upsertions.emplace_back();
+  u.name = user;
+  u.mechanism = mechanism;
+  u.iterations = iterations;
+  u.salt = {1, 2, 3, 4};
+  u.salted_password = std::vector<uint8_t>(mechanism == 1 ? 32 : 64, 7);
+  return req;
+}
+
 // A credential set, then described: mechanism and iterations, never a key.
 void alter_user_scram_credentials_sweep(sweep_context& ctx, int16_t v) {
   auto& c = ctx.client;
   const std::string user = tname("scram-alter", v);
-  msg::alter_user_scram_credentials_request req;
-  auto& u = req.upsertions.emplace_back();
-  u.name = user;
-  u.mechanism = 2;  // SCRAM-SHA-512
-  u.iterations = 8192;
-  u.salt = {1, 2, 3, 4};
-  u.salted_password = std::vector<uint8_t>(64, 7);
+  const auto req = scram_upsertion(user, 2, 8192);
   auto resp = c.call<msg::alter_user_scram_credentials_response>(51, v, req);
   ASSERT_TRUE(resp);
   EXPECT_EQ(resp->throttle_time_ms, 0);
@@ -539,14 +546,7 @@ void alter_user_scram_credentials_sweep(sweep_context& ctx, int16_t v) {
 void describe_user_scram_credentials_sweep(sweep_context& ctx, int16_t v) {
   auto& c = ctx.client;
   const std::string user = tname("scram-describe", v);
-  msg::alter_user_scram_credentials_request set;
-  auto& u = set.upsertions.emplace_back();
-  u.name = user;
-  u.mechanism = 1;  // SCRAM-SHA-256
-  u.iterations = 4096;
-  u.salt = {1, 2, 3, 4};
-  u.salted_password = std::vector<uint8_t>(32, 7);
-  auto altered = c.call<msg::alter_user_scram_credentials_response>(51, 0, set);
+  auto altered = c.call<msg::alter_user_scram_credentials_response>(51, 0, scram_upsertion(user, 1, 4096));
   ASSERT_TRUE(altered);
   ASSERT_EQ(altered->results.at(0).error_code, k_none);
   msg::describe_user_scram_credentials_request req;
