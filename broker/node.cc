@@ -32,6 +32,7 @@
 #include "broker/replica/replica_manager.h"
 #include "broker/security/sasl_client.h"
 #include "broker/security/sasl_listener.h"
+#include "broker/security/scram_credential_store.h"
 #include "broker/services.h"
 #include "broker/topics.h"
 #include "storage/io/file_system.h"
@@ -493,6 +494,7 @@ void broker_node::impl::fill_services() {
   services.node_id = cfg.node_id;
   services.cluster_id = cluster_id;
   services.metadata = publisher.get();
+  services.scram_credentials = &publisher->scram_credentials();
   services.replicas = replicas.get();
   services.groups = groups.get();
   services.txns = txns.get();
@@ -529,9 +531,11 @@ std::optional<std::string> broker_node::impl::start_listeners() {
   // enables request processing after the same waits); the controller
   // listener serves the quorum and other brokers' registrations meanwhile.
   server_options so = make_server_options(cfg);
-  // SCRAM credentials come from the metadata (the store lands with
-  // DescribeUserScramCredentials); until then no SCRAM user exists.
-  auto sasl = make_sasl_listeners(cfg, nullptr);
+  // SCRAM logins are checked against the metadata's credentials, as the
+  // publisher has last applied them.
+  auto sasl = make_sasl_listeners(cfg, [store = services.scram_credentials](scram_mechanism m, const std::string& user) {
+    return store ? store->find(m, user) : std::nullopt;
+  });
   if (auto* error = std::get_if<std::string>(&sasl)) return *error;
   so.sasl_listeners = std::get<0>(std::move(sasl));
   if (cfg.has_role("broker")) {

@@ -36,6 +36,7 @@ class raft_driver;
 class stall_guard;
 class producer_id_manager;
 class alter_partition_manager;
+class scram_credential_store;
 namespace metrics {
 class broker_metrics;
 }
@@ -70,6 +71,9 @@ struct broker_services {
   raft_driver* raft = nullptr;
   // After a stall, whether this broker's leaderships are in doubt (null: never).
   stall_guard* stalls = nullptr;
+  // The SCRAM credentials of the published image, for the SASL servers
+  // (the metadata publisher keeps it current; any strand may read it).
+  const scram_credential_store* scram_credentials = nullptr;
   // Producer ids for idempotent producers (InitProducerId).
   producer_id_manager* producer_ids = nullptr;
   // Partition leaders' ISR changes to the active controller.

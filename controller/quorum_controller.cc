@@ -121,6 +121,11 @@ controller_result<msg::allocate_producer_ids_response> quorum_controller::alloca
   return producer_id_control::allocate_producer_ids(image(), request);
 }
 
+controller_result<msg::alter_user_scram_credentials_response> quorum_controller::alter_user_scram_credentials(
+    const msg::alter_user_scram_credentials_request& request) {
+  return scram_control::alter_credentials(image(), request);
+}
+
 std::vector<metadata_record> quorum_controller::tick(int64_t now_ms) {
   std::vector<metadata_record> fenced = cluster_.fence_expired(image(), now_ms);
   if (!fenced.empty()) return fenced;  // elections next tick, over the fenced image

@@ -8,6 +8,7 @@
 //   configuration_control  dynamic configs and a topic's effective values
 //   feature_control        finalized features, metadata.version
 //   producer_id_control    producer-id blocks
+//   scram_control          SCRAM credentials (KIP-554)
 //
 // What the front owns is the working image: every manager *generates*
 // records from it and changes nothing there; the caller appends the
@@ -36,6 +37,7 @@
 #include "controller/metadata/records.h"
 #include "controller/producer_id_control.h"
 #include "controller/replication_control.h"
+#include "controller/scram_control.h"
 
 namespace hw::controller {
 
@@ -107,6 +109,10 @@ class quorum_controller {
   // Producer-id control.
   controller_result<msg::allocate_producer_ids_response> allocate_producer_ids(
       const msg::allocate_producer_ids_request& request);
+
+  // SCRAM control.
+  controller_result<msg::alter_user_scram_credentials_response> alter_user_scram_credentials(
+      const msg::alter_user_scram_credentials_request& request);
 
   // Periodic work: fences brokers whose session expired and moves their
   // leaderships away; in a tick that fences nobody, runs the periodic

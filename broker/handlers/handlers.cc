@@ -49,6 +49,8 @@ std::span<const api_handler> all_handlers() {
         incremental_alter_configs_handler(),
         alter_partition_reassignments_handler(),
         list_partition_reassignments_handler(),
+        describe_user_scram_credentials_handler(),
+        alter_user_scram_credentials_handler(),
         describe_quorum_handler(),
         describe_cluster_handler(),
         describe_producers_handler(),
@@ -82,6 +84,8 @@ std::vector<api_handler> controller_handlers() {
   out.push_back(broker_heartbeat_handler());
   out.push_back(alter_partition_handler());
   out.push_back(allocate_producer_ids_handler());
+  // AlterUserScramCredentials' listeners include the controller (Describe's do not).
+  out.push_back(alter_user_scram_credentials_handler());
   std::sort(out.begin(), out.end(), [](const api_handler& a, const api_handler& b) { return a.api_key < b.api_key; });
   return out;
 }

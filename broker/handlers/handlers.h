@@ -48,6 +48,8 @@ api_handler incremental_alter_configs_handler();  // 44_incremental_alter_config
 api_handler alter_partition_reassignments_handler();  // 45_alter_partition_reassignments.cc
 api_handler list_partition_reassignments_handler();   // 46_list_partition_reassignments.cc
 api_handler offset_delete_handler();      // 47_offset_delete.cc
+api_handler describe_user_scram_credentials_handler();  // 50_describe_user_scram_credentials.cc
+api_handler alter_user_scram_credentials_handler();     // 51_alter_user_scram_credentials.cc
 api_handler describe_quorum_handler();  // 55_describe_quorum.cc
 api_handler describe_cluster_handler();  // 60_describe_cluster.cc
 // Served on controller listeners only (not in all_handlers()).

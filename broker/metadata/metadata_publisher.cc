@@ -101,6 +101,7 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
     image_ = after;
   }
   if (!delta.changed_configs().empty() || batch.snapshot) update_replication_quotas(*after);
+  if (delta.scram_changed() || batch.snapshot) scram_credentials_.update(after->scram);
   for (const auto& listener : image_listeners_) listener(*after);
   auto updates = partition_updates(*before, *after, reconfigured);
   if (!updates.empty()) {

@@ -24,6 +24,7 @@
 #include "broker/metadata/controller_service.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/replica/replication_quota.h"
+#include "broker/security/scram_credential_store.h"
 #include "config/broker_config.h"
 #include "controller/metadata/config_resolver.h"
 #include "controller/metadata/image.h"
@@ -51,6 +52,10 @@ class metadata_publisher {
   void add_image_listener(std::function<void(const controller::metadata_image&)> listener) {
     image_listeners_.push_back(std::move(listener));
   }
+
+  // The image's SCRAM credentials for the SASL servers, kept in step with
+  // each published image (before its listeners run).
+  const scram_credential_store& scram_credentials() const { return scram_credentials_; }
 
   void on_commit(const committed_batch& batch);
   std::shared_ptr<const controller::metadata_image> image() const;
@@ -88,6 +93,7 @@ class metadata_publisher {
   replication_quota* leader_quota_ = nullptr;
   replication_quota* follower_quota_ = nullptr;
   std::vector<std::function<void(const controller::metadata_image&)>> image_listeners_;
+  scram_credential_store scram_credentials_;
 
   mutable std::mutex mutex_;  // leaf: the queue, the published image, waiters
   std::deque<committed_batch> queue_;

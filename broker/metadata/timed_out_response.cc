@@ -1,5 +1,6 @@
 #include "broker/metadata/timed_out_response.h"
 
+#include "broker/admin/scram_credentials.h"
 #include "protocol/error_code.h"
 
 namespace hw::broker {
@@ -121,6 +122,11 @@ msg::alter_partition_reassignments_response timed_out_response(
     }
   }
   return out;
+}
+
+msg::alter_user_scram_credentials_response timed_out_response(const msg::alter_user_scram_credentials_request& request,
+                                                              int16_t) {
+  return alter_scram_credentials_refused(request, protocol::error_code::request_timed_out);
 }
 
 }  // namespace hw::broker

@@ -13,6 +13,7 @@
 
 #include "protocol/messages/alter_configs.h"
 #include "protocol/messages/alter_partition_reassignments.h"
+#include "protocol/messages/alter_user_scram_credentials.h"
 #include "protocol/messages/create_partitions.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/delete_topics.h"
@@ -35,5 +36,7 @@ msg::list_partition_reassignments_response timed_out_response(
     const msg::list_partition_reassignments_request& request, int16_t version);
 msg::alter_partition_reassignments_response timed_out_response(
     const msg::alter_partition_reassignments_request& request, int16_t version);
+msg::alter_user_scram_credentials_response timed_out_response(const msg::alter_user_scram_credentials_request& request,
+                                                              int16_t version);
 
 }  // namespace hw::broker

@@ -70,6 +70,10 @@ std::optional<std::string> metadata_delta::replay(const metadata_record& record)
     else if constexpr (std::is_same_v<T, msg::producer_ids_record>) return replay_producer_ids(r);
     else if constexpr (std::is_same_v<T, msg::register_controller_record>) {
       return replay_register_controller(r);
+    } else if constexpr (std::is_same_v<T, msg::user_scram_credential_record>) {
+      return replay_scram(r);
+    } else if constexpr (std::is_same_v<T, msg::remove_user_scram_credential_record>) {
+      return replay_remove_scram(r);
     } else {
       return std::nullopt;  // not kept in the image (see the header)
     }
@@ -293,6 +297,33 @@ metadata_delta::replay_result metadata_delta::replay_register_controller(const m
   c.endpoints = endpoints_of(r.end_points);
   c.features = features_of(r.features);
   next_.controllers[node_id(r.controller_id)] = std::move(c);
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_scram(const msg::user_scram_credential_record& r) {
+  auto mechanism = protocol::scram_mechanism_from_type(r.mechanism);
+  if (!mechanism) {
+    return "UserScramCredentialRecord for user " + r.name + " has unknown mechanism type " +
+           std::to_string(r.mechanism);
+  }
+  protocol::scram_credential& c = next_.scram[*mechanism][r.name];
+  c.salt = r.salt;
+  c.stored_key = r.stored_key;
+  c.server_key = r.server_key;
+  c.iterations = r.iterations;
+  scram_changed_ = true;
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_remove_scram(const msg::remove_user_scram_credential_record& r) {
+  auto mechanism = protocol::scram_mechanism_from_type(r.mechanism);
+  auto users = mechanism ? next_.scram.find(*mechanism) : next_.scram.end();
+  if (users == next_.scram.end() || users->second.erase(r.name) == 0) {
+    return "RemoveUserScramCredentialRecord for user " + r.name + " and mechanism type " +
+           std::to_string(r.mechanism) + ": no such credential";
+  }
+  if (users->second.empty()) next_.scram.erase(users);
+  scram_changed_ = true;
   return std::nullopt;
 }
 

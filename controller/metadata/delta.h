@@ -12,8 +12,11 @@
 //
 // Transaction markers (Begin/End/AbortTransactionRecord) change nothing
 // here: the log reader applies a transaction's records only once its end is
-// committed. Records of features not kept in the image yet (ACLs, SCRAM,
+// committed. Records of features not kept in the image yet (ACLs,
 // delegation tokens, client quotas, ZK migration) are accepted and ignored.
+// SCRAM credentials are kept: a UserScramCredentialRecord adds or replaces
+// one (user, mechanism), a RemoveUserScramCredentialRecord of one that does
+// not exist is refused (as Kafka's controller refuses it).
 //
 // Owner: whoever replays (the broker's metadata publisher, the controller);
 // one thread. apply() ends the delta's life.
@@ -71,6 +74,8 @@ class metadata_delta {
   const std::set<node_id>& changed_brokers() const { return changed_brokers_; }
   bool features_changed() const { return features_changed_; }
   bool producer_ids_changed() const { return current().next_producer_id != base_->next_producer_id; }
+  // A SCRAM credential was added, replaced or removed here.
+  bool scram_changed() const { return scram_changed_; }
 
  private:
   using replay_result = std::optional<std::string>;
@@ -88,6 +93,8 @@ class metadata_delta {
   replay_result replay_feature(const msg::feature_level_record& r);
   replay_result replay_producer_ids(const msg::producer_ids_record& r);
   replay_result replay_register_controller(const msg::register_controller_record& r);
+  replay_result replay_scram(const msg::user_scram_credential_record& r);
+  replay_result replay_remove_scram(const msg::remove_user_scram_credential_record& r);
 
   // A private copy of the topic, replacing the shared one in next_.
   topic_image& mutable_topic(const topic_id& id);
@@ -103,6 +110,7 @@ class metadata_delta {
   std::set<config_resource> changed_configs_;
   std::set<node_id> changed_brokers_;
   bool features_changed_ = false;
+  bool scram_changed_ = false;
   bool applied_ = false;
 };
 

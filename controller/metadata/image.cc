@@ -106,9 +106,17 @@ std::optional<std::string> metadata_image::config(config_resource_type type, std
   return it->second;
 }
 
+const protocol::scram_credential* metadata_image::scram_credential(protocol::scram_mechanism mechanism,
+                                                                   std::string_view user) const {
+  auto users = scram.find(mechanism);
+  if (users == scram.end()) return nullptr;
+  auto it = users->second.find(user);
+  return it == users->second.end() ? nullptr : &it->second;
+}
+
 bool metadata_image::empty() const {
   return topics_by_id.empty() && brokers.empty() && controllers.empty() && configs.empty() &&
-         features.empty() && next_producer_id == 0;
+         features.empty() && next_producer_id == 0 && scram.empty();
 }
 
 }  // namespace hw::controller

@@ -1,7 +1,8 @@
 #pragma once
 // metadata_image: the cluster's metadata as of one offset of the metadata
 // log — topics with their partition registrations, brokers and controllers,
-// configs, features, the producer-id block — built only by replaying
+// configs, features, the producer-id block, SCRAM credentials — built only
+// by replaying
 // records (metadata_delta). Immutable once published and shared as
 // std::shared_ptr<const metadata_image>, so readers on any thread keep the
 // image they hold while the next is built. Topics are shared between
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "controller/metadata/metadata_version.h"
+#include "protocol/sasl/scram.h"
 #include "protocol/wire/uuid.h"
 #include "storage/types.h"
 
@@ -144,6 +146,9 @@ struct metadata_image {
   std::map<config_resource, std::map<std::string, std::string>> configs;
   std::map<std::string, int16_t, std::less<>> features;  // metadata.version included
   int64_t next_producer_id = 0;  // the first id of the next block to hand out
+  // SCRAM credentials (KIP-554) by mechanism, then user: salt, stored and
+  // server key and iterations, as UserScramCredentialRecord holds them.
+  protocol::scram_credential_table scram;
   image_provenance provenance;
 
   const topic_image* topic(std::string_view name) const;
@@ -171,6 +176,9 @@ struct metadata_image {
   const std::map<std::string, std::string>* config(const config_resource& resource) const;
   std::optional<std::string> config(config_resource_type type, std::string_view name,
                                     std::string_view key) const;
+
+  const protocol::scram_credential* scram_credential(protocol::scram_mechanism mechanism,
+                                                    std::string_view user) const;
 
   bool empty() const;
 };

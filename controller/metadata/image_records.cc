@@ -140,6 +140,23 @@ void write_producer_ids(const metadata_image& image, std::vector<metadata_record
   out.emplace_back(std::move(r));
 }
 
+// Kafka writes them after the producer ids (with ACLs and quotas, which the
+// image does not keep, in between), by mechanism then user.
+void write_scram(const metadata_image& image, std::vector<metadata_record>& out) {
+  for (const auto& [mechanism, users] : image.scram) {
+    for (const auto& [user, c] : users) {
+      msg::user_scram_credential_record r;
+      r.name = user;
+      r.mechanism = protocol::scram_mechanism_type(mechanism);
+      r.salt = c.salt;
+      r.stored_key = c.stored_key;
+      r.server_key = c.server_key;
+      r.iterations = c.iterations;
+      out.emplace_back(std::move(r));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<metadata_record> image_records(const metadata_image& image) {
@@ -149,6 +166,7 @@ std::vector<metadata_record> image_records(const metadata_image& image) {
   write_topics(image, out);
   write_configs(image, out);
   write_producer_ids(image, out);
+  write_scram(image, out);
   return out;
 }
 

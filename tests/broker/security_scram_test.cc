@@ -69,6 +69,20 @@ TEST(scram, a_credential_is_what_kafka_stores_for_the_password) {
   }
 }
 
+TEST(scram, a_salted_password_makes_the_same_credential_as_its_password) {
+  // What the controller does with an AlterUserScramCredentials upsertion:
+  // the client sent Hi(password, salt, i), the keys come out the same.
+  for (const auto* c : {&rfc7677, &sha512}) {
+    const auto salt = unb64(c->salt_b64);
+    const auto salted = scram::salted_password(c->mechanism, c->password, salt, 4096);
+    scram_credential cred = scram::credential_from_salted(c->mechanism, salted, salt, 4096);
+    EXPECT_EQ(scram::base64(cred.stored_key), c->stored_key_b64);
+    EXPECT_EQ(scram::base64(cred.server_key), c->server_key_b64);
+    EXPECT_EQ(cred.salt, salt);
+    EXPECT_EQ(cred.iterations, 4096);
+  }
+}
+
 TEST(scram, the_rfc_7677_exchange_and_its_sha512_twin_complete) {
   for (const auto* c : {&rfc7677, &sha512}) {
     scram_server server = server_for(*c);
@@ -192,6 +206,13 @@ TEST(scram, mechanism_names) {
   EXPECT_EQ(parse_scram_mechanism("SCRAM-SHA-512"), scram_mechanism::sha512);
   EXPECT_EQ(parse_scram_mechanism("scram-sha-256"), std::nullopt);
   EXPECT_EQ(scram_mechanism_name(scram_mechanism::sha512), "SCRAM-SHA-512");
+  // Kafka's ScramMechanism type ids, as records and requests carry them.
+  EXPECT_EQ(scram_mechanism_type(scram_mechanism::sha256), 1);
+  EXPECT_EQ(scram_mechanism_type(scram_mechanism::sha512), 2);
+  EXPECT_EQ(scram_mechanism_from_type(1), scram_mechanism::sha256);
+  EXPECT_EQ(scram_mechanism_from_type(2), scram_mechanism::sha512);
+  EXPECT_EQ(scram_mechanism_from_type(0), std::nullopt);
+  EXPECT_EQ(scram_mechanism_from_type(3), std::nullopt);
 }
 
 }  // namespace

@@ -193,6 +193,60 @@ TEST(ImageReplay, InconsistentRecordsAreRefusedAndChangeNothing) {
   EXPECT_EQ(next->next_producer_id, 1000);
 }
 
+msg::user_scram_credential_record scram(const std::string& user, int8_t mechanism, int32_t iterations) {
+  msg::user_scram_credential_record r;
+  r.name = user;
+  r.mechanism = mechanism;
+  r.salt = {1, 2, 3};
+  r.stored_key = {4, 5};
+  r.server_key = {6, 7};
+  r.iterations = iterations;
+  return r;
+}
+
+msg::remove_user_scram_credential_record remove_scram(const std::string& user, int8_t mechanism) {
+  msg::remove_user_scram_credential_record r;
+  r.name = user;
+  r.mechanism = mechanism;
+  return r;
+}
+
+TEST(ImageReplay, ScramCredentialsAreAddedReplacedAndRemoved) {
+  using protocol::scram_mechanism;
+  auto base = replay(std::make_shared<const metadata_image>(), {scram("alice", 1, 4096), scram("alice", 2, 8192)});
+  ASSERT_TRUE(base->scram_credential(scram_mechanism::sha256, "alice"));
+  EXPECT_EQ(base->scram_credential(scram_mechanism::sha256, "alice")->salt, (std::vector<uint8_t>{1, 2, 3}));
+  EXPECT_EQ(base->scram_credential(scram_mechanism::sha256, "alice")->stored_key, (std::vector<uint8_t>{4, 5}));
+  EXPECT_EQ(base->scram_credential(scram_mechanism::sha256, "alice")->server_key, (std::vector<uint8_t>{6, 7}));
+  EXPECT_EQ(base->scram_credential(scram_mechanism::sha512, "alice")->iterations, 8192);
+  EXPECT_FALSE(base->scram_credential(scram_mechanism::sha256, "bob"));
+
+  metadata_delta delta(base);
+  EXPECT_FALSE(delta.scram_changed());
+  EXPECT_FALSE(delta.replay(scram("alice", 1, 10000)));  // replaces
+  EXPECT_FALSE(delta.replay(remove_scram("alice", 2)));
+  EXPECT_TRUE(delta.scram_changed());
+  auto next = delta.apply(storage::offset(5), leader_epoch(1));
+  EXPECT_EQ(next->scram_credential(scram_mechanism::sha256, "alice")->iterations, 10000);
+  EXPECT_FALSE(next->scram_credential(scram_mechanism::sha512, "alice"));
+  EXPECT_EQ(next->scram.count(scram_mechanism::sha512), 0u);  // no empty mechanism left behind
+  // The base image is untouched.
+  EXPECT_EQ(base->scram_credential(scram_mechanism::sha256, "alice")->iterations, 4096);
+  EXPECT_TRUE(base->scram_credential(scram_mechanism::sha512, "alice"));
+}
+
+TEST(ImageReplay, ScramRecordsThatDoNotFitAreRefused) {
+  auto base = replay(std::make_shared<const metadata_image>(), {scram("alice", 1, 4096)});
+  metadata_delta delta(base);
+  EXPECT_TRUE(delta.replay(remove_scram("alice", 2)));  // alice has no SCRAM-SHA-512
+  EXPECT_TRUE(delta.replay(remove_scram("bob", 1)));    // no such user
+  EXPECT_TRUE(delta.replay(scram("bob", 0, 4096)));     // UNKNOWN mechanism
+  EXPECT_TRUE(delta.replay(scram("bob", 3, 4096)));
+  EXPECT_FALSE(delta.scram_changed());
+  auto next = delta.apply(storage::offset(5), leader_epoch(1));
+  EXPECT_EQ(next->scram, base->scram);
+}
+
 TEST(ImageReplay, ClearElrClearsEveryTopicOrOne) {
   msg::partition_record with_elr = partition(1, 0, {1, 2});
   with_elr.isr = {1};

@@ -40,6 +40,17 @@ TEST(SnapshotImageRecords, RichImageAtLatestVersionRoundTrips) {
   EXPECT_EQ(image->configs.size(), 6u);  // doomed's went with it, broker 1's was deleted
   EXPECT_EQ(image->next_producer_id, 2000);
   EXPECT_FALSE(image->feature_level("transaction.version"));
+  // SCRAM: alice with both mechanisms, bob's replaced, carol's removed.
+  using protocol::scram_mechanism;
+  ASSERT_TRUE(image->scram_credential(scram_mechanism::sha256, "alice"));
+  EXPECT_EQ(image->scram_credential(scram_mechanism::sha256, "alice")->iterations, 8192);
+  EXPECT_EQ(image->scram_credential(scram_mechanism::sha512, "alice")->iterations, 4096);
+  ASSERT_TRUE(image->scram_credential(scram_mechanism::sha512, "bob"));
+  EXPECT_EQ(image->scram_credential(scram_mechanism::sha512, "bob")->iterations, 10000);
+  EXPECT_EQ(image->scram_credential(scram_mechanism::sha512, "bob")->salt, std::vector<uint8_t>(16, 4));
+  EXPECT_FALSE(image->scram_credential(scram_mechanism::sha256, "bob"));
+  EXPECT_FALSE(image->scram_credential(scram_mechanism::sha256, "carol"));
+  EXPECT_EQ(image->scram.size(), 2u);
 
   auto rebuilt = round_trip(*image);
   ASSERT_TRUE(rebuilt);
@@ -92,7 +103,7 @@ TEST(SnapshotImageRecords, KafkaOrder) {
   ASSERT_TRUE(first);
   EXPECT_EQ(first->name, "metadata.version");
   EXPECT_EQ(first->feature_level, 30);
-  // Sections in Kafka's order: features, brokers, controllers, topics, configs, producer ids.
+  // Sections in Kafka's order: features, brokers, controllers, topics, configs, producer ids, SCRAM.
   auto rank = [](std::string_view k) {
     if (k == "FeatureLevelRecord") return 0;
     if (k == "RegisterBrokerRecord") return 1;
@@ -100,10 +111,12 @@ TEST(SnapshotImageRecords, KafkaOrder) {
     if (k == "TopicRecord" || k == "PartitionRecord") return 3;
     if (k == "ConfigRecord") return 4;
     if (k == "ProducerIdsRecord") return 5;
+    if (k == "UserScramCredentialRecord") return 6;
     return 99;
   };
   for (size_t i = 1; i < kinds.size(); ++i) EXPECT_LE(rank(kinds[i - 1]), rank(kinds[i])) << i << ": " << kinds[i];
-  EXPECT_EQ(kinds.back(), "ProducerIdsRecord");
+  EXPECT_EQ(kinds.back(), "UserScramCredentialRecord");
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "UserScramCredentialRecord"), 3);  // alice twice, bob
   // Each topic's partitions follow its TopicRecord.
   protocol::uuid current;
   for (const auto& r : records) {
@@ -115,7 +128,7 @@ TEST(SnapshotImageRecords, KafkaOrder) {
   // Fencing and controlled shutdown live in the registrations: no change records.
   EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "RegisterBrokerRecord"), 4);
   EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "BrokerRegistrationChangeRecord"), 0);
-  auto* producer_ids = std::get_if<msg::producer_ids_record>(&records.back());
+  auto* producer_ids = std::get_if<msg::producer_ids_record>(&records[records.size() - 4]);
   EXPECT_EQ(producer_ids->broker_id, -1);
   EXPECT_EQ(producer_ids->broker_epoch, -1);
   EXPECT_EQ(producer_ids->next_producer_id, 2000);

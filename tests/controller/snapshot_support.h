@@ -36,6 +36,19 @@ inline void expect_same_image(const metadata_image& a, const metadata_image& b) 
   EXPECT_EQ(a.configs, b.configs);
   EXPECT_EQ(a.features, b.features);
   EXPECT_EQ(a.next_producer_id, b.next_producer_id);
+  EXPECT_EQ(a.scram, b.scram);
+}
+
+inline msg::user_scram_credential_record scram_record(const std::string& user, int8_t mechanism, uint8_t seed,
+                                                      int32_t iterations) {
+  msg::user_scram_credential_record r;
+  r.name = user;
+  r.mechanism = mechanism;
+  r.salt.assign(16, seed);
+  r.stored_key.assign(mechanism == 1 ? 32 : 64, static_cast<uint8_t>(seed + 1));
+  r.server_key.assign(mechanism == 1 ? 32 : 64, static_cast<uint8_t>(seed + 2));
+  r.iterations = iterations;
+  return r;
 }
 
 inline msg::feature_level_record feature(const std::string& name, int16_t level) {
@@ -192,6 +205,18 @@ inline std::vector<metadata_record> rich_log(int16_t level, bool modern) {
   log.push_back(ids);
   ids.next_producer_id = 2000;
   log.push_back(ids);
+
+  if (level >= 11) {  // SCRAM records from 3.5-IV2
+    log.push_back(scram_record("alice", 1, 1, 8192));
+    log.push_back(scram_record("alice", 2, 2, 4096));
+    log.push_back(scram_record("bob", 2, 3, 4096));
+    log.push_back(scram_record("bob", 2, 4, 10000));  // replaces the one before
+    log.push_back(scram_record("carol", 1, 5, 4096));
+    msg::remove_user_scram_credential_record gone;
+    gone.name = "carol";
+    gone.mechanism = 1;
+    log.push_back(gone);
+  }
   return log;
 }
 

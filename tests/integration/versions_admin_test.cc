@@ -17,6 +17,8 @@
 #include "protocol/messages/describe_quorum.h"
 #include "protocol/messages/describe_topic_partitions.h"
 #include "protocol/messages/alter_partition_reassignments.h"
+#include "protocol/messages/alter_user_scram_credentials.h"
+#include "protocol/messages/describe_user_scram_credentials.h"
 #include "protocol/messages/elect_leaders.h"
 #include "protocol/messages/list_partition_reassignments.h"
 #include "protocol/messages/incremental_alter_configs.h"
@@ -538,6 +540,52 @@ void sasl_authenticate_sweep(sweep_context& ctx, int16_t v) {
   EXPECT_EQ(resp->session_lifetime_ms, 0);
 }
 
+// One upsertion (mechanism 1 SCRAM-SHA-256, 2 SCRAM-SHA-512).
+msg::alter_user_scram_credentials_request scram_upsertion(const std::string& user, int8_t mechanism,
+                                                          int32_t iterations) {
+  msg::alter_user_scram_credentials_request req;
+  auto& u = req.upsertions.emplace_back();
+  u.name = user;
+  u.mechanism = mechanism;
+  u.iterations = iterations;
+  u.salt = {1, 2, 3, 4};
+  u.salted_password = std::vector<uint8_t>(mechanism == 1 ? 32 : 64, 7);
+  return req;
+}
+
+// A credential set, then described: mechanism and iterations, never a key.
+void alter_user_scram_credentials_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string user = tname("scram-alter", v);
+  const auto req = scram_upsertion(user, 2, 8192);
+  auto resp = c.call<msg::alter_user_scram_credentials_response>(51, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  ASSERT_EQ(resp->results.size(), 1u);
+  EXPECT_EQ(resp->results[0].user, user);
+  EXPECT_EQ(resp->results[0].error_code, k_none);
+  EXPECT_FALSE(resp->results[0].error_message.has_value());
+}
+
+void describe_user_scram_credentials_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string user = tname("scram-describe", v);
+  auto altered = c.call<msg::alter_user_scram_credentials_response>(51, 0, scram_upsertion(user, 1, 4096));
+  ASSERT_TRUE(altered);
+  ASSERT_EQ(altered->results.at(0).error_code, k_none);
+  msg::describe_user_scram_credentials_request req;
+  req.users = std::vector<msg::describe_user_scram_credentials_request::user_name>{{user, {}}};
+  auto resp = c.call<msg::describe_user_scram_credentials_response>(50, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_none);
+  ASSERT_EQ(resp->results.size(), 1u);
+  EXPECT_EQ(resp->results[0].user, user);
+  EXPECT_EQ(resp->results[0].error_code, k_none);
+  ASSERT_EQ(resp->results[0].credential_infos.size(), 1u);
+  EXPECT_EQ(resp->results[0].credential_infos[0].mechanism, 1);
+  EXPECT_EQ(resp->results[0].credential_infos[0].iterations, 4096);
+}
+
 }  // namespace
 
 std::vector<api_sweep> admin_sweeps() {
@@ -555,6 +603,8 @@ std::vector<api_sweep> admin_sweeps() {
       {44, "IncrementalAlterConfigs", &incremental_alter_configs_sweep},
       {45, "AlterPartitionReassignments", &alter_partition_reassignments_sweep},
       {46, "ListPartitionReassignments", &list_partition_reassignments_sweep},
+      {50, "DescribeUserScramCredentials", &describe_user_scram_credentials_sweep},
+      {51, "AlterUserScramCredentials", &alter_user_scram_credentials_sweep},
       {55, "DescribeQuorum", &describe_quorum_sweep},
       {60, "DescribeCluster", &describe_cluster_sweep},
       {74, "ListConfigResources", &list_config_resources_sweep},

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "protocol/sasl/scram.h"
 #include "tools/commands/command.h"
 
 namespace hw::tools::configs {
@@ -165,6 +166,13 @@ std::vector<config_entry> filter_and_sort(std::vector<config_entry> entries, std
 // ConfigResource.Type ids.
 enum class resource_type : int8_t { topic = 2, broker = 4, broker_logger = 8, client_metrics = 16, group = 32 };
 
+// One SCRAM credential to set (kafka-configs' SCRAM-SHA-256=[iterations=..,password=..]).
+struct scram_upsert {
+  protocol::scram_mechanism mechanism = protocol::scram_mechanism::sha256;
+  int32_t iterations = 4096;
+  std::string password;
+};
+
 struct alter_op {
   std::string name;
   bool remove = false;  // DELETE, else SET
@@ -199,6 +207,17 @@ class config_admin {
   // fails when the cluster lacks it; a message when it has it (the native
   // tool does not speak these APIs).
   failure quota_or_scram_api(int16_t api_key, const std::string& api_name, const std::string& call);
+  // Whether the cluster serves DescribeClientQuotas (Kafka's does; this
+  // native tool does not speak it, and Highwater keeps no quotas).
+  bool serves_client_quotas();
+  // alterUserScramCredentials of one user (all().get(60, SECONDS)): the
+  // deletions, then the upsertions, salted here as Kafka's admin client
+  // salts them (a random salt, PBKDF2 on OpenSSL), never the password sent.
+  std::optional<failure> alter_scram(const std::string& user, const std::vector<protocol::scram_mechanism>& deletions,
+                                     const std::vector<scram_upsert>& upsertions);
+  // describeUserScramCredentials(users) as ConfigCommand prints it: a line
+  // per user described ("SCRAM credential configs for user-principal ...").
+  std::optional<failure> describe_scram(const std::vector<std::string>& users, std::vector<std::string>* lines);
 
  private:
   // The connected client, or how `call` fails without one.

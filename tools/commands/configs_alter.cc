@@ -53,8 +53,8 @@ std::vector<alter_op> operations(const std::vector<std::string>& keys, const pro
 }
 
 // Matches "(?:iterations=(-?[0-9]*),)?password=(.*)": *iterations is the
-// group when present.
-bool credential_syntax(const std::string& value, std::optional<std::string>* iterations) {
+// first group when present, *password the second.
+bool credential_syntax(const std::string& value, std::optional<std::string>* iterations, std::string* password) {
   std::string_view rest = value;
   if (rest.starts_with("iterations=")) {
     rest.remove_prefix(11);
@@ -65,18 +65,23 @@ bool credential_syntax(const std::string& value, std::optional<std::string>* ite
     rest.remove_prefix(n + 1);
   }
   // '.' matches no line terminator.
-  return rest.starts_with("password=") && rest.find_first_of("\n\r") == std::string_view::npos;
+  if (!rest.starts_with("password=") || rest.find_first_of("\n\r") != std::string_view::npos) return false;
+  *password = std::string(rest.substr(9));
+  return true;
 }
 
 // The SCRAM credential a "SCRAM-SHA-256=[iterations=8192,password=secret]" sets.
-std::optional<failure> check_credential(const std::string& mechanism, const std::string& value) {
+std::optional<failure> check_credential(const std::string& mechanism, const std::string& value, scram_upsert* out) {
   const std::string java_name = mechanism == "SCRAM-SHA-256" ? "SCRAM_SHA_256" : "SCRAM_SHA_512";
   std::optional<std::string> text;
-  if (!credential_syntax(value, &text)) return plain("Invalid credential property " + java_name + "=" + value);
+  if (!credential_syntax(value, &text, &out->password))
+    return plain("Invalid credential property " + java_name + "=" + value);
   int32_t iterations = 4096;
   if (text && *text != "-1" && !java_int(*text, &iterations)) return plain("For input string: \"" + *text + "\"");
   if (iterations < 4096)
     return plain("Iterations " + std::to_string(iterations) + " is less than the minimum 4096 required for " + mechanism);
+  out->mechanism = *protocol::parse_scram_mechanism(mechanism);
+  out->iterations = iterations;
   return std::nullopt;
 }
 
@@ -121,10 +126,13 @@ std::optional<failure> alter_users_or_clients(config_admin& admin, const command
     }
   }
   if (quota_add || quota_delete) return admin.quota_or_scram_api(48, "DESCRIBE_CLIENT_QUOTAS", "describeClientQuotas");
+  std::vector<scram_upsert> upsertions;
   for (const auto& mechanism : scram_add)
-    if (auto f = check_credential(mechanism, value_of(added, mechanism))) return f;
+    if (auto f = check_credential(mechanism, value_of(added, mechanism), &upsertions.emplace_back())) return f;
   if (scram_add.empty() && scram_delete.empty()) return std::nullopt;  // nothing to send
-  return admin.quota_or_scram_api(51, "ALTER_USER_SCRAM_CREDENTIALS", "alterUserScramCredentials");
+  std::vector<protocol::scram_mechanism> deletions;
+  for (const auto& mechanism : scram_delete) deletions.push_back(*protocol::parse_scram_mechanism(mechanism));
+  return admin.alter_scram(c.entity_names.front(), deletions, upsertions);
 }
 
 std::optional<failure> alter_loggers(config_admin& admin, const std::string& name, const std::vector<std::string>& keys,

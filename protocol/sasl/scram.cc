@@ -1,5 +1,5 @@
 // scram: the SCRAM primitives on OpenSSL's EVP, HMAC, PBKDF2 and RAND.
-#include "broker/security/scram.h"
+#include "protocol/sasl/scram.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -8,7 +8,7 @@
 
 #include <stdexcept>
 
-namespace hw::broker {
+namespace hw::protocol {
 
 namespace {
 
@@ -31,6 +31,14 @@ const std::string& scram_mechanism_name(scram_mechanism m) {
   static const std::string sha256 = "SCRAM-SHA-256";
   static const std::string sha512 = "SCRAM-SHA-512";
   return m == scram_mechanism::sha256 ? sha256 : sha512;
+}
+
+int8_t scram_mechanism_type(scram_mechanism m) { return m == scram_mechanism::sha256 ? 1 : 2; }
+
+std::optional<scram_mechanism> scram_mechanism_from_type(int8_t type) {
+  if (type == 1) return scram_mechanism::sha256;
+  if (type == 2) return scram_mechanism::sha512;
+  return std::nullopt;
 }
 
 namespace scram {
@@ -67,7 +75,11 @@ bytes hash(scram_mechanism m, std::span<const uint8_t> data) {
 
 scram_credential make_credential(scram_mechanism m, std::string_view password, std::span<const uint8_t> salt,
                                  int32_t iterations) {
-  const bytes salted = salted_password(m, password, salt, iterations);
+  return credential_from_salted(m, salted_password(m, password, salt, iterations), salt, iterations);
+}
+
+scram_credential credential_from_salted(scram_mechanism m, std::span<const uint8_t> salted,
+                                        std::span<const uint8_t> salt, int32_t iterations) {
   scram_credential c;
   c.salt.assign(salt.begin(), salt.end());
   c.stored_key = hash(m, hmac(m, salted, "Client Key"));
@@ -161,4 +173,4 @@ std::optional<std::string> unescape_user(std::string_view sasl_name) {
 }
 
 }  // namespace scram
-}  // namespace hw::broker
+}  // namespace hw::protocol

@@ -1,0 +1,37 @@
+// AlterUserScramCredentials (key 51), version 0: SCRAM credentials added,
+// replaced or deleted by the active controller (controller/scram_control.h:
+// Kafka's refusals, the keys derived there from the client's salted
+// password), forwarded as Kafka's broker forwards it. The answer waits
+// until this broker has applied the records, so a Describe right after
+// sees them.
+
+#include "broker/admin/scram_credentials.h"
+#include "broker/handlers/handlers.h"
+#include "broker/metadata/controller_call.h"
+
+namespace hw::broker {
+namespace {
+
+using protocol::msg::alter_user_scram_credentials_request;
+using protocol::msg::alter_user_scram_credentials_response;
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+  std::string error;
+  auto request = decode_request<alter_user_scram_credentials_request>(ctx, &error);
+  if (!request) co_return handler_result::close(error);
+  auto response = co_await call_controller<alter_user_scram_credentials_response>(
+      ctx, *request,
+      [&](controller::quorum_controller& qc, int64_t) { return qc.alter_user_scram_credentials(*request); });
+  // A controller always answers every user it was asked about; no result
+  // for a request that named users means no controller took it (an inactive
+  // controller asked on its own listener): NOT_CONTROLLER for each.
+  if (response.results.empty() && (!request->deletions.empty() || !request->upsertions.empty()))
+    response = alter_scram_credentials_refused(*request, protocol::error_code::not_controller);
+  co_return respond(ctx, response);
+}
+
+}  // namespace
+
+api_handler alter_user_scram_credentials_handler() { return {51, 0, 0, &handle}; }
+
+}  // namespace hw::broker
