@@ -33,6 +33,7 @@
 #include "broker/security/sasl_client.h"
 #include "broker/security/sasl_listener.h"
 #include "broker/security/scram_credential_store.h"
+#include "broker/security/tls_context.h"
 #include "broker/services.h"
 #include "broker/topics.h"
 #include "storage/io/file_system.h"
@@ -123,9 +124,9 @@ txn::txn_coordinator_options txn_coordinator_options(const config::broker_config
 }
 
 txn::marker_sender_options txn_marker_sender_options(const config::broker_config& c,
-                                                     std::shared_ptr<const sasl_login> login) {
+                                                     client_security security) {
   txn::marker_sender_options o;
-  o.sasl = std::move(login);
+  o.security = std::move(security);
   o.listener = c.inter_broker_listener_name;
   o.self = c.node_id;
   o.request_timeout = std::chrono::milliseconds(c.get_int("request.timeout.ms"));
@@ -204,8 +205,8 @@ struct broker_node::impl {
   std::unique_ptr<broker_lifecycle> lifecycle;
   // How this node logs in on other nodes' inter-broker and controller
   // listeners when those are SASL ones (null otherwise).
-  std::shared_ptr<const sasl_login> inter_broker_login;
-  std::shared_ptr<const sasl_login> controller_login;
+  client_security inter_broker_security;
+  client_security controller_security;
   std::unique_ptr<server> srv;
   std::vector<std::thread> threads;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
@@ -233,7 +234,7 @@ struct broker_node::impl {
   std::optional<std::string> start_quorum();
   std::optional<std::string> start_io_and_controller();
   std::optional<std::string> start_listeners();
-  std::optional<std::string> resolve_own_logins();
+  std::optional<std::string> resolve_own_security();
   std::optional<std::string> register_with_controller();
   void start_maintenance();
   void await_groups_loaded();
@@ -320,7 +321,7 @@ std::optional<std::string> broker_node::impl::start_quorum() {
   ro.snapshot_max_bytes = cfg.get_int("metadata.log.max.record.bytes.between.snapshots");
   ro.snapshot_interval_ms = cfg.get_int("metadata.log.max.snapshot.interval.ms");
   if (!cfg.controller_listener_names.empty()) ro.listener_name = cfg.controller_listener_names.front();
-  ro.sasl = controller_login;
+  ro.security = controller_security;
   raft = std::make_unique<raft_driver>(io.get_executor(), *fs, ro, wall_clock_ms);
   if (is_controller) {
     controller_service_options co;
@@ -345,25 +346,32 @@ std::optional<std::string> broker_node::impl::start_quorum() {
   return std::nullopt;
 }
 
-// What this node authenticates with towards the inter-broker and the
-// controller listeners, as Kafka reads it (that listener's JAAS entry for
-// sasl.mechanism.inter.broker.protocol / sasl.mechanism.controller.protocol).
-std::optional<std::string> broker_node::impl::resolve_own_logins() {
+// How this node's connections to the inter-broker and the controller
+// listeners are protected, as Kafka reads it: that listener's ssl.* keys
+// for TLS, its JAAS entry for sasl.mechanism.inter.broker.protocol /
+// sasl.mechanism.controller.protocol for SASL.
+std::optional<std::string> broker_node::impl::resolve_own_security() {
   if (cfg.has_role("broker") && !cfg.inter_broker_listener_name.empty()) {
     auto login = own_sasl_login(cfg, cfg.inter_broker_listener_name, "sasl.mechanism.inter.broker.protocol");
     if (auto* error = std::get_if<std::string>(&login)) return *error;
-    inter_broker_login = std::get<0>(std::move(login));
+    inter_broker_security.sasl = std::get<0>(std::move(login));
+    auto tls = own_tls_context(cfg, cfg.inter_broker_listener_name);
+    if (auto* error = std::get_if<std::string>(&tls)) return *error;
+    inter_broker_security.tls = std::get<0>(std::move(tls));
   }
   if (!cfg.controller_listener_names.empty()) {
     auto login = own_sasl_login(cfg, cfg.controller_listener_names.front(), "sasl.mechanism.controller.protocol");
     if (auto* error = std::get_if<std::string>(&login)) return *error;
-    controller_login = std::get<0>(std::move(login));
+    controller_security.sasl = std::get<0>(std::move(login));
+    auto tls = own_tls_context(cfg, cfg.controller_listener_names.front());
+    if (auto* error = std::get_if<std::string>(&tls)) return *error;
+    controller_security.tls = std::get<0>(std::move(tls));
   }
   return std::nullopt;
 }
 
 std::optional<std::string> broker_node::impl::start() {
-  if (auto error = resolve_own_logins()) return error;
+  if (auto error = resolve_own_security()) return error;
   stats = std::make_unique<metrics::broker_metrics>();
   services.metrics = stats.get();
   if (auto e = start_storage()) return e;
@@ -435,7 +443,7 @@ void broker_node::impl::start_fetchers() {
   fetch.backoff_ms = cfg.get_int("replica.fetch.backoff.ms");
   fetch.request_timeout = std::chrono::milliseconds(cfg.get_int("replica.socket.timeout.ms"));
   fetch.quota = follower_quota.get();
-  fetch.sasl = inter_broker_login;
+  fetch.security = inter_broker_security;
   auto epoch = [r = replicas.get()] { return r->broker_epoch(); };
   fetchers = std::make_unique<fetcher_manager>(io.get_executor(), node_id(cfg.node_id),
                                                static_cast<int32_t>(cfg.get_int("num.replica.fetchers")),
@@ -453,7 +461,7 @@ void broker_node::impl::start_coordinators() {
   groups = std::make_unique<group::group_coordinator>(*replicas, group_coordinator_options(cfg),
                                                       wall_clock_ms);
   txn_markers = std::make_unique<txn::txn_marker_sender>(
-      io.get_executor(), *publisher, txn_marker_sender_options(cfg, inter_broker_login),
+      io.get_executor(), *publisher, txn_marker_sender_options(cfg, inter_broker_security),
       [this](const txn::marker_job& job) { return txns && txns->still_coordinates(job); });
   txns = std::make_unique<txn::txn_coordinator>(
       *replicas, txn_coordinator_options(cfg), wall_clock_ms,
@@ -470,7 +478,7 @@ void broker_node::impl::start_coordinators() {
     txn::verifier_options vo;
     vo.listener = cfg.inter_broker_listener_name;
     vo.self = cfg.node_id;
-    vo.sasl = inter_broker_login;
+    vo.security = inter_broker_security;
     vo.num_txn_partitions = static_cast<int32_t>(cfg.get_int("transaction.state.log.num.partitions"));
     vo.request_timeout = std::chrono::milliseconds(cfg.get_int("request.timeout.ms"));
     vo.add_retry_backoff = std::chrono::milliseconds(cfg.get_int("add.partitions.to.txn.retry.backoff.ms"));
@@ -538,6 +546,9 @@ std::optional<std::string> broker_node::impl::start_listeners() {
   });
   if (auto* error = std::get_if<std::string>(&sasl)) return *error;
   so.sasl_listeners = std::get<0>(std::move(sasl));
+  auto tls = make_tls_listeners(cfg);
+  if (auto* error = std::get_if<std::string>(&tls)) return *error;
+  so.tls_listeners = std::get<0>(std::move(tls));
   if (cfg.has_role("broker")) {
     for (const auto& l : cfg.listeners)
       if (std::find(cfg.controller_listener_names.begin(), cfg.controller_listener_names.end(), l.name) ==

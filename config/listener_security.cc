@@ -22,6 +22,56 @@ std::variant<config_value, std::string> typed_value(const broker_config& c, std:
   return std::get<config_value>(parsed);
 }
 
+// A string (or password) key's value for the listener: none when null.
+std::variant<std::optional<std::string>, std::string> text_value(const broker_config& c, std::string_view listener,
+                                                                std::string_view key) {
+  auto v = typed_value(c, listener, key);
+  if (auto* err = std::get_if<std::string>(&v)) return *err;
+  if (auto* text = std::get_if<std::string>(&std::get<config_value>(v))) return std::optional<std::string>(*text);
+  return std::optional<std::string>();
+}
+
+std::optional<std::string> resolve_tls(const broker_config& c, std::string_view listener,
+                                       listener_security::tls_keys& t) {
+  std::optional<std::string> error;
+  auto text = [&](std::string_view key, std::optional<std::string>& out) {
+    if (error) return;
+    auto v = text_value(c, listener, key);
+    if (auto* e = std::get_if<std::string>(&v)) error = *e;
+    else out = std::get<std::optional<std::string>>(std::move(v));
+  };
+  auto string = [&](std::string_view key, std::string& out) {
+    std::optional<std::string> v;
+    text(key, v);
+    out = v.value_or("");
+  };
+  auto list = [&](std::string_view key, std::vector<std::string>& out) {
+    if (error) return;
+    auto v = typed_value(c, listener, key);
+    if (auto* e = std::get_if<std::string>(&v)) error = *e;
+    else if (auto* l = std::get_if<std::vector<std::string>>(&std::get<config_value>(v))) out = *l;
+  };
+  string("ssl.keystore.type", t.keystore_type);
+  t.keystore_type = upper(t.keystore_type);
+  text("ssl.keystore.location", t.keystore_location);
+  text("ssl.keystore.password", t.keystore_password);
+  text("ssl.key.password", t.key_password);
+  text("ssl.keystore.certificate.chain", t.keystore_certificate_chain);
+  text("ssl.keystore.key", t.keystore_key);
+  string("ssl.truststore.type", t.truststore_type);
+  t.truststore_type = upper(t.truststore_type);
+  text("ssl.truststore.location", t.truststore_location);
+  text("ssl.truststore.password", t.truststore_password);
+  text("ssl.truststore.certificates", t.truststore_certificates);
+  string("ssl.protocol", t.protocol);
+  list("ssl.enabled.protocols", t.enabled_protocols);
+  list("ssl.cipher.suites", t.cipher_suites);
+  string("ssl.client.auth", t.client_auth);
+  string("ssl.endpoint.identification.algorithm", t.endpoint_identification);
+  string("ssl.principal.mapping.rules", t.principal_mapping_rules);
+  return error;
+}
+
 }  // namespace
 
 std::optional<std::string> listener_override(const broker_config& c, std::string_view listener, std::string_view key) {
@@ -45,6 +95,8 @@ std::variant<listener_security, std::string> resolve_listener_security(const bro
   auto max_receive = typed_value(c, listener.name, "sasl.server.max.receive.size");
   if (auto* err = std::get_if<std::string>(&max_receive)) return *err;
   s.sasl_server_max_receive_size = static_cast<int32_t>(std::get<int64_t>(std::get<config_value>(max_receive)));
+
+  if (auto error = resolve_tls(c, listener.name, s.tls)) return *error;
 
   for (const std::string& mechanism : s.sasl_enabled_mechanisms) {
     if (auto jaas = listener_override(c, listener.name, lower(mechanism) + ".sasl.jaas.config"))

@@ -31,6 +31,27 @@ struct listener_security {
   std::map<std::string, std::string> sasl_jaas_config;
   int32_t sasl_server_max_receive_size = 524288;
   int32_t failed_authentication_delay_ms = 100;
+
+  // TLS (SSL and SASL_SSL listeners; the same keys for the broker's own
+  // connections to such a listener). Secrets: never log them.
+  struct tls_keys {
+    std::string keystore_type;  // upper case: JKS (Kafka's default), PKCS12, PEM
+    std::optional<std::string> keystore_location;
+    std::optional<std::string> keystore_password;
+    std::optional<std::string> key_password;
+    std::optional<std::string> keystore_certificate_chain;  // inline PEM
+    std::optional<std::string> keystore_key;                // inline PEM
+    std::string truststore_type;
+    std::optional<std::string> truststore_location;
+    std::optional<std::string> truststore_password;
+    std::optional<std::string> truststore_certificates;  // inline PEM
+    std::string protocol;                                // ssl.protocol
+    std::vector<std::string> enabled_protocols;
+    std::vector<std::string> cipher_suites;
+    std::string client_auth;              // none, requested, required
+    std::string endpoint_identification;  // https or empty
+    std::string principal_mapping_rules;
+  } tls;
 };
 
 // The listener-prefixed text of key for listener, when set.

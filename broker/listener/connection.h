@@ -26,6 +26,12 @@
 // connection.failed.authentication.delay.ms and closes. Once complete, the
 // session's principal is the connection's.
 //
+// TLS: on SSL and SASL_SSL listeners the connection first runs the server
+// side of the TLS handshake, then reads and writes through the TLS stream;
+// a fetch's file ranges are read into memory to be encrypted (no sendfile).
+// On SSL the principal is the client certificate's subject mapped by
+// ssl.principal.mapping.rules (User:ANONYMOUS without a certificate).
+//
 // Closing: on EOF, on a request the dispatcher rejects, on an invalid size,
 // or on server shutdown the reader stops, the responses of the requests
 // already read are written, then the socket is closed. A socket error, the
@@ -49,6 +55,12 @@
 #include "broker/listener/response_queue.h"
 #include "broker/security/principal.h"
 #include "broker/security/sasl_listener.h"
+#include "broker/security/tls_context.h"
+
+namespace boost::asio::ssl {
+template <typename Stream>
+class stream;
+}
 
 namespace hw::broker {
 
@@ -78,11 +90,15 @@ class connection : public std::enable_shared_from_this<connection> {
     security_protocol protocol = security_protocol::plaintext;
     // Set on SASL_PLAINTEXT and SASL_SSL listeners.
     std::shared_ptr<const sasl_listener> sasl;
+    // Set on SSL and SASL_SSL listeners.
+    std::shared_ptr<const tls_server_context> tls;
   };
 
   // socket must have been accepted onto strand.
   connection(strand_type strand, tcp::socket socket, uint64_t id, origin from, const connection_options& options,
              const dispatcher& dispatcher, request_budget& budget, closed_callback on_closed);
+
+  ~connection();
 
   void start();
   // Both may be called from any thread.
@@ -96,6 +112,12 @@ class connection : public std::enable_shared_from_this<connection> {
   enum class read_status { frame, eof, invalid, error };
 
   asio::awaitable<void> read_loop();
+  // The TLS handshake and, on SSL, the principal from the client's
+  // certificate; false when the connection must close.
+  asio::awaitable<bool> start_tls();
+  asio::awaitable<size_t> read_some(asio::mutable_buffer into, error_code& ec);
+  asio::awaitable<void> read_exactly(asio::mutable_buffer into, error_code& ec);
+  asio::awaitable<error_code> write_tls(std::vector<asio::const_buffer>& buffers);
   asio::awaitable<read_status> read_frame(frame_bytes& frame);
   asio::awaitable<bool> fill_read_buffer();
   // Holds one unit of the broker-wide request budget until destroyed.
@@ -155,6 +177,9 @@ class connection : public std::enable_shared_from_this<connection> {
   kafka_principal principal_;
   std::shared_ptr<const sasl_listener> sasl_listener_;
   std::unique_ptr<sasl_session> sasl_;  // until authenticated
+  std::shared_ptr<const tls_server_context> tls_context_;
+  std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;  // after start_tls on TLS listeners
+  std::vector<uint8_t> tls_staging_;  // small responses gathered into one TLS write
   std::string name_;         // Kafka-style "local-remote-id"
   std::string remote_;       // "host:port" of the client
   std::string remote_host_;  // the client's IP

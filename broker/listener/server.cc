@@ -48,13 +48,17 @@ std::optional<std::string> server::start() {
   // SIGPIPE that kills the process.
   std::signal(SIGPIPE, SIG_IGN);
   for (const config::listener_endpoint& ep : options_.listeners) {
-    if (ep.security_protocol == "SSL" || ep.security_protocol == "SASL_SSL") {
-      listeners_.clear();
-      return "Listener " + ep.to_string() + " uses security protocol " + ep.security_protocol +
-             ", which Highwater does not support yet (PLAINTEXT and SASL_PLAINTEXT only)";
-    }
     std::shared_ptr<const sasl_listener> sasl;
-    if (ep.security_protocol == "SASL_PLAINTEXT") {
+    std::shared_ptr<const tls_server_context> tls;
+    if (ep.security_protocol == "SSL" || ep.security_protocol == "SASL_SSL") {
+      auto it = options_.tls_listeners.find(ep.name);
+      if (it == options_.tls_listeners.end() || !it->second) {
+        listeners_.clear();
+        return "Listener " + ep.to_string() + " has no TLS configuration";
+      }
+      tls = it->second;
+    }
+    if (ep.security_protocol == "SASL_PLAINTEXT" || ep.security_protocol == "SASL_SSL") {
       auto it = options_.sasl_listeners.find(ep.name);
       if (it == options_.sasl_listeners.end() || !it->second) {
         listeners_.clear();
@@ -70,7 +74,7 @@ std::optional<std::string> server::start() {
     }
     auto l = std::make_unique<listener_state>(
         listener_state{{ep.name, *parse_security_protocol(ep.security_protocol), ep.host, ep.port},
-                       tcp::acceptor(strand_), false, std::move(sasl)});
+                       tcp::acceptor(strand_), false, std::move(sasl), std::move(tls)});
     error_code ec;
     auto try_bind = [&](const tcp::endpoint& at) {
       ec = {};
@@ -153,7 +157,7 @@ asio::awaitable<void> server::accept_loop(listener_state& l) {
     configure_socket(socket);
     uint64_t id = next_connection_id_++;
     auto conn = std::make_shared<connection>(conn_strand, std::move(socket), id,
-                                             connection::origin{l.info.name, l.info.protocol, l.sasl},
+                                             connection::origin{l.info.name, l.info.protocol, l.sasl, l.tls},
                                              options_.connection,
                                              dispatcher_, budget_, [this](uint64_t closed) {
                                                asio::post(strand_, [this, closed] { on_connection_closed(closed); });

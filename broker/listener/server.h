@@ -43,8 +43,10 @@ struct server_options {
   int32_t queued_max_requests = 500;         // queued.max.requests
   // Listener names whose accept loops wait for start_deferred().
   std::vector<std::string> deferred_listeners;
-  // What each SASL_PLAINTEXT listener offers, by listener name.
+  // What each SASL_PLAINTEXT and SASL_SSL listener offers, by listener name.
   std::map<std::string, std::shared_ptr<const sasl_listener>> sasl_listeners;
+  // The TLS context of each SSL and SASL_SSL listener, by listener name.
+  std::map<std::string, std::shared_ptr<const tls_server_context>> tls_listeners;
 };
 
 class server {
@@ -73,6 +75,7 @@ class server {
     tcp::acceptor acceptor;
     bool deferred = false;  // accepting only from start_deferred()
     std::shared_ptr<const sasl_listener> sasl;
+    std::shared_ptr<const tls_server_context> tls;
   };
 
   asio::awaitable<void> accept_loop(listener_state& l);

@@ -27,7 +27,7 @@ std::shared_ptr<kafka_client> quorum_channels::client_for(int32_t node, bool for
     o.port = v.port;
     o.client_id = (forwarding ? "controller-forwarder-" : "raft-client-") + std::to_string(options_.node_id);
     o.connect_timeout = milliseconds(options_.request_timeout_ms);
-    o.sasl = options_.sasl;
+    o.security = options_.security;
     auto c = kafka_client::create(strand_, o);
     clients[node] = c;
     return c;

@@ -30,8 +30,8 @@ struct quorum_channels_options {
   int32_t node_id = 1;
   std::string cluster_id;
   int64_t request_timeout_ms = 2000;  // controller.quorum.request.timeout.ms
-  // How this node logs in on the peers' controller listener (none: not SASL).
-  std::shared_ptr<const sasl_login> sasl;
+  // How this node's connections to the peers' controller listener are protected.
+  client_security security;
 };
 
 class quorum_channels {

@@ -43,7 +43,7 @@ raft_driver::raft_driver(asio::any_io_executor executor, storage::file_system& f
                  {options_.metadata_log_dir / std::string(controller::metadata_partition_dir),
                   options_.snapshot_max_bytes, options_.snapshot_interval_ms},
                  now_ms_),
-      channels_(strand_, {options_.node_id, options_.cluster_id, options_.request_timeout_ms, options_.sasl}),
+      channels_(strand_, {options_.node_id, options_.cluster_id, options_.request_timeout_ms, options_.security}),
       tick_timer_(strand_),
       cluster_id_warnings_(options_.cluster_id) {}
 

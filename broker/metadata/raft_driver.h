@@ -83,8 +83,8 @@ struct raft_driver_options {
   int64_t snapshot_max_bytes = 20 << 20;   // metadata.log.max.record.bytes.between.snapshots
   int64_t snapshot_interval_ms = 3'600'000;  // metadata.log.max.snapshot.interval.ms
   std::string listener_name = "CONTROLLER";  // the voters' listener, for DescribeQuorum
-  // How this node logs in on the peers' controller listener (none: not SASL).
-  std::shared_ptr<const sasl_login> sasl;
+  // How this node's connections to the peers' controller listener are protected.
+  client_security security;
 };
 
 // A Fetch answer and the batches its records point into.

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <array>
 
+#include <boost/asio/ssl.hpp>
 #include <spdlog/spdlog.h>
 
 #include "broker/network/frame_size.h"
 #include "broker/security/sasl_client.h"
+#include "broker/security/tls_context.h"
 #include "protocol/messages/api_registry.h"
 #include "protocol/messages/headers.h"
 #include "protocol/messages/sasl_authenticate.h"
@@ -116,13 +118,21 @@ asio::awaitable<std::error_code> kafka_client::ensure_connected() {
       socket_.close(ignored);
     });
     co_await asio::async_connect(socket_, endpoints, asio::redirect_error(asio::use_awaitable, ec));
-    if (!ec && options_.sasl && state_ == state::connecting && generation_ == attempt) {
+    tls_.reset();
+    if (!ec && options_.security.tls && state_ == state::connecting && generation_ == attempt) {
+      std::string refused = co_await start_tls();
+      if (!refused.empty()) {
+        spdlog::warn("TLS handshake with {}:{} failed: {}", options_.host, options_.port, refused);
+        ec = asio::error::connection_refused;
+      }
+    }
+    if (!ec && options_.security.sasl && state_ == state::connecting && generation_ == attempt) {
       // The watchdog covers the exchange too: a peer that never answers it
       // fails the attempt like one that never accepts.
       std::string refused = co_await authenticate();
       if (!refused.empty()) {
         spdlog::warn("Authentication with {}:{} as {} ({}) failed: {}", options_.host, options_.port,
-                     options_.sasl->username, options_.sasl->mechanism, refused);
+                     options_.security.sasl->username, options_.security.sasl->mechanism, refused);
         ec = asio::error::access_denied;
       }
     }
@@ -170,17 +180,17 @@ asio::awaitable<std::optional<client_response>> kafka_client::round_trip(int16_t
   header.encode(w, header_version);
   w.write_raw(std::span<const uint8_t>(body));
   error_code ec;
-  co_await asio::async_write(socket_, asio::buffer(frame), asio::redirect_error(asio::use_awaitable, ec));
+  std::vector<asio::const_buffer> out_buffers{asio::buffer(frame)};
+  co_await write_all(tls_, out_buffers, ec);
   std::array<uint8_t, 4> size_bytes{};
-  if (!ec) co_await asio::async_read(socket_, asio::buffer(size_bytes), asio::redirect_error(asio::use_awaitable, ec));
+  if (!ec) co_await read_all(tls_, asio::buffer(size_bytes), ec);
   if (ec) co_return std::nullopt;
   const int32_t size = static_cast<int32_t>((uint32_t{size_bytes[0]} << 24) | (uint32_t{size_bytes[1]} << 16) |
                                             (uint32_t{size_bytes[2]} << 8) | uint32_t{size_bytes[3]});
   if (frame_size_error(size, options_.max_response_bytes) || size < 4) co_return std::nullopt;
   client_response out;
   out.frame = frame_bytes::uninitialized(static_cast<size_t>(size));
-  co_await asio::async_read(socket_, asio::buffer(out.frame.data.get(), out.frame.size),
-                            asio::redirect_error(asio::use_awaitable, ec));
+  co_await read_all(tls_, asio::buffer(out.frame.data.get(), out.frame.size), ec);
   if (ec) co_return std::nullopt;
   protocol::reader r(out.frame.bytes());
   protocol::msg::response_header response_header;
@@ -190,9 +200,52 @@ asio::awaitable<std::optional<client_response>> kafka_client::round_trip(int16_t
   co_return out;
 }
 
+asio::awaitable<std::string> kafka_client::start_tls() {
+  tls_ = std::make_shared<tls_stream>(socket_, *options_.security.tls->context);
+  SSL* ssl = tls_->native_handle();
+  SSL_set_tlsext_host_name(ssl, options_.host.c_str());
+  if (options_.security.tls->verify_host) {
+    // As Java's https endpoint identification: an address is checked
+    // against the certificate's IP names, a host name against its DNS names.
+    error_code not_ip;
+    asio::ip::make_address(options_.host, not_ip);
+    if (!not_ip) X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), options_.host.c_str());
+    else SSL_set1_host(ssl, options_.host.c_str());
+  }
+  error_code ec;
+  co_await tls_->async_handshake(asio::ssl::stream_base::client, asio::redirect_error(asio::use_awaitable, ec));
+  if (ec) {
+    tls_.reset();
+    co_return ec.message();
+  }
+  co_return std::string();
+}
+
+asio::awaitable<void> kafka_client::read_all(const std::shared_ptr<tls_stream>& tls, asio::mutable_buffer into,
+                                             error_code& ec) {
+  if (tls) {
+    co_await asio::async_read(*tls, into, asio::redirect_error(asio::use_awaitable, ec));
+  } else {
+    co_await asio::async_read(socket_, into, asio::redirect_error(asio::use_awaitable, ec));
+  }
+}
+
+asio::awaitable<void> kafka_client::write_all(const std::shared_ptr<tls_stream>& tls,
+                                              const std::vector<asio::const_buffer>& from, error_code& ec) {
+  if (!tls) {
+    co_await asio::async_write(socket_, from, asio::redirect_error(asio::use_awaitable, ec));
+    co_return;
+  }
+  // Over TLS, the requests of a batch go out as one write: one record for
+  // small ones rather than one per request.
+  std::vector<uint8_t> gathered(asio::buffer_size(from));
+  asio::buffer_copy(asio::buffer(gathered), from);
+  co_await asio::async_write(*tls, asio::buffer(gathered), asio::redirect_error(asio::use_awaitable, ec));
+}
+
 asio::awaitable<std::string> kafka_client::authenticate() {
   constexpr int16_t handshake_version = 1, authenticate_version = 2;
-  const sasl_login& login = *options_.sasl;
+  const sasl_login& login = *options_.security.sasl;
   protocol::msg::sasl_handshake_request hello;
   hello.mechanism = login.mechanism;
   std::vector<uint8_t> body;
@@ -276,6 +329,7 @@ asio::awaitable<std::error_code> kafka_client::send(int16_t api_key, int16_t api
 
 asio::awaitable<void> kafka_client::write_loop(uint64_t generation) {
   auto self = shared_from_this();
+  const std::shared_ptr<tls_stream> tls = tls_;
   std::vector<std::vector<uint8_t>> batch;
   std::vector<asio::const_buffer> buffers;
   while (generation_ == generation) {
@@ -293,7 +347,7 @@ asio::awaitable<void> kafka_client::write_loop(uint64_t generation) {
     }
     for (const auto& f : batch) buffers.emplace_back(asio::buffer(f));
     error_code ec;
-    co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+    co_await write_all(tls, buffers, ec);
     if (ec) {
       if (generation_ == generation) drop_connection(make_error_code(client_errc::disconnected));
       co_return;
@@ -303,10 +357,11 @@ asio::awaitable<void> kafka_client::write_loop(uint64_t generation) {
 
 asio::awaitable<void> kafka_client::read_loop(uint64_t generation) {
   auto self = shared_from_this();
+  const std::shared_ptr<tls_stream> tls = tls_;
   while (generation_ == generation) {
     std::array<uint8_t, 4> size_bytes{};
     error_code ec;
-    co_await asio::async_read(socket_, asio::buffer(size_bytes), asio::redirect_error(asio::use_awaitable, ec));
+    co_await read_all(tls, asio::buffer(size_bytes), ec);
     if (generation_ != generation) co_return;
     if (ec) {
       drop_connection(make_error_code(client_errc::disconnected));
@@ -319,8 +374,7 @@ asio::awaitable<void> kafka_client::read_loop(uint64_t generation) {
       co_return;
     }
     frame_bytes frame = frame_bytes::uninitialized(static_cast<size_t>(size));
-    co_await asio::async_read(socket_, asio::buffer(frame.data.get(), frame.size),
-                              asio::redirect_error(asio::use_awaitable, ec));
+    co_await read_all(tls, asio::buffer(frame.data.get(), frame.size), ec);
     if (generation_ != generation) co_return;
     if (ec) {
       drop_connection(make_error_code(client_errc::disconnected));

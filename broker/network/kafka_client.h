@@ -29,9 +29,14 @@
 
 #include "broker/asio.h"
 #include "broker/network/frame_bytes.h"
-#include "broker/security/sasl_login.h"
+#include "broker/security/client_security.h"
 #include "protocol/wire/reader.h"
 #include "protocol/wire/writer.h"
+
+namespace boost::asio::ssl {
+template <typename Stream>
+class stream;
+}
 
 namespace hw::broker {
 
@@ -54,11 +59,14 @@ struct kafka_client_options {
   std::chrono::milliseconds reconnect_backoff{50};    // reconnect.backoff.ms
   std::chrono::milliseconds reconnect_backoff_max{1'000};  // reconnect.backoff.max.ms
   int32_t max_response_bytes = 100 * 1024 * 1024;
-  // Set when the peer's listener is SASL_PLAINTEXT: each new connection
-  // authenticates (SaslHandshake v1, then SaslAuthenticate rounds) before
-  // any request goes out; a refusal fails the attempt as
-  // authentication_failed and backs off as a failed connect does.
-  std::shared_ptr<const sasl_login> sasl;
+  // On a TLS listener (security.tls) each new connection first runs the
+  // client side of the TLS handshake (the peer's certificate checked
+  // against the trust store and, with endpoint identification, its host
+  // name); a failed handshake is a failed connect. On a SASL listener
+  // (security.sasl) it then authenticates (SaslHandshake v1, then
+  // SaslAuthenticate rounds) before any request goes out; a refusal fails
+  // the attempt as authentication_failed and backs off as a failed connect.
+  client_security security;
 };
 
 // A response frame kept whole: decoded messages may point into it. The
@@ -132,6 +140,14 @@ class kafka_client : public std::enable_shared_from_this<kafka_client> {
   // The SASL exchange on a new connection; empty when it succeeded, else
   // why not (never a secret).
   asio::awaitable<std::string> authenticate();
+  // The TLS handshake on a new connection; empty when it succeeded.
+  asio::awaitable<std::string> start_tls();
+  // Reads and writes through TLS when the connection has it. A loop keeps
+  // the stream it started with, so a reconnect cannot free it underneath.
+  using tls_stream = asio::ssl::stream<tcp::socket&>;
+  asio::awaitable<void> read_all(const std::shared_ptr<tls_stream>& tls, asio::mutable_buffer into, error_code& ec);
+  asio::awaitable<void> write_all(const std::shared_ptr<tls_stream>& tls, const std::vector<asio::const_buffer>& from,
+                                  error_code& ec);
   // One request and its answer on a connection whose loops are not running
   // yet: the answer's body, or none when the socket failed.
   asio::awaitable<std::optional<client_response>> round_trip(int16_t api_key, int16_t api_version,
@@ -145,6 +161,7 @@ class kafka_client : public std::enable_shared_from_this<kafka_client> {
   asio::any_io_executor strand_;
   kafka_client_options options_;
   tcp::socket socket_;
+  std::shared_ptr<tls_stream> tls_;  // this connection's, when TLS
   state state_ = state::idle;
   // Bumped at each new connection: loops of an old one stop.
   uint64_t generation_ = 0;

@@ -19,9 +19,9 @@ namespace hw::broker {
 
 class node_clients {
  public:
-  // sasl: how to log in on the peers' inter-broker listener (none: not SASL).
-  node_clients(asio::any_io_executor strand, std::string client_id, std::shared_ptr<const sasl_login> sasl = nullptr)
-      : strand_(std::move(strand)), client_id_(std::move(client_id)), sasl_(std::move(sasl)) {}
+  // security: how connections to the peers' inter-broker listener are protected.
+  node_clients(asio::any_io_executor strand, std::string client_id, client_security security = {})
+      : strand_(std::move(strand)), client_id_(std::move(client_id)), security_(std::move(security)) {}
 
   std::shared_ptr<kafka_client> get(int32_t node, const std::string& host, uint16_t port) {
     auto it = clients_.find(node);
@@ -32,7 +32,7 @@ class node_clients {
     o.host = host;
     o.port = port;
     o.client_id = client_id_;
-    o.sasl = sasl_;
+    o.security = security_;
     auto c = kafka_client::create(strand_, o);
     clients_[node] = c;
     return c;
@@ -47,7 +47,7 @@ class node_clients {
  private:
   asio::any_io_executor strand_;
   std::string client_id_;
-  std::shared_ptr<const sasl_login> sasl_;
+  client_security security_;
   std::map<int32_t, std::shared_ptr<kafka_client>> clients_;
 };
 

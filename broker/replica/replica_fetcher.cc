@@ -48,7 +48,7 @@ replica_fetcher::replica_fetcher(asio::any_io_executor executor, node_id self, n
   o.host = host_;
   o.port = port_;
   o.client_id = "broker-" + std::to_string(self.value) + "-fetcher-" + std::to_string(source.value);
-  o.sasl = settings_.sasl;
+  o.security = settings_.security;
   client_ = kafka_client::create(strand_, o);
 }
 

@@ -52,8 +52,8 @@ struct fetcher_settings {
   std::chrono::milliseconds request_timeout{30'000};  // replica.socket.timeout.ms
   // The follower side's replication throttle (owned by the node; null: none).
   replication_quota* quota = nullptr;
-  // How this node logs in on the peers' inter-broker listener (none: not SASL).
-  std::shared_ptr<const sasl_login> sasl;
+  // How this node's connections to the peers' inter-broker listener are protected.
+  client_security security;
 };
 
 class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {

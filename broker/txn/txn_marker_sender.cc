@@ -35,7 +35,7 @@ txn_marker_sender::txn_marker_sender(asio::any_io_executor executor, metadata_pu
                                      marker_sender_options options, wanted_fn wanted)
     : strand_(asio::make_strand(executor)), metadata_(metadata), options_(std::move(options)),
       wanted_(std::move(wanted)),
-      clients_(strand_, "broker-" + std::to_string(options_.self) + "-txn-marker-sender", options_.sasl) {}
+      clients_(strand_, "broker-" + std::to_string(options_.self) + "-txn-marker-sender", options_.security) {}
 
 txn_marker_sender::~txn_marker_sender() = default;
 

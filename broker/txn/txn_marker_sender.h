@@ -35,8 +35,8 @@ struct marker_sender_options {
   int32_t self = -1;     // node.id, for the client id
   std::chrono::milliseconds request_timeout{30000};  // request.timeout.ms
   std::chrono::milliseconds retry_backoff{100};      // retry.backoff.ms
-  // How this node logs in on the peers' inter-broker listener (none: not SASL).
-  std::shared_ptr<const sasl_login> sasl;
+  // How this node's connections to the peers' inter-broker listener are protected.
+  client_security security;
 };
 
 class txn_marker_sender {

@@ -31,7 +31,7 @@ txn_verifier::txn_verifier(asio::any_io_executor executor, metadata_publisher& m
     : strand_(asio::make_strand(executor)),
       metadata_(metadata),
       options_(std::move(options)),
-      clients_(strand_, "broker-" + std::to_string(options_.self) + "-txn-verifier", options_.sasl) {}
+      clients_(strand_, "broker-" + std::to_string(options_.self) + "-txn-verifier", options_.security) {}
 
 txn_verifier::~txn_verifier() = default;
 

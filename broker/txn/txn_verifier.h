@@ -37,8 +37,8 @@ struct verifier_options {
   // add.partitions.to.txn.retry.backoff.ms / .max.ms (wait_to_retry).
   std::chrono::milliseconds add_retry_backoff{20};
   std::chrono::milliseconds add_retry_backoff_max{100};
-  // How this node logs in on the peers' inter-broker listener (none: not SASL).
-  std::shared_ptr<const sasl_login> sasl;
+  // How this node's connections to the peers' inter-broker listener are protected.
+  client_security security;
 };
 
 // What the write's request version lets its client understand (Kafka's
