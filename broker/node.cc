@@ -1,6 +1,9 @@
 #include "broker/node.h"
 
+#include <atomic>
 #include <csignal>
+#include <map>
+#include <mutex>
 #include <future>
 #include <random>
 #include <variant>
@@ -34,6 +37,7 @@
 #include "broker/security/sasl_listener.h"
 #include "broker/security/scram_credential_store.h"
 #include "broker/security/tls_context.h"
+#include "config/listener_security.h"
 #include "broker/services.h"
 #include "broker/topics.h"
 #include "storage/io/file_system.h"
@@ -207,6 +211,12 @@ struct broker_node::impl {
   // listeners when those are SASL ones (null otherwise).
   client_security inter_broker_security;
   client_security controller_security;
+  // The server the dynamic TLS stores go to, once its listeners run; the
+  // dynamic store keys last applied (guarded: the publisher's strand and
+  // start-up both reload).
+  std::atomic<server*> tls_target{nullptr};
+  std::mutex tls_mutex;
+  std::map<std::string, std::string> applied_tls;
   std::unique_ptr<server> srv;
   std::vector<std::thread> threads;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
@@ -235,6 +245,8 @@ struct broker_node::impl {
   std::optional<std::string> start_io_and_controller();
   std::optional<std::string> start_listeners();
   std::optional<std::string> resolve_own_security();
+  std::map<std::string, std::string> dynamic_tls_keys(const controller::metadata_image& image) const;
+  void reload_tls(const controller::metadata_image& image);
   std::optional<std::string> register_with_controller();
   void start_maintenance();
   void await_groups_loaded();
@@ -470,6 +482,7 @@ void broker_node::impl::start_coordinators() {
       });
   // The transaction log's record versions follow the finalized
   // transaction.version, as Kafka's coordinator's do.
+  publisher->add_image_listener([this](const controller::metadata_image& image) { reload_tls(image); });
   publisher->add_image_listener([t = txns.get()](const controller::metadata_image& image) {
     if (image.feature_level(controller::metadata_version::feature_name))
       t->set_transaction_version_level(image.feature_level("transaction.version").value_or(0));
@@ -539,6 +552,7 @@ std::optional<std::string> broker_node::impl::start_listeners() {
   // enables request processing after the same waits); the controller
   // listener serves the quorum and other brokers' registrations meanwhile.
   server_options so = make_server_options(cfg);
+  so.connection.metrics = stats.get();
   // SCRAM logins are checked against the metadata's credentials, as the
   // publisher has last applied them.
   auto sasl = make_sasl_listeners(cfg, [store = services.scram_credentials](scram_mechanism m, const std::string& user) {
@@ -546,9 +560,16 @@ std::optional<std::string> broker_node::impl::start_listeners() {
   });
   if (auto* error = std::get_if<std::string>(&sasl)) return *error;
   so.sasl_listeners = std::get<0>(std::move(sasl));
-  auto tls = make_tls_listeners(cfg);
+  // This broker's dynamic key and trust stores (kafka-configs --alter on
+  // listener.name.<l>.ssl.*) win over the static ones, as in Kafka.
+  std::map<std::string, std::string> dynamic_tls = dynamic_tls_keys(*publisher->image());
+  auto tls = make_tls_listeners(config::with_dynamic_listener_tls(cfg, dynamic_tls));
   if (auto* error = std::get_if<std::string>(&tls)) return *error;
   so.tls_listeners = std::get<0>(std::move(tls));
+  {
+    std::lock_guard lock(tls_mutex);
+    applied_tls = std::move(dynamic_tls);
+  }
   if (cfg.has_role("broker")) {
     for (const auto& l : cfg.listeners)
       if (std::find(cfg.controller_listener_names.begin(), cfg.controller_listener_names.end(), l.name) ==
@@ -556,7 +577,37 @@ std::optional<std::string> broker_node::impl::start_listeners() {
         so.deferred_listeners.push_back(l.name);
   }
   srv = std::make_unique<server>(io, std::move(so), dispatch);
-  return srv->start();
+  if (auto error = srv->start()) return error;
+  tls_target.store(srv.get());
+  reload_tls(*publisher->image());  // a change applied while the listeners started
+  return std::nullopt;
+}
+
+std::map<std::string, std::string> broker_node::impl::dynamic_tls_keys(const controller::metadata_image& image) const {
+  std::map<std::string, std::string> out;
+  auto it = image.configs.find({controller::config_resource_type::broker, std::to_string(cfg.node_id)});
+  if (it == image.configs.end()) return out;
+  for (const auto& [key, value] : it->second)
+    if (config::listener_tls_reconfigurable(key)) out.emplace(key, value);
+  return out;
+}
+
+// Rebuilds the TLS contexts when this broker's dynamic store keys changed;
+// a store that does not load is logged and the old one keeps serving (the
+// alter was validated, but a file can change underneath).
+void broker_node::impl::reload_tls(const controller::metadata_image& image) {
+  std::map<std::string, std::string> wanted = dynamic_tls_keys(image);
+  std::lock_guard lock(tls_mutex);
+  server* target = tls_target.load();
+  if (!target || wanted == applied_tls) return;
+  auto made = make_tls_listeners(config::with_dynamic_listener_tls(cfg, wanted));
+  if (auto* error = std::get_if<std::string>(&made)) {
+    spdlog::error("Reloading the TLS key and trust stores failed; the previous ones keep serving: {}", *error);
+    return;
+  }
+  applied_tls = std::move(wanted);
+  target->update_tls(std::get<0>(std::move(made)));
+  spdlog::info("Reloaded the TLS key and trust stores of this broker's listeners for new connections");
 }
 
 // Registration with the active controller; the client listeners open once
@@ -669,6 +720,10 @@ void broker_node::impl::shutdown() {
   // metadata refresh. Only then do the listeners close.
   if (lifecycle) asio::co_spawn(io, lifecycle->stop(), asio::use_future).get();
   std::promise<void> closed;
+  {
+    std::lock_guard lock(tls_mutex);
+    tls_target.store(nullptr);  // no reload reaches a server shutting down
+  }
   if (srv) srv->shutdown(5s, [&] { closed.set_value(); });
   else closed.set_value();
   closed.get_future().wait();

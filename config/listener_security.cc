@@ -74,6 +74,26 @@ std::optional<std::string> resolve_tls(const broker_config& c, std::string_view 
 
 }  // namespace
 
+bool listener_tls_reconfigurable(std::string_view key) {
+  constexpr std::string_view prefix = "listener.name.";
+  if (!key.starts_with(prefix)) return false;
+  const size_t dot = key.find('.', prefix.size());
+  if (dot == std::string_view::npos) return false;
+  const std::string_view rest = key.substr(dot + 1);
+  for (std::string_view k : {"ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.password", "ssl.key.password",
+                             "ssl.keystore.certificate.chain", "ssl.keystore.key", "ssl.truststore.type",
+                             "ssl.truststore.location", "ssl.truststore.password", "ssl.truststore.certificates"})
+    if (rest == k) return true;
+  return false;
+}
+
+broker_config with_dynamic_listener_tls(const broker_config& c, const std::map<std::string, std::string>& dynamic) {
+  broker_config out = c;
+  for (const auto& [key, value] : dynamic)
+    if (listener_tls_reconfigurable(key)) out.listener_prefixed[key] = value;
+  return out;
+}
+
 std::optional<std::string> listener_override(const broker_config& c, std::string_view listener, std::string_view key) {
   auto it = c.listener_prefixed.find("listener.name." + lower(listener) + "." + std::string(key));
   if (it == c.listener_prefixed.end()) return std::nullopt;

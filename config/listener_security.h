@@ -57,6 +57,15 @@ struct listener_security {
 // The listener-prefixed text of key for listener, when set.
 std::optional<std::string> listener_override(const broker_config& c, std::string_view listener, std::string_view key);
 
+// Whether key is one of a listener's TLS stores as Kafka reconfigures them
+// at runtime (per broker): listener.name.<l>.ssl.keystore.* / key.password /
+// truststore.*.
+bool listener_tls_reconfigurable(std::string_view key);
+
+// c with the reconfigurable listener TLS keys among `dynamic` (this broker's
+// dynamic configs) laid over its own.
+broker_config with_dynamic_listener_tls(const broker_config& c, const std::map<std::string, std::string>& dynamic);
+
 // The resolved security keys of one listener; an error names the key (never
 // a value that may be secret).
 std::variant<listener_security, std::string> resolve_listener_security(const broker_config& c,

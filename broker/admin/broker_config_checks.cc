@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "config/config_key.h"
+#include "config/listener_security.h"
 #include "config/topic_configs_layers.h"
 #include "config/value_parse.h"
 
@@ -46,6 +47,7 @@ std::optional<config_refusal> check_broker_config_change(int32_t node_id, const 
     return config_refusal{error_code::invalid_request, "Cannot update these configs dynamically: " + bracketed(read_only)};
   }
   for (const auto& s : sets) {
+    if (!per_broker && config::listener_tls_reconfigurable(s.key)) broker_only.push_back(s.key);
     const config::config_key* key = config::find_broker_key(s.key);
     if (!key) continue;
     auto parsed = config::parse_value(*key, s.value);

@@ -10,7 +10,10 @@
 #include "broker/admin/broker_config_checks.h"
 #include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
+#include "broker/metadata/metadata_publisher.h"
+#include "broker/security/tls_context.h"
 #include "broker/services.h"
+#include "config/listener_security.h"
 #include "protocol/messages/incremental_alter_configs.h"
 
 namespace hw::broker {
@@ -21,6 +24,33 @@ using protocol::msg::incremental_alter_configs_response;
 
 constexpr int8_t broker_resource_type = 4;
 constexpr int8_t delete_op = 1;
+
+// A change to this broker's listener key or trust stores must leave TLS
+// contexts that load, as Kafka's SslFactory validates a reconfiguration:
+// the stores the change would give are loaded now, and a failure refuses it
+// (the old certificate keeps serving).
+std::optional<config_refusal> check_tls_reconfiguration(const request_context& ctx,
+                                                        const decltype(incremental_alter_configs_request::resources)::value_type& r) {
+  if (r.resource_name != std::to_string(ctx.services->node_id) || !ctx.services->config) return std::nullopt;
+  bool touches = false;
+  for (const auto& c : r.configs) touches = touches || config::listener_tls_reconfigurable(c.name);
+  if (!touches) return std::nullopt;
+  std::map<std::string, std::string> dynamic;
+  if (ctx.services->metadata) {
+    const auto image = ctx.services->metadata->image();
+    auto it = image->configs.find({controller::config_resource_type::broker, r.resource_name});
+    if (it != image->configs.end()) dynamic = it->second;
+  }
+  for (const auto& c : r.configs) {
+    if (c.config_operation == delete_op) dynamic.erase(c.name);
+    else if (c.value) dynamic[c.name] = *c.value;
+  }
+  auto made = make_tls_listeners(config::with_dynamic_listener_tls(*ctx.services->config, dynamic));
+  if (auto* error = std::get_if<std::string>(&made))
+    return config_refusal{protocol::error_code::invalid_config,
+                          "Validation of dynamic config update of SSLFactory failed: " + *error};
+  return std::nullopt;
+}
 
 asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
@@ -37,6 +67,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       for (const auto& c : resources[i].configs)
         if (c.config_operation != delete_op && c.value) sets.push_back({c.name, *c.value});
       refused[i] = check_broker_config_change(ctx.services->node_id, resources[i].resource_name, sets);
+      if (!refused[i]) refused[i] = check_tls_reconfiguration(ctx, resources[i]);
     }
     if (!refused[i]) forwarded.resources.push_back(resources[i]);
   }

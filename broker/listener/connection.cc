@@ -9,6 +9,7 @@
 #include <boost/asio/ssl.hpp>
 #include <spdlog/spdlog.h>
 
+#include "broker/metrics/broker_metrics.h"
 #include "broker/network/frame_size.h"
 
 namespace hw::broker {
@@ -61,8 +62,15 @@ connection::connection(strand_type strand, tcp::socket socket, uint64_t id, orig
 
 connection::~connection() = default;
 
+void connection::count_authentication(const std::string& mechanism, bool succeeded) {
+  if (options_.metrics) options_.metrics->on_authentication(listener_name_, mechanism, succeeded);
+}
+
 void connection::start() {
   auto self = shared_from_this();
+  if (options_.metrics)
+    options_.metrics->on_connection(listener_name_, std::string(security_protocol_name(protocol_)), 1);
+  if (protocol_ == security_protocol::plaintext) count_authentication("PLAINTEXT", true);
   auto report = [self](const char* what) {
     return [self, what](std::exception_ptr e) {
       if (!e) return;
@@ -109,6 +117,8 @@ void connection::close_socket(const char* why) {
   closed_ = true;
   reading_ = false;
   spdlog::debug("Closing connection {} ({})", name_, why);
+  if (options_.metrics)
+    options_.metrics->on_connection(listener_name_, std::string(security_protocol_name(protocol_)), -1);
   read_cancel_.emit(asio::cancellation_type::terminal);
   error_code ec;
   socket_.shutdown(tcp::socket::shutdown_both, ec);
@@ -176,9 +186,11 @@ asio::awaitable<bool> connection::start_tls() {
   if (ec) {
     // A plaintext client on a TLS port, an untrusted or missing client
     // certificate, no common protocol or cipher: Kafka logs it the same way.
-    if (!closed_)
+    if (!closed_) {
       spdlog::info("Failed authentication with /{} (channelId={}) (SSL handshake failed: {})", remote_host_, name_,
                    ec.message());
+      count_authentication("SSL", false);
+    }
     co_return false;
   }
   touch();
@@ -188,11 +200,13 @@ asio::awaitable<bool> connection::start_tls() {
       auto name = tls_context_->mapping.map(*subject, &error);
       if (!name) {
         spdlog::info("Failed authentication with /{} (channelId={}) ({})", remote_host_, name_, error);
+        count_authentication("SSL", false);
         co_return false;
       }
       principal_ = kafka_principal{"User", *name};
     }
   }
+  if (protocol_ == security_protocol::ssl) count_authentication("SSL", true);
   co_return true;
 }
 
@@ -287,12 +301,14 @@ bool connection::admitted_before_authentication(std::span<const uint8_t> frame, 
 
 asio::awaitable<void> connection::finish_sasl_step(dispatch_outcome& out, uint64_t seq, bool& handled) {
   if (sasl_->authenticated()) {
+    count_authentication(sasl_->mechanism(), true);
     principal_ = sasl_->principal();
     spdlog::debug("Connection {} authenticated as {} with {}", name_, principal_.to_string(), sasl_->mechanism());
     sasl_.reset();
     co_return;
   }
   if (sasl_->current() != sasl_session::state::failed || out.closes()) co_return;
+  count_authentication(sasl_->mechanism().empty() ? "SASL" : sasl_->mechanism(), false);
   // Kafka holds a failed authentication's answer, and the close, for
   // connection.failed.authentication.delay.ms, so a client that guesses
   // passwords cannot go fast. Nothing more is read meanwhile.

@@ -64,6 +64,10 @@ class stream;
 
 namespace hw::broker {
 
+namespace metrics {
+class broker_metrics;
+}
+
 struct connection_options {
   int32_t max_frame_bytes = 100 * 1024 * 1024;  // socket.request.max.bytes
   size_t max_inflight = 64;                     // highwater.connection.max.inflight.requests
@@ -77,6 +81,8 @@ struct connection_options {
   int64_t idle_timeout_ms = 600'000;            // connections.max.idle.ms; < 0 disables
   size_t max_write_batch = 64;                  // responses per gathering write
   size_t max_write_batch_bytes = 1 << 20;
+  // Connection counts and authentication outcomes (none in some tests).
+  metrics::broker_metrics* metrics = nullptr;
 };
 
 class connection : public std::enable_shared_from_this<connection> {
@@ -143,6 +149,7 @@ class connection : public std::enable_shared_from_this<connection> {
   // failure's delayed answer and close.
   asio::awaitable<void> finish_sasl_step(dispatch_outcome& out, uint64_t seq, bool& handled);
   int32_t max_frame_bytes() const;
+  void count_authentication(const std::string& mechanism, bool succeeded);
   // Handles the requests read, one at a time, in order.
   asio::awaitable<void> handler_loop();
   struct read_request {

@@ -124,6 +124,15 @@ void server::start_deferred() {
   done.get_future().wait();
 }
 
+void server::update_tls(std::map<std::string, std::shared_ptr<const tls_server_context>> contexts) {
+  asio::post(strand_, [this, contexts = std::move(contexts)] {
+    for (auto& l : listeners_) {
+      auto it = contexts.find(l->info.name);
+      if (it != contexts.end() && it->second && l->tls) l->tls = it->second;
+    }
+  });
+}
+
 void server::configure_socket(tcp::socket& s) const {
   error_code ec;
   s.set_option(tcp::no_delay(true), ec);

@@ -64,6 +64,10 @@ class server {
   // any thread but the server strand.
   void start_deferred();
   const std::vector<bound_listener>& bound() const { return bound_; }
+  // New TLS contexts for these listeners (a reloaded key or trust store):
+  // connections accepted from now on use them, open ones keep theirs. Any
+  // thread.
+  void update_tls(std::map<std::string, std::shared_ptr<const tls_server_context>> contexts);
 
   // Graceful stop, run on the server strand; on_done is called (on that
   // strand) once every connection is closed. May be called from any thread.

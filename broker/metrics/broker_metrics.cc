@@ -97,6 +97,20 @@ struct broker_metrics::impl : prometheus::Collectable {
         txn_load_max(gauge("kafka_server_transaction_coordinator_metrics_partition_load_time_max",
                            "The longest load of a __transaction_state partition in the last minute, in ms "
                            "(NaN: none)")),
+        authentications_ok(prometheus::BuildCounter()
+                               .Name("kafka_server_socket_server_metrics_successful_authentication_total")
+                               .Help("Connections that authenticated, per listener and mechanism (Kafka's "
+                                     "successful-authentication-total)")
+                               .Register(*registry)),
+        authentications_failed(prometheus::BuildCounter()
+                                   .Name("kafka_server_socket_server_metrics_failed_authentication_total")
+                                   .Help("Connections whose authentication failed, per listener and mechanism "
+                                         "(Kafka's failed-authentication-total)")
+                                   .Register(*registry)),
+        connections(prometheus::BuildGauge()
+                        .Name("kafka_server_socket_server_metrics_connection_count")
+                        .Help("Open connections, per listener and its security protocol (Kafka's connection-count)")
+                        .Register(*registry)),
         txn_load_avg(gauge("kafka_server_transaction_coordinator_metrics_partition_load_time_avg",
                            "The mean load time of __transaction_state partitions in the last minute, in ms "
                            "(NaN: none)")) {}
@@ -169,6 +183,9 @@ struct broker_metrics::impl : prometheus::Collectable {
   prometheus::Gauge& lso_lag_max;
   prometheus::Gauge& open_transactions;
   prometheus::Gauge& txn_load_max;
+  prometheus::Family<prometheus::Counter>& authentications_ok;
+  prometheus::Family<prometheus::Counter>& authentications_failed;
+  prometheus::Family<prometheus::Gauge>& connections;
   prometheus::Gauge& txn_load_avg;
   std::array<std::atomic<const request_slot*>, api_key_slots> slots{};
   std::atomic<const request_slot*> follower_fetch{nullptr};
@@ -202,6 +219,16 @@ void broker_metrics::on_isr_update(isr_update what) {
 
 void broker_metrics::on_unclean_leader_elections(int64_t count) {
   impl_->unclean_elections.Increment(static_cast<double>(count));
+}
+
+void broker_metrics::on_authentication(const std::string& listener, const std::string& mechanism, bool succeeded) {
+  auto& family = succeeded ? impl_->authentications_ok : impl_->authentications_failed;
+  family.Add({{"listener", listener}, {"mechanism", mechanism}}).Increment();
+}
+
+void broker_metrics::on_connection(const std::string& listener, const std::string& security_protocol, int delta) {
+  impl_->connections.Add({{"listener", listener}, {"security_protocol", security_protocol}})
+      .Increment(static_cast<double>(delta));
 }
 
 void broker_metrics::set_gauge_source(std::function<replica_gauges()> source) {

@@ -57,6 +57,12 @@ class broker_metrics {
   void on_isr_update(isr_update what);
   // Unclean leader elections this node's active controller wrote.
   void on_unclean_leader_elections(int64_t count);
+  // A connection's authentication ended (SASL: its mechanism; SSL: the
+  // handshake, "SSL"; PLAINTEXT: accepted, "PLAINTEXT", as Kafka counts
+  // every channel that becomes ready). Any thread.
+  void on_authentication(const std::string& listener, const std::string& mechanism, bool succeeded);
+  // A connection opened (+1) or closed (-1) on a listener. Any thread.
+  void on_connection(const std::string& listener, const std::string& security_protocol, int delta);
 
   // Read at each scrape; set before serving.
   void set_gauge_source(std::function<replica_gauges()> source);

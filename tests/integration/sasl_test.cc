@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "broker_process.h"
+#include "metrics_scrape.h"
 #include "raw_requests.h"
 #include "protocol/messages/api_versions.h"
 #include "protocol/messages/sasl_authenticate.h"
@@ -48,6 +49,8 @@ class SaslIT : public ::testing::Test {
         "--override", "connection.failed.authentication.delay.ms=300",
         "--override", "sasl.server.max.receive.size=4096",
         "--override", "group.initial.rebalance.delay.ms=0",
+        "--override", "highwater.metrics.port=0",
+        "--override", "highwater.metrics.host=127.0.0.1",
     });
     if (!up) start_error_ = broker_->log();
   }
@@ -186,6 +189,27 @@ TEST_F(SaslIT, AFrameOverTheUnauthenticatedLimitCloses) {
   big.topics = std::vector<msg::metadata_request::metadata_request_topic>(1);
   big.topics->front().name = std::string(8000, 'x');
   EXPECT_TRUE(ok.call<msg::metadata_response>(3, k_metadata_version, big));
+}
+
+TEST_F(SaslIT, AuthenticationsAndConnectionsAreCountedPerListener) {
+  const std::string ok = "kafka_server_socket_server_metrics_successful_authentication_total{listener=\"SASL_PLAINTEXT\",mechanism=\"PLAIN\"}";
+  const std::string failed = "kafka_server_socket_server_metrics_failed_authentication_total{listener=\"SASL_PLAINTEXT\",mechanism=\"PLAIN\"}";
+  const std::string open = "kafka_server_socket_server_metrics_connection_count{listener=\"SASL_PLAINTEXT\",security_protocol=\"SASL_PLAINTEXT\"}";
+  const auto before = scrape_metrics(broker_->port("METRICS"));
+  const double ok_before = metric_sample(before, ok).value_or(0), failed_before = metric_sample(before, failed).value_or(0);
+  raw_client good(sasl_port());
+  EXPECT_EQ(handshake(good, "PLAIN").error_code, 0);
+  ASSERT_TRUE(authenticate(good, plain_token("alice", "alice-secret")));
+  {
+    raw_client bad(sasl_port());
+    EXPECT_EQ(handshake(bad, "PLAIN").error_code, 0);
+    ASSERT_TRUE(authenticate(bad, plain_token("alice", "not-it")));
+    EXPECT_TRUE(bad.socket().closed_by_peer());
+  }
+  const auto after = scrape_metrics(broker_->port("METRICS"));
+  EXPECT_EQ(metric_sample(after, ok).value_or(0), ok_before + 1) << after;
+  EXPECT_EQ(metric_sample(after, failed).value_or(0), failed_before + 1) << after;
+  EXPECT_GE(metric_sample(after, open).value_or(0), 1) << after;  // `good` is still open
 }
 
 TEST_F(SaslIT, PlaintextListenerBesideItNeedsNoAuthentication) {

@@ -11,12 +11,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "broker_process.h"
+#include "protocol/messages/incremental_alter_configs.h"
 #include "raw_requests.h"
 
 namespace hw::testing {
@@ -307,6 +309,87 @@ TEST(TlsStartIT, AJksKeystoreIsRefusedWithHowToConvertIt) {
 TEST(TlsStartIT, NoKeystoreAtAll) {
   std::string log = start_failure({});
   EXPECT_NE(log.find("Listener SSL (SSL): no key store"), std::string::npos) << log;
+}
+
+// The subject of the certificate a TLS listener presents now.
+std::string served_subject(uint16_t port) {
+  const std::string cmd = "openssl s_client -connect 127.0.0.1:" + std::to_string(port) +
+                          " </dev/null 2>/dev/null | openssl x509 -noout -subject -nameopt RFC2253 2>/dev/null";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[512];
+    while (fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+  }
+  return out;
+}
+
+std::optional<msg::incremental_alter_configs_response> alter_broker(raw_client& c, const std::string& broker,
+                                                                   const settings& sets) {
+  msg::incremental_alter_configs_request req;
+  auto& r = req.resources.emplace_back();
+  r.resource_type = 4;  // BROKER
+  r.resource_name = broker;
+  for (const auto& [k, v] : sets) {
+    auto& entry = r.configs.emplace_back();
+    entry.name = k;
+    entry.config_operation = 0;  // SET
+    entry.value = v;
+  }
+  return c.call<msg::incremental_alter_configs_response>(44, 1, req);
+}
+
+TEST(TlsReloadIT, KeystoreAlteredWithKafkaConfigsServesNewConnections) {
+  const std::string c = certs_dir();
+  ASSERT_FALSE(c.empty());
+  // A second certificate from the same authority.
+  ASSERT_EQ(std::system((std::string(HW_SOURCE_DIR) + "/scripts/make-certs.sh " + c + " --password " + k_password +
+                         " --hosts reloaded --clients '' >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  broker_process b;
+  ASSERT_TRUE(b.start({"--override", "listeners=SSL://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", "--override",
+                       "listener.security.protocol.map=SSL:SSL,PLAINTEXT:PLAINTEXT", "--override",
+                       "inter.broker.listener.name=PLAINTEXT", "--override",
+                       "ssl.keystore.location=" + c + "/localhost.keystore.p12", "--override",
+                       std::string("ssl.keystore.password=") + k_password}))
+      << b.log();
+  EXPECT_NE(served_subject(b.port("SSL")).find("CN=localhost"), std::string::npos);
+  raw_client admin(b.port("PLAINTEXT"));
+
+  // At the cluster-wide level a key store is refused, as Kafka refuses it.
+  auto cluster = alter_broker(admin, "", {{"listener.name.ssl.ssl.keystore.location", c + "/reloaded.keystore.p12"}});
+  ASSERT_TRUE(cluster);
+  EXPECT_EQ(cluster->responses[0].error_code, 42) << cluster->responses[0].error_message.value_or("");
+  EXPECT_NE(cluster->responses[0].error_message.value_or("").find("broker id must be specified"), std::string::npos);
+
+  // A wrong password is refused and the old certificate keeps serving.
+  auto wrong = alter_broker(admin, "1", {{"listener.name.ssl.ssl.keystore.location", c + "/reloaded.keystore.p12"},
+                                         {"listener.name.ssl.ssl.keystore.password", "guess-9999"}});
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->responses[0].error_code, 40);  // INVALID_CONFIG
+  EXPECT_NE(wrong->responses[0].error_message.value_or("").find("Validation of dynamic config update of SSLFactory failed"),
+            std::string::npos)
+      << wrong->responses[0].error_message.value_or("");
+  EXPECT_EQ(wrong->responses[0].error_message.value_or("").find("guess-9999"), std::string::npos);
+  EXPECT_NE(served_subject(b.port("SSL")).find("CN=localhost"), std::string::npos);
+
+  auto ok = alter_broker(admin, "1", {{"listener.name.ssl.ssl.keystore.location", c + "/reloaded.keystore.p12"},
+                                      {"listener.name.ssl.ssl.keystore.password", k_password}});
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->responses[0].error_code, 0) << ok->responses[0].error_message.value_or("");
+  EXPECT_TRUE(wait_until([&] { return served_subject(b.port("SSL")).find("CN=reloaded") != std::string::npos; }, 15s))
+      << served_subject(b.port("SSL")) << b.log();
+
+  // After a restart the dynamic key store is still the one served.
+  ASSERT_EQ(b.stop(SIGTERM), 0);
+  ASSERT_TRUE(b.start({"--override", "listeners=SSL://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", "--override",
+                       "listener.security.protocol.map=SSL:SSL,PLAINTEXT:PLAINTEXT", "--override",
+                       "inter.broker.listener.name=PLAINTEXT", "--override",
+                       "ssl.keystore.location=" + c + "/localhost.keystore.p12", "--override",
+                       std::string("ssl.keystore.password=") + k_password}))
+      << b.log();
+  EXPECT_NE(served_subject(b.port("SSL")).find("CN=reloaded"), std::string::npos) << b.log();
 }
 
 }  // namespace
