@@ -45,6 +45,7 @@
 #include "storage/log_manager.h"
 #include "storage/meta_properties.h"
 #include "config/topic_configs_layers.h"
+#include "controller/bootstrap_metadata.h"
 #include "controller/metadata/metadata_version.h"
 #include "storage/topic_log_config.h"
 
@@ -339,6 +340,14 @@ std::optional<std::string> broker_node::impl::start_quorum() {
     controller_service_options co;
     co.node_id = cfg.node_id;
     co.controller = make_quorum_controller_options(cfg, cluster_id);
+    std::string bootstrap_error;
+    auto bootstrap = controller::read_bootstrap_metadata(*fs, cfg.metadata_log_dir, &bootstrap_error);
+    if (!bootstrap_error.empty()) return bootstrap_error;
+    if (bootstrap) {
+      spdlog::info("Bootstrap metadata from {}: {} SCRAM credentials{}", bootstrap->source, bootstrap->scram.size(),
+                   bootstrap->other_records.empty() ? "" : " (records of other kinds left out)");
+      co.bootstrap_scram = std::move(bootstrap->scram);
+    }
     co.on_unclean_elections = [m = stats.get()](int64_t n) {
       if (m) m->on_unclean_leader_elections(n);
     };

@@ -39,7 +39,8 @@ protocol::error_code feature_control::registration_error(const metadata_image& i
   return error_code::none;
 }
 
-std::vector<metadata_record> feature_control::bootstrap_records(metadata_version mv, int32_t min_insync_replicas) {
+std::vector<metadata_record> feature_control::bootstrap_records(
+    metadata_version mv, int32_t min_insync_replicas, const std::vector<msg::user_scram_credential_record>& scram) {
   std::vector<metadata_record> out;
   bool transaction = mv.level >= 13;  // metadata transactions since 3.6-IV1
   if (transaction) {
@@ -57,6 +58,9 @@ std::vector<metadata_record> feature_control::bootstrap_records(metadata_version
     out.push_back(feature("eligible.leader.replicas.version", 1));
     out.push_back(feature("group.version", 1));
     out.push_back(feature("transaction.version", 2));
+  }
+  out.insert(out.end(), scram.begin(), scram.end());
+  if (mv >= latest_production_metadata_version) {
     // With ELR on, the cluster-wide min ISR is fixed in the log.
     msg::config_record min_isr;
     min_isr.resource_type = static_cast<int8_t>(config_resource_type::broker);

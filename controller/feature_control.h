@@ -34,9 +34,13 @@ class feature_control {
 
   // The records a new cluster's log starts with, as `kafka-storage format`
   // writes them at metadata.version mv: metadata.version and the other
-  // finalized features Kafka 4.3.1 enables by default, and (with ELR) the
-  // cluster-wide min.insync.replicas, inside a metadata transaction.
-  static std::vector<metadata_record> bootstrap_records(metadata_version mv, int32_t min_insync_replicas = 1);
+  // finalized features Kafka 4.3.1 enables by default, the SCRAM credentials
+  // of the bootstrap metadata (`format --add-scram`, bootstrap_metadata.h),
+  // and (with ELR) the cluster-wide min.insync.replicas, inside a metadata
+  // transaction.
+  static std::vector<metadata_record> bootstrap_records(
+      metadata_version mv, int32_t min_insync_replicas = 1,
+      const std::vector<msg::user_scram_credential_record>& scram = {});
 };
 
 }  // namespace hw::controller

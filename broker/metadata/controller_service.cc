@@ -149,9 +149,11 @@ void controller_service::maybe_activate() {
     std::shared_ptr<commit_waiter> ignored;
     const auto& static_config = options_.controller.configuration.static_config;
     auto records = controller::feature_control::bootstrap_records(
-        controller::latest_production_metadata_version, static_config ? static_config->min_insync_replicas : 1);
+        controller::latest_production_metadata_version, static_config ? static_config->min_insync_replicas : 1,
+        options_.bootstrap_scram);
     if (start_commit(std::move(records), &ignored, nullptr) != commit_status::not_controller)
-      spdlog::info("Wrote the bootstrap metadata records of a new cluster");
+      spdlog::info("Wrote the bootstrap metadata records of a new cluster ({} SCRAM credentials)",
+                   options_.bootstrap_scram.size());
     if (ignored) std::erase(waiters_, ignored);
   }
 }

@@ -42,6 +42,10 @@ struct controller_service_options {
   // Called (on the controller strand) with the number of unclean leader
   // elections in records this controller wrote (UncleanLeaderElectionsPerSec).
   std::function<void(int64_t)> on_unclean_elections;
+  // The SCRAM credentials of the metadata log directory's bootstrap file
+  // (`kafka-storage.sh format --add-scram`), written with a new cluster's
+  // first records (controller/bootstrap_metadata.h).
+  std::vector<protocol::msg::user_scram_credential_record> bootstrap_scram;
 };
 
 enum class commit_status { committed, not_controller, failed };

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "broker/metadata/scram_publishing.h"
 #include "config/topic_configs_layers.h"
 #include "config/topic_configs_values.h"
 #include "controller/metadata/delta.h"
@@ -101,7 +102,7 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
     image_ = after;
   }
   if (!delta.changed_configs().empty() || batch.snapshot) update_replication_quotas(*after);
-  if (delta.scram_changed() || batch.snapshot) scram_credentials_.update(after->scram);
+  publish_scram_credentials(delta, batch.snapshot, *after, scram_credentials_);
   for (const auto& listener : image_listeners_) listener(*after);
   auto updates = partition_updates(*before, *after, reconfigured);
   if (!updates.empty()) {

@@ -135,7 +135,9 @@ sasl_step scram_server::on_client_final(std::string_view message) {
   std::optional<scram::bytes> binding = scram::unbase64((*attrs)[0].value);
   if (!binding || std::string_view(reinterpret_cast<const char*>(binding->data()), binding->size()) != gs2_header_)
     return fail("the client-final message's channel binding is not its gs2 header");
-  if ((*attrs)[1].value != nonce_) return fail("invalid client nonce in the final client message");
+  // Kafka checks only that the nonce ends with the server-first one:
+  // librdkafka (2.0 at least) puts its own nonce in front of it again.
+  if (!(*attrs)[1].value.ends_with(nonce_)) return fail("invalid client nonce in the final client message");
   const std::string auth_message = client_first_bare_ + "," + server_first_ + "," + std::string(without_proof);
   const scram::bytes client_signature = scram::hmac(mechanism_, credential_.stored_key, auth_message);
   if (proof->size() != client_signature.size()) return fail("invalid client credentials");

@@ -41,6 +41,7 @@
 #include "controller/raft/raft_types.h"
 #include "protocol/wire/reader.h"
 #include "storage/io/file_system.h"
+#include "storage/snapshot_batches.h"
 
 namespace hw::controller::raft {
 
@@ -71,15 +72,9 @@ std::optional<snapshot_file_info> classify_snapshot_file_name(std::string_view n
 // every other name give nothing).
 std::optional<snapshot_id> parse_snapshot_file_name(std::string_view name);
 
-struct snapshot_write_options {
-  // SnapshotHeaderRecord.LastContainedLogTimestamp: the append time of the
-  // batch holding the last record the snapshot covers.
-  int64_t last_contained_log_timestamp_ms = 0;
-  // The writer's clock: every batch's base and max timestamp.
-  int64_t write_time_ms = 0;
-  size_t records_per_append = 1024;      // SnapshotEmitter's batch size
-  size_t max_batch_bytes = 8u << 20;     // KafkaRaftClient.MAX_BATCH_SIZE_BYTES
-};
+// How the batches are cut and stamped (storage/snapshot_batches.h, which
+// writes the bytes: Kafka's bootstrap.checkpoint has the same layout).
+using snapshot_write_options = storage::snapshot_write_options;
 
 // The file's bytes for the record values (each a framed metadata record).
 // A group of records_per_append that alone exceeds max_batch_bytes (Kafka

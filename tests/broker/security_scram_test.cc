@@ -147,6 +147,25 @@ TEST(scram, a_wrong_nonce_or_channel_binding_fails) {
   }
 }
 
+TEST(scram, a_final_nonce_that_ends_with_the_server_nonce_passes_as_in_kafka) {
+  // librdkafka 2.0 sends its own nonce again in front of the server-first
+  // one; Kafka's ScramSaslServer checks only the ending, and so does ours.
+  const exchange_case& c = rfc7677;
+  scram_server server = server_for(c);
+  ASSERT_FALSE(server.evaluate(b(client_first(c))).failed);
+  const std::string server_first = "r=" + c.client_nonce + c.server_nonce + ",s=" + c.salt_b64 + ",i=4096";
+  const std::string without_proof = "c=biws,r=" + c.client_nonce + c.client_nonce + c.server_nonce;
+  const auto salted = scram::salted_password(c.mechanism, c.password, unb64(c.salt_b64), 4096);
+  const auto client_key = scram::hmac(c.mechanism, salted, "Client Key");
+  const auto signature = scram::hmac(c.mechanism, scram::hash(c.mechanism, client_key),
+                                     "n=" + c.user + ",r=" + c.client_nonce + "," + server_first + "," + without_proof);
+  scram::bytes proof(client_key.size());
+  for (size_t i = 0; i < proof.size(); ++i) proof[i] = client_key[i] ^ signature[i];
+  sasl_step last = server.evaluate(b(without_proof + ",p=" + scram::base64(proof)));
+  EXPECT_FALSE(last.failed);
+  EXPECT_TRUE(s(last.token).starts_with("v="));
+}
+
 TEST(scram, an_authorization_id_other_than_the_user_gets_kafkas_own_text) {
   scram_server server = server_for(rfc7677);
   sasl_step first = server.evaluate(b("n,a=admin,n=user,r=" + rfc7677.client_nonce));

@@ -11,6 +11,7 @@
 #include "broker_process.h"
 #include "kafka_tool.h"
 #include "native_tool.h"
+#include "controller/bootstrap_metadata.h"
 #include "protocol/wire/uuid.h"
 
 namespace hw::testing {
@@ -19,6 +20,11 @@ namespace {
 namespace fs = std::filesystem;
 const char* const k_storage_tool = "kafka.tools.StorageTool";
 const std::string k_cluster = "MkU3OEVBNTcwNTJENDM2Qk";
+
+std::string read_all(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 class NativeStorageIT : public ::testing::Test {
  protected:
@@ -144,14 +150,102 @@ TEST_F(NativeStorageIT, ErrorsAndRefusalsAsKafka) {
     EXPECT_EQ(lines_of(native.out), tool_lines(java));
   }
   // Refused by name: what the Highwater broker would not honour.
-  auto scram = run_native_tool(path(""), "kafka-storage.sh",
-                               {"format", "-c", config, "-t", k_cluster, "-S", "SCRAM-SHA-256=[name=a,password=b]"});
-  EXPECT_EQ(scram.exit_code, 1);
-  EXPECT_EQ(scram.err, "Option --add-scram is not supported by this native tool\n");
   auto old = run_native_tool(path(""), "kafka-storage.sh", {"format", "-c", config, "-t", k_cluster, "-N", "-r", "3.9"});
   EXPECT_EQ(old.exit_code, 1);
   EXPECT_NE(old.err.find("--release-version is not supported by this native tool"), std::string::npos) << old.all();
   EXPECT_FALSE(fs::exists(path("d1")));
+}
+
+// The line Kafka prints with the keys and the random salts as the native
+// tool prints them: keys redacted (the native tool never prints one), a
+// random salt masked on both sides.
+std::string comparable_bootstrap_line(std::string line, const std::vector<std::string>& random_salt_users) {
+  line = without_unsupported_features(line);
+  static const std::regex keys("(storedKey|serverKey)=\\[[-0-9, ]*\\]");
+  line = std::regex_replace(line, keys, "$1=[redacted]");
+  for (const auto& user : random_salt_users) {
+    const std::regex salt("(name='" + user + "', mechanism=[12], salt=)\\[[-0-9, ]*\\]");
+    line = std::regex_replace(line, salt, "$1[random]");
+  }
+  return line;
+}
+
+TEST_F(NativeStorageIT, AddScramAsKafka) {
+  const std::string config = write_config(9093);
+  const std::vector<std::string> format{"format", "-c", config, "-t", k_cluster, "-N"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = format;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  // Every refusal: same status, same message, nothing formatted.
+  for (const std::string& bad :
+       {"SCRAM-SHA-256", "SCRAM-SHA-1=[name=a,password=b]", "SCRAM-SHA-256=name=a,password=b]",
+        "SCRAM-SHA-256=[name=a,password=b", "SCRAM-SHA-256=[password=b]", "SCRAM-SHA-256=[name=a]",
+        "SCRAM-SHA-256=[name=a,saltedpassword=YCE=]", "SCRAM-SHA-256=[name=a,salt=%%%,password=b]",
+        "SCRAM-SHA-256=[name=a,iterations=x1,password=b]", "SCRAM-SHA-256=[name=a,iterations=100,password=b]",
+        "SCRAM-SHA-512=[name=a,iterations=20000,password=b]", "SCRAM-SHA-256=[name=a,password=b,foo=1,bar=2]",
+        "SCRAM-SHA-256=[name=a,,password=b]", "SCRAM-SHA-256=[]"}) {
+    SCOPED_TRACE(bad);
+    wipe();
+    auto java = run_kafka_tool(path(""), k_storage_tool, with({"--add-scram", bad}));
+    auto native = run_native_tool(path(""), "kafka-storage.sh", with({"--add-scram", bad}));
+    EXPECT_EQ(native.exit_code, java.exit_code);
+    EXPECT_EQ(native.exit_code, 1);
+    EXPECT_EQ(native.err, java.err);
+    EXPECT_EQ(lines_of(native.out), tool_lines(java));
+    EXPECT_FALSE(fs::exists(path("meta")));
+  }
+  {  // A metadata.version before SCRAM: Kafka's refusal, not the native tool's own.
+    auto args = with({"-r", "3.4-IV0", "-S", "SCRAM-SHA-256=[name=a,password=b]"});
+    auto java = run_kafka_tool(path(""), k_storage_tool, args);
+    auto native = run_native_tool(path(""), "kafka-storage.sh", args);
+    EXPECT_EQ(native.exit_code, java.exit_code);
+    EXPECT_EQ(native.err, java.err);
+  }
+  {  // Kafka quotes an undecodable salted password; the native tool does not.
+    auto args = with({"-S", "SCRAM-SHA-256=[name=a,salt=N3E=,saltedpassword=@@s3cret@@]"});
+    auto java = run_kafka_tool(path(""), k_storage_tool, args);
+    auto native = run_native_tool(path(""), "kafka-storage.sh", args);
+    EXPECT_EQ(java.err, "Failed to decode given saltedPassword: @@s3cret@@\n");
+    EXPECT_EQ(native.exit_code, java.exit_code);
+    EXPECT_EQ(native.err, "Failed to decode given saltedPassword\n");
+  }
+  // Accepted: the same lines (keys redacted, random salts aside).
+  const auto ok = with({"--add-scram", "SCRAM-SHA-256=[name=alice,password=alice-secret]", "-S",
+                        "SCRAM-SHA-512=[name=bob,iterations=8192,salt=\"N3E=\",saltedpassword=\"YCE=\"]"});
+  wipe();
+  auto java = run_kafka_tool(path(""), k_storage_tool, ok);
+  ASSERT_EQ(java.exit_code, 0) << java.all();
+  const std::string java_meta = read_all(path("meta") + "/bootstrap.checkpoint");
+  wipe();
+  auto native = run_native_tool(path(""), "kafka-storage.sh", ok);
+  ASSERT_EQ(native.exit_code, 0) << native.all();
+  const auto java_lines = tool_lines(java), native_lines = lines_of(native.out);
+  ASSERT_EQ(native_lines.size(), java_lines.size()) << native.all() << java.all();
+  EXPECT_EQ(comparable_bootstrap_line(native_lines[0], {"alice"}),
+            comparable_bootstrap_line(java_lines[0], {"alice"}));
+  for (size_t i = 1; i < java_lines.size(); ++i) EXPECT_EQ(native_lines[i], java_lines[i]);
+  EXPECT_NE(native.out.find("storedKey=[redacted], serverKey=[redacted]"), std::string::npos);
+  // Both files hold the same credentials (alice's salt is each tool's own).
+  for (const char* dir : {"d1", "d2", "meta"}) {
+    SCOPED_TRACE(dir);
+    const std::string ours = read_all(path(dir) + "/bootstrap.checkpoint");
+    controller::bootstrap_metadata k, n;
+    std::string error;
+    ASSERT_TRUE(controller::decode_bootstrap_metadata(
+        protocol::bytes_view(reinterpret_cast<const uint8_t*>(java_meta.data()), java_meta.size()), "kafka", &k, &error))
+        << error;
+    ASSERT_TRUE(controller::decode_bootstrap_metadata(
+        protocol::bytes_view(reinterpret_cast<const uint8_t*>(ours.data()), ours.size()), "native", &n, &error))
+        << error;
+    ASSERT_EQ(n.scram.size(), 2u);
+    ASSERT_EQ(k.scram.size(), 2u);
+    EXPECT_EQ(n.scram[1], k.scram[1]);  // bob: all given, so byte for byte
+    EXPECT_EQ(n.scram[0].name, "alice");
+    EXPECT_EQ(n.scram[0].iterations, k.scram[0].iterations);
+    EXPECT_EQ(n.features.at("metadata.version"), k.features.at("metadata.version"));
+  }
 }
 
 }  // namespace

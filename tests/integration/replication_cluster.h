@@ -95,6 +95,8 @@ class replication_cluster : public ::testing::Test {
   virtual std::vector<std::string> extra_overrides() const { return {}; }
   // Overrides a fixture adds to node i's only (0-based).
   virtual std::vector<std::string> node_overrides(int) const { return {}; }
+  // Called before node i (0-based) starts, every time; false fails the start.
+  virtual bool before_start(int) { return true; }
   // Whether the nodes run on the hosts of a network_lab (so a test can cut
   // links) rather than on 127.0.0.1.
   virtual bool networked() const { return false; }
@@ -118,6 +120,7 @@ class replication_cluster : public ::testing::Test {
       args.push_back("--override");
       args.push_back(o);
     }
+    if (!before_start(i)) return false;
     return nodes[i]->start(args, 60s);
   }
 

@@ -128,10 +128,10 @@ cli::arg_parser storage_parser() {
 
   cli::arg_parser format(prog, k_format_help);
   format.store({"--config", "-c"}, true).store({"--cluster-id", "-t"}, true);
-  // SCRAM credentials go into the bootstrap metadata, which the Highwater
-  // broker does not read (it has no SCRAM); per-feature levels likewise.
-  format.unsupported({"--add-scram", "-S"}, cli::arg_option::kind::append);
+  format.append({"--add-scram", "-S"});
   format.store_true({"--ignore-formatted", "-g"}).store({"--release-version", "-r"});
+  // Per-feature levels go into the bootstrap metadata, whose feature levels
+  // the Highwater broker does not read (it finalizes its own).
   format.unsupported({"--feature", "-f"}, cli::arg_option::kind::append);
   const int quorum = format.mutex_group(false);
   format.store_true({"--standalone", "-s"}, quorum).store_true({"--no-initial-controllers", "-N"}, quorum);

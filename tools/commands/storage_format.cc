@@ -9,8 +9,10 @@
 #include <set>
 #include <sstream>
 
+#include "protocol/wire/writer.h"
 #include "storage/io/file_system.h"
 #include "storage/meta_properties.h"
+#include "storage/snapshot_batches.h"
 #include "tools/commands/feature_levels.h"
 #include "tools/commands/java.h"
 #include "tools/commands/storage_tool.h"
@@ -104,7 +106,38 @@ protocol::uuid new_directory_id(std::mt19937_64& rng, const std::set<std::string
   }
 }
 
+// A metadata log value as Kafka's MetadataRecordSerde frames it: frame
+// version 1, api key, record version 0, the body.
+template <class Record>
+std::vector<uint8_t> framed(const Record& r) {
+  std::vector<uint8_t> out;
+  protocol::writer w(out);
+  w.write_uvarint(1);
+  w.write_uvarint(static_cast<uint32_t>(Record::schema.api_key));
+  w.write_uvarint(0);
+  r.encode(w, 0);
+  return out;
+}
+
 }  // namespace
+
+std::vector<uint8_t> bootstrap_file_bytes(int16_t metadata_level, const std::map<std::string, int16_t>& features,
+                                          const std::vector<protocol::msg::user_scram_credential_record>& scram,
+                                          int64_t write_time_ms) {
+  std::vector<std::vector<uint8_t>> values;
+  for (const auto& [name, level] : bootstrap_feature_levels(metadata_level, features)) {
+    protocol::msg::feature_level_record f;
+    f.name = name;
+    f.feature_level = level;
+    values.push_back(framed(f));
+  }
+  for (const auto& r : scram) values.push_back(framed(r));
+  // BatchFileWriter: one data batch for every record that fits 8 MiB.
+  storage::snapshot_write_options o;
+  o.write_time_ms = write_time_ms;
+  o.records_per_append = std::max<size_t>(values.size(), 1);
+  return storage::encode_snapshot_batches(0, values, o);
+}
 
 bool format_directories(const format_request& req, std::string* out, std::string* error) {
   if (req.node_id < 0) {
@@ -132,7 +165,11 @@ bool format_directories(const format_request& req, std::string* out, std::string
     *out += "All of the log directories are already formatted.\n";
     return true;
   }
-  *out += "Bootstrap metadata: " + bootstrap_metadata_string(req.metadata_level, req.features) + "\n";
+  *out += "Bootstrap metadata: " + bootstrap_metadata_string(req.metadata_level, req.features, req.scram) + "\n";
+  const auto now = std::chrono::system_clock::now();
+  const std::vector<uint8_t> bootstrap = bootstrap_file_bytes(
+      req.metadata_level, req.features, req.scram,
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count());
   std::mt19937_64 rng = seeded_rng();
   std::set<std::string> taken;
   for (const auto& [dir, meta] : e.formatted)
@@ -160,9 +197,16 @@ bool format_directories(const format_request& req, std::string* out, std::string
     props.directory_id = ids[dir];
     storage::storage_error failure;
     if (auto ec = fs->create_directories(dir)) failure = {ec, dir + ": " + ec.message()};
+    // Kafka writes the bootstrap file first, meta.properties last: a
+    // directory with meta.properties is whole.
+    if (!failure) {
+      const std::string_view bytes(reinterpret_cast<const char*>(bootstrap.data()), bootstrap.size());
+      if (auto ec = storage::write_file_atomically(*fs, std::filesystem::path(dir) / bootstrap_file_name, bytes))
+        failure = {ec, dir + "/" + std::string(bootstrap_file_name) + ": " + ec.message()};
+    }
     if (!failure)
       failure = storage::write_meta_properties(*fs, std::filesystem::path(dir) / storage::meta_properties_name, props,
-                                               std::chrono::system_clock::now());
+                                               now);
     if (failure) {
       *error = "Error while writing meta.properties file " + dir + ": java.io.IOException: " + failure.message;
       return false;

@@ -10,6 +10,7 @@
 
 #include "storage/meta_properties.h"
 #include "tools/commands/feature_levels.h"
+#include "tools/commands/storage_scram.h"
 #include "tools/commands/storage_tool.h"
 
 namespace hw::tools {
@@ -130,14 +131,22 @@ bool reserved_directory_id(const protocol::uuid& id) {
   return static_cast<int64_t>(low) < 100;
 }
 
-std::string bootstrap_metadata_string(int16_t metadata_level, const std::map<std::string, int16_t>& features) {
-  auto record = [](const std::string& name, int16_t level) {
-    return "ApiMessageAndVersion(FeatureLevelRecord(name='" + name + "', featureLevel=" + std::to_string(level) +
-           ") at version 0)";
-  };
-  std::string records = record("metadata.version", metadata_level);
+std::vector<std::pair<std::string, int16_t>> bootstrap_feature_levels(int16_t metadata_level,
+                                                                      const std::map<std::string, int16_t>& features) {
+  std::vector<std::pair<std::string, int16_t>> out{{"metadata.version", metadata_level}};
   for (const auto& [name, level] : features)
-    if (name != "metadata.version" && name != "kraft.version" && level > 0) records += ", " + record(name, level);
+    if (name != "metadata.version" && name != "kraft.version" && level > 0) out.emplace_back(name, level);
+  return out;
+}
+
+std::string bootstrap_metadata_string(int16_t metadata_level, const std::map<std::string, int16_t>& features,
+                                      const std::vector<protocol::msg::user_scram_credential_record>& scram) {
+  auto record = [](const std::string& text) { return "ApiMessageAndVersion(" + text + " at version 0)"; };
+  std::string records;
+  for (const auto& [name, level] : bootstrap_feature_levels(metadata_level, features))
+    records += (records.empty() ? "" : ", ") +
+               record("FeatureLevelRecord(name='" + name + "', featureLevel=" + std::to_string(level) + ")");
+  for (const auto& r : scram) records += ", " + record(scram_record_string(r));
   return "BootstrapMetadata(records=[" + records + "], metadataVersionLevel=" + std::to_string(metadata_level) +
          ", source=format command)";
 }

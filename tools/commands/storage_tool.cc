@@ -9,10 +9,13 @@
 #include "config/broker_config.h"
 #include "tools/commands/argparse_tool.h"
 #include "tools/commands/feature_levels.h"
+#include "tools/commands/storage_scram.h"
 #include "tools/commands/tools.h"
 
 namespace hw::tools {
 namespace {
+
+constexpr int16_t scram_metadata_level = 11;  // 3.5-IV2: UserScramCredentialRecord
 
 // The broker configuration as the broker itself reads it (its defaults,
 // its checks), from the file alone: Kafka's tool reads no environment.
@@ -60,6 +63,10 @@ bool format_request_from(const cli::arg_values& v, const config::broker_config& 
       *error = unknown_metadata_version_message(*release, false);
       return false;
     }
+    if (mv->level < scram_metadata_level && v.has("add_scram")) {
+      *error = "SCRAM is only supported in metadata.version 3.5-IV2 or later.";
+      return false;
+    }
     if (mv->level != latest_production_metadata_level) {
       *error = "Option --release-version is not supported by this native tool for metadata.version " +
                std::string(mv->name) + " (the Highwater broker starts new clusters at 4.3-IV0)";
@@ -103,7 +110,7 @@ bool format_request_from(const cli::arg_values& v, const config::broker_config& 
   // Highwater does not support); kraft.version follows the quorum's kind.
   req->features = {{"eligible.leader.replicas.version", 1}, {"group.version", 1}, {"transaction.version", 2},
                    {"kraft.version", static_voters ? 0 : 1}};
-  return true;
+  return scram_records(v.values("add_scram"), &req->scram, error);
 }
 
 int format(const cli::arg_values& v, tool_io io) {

@@ -11,8 +11,10 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "protocol/messages/metadata_records.h"
 #include "protocol/wire/uuid.h"
 #include "tools/cli/argparse.h"
 #include "tools/commands/command.h"
@@ -46,10 +48,27 @@ std::string kafka_meta_string(const kafka_meta& meta);
 // half zero, least significant below 100).
 bool reserved_directory_id(const protocol::uuid& id);
 
+// The feature levels a new cluster's bootstrap metadata holds: metadata.version
+// first, then the others by name, kraft.version (the quorum's own record)
+// and those at level 0 left out.
+std::vector<std::pair<std::string, int16_t>> bootstrap_feature_levels(int16_t metadata_level,
+                                                                      const std::map<std::string, int16_t>& features);
+
 // "BootstrapMetadata(records=[...], metadataVersionLevel=30, source=format
-// command)" for the feature levels a new cluster starts with (metadata.version
-// first, then the others by name, those at level 0 left out).
-std::string bootstrap_metadata_string(int16_t metadata_level, const std::map<std::string, int16_t>& features);
+// command)": those feature levels, then the SCRAM credentials of --add-scram
+// (their keys redacted: storage_scram.h).
+std::string bootstrap_metadata_string(int16_t metadata_level, const std::map<std::string, int16_t>& features,
+                                      const std::vector<protocol::msg::user_scram_credential_record>& scram = {});
+
+// bootstrap.checkpoint, the file format leaves in every directory it
+// formats (Kafka's BootstrapDirectory): the same records, framed as
+// metadata log values, in a KRaft batch file (storage/snapshot_batches.h)
+// of epoch 0 stamped write_time_ms. The controller of a new cluster writes
+// its SCRAM credentials into the metadata log.
+inline constexpr std::string_view bootstrap_file_name = "bootstrap.checkpoint";
+std::vector<uint8_t> bootstrap_file_bytes(int16_t metadata_level, const std::map<std::string, int16_t>& features,
+                                          const std::vector<protocol::msg::user_scram_credential_record>& scram,
+                                          int64_t write_time_ms);
 
 // info over these directories (the configuration's log.dirs and
 // metadata.log.dir): Kafka's report and exit status.
@@ -67,9 +86,10 @@ struct format_request {
   std::optional<protocol::uuid> voter_directory_id;  // --standalone: this node's directory in the quorum
   int16_t metadata_level = 30;
   std::map<std::string, int16_t> features;  // what the broker finalizes at that level
+  std::vector<protocol::msg::user_scram_credential_record> scram;  // --add-scram
 };
-// Formatter.run's checks and writes (meta.properties only: the Highwater
-// broker bootstraps its metadata itself); Kafka's messages to *out, the
+// Formatter.run's checks and writes (bootstrap.checkpoint, then
+// meta.properties, in each directory formatted); Kafka's messages to *out, the
 // failure (FormatterException's message, or a RuntimeException's as the
 // JVM prints it) to *error.
 bool format_directories(const format_request& req, std::string* out, std::string* error);
