@@ -32,5 +32,6 @@ ssl.truststore.type=PEM
 ssl.truststore.location=$out/ca.crt
 PROPS
 # The containers run as another user: the files must be readable by it.
+chmod a+rx "$out"
 chmod a+r "$out"/*
 echo "Secrets for docker-compose-sasl-ssl.yml written to $out"
