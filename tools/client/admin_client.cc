@@ -23,7 +23,13 @@ std::unique_ptr<admin_client> admin_client::connect(const settings& s, std::stri
         *error = last;
         return nullptr;
       }
-      if (!c || !c->handshake(client->deadline_, &last)) continue;
+      if (!c || !c->handshake(client->deadline_, &last)) {
+        if (connection::authentication_failure(last)) {
+          *error = last;
+          return nullptr;
+        }
+        continue;
+      }
       if (!client->read_nodes(*c, &last)) continue;
       client->bootstrap_ = std::move(c);
       client->bootstrap_address_ = address;

@@ -46,6 +46,8 @@ bool wait_for(int fd, bool write, clock::time_point deadline) {
 }
 
 constexpr const char* ssl_failed = "org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed";
+constexpr const char* ssl_post_handshake_failed =
+    "org.apache.kafka.common.errors.SslAuthenticationException: Failed to process post-handshake messages";
 
 // Connects without blocking past the deadline (the socket stays
 // non-blocking: every read and write waits with poll); -1 with errno-style
@@ -333,9 +335,10 @@ bool connection::read_exact(uint8_t* p, size_t n, clock::time_point deadline, st
       }
       if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
         // With TLS 1.3 the server's refusal of a client certificate comes
-        // after the client's side of the handshake: Java reports it as the
-        // handshake's failure too.
-        *error = e == SSL_ERROR_SSL ? std::string(ssl_failed) : "connection to " + peer_.str() + " failed";
+        // after the client's side of the handshake, as an alert read here:
+        // Java's words for it.
+        *error = e == SSL_ERROR_SSL ? std::string(ssl_post_handshake_failed)
+                                    : "connection to " + peer_.str() + " failed";
         return false;
       }
       want_write = e == SSL_ERROR_WANT_WRITE;
