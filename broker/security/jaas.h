@@ -1,52 +1,17 @@
 #pragma once
-// JAAS login configuration, as Kafka reads it: the value of a
-// `sasl.jaas.config` key (one or more "<LoginModule> <flag> key=value ...;"
-// entries) and a JAAS file named by -Djava.security.auth.login.config
-// (sections "Name { entries };", of which a broker reads KafkaServer and a
-// client KafkaClient). The tokens are Java's StreamTokenizer's as Kafka
-// configures it: words of letters, digits, '.', '-', '_' and '$'; values
-// quoted with " or ' (backslash escapes), or bare words; // and /* */
-// comments. A malformed value is refused with Kafka's message.
-//
-// What a broker takes from it: PlainLoginModule's `user_<name>` passwords
-// (the users PLAIN authenticates) and `username`/`password` (what the broker
-// itself logs in with), ScramLoginModule's `username`/`password`.
-//
-// Pure; the parsed form holds secrets: never log it.
+// JAAS configuration under the broker's names. The parser lives in
+// protocol/sasl/jaas.h, low enough for the native tools (a client's
+// sasl.jaas.config) to read it with the same grammar; see that header.
 
-#include <map>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
+#include "protocol/sasl/jaas.h"
 
 namespace hw::broker {
 
-struct jaas_entry {
-  std::string login_module;  // e.g. org.apache.kafka.common.security.plain.PlainLoginModule
-  std::string flag;          // required, requisite, sufficient, optional (lower case)
-  std::map<std::string, std::string> options;
-};
-
-struct jaas_parse_result {
-  std::vector<jaas_entry> entries;
-  std::string error;  // Kafka's message; empty when parsed
-  bool ok() const { return error.empty(); }
-};
-
-// A `sasl.jaas.config` value.
-jaas_parse_result parse_jaas_config(std::string_view text);
-
-// A JAAS file: its sections by name, each a list of entries; error names
-// what is wrong.
-struct jaas_file {
-  std::map<std::string, std::vector<jaas_entry>> sections;
-  std::string error;
-  bool ok() const { return error.empty(); }
-};
-jaas_file parse_jaas_file(std::string_view text);
-
-// PlainLoginModule's user_<name> options: name → password.
-std::map<std::string, std::string> plain_users(const std::vector<jaas_entry>& entries);
+using protocol::jaas_entry;
+using protocol::jaas_file;
+using protocol::jaas_parse_result;
+using protocol::parse_jaas_config;
+using protocol::parse_jaas_file;
+using protocol::plain_users;
 
 }  // namespace hw::broker

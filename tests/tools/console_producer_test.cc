@@ -248,9 +248,36 @@ TEST(ConsoleProducerConfig, WhatLibrdkafkaCannotHonourIsRefusedByName) {
   EXPECT_NE(producer_error({{"partitioner.class", "org.apache.kafka.clients.producer.RoundRobinPartitioner"}})
                 .find("partitioner.class"),
             std::string::npos);
-  EXPECT_NE(producer_error({{"security.protocol", "SSL"}}).find("security.protocol=SSL"), std::string::npos);
+  EXPECT_NE(producer_error({{"sasl.kerberos.service.name", "kafka"}}).find("sasl.kerberos.service.name"),
+            std::string::npos);
+  EXPECT_NE(producer_error({{"security.protocol", "SASL_SSL"}, {"sasl.mechanism", "GSSAPI"}}).find("sasl.mechanism=GSSAPI"),
+            std::string::npos);
   EXPECT_NE(producer_error({{"interceptor.classes", "a.B"}}).find("interceptor.classes"), std::string::npos);
   EXPECT_NE(producer_error({{"linger.ms", "1000000"}}).find("linger.ms"), std::string::npos);
+}
+
+TEST(ConsoleProducerConfig, SecurityKeysBecomeLibrdkafkas) {
+  properties props = producer_defaults();
+  props["security.protocol"] = "sasl_plaintext";
+  props["sasl.mechanism"] = "SCRAM-SHA-512";
+  props["sasl.jaas.config"] =
+      "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"bob\" password=\"bob-secret\";";
+  client_settings s;
+  std::string error;
+  ASSERT_TRUE(map_client_properties(client_kind::producer, props, &s, &error)) << error;
+  EXPECT_EQ(setting(s, "security.protocol"), "SASL_PLAINTEXT");
+  EXPECT_EQ(setting(s, "sasl.mechanisms"), "SCRAM-SHA-512");
+  EXPECT_EQ(setting(s, "sasl.username"), "bob");
+  EXPECT_EQ(setting(s, "sasl.password"), "bob-secret");
+  // A missing trust store file fails with Kafka's words, before librdkafka.
+  props["security.protocol"] = "SASL_SSL";
+  props["ssl.truststore.location"] = "/nonexistent/truststore.p12";
+  EXPECT_TRUE(producer_error(props).starts_with("Failed to load SSL truststore /nonexistent/truststore.p12 of type JKS"))
+      << producer_error(props);
+  props["ssl.truststore.location"] = "";
+  props["ssl.endpoint.identification.algorithm"] = "";
+  ASSERT_TRUE(map_client_properties(client_kind::producer, props, &s, &error)) << error;
+  EXPECT_EQ(setting(s, "ssl.endpoint.identification.algorithm"), "none");
 }
 
 TEST(ConsoleProducerConfig, TimingOnlyAndUnknownPropertiesAreAccepted) {

@@ -16,8 +16,20 @@ std::unique_ptr<admin_client> admin_client::connect(const settings& s, std::stri
   // deadline: a cluster still starting is not an error yet.
   while (clock::now() < client->deadline_) {
     for (const auto& address : s.bootstrap) {
-      auto c = connection::open(address, std::min(client->deadline_, clock::now() + std::chrono::seconds(10)), &last);
-      if (!c || !c->handshake(client->deadline_, &last)) continue;
+      auto c = connection::open(address, std::min(client->deadline_, clock::now() + std::chrono::seconds(10)), &last,
+                                s.security.get());
+      if (!c && connection::authentication_failure(last)) {
+        // Kafka's client gives up at once on a failed authentication.
+        *error = last;
+        return nullptr;
+      }
+      if (!c || !c->handshake(client->deadline_, &last)) {
+        if (connection::authentication_failure(last)) {
+          *error = last;
+          return nullptr;
+        }
+        continue;
+      }
       if (!client->read_nodes(*c, &last)) continue;
       client->bootstrap_ = std::move(c);
       client->bootstrap_address_ = address;
@@ -100,7 +112,7 @@ bool admin_client::refresh(std::string* error) {
 connection* admin_client::connection_to(int32_t node, std::string* error) {
   if (node == any_node) {
     if (!bootstrap_) {
-      auto c = connection::open(bootstrap_address_, deadline_, error);
+      auto c = connection::open(bootstrap_address_, deadline_, error, settings_.security.get());
       if (!c || !c->handshake(deadline_, error)) return nullptr;
       bootstrap_ = std::move(c);
     }
@@ -110,7 +122,7 @@ connection* admin_client::connection_to(int32_t node, std::string* error) {
   if (it != by_node_.end()) return it->second.get();
   for (const auto& n : nodes_) {
     if (n.id != node) continue;
-    auto c = connection::open(n.address, deadline_, error);
+    auto c = connection::open(n.address, deadline_, error, settings_.security.get());
     if (!c || !c->handshake(deadline_, error)) return nullptr;
     return by_node_.emplace(node, std::move(c)).first->second.get();
   }

@@ -31,10 +31,13 @@ class admin_client {
     std::vector<host_port> bootstrap;
     bool bootstrap_controllers = false;  // --bootstrap-controller: the nodes are controllers
     std::chrono::milliseconds timeout{60000};  // default.api.timeout.ms: the whole operation
+    std::shared_ptr<const connection_security> security;  // TLS and SASL of every connection; null: PLAINTEXT
   };
 
   // Connects to the first bootstrap address that answers and reads the
-  // cluster's nodes; nullptr with the reason (Kafka's tools time out).
+  // cluster's nodes; nullptr with the reason (Kafka's tools time out; a
+  // failed authentication ends it at once, its error
+  // connection::authentication_failure's).
   static std::unique_ptr<admin_client> connect(const settings& s, std::string* error);
 
   const std::vector<node_info>& nodes() const { return nodes_; }

@@ -1,5 +1,7 @@
 #include "tools/commands/command.h"
 
+#include "tools/client/client_security.h"
+
 #include <charconv>
 #include <fstream>
 #include <ostream>
@@ -77,15 +79,18 @@ std::unique_ptr<admin_client> connect_admin(const std::optional<std::string>& bo
         return nullptr;
       }
       s.timeout = std::chrono::milliseconds(ms);
-    } else if (key == "security.protocol" && value != "PLAINTEXT") {
-      *error = "security.protocol=" + value + " is not supported by the native tools (PLAINTEXT only)";
-      return nullptr;
-    } else if (key.starts_with("sasl.") || key.starts_with("ssl.")) {
-      *error = key + " is not supported by the native tools (PLAINTEXT only)";
+    } else if ((key.starts_with("sasl.") || key.starts_with("ssl.")) && !is_security_key(key)) {
+      *error = key + " is not supported by the native tools";
       return nullptr;
     }
     // Other client settings (client.id, request.timeout.ms, ...) change nothing a tool prints.
   }
+  auto security = connection_security_from(command_config);
+  if (auto* e = std::get_if<std::string>(&security)) {
+    *error = *e;
+    return nullptr;
+  }
+  s.security = std::get<std::shared_ptr<const connection_security>>(std::move(security));
   if (!parse_host_ports(servers, &s.bootstrap, error)) return nullptr;
   return admin_client::connect(s, error);
 }

@@ -49,9 +49,9 @@ bool load_properties_file(const std::string& path, std::vector<std::pair<std::st
 
 // An admin client for --bootstrap-server (or --bootstrap-controller when
 // controllers is set), with the command config's settings applied
-// (bootstrap.servers if the option is absent, default.api.timeout.ms).
-// Settings the native client cannot honour (security.protocol other than
-// PLAINTEXT, sasl.*, ssl.*) fail with a message naming them.
+// (bootstrap.servers if the option is absent, default.api.timeout.ms, the
+// security keys of client_security.h: TLS and SASL). sasl.* and ssl.* keys
+// the native client cannot honour fail with a message naming them.
 std::unique_ptr<admin_client> connect_admin(const std::optional<std::string>& bootstrap, bool controllers,
                                             const std::vector<std::pair<std::string, std::string>>& command_config,
                                             std::string* error);

@@ -19,6 +19,8 @@
 #include "tools/commands/command.h"
 #include "tools/commands/console.h"
 
+#include "tools/client/client_security.h"
+
 namespace hw::tools::console {
 namespace {
 
@@ -125,6 +127,7 @@ class mapper {
   }
 
   client_settings& out() { return *out_; }
+  const properties& java() const { return java_; }
   const std::string& error() const { return error_; }
 
  private:
@@ -144,6 +147,43 @@ class mapper {
 // the console tools replace with byte-array ones. Properties no Kafka
 // client knows are ignored, as Kafka ignores them.
 
+// security.protocol, sasl.* and ssl.* (tools/client/client_security.h) as
+// librdkafka's: the mechanism and the JAAS login's username and password,
+// the trust store's certificates as ssl.ca.pem and the key store's key and
+// chain as ssl.key.pem / ssl.certificate.pem (whatever the store's type:
+// loaded here, so PKCS12, PEM files and inline PEM all work), the host
+// name check. With PLAINTEXT the ssl.* and sasl.* settings have no effect,
+// in Kafka's client too.
+bool map_security(mapper& m) {
+  property_pairs pairs(m.java().begin(), m.java().end());
+  for (const auto& [key, value] : pairs)
+    if ((key.starts_with("sasl.") || key.starts_with("ssl.")) && !is_security_key(key))
+      return m.refuse(key + " is not supported by the native tool");
+  auto parsed = client_security_from(pairs);
+  if (auto* e = std::get_if<std::string>(&parsed)) return m.refuse(*e);
+  const client_security& s = std::get<client_security>(parsed);
+  if (s.protocol == "PLAINTEXT") return true;
+  m.set("security.protocol", s.protocol);
+  if (s.uses_sasl()) {
+    m.set("sasl.mechanisms", s.mechanism);
+    m.set("sasl.username", s.username);
+    m.set("sasl.password", s.password);
+  }
+  if (s.uses_tls()) {
+    if (!s.tls.cipher_suites.empty()) return m.refuse("ssl.cipher.suites is not supported by the native tool");
+    auto pem = tls_pem_material(s);
+    if (auto* e = std::get_if<std::string>(&pem)) return m.refuse(*e);
+    const tls_pem& t = std::get<tls_pem>(pem);
+    if (!t.trusted.empty()) m.set("ssl.ca.pem", t.trusted);
+    if (!t.key.empty()) {
+      m.set("ssl.key.pem", t.key);
+      m.set("ssl.certificate.pem", t.chain);
+    }
+    m.set("ssl.endpoint.identification.algorithm", s.verify_host ? "https" : "none");
+  }
+  return true;
+}
+
 // What both clients share: connections, buffers, security.
 bool map_common(mapper& m) {
   auto& out = m.out();
@@ -151,9 +191,7 @@ bool map_common(mapper& m) {
     out.client_id = *v;
     m.set("client.id", *v);
   }
-  if (auto proto = m.raw("security.protocol"); proto && !iequals(trimmed(*proto), "PLAINTEXT"))
-    return m.refuse("security.protocol=" + *proto + " is not supported by the native tool (PLAINTEXT only)");
-  // With PLAINTEXT the ssl.* and sasl.* settings have no effect, in Kafka's client too.
+  if (!map_security(m)) return false;
   if (!m.pass_number("send.buffer.bytes", false, -1, "socket.send.buffer.bytes", 0, 100000000) ||
       !m.pass_number("receive.buffer.bytes", false, -1, "socket.receive.buffer.bytes", 0, 100000000) ||
       !m.pass_number("metadata.max.age.ms", true, 0, "metadata.max.age.ms", 1, 86400000) ||

@@ -70,6 +70,10 @@ admin_client* topic_admin::client(const char* call, topic_error* error) {
   if (why.starts_with("Timed out")) {
     // What the Java admin client says when no node answered before the deadline.
     *error = timed_out(call);
+  } else if (connection::authentication_failure(why)) {
+    // "<exception class>: <message>": the call fails with Kafka's exception.
+    const size_t colon = why.find(": ");
+    *error = {why.substr(0, colon), why.substr(colon + 2), false};
   } else {
     *error = {"org.apache.kafka.common.KafkaException", why, true};
   }

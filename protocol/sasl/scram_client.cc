@@ -1,9 +1,9 @@
 // scram_client: one SCRAM exchange, client side.
-#include "broker/security/scram_client.h"
+#include "protocol/sasl/scram_client.h"
 
 #include <charconv>
 
-namespace hw::broker {
+namespace hw::protocol {
 
 scram_client::scram_client(scram_mechanism mechanism, std::string user, std::string password, std::string nonce)
     : mechanism_(mechanism), user_(std::move(user)), password_(std::move(password)), nonce_(std::move(nonce)) {}
@@ -88,4 +88,4 @@ std::string plain_client_token(std::string_view user, std::string_view password)
   return token;
 }
 
-}  // namespace hw::broker
+}  // namespace hw::protocol

@@ -1,10 +1,10 @@
 // jaas: sasl.jaas.config values and JAAS files, tokenized as Java's
 // StreamTokenizer does under Kafka's settings.
-#include "broker/security/jaas.h"
+#include "protocol/sasl/jaas.h"
 
 #include <cctype>
 
-namespace hw::broker {
+namespace hw::protocol {
 
 namespace {
 
@@ -213,4 +213,4 @@ std::map<std::string, std::string> plain_users(const std::vector<jaas_entry>& en
   return users;
 }
 
-}  // namespace hw::broker
+}  // namespace hw::protocol

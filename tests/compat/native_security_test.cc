@@ -1,0 +1,250 @@
+// The native tools with Kafka's client security keys against one highwater
+// broker with every kind of listener (PLAINTEXT, SSL, SSL with client
+// certificates required, SASL_PLAINTEXT and SASL_SSL with PLAIN and
+// SCRAM-SHA-256), Kafka 4.3.1's Java tools run with the same arguments and
+// the same properties files: kafka-topics.sh --command-config creates,
+// lists and describes alike, the console producer and consumer
+// (--producer.config / --consumer.config) carry records both ways, and the
+// refusals (a wrong password, a CA the client does not trust, a host name
+// the certificate does not name) print the Java tool's line and exit 1.
+// SCRAM's user is made first with kafka-configs.sh over PLAINTEXT.
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "broker_process.h"
+#include "kafka_tool.h"
+#include "native_tool.h"
+
+namespace hw::testing {
+namespace {
+
+const char* const k_password = "store-secret";
+const char* const k_topic_command = "org.apache.kafka.tools.TopicCommand";
+const char* const k_plain_server_jaas =
+    "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"admin\" password=\"admin-secret\" "
+    "user_admin=\"admin-secret\" user_alice=\"alice-secret\";";
+const char* const k_scram_server_jaas = "org.apache.kafka.common.security.scram.ScramLoginModule required;";
+
+std::string login(const std::string& module, const std::string& user, const std::string& password) {
+  return "sasl.jaas.config=org.apache.kafka.common.security." + module + " required username=\"" + user +
+         "\" password=\"" + password + "\";\n";
+}
+
+class NativeSecurityIT : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    broker_ = new broker_process();
+    certs_ = broker_->dir() + "/certs";
+    for (const auto& [dir, client] : {std::pair{certs_, "alice"}, std::pair{certs_ + "/other", "mallory"}}) {
+      const std::string cmd = std::string(HW_SOURCE_DIR) + "/scripts/make-certs.sh " + dir + " --password " +
+                              k_password + " --hosts localhost --clients " + client + " >/dev/null 2>&1";
+      if (std::system(cmd.c_str()) != 0) {
+        start_error_ = "scripts/make-certs.sh failed";
+        return;
+      }
+    }
+    const bool up = broker_->start({
+        "--override",
+        "listeners=PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0,MTLS://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,"
+        "SASL_SSL://127.0.0.1:0",
+        "--override",
+        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,"
+        "SASL_SSL:SASL_SSL",
+        "--override", "inter.broker.listener.name=PLAINTEXT",
+        "--override", "ssl.keystore.type=PKCS12",
+        "--override", "ssl.keystore.location=" + certs_ + "/localhost.keystore.p12",
+        "--override", std::string("ssl.keystore.password=") + k_password,
+        "--override", "listener.name.mtls.ssl.client.auth=required",
+        "--override", "listener.name.mtls.ssl.truststore.type=PKCS12",
+        "--override", "listener.name.mtls.ssl.truststore.location=" + certs_ + "/truststore.p12",
+        "--override", std::string("listener.name.mtls.ssl.truststore.password=") + k_password,
+        "--override", "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256",
+        "--override", std::string("listener.name.sasl_plaintext.plain.sasl.jaas.config=") + k_plain_server_jaas,
+        "--override", std::string("listener.name.sasl_ssl.plain.sasl.jaas.config=") + k_plain_server_jaas,
+        "--override", std::string("listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=") + k_scram_server_jaas,
+        "--override", std::string("listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=") + k_scram_server_jaas,
+        "--override", "group.initial.rebalance.delay.ms=0",
+    });
+    if (!up) start_error_ = broker_->log();
+  }
+  static void TearDownTestSuite() {
+    delete broker_;
+    broker_ = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(start_error_.empty()) << start_error_; }
+  void TearDown() override {
+    if (HasFailure() && broker_) ADD_FAILURE() << "broker log:\n" << tail(broker_->log(), 4000);
+  }
+
+  // A properties file in the broker's directory.
+  static std::string properties(const std::string& name, const std::string& text) {
+    const std::string path = broker_->dir() + "/" + name + ".properties";
+    std::ofstream(path) << text;
+    return path;
+  }
+  static std::string trust_p12(const std::string& dir) {
+    return "ssl.truststore.location=" + dir + "/truststore.p12\nssl.truststore.password=" + k_password +
+           "\nssl.truststore.type=PKCS12\n";
+  }
+  static std::string address(const std::string& listener, const std::string& host = "localhost") {
+    return host + ":" + std::to_string(broker_->port(listener));
+  }
+
+  static tool_result java_topics(const std::string& bootstrap, const std::string& config, std::vector<std::string> args) {
+    args.insert(args.begin(), {"--bootstrap-server", bootstrap, "--command-config", config});
+    return run_kafka_tool(broker_->dir(), k_topic_command, args);
+  }
+  static tool_result native_topics(const std::string& bootstrap, const std::string& config,
+                                   std::vector<std::string> args) {
+    args.insert(args.begin(), {"--bootstrap-server", bootstrap, "--command-config", config});
+    return run_native_tool(broker_->dir(), "kafka-topics.sh", args);
+  }
+
+  // Both tools over one listener: each creates a topic of its own, then
+  // both list and describe, and print the same.
+  static void same_topics(const std::string& listener, const std::string& config, const std::string& tag) {
+    const std::string at = address(listener);
+    auto jc = java_topics(at, config, {"--create", "--topic", tag + "-java", "--partitions", "2"});
+    auto nc = native_topics(at, config, {"--create", "--topic", tag + "-native", "--partitions", "2"});
+    ASSERT_EQ(jc.exit_code, 0) << jc.all();
+    ASSERT_EQ(nc.exit_code, 0) << nc.all();
+    EXPECT_EQ(tool_lines(nc), std::vector<std::string>{"Created topic " + tag + "-native."}) << nc.all();
+    EXPECT_EQ(tool_lines(jc), std::vector<std::string>{"Created topic " + tag + "-java."}) << jc.all();
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--list"}, {"--describe", "--topic", tag + "-.*"}}) {
+      auto java = java_topics(at, config, args);
+      auto native = native_topics(at, config, args);
+      EXPECT_EQ(native.exit_code, 0) << native.all();
+      EXPECT_EQ(java.exit_code, 0) << java.all();
+      EXPECT_EQ(tool_lines(native), tool_lines(java)) << listener << " " << args[0] << "\njava:\n"
+                                                      << java.all() << "native:\n" << native.all();
+    }
+  }
+
+  // The same refusal from both tools: Kafka's line on stdout, exit 1.
+  static void same_refusal(const std::string& bootstrap, const std::string& config, const std::string& line) {
+    auto java = java_topics(bootstrap, config, {"--list"});
+    auto native = native_topics(bootstrap, config, {"--list"});
+    EXPECT_EQ(java.exit_code, 1) << java.all();
+    EXPECT_EQ(native.exit_code, 1) << native.all();
+    EXPECT_EQ(tool_lines(java), std::vector<std::string>{line}) << java.all();
+    EXPECT_EQ(tool_lines(native), tool_lines(java)) << "java:\n" << java.all() << "native:\n" << native.all();
+    EXPECT_EQ(native.err.find(k_password), std::string::npos);
+    EXPECT_EQ(native.out.find("secret"), std::string::npos);
+  }
+
+  static broker_process* broker_;
+  static std::string certs_;
+  static std::string start_error_;
+};
+
+broker_process* NativeSecurityIT::broker_ = nullptr;
+std::string NativeSecurityIT::certs_;
+std::string NativeSecurityIT::start_error_;
+
+TEST_F(NativeSecurityIT, TopicsOverEveryKindOfListener) {
+  same_topics("SSL", properties("ssl", "security.protocol=SSL\n" + trust_p12(certs_)), "ssl");
+  // Mutual TLS: a PKCS12 key store and a PEM trust store.
+  same_topics("MTLS",
+              properties("mtls", "security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=" + certs_ +
+                                     "/ca.crt\nssl.keystore.type=PKCS12\nssl.keystore.location=" + certs_ +
+                                     "/alice.keystore.p12\nssl.keystore.password=" + k_password + "\n"),
+              "mtls");
+  // A PEM key store with its PBES2-encrypted key, which Java 17's PEM
+  // reader cannot decrypt: the native tool alone.
+  auto pem = native_topics(address("MTLS"),
+                           properties("mtls-pem", "security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=" +
+                                                      certs_ + "/ca.crt\nssl.keystore.type=PEM\nssl.keystore.location=" +
+                                                      certs_ + "/alice.pem\nssl.key.password=" + k_password + "\n"),
+                           {"--list"});
+  EXPECT_EQ(pem.exit_code, 0) << pem.all();
+  EXPECT_TRUE(printed_line(pem, "mtls-native")) << pem.all();
+  // Without a client certificate the MTLS listener refuses: with TLS 1.3
+  // its alert comes after the client's side of the handshake.
+  same_refusal(address("MTLS"), properties("mtls-none", "security.protocol=SSL\n" + trust_p12(certs_)),
+               "Error while executing topic command : Failed to process post-handshake messages");
+  same_topics("SASL_PLAINTEXT",
+              properties("plain", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
+                                      login("plain.PlainLoginModule", "alice", "alice-secret")),
+              "plain");
+  same_topics("SASL_SSL",
+              properties("sasl-ssl", "security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\n" +
+                                         login("plain.PlainLoginModule", "alice", "alice-secret") + trust_p12(certs_)),
+              "saslssl");
+}
+
+TEST_F(NativeSecurityIT, ScramUserMadeOverPlaintextThenUsed) {
+  auto made = run_native_tool(broker_->dir(), "kafka-configs.sh",
+                              {"--bootstrap-server", address("PLAINTEXT"), "--alter", "--entity-type", "users",
+                               "--entity-name", "bob", "--add-config", "SCRAM-SHA-256=[iterations=8192,password=bob-secret]"});
+  ASSERT_EQ(made.exit_code, 0) << made.all();
+  const std::string scram = "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n";
+  const std::string config = properties("scram", scram + login("scram.ScramLoginModule", "bob", "bob-secret"));
+  // The credential reaches the broker through the metadata log: wait for it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  tool_result listed;
+  do listed = native_topics(address("SASL_PLAINTEXT"), config, {"--list"});
+  while (listed.exit_code != 0 && std::chrono::steady_clock::now() < deadline);
+  ASSERT_EQ(listed.exit_code, 0) << listed.all();
+  same_topics("SASL_PLAINTEXT", config, "scram");
+  same_refusal(address("SASL_PLAINTEXT"), properties("scram-wrong", scram + login("scram.ScramLoginModule", "bob", "nope")),
+               "Error while executing topic command : Authentication failed during authentication due to invalid "
+               "credentials with SASL mechanism SCRAM-SHA-256");
+}
+
+TEST_F(NativeSecurityIT, ConsoleProducerAndConsumerBothWays) {
+  const std::string config =
+      properties("console", "security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\n" +
+                                login("plain.PlainLoginModule", "alice", "alice-secret") + trust_p12(certs_));
+  const std::string at = address("SASL_SSL");
+  auto created = native_topics(at, config, {"--create", "--topic", "lines", "--partitions", "1"});
+  ASSERT_EQ(created.exit_code, 0) << created.all();
+  auto produced = run_native_tool(broker_->dir(), "kafka-console-producer.sh",
+                                  {"--bootstrap-server", at, "--producer.config", config, "--topic", "lines"}, "n1\nn2\n");
+  ASSERT_EQ(produced.exit_code, 0) << produced.all();
+  auto jproduced = run_kafka_tool(broker_->dir(), "org.apache.kafka.tools.ConsoleProducer",
+                                  {"--bootstrap-server", at, "--producer.config", config, "--topic", "lines"}, "j1\nj2\n");
+  ASSERT_EQ(jproduced.exit_code, 0) << jproduced.all();
+  const std::vector<std::string> consume{"--bootstrap-server", at,     "--consumer.config", config, "--topic",
+                                         "lines",              "--from-beginning", "--max-messages", "4"};
+  auto native = run_native_tool(broker_->dir(), "kafka-console-consumer.sh", consume);
+  auto java = run_kafka_tool(broker_->dir(), "org.apache.kafka.tools.consumer.ConsoleConsumer", consume);
+  ASSERT_EQ(native.exit_code, 0) << native.all();
+  ASSERT_EQ(java.exit_code, 0) << java.all();
+  EXPECT_EQ(tool_lines(native),
+            (std::vector<std::string>{"Option --consumer.config is deprecated and will be removed in a future version. "
+                                      "Use --command-config instead.",
+                                      "n1", "n2", "j1", "j2"}))
+      << native.all();
+  EXPECT_EQ(tool_lines(native), tool_lines(java)) << java.all();
+}
+
+TEST_F(NativeSecurityIT, RefusalsAsKafkasToolPrintsThem) {
+  const std::string plain = "security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\n";
+  same_refusal(address("SASL_SSL"),
+               properties("wrong-password", plain + login("plain.PlainLoginModule", "alice", "wrong") + trust_p12(certs_)),
+               "Error while executing topic command : Authentication failed: Invalid username or password");
+  same_refusal(address("SASL_SSL"),
+               properties("untrusted", plain + login("plain.PlainLoginModule", "alice", "alice-secret") +
+                                           trust_p12(certs_ + "/other")),
+               "Error while executing topic command : SSL handshake failed");
+  // A name of this machine that the certificate (localhost, 127.0.0.1) does not carry.
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  if (std::string(host) == "localhost") GTEST_SKIP() << "this machine is called localhost";
+  const std::string ssl = properties("ssl-host", "security.protocol=SSL\n" + trust_p12(certs_));
+  same_refusal(address("SSL", host), ssl, "Error while executing topic command : SSL handshake failed");
+  // Without endpoint identification the same name is accepted.
+  const std::string unchecked =
+      properties("ssl-nohost", "security.protocol=SSL\nssl.endpoint.identification.algorithm=\n" + trust_p12(certs_));
+  auto listed = native_topics(address("SSL", host), unchecked, {"--list"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.all();
+}
+
+}  // namespace
+}  // namespace hw::testing
