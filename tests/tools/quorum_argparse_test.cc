@@ -156,10 +156,10 @@ TEST(QuorumArgparse, HelpAndUnsupportedAreNotParseErrors) {
   EXPECT_EQ(e.message, "Command remove-controller is not supported by this native tool");
 
   const cli::arg_parser s = storage_parser();
-  args = {"format", "-c", "f", "-t", "i", "--add-scram", "SCRAM-SHA-256=[name=a,password=b]"};
+  args = {"format", "-c", "f", "-t", "i", "--feature", "kraft.version=1"};
   ASSERT_FALSE(s.parse(args, &v, &e));
   EXPECT_EQ(e.what, cli::arg_error::kind::unsupported);
-  EXPECT_EQ(e.message, "Option --add-scram is not supported by this native tool");
+  EXPECT_EQ(e.message, "Option --feature is not supported by this native tool");
 }
 
 TEST(QuorumArgparse, JavaWrapJustifiesLikeArgparse4j) {
