@@ -23,14 +23,23 @@ using tcp = asio::ip::tcp;
 
 constexpr const char* k_password = "unit-tls-secret";
 
+// Removed when the test binary exits.
+struct temp_dir {
+  std::string path;
+  ~temp_dir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
 const std::string& certs() {
-  static const std::string dir = [] {
+  static const temp_dir made{[] {
     std::string d = (std::filesystem::temp_directory_path() / ("hw-unit-tls-" + std::to_string(getpid()))).string();
     const std::string cmd = std::string(HW_SOURCE_DIR) + "/scripts/make-certs.sh " + d + " --password " + k_password +
                             " --hosts localhost --clients alice >/dev/null 2>&1";
     return std::system(cmd.c_str()) == 0 ? d : std::string();
-  }();
-  return dir;
+  }()};
+  return made.path;
 }
 
 std::string slurp(const std::string& path) {

@@ -18,6 +18,7 @@ Run by ctest as containers_sasl_ssl_compose (label containers):
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -127,6 +128,7 @@ def main():
         other = tempfile.mkdtemp(prefix="hw-other-ca-")
         seed.run([os.path.join(seed.ARGS.source_dir, "scripts", "make-certs.sh"), other, "--clients", ""])
         ok, why = refused(client_conf(secrets, ca=os.path.join(other, "ca.crt")), "untrusted CA")
+        shutil.rmtree(other, ignore_errors=True)
         assert ok, "a client that does not trust the cluster's CA got metadata"
         seed.log("refused: a wrong SCRAM password, a client without the cluster's CA")
 
@@ -142,6 +144,7 @@ def main():
         raise
     finally:
         compose("down", "-v", check=False)
+        shutil.rmtree(secrets, ignore_errors=True)
 
 
 if __name__ == "__main__":

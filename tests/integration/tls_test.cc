@@ -29,8 +29,17 @@ constexpr const char* k_jaas =
     "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"admin\" "
     "password=\"admin-secret\" user_admin=\"admin-secret\" user_alice=\"alice-secret\";";
 
+// A directory removed when the test binary exits.
+struct temp_dir {
+  std::string path;
+  ~temp_dir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
 std::string certs_dir() {
-  static const std::string dir = [] {
+  static const temp_dir made{[] {
     std::string d = (std::filesystem::temp_directory_path() / ("hw-tls-certs-" + std::to_string(getpid()))).string();
     const std::string cmd = std::string(HW_SOURCE_DIR) + "/scripts/make-certs.sh " + d + " --password " + k_password +
                             " --hosts localhost --clients alice >/dev/null 2>&1";
@@ -41,8 +50,8 @@ std::string certs_dir() {
                              k_password + " --hosts localhost --clients mallory >/dev/null 2>&1";
     if (std::system(cmd2.c_str()) != 0) return std::string();
     return d;
-  }();
-  return dir;
+  }()};
+  return made.path;
 }
 
 class TlsIT : public ::testing::Test {
