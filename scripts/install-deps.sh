@@ -21,6 +21,7 @@ if [ "$build_only" = 0 ]; then
     clang-14 libclang-rt-14-dev llvm-14
     libgtest-dev libgmock-dev libbenchmark-dev
     kcat openjdk-17-jdk-headless maven
+    openssl
   )
 fi
 
