@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "broker/security/tls_context.h"
+#include "tests/support/test_certificates.h"
 
 namespace hw::broker {
 namespace {
@@ -23,23 +24,10 @@ using tcp = asio::ip::tcp;
 
 constexpr const char* k_password = "unit-tls-secret";
 
-// Removed when the test binary exits.
-struct temp_dir {
-  std::string path;
-  ~temp_dir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
-};
-
 const std::string& certs() {
-  static const temp_dir made{[] {
-    std::string d = (std::filesystem::temp_directory_path() / ("hw-unit-tls-" + std::to_string(getpid()))).string();
-    const std::string cmd = std::string(HW_SOURCE_DIR) + "/scripts/make-certs.sh " + d + " --password " + k_password +
-                            " --hosts localhost --clients alice >/dev/null 2>&1";
-    return std::system(cmd.c_str()) == 0 ? d : std::string();
-  }()};
-  return made.path;
+  static const testing::test_certificates made(k_password, "localhost", "alice");
+  static const std::string none;
+  return made.ok() ? made.path() : none;
 }
 
 std::string slurp(const std::string& path) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "broker_process.h"
+#include "tests/support/test_certificates.h"
 
 namespace hw::testing {
 namespace {
@@ -52,19 +53,9 @@ rd_kafka_conf_t* client_conf(const std::string& bootstrap, const std::string& ce
 }
 
 TEST(SecureClusterIT, EveryListenerSaslSsl) {
-  const std::string certs =
-      (std::filesystem::temp_directory_path() / ("hw-secure-cluster-" + std::to_string(getpid()))).string();
-  struct removed_at_end {
-    std::string path;
-    ~removed_at_end() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } cleanup{certs};
-  ASSERT_EQ(std::system((std::string(HW_SOURCE_DIR) + "/scripts/make-certs.sh " + certs + " --password " + k_password +
-                         " --hosts localhost --clients alice >/dev/null 2>&1")
-                            .c_str()),
-            0);
+  const test_certificates made(k_password, "localhost", "alice");
+  ASSERT_TRUE(made.ok());
+  const std::string& certs = made.path();
   setenv("CLUSTER_ID", "SecureClusterITclustAA", 1);
   std::vector<std::unique_ptr<broker_process>> nodes;
   std::vector<broker_process*> all;

@@ -20,6 +20,7 @@
 #include "broker_process.h"
 #include "protocol/messages/incremental_alter_configs.h"
 #include "raw_requests.h"
+#include "tests/support/test_certificates.h"
 
 namespace hw::testing {
 namespace {
@@ -29,29 +30,16 @@ constexpr const char* k_jaas =
     "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"admin\" "
     "password=\"admin-secret\" user_admin=\"admin-secret\" user_alice=\"alice-secret\";";
 
-// A directory removed when the test binary exits.
-struct temp_dir {
-  std::string path;
-  ~temp_dir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
-};
+// The suite's certificates (localhost, client alice) and, in other/, a
+// second authority the broker does not trust (client mallory).
+const test_certificates& certs() {
+  static const test_certificates made(k_password, "localhost", "alice");
+  return made;
+}
 
 std::string certs_dir() {
-  static const temp_dir made{[] {
-    std::string d = (std::filesystem::temp_directory_path() / ("hw-tls-certs-" + std::to_string(getpid()))).string();
-    const std::string cmd = std::string(HW_SOURCE_DIR) + "/scripts/make-certs.sh " + d + " --password " + k_password +
-                            " --hosts localhost --clients alice >/dev/null 2>&1";
-    if (std::system(cmd.c_str()) != 0) return std::string();
-    // A second authority the broker does not trust.
-    const std::string other = d + "/other";
-    const std::string cmd2 = std::string(HW_SOURCE_DIR) + "/scripts/make-certs.sh " + other + " --password " +
-                             k_password + " --hosts localhost --clients mallory >/dev/null 2>&1";
-    if (std::system(cmd2.c_str()) != 0) return std::string();
-    return d;
-  }()};
-  return made.path;
+  static const bool other = certs().ok() && certs().add(k_password, "localhost", "mallory", certs().path() + "/other");
+  return other ? certs().path() : std::string();
 }
 
 class TlsIT : public ::testing::Test {
@@ -352,10 +340,7 @@ TEST(TlsReloadIT, KeystoreAlteredWithKafkaConfigsServesNewConnections) {
   const std::string c = certs_dir();
   ASSERT_FALSE(c.empty());
   // A second certificate from the same authority.
-  ASSERT_EQ(std::system((std::string(HW_SOURCE_DIR) + "/scripts/make-certs.sh " + c + " --password " + k_password +
-                         " --hosts reloaded --clients '' >/dev/null 2>&1")
-                            .c_str()),
-            0);
+  ASSERT_TRUE(certs().add(k_password, "reloaded", "", c));
   broker_process b;
   ASSERT_TRUE(b.start({"--override", "listeners=SSL://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", "--override",
                        "listener.security.protocol.map=SSL:SSL,PLAINTEXT:PLAINTEXT", "--override",
