@@ -1,6 +1,7 @@
 #pragma once
 // A blocking TCP client for tests: sends raw bytes or framed requests and
-// reads framed responses, every read bounded by a deadline.
+// reads framed responses, every read bounded by a deadline; over TLS
+// (OpenSSL's client) when given a tls_client.
 
 #include <chrono>
 #include <cstdint>
@@ -8,6 +9,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+struct ssl_ctx_st;
+struct ssl_st;
 
 namespace hw::testing {
 
@@ -23,13 +27,28 @@ struct endpoint {
   std::string str() const { return host + ":" + std::to_string(port); }
 };
 
+// How a kafka_socket speaks TLS: the authority it trusts and, for a
+// listener that asks for a client certificate, its own key and chain (PEM
+// files as scripts/make-certs.sh writes them).
+struct tls_client {
+  std::string ca_file;           // empty: the server's certificate is not checked
+  std::string chain_file;        // client certificate chain, empty: none
+  std::string key_file;          // its key (PKCS#8, encrypted with key_password when set)
+  std::string key_password;
+  std::string server_name = "localhost";  // checked against the certificate (and sent as SNI)
+};
+
 class kafka_socket {
  public:
   explicit kafka_socket(const endpoint& to);
+  // Connects, then runs the TLS handshake; not connected() when either
+  // failed, with OpenSSL's reason (the server's alert) in tls_error().
+  kafka_socket(const endpoint& to, const tls_client& tls);
   ~kafka_socket();
   kafka_socket(const kafka_socket&) = delete;
 
   bool connected() const { return fd_ >= 0; }
+  const std::string& tls_error() const { return tls_error_; }
   bool send_raw(const std::vector<uint8_t>& bytes);
   // Sends a request frame: 4-byte size, then frame (header + body).
   bool send_frame(const std::vector<uint8_t>& frame);
@@ -42,7 +61,14 @@ class kafka_socket {
 
  private:
   bool read_exact(uint8_t* p, size_t n, std::chrono::steady_clock::time_point deadline);
+  // One read of up to n bytes once readable: >0 bytes, 0 on EOF, -1 on an
+  // error, -2 on timeout.
+  long read_some(uint8_t* p, size_t n, std::chrono::steady_clock::time_point deadline);
+  void close_fd();
   int fd_ = -1;
+  ssl_ctx_st* ctx_ = nullptr;
+  ssl_st* ssl_ = nullptr;
+  std::string tls_error_;
 };
 
 // Request frames (header + body) built with the generated codecs.
