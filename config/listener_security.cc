@@ -74,6 +74,18 @@ std::optional<std::string> resolve_tls(const broker_config& c, std::string_view 
 
 }  // namespace
 
+std::optional<std::string_view> listener_base_key(std::string_view key) {
+  constexpr std::string_view prefix = "listener.name.";
+  if (!key.starts_with(prefix)) return std::nullopt;
+  const size_t dot = key.find('.', prefix.size());
+  if (dot == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = key.substr(dot + 1);
+  for (std::string_view per_mechanism : {"sasl.jaas.config", "sasl.login.class", "sasl.login.callback.handler.class",
+                                         "sasl.server.callback.handler.class"})
+    if (rest.ends_with(per_mechanism)) return rest.substr(rest.size() - per_mechanism.size());
+  return rest;
+}
+
 bool listener_tls_reconfigurable(std::string_view key) {
   constexpr std::string_view prefix = "listener.name.";
   if (!key.starts_with(prefix)) return false;

@@ -57,6 +57,12 @@ struct listener_security {
 // The listener-prefixed text of key for listener, when set.
 std::optional<std::string> listener_override(const broker_config& c, std::string_view listener, std::string_view key);
 
+// The key a listener-prefixed key overrides, as Kafka finds its synonym:
+// `listener.name.<l>.<key>` → key, and a mechanism's
+// `listener.name.<l>.<mechanism>.sasl.jaas.config` → sasl.jaas.config (the
+// same for the other per-mechanism SASL keys); none for other names.
+std::optional<std::string_view> listener_base_key(std::string_view key);
+
 // Whether key is one of a listener's TLS stores as Kafka reconfigures them
 // at runtime (per broker): listener.name.<l>.ssl.keystore.* / key.password /
 // truststore.*.

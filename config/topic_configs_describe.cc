@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "config/listener_security.h"
 #include "config/topic_configs.h"
 #include "config/topic_configs_values.h"
 #include "config/value_parse.h"
@@ -53,6 +54,23 @@ described_config describe_broker_key(const config_key& key, std::optional<std::s
   c.type = described_type_of(key.type);
   if (o.include_documentation) c.documentation = std::string(key.doc);
   finish(c, std::move(synonyms), o);
+  return c;
+}
+
+// A `listener.name.<l>.` override as Kafka describes it: typed and
+// sensitive as the key it overrides (sensitive too when that key is not
+// one Kafka knows), read-only because its name is not in Kafka's list of
+// dynamic configs, from the dynamic or static level that holds it.
+described_config describe_listener_override(const std::string& name, const broker_config_layers& broker,
+                                            const describe_options& o) {
+  const config_key* base = find_broker_key(*listener_base_key(name));
+  described_config c;
+  c.name = name;
+  c.is_sensitive = !base || base->type == value_type::password;
+  if (!c.is_sensitive) c.value = broker.current_text(name);
+  c.read_only = true;
+  c.type = base ? described_type_of(base->type) : described_type::unknown;
+  finish(c, broker_synonyms(name, broker, c.is_sensitive), o);
   return c;
 }
 
@@ -140,6 +158,14 @@ broker_describe_result describe_broker_configs(std::string_view resource_name, c
     auto synonyms = broker_synonyms(key->name, broker, key->type == value_type::password);
     result.configs.push_back(describe_broker_key(*key, broker.current_text(key->name), std::move(synonyms), options));
   }
+  // Then the listeners' overrides this broker has, static or dynamic.
+  std::vector<std::string> overrides;
+  for (const config_map* level : {&broker.dynamic_broker(), &broker.static_values()})
+    for (const auto& [name, text] : *level)
+      if (listener_base_key(name) && wanted(options, name)) overrides.push_back(name);
+  std::sort(overrides.begin(), overrides.end());
+  overrides.erase(std::unique(overrides.begin(), overrides.end()), overrides.end());
+  for (const std::string& name : overrides) result.configs.push_back(describe_listener_override(name, broker, options));
   return result;
 }
 

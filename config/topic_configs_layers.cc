@@ -4,6 +4,7 @@
 #include <array>
 #include <span>
 
+#include "config/listener_security.h"
 #include "config/value_parse.h"
 
 namespace hw::config {
@@ -11,10 +12,11 @@ namespace {
 
 // The broker keys Highwater knows that Kafka 4.3 lets change dynamically
 // (DynamicBrokerConfig.ALL_DYNAMIC_CONFIGS and its update modes).
-constexpr std::array<std::string_view, 11> kPerBroker = {
+constexpr std::array<std::string_view, 16> kPerBroker = {
     "listener.security.protocol.map", "listeners", "principal.builder.class", "sasl.enabled.mechanisms",
-    "sasl.mechanism.inter.broker.protocol", "ssl.client.auth", "ssl.key.password", "ssl.keystore.location",
-    "ssl.keystore.password", "ssl.truststore.location", "ssl.truststore.password",
+    "sasl.mechanism.inter.broker.protocol", "ssl.client.auth", "ssl.key.password", "ssl.keystore.certificate.chain",
+    "ssl.keystore.key", "ssl.keystore.location", "ssl.keystore.password", "ssl.keystore.type",
+    "ssl.truststore.certificates", "ssl.truststore.location", "ssl.truststore.password", "ssl.truststore.type",
 };
 constexpr std::array<std::string_view, 46> kClusterWide = {
     "background.threads", "compression.gzip.level", "compression.lz4.level", "compression.type",
@@ -43,6 +45,8 @@ config_map usable(config_map in, bool cluster_wide) {
     dynamic_mode mode = broker_dynamic_mode(it->first);
     bool keep = key && mode != dynamic_mode::read_only && !(cluster_wide && mode == dynamic_mode::per_broker) &&
                 std::holds_alternative<config_value>(parse_value(*key, it->second));
+    // A listener's TLS stores, altered per broker (validated when altered).
+    keep = keep || (!cluster_wide && listener_tls_reconfigurable(it->first));
     it = keep ? std::next(it) : in.erase(it);
   }
   return in;
@@ -51,6 +55,11 @@ config_map usable(config_map in, bool cluster_wide) {
 // Kafka's overrideProps: a dynamic value replaces the key and hides its synonyms.
 void overlay(config_map& props, const config_map& dynamic) {
   for (const auto& [key, value] : dynamic) {
+    // A listener's override hides nothing but itself.
+    if (listener_base_key(key)) {
+      props[key] = value;
+      continue;
+    }
     for (std::string_view s : broker_key_synonyms(key)) {
       if (auto it = props.find(s); it != props.end()) props.erase(it);
     }
@@ -67,6 +76,8 @@ dynamic_mode broker_dynamic_mode(std::string_view key) {
 }
 
 std::vector<std::string_view> broker_key_synonyms(std::string_view key) {
+  // A listener's override has the key it overrides as its synonym.
+  if (auto base = listener_base_key(key)) return {key, *base};
   if (key == "log.roll.ms" || key == "log.roll.hours") return {"log.roll.ms", "log.roll.hours"};
   if (key == "log.roll.jitter.ms" || key == "log.roll.jitter.hours")
     return {"log.roll.jitter.ms", "log.roll.jitter.hours"};
@@ -88,6 +99,7 @@ broker_config_layers::broker_config_layers(const broker_config& static_config, c
     if (it != static_config.values.end() && !std::holds_alternative<std::monostate>(it->second))
       static_.emplace(key, value_to_string(it->second));
   }
+  for (const auto& [key, text] : static_config.listener_prefixed) static_.emplace(key, text);
   for (const config_key& key : broker_config_keys()) {
     if (auto text = key.default_text()) defaults_.emplace(std::string(key.name), std::move(*text));
   }

@@ -17,6 +17,10 @@
 #                             come back through the proxy (the broker's own
 #                             inter-broker traffic then uses an INTERNAL
 #                             listener on 127.0.0.1:<port+2>)
+#   HW_KAFKA_EXTRA_LISTENERS  more listeners, NAME:PROTOCOL,... (e.g. SSL:SSL,MTLS:SSL),
+#                             on 127.0.0.1:<port+3>, <port+4>, ... in that order,
+#                             advertised as bound; their ssl./sasl. keys go in
+#                             HW_KAFKA_EXTRA_PROPS
 #   HW_KAFKA_EXTRA_PROPS      extra server.properties lines (newline separated)
 #   HW_KAFKA_START_TIMEOUT    seconds to wait for readiness (default 120)
 #   HW_KAFKA_STOP_TIMEOUT     seconds to wait after SIGTERM before SIGKILL (default 60)
@@ -62,6 +66,17 @@ cmd_start() {
     advertised+=",INTERNAL://127.0.0.1:${iport}"
     protomap+=",INTERNAL:PLAINTEXT"
     interbroker="INTERNAL"
+  fi
+  local extra_port=$((port + 3)) entry
+  if [[ -n "${HW_KAFKA_EXTRA_LISTENERS:-}" ]]; then
+    for entry in ${HW_KAFKA_EXTRA_LISTENERS//,/ }; do
+      [[ "$entry" =~ ^[A-Za-z0-9_]+:[A-Z_]+$ ]] || die "bad HW_KAFKA_EXTRA_LISTENERS entry: $entry"
+      port_open "$extra_port" && die "port $extra_port is already in use"
+      listeners+=",${entry%%:*}://127.0.0.1:${extra_port}"
+      advertised+=",${entry%%:*}://127.0.0.1:${extra_port}"
+      protomap+=",${entry}"
+      extra_port=$((extra_port + 1))
+    done
   fi
 
   cat > "$dir/server.properties" <<PROPS

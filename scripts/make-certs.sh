@@ -6,7 +6,8 @@
 #
 #   scripts/make-certs.sh OUT_DIR [--password P] [--hosts h1,h2,...] [--clients c1,c2,...] [--days N]
 #
-# Each host gets DNS and IP names for itself, localhost and 127.0.0.1 (and,
+# --days applies to the certificates made in this run (a negative count makes
+# them already expired). Each host gets DNS and IP names for itself, localhost and 127.0.0.1 (and,
 # for hosts that are addresses, an IP name). Clients get CN=<name>,OU=test,O=Highwater.
 # Output, under OUT_DIR:
 #   ca.crt ca.key                     the CA (PEM)

@@ -35,6 +35,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     response.error_message = answer.error_message;
     spdlog::info("Failed authentication with /{} (channelId={}) ({}; {})", ctx.client_address, ctx.connection_name,
                  answer.error_message, answer.log_reason);
+    if (answer.close_unanswered) co_return handler_result::close("SASL authentication failed: " + answer.log_reason);
   }
   response.auth_bytes = std::move(answer.auth_bytes);
   co_return respond(ctx, response);

@@ -11,11 +11,42 @@
 
 #include "broker/metrics/broker_metrics.h"
 #include "broker/network/frame_size.h"
+#include "broker/response.h"
+#include "protocol/error_code.h"
+#include "protocol/messages/api_registry.h"
+#include "protocol/messages/api_versions.h"
+#include "protocol/messages/sasl_handshake.h"
+#include "protocol/request_header_parse.h"
 
 namespace hw::broker {
 namespace {
 
 using namespace std::chrono_literals;
+
+// Where Kafka waits for SaslAuthenticate, a SaslHandshake or ApiVersions
+// gets that request's error response with ILLEGAL_SASL_STATE, answered as
+// a failed authentication (held for the delay, then the connection
+// closes). Kafka answers any other request there with its API's error
+// response too; Highwater closes unanswered (tests/differential/FINDINGS.md).
+std::optional<response_frame> illegal_sasl_state_answer(std::span<const uint8_t> frame) {
+  auto prefix = protocol::peek_request_prefix(frame);
+  if (!prefix || (prefix->api_key != 17 && prefix->api_key != 18)) return std::nullopt;
+  const int16_t key = prefix->api_key, version = prefix->api_version;
+  auto parsed = protocol::parse_request_header(frame, protocol::request_header_version(key, version));
+  if (!parsed.header) return std::nullopt;
+  const auto code = static_cast<int16_t>(protocol::error_code::illegal_sasl_state);
+  const int32_t corr = parsed.header->correlation_id;
+  if (key == 17) {
+    if (version < 0 || version > 1) return std::nullopt;
+    protocol::msg::sasl_handshake_response r;
+    r.error_code = code;
+    return encode_response(corr, protocol::response_header_version(key, version), r, version);
+  }
+  if (version < 0 || version > 4) return std::nullopt;
+  protocol::msg::api_versions_response r;
+  r.error_code = code;
+  return encode_response(corr, 0, r, version);
+}
 
 std::string host_text(const tcp::endpoint& ep) {
   auto addr = ep.address();
@@ -187,8 +218,9 @@ asio::awaitable<bool> connection::start_tls() {
     // A plaintext client on a TLS port, an untrusted or missing client
     // certificate, no common protocol or cipher: Kafka logs it the same way.
     if (!closed_) {
-      spdlog::info("Failed authentication with /{} (channelId={}) (SSL handshake failed: {})", remote_host_, name_,
-                   ec.message());
+      const auto why = tls_client_verify_failure(tls_->native_handle());
+      spdlog::info("Failed authentication with /{} (channelId={}) (SSL handshake failed: {}{})", remote_host_, name_,
+                   ec.message(), why ? " (" + *why + ")" : std::string());
       count_authentication("SSL", false);
     }
     co_return false;
@@ -294,8 +326,10 @@ bool connection::admitted_before_authentication(std::span<const uint8_t> frame, 
   }
   const auto api_key = static_cast<int16_t>((uint16_t(frame[0]) << 8) | frame[1]);
   std::string why;
+  const bool authenticating = sasl_->current() == sasl_session::state::authenticate;
   if (sasl_->admit(api_key, &why)) return true;
   spdlog::info("Failed authentication with /{} (channelId={}) ({})", remote_host_, name_, why);
+  if (authenticating) out.response = illegal_sasl_state_answer(frame);
   return false;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,29 @@
 
 namespace hw::broker {
 namespace {
+
+// Kafka answers SaslHandshake with its enabled mechanisms in the order a
+// java.util.HashSet made of the configured list iterates: by the bucket of
+// each name's String hash (spread as HashMap spreads it, in a table sized
+// for the list), in configuration order within a bucket, duplicates gone.
+// Clients print the list in their errors; the differential tests compare it.
+std::vector<std::string> in_kafka_answer_order(const std::vector<std::string>& names) {
+  std::vector<std::string> unique;
+  for (const auto& n : names)
+    if (std::find(unique.begin(), unique.end(), n) == unique.end()) unique.push_back(n);
+  const size_t wanted = std::max<size_t>(static_cast<size_t>(static_cast<float>(names.size()) / 0.75f) + 1, 16);
+  size_t table = 1;
+  while (table < wanted) table <<= 1;
+  auto bucket = [table](const std::string& s) {
+    uint32_t h = 0;
+    for (unsigned char c : s) h = 31 * h + c;  // mechanism names are ASCII: one UTF-16 unit per byte
+    h ^= h >> 16;
+    return h & (table - 1);
+  };
+  std::stable_sort(unique.begin(), unique.end(),
+                   [&](const std::string& a, const std::string& b) { return bucket(a) < bucket(b); });
+  return unique;
+}
 
 using config::lower;
 
@@ -47,7 +71,7 @@ std::variant<std::shared_ptr<const sasl_listener>, std::string> sasl_listener::m
     const config::listener_security& keys, const jaas_source& jaas, scram_lookup scram) {
   std::shared_ptr<sasl_listener> l(new sasl_listener());
   l->listener_ = keys.listener;
-  l->mechanisms_ = keys.sasl_enabled_mechanisms;
+  l->mechanisms_ = in_kafka_answer_order(keys.sasl_enabled_mechanisms);
   l->scram_ = std::move(scram);
   l->max_receive_size_ = keys.sasl_server_max_receive_size;
   l->failed_delay_ms_ = keys.failed_authentication_delay_ms;

@@ -29,11 +29,15 @@ struct sasl_step {
   std::optional<std::string> client_message;
   // On failure: why, for the broker's log (no secret).
   std::string reason;
+  // On failure: the connection closes at once, unanswered, where Kafka's
+  // mechanism throws something other than an authentication failure.
+  bool close_unanswered = false;
 
-  static sasl_step challenge(std::vector<uint8_t> t) { return {false, std::move(t), std::nullopt, {}}; }
+  static sasl_step challenge(std::vector<uint8_t> t) { return {false, std::move(t), std::nullopt, {}, false}; }
   static sasl_step fail(std::string why, std::optional<std::string> told = std::nullopt) {
-    return {true, {}, std::move(told), std::move(why)};
+    return {true, {}, std::move(told), std::move(why), false};
   }
+  static sasl_step abort(std::string why) { return {true, {}, std::nullopt, std::move(why), true}; }
 };
 
 class sasl_server {

@@ -72,6 +72,7 @@ sasl_session::authenticate_answer sasl_session::authenticate(std::span<const uin
     a.error = protocol::error_code::sasl_authentication_failed;
     a.error_message = step.client_message ? *step.client_message : sasl_generic_failure(mechanism_);
     a.log_reason = std::move(step.reason);
+    a.close_unanswered = step.close_unanswered;
     server_.reset();
     state_ = state::failed;
     return a;

@@ -61,6 +61,7 @@ class sasl_session {
     std::string error_message;        // Kafka's text, on failure
     std::vector<uint8_t> auth_bytes;  // the mechanism's challenge or final message
     std::string log_reason;           // on failure, for the broker's log
+    bool close_unanswered = false;    // on failure: no answer, the connection closes now
   };
   authenticate_answer authenticate(std::span<const uint8_t> auth_bytes);
 

@@ -140,7 +140,9 @@ sasl_step scram_server::on_client_final(std::string_view message) {
   if (!(*attrs)[1].value.ends_with(nonce_)) return fail("invalid client nonce in the final client message");
   const std::string auth_message = client_first_bare_ + "," + server_first_ + "," + std::string(without_proof);
   const scram::bytes client_signature = scram::hmac(mechanism_, credential_.stored_key, auth_message);
-  if (proof->size() != client_signature.size()) return fail("invalid client credentials");
+  // Kafka's proof check throws on a proof of the wrong length, which is
+  // not an authentication failure: its connection closes unanswered.
+  if (proof->size() != client_signature.size()) return sasl_step::abort("the client proof has the wrong length");
   scram::bytes client_key(client_signature.size());
   for (size_t i = 0; i < client_key.size(); ++i) client_key[i] = (*proof)[i] ^ client_signature[i];
   if (!scram::equal_constant_time(scram::hash(mechanism_, client_key), credential_.stored_key))

@@ -5,6 +5,7 @@
 #include <openssl/x509.h>
 
 #include <boost/asio/ssl.hpp>
+#include <cstdint>
 #include <vector>
 
 #include "config/value_parse.h"
@@ -22,6 +23,29 @@ struct free_bio {
   void operator()(BIO* b) const { BIO_free(b); }
 };
 using bio_ptr = std::unique_ptr<BIO, free_bio>;
+
+// Kafka's server answers a client certificate it cannot verify (expired,
+// of an authority it does not trust, ...) with the alert
+// certificate_unknown whatever the reason, so its clients learn no more
+// than that. OpenSSL derives the alert from the verification error; this
+// callback keeps the real error on the connection for the log and leaves
+// one that OpenSSL maps to no specific alert (OpenSSL itself no longer
+// raises it), which makes the alert certificate_unknown. The differential
+// tests check the alerts against Kafka's.
+int verify_failure_index() {
+  static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+int verify_client_as_kafka(int ok, X509_STORE_CTX* store) {
+  if (ok) return 1;
+  auto* ssl = static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
+  if (ssl && SSL_get_ex_data(ssl, verify_failure_index()) == nullptr)
+    SSL_set_ex_data(ssl, verify_failure_index(),
+                    reinterpret_cast<void*>(static_cast<intptr_t>(X509_STORE_CTX_get_error(store))));
+  X509_STORE_CTX_set_error(store, X509_V_ERR_AKID_ISSUER_SERIAL_MISMATCH);
+  return 0;
+}
 
 std::string listener_text(const config::listener_security& keys) {
   return "Listener " + keys.listener + " (" + keys.protocol + ")";
@@ -86,7 +110,8 @@ std::variant<std::shared_ptr<const tls_server_context>, std::string> make_tls_se
   if (auth == "required" || auth == "requested") {
     if (certs.empty()) return where + ": ssl.client.auth=" + auth + " needs a trust store to check certificates against";
     out->wants_client_certificate = true;
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | (auth == "required" ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0), nullptr);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | (auth == "required" ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0),
+                       verify_client_as_kafka);
     for (const cert_ptr& c : certs) SSL_CTX_add_client_CA(ctx, c.get());
     // Sessions resumed with a client certificate need an id context.
     static const unsigned char id[] = "highwater";
@@ -150,6 +175,12 @@ std::optional<std::string> tls_peer_subject(ssl_st* ssl) {
   char* data = nullptr;
   const long n = BIO_get_mem_data(bio.get(), &data);
   return std::string(data, static_cast<size_t>(n));
+}
+
+std::optional<std::string> tls_client_verify_failure(ssl_st* ssl) {
+  const auto error = reinterpret_cast<intptr_t>(SSL_get_ex_data(ssl, verify_failure_index()));
+  if (error == 0) return std::nullopt;
+  return X509_verify_cert_error_string(static_cast<long>(error));
 }
 
 }  // namespace hw::broker

@@ -71,4 +71,8 @@ std::variant<std::shared_ptr<const tls_client_context>, std::string> own_tls_con
 // X500Principal.getName() writes it), none when it sent none.
 std::optional<std::string> tls_peer_subject(ssl_st* ssl);
 
+// Why the client's certificate failed verification on this connection
+// ("certificate has expired"), for the log; none if it did not fail.
+std::optional<std::string> tls_client_verify_failure(ssl_st* ssl);
+
 }  // namespace hw::broker

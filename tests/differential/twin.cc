@@ -21,6 +21,10 @@ namespace hw::testing::differential {
 namespace msg = protocol::msg;
 
 uint16_t broker_port(side s) { return brokers_environment::instance().port(s); }
+uint16_t listener_port(side s, const std::string& listener) {
+  return brokers_environment::instance().port(s, listener);
+}
+std::string certificates_dir() { return brokers_environment::instance().certificates_dir(); }
 const std::string& start_error() { return brokers_environment::instance().error(); }
 std::string highwater_log() { return brokers_environment::instance().highwater_log(); }
 bool highwater_alive() { return brokers_environment::instance().highwater_alive(); }

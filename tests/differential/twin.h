@@ -35,6 +35,10 @@ inline const char* side_name(side s) { return s == side::kafka ? "kafka" : "high
 // Ports of the two brokers; set by the environment before any test runs.
 // 0 if that broker did not start (start_error() says why).
 uint16_t broker_port(side s);
+// The port of one of the secured listeners both brokers have
+// (twin_environment.h), and the directory of the certificates they use.
+uint16_t listener_port(side s, const std::string& listener);
+std::string certificates_dir();
 const std::string& start_error();
 // Highwater's log (for a failure message when it died).
 std::string highwater_log();

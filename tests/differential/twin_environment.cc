@@ -9,6 +9,7 @@
 
 #include "broker_process.h"
 #include "kafka_server.h"
+#include "tests/support/test_certificates.h"
 
 namespace hw::testing::differential {
 namespace {
@@ -30,6 +31,42 @@ const std::vector<std::pair<std::string, std::string>> k_shared_settings = {
     {"auto.create.topics.enable", "true"},
 };
 
+// The secured listeners (name, protocol), in the order Kafka's script binds
+// them after its PLAINTEXT and CONTROLLER ones.
+const std::vector<std::pair<std::string, std::string>> k_secured_listeners = {
+    {"SASL_PLAINTEXT", "SASL_PLAINTEXT"}, {"SSL", "SSL"}, {"MTLS", "SSL"}, {"SASL_SSL", "SASL_SSL"}};
+
+constexpr const char* k_store_password = "differential-secret";
+
+// Their keys, the same on both brokers: PLAIN users alice and admin, the
+// SCRAM mechanisms (credentials made by the tests) on SASL_PLAINTEXT; a
+// PKCS12 key store for localhost; client certificates required on MTLS and
+// mapped to a short name; SASL_SSL with PLAIN only. A small receive limit
+// before authentication, so that the tests can exceed it cheaply.
+std::vector<std::pair<std::string, std::string>> secured_settings(const std::string& certs) {
+  const std::string plain_jaas =
+      "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"admin\" "
+      "password=\"admin-secret\" user_admin=\"admin-secret\" user_alice=\"alice-secret\";";
+  const std::string scram_jaas = "org.apache.kafka.common.security.scram.ScramLoginModule required;";
+  return {
+      {"sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512"},
+      {"listener.name.sasl_plaintext.plain.sasl.jaas.config", plain_jaas},
+      {"listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config", scram_jaas},
+      {"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config", scram_jaas},
+      {"listener.name.sasl_ssl.sasl.enabled.mechanisms", "PLAIN"},
+      {"listener.name.sasl_ssl.plain.sasl.jaas.config", plain_jaas},
+      {"sasl.server.max.receive.size", "4096"},
+      {"ssl.keystore.type", "PKCS12"},
+      {"ssl.keystore.location", certs + "/localhost.keystore.p12"},
+      {"ssl.keystore.password", k_store_password},
+      {"listener.name.mtls.ssl.client.auth", "required"},
+      {"listener.name.mtls.ssl.truststore.type", "PKCS12"},
+      {"listener.name.mtls.ssl.truststore.location", certs + "/truststore.p12"},
+      {"listener.name.mtls.ssl.truststore.password", k_store_password},
+      {"listener.name.mtls.ssl.principal.mapping.rules", "RULE:^CN=(.*?),OU=.*$/$1/L,DEFAULT"},
+  };
+}
+
 brokers_environment* g_instance = nullptr;  // the test binary's one environment
 
 }  // namespace
@@ -46,13 +83,33 @@ brokers_environment& brokers_environment::instance() {
 
 void brokers_environment::SetUp() {
   const auto started = std::chrono::steady_clock::now();
+  // Certificates for localhost and clients alice and expired (a day past
+  // its end); mallory's comes from another authority.
+  certificates_ = std::make_unique<test_certificates>(k_store_password, "localhost", "alice");
+  if (!certificates_->ok() || !certificates_->add(k_store_password, "", "expired", certificates_->path(), -1) ||
+      !certificates_->add(k_store_password, "localhost", "mallory", certificates_->path() + "/other")) {
+    error_ = "scripts/make-certs.sh failed";
+    FAIL() << error_;
+  }
   std::string props;
   std::vector<std::string> args;
-  for (const auto& [k, v] : k_shared_settings) {
+  std::vector<std::string> kafka_listeners;
+  std::string listeners = "PLAINTEXT://127.0.0.1:0", protocols = "PLAINTEXT:PLAINTEXT";
+  for (const auto& [name, protocol] : k_secured_listeners) {
+    kafka_listeners.push_back(name + ":" + protocol);
+    listeners += "," + name + "://127.0.0.1:0";
+    protocols += "," + name + ":" + protocol;
+  }
+  auto settings = k_shared_settings;
+  for (const auto& kv : secured_settings(certificates_->path())) settings.push_back(kv);
+  for (const auto& [k, v] : settings) {
     props += k + "=" + v + "\n";
     args.push_back("--override");
     args.push_back(k + "=" + v);
   }
+  args.insert(args.end(), {"--override", "listeners=" + listeners, "--override",
+                           "listener.security.protocol.map=" + protocols, "--override",
+                           "inter.broker.listener.name=PLAINTEXT"});
   if (const char* external = std::getenv("HW_DIFF_HIGHWATER_PORT")) {
     // A broker already listening (another Kafka: how the allowlist was
     // checked to hold only what differs between any two clusters).
@@ -66,7 +123,7 @@ void brokers_environment::SetUp() {
     ports_[static_cast<int>(side::highwater)] = highwater_->port();
   }
   kafka_ = std::make_unique<kafka_server>();
-  if (!kafka_->start(props)) {
+  if (!kafka_->start(props, kafka_listeners)) {
     error_ = "Apache Kafka 4.3.1 did not start (scripts/kafka-server.sh; jars from scripts/fetch-kafka.sh):\n" +
              kafka_->error();
     FAIL() << error_;
@@ -81,7 +138,20 @@ void brokers_environment::TearDown() {
   if (kafka_) kafka_->stop();
   kafka_.reset();
   highwater_.reset();
+  certificates_.reset();
 }
+
+uint16_t brokers_environment::port(side s, const std::string& listener) const {
+  if (s == side::highwater) {
+    if (!highwater_) return 0;  // an outside broker: its secured listeners are unknown
+    return highwater_->port(listener);
+  }
+  for (size_t i = 0; i < k_secured_listeners.size(); ++i)
+    if (k_secured_listeners[i].first == listener) return kafka_ ? kafka_->extra_port(i) : 0;
+  return 0;
+}
+
+std::string brokers_environment::certificates_dir() const { return certificates_ ? certificates_->path() : ""; }
 
 std::string brokers_environment::highwater_log() const { return highwater_ ? highwater_->log() : std::string(); }
 bool brokers_environment::highwater_alive() { return !highwater_ || highwater_->running(); }

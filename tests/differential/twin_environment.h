@@ -1,8 +1,11 @@
 #pragma once
 // The gtest environment of the differential test binary: starts Apache Kafka
 // (scripts/kafka-server.sh) and Highwater (build/highwater) once, with the
-// same settings, before the first test and stops both after the last. Owned
-// by gtest (registered in differential_main.cc); read from the test thread.
+// same settings, before the first test and stops both after the last. Both
+// have a PLAINTEXT listener (the twin's) and the same secured ones
+// (k_secured_listeners in twin_environment.cc) with the same certificates
+// and users. Owned by gtest (registered in differential_main.cc); read from
+// the test thread.
 
 #include <gtest/gtest.h>
 
@@ -13,6 +16,7 @@
 
 namespace hw::testing {
 class broker_process;
+class test_certificates;
 }
 
 namespace hw::testing::differential {
@@ -31,11 +35,16 @@ class brokers_environment : public ::testing::Environment {
   void TearDown() override;
 
   uint16_t port(side s) const { return ports_[static_cast<int>(s)]; }
+  // A secured listener's port ("SASL_PLAINTEXT", "SSL", "MTLS", "SASL_SSL").
+  uint16_t port(side s, const std::string& listener) const;
+  // The certificates both brokers use (scripts/make-certs.sh's files).
+  std::string certificates_dir() const;
   const std::string& error() const { return error_; }
   std::string highwater_log() const;
   bool highwater_alive();
 
  private:
+  std::unique_ptr<test_certificates> certificates_;
   std::unique_ptr<kafka_server> kafka_;
   std::unique_ptr<broker_process> highwater_;
   std::array<uint16_t, 2> ports_{};

@@ -12,6 +12,7 @@
 #include <openssl/x509.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 #include "protocol/messages/api_registry.h"
@@ -59,6 +60,10 @@ kafka_socket::kafka_socket(const endpoint& to, const tls_client& tls) : fd_(conn
     tls_error_ = "connect failed";
     return;
   }
+  // OpenSSL writes with write(2): a broker that closes mid-handshake must
+  // fail the write, not kill the test with SIGPIPE.
+  static const bool sigpipe_ignored = (std::signal(SIGPIPE, SIG_IGN), true);
+  (void)sigpipe_ignored;
   ERR_clear_error();
   ctx_ = SSL_CTX_new(TLS_client_method());
   bool ok = ctx_ != nullptr;
@@ -185,6 +190,18 @@ bool kafka_socket::closed_by_peer(std::chrono::milliseconds timeout) {
   if (got == 0) return true;                                                // EOF
   if (got == -1) return ssl_ || errno == ECONNRESET || errno == EPIPE;      // reset, or torn down by an alert
   return false;                                                             // unexpected data, or still open
+}
+
+std::optional<std::vector<uint8_t>> kafka_socket::read_until_closed(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::vector<uint8_t> got;
+  for (;;) {
+    uint8_t buf[4096];
+    long n = read_some(buf, sizeof buf, deadline);
+    if (n == -2) return std::nullopt;
+    if (n <= 0) return got;
+    got.insert(got.end(), buf, buf + n);
+  }
 }
 
 std::vector<uint8_t> request_frame(int16_t key, int16_t version, int32_t correlation_id,

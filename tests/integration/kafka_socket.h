@@ -58,6 +58,9 @@ class kafka_socket {
   // True if the broker closes the connection (EOF or reset) within timeout
   // without sending anything more.
   bool closed_by_peer(std::chrono::milliseconds timeout = 10s);
+  // What the broker sends until it closes the connection (an alert, say);
+  // nullopt if it is still open after timeout.
+  std::optional<std::vector<uint8_t>> read_until_closed(std::chrono::milliseconds timeout = 10s);
 
  private:
   bool read_exact(uint8_t* p, size_t n, std::chrono::steady_clock::time_point deadline);

@@ -33,11 +33,12 @@ class test_certificates {
   bool ok() const { return ok_; }
   const std::string& path() const { return dir_; }
   // More certificates in dir: from the same authority when dir is path(),
-  // from a new one elsewhere.
+  // from a new one elsewhere; valid for days (negative: already expired).
   bool add(const std::string& password, const std::string& hosts, const std::string& clients,
-           const std::string& dir) const {
+           const std::string& dir, int days = 3650) const {
     const std::string cmd = std::string(HW_SOURCE_DIR) + "/scripts/make-certs.sh " + dir + " --password " + password +
-                            " --hosts " + hosts + " --clients '" + clients + "' >/dev/null 2>&1";
+                            " --hosts '" + hosts + "' --clients '" + clients + "' --days " + std::to_string(days) +
+                            " >/dev/null 2>&1";
     return std::system(cmd.c_str()) == 0;
   }
 
