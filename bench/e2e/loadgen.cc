@@ -14,6 +14,16 @@
 //   hw_loadgen e2e          --bootstrap B --topic T [--rate 1000] [--seconds 10] [--record-size 1024]
 //   hw_loadgen txn          --bootstrap B --topic T [--transactions 500] [--records-per-txn 100]
 //                           [--record-size 1024] [--transactional-id hw-loadgen-txn]
+//   hw_loadgen scram        --bootstrap B [--connections 16] [--seconds 10] [--cache-salted-password true|false]
+//                           [--wait-ms 60000] -X security.protocol=sasl_plaintext|sasl_ssl
+//                           -X sasl.mechanism=SCRAM-SHA-512 -X sasl.username=U -X sasl.password=P
+//
+// Every command also takes -X key=value (repeatable): librdkafka settings
+// given to each of its clients after the command's own, e.g.
+// -X security.protocol=ssl -X ssl.ca.location=ca.crt. The commands that
+// speak the protocol themselves (fetch, scram) read the same keys:
+// security.protocol, ssl.ca.location, ssl.endpoint.identification.algorithm
+// (https, the default, or none) and, for scram, sasl.*.
 //
 // Single-threaded main; `produce` runs one producer instance per thread, each
 // with its own latency histogram, merged at the end.
@@ -23,6 +33,10 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -30,12 +44,16 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cctype>
+#include <cerrno>
 #include <cinttypes>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -45,8 +63,13 @@
 #include <vector>
 
 #include "protocol/messages/api_registry.h"
+#include "protocol/messages/api_versions.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/headers.h"
+#include "protocol/messages/sasl_authenticate.h"
+#include "protocol/messages/sasl_handshake.h"
+#include "protocol/sasl/scram.h"
+#include "protocol/sasl/scram_client.h"
 #include "protocol/wire/reader.h"
 #include "protocol/wire/writer.h"
 
@@ -55,13 +78,35 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-// Command-line flags as --name value pairs.
+// The -X key=value settings (a later one for the same key wins). Set by
+// main before any client or thread starts; read-only after.
+std::map<std::string, std::string>& client_settings() {
+  static std::map<std::string, std::string> settings;
+  return settings;
+}
+
+// A -X setting, or the fallback.
+std::string client_setting(const std::string& key, const std::string& fallback = "") {
+  auto it = client_settings().find(key);
+  return it == client_settings().end() ? fallback : it->second;
+}
+
+// Command-line flags as --name value pairs; -X key=value pairs go to
+// client_settings().
 class flags {
  public:
   flags(int argc, char** argv, int first) {
     for (int i = first; i < argc; i += 2) {
       std::string name = argv[i];
-      if (name.rfind("--", 0) != 0 || i + 1 >= argc) throw std::runtime_error("bad argument: " + name);
+      if (i + 1 >= argc) throw std::runtime_error("bad argument: " + name);
+      if (name == "-X") {
+        const std::string setting = argv[i + 1];
+        const auto eq = setting.find('=');
+        if (eq == std::string::npos || eq == 0) throw std::runtime_error("-X wants key=value, not " + setting);
+        client_settings()[setting.substr(0, eq)] = setting.substr(eq + 1);
+        continue;
+      }
+      if (name.rfind("--", 0) != 0) throw std::runtime_error("bad argument: " + name);
       values_[name.substr(2)] = argv[i + 1];
     }
   }
@@ -133,6 +178,7 @@ rd_kafka_conf_t* make_conf(const std::string& bootstrap, const std::map<std::str
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   std::map<std::string, std::string> all{{"bootstrap.servers", bootstrap}, {"log_level", "3"}};
   for (const auto& [k, v] : extra) all[k] = v;
+  for (const auto& [k, v] : client_settings()) all[k] = v;
   for (const auto& [k, v] : all) {
     if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
       rd_kafka_conf_destroy(conf);
@@ -529,43 +575,93 @@ int cmd_consume(const flags& f) {
   return code;
 }
 
-// --- fetch: readers that ask the broker for records and do not decode them --
+// --- connections of the commands that speak the protocol themselves ------
 
-// A blocking connection to one broker that sends Fetch requests and reads
-// whole answers (the protocol library's codec, no librdkafka).
-class fetch_connection {
+// "SSL" for "ssl", as librdkafka takes security.protocol in either case.
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// TLS as the -X settings ask for it (security.protocol SSL or SASL_SSL,
+// ssl.ca.location, ssl.endpoint.identification.algorithm): one client
+// context shared by every connection (OpenSSL allows SSL_new from several
+// threads); none for PLAINTEXT and SASL_PLAINTEXT.
+struct tls_settings {
+  std::shared_ptr<SSL_CTX> context;
+  bool verify_host = true;
+
+  static tls_settings from_client_settings() {
+    tls_settings t;
+    const std::string protocol = upper(client_setting("security.protocol", "plaintext"));
+    if (protocol != "SSL" && protocol != "SASL_SSL") return t;
+    t.context.reset(SSL_CTX_new(TLS_client_method()), SSL_CTX_free);
+    if (!t.context) throw std::runtime_error("SSL_CTX_new failed");
+    const std::string ca = client_setting("ssl.ca.location");
+    if (ca.empty()) throw std::runtime_error("security.protocol " + protocol + " wants -X ssl.ca.location=FILE");
+    if (SSL_CTX_load_verify_locations(t.context.get(), ca.c_str(), nullptr) != 1)
+      throw std::runtime_error("cannot load the CA certificates of " + ca);
+    SSL_CTX_set_verify(t.context.get(), SSL_VERIFY_PEER, nullptr);
+    // Every connection a full handshake: what a new client costs the broker.
+    SSL_CTX_set_session_cache_mode(t.context.get(), SSL_SESS_CACHE_OFF);
+    t.verify_host = client_setting("ssl.endpoint.identification.algorithm", "https") == "https";
+    return t;
+  }
+};
+
+// A blocking connection to one listener that sends requests one at a time
+// and reads whole answers (the protocol library's codecs, no librdkafka),
+// over TLS when `tls` has a context.
+class wire_connection {
  public:
-  explicit fetch_connection(const std::string& host_port) {
+  wire_connection(const std::string& host_port, const tls_settings& tls, const char* client_id)
+      : client_id_(client_id) {
     const auto colon = host_port.rfind(':');
+    const std::string host = host_port.substr(0, colon);
     addrinfo hints{};
     hints.ai_family = AF_INET;
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* found = nullptr;
-    if (getaddrinfo(host_port.substr(0, colon).c_str(), host_port.substr(colon + 1).c_str(), &hints, &found) != 0)
+    if (getaddrinfo(host.c_str(), host_port.substr(colon + 1).c_str(), &hints, &found) != 0)
       throw std::runtime_error("cannot resolve " + host_port);
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
     const bool ok = fd_ >= 0 && connect(fd_, found->ai_addr, found->ai_addrlen) == 0;
+    const int error = errno;
     freeaddrinfo(found);
-    if (!ok) throw std::runtime_error("cannot connect to " + host_port);
+    if (!ok) {
+      release();
+      throw std::runtime_error("cannot connect to " + host_port + ": " + std::strerror(error));
+    }
     const int one = 1;
     setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    try {
+      if (tls.context) start_tls(host, tls);
+    } catch (...) {
+      release();  // no destructor for a constructor that throws
+      throw;
+    }
   }
-  ~fetch_connection() {
-    if (fd_ >= 0) close(fd_);
+  ~wire_connection() {
+    // close_notify, as a client closing cleanly sends (not after a TLS error: OpenSSL forbids it)
+    if (ssl_ && !tls_broken_) SSL_shutdown(ssl_);
+    release();
   }
-  fetch_connection(const fetch_connection&) = delete;
-  fetch_connection& operator=(const fetch_connection&) = delete;
+  wire_connection(const wire_connection&) = delete;
+  wire_connection& operator=(const wire_connection&) = delete;
 
-  // Sends the request and returns the answer's frame (after its size).
-  std::vector<uint8_t>& call(const hw::protocol::msg::fetch_request& request, int16_t version) {
+  // Sends the request and returns the answer's frame (after its size); the
+  // frame is this connection's buffer, valid until the next call.
+  template <typename Request>
+  std::vector<uint8_t>& call(const Request& request, int16_t version) {
+    const int16_t api_key = Request::schema.api_key;
     out_.assign(4, 0);
     hw::protocol::writer w(out_);
     hw::protocol::msg::request_header h;
-    h.request_api_key = 1;
+    h.request_api_key = api_key;
     h.request_api_version = version;
     h.correlation_id = ++correlation_id_;
-    h.client_id = "hw-loadgen-fetch";
-    h.encode(w, hw::protocol::request_header_version(1, version));
+    h.client_id = client_id_;
+    h.encode(w, hw::protocol::request_header_version(api_key, version));
     request.encode(w, version);
     const uint32_t size = htonl(static_cast<uint32_t>(out_.size() - 4));
     std::memcpy(out_.data(), &size, 4);
@@ -576,32 +672,92 @@ class fetch_connection {
     read_all(in_.data(), in_.size());
     return in_;
   }
-  int32_t correlation_id() const { return correlation_id_; }
+
+  // call() and the answer decoded, its header checked.
+  template <typename Response, typename Request>
+  Response round_trip(const Request& request, int16_t version) {
+    hw::protocol::reader r(call(request, version));
+    hw::protocol::msg::response_header h;
+    h.decode(r, hw::protocol::response_header_version(Request::schema.api_key, version));
+    Response answer;
+    answer.decode(r, version);
+    if (!r.ok() || h.correlation_id != correlation_id_)
+      throw std::runtime_error(std::string("an answer to ") + Request::schema.name + " that does not decode");
+    return answer;
+  }
 
  private:
+  void release() {
+    if (ssl_) SSL_free(ssl_);
+    ssl_ = nullptr;
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+
+  [[noreturn]] void tls_failed(const std::string& what) {
+    tls_broken_ = true;
+    char reason[256] = "";
+    ERR_error_string_n(ERR_get_error(), reason, sizeof reason);
+    ERR_clear_error();
+    throw std::runtime_error(what + ": " + reason);
+  }
+
+  void start_tls(const std::string& host, const tls_settings& tls) {
+    ssl_ = SSL_new(tls.context.get());
+    if (!ssl_ || SSL_set_fd(ssl_, fd_) != 1) tls_failed("cannot start TLS");
+    unsigned char address[16];
+    const bool is_ip = inet_pton(AF_INET, host.c_str(), address) == 1;
+    if (!is_ip) SSL_set_tlsext_host_name(ssl_, host.c_str());
+    if (tls.verify_host) {
+      X509_VERIFY_PARAM* param = SSL_get0_param(ssl_);
+      if (is_ip)
+        X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str());
+      else
+        X509_VERIFY_PARAM_set1_host(param, host.c_str(), 0);
+    }
+    if (SSL_connect(ssl_) != 1) tls_failed("TLS handshake with " + host);
+  }
+
   void send_all(const uint8_t* p, size_t n) {
     while (n > 0) {
-      const ssize_t k = ::send(fd_, p, n, MSG_NOSIGNAL);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) throw std::runtime_error("send failed");
+      size_t k = 0;
+      if (ssl_) {
+        if (SSL_write_ex(ssl_, p, n, &k) != 1) tls_failed("TLS write failed");
+      } else {
+        const ssize_t sent = ::send(fd_, p, n, MSG_NOSIGNAL);
+        if (sent < 0 && errno == EINTR) continue;
+        if (sent <= 0) throw std::runtime_error("send failed");
+        k = static_cast<size_t>(sent);
+      }
       p += k;
-      n -= static_cast<size_t>(k);
+      n -= k;
     }
   }
   void read_all(uint8_t* p, size_t n) {
     while (n > 0) {
-      const ssize_t k = ::recv(fd_, p, n, 0);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) throw std::runtime_error("connection closed by the broker");
+      size_t k = 0;
+      if (ssl_) {
+        if (SSL_read_ex(ssl_, p, n, &k) != 1) tls_failed("connection closed by the broker (TLS)");
+      } else {
+        const ssize_t got = ::recv(fd_, p, n, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) throw std::runtime_error("connection closed by the broker");
+        k = static_cast<size_t>(got);
+      }
       p += k;
-      n -= static_cast<size_t>(k);
+      n -= k;
     }
   }
   int fd_ = -1;
+  SSL* ssl_ = nullptr;
+  bool tls_broken_ = false;
+  const char* client_id_;
   int32_t correlation_id_ = 0;
   std::vector<uint8_t> out_;
   std::vector<uint8_t> in_;
 };
+
+// --- fetch: readers that ask the broker for records and do not decode them --
 
 uint32_t be32(const uint8_t* p) {
   return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
@@ -635,18 +791,18 @@ uint64_t count_whole_batches(const hw::protocol::records_view& records, uint64_t
 // read: the offsets to go on from and the record counts; the bytes counted
 // are whole batches, headers included.
 void run_fetch_reader(const std::string& topic, const std::map<std::string, std::vector<int32_t>>& by_leader,
-                      uint64_t want, std::atomic<uint64_t>& seen, std::chrono::milliseconds idle_limit,
-                      reader_share& share) {
+                      const tls_settings& tls, uint64_t want, std::atomic<uint64_t>& seen,
+                      std::chrono::milliseconds idle_limit, reader_share& share) {
   constexpr int16_t version = 12;
   struct source {
-    std::unique_ptr<fetch_connection> conn;
+    std::unique_ptr<wire_connection> conn;
     std::map<int32_t, int64_t> next;  // partition -> offset to fetch
   };
   try {
     std::vector<source> sources;
     for (const auto& [leader, partitions] : by_leader) {
       source& src = sources.emplace_back();
-      src.conn = std::make_unique<fetch_connection>(leader);
+      src.conn = std::make_unique<wire_connection>(leader, tls, "hw-loadgen-fetch");
       for (int32_t p : partitions) src.next[p] = 0;
     }
     hw::protocol::msg::fetch_request request;
@@ -666,15 +822,9 @@ void run_fetch_reader(const std::string& topic, const std::map<std::string, std:
           fp.fetch_offset = offset;
           fp.partition_max_bytes = 1 << 20;
         }
-        std::vector<uint8_t>& frame = src.conn->call(request, version);
+        // The records are views into the connection's buffer, read before the next call.
+        const auto answer = src.conn->round_trip<hw::protocol::msg::fetch_response>(request, version);
         ++share.fetches;
-        hw::protocol::reader r(frame);
-        hw::protocol::msg::response_header h;
-        h.decode(r, hw::protocol::response_header_version(1, version));
-        hw::protocol::msg::fetch_response answer;
-        answer.decode(r, version);
-        if (!r.ok() || h.correlation_id != src.conn->correlation_id())
-          throw std::runtime_error("a Fetch answer that does not decode");
         if (answer.error_code != 0) throw std::runtime_error("Fetch error " + std::to_string(answer.error_code));
         for (const auto& tr : answer.responses) {
           for (const auto& pr : tr.partitions) {
@@ -720,9 +870,10 @@ int cmd_fetch(const flags& f) {
     md.reset();
     rd_kafka_destroy(rk);
   }
+  const tls_settings tls = tls_settings::from_client_settings();
   std::atomic<uint64_t> seen{0};
   return run_readers(readers, "readers", true, [&](int i, reader_share& share) {
-    run_fetch_reader(plan.topic, shares[i], plan.want, seen, plan.idle_limit, share);
+    run_fetch_reader(plan.topic, shares[i], tls, plan.want, seen, plan.idle_limit, share);
   });
 }
 
@@ -931,14 +1082,287 @@ int cmd_txn(const flags& f) {
   return error.empty() ? 0 : 1;
 }
 
+
+// --- scram: new SCRAM-authenticated connections, as fast as they go -------
+
+// What every login of `scram` needs; read-only once the threads start.
+struct scram_plan {
+  std::vector<std::string> addresses;  // the SASL listeners; each thread goes round them
+  tls_settings tls;                    // SASL_SSL
+  hw::protocol::scram_mechanism mechanism = hw::protocol::scram_mechanism::sha512;
+  std::string user, password;
+};
+
+// The keys a salted password gives (RFC 5802): ClientKey, its hash
+// StoredKey, and ServerKey.
+struct scram_keys {
+  hw::protocol::scram::bytes client_key, stored_key, server_key;
+};
+
+// Salted passwords by salt and iteration count, shared by the threads. RFC
+// 5802 (5.1) lets a client cache them: a server gives a user the same salt
+// at every login, so PBKDF2's rounds (about 3 ms of this client's CPU at
+// 4096 iterations, where the broker spends a few HMACs per login) are paid
+// once per run and the broker, not the client, bounds the rate.
+class salted_password_cache {
+ public:
+  const scram_keys& keys(const scram_plan& plan, std::string_view salt_text, int32_t iterations) {
+    namespace scram = hw::protocol::scram;
+    const std::string key = std::string(salt_text) + "," + std::to_string(iterations);
+    std::lock_guard lock(mu_);
+    auto it = keys_.find(key);
+    if (it != keys_.end()) return it->second;  // map nodes stay put: the reference outlives the lock
+    const auto salt = scram::unbase64(salt_text);
+    if (!salt || salt->empty()) throw std::runtime_error("SCRAM: a server-first message with a malformed salt");
+    const scram::bytes salted = scram::salted_password(plan.mechanism, plan.password, *salt, iterations);
+    scram_keys k;
+    k.client_key = scram::hmac(plan.mechanism, salted, "Client Key");
+    k.stored_key = scram::hash(plan.mechanism, k.client_key);
+    k.server_key = scram::hmac(plan.mechanism, salted, "Server Key");
+    return keys_.emplace(key, std::move(k)).first->second;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, scram_keys> keys_;
+};
+
+// The client side of one exchange with the keys from the cache: the
+// messages protocol::scram_client writes, the proof and the expected
+// server signature two HMACs over the AuthMessage.
+class cached_scram_exchange {
+ public:
+  cached_scram_exchange(const scram_plan& plan, salted_password_cache& cache)
+      : plan_(plan), cache_(cache), nonce_(hw::protocol::scram::random_nonce()) {}
+
+  std::string client_first() {
+    first_bare_ = "n=" + hw::protocol::scram::escape_user(plan_.user) + ",r=" + nonce_;
+    return "n,," + first_bare_;
+  }
+
+  std::string client_final(std::string_view server_first) {
+    namespace scram = hw::protocol::scram;
+    // "r=<nonce>,s=<salt>,i=<iterations>[,...]"
+    std::string_view fields[3];
+    size_t start = 0;
+    for (auto& field : fields) {
+      const size_t comma = server_first.find(',', start);
+      field = server_first.substr(start, comma == std::string_view::npos ? comma : comma - start);
+      start = comma == std::string_view::npos ? server_first.size() : comma + 1;
+    }
+    if (fields[0].substr(0, 2) != "r=" || fields[1].substr(0, 2) != "s=" || fields[2].substr(0, 2) != "i=")
+      throw std::runtime_error("SCRAM: a malformed server-first message");
+    const std::string_view nonce = fields[0].substr(2);
+    if (nonce.size() <= nonce_.size() || nonce.substr(0, nonce_.size()) != nonce_)
+      throw std::runtime_error("SCRAM: the server nonce does not extend the client nonce");
+    const int32_t iterations = static_cast<int32_t>(std::stol(std::string(fields[2].substr(2))));
+    if (iterations < hw::protocol::scram_min_iterations) throw std::runtime_error("SCRAM: too few iterations");
+    const scram_keys& keys = cache_.keys(plan_, fields[1].substr(2), iterations);
+    const std::string without_proof = "c=biws,r=" + std::string(nonce);
+    const std::string auth_message = first_bare_ + "," + std::string(server_first) + "," + without_proof;
+    const scram::bytes signature = scram::hmac(plan_.mechanism, keys.stored_key, auth_message);
+    scram::bytes proof(keys.client_key.size());
+    for (size_t i = 0; i < proof.size(); ++i) proof[i] = keys.client_key[i] ^ signature[i];
+    expected_server_signature_ = scram::hmac(plan_.mechanism, keys.server_key, auth_message);
+    return without_proof + ",p=" + scram::base64(proof);
+  }
+
+  void verify_server_final(std::string_view server_final) {
+    const std::string_view text = server_final.substr(0, server_final.find(','));
+    const auto signature = text.substr(0, 2) == "v=" ? hw::protocol::scram::unbase64(text.substr(2)) : std::nullopt;
+    if (!signature || !hw::protocol::scram::equal_constant_time(*signature, expected_server_signature_))
+      throw std::runtime_error("SCRAM: the server signature does not verify (" + std::string(server_final) + ")");
+  }
+
+ private:
+  const scram_plan& plan_;
+  salted_password_cache& cache_;
+  std::string nonce_;
+  std::string first_bare_;
+  hw::protocol::scram::bytes expected_server_signature_;
+};
+
+// The project's SCRAM client as it is: the salted password derived at
+// every login, as a client without a cache does (--cache-salted-password
+// false; the client's PBKDF2 then bounds the rate).
+class fresh_scram_exchange {
+ public:
+  explicit fresh_scram_exchange(const scram_plan& plan) : client_(plan.mechanism, plan.user, plan.password) {}
+  std::string client_first() { return client_.client_first(); }
+  std::string client_final(std::string_view server_first) {
+    std::string error;
+    auto final_message = client_.client_final(server_first, &error);
+    if (!final_message) throw std::runtime_error("SCRAM: " + error);
+    return *final_message;
+  }
+  void verify_server_final(std::string_view server_final) {
+    std::string error;
+    if (!client_.verify_server_final(server_final, &error)) throw std::runtime_error("SCRAM: " + error);
+  }
+
+ private:
+  hw::protocol::scram_client client_;
+};
+
+// One login, as Kafka's client makes it: connect (and the TLS handshake on
+// SASL_SSL), ApiVersions v3, SaslHandshake v1 naming the mechanism,
+// SaslAuthenticate v2 with the client-first then the client-final, the
+// server-final checked; then close. Throws what went wrong.
+template <typename Exchange>
+void scram_login(const std::string& address, const scram_plan& plan, Exchange exchange) {
+  namespace msg = hw::protocol::msg;
+  wire_connection c(address, plan.tls, "hw-loadgen-scram");
+  msg::api_versions_request versions;
+  versions.client_software_name = "hw-loadgen";
+  versions.client_software_version = "1.0";
+  if (const auto a = c.round_trip<msg::api_versions_response>(versions, 3); a.error_code != 0)
+    throw std::runtime_error("ApiVersions error " + std::to_string(a.error_code));
+  msg::sasl_handshake_request handshake;
+  handshake.mechanism = hw::protocol::scram_mechanism_name(plan.mechanism);
+  if (const auto a = c.round_trip<msg::sasl_handshake_response>(handshake, 1); a.error_code != 0)
+    throw std::runtime_error("SaslHandshake error " + std::to_string(a.error_code));
+  auto authenticate = [&](const std::string& token) {
+    msg::sasl_authenticate_request request;
+    request.auth_bytes.assign(token.begin(), token.end());
+    const auto a = c.round_trip<msg::sasl_authenticate_response>(request, 2);
+    if (a.error_code != 0)
+      throw std::runtime_error("SaslAuthenticate error " + std::to_string(a.error_code) + ": " +
+                               a.error_message.value_or(""));
+    return std::string(a.auth_bytes.begin(), a.auth_bytes.end());
+  };
+  const std::string server_first = authenticate(exchange.client_first());
+  exchange.verify_server_final(authenticate(exchange.client_final(server_first)));
+}
+
+// One thread's logins; touched only by it until joined.
+struct login_stats {
+  histogram latency_us;
+  uint64_t logins = 0;
+  uint64_t failures = 0;
+  std::string first_error;
+};
+
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// JSON string contents without the characters that would end or escape it.
+std::string json_safe(std::string s) {
+  for (auto& c : s)
+    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '\'';
+  return s;
+}
+
+// --connections threads, each logging in again and again (one connection
+// open at a time, a new one per login) over the listeners of --bootstrap
+// in turn, for --seconds. Before that, every listener must take one login
+// within --wait-ms: a user's credential reaches each node from the
+// metadata log a moment after kafka-configs returns.
+int cmd_scram(const flags& f) {
+  scram_plan plan;
+  const std::string bootstrap = f.str("bootstrap");
+  for (size_t start = 0; start <= bootstrap.size();) {
+    const size_t comma = std::min(bootstrap.find(',', start), bootstrap.size());
+    if (comma > start) plan.addresses.push_back(bootstrap.substr(start, comma - start));
+    start = comma + 1;
+  }
+  const std::string protocol = upper(client_setting("security.protocol", "plaintext"));
+  if (protocol != "SASL_PLAINTEXT" && protocol != "SASL_SSL")
+    throw std::runtime_error("scram wants -X security.protocol=sasl_plaintext or sasl_ssl");
+  const auto mechanism = hw::protocol::parse_scram_mechanism(client_setting("sasl.mechanism", "SCRAM-SHA-512"));
+  if (!mechanism) throw std::runtime_error("scram wants -X sasl.mechanism=SCRAM-SHA-256 or SCRAM-SHA-512");
+  plan.mechanism = *mechanism;
+  plan.user = client_setting("sasl.username");
+  plan.password = client_setting("sasl.password");
+  if (plan.user.empty() || plan.password.empty()) throw std::runtime_error("scram wants -X sasl.username and sasl.password");
+  plan.tls = tls_settings::from_client_settings();
+  const bool cached = f.str("cache-salted-password", "true") == "true";
+  const int connections = static_cast<int>(f.num("connections", 16));
+  salted_password_cache cache;
+  auto login = [&](const std::string& address) {
+    if (cached)
+      scram_login(address, plan, cached_scram_exchange(plan, cache));
+    else
+      scram_login(address, plan, fresh_scram_exchange(plan));
+  };
+
+  const auto wait_started = clock_type::now();
+  const auto wait_deadline = wait_started + std::chrono::milliseconds(f.num("wait-ms", 60000));
+  for (const auto& address : plan.addresses) {
+    for (;;) {
+      try {
+        login(address);
+        break;
+      } catch (const std::exception& e) {
+        if (clock_type::now() > wait_deadline)
+          throw std::runtime_error("no login on " + address + " within --wait-ms: " + e.what());
+        std::this_thread::sleep_for(50ms);
+      }
+    }
+  }
+  const double wait_s = seconds_since(wait_started);
+
+  std::vector<login_stats> stats(connections);
+  std::atomic<bool> stop{false};
+  const double cpu0 = process_cpu_seconds();
+  const auto t0 = clock_type::now();
+  std::vector<std::thread> threads;
+  for (int i = 0; i < connections; ++i) {
+    threads.emplace_back([&, i] {
+      login_stats& st = stats[i];
+      for (size_t n = static_cast<size_t>(i); !stop.load(std::memory_order_relaxed); ++n) {
+        const auto started = clock_type::now();
+        try {
+          login(plan.addresses[n % plan.addresses.size()]);
+          ++st.logins;
+          st.latency_us.record(
+              std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now() - started).count());
+        } catch (const std::exception& e) {
+          if (st.failures++ == 0) st.first_error = e.what();
+        }
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(f.num("seconds", 10) * 1000));
+  stop = true;
+  for (auto& t : threads) t.join();
+  const double secs = seconds_since(t0);
+  const double cpu = process_cpu_seconds() - cpu0;
+  histogram all;
+  uint64_t logins = 0, failures = 0;
+  std::string first_error;
+  for (const auto& st : stats) {
+    all.merge(st.latency_us);
+    logins += st.logins;
+    failures += st.failures;
+    if (first_error.empty()) first_error = st.first_error;
+  }
+  std::printf("{\"logins\": %" PRIu64 ", \"failures\": %" PRIu64 ", \"connections\": %d, \"listeners\": %zu, "
+              "\"seconds\": %.3f, \"logins_per_s\": %.1f, \"latency_ms\": {\"p50\": %.3f, \"p99\": %.3f, "
+              "\"max\": %.3f}, \"client_cpu_s\": %.3f, \"wait_s\": %.3f, \"salted_password_cached\": %s, "
+              "\"first_error\": \"%s\"}\n",
+              logins, failures, connections, plan.addresses.size(), secs, static_cast<double>(logins) / secs,
+              static_cast<double>(all.percentile(50)) / 1e3, static_cast<double>(all.percentile(99)) / 1e3,
+              static_cast<double>(all.max()) / 1e3, cpu, wait_s, cached ? "true" : "false",
+              json_safe(first_error).c_str());
+  return failures == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: hw_loadgen probe|create-topic|produce|consume|fetch|e2e|txn --bootstrap HOST:PORT ...\n");
+                 "usage: hw_loadgen probe|create-topic|produce|consume|fetch|e2e|txn|scram --bootstrap HOST:PORT "
+                 "[-X key=value ...] ...\n");
     return 2;
   }
+  // A write to a connection the broker closed fails with EPIPE rather than
+  // killing the process (OpenSSL writes with write(), not MSG_NOSIGNAL).
+  std::signal(SIGPIPE, SIG_IGN);
   try {
     const std::string cmd = argv[1];
     const flags f(argc, argv, 2);
@@ -949,6 +1373,7 @@ int main(int argc, char** argv) {
     if (cmd == "fetch") return cmd_fetch(f);
     if (cmd == "e2e") return cmd_e2e(f);
     if (cmd == "txn") return cmd_txn(f);
+    if (cmd == "scram") return cmd_scram(f);
     std::fprintf(stderr, "unknown command %s\n", cmd.c_str());
     return 2;
   } catch (const std::exception& e) {

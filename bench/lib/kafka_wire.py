@@ -218,9 +218,13 @@ def parse_describe_quorum_v2(r):
 class connection:
     """A blocking connection to one node; owned by one thread."""
 
-    def __init__(self, port, timeout=5.0):
+    def __init__(self, port, timeout=5.0, tls=None):
+        """tls: an ssl.SSLContext for a TLS listener (its certificate must
+        name 127.0.0.1), None for a plaintext one."""
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if tls:
+            self.sock = tls.wrap_socket(self.sock, server_hostname="127.0.0.1")
         self.corr = 0
 
     def close(self):

@@ -13,7 +13,12 @@ import subprocess
 import time
 import uuid
 
-BASE_PORT = 19092  # node i: PLAINTEXT BASE_PORT+10i, CONTROLLER one above; distinct from the tests
+from .security import SCRAM_LISTENER
+
+# Node i: the client listener (PLAINTEXT or SSL) on BASE_PORT+10i, CONTROLLER
+# one above, the SCRAM listener (scram_connections) two above; distinct
+# from the tests.
+BASE_PORT = 19092
 
 
 class Node:
@@ -21,6 +26,7 @@ class Node:
         self.node_id = node_id
         self.port = port
         self.controller_port = port + 1
+        self.scram_port = port + 2
         self.dir = dir_
         self.data_dir = os.path.join(dir_, "data")
         self.props_path = os.path.join(dir_, "server.properties")
@@ -44,10 +50,12 @@ class Cluster:
 
     kind = None
 
-    def __init__(self, work_dir, nodes, partitions, tools, log):
+    def __init__(self, work_dir, nodes, partitions, tools, log, scram_listener=False):
         self.work_dir = work_dir
         self.partitions = partitions
         self.tools = tools
+        self.security = tools.security
+        self.scram_listener = scram_listener
         self.log = log
         self.nodes = [Node(i + 1, BASE_PORT + 10 * i, os.path.join(work_dir, f"node{i + 1}")) for i in range(nodes)]
         self.spawned_at = None
@@ -55,6 +63,10 @@ class Cluster:
     @property
     def bootstrap(self):
         return ",".join(f"127.0.0.1:{n.port}" for n in self.nodes)
+
+    @property
+    def scram_bootstrap(self):
+        return ",".join(f"127.0.0.1:{n.scram_port}" for n in self.nodes)
 
     @property
     def replication_factor(self):
@@ -72,19 +84,27 @@ class Cluster:
         each kind's default flush policy (no fsync per message or per
         interval), no initial rebalance delay (the consumer benchmark would
         only measure the wait). Timeouts (session, lag, election) are each
-        kind's defaults, which are Kafka's."""
+        kind's defaults, which are Kafka's. The client listener is also
+        the inter-broker one; its protocol, and the SCRAM listener's, come
+        from the session's security (security.py)."""
         voters = ",".join(f"{n.node_id}@127.0.0.1:{n.controller_port}" for n in self.nodes)
         rf = self.replication_factor
         min_isr = self.min_insync_replicas
-        return {
+        client = self.security.client_listener
+        listeners = [f"{client}://127.0.0.1:{node.port}"]
+        protocols = [f"{client}:{client}", "CONTROLLER:PLAINTEXT"]
+        if self.scram_listener:
+            listeners.append(f"{SCRAM_LISTENER}://127.0.0.1:{node.scram_port}")
+            protocols.append(f"{SCRAM_LISTENER}:{self.security.scram_protocol}")
+        props = {
             "process.roles": "broker,controller",
             "node.id": node.node_id,
             "controller.quorum.voters": voters,
             "controller.listener.names": "CONTROLLER",
-            "listeners": f"PLAINTEXT://127.0.0.1:{node.port},CONTROLLER://127.0.0.1:{node.controller_port}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
-            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-            "inter.broker.listener.name": "PLAINTEXT",
+            "listeners": ",".join(listeners + [f"CONTROLLER://127.0.0.1:{node.controller_port}"]),
+            "advertised.listeners": ",".join(listeners),
+            "listener.security.protocol.map": ",".join(protocols),
+            "inter.broker.listener.name": client,
             "log.dirs": node.data_dir,
             "num.partitions": self.partitions,
             "default.replication.factor": rf,
@@ -95,6 +115,8 @@ class Cluster:
             "group.initial.rebalance.delay.ms": 0,
             "auto.create.topics.enable": "true",
         }
+        props.update(self.security.broker_properties(self.scram_listener))
+        return props
 
     def write_properties(self):
         for n in self.nodes:
@@ -204,8 +226,8 @@ class HighwaterCluster(Cluster):
 
     kind = "highwater"
 
-    def __init__(self, work_dir, nodes, partitions, tools, log, binary):
-        super().__init__(work_dir, nodes, partitions, tools, log)
+    def __init__(self, work_dir, nodes, partitions, tools, log, binary, scram_listener=False):
+        super().__init__(work_dir, nodes, partitions, tools, log, scram_listener)
         self.binary = binary
 
     def format_node(self, node, cid):
@@ -215,7 +237,7 @@ class HighwaterCluster(Cluster):
         return [self.binary, "--config", node.props_path]
 
 
-def make_cluster(kind, work_dir, nodes, partitions, tools, log, highwater_binary):
+def make_cluster(kind, work_dir, nodes, partitions, tools, log, highwater_binary, scram_listener=False):
     if kind == "kafka":
-        return KafkaCluster(work_dir, nodes, partitions, tools, log)
-    return HighwaterCluster(work_dir, nodes, partitions, tools, log, highwater_binary)
+        return KafkaCluster(work_dir, nodes, partitions, tools, log, scram_listener)
+    return HighwaterCluster(work_dir, nodes, partitions, tools, log, highwater_binary, scram_listener)

@@ -1,6 +1,7 @@
-"""The round loop: for each round, each broker kind in turn on a fresh data
-dir (Kafka, Highwater, Kafka, Highwater, ...), start-up probe, workloads,
-resources, stop; then the report."""
+"""The round loop: for each round, each security mode (--security) and in
+it each broker kind in turn on a fresh data dir (Kafka, Highwater, Kafka,
+Highwater, ...), start-up probe, workloads, resources, stop; then the
+report."""
 
 import argparse
 import datetime
@@ -12,7 +13,7 @@ import sys
 import tempfile
 import time
 
-from . import procstat, profile, report, workloads
+from . import procstat, profile, report, security, workloads
 from .brokers import make_cluster
 from .tools import ToolError, Tools
 
@@ -24,20 +25,32 @@ SIZES = {
              "e2e_records": 6000, "e2e_rate": 1000, "e2e_seconds": 10, "loadgen_producers": 3, "loadgen_seconds": 10,
              "loadgen_compression": "none", "idle_wait_s": 5, "lag_rate": 5000, "lag_seconds": 10,
              "txn_transactions": 1000, "wide_partitions": 24, "wide_records": 2_400_000, "wide_consumers": 4,
-             "fetch_passes": 5},
+             "fetch_passes": 5, "scram_connections": 16, "scram_seconds": 10,
+             "scram_warmup_seconds": 3},
     # --nodes 3: every record is written three times on the same two cores
     # (and Kafka runs three JVMs), so fewer records keep a round in minutes.
     "replicated": {"partitions": 6, "records_1k": 300_000, "records_100b": 1_000_000, "order_records": 100_000,
                    "e2e_records": 2000, "e2e_rate": 1000, "e2e_seconds": 10, "loadgen_producers": 3,
                    "loadgen_seconds": 10, "loadgen_compression": "none", "idle_wait_s": 5, "lag_rate": 5000,
                    "lag_seconds": 10, "txn_transactions": 500, "wide_partitions": 24, "wide_records": 600_000,
-                   "wide_consumers": 4, "fetch_passes": 5},
+                   "wide_consumers": 4, "fetch_passes": 5, "scram_connections": 16, "scram_seconds": 10,
+                   "scram_warmup_seconds": 3},
     "quick": {"partitions": 6, "records_1k": 100_000, "records_100b": 300_000, "order_records": 100_000,
               "e2e_records": 500,
               "e2e_rate": 500, "e2e_seconds": 3, "loadgen_producers": 3, "loadgen_seconds": 3,
               "loadgen_compression": "none", "idle_wait_s": 2, "lag_rate": 2000, "lag_seconds": 4,
               "txn_transactions": 200, "wide_partitions": 24, "wide_records": 300_000, "wide_consumers": 4,
-              "fetch_passes": 5},
+              "fetch_passes": 5, "scram_connections": 16, "scram_seconds": 3,
+              "scram_warmup_seconds": 1},
+}
+
+# Names --only takes for several workloads at once. "security": the lines
+# of the security issue's goals (TLS producer and consumers, broker CPU per
+# GB, new SCRAM connections) and what they read, for
+# `--security plaintext,tls` runs that fit in minutes.
+WORKLOAD_SETS = {
+    "security": ["producer_1k_acks1", "producer_1k_acksall_idempotent", "consumer_1k", "loadgen_produce",
+                 "loadgen_consume", "scram_connections"],
 }
 
 
@@ -51,7 +64,13 @@ def parse_args(argv):
                    help="nodes per cluster (combined broker+controller); from 3 on, topics get replication factor 3, "
                         "min.insync.replicas=2, and the replication workloads run")
     p.add_argument("--brokers", default="kafka,highwater", help="broker kinds, in the order they run per round")
-    p.add_argument("--only", default="", help="comma-separated workload names to run (development)")
+    p.add_argument("--only", default="",
+                   help="comma-separated workload names to run, or sets of them: "
+                        + ", ".join(f"{k} ({'+'.join(v)})" for k, v in WORKLOAD_SETS.items()))
+    p.add_argument("--security", default="plaintext",
+                   help="comma-separated modes, each a session of every round: plaintext (the default) or tls "
+                        "(SSL client and inter-broker listeners; results to RESULTS-tls*.md, with the cost of TLS "
+                        "when plaintext ran too)")
     p.add_argument("--work-dir", default=None, help="where data dirs go (default: a new dir under $TMPDIR)")
     p.add_argument("--output", default=None, help="where RESULTS.md/results.json go (default bench/, --quick: work dir)")
     p.add_argument("--records-1k", type=int, default=None)
@@ -70,7 +89,11 @@ def parse_args(argv):
         args.sizes["loadgen_compression"] = args.compression
     if args.rounds is None:
         args.rounds = 1 if args.quick else 3
-    args.only = [w for w in args.only.split(",") if w]
+    args.only = [w for name in args.only.split(",") if name for w in WORKLOAD_SETS.get(name, [name])]
+    args.security = [m for m in args.security.split(",") if m]
+    unknown = [m for m in args.security if m not in security.MODES]
+    if unknown or not args.security or len(set(args.security)) != len(args.security):
+        p.error(f"--security takes {' or '.join(security.MODES)}, comma-separated, each once")
     return args
 
 
@@ -136,15 +159,22 @@ def settle_disk():
     os.sync()
 
 
+def selected(args, name):
+    return not args.only or name in args.only
+
+
 def run_session(kind, round_no, args, tools):
-    """One broker kind, one round, fresh data dir. Returns the round's record."""
-    work = os.path.join(args.work_dir, f"round{round_no}-{kind}")
+    """One broker kind, one round, one security mode (tools.security), fresh
+    data dir. Returns the round's record."""
+    mode = tools.security.mode
+    label = f"round{round_no}-{kind}" if mode == "plaintext" else f"round{round_no}-{mode}-{kind}"
+    work = os.path.join(args.work_dir, label)
     shutil.rmtree(work, ignore_errors=True)
     settle_disk()
-    rec = {"broker": kind, "round": round_no, "metrics": {}, "errors": [], "findings": []}
+    rec = {"broker": kind, "round": round_no, "security": mode, "metrics": {}, "errors": [], "findings": []}
     cluster = make_cluster(kind, work, args.nodes, args.sizes["partitions"], tools, log,
-                           os.path.join(args.build_dir, "highwater"))
-    log(f"round {round_no}: {kind} ({args.nodes} node(s), data in {work})")
+                           os.path.join(args.build_dir, "highwater"), selected(args, "scram_connections"))
+    log(f"round {round_no}: {kind}, {mode} ({args.nodes} node(s), data in {work})")
     try:
         rec["metrics"]["startup"] = measure_startup(cluster, tools)
         log(f"  startup: {rec['metrics']['startup']['startup_to_first_produce_ms']:.0f} ms to first produce")
@@ -152,7 +182,7 @@ def run_session(kind, round_no, args, tools):
         recorder = profile.Recorder(args.perf) if args.perf else None
         peak_rss = procstat.total_status_mib(cluster.pids(), "VmHWM")
         for name, fn in workloads.all_workloads(args.nodes):
-            if args.only and name not in args.only:
+            if not selected(args, name):
                 continue
             dead = cluster.dead_nodes()
             if dead:
@@ -162,7 +192,7 @@ def run_session(kind, round_no, args, tools):
             log(f"  {name}")
             settle_disk()
             try:
-                m = run_workload(session, name, fn, recorder, f"round{round_no}-{kind}-{name}")
+                m = run_workload(session, name, fn, recorder, f"{label}-{name}")
                 rec["metrics"][name] = m
                 peak_rss = max(peak_rss, m.get("broker_peak_rss_mib", 0))
                 log("    " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in m.items()))
@@ -192,7 +222,7 @@ def run_session(kind, round_no, args, tools):
         os.makedirs(logs, exist_ok=True)
         for n in cluster.nodes:
             if os.path.exists(n.log_path):
-                shutil.copy(n.log_path, os.path.join(logs, f"round{round_no}-{kind}-node{n.node_id}.log"))
+                shutil.copy(n.log_path, os.path.join(logs, f"{label}-node{n.node_id}.log"))
         if not args.keep_data:
             shutil.rmtree(work, ignore_errors=True)
     return rec
@@ -227,7 +257,10 @@ def main(argv=None):
     args.work_dir = args.work_dir or tempfile.mkdtemp(prefix="hw-bench-")
     os.makedirs(args.work_dir, exist_ok=True)
     output = args.output or (args.work_dir if args.quick else os.path.join(args.repo, "bench"))
-    tools = Tools(args.repo, os.path.join(args.build_dir, "bench", "hw_loadgen"), log)
+    certs = security.make_certificates(args.repo, args.work_dir, log) if "tls" in args.security else None
+    tools = {mode: Tools(args.repo, os.path.join(args.build_dir, "bench", "hw_loadgen"), log,
+                         security.Security(mode, certs, args.work_dir))
+             for mode in args.security}
     kinds = [k for k in args.brokers.split(",") if k]
     if args.perf:
         os.environ["KAFKA_OPTS"] = (os.environ.get("KAFKA_OPTS", "") + " " + profile.JAVA_PERF_MAP_OPTS).strip()
@@ -240,6 +273,8 @@ def main(argv=None):
         "kafka_version": os.environ.get("KAFKA_VERSION", "4.3.1"),
         "kafka_heap": "-Xmx1g",
         "nodes": args.nodes, "rounds": args.rounds, "quick": args.quick, "sizes": args.sizes,
+        "security": args.security, "security_detail": {m: t.security.describe() for m, t in tools.items()},
+        "only": args.only,
         "work_dir": args.work_dir,
         # Other work on the machine skews everything; say how busy it was.
         "load_average_start": [round(x, 2) for x in os.getloadavg()],
@@ -248,10 +283,13 @@ def main(argv=None):
     started = time.monotonic()
     rounds = []
     for r in range(1, args.rounds + 1):
-        for kind in kinds:
-            rounds.append(run_session(kind, r, args, tools))
-            # Partial results survive an interrupted run.
-            report.write(output, meta, rounds)
+        # Modes interleaved like the kinds, so that the machine's drift
+        # over the run weighs on plaintext and TLS alike.
+        for mode in args.security:
+            for kind in kinds:
+                rounds.append(run_session(kind, r, args, tools[mode]))
+                # Partial results survive an interrupted run.
+                report.write(output, meta, rounds)
     meta["total_seconds"] = round(time.monotonic() - started, 1)
     meta["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     paths = report.write(output, meta, rounds)

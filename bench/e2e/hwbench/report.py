@@ -1,6 +1,9 @@
 """bench/RESULTS.md and bench/results.json from the rounds' records:
 medians with min and max per broker, the Highwater/Kafka ratio of the
-medians, and the goals with whether each is met."""
+medians, and the goals with whether each is met. A run with TLS sessions
+(--security tls, or plaintext,tls) writes RESULTS-tls*.md instead, with the
+TLS goals and, when plaintext sessions ran too, the cost of TLS for each
+broker (TLS median / plaintext median)."""
 
 import json
 import os
@@ -77,6 +80,16 @@ TABLE["loadgen_fetch_parallel"] = ("Fetch-only readers the broker bounds (hw_loa
                                    "connections, Fetch v12, batch headers read, records not decoded; Sizes: "
                                    "wide_consumers over what loadgen_fill_wide wrote; bytes are whole batches)",
                                    _THROUGHPUT + [("fetches", "Fetch requests", None)] + _CPU)
+TABLE["scram_connections"] = ("New SCRAM-SHA-512-authenticated connections (hw_loadgen scram: Sizes: scram_connections "
+                              "threads, each a new connection per login: ApiVersions, SaslHandshake, the two "
+                              "SaslAuthenticate rounds, close; on a SASL_PLAINTEXT listener, SASL_SSL over TLS)",
+                              [("logins_per_s", "logins/s", "higher"),
+                               ("latency_p50_ms", "login p50, connect to the server's signature checked (ms)",
+                                "lower"),
+                               ("latency_p99_ms", "login p99 (ms)", "lower"),
+                               ("broker_cpu_ms_per_login", "broker CPU ms per login", "lower"),
+                               ("loadgen_cpu_ms_per_login", "hw_loadgen CPU ms per login", None),
+                               ("failures", "failed logins (must be 0)", "lower")])
 # Replicated clusters only (--nodes 3).
 TABLE["replication_lag"] = ("Replication lag at a steady rate (Sizes: lag_rate; hw_loadgen e2e, 1 KiB, acks=1; followers' "
                             "log ends sampled every 100 ms)",
@@ -122,6 +135,9 @@ GOALS += [("p99 end-to-end latency (EndToEndLatency)", "e2e_latency_kafka_tool",
           ("transaction commit p99 (hw_loadgen txn)", "loadgen_txn", "commit_p99_ms", "<=", 0.5),
           ("peak RSS", "resources", "peak_rss_mib", "<=", 0.2),
           ("start-up to first produce", "startup", "startup_to_first_produce_ms", "<=", 0.1)]
+# The security issue's goal for new connections, on every listener kind.
+_SCRAM_GOAL = ("new SCRAM-SHA-512-authenticated connections/s", "scram_connections", "logins_per_s", ">=", 2.0)
+GOALS.append(_SCRAM_GOAL)
 # Replicated clusters (issue 13): RF 3, min.insync.replicas=2, three combined nodes.
 GOALS_REPLICATED = [
     ("producer throughput, 1 KiB, acks=all idempotent, RF 3", "producer_1k_acksall_idempotent", "records_per_s",
@@ -141,7 +157,27 @@ GOALS_REPLICATED = [
     ("read_committed consumer throughput, 1 KiB, RF 3", "consumer_1k_read_committed", "records_per_s", ">=", 1.5),
     ("transaction commit p99 (hw_loadgen txn), RF 3", "loadgen_txn", "commit_p99_ms", "<=", 0.5),
     ("kill of a leader to the first acks=all produce", "leader_failover", "kill_to_first_acksall_produce_ms", "<", 1.0),
-    ("CreateTopics, 100 partitions, RF 3", "idle_rss_100_partitions", "create_topic_100_partitions_ms", "<=", 1.0)]
+    ("CreateTopics, 100 partitions, RF 3", "idle_rss_100_partitions", "create_topic_100_partitions_ms", "<=", 1.0),
+    _SCRAM_GOAL]
+# Over TLS (the security issue): client and inter-broker listeners SSL, the
+# SCRAM listener SASL_SSL. Labels get ", RF 3" on replicated clusters.
+GOALS_TLS = [
+    ("TLS producer throughput, 1 KiB, acks=all idempotent", "producer_1k_acksall_idempotent", "records_per_s",
+     ">=", 1.5),
+    ("TLS consumer throughput, 1 KiB", "consumer_1k", "records_per_s", ">=", 1.5),
+    ("TLS consumer throughput, hw_loadgen", "loadgen_consume", "records_per_s", ">=", 1.5),
+    ("broker CPU s per GB over TLS, producer 1 KiB, acks=all idempotent", "producer_1k_acksall_idempotent",
+     "cpu_s_per_gb", "<=", 0.5),
+    ("broker CPU s per GB over TLS, hw_loadgen produce", "loadgen_produce", "cpu_s_per_gb", "<=", 0.5),
+    ("broker CPU s per GB over TLS, consumer 1 KiB", "consumer_1k", "cpu_s_per_gb", "<=", 0.5),
+    ("broker CPU s per GB over TLS, hw_loadgen consume", "loadgen_consume", "cpu_s_per_gb", "<=", 0.5),
+    ("new SCRAM-SHA-512-authenticated connections/s over TLS (SASL_SSL)", "scram_connections", "logins_per_s",
+     ">=", 2.0)]
+# What the cost of TLS is shown for, per workload that ran in both modes.
+COST_METRICS = [("startup_to_first_produce_ms", "start-up to first produce (ms)"),
+                ("records_per_s", "records/s"), ("logins_per_s", "logins/s"),
+                ("cpu_s_per_gb", "broker CPU s per GB"), ("broker_cpu_ms_per_login", "broker CPU ms per login"),
+                ("latency_p99_ms", "latency p99 (ms)")]
 
 
 def _stats(values):
@@ -170,14 +206,38 @@ def summarize(rounds):
     return summary
 
 
-def evaluate_goals(summary, nodes=1):
+def evaluate_goals(summary, nodes=1, mode="plaintext"):
     goals = []
-    for label, workload, metric, op, target in (GOALS_REPLICATED if nodes >= 3 else GOALS):
+    if mode == "tls":
+        table = [(label + (", RF 3" if nodes >= 3 and metric != "logins_per_s" else ""), w, metric, op, target)
+                 for label, w, metric, op, target in GOALS_TLS]
+    else:
+        table = GOALS_REPLICATED if nodes >= 3 else GOALS
+    for label, workload, metric, op, target in table:
         ratio = summary.get(workload, {}).get(metric, {}).get("ratio")
         met = None if ratio is None else {">=": ratio >= target, "<=": ratio <= target, "<": ratio < target}[op]
         goals.append({"goal": label, "workload": workload, "metric": metric, "target": f"{op} {target}x",
                       "ratio": ratio, "met": met})
     return goals
+
+
+def tls_cost(plain, tls):
+    """Per workload and COST_METRICS metric that both summaries have: each
+    broker's plaintext and TLS medians and TLS / plaintext."""
+    rows = []
+    for workload in list(TABLE) + sorted(set(tls) - set(TABLE)):
+        for metric, label in COST_METRICS:
+            p, t = plain.get(workload, {}).get(metric), tls.get(workload, {}).get(metric)
+            if not p or not t:
+                continue
+            row = {"workload": workload, "metric": metric, "label": label}
+            for broker in ("kafka", "highwater"):
+                pm = (p.get(broker) or {}).get("median")
+                tm = (t.get(broker) or {}).get("median")
+                row[broker] = {"plaintext": pm, "tls": tm,
+                               "ratio": tm / pm if pm and tm is not None else None}
+            rows.append(row)
+    return rows
 
 
 def _ratio(r):
@@ -202,9 +262,10 @@ def _cell(s):
     return f"{_num(s['median'])} ({_num(s['min'])}–{_num(s['max'])})"
 
 
-def _markdown(meta, rounds, summary, goals):
+def _markdown(meta, rounds, summary, goals, mode="plaintext", cost=None):
     m = meta["machine"]
-    lines = ["# End-to-end benchmark: Highwater vs Apache Kafka", ""]
+    title = "# End-to-end benchmark: Highwater vs Apache Kafka" + (" over TLS" if mode == "tls" else "")
+    lines = [title, ""]
     lines += [f"- Date: {meta['date_utc']}",
               f"- Command: `{meta['command']}`",
               f"- Machine: {m['cores']} cores ({m['cpu_model']}), {m['memory_gib']} GiB memory, Linux {m['kernel']}",
@@ -215,7 +276,11 @@ def _markdown(meta, rounds, summary, goals):
                  if meta["nodes"] >= 3 else "") + f", {meta['rounds']} round(s) "
               f"per broker interleaved (Kafka, Highwater, Kafka, ...), fresh data dir per round on the same disk, "
               f"{meta['sizes']['partitions']} partitions per topic, each broker's default flush policy (no fsync)",
-              f"- Sizes: {json.dumps(meta['sizes'])}",
+              f"- Sizes: {json.dumps(meta['sizes'])}"
+              + (f"; workloads (--only): {', '.join(meta['only'])}" if meta.get("only") else ""),
+              f"- Security: {(meta.get('security_detail') or {}).get(mode, mode)}"
+              + ("; plaintext sessions of the same run, interleaved, for the cost of TLS"
+                 if cost is not None else ""),
               f"- Total run time: {meta.get('total_seconds', '(incomplete)')} s; load average (1, 5, 15 min) "
               f"at start {meta.get('load_average_start')}, at end {meta.get('load_average_end', '(incomplete)')}",
               ""]
@@ -230,6 +295,8 @@ def _markdown(meta, rounds, summary, goals):
     lines.append("")
     for workload, (title, metrics) in TABLE.items():
         data = summary.get(workload)
+        if not data and meta.get("only") and workload not in meta["only"]:
+            continue  # not asked for (--only)
         lines += [f"## {title}", ""]
         if not data:
             lines += ["No result (see Errors).", ""]
@@ -242,6 +309,19 @@ def _markdown(meta, rounds, summary, goals):
             ratio = ("–" if e.get("ratio") is None else
                      f"{_ratio(e['ratio'])}" + (f" ({better} is better)" if better else ""))
             lines.append(f"| {label} | {_cell(e.get('kafka'))} | {_cell(e.get('highwater'))} | {ratio} |")
+        lines.append("")
+    if cost is not None:
+        lines += ["## The cost of TLS (same run, same certificates)", "",
+                  "Each broker's median over its plaintext sessions and over its TLS sessions of this run; "
+                  "TLS/plaintext above 1 means more (of records/s: better; of CPU or latency: worse).", "",
+                  "| workload | metric | Kafka plaintext | Kafka TLS | Kafka TLS/plaintext | Highwater plaintext "
+                  "| Highwater TLS | Highwater TLS/plaintext |", "|---|---|---|---|---|---|---|---|"]
+        for row in cost:
+            k, h = row["kafka"], row["highwater"]
+            lines.append(f"| {row['workload']} | {row['label']} | {_num(k['plaintext'])} | {_num(k['tls'])} | "
+                         f"{_ratio(k['ratio'])} | {_num(h['plaintext'])} | {_num(h['tls'])} | {_ratio(h['ratio'])} |")
+        if not cost:
+            lines.append("| (no workload completed in both modes) | | | | | | | |")
         lines.append("")
     lines += ["## How to read this", "",
               "- Kafka's perf tools (Java) run on the same cores as the broker; when a tool is the bottleneck the "
@@ -263,13 +343,19 @@ def _markdown(meta, rounds, summary, goals):
               "spawned process is scripts/kafka-run-class.sh, which execs the JVM) and stops when `hw_loadgen probe` "
               "has a produce acknowledged, which includes the auto-creation of its 6-partition topic.",
               "- Peak RSS is VmHWM over the whole round (every workload); idle RSS is VmRSS a few seconds after a "
-              "100-partition topic was created on a fresh broker.", ""]
+              "100-partition topic was created on a fresh broker.",
+              "- New SCRAM connections: `hw_loadgen scram` caches the salted password (RFC 5802 lets a client; "
+              "Kafka's Java client does not), so the client spends a few HMACs per login rather than 4096 "
+              "PBKDF2 rounds and the brokers bound the rate; broker CPU per login is the brokers' CPU over the "
+              "measurement (every node's) divided by the logins. Over TLS each login is a full TLS handshake "
+              "(no session resumption).", ""]
     errors = [(r, e) for r in rounds for e in r["errors"] + r["findings"]]
     lines += ["## Errors and findings", ""]
     if not errors:
         lines += ["None: every workload completed with the expected record counts on both brokers.", ""]
     for r, e in errors:
-        lines += [f"- round {r['round']}, {r['broker']}, {e.get('workload')}: {e['error']}"]
+        where = f"round {r['round']}, {r['broker']}" + (f", {r['security']}" if mode != "plaintext" else "")
+        lines += [f"- {where}, {e.get('workload')}: {e['error']}"]
         if e.get("command"):
             lines += [f"  - command: `{e['command']}`"]
         tail = (e.get("output_tail") or "").strip()
@@ -282,16 +368,28 @@ def _markdown(meta, rounds, summary, goals):
 def write(output_dir, meta, rounds):
     """RESULTS.md and results.json for single nodes; a replicated run
     (--nodes N) writes RESULTS-N-nodes.md and results-N-nodes.json beside
-    them, so that neither run overwrites the other."""
+    them, so that neither run overwrites the other. A run with TLS
+    sessions writes RESULTS-tls[-N-nodes].md and results-tls[-N-nodes].json
+    (the plaintext files stay): the TLS sessions' tables and goals, and the
+    plaintext sessions of the same run as the cost of TLS; the JSON keeps
+    every session's record."""
     os.makedirs(output_dir, exist_ok=True)
-    summary = summarize(rounds)
-    goals = evaluate_goals(summary, meta["nodes"])
-    suffix = f"-{meta['nodes']}-nodes" if meta["nodes"] > 1 else ""
+    modes = meta.get("security") or ["plaintext"]
+    mode = "tls" if "tls" in modes else "plaintext"
+    summary = summarize([r for r in rounds if r.get("security", "plaintext") == mode])
+    goals = evaluate_goals(summary, meta["nodes"], mode)
+    document = {"meta": meta, "goals": goals, "summary": summary}
+    cost = None
+    if mode != "plaintext" and "plaintext" in modes:
+        document["plaintext_summary"] = summarize([r for r in rounds if r.get("security", "plaintext") == "plaintext"])
+        cost = document["tls_cost"] = tls_cost(document["plaintext_summary"], summary)
+    document["rounds"] = rounds
+    suffix = ("" if mode == "plaintext" else f"-{mode}") + (f"-{meta['nodes']}-nodes" if meta["nodes"] > 1 else "")
     json_path = os.path.join(output_dir, f"results{suffix}.json")
     md_path = os.path.join(output_dir, f"RESULTS{suffix}.md")
     with open(json_path, "w") as f:
-        json.dump({"meta": meta, "goals": goals, "summary": summary, "rounds": rounds}, f, indent=1)
+        json.dump(document, f, indent=1)
         f.write("\n")
     with open(md_path, "w") as f:
-        f.write(_markdown(meta, rounds, summary, goals))
+        f.write(_markdown(meta, rounds, summary, goals, mode, cost))
     return [md_path, json_path]

@@ -22,12 +22,14 @@ class ToolError(Exception):
 
 
 class Tools:
-    """Paths and the one way every client program is run (with a timeout)."""
+    """Paths and the one way every client program is run (with a timeout),
+    secured as the session's security (security.py) says: one per mode."""
 
-    def __init__(self, repo, loadgen, log):
+    def __init__(self, repo, loadgen, log, security):
         self.repo = repo
         self.loadgen_path = loadgen
         self.log = log
+        self.security = security
 
     def run(self, argv, timeout_s, env=None):
         """Runs argv to completion; returns (stdout, stderr, seconds). A
@@ -49,12 +51,22 @@ class Tools:
         return p.stdout, p.stderr, seconds
 
     def kafka_tool(self, main_class, args, timeout_s):
+        """A Kafka class as it is (the storage tool)."""
         argv = [os.path.join(self.repo, "scripts", "kafka-run-class.sh"), main_class] + list(args)
         return self.run(argv, timeout_s)
 
+    def kafka_client(self, main_class, args, timeout_s):
+        """A Kafka tool that connects to the brokers: with the security's
+        --command-config."""
+        return self.kafka_tool(main_class, list(args) + self.security.java_args(), timeout_s)
+
+    def _loadgen_argv(self, command, args):
+        # The security's -X first: a command's own -X after them wins.
+        return [self.loadgen_path, command] + self.security.loadgen_args() + [str(a) for a in args]
+
     def loadgen(self, command, args, timeout_s):
         """Runs hw_loadgen and returns its JSON answer."""
-        argv = [self.loadgen_path, command] + [str(a) for a in args]
+        argv = self._loadgen_argv(command, args)
         out, err, _ = self.run(argv, timeout_s)
         try:
             return json.loads(out.strip().splitlines()[-1])
@@ -63,5 +75,5 @@ class Tools:
 
     def loadgen_popen(self, command, args):
         """Starts hw_loadgen without waiting (the start-up probe)."""
-        argv = [self.loadgen_path, command] + [str(a) for a in args]
+        argv = self._loadgen_argv(command, args)
         return argv, subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from . import procstat
+from . import procstat, security
 from .tools import ToolError
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
@@ -50,6 +50,7 @@ class Session:
         self.log = log
         self.findings = []  # non-fatal problems seen in a workload's output
         self.produced = {}  # topic -> records acknowledged
+        self.tls = tools.security.ssl_context()  # the harness's own requests to the client listener
 
     def create_topic(self, topic, partitions):
         """Creates the topic (hw_loadgen, CreateTopics); the seconds that took."""
@@ -104,7 +105,7 @@ def producer_perf(name, size, acks, extra_args=()):
         records = s.records_for(size)
         s.create_topic(topic, s.sizes["partitions"])
         props = [f"acks={acks}", f"enable.idempotence={'true' if acks == 'all' else 'false'}"]
-        out, err, _ = s.tools.kafka_tool(
+        out, err, _ = s.tools.kafka_client(
             "org.apache.kafka.tools.ProducerPerformance",
             ["--bootstrap-server", s.cluster.bootstrap, "--topic", topic, "--num-records", records,
              "--record-size", size, "--throughput", "-1"] + list(extra_args) + ["--command-property"] + props,
@@ -132,7 +133,7 @@ def consumer_perf(name, source, size, props=()):
         if topic not in s.produced:
             raise ToolError(f"nothing to consume: {source} did not complete", "ConsumerPerformance")
         records = s.produced[topic]
-        out, err, _ = s.tools.kafka_tool(
+        out, err, _ = s.tools.kafka_client(
             "org.apache.kafka.tools.ConsumerPerformance",
             ["--bootstrap-server", s.cluster.bootstrap, "--topic", topic, "--num-records", records,
              "--group", f"perf-{name}", "--timeout", "30000"] +
@@ -164,13 +165,13 @@ def order_java_producer(s):
     requests one after the other."""
     topic, records = "order-check", s.sizes["order_records"]
     s.create_topic(topic, s.sizes["partitions"])
-    out, err, _ = s.tools.kafka_tool(
+    out, err, _ = s.tools.kafka_client(
         "org.apache.kafka.tools.ProducerPerformance",
         ["--bootstrap-server", s.cluster.bootstrap, "--topic", topic, "--num-records", records,
          "--payload-monotonic", "--throughput", "-1", "--command-property", "acks=1", "enable.idempotence=false"],
         TOOL_TIMEOUT_S)
     note_client_warnings(s, "order_java_producer", "ProducerPerformance", out + err)
-    out, err, _ = s.tools.kafka_tool(
+    out, err, _ = s.tools.kafka_client(
         "org.apache.kafka.tools.consumer.ConsoleConsumer",
         ["--bootstrap-server", s.cluster.bootstrap, "--topic", topic, "--from-beginning",
          "--max-messages", records, "--timeout-ms", "30000", "--formatter-property", "print.partition=true"],
@@ -199,7 +200,7 @@ def e2e_latency_kafka_tool(s):
     to consume round trip (its percentiles are whole milliseconds)."""
     topic = "e2e-tool"
     s.create_topic(topic, s.sizes["partitions"])
-    out, err, _ = s.tools.kafka_tool(
+    out, err, _ = s.tools.kafka_client(
         "org.apache.kafka.tools.EndToEndLatency",
         ["--bootstrap-server", s.cluster.bootstrap, "--topic", topic, "--num-records", s.sizes["e2e_records"],
          "--producer-acks", "1", "--record-size", "1024"],
@@ -331,21 +332,63 @@ def loadgen_txn(s):
             "bytes": r["bytes"]}
 
 
+def scram_connections(s):
+    """New SCRAM-SHA-512-authenticated connections per second: a user made
+    with kafka-configs (4096 iterations, Kafka's default), then hw_loadgen
+    scram, sizes["scram_connections"] threads each logging in again and
+    again on the SCRAM listeners of every node in turn (a new connection
+    per login: ApiVersions, SaslHandshake, the two SaslAuthenticate
+    rounds, the server's signature checked, close) for
+    sizes["scram_seconds"], after sizes["scram_warmup_seconds"] of the same
+    not measured. Every login must succeed. The client caches the
+    salted password (hw_loadgen scram: PBKDF2 once per run), so the broker,
+    not the client's key derivation, bounds the rate."""
+    s.tools.kafka_client(
+        "kafka.admin.ConfigCommand",
+        ["--bootstrap-server", s.cluster.bootstrap, "--alter", "--entity-type", "users",
+         "--entity-name", security.SCRAM_USER, "--add-config",
+         f"{security.SCRAM_MECHANISM}=[iterations={security.SCRAM_ITERATIONS},password={security.SCRAM_PASSWORD}]"],
+        TOOL_TIMEOUT_S)
+    login = s.tools.security.scram_loadgen_args()
+    # Each node learns of the credential from the metadata log a moment
+    # after kafka-configs returns: hw_loadgen waits for a login on every
+    # listener. Then a warm-up, not measured, so that the JVM's JIT has
+    # compiled Kafka's login path as it would have on a broker that has run
+    # for a while.
+    s.tools.loadgen("scram", ["--bootstrap", s.cluster.scram_bootstrap, "--connections", s.sizes["scram_connections"],
+                              "--seconds", s.sizes["scram_warmup_seconds"], "--wait-ms", 60000] + login, 120)
+    pids = s.cluster.pids()
+    cpu0 = procstat.total_cpu_seconds(pids)
+    r = s.tools.loadgen("scram", ["--bootstrap", s.cluster.scram_bootstrap,
+                                  "--connections", s.sizes["scram_connections"],
+                                  "--seconds", s.sizes["scram_seconds"]] + login, TOOL_TIMEOUT_S)
+    broker_cpu = procstat.total_cpu_seconds(pids) - cpu0
+    if r["failures"] or not r["logins"]:
+        raise ToolError(f"{r['failures']} failed logins, {r['logins']} completed: {r['first_error']}",
+                        "hw_loadgen scram", str(r))
+    return {"logins_per_s": r["logins_per_s"], "logins": r["logins"], "failures": r["failures"],
+            "latency_p50_ms": r["latency_ms"]["p50"], "latency_p99_ms": r["latency_ms"]["p99"],
+            "broker_cpu_ms_per_login": broker_cpu * 1000.0 / r["logins"],
+            "loadgen_cpu_ms_per_login": r["client_cpu_s"] * 1000.0 / r["logins"],
+            "connections": r["connections"], "listener": s.tools.security.scram_protocol}
+
+
 # --- replicated clusters (--nodes 3) ---------------------------------------
 
-def _call(port, request, parse):
-    conn = kafka_wire.connection(port, timeout=5.0)
+def _call(port, request, parse, tls=None):
+    conn = kafka_wire.connection(port, timeout=5.0, tls=tls)
     try:
         return conn.call(request, parse)
     finally:
         conn.close()
 
 
-def partitions_of(port, topic):
-    """{partition: (error, leader, replicas, isr)} as the node on port
-    answers Metadata; {} when it does not know the topic (yet)."""
+def partitions_of(s, port, topic):
+    """{partition: (error, leader, replicas, isr)} as the node whose client
+    listener is on port answers Metadata; {} when it does not know the
+    topic (yet)."""
     try:
-        md = _call(port, kafka_wire.metadata_v1([topic]), kafka_wire.parse_metadata_v1)
+        md = _call(port, kafka_wire.metadata_v1([topic]), kafka_wire.parse_metadata_v1, s.tls)
     except (OSError, ValueError):
         return {}
     parts = md.get(topic)
@@ -366,7 +409,7 @@ def whole_everywhere(s, topic, partitions, nodes=None):
     """Every node (of nodes) names a leader for every partition and an
     ISR of all the replicas."""
     for n in nodes or s.cluster.nodes:
-        parts = partitions_of(n.port, topic)
+        parts = partitions_of(s, n.port, topic)
         if len(parts) != partitions:
             return False
         for err, leader, replicas, isr in parts.values():
@@ -382,7 +425,7 @@ def log_ends(s, topic, partitions):
     for n in s.cluster.nodes:
         try:
             answer = _call(n.port, kafka_wire.list_offsets_v1(topic, list(range(partitions))),
-                           kafka_wire.parse_list_offsets_v1)
+                           kafka_wire.parse_list_offsets_v1, s.tls)
         except (OSError, ValueError):
             continue
         out[n.node_id] = {p: off for p, (err, off) in answer.items() if err == 0}
@@ -404,7 +447,7 @@ def replication_lag(s):
     apart), the same for both brokers."""
     topic, partitions = "replication-lag", s.sizes["partitions"]
     s.create_topic(topic, partitions)
-    leaders = {p: v[1] for p, v in partitions_of(s.cluster.nodes[0].port, topic).items()}
+    leaders = {p: v[1] for p, v in partitions_of(s, s.cluster.nodes[0].port, topic).items()}
     argv, proc = s.tools.loadgen_popen("e2e", ["--bootstrap", s.cluster.bootstrap, "--topic", topic,
                                                "--rate", s.sizes["lag_rate"], "--seconds", s.sizes["lag_seconds"],
                                                "--record-size", 1024])
@@ -467,12 +510,12 @@ def leader_failover(s):
     victim = next(n for n in s.cluster.nodes if n.node_id != controller)
     others = [n for n in s.cluster.nodes if n is not victim]
     assignment = ":".join(str(n.node_id) for n in [victim] + others)
-    s.tools.kafka_tool("org.apache.kafka.tools.TopicCommand",
+    s.tools.kafka_client("org.apache.kafka.tools.TopicCommand",
                        ["--bootstrap-server", s.cluster.bootstrap, "--create", "--topic", topic,
                         "--replica-assignment", assignment], 120)
     wait_for("the failover topic led by its first replica, ISR whole",
              lambda: whole_everywhere(s, topic, 1)
-             and partitions_of(victim.port, topic).get(0, (0, -1))[1] == victim.node_id, 60)
+             and partitions_of(s, victim.port, topic).get(0, (0, -1))[1] == victim.node_id, 60)
     survivors = ",".join(f"127.0.0.1:{n.port}" for n in others)
     s.tools.loadgen("probe", ["--bootstrap", s.cluster.bootstrap, "--topic", topic, "--acks", "all",
                               "--timeout-ms", 30000], 60)
@@ -481,7 +524,7 @@ def leader_failover(s):
     def watch():
         while "ms" not in new_leader and time.time() - killed_at < 120:
             for n in others:
-                parts = partitions_of(n.port, topic)
+                parts = partitions_of(s, n.port, topic)
                 if parts and parts[0][1] not in (-1, victim.node_id):
                     new_leader["ms"] = (time.time() - killed_at) * 1000.0
                     new_leader["id"] = parts[0][1]
@@ -504,7 +547,7 @@ def leader_failover(s):
         raise ToolError("no new leader named within 120 s", "Metadata")
     s.cluster.restart(victim)
     back_s = wait_for("the killed leader back in the ISR",
-                      lambda: len(partitions_of(others[0].port, topic).get(0, (0, 0, [], []))[3]) == 3, 180, 0.05)
+                      lambda: len(partitions_of(s, others[0].port, topic).get(0, (0, 0, [], []))[3]) == 3, 180, 0.05)
     return {"kill_to_new_leader_ms": new_leader["ms"], "kill_to_first_acksall_produce_ms": first_produce_ms,
             "restart_to_back_in_isr_ms": back_s * 1000.0, "probe_attempts": r["attempts"],
             "killed_node": victim.node_id, "active_controller": controller}
@@ -527,7 +570,8 @@ def all_workloads(nodes=1):
     runs += [("order_java_producer", order_java_producer), ("e2e_latency_kafka_tool", e2e_latency_kafka_tool), ("e2e_latency_loadgen", e2e_latency_loadgen),
              ("loadgen_produce", loadgen_produce), ("loadgen_consume", loadgen_consume),
              ("loadgen_fill_wide", loadgen_fill_wide), ("loadgen_consume_parallel", loadgen_consume_parallel),
-             ("loadgen_fetch_parallel", loadgen_fetch_parallel)]
+             ("loadgen_fetch_parallel", loadgen_fetch_parallel),
+             ("scram_connections", scram_connections)]
     if nodes >= 3:
         # Last: it kills a broker (started again before it ends).
         runs += [("replication_lag", replication_lag), ("leader_failover", leader_failover)]
