@@ -164,7 +164,17 @@ TEST_F(SaslIT, AnyOtherRequestBeforeAuthenticationCloses) {
   {  // after the handshake, only SaslAuthenticate
     raw_client c(sasl_port());
     EXPECT_EQ(handshake(c, "PLAIN").error_code, 0);
-    ASSERT_TRUE(c.socket().send_frame(api_versions_frame(3, 7)));
+    ASSERT_TRUE(c.socket().send_frame(request_frame(3, k_metadata_version, 7, {0, 0, 0, 0, 0, 0})));
+    EXPECT_TRUE(c.socket().closed_by_peer());
+  }
+  {  // an ApiVersions there is answered ILLEGAL_SASL_STATE first, as Kafka does
+    raw_client c(sasl_port());
+    EXPECT_EQ(handshake(c, "PLAIN").error_code, 0);
+    msg::api_versions_request req;
+    auto r = c.call<msg::api_versions_response>(18, 3, req);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->error_code, 34);
+    EXPECT_TRUE(r->api_keys.empty());
     EXPECT_TRUE(c.socket().closed_by_peer());
   }
   {  // ApiVersions once only
