@@ -445,6 +445,11 @@ const std::vector<config_key>& table() {
       {"ssl.trustmanager.algorithm", T::string, "PKIX", rule::none(), "Accepted for compatibility; unused."},
       {"ssl.client.auth", T::string, "none", rule::one_of({"required", "requested", "none"}),
        "Whether TLS clients must, may or need not present a certificate."},
+      {"ssl.allow.dn.changes", T::boolean, "false", rule::none(),
+       "Whether a listener's key store may be replaced at runtime by one whose certificate has another subject."},
+      {"ssl.allow.san.changes", T::boolean, "false", rule::none(),
+       "Whether a listener's key store may be replaced at runtime by one whose certificate drops a subject "
+       "alternative name."},
       {"principal.builder.class", T::class_name,
        "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder", rule::none(),
        "Plug-in that names the principal of a connection (only the default is supported)."},

@@ -14,6 +14,7 @@
 #include "broker/security/tls_context.h"
 #include "broker/services.h"
 #include "config/listener_security.h"
+#include "config/value_parse.h"
 #include "protocol/messages/incremental_alter_configs.h"
 
 namespace hw::broker {
@@ -41,14 +42,33 @@ std::optional<config_refusal> check_tls_reconfiguration(const request_context& c
     auto it = image->configs.find({controller::config_resource_type::broker, r.resource_name});
     if (it != image->configs.end()) dynamic = it->second;
   }
+  const std::map<std::string, std::string> serving_dynamic = dynamic;
   for (const auto& c : r.configs) {
     if (c.config_operation == delete_op) dynamic.erase(c.name);
     else if (c.value) dynamic[c.name] = *c.value;
   }
-  auto made = make_tls_listeners(config::with_dynamic_listener_tls(*ctx.services->config, dynamic));
+  const config::broker_config next = config::with_dynamic_listener_tls(*ctx.services->config, dynamic);
+  auto made = make_tls_listeners(next);
   if (auto* error = std::get_if<std::string>(&made))
     return config_refusal{protocol::error_code::invalid_config,
                           "Validation of dynamic config update of SSLFactory failed: " + *error};
+  // The new stores load; their certificates must also still be the
+  // listener's (the subject kept, no name dropped).
+  auto serving = make_tls_listeners(config::with_dynamic_listener_tls(*ctx.services->config, serving_dynamic));
+  if (auto* now = std::get_if<std::map<std::string, std::shared_ptr<const tls_server_context>>>(&serving)) {
+    auto allowed = [&](const std::string& listener, const char* key) {
+      if (auto v = config::listener_override(next, listener, key)) return config::lower(*v) == "true";
+      return next.get_bool(key);
+    };
+    for (const auto& [listener, context] : std::get<std::map<std::string, std::shared_ptr<const tls_server_context>>>(made)) {
+      auto it = now->find(listener);
+      if (it == now->end()) continue;
+      if (auto refusal = tls_keystore_change_refusal(*it->second, *context, allowed(listener, "ssl.allow.dn.changes"),
+                                                     allowed(listener, "ssl.allow.san.changes")))
+        return config_refusal{protocol::error_code::invalid_config,
+                              "Validation of dynamic config update of SSLFactory failed: " + *refusal};
+    }
+  }
   return std::nullopt;
 }
 

@@ -1,11 +1,16 @@
 #include "broker/security/tls_context.h"
 
+#include <arpa/inet.h>
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <boost/asio/ssl.hpp>
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "config/value_parse.h"
@@ -181,6 +186,83 @@ std::optional<std::string> tls_client_verify_failure(ssl_st* ssl) {
   const auto error = reinterpret_cast<intptr_t>(SSL_get_ex_data(ssl, verify_failure_index()));
   if (error == 0) return std::nullopt;
   return X509_verify_cert_error_string(static_cast<long>(error));
+}
+
+namespace {
+
+X509* leaf_of(const tls_server_context& c) { return SSL_CTX_get0_certificate(c.context->native_handle()); }
+
+// A subject as Java's X500Principal prints it: "CN=localhost, OU=test, O=Highwater".
+std::string java_dn(X509* cert) {
+  BIO* bio = BIO_new(BIO_s_mem());
+  X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0,
+                     (XN_FLAG_RFC2253 & ~XN_FLAG_SEP_MASK & ~ASN1_STRFLGS_ESC_MSB) | XN_FLAG_SEP_CPLUS_SPC);
+  char* data = nullptr;
+  const long n = BIO_get_mem_data(bio, &data);
+  std::string out(data, static_cast<size_t>(n));
+  BIO_free(bio);
+  return out;
+}
+
+// The key store entry's name: its PKCS12 friendly name; Kafka calls a PEM
+// store's only entry "kafka".
+std::string alias_of(X509* cert) {
+  int len = 0;
+  const unsigned char* a = X509_alias_get0(cert, &len);
+  return a ? std::string(reinterpret_cast<const char*>(a), static_cast<size_t>(len)) : std::string("kafka");
+}
+
+// Subject alternative names as Java lists them: "[2, localhost]" (DNS), "[7, 127.0.0.1]" (IP).
+std::set<std::string> alt_names(X509* cert) {
+  std::set<std::string> out;
+  auto* names = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  if (!names) return out;
+  for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
+    const GENERAL_NAME* n = sk_GENERAL_NAME_value(names, i);
+    if (n->type == GEN_DNS || n->type == GEN_EMAIL || n->type == GEN_URI) {
+      const ASN1_STRING* s = n->d.ia5;
+      out.insert("[" + std::to_string(n->type) + ", " +
+                 std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)),
+                             static_cast<size_t>(ASN1_STRING_length(s))) + "]");
+    } else if (n->type == GEN_IPADD) {
+      const int len = ASN1_STRING_length(n->d.ip);
+      char text[INET6_ADDRSTRLEN] = "";
+      if (len == 4 || len == 16)
+        inet_ntop(len == 4 ? AF_INET : AF_INET6, ASN1_STRING_get0_data(n->d.ip), text, sizeof text);
+      out.insert("[7, " + std::string(text) + "]");
+    } else {
+      out.insert("[" + std::to_string(n->type) + ", ?]");
+    }
+  }
+  GENERAL_NAMES_free(names);
+  return out;
+}
+
+std::string listed(const std::set<std::string>& names) {
+  std::string out = "[";
+  for (const auto& n : names) out += (out.size() > 1 ? ", " : "") + n;
+  return out + "]";
+}
+
+}  // namespace
+
+std::optional<std::string> tls_keystore_change_refusal(const tls_server_context& serving,
+                                                       const tls_server_context& next, bool allow_dn_changes,
+                                                       bool allow_san_changes) {
+  X509* old_cert = leaf_of(serving);
+  X509* new_cert = leaf_of(next);
+  if (!old_cert || !new_cert) return std::nullopt;
+  const std::string prefix = "org.apache.kafka.common.config.ConfigException: ";
+  if (!allow_dn_changes && X509_NAME_cmp(X509_get_subject_name(old_cert), X509_get_subject_name(new_cert)) != 0)
+    return prefix + "Keystore DistinguishedName does not match:  existing={alias=" + alias_of(old_cert) +
+           ", DN=" + java_dn(old_cert) + "}, new={alias=" + alias_of(new_cert) + ", DN=" + java_dn(new_cert) + "}";
+  if (!allow_san_changes) {
+    const auto old_names = alt_names(old_cert), new_names = alt_names(new_cert);
+    if (!std::includes(new_names.begin(), new_names.end(), old_names.begin(), old_names.end()))
+      return prefix + "Keystore SubjectAltNames do not match:  existing={alias=" + alias_of(old_cert) +
+             ", SAN=" + listed(old_names) + "}, new={alias=" + alias_of(new_cert) + ", SAN=" + listed(new_names) + "}";
+  }
+  return std::nullopt;
 }
 
 }  // namespace hw::broker

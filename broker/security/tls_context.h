@@ -71,6 +71,14 @@ std::variant<std::shared_ptr<const tls_client_context>, std::string> own_tls_con
 // X500Principal.getName() writes it), none when it sent none.
 std::optional<std::string> tls_peer_subject(ssl_st* ssl);
 
+// Kafka's check of a listener's new key store against the one it serves
+// (SslFactory's): the certificate's subject must stay the same unless
+// allow_dn_changes, and it must keep every subject alternative name unless
+// allow_san_changes. The refusal in Kafka's words, or none.
+std::optional<std::string> tls_keystore_change_refusal(const tls_server_context& serving,
+                                                       const tls_server_context& next, bool allow_dn_changes,
+                                                       bool allow_san_changes);
+
 // Why the client's certificate failed verification on this connection
 // ("certificate has expired"), for the log; none if it did not fail.
 std::optional<std::string> tls_client_verify_failure(ssl_st* ssl);

@@ -308,10 +308,11 @@ TEST(TlsStartIT, NoKeystoreAtAll) {
   EXPECT_NE(log.find("Listener SSL (SSL): no key store"), std::string::npos) << log;
 }
 
-// The subject of the certificate a TLS listener presents now.
+// The subject and fingerprint of the certificate a TLS listener presents now.
 std::string served_subject(uint16_t port) {
   const std::string cmd = "openssl s_client -connect 127.0.0.1:" + std::to_string(port) +
-                          " </dev/null 2>/dev/null | openssl x509 -noout -subject -nameopt RFC2253 2>/dev/null";
+                          " </dev/null 2>/dev/null | openssl x509 -noout -subject -fingerprint -nameopt RFC2253 "
+                          "2>/dev/null";
   std::string out;
   if (FILE* p = popen(cmd.c_str(), "r")) {
     char buf[512];
@@ -339,16 +340,19 @@ std::optional<msg::incremental_alter_configs_response> alter_broker(raw_client& 
 TEST(TlsReloadIT, KeystoreAlteredWithKafkaConfigsServesNewConnections) {
   const std::string c = certs_dir();
   ASSERT_FALSE(c.empty());
-  // A second certificate from the same authority.
+  // A certificate of another name, and localhost's renewed (same name,
+  // another key and authority), for the same listener.
   ASSERT_TRUE(certs().add(k_password, "reloaded", "", c));
+  ASSERT_TRUE(certs().add(k_password, "localhost", "", c + "/renewed"));
+  const std::vector<std::string> args{"--override", "listeners=SSL://127.0.0.1:0,PLAINTEXT://127.0.0.1:0",
+                                      "--override", "listener.security.protocol.map=SSL:SSL,PLAINTEXT:PLAINTEXT",
+                                      "--override", "inter.broker.listener.name=PLAINTEXT",
+                                      "--override", "ssl.keystore.location=" + c + "/localhost.keystore.p12",
+                                      "--override", std::string("ssl.keystore.password=") + k_password};
   broker_process b;
-  ASSERT_TRUE(b.start({"--override", "listeners=SSL://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", "--override",
-                       "listener.security.protocol.map=SSL:SSL,PLAINTEXT:PLAINTEXT", "--override",
-                       "inter.broker.listener.name=PLAINTEXT", "--override",
-                       "ssl.keystore.location=" + c + "/localhost.keystore.p12", "--override",
-                       std::string("ssl.keystore.password=") + k_password}))
-      << b.log();
-  EXPECT_NE(served_subject(b.port("SSL")).find("CN=localhost"), std::string::npos);
+  ASSERT_TRUE(b.start(args)) << b.log();
+  const std::string original = served_subject(b.port("SSL"));
+  EXPECT_NE(original.find("CN=localhost"), std::string::npos) << original;
   raw_client admin(b.port("PLAINTEXT"));
 
   // At the cluster-wide level a key store is refused, as Kafka refuses it.
@@ -358,7 +362,7 @@ TEST(TlsReloadIT, KeystoreAlteredWithKafkaConfigsServesNewConnections) {
   EXPECT_NE(cluster->responses[0].error_message.value_or("").find("broker id must be specified"), std::string::npos);
 
   // A wrong password is refused and the old certificate keeps serving.
-  auto wrong = alter_broker(admin, "1", {{"listener.name.ssl.ssl.keystore.location", c + "/reloaded.keystore.p12"},
+  auto wrong = alter_broker(admin, "1", {{"listener.name.ssl.ssl.keystore.location", c + "/renewed/localhost.keystore.p12"},
                                          {"listener.name.ssl.ssl.keystore.password", "guess-9999"}});
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->responses[0].error_code, 40);  // INVALID_CONFIG
@@ -366,24 +370,48 @@ TEST(TlsReloadIT, KeystoreAlteredWithKafkaConfigsServesNewConnections) {
             std::string::npos)
       << wrong->responses[0].error_message.value_or("");
   EXPECT_EQ(wrong->responses[0].error_message.value_or("").find("guess-9999"), std::string::npos);
-  EXPECT_NE(served_subject(b.port("SSL")).find("CN=localhost"), std::string::npos);
 
-  auto ok = alter_broker(admin, "1", {{"listener.name.ssl.ssl.keystore.location", c + "/reloaded.keystore.p12"},
+  // A certificate of another subject is refused as Kafka's SslFactory
+  // refuses it (unless ssl.allow.dn.changes); the names as Java prints
+  // them (RFC 2253 order: the host certificates' subject is CN first).
+  auto renamed = alter_broker(admin, "1", {{"listener.name.ssl.ssl.keystore.location", c + "/reloaded.keystore.p12"},
+                                           {"listener.name.ssl.ssl.keystore.password", k_password}});
+  ASSERT_TRUE(renamed);
+  EXPECT_EQ(renamed->responses[0].error_code, 40);
+  EXPECT_NE(renamed->responses[0].error_message.value_or("").find(
+                "org.apache.kafka.common.config.ConfigException: Keystore DistinguishedName does not match:  "
+                "existing={alias=localhost, DN=O=Highwater, OU=test, CN=localhost}, new={alias=reloaded, "
+                "DN=O=Highwater, OU=test, CN=reloaded}"),
+            std::string::npos)
+      << renamed->responses[0].error_message.value_or("");
+  EXPECT_EQ(served_subject(b.port("SSL")), original);
+
+  // The renewed certificate is taken for new connections.
+  auto ok = alter_broker(admin, "1", {{"listener.name.ssl.ssl.keystore.location", c + "/renewed/localhost.keystore.p12"},
                                       {"listener.name.ssl.ssl.keystore.password", k_password}});
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->responses[0].error_code, 0) << ok->responses[0].error_message.value_or("");
+  std::string renewed;
+  EXPECT_TRUE(wait_until([&] {
+    renewed = served_subject(b.port("SSL"));
+    return !renewed.empty() && renewed != original;
+  }, 15s)) << renewed << b.log();
+  EXPECT_NE(renewed.find("CN=localhost"), std::string::npos) << renewed;
+
+  // After a restart the dynamic key store is still the one served; with
+  // ssl.allow.dn.changes the other subject is taken too.
+  ASSERT_EQ(b.stop(SIGTERM), 0);
+  auto allowing = args;
+  allowing.insert(allowing.end(), {"--override", "listener.name.ssl.ssl.allow.dn.changes=true"});
+  ASSERT_TRUE(b.start(allowing)) << b.log();
+  EXPECT_EQ(served_subject(b.port("SSL")), renewed) << b.log();
+  raw_client admin2(b.port("PLAINTEXT"));
+  auto allowed = alter_broker(admin2, "1", {{"listener.name.ssl.ssl.keystore.location", c + "/reloaded.keystore.p12"},
+                                            {"listener.name.ssl.ssl.keystore.password", k_password}});
+  ASSERT_TRUE(allowed);
+  EXPECT_EQ(allowed->responses[0].error_code, 0) << allowed->responses[0].error_message.value_or("");
   EXPECT_TRUE(wait_until([&] { return served_subject(b.port("SSL")).find("CN=reloaded") != std::string::npos; }, 15s))
       << served_subject(b.port("SSL")) << b.log();
-
-  // After a restart the dynamic key store is still the one served.
-  ASSERT_EQ(b.stop(SIGTERM), 0);
-  ASSERT_TRUE(b.start({"--override", "listeners=SSL://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", "--override",
-                       "listener.security.protocol.map=SSL:SSL,PLAINTEXT:PLAINTEXT", "--override",
-                       "inter.broker.listener.name=PLAINTEXT", "--override",
-                       "ssl.keystore.location=" + c + "/localhost.keystore.p12", "--override",
-                       std::string("ssl.keystore.password=") + k_password}))
-      << b.log();
-  EXPECT_NE(served_subject(b.port("SSL")).find("CN=reloaded"), std::string::npos) << b.log();
 }
 
 }  // namespace
