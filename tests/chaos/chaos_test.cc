@@ -16,12 +16,17 @@
 // transaction decided otherwise than its producer was told, none half
 // committed.
 //
-// The bounded run (in ctest) is three seeds of 60 s of faults. Environment:
+// The bounded run (in ctest) is three seeds of 60 s of faults, the third
+// with every listener SASL_SSL. Environment:
 //   HW_CHAOS_DURATION_S=<s>   seconds of faults per seed (default 60)
-//   HW_CHAOS_SEEDS=<a,b,...>  the seeds to run (default 1,2,3)
+//   HW_CHAOS_SEEDS=<a,b,...>  the seeds to run, each optionally <seed>:<mode>
+//                             (default 1,2,3:sasl_ssl)
 //   HW_CHAOS_SEED=<n>         replay one seed (with the same duration)
 //   HW_CHAOS_SCHEDULE=<file>  replay a schedule as printed (edited or not)
+//   HW_CHAOS_SECURITY=<mode>  plaintext or sasl_ssl: every seed's mode, over
+//                             the list's (unset: the list's, else plaintext)
 //   HW_CHAOS_NETWORK=0        process faults only, on 127.0.0.1, even as root
+//   HW_CHAOS_KEEP=1           keep the files of a run that passed too
 // scripts/chaos.sh runs the long run; tests/chaos/README.md has the rest.
 
 #include <gtest/gtest.h>
@@ -66,30 +71,63 @@ const std::string k_topic = "chaos";
 
 // ---- what to run ----
 
+struct planned_run {
+  schedule faults;
+  security mode = security::plaintext;
+};
+
 struct run_plan {
-  std::vector<schedule> schedules;
+  std::vector<planned_run> runs;
   std::string schedule_file;  // HW_CHAOS_SCHEDULE, when the schedule came from there
 };
+
+// The bounded run's seeds: the third with every listener SASL_SSL, so
+// that the test command covers the secured cluster at no extra time.
+constexpr const char* k_default_seeds = "1,2,3:sasl_ssl";
 
 std::chrono::milliseconds duration_from_env() {
   const char* v = std::getenv("HW_CHAOS_DURATION_S");
   return std::chrono::seconds(v && *v ? std::stoll(v) : 60);
 }
 
-std::vector<uint64_t> seeds_from_env() {
-  if (const char* one = std::getenv("HW_CHAOS_SEED"); one && *one) return {std::stoull(one)};
-  std::vector<uint64_t> out;
+// HW_CHAOS_SECURITY: every run's mode when set.
+std::variant<std::optional<security>, std::string> security_from_env() {
+  const char* v = std::getenv("HW_CHAOS_SECURITY");
+  if (!v || !*v) return std::optional<security>();
+  if (auto mode = parse_security(v)) return mode;
+  return std::string("HW_CHAOS_SECURITY=") + v + ": not plaintext or sasl_ssl";
+}
+
+// The seeds, each with the mode its entry names ("3:sasl_ssl"), if any.
+std::variant<std::vector<std::pair<uint64_t, std::optional<security>>>, std::string> seeds_from_env() {
+  std::vector<std::pair<uint64_t, std::optional<security>>> out;
+  if (const char* one = std::getenv("HW_CHAOS_SEED"); one && *one) {
+    out.emplace_back(std::stoull(one), std::nullopt);
+    return out;
+  }
   const char* list = std::getenv("HW_CHAOS_SEEDS");
-  std::stringstream in(list && *list ? list : "1,2,3");
-  for (std::string s; std::getline(in, s, ',');)
-    if (!s.empty()) out.push_back(std::stoull(s));
+  std::stringstream in(list && *list ? list : k_default_seeds);
+  for (std::string s; std::getline(in, s, ',');) {
+    if (s.empty()) continue;
+    const auto colon = s.find(':');
+    std::optional<security> mode;
+    if (colon != std::string::npos) {
+      mode = parse_security(s.substr(colon + 1));
+      if (!mode) return "HW_CHAOS_SEEDS entry " + s + ": the mode is plaintext or sasl_ssl";
+    }
+    out.emplace_back(std::stoull(s.substr(0, colon)), mode);
+  }
   return out;
 }
 
-// The schedules this run follows; an error when HW_CHAOS_SCHEDULE does not
-// hold one or asks for network faults the machine cannot make.
+// The schedules this run follows, each with its mode; an error when
+// HW_CHAOS_SCHEDULE does not hold one or asks for network faults the
+// machine cannot make, or a mode is misspelt.
 std::variant<run_plan, std::string> plan_from_env(bool network) {
   run_plan plan;
+  auto forced = security_from_env();
+  if (auto* e = std::get_if<std::string>(&forced)) return *e;
+  const std::optional<security> every = std::get<std::optional<security>>(forced);
   if (const char* file = std::getenv("HW_CHAOS_SCHEDULE"); file && *file) {
     std::ifstream in(file);
     std::stringstream text;
@@ -97,29 +135,34 @@ std::variant<run_plan, std::string> plan_from_env(bool network) {
     auto s = parse_schedule(text.str());
     if (!s) return std::string("HW_CHAOS_SCHEDULE=") + file + " holds no schedule";
     if (s->network && !network) return std::string("HW_CHAOS_SCHEDULE=") + file + " cuts links; no network lab here";
-    plan.schedules.push_back(*s);
+    plan.runs.push_back({*s, every.value_or(security::plaintext)});
     plan.schedule_file = file;
     return plan;
   }
-  for (uint64_t seed : seeds_from_env()) plan.schedules.push_back(make_schedule(seed, duration_from_env(), network));
+  auto seeds = seeds_from_env();
+  if (auto* e = std::get_if<std::string>(&seeds)) return *e;
+  for (const auto& [seed, mode] : std::get<0>(seeds))
+    plan.runs.push_back(
+        {make_schedule(seed, duration_from_env(), network), every.value_or(mode.value_or(security::plaintext))});
   return plan;
 }
 
-// The command that runs this schedule again.
-std::string replay_line(const schedule& s, const std::string& schedule_file) {
+// The command that runs this schedule again, in the same mode.
+std::string replay_line(const schedule& s, const std::string& schedule_file, security mode) {
   const std::string how =
       !schedule_file.empty()
           ? "HW_CHAOS_SCHEDULE=" + schedule_file
           : "HW_CHAOS_SEED=" + std::to_string(s.seed) + " HW_CHAOS_DURATION_S=" +
                 std::to_string(std::chrono::duration_cast<std::chrono::seconds>(s.duration).count()) +
                 (s.network ? "" : " HW_CHAOS_NETWORK=0");
-  return how + " build-san/tests/chaos/chaos_tests --gtest_filter='ChaosIT.*'";
+  return how + " HW_CHAOS_SECURITY=" + to_string(mode) + " build-san/tests/chaos/chaos_tests --gtest_filter='ChaosIT.*'";
 }
 
 // ---- one run ----
 
 struct run_outcome {
   uint64_t seed = 0;
+  security mode = security::plaintext;
   std::map<std::string, int> faults;  // by kind
   size_t client_restarts = 0;         // producers replaced after a fatal error
   check_result result;
@@ -135,8 +178,8 @@ std::string seconds(clock_type::duration d) {
 
 class chaos_run {
  public:
-  chaos_run(const schedule& s, std::string schedule_file)
-      : schedule_(s), schedule_file_(std::move(schedule_file)), cluster_(s.network) {
+  chaos_run(const schedule& s, security mode, std::string schedule_file)
+      : schedule_(s), schedule_file_(std::move(schedule_file)), cluster_(s.network, mode) {
     settings_.topic = k_topic;
     settings_.partitions = k_partitions;
     settings_.group = "chaos-" + std::to_string(s.seed);
@@ -144,6 +187,12 @@ class chaos_run {
 
   run_outcome run() {
     outcome_.seed = schedule_.seed;
+    outcome_.mode = cluster_.mode();
+    say(std::string("security: ") +
+        (cluster_.mode() == security::plaintext
+             ? "plaintext (every listener PLAINTEXT)"
+             : "sasl_ssl (every listener SASL_SSL: clients SCRAM-SHA-512, the harness SCRAM-SHA-256, "
+               "brokers SCRAM-SHA-512, controllers PLAIN)"));
     say("schedule:\n" + to_text(schedule_));
     if (set_up() && workload_flows()) {
       apply_faults();
@@ -151,6 +200,13 @@ class chaos_run {
     } else {
       stop_clients();
     }
+    // The nodes must never turn the harness or each other away: a
+    // certificate or a login refused is the cluster's failure, not a
+    // fault's.
+    for (const auto& [why, n] : cluster_.refused())
+      problem(std::to_string(n) + " × a node refused the harness's connection: " + why);
+    for (const auto& [why, n] : cluster_.own_connections_refused())
+      problem(std::to_string(n) + " × a node's own connection was refused: " + why);
     outcome_.result = check(history_.events());
     outcome_.client_restarts = client_restarts_.size();
     outcome_.took = std::chrono::duration_cast<std::chrono::seconds>(clock_type::now() - run_began_);
@@ -175,6 +231,11 @@ class chaos_run {
       return false;
     }
     settings_.bootstrap = cluster_.bootstrap();
+    settings_.connection = cluster_.client_settings();
+    if (cluster_.mode() == security::sasl_ssl) {
+      // Nothing on PLAINTEXT: what the mode claims, checked once.
+      for (const auto& l : cluster_.plaintext_answered()) problem("the listener " + l + " answers in plaintext");
+    }
     if (auto e = cluster_.create_topic(k_topic, k_partitions, 3, {{"min.insync.replicas", "2"}}); !e.empty()) {
       problem("creating the topic: " + e);
       return false;
@@ -403,7 +464,13 @@ class chaos_run {
     for (const auto& r : client_restarts_) o << "  " << r << "\n";
     if (!final_read_detail_.empty()) o << "final read:\n" << final_read_detail_;
     say(o.str());
-    if (outcome_.result.ok() && outcome_.problems.empty()) return;
+    const bool passed = outcome_.result.ok() && outcome_.problems.empty();
+    // HW_CHAOS_KEEP=1 keeps a passing run's files too (to read its logs).
+    static const bool keep = [] {
+      const char* v = std::getenv("HW_CHAOS_KEEP");
+      return v && std::string(v) == "1";
+    }();
+    if (passed && !keep) return;
     const std::string dir = (std::filesystem::temp_directory_path() /
                              ("hw-chaos-seed" + std::to_string(schedule_.seed) + "-" + std::to_string(::getpid())))
                                 .string();
@@ -418,7 +485,12 @@ class chaos_run {
     const std::string files = "in " + dir +
                               ": the brokers' whole logs (node<id>.log), the schedule (schedule.txt), every event of "
                               "the history (history.txt), the clients' log (clients.log)\n";
-    ADD_FAILURE() << "chaos seed " << schedule_.seed << " failed\nreplay: " << replay_line(schedule_, schedule_file_)
+    if (passed) {  // HW_CHAOS_KEEP=1
+      say("kept " + files);
+      return;
+    }
+    ADD_FAILURE() << "chaos seed " << schedule_.seed << " (" << to_string(cluster_.mode())
+                  << ") failed\nreplay: " << replay_line(schedule_, schedule_file_, cluster_.mode())
                   << "\n"
                   << to_text(schedule_) << o.str() << "problems:\n"
                   << (problems.empty() ? "  none\n" : problems) << (saved ? files : std::string())
@@ -457,13 +529,15 @@ TEST(ChaosIT, SeededFaultsLoseNoAcknowledgedRecord) {
   check_counts total;
   int64_t findings = 0;
   size_t client_restarts = 0;
-  for (const auto& s : std::get<run_plan>(plan).schedules) {
+  std::map<std::string, int> modes;
+  for (const auto& [s, mode] : std::get<run_plan>(plan).runs) {
     std::unique_ptr<chaos_run> run;
     try {
-      run = std::make_unique<chaos_run>(s, std::get<run_plan>(plan).schedule_file);
+      run = std::make_unique<chaos_run>(s, mode, std::get<run_plan>(plan).schedule_file);
     } catch (const std::exception& e) {
-      FAIL() << "cannot set up the cluster for seed " << s.seed << ": " << e.what();
+      FAIL() << "cannot set up the cluster for seed " << s.seed << " (" << to_string(mode) << "): " << e.what();
     }
+    ++modes[to_string(mode)];
     const run_outcome o = run->run();
     for (const auto& [kind, n] : o.faults) faults[kind] += n;
     total.sent += o.result.counts.sent;
@@ -471,10 +545,13 @@ TEST(ChaosIT, SeededFaultsLoseNoAcknowledgedRecord) {
     total.final_read += o.result.counts.final_read;
     findings += static_cast<int64_t>(o.result.findings.size());
     client_restarts += o.client_restarts;
-    std::cout << "chaos seed " << s.seed << ": " << (o.result.ok() && o.problems.empty() ? "passed" : "FAILED")
-              << " in " << o.took.count() << " s\n";
+    std::cout << "chaos seed " << s.seed << " (" << to_string(o.mode)
+              << "): " << (o.result.ok() && o.problems.empty() ? "passed" : "FAILED") << " in " << o.took.count()
+              << " s\n";
   }
-  std::cout << "chaos: " << std::get<run_plan>(plan).schedules.size() << " seeds, faults:";
+  std::cout << "chaos: " << std::get<run_plan>(plan).runs.size() << " seeds (";
+  for (const auto& [mode, n] : modes) std::cout << (mode == modes.begin()->first ? "" : ", ") << n << " " << mode;
+  std::cout << "), faults:";
   for (const auto& [kind, n] : faults) std::cout << " " << n << " " << kind << ";";
   std::cout << " records sent " << total.sent << ", acknowledged " << total.acked << ", in the final reads "
             << total.final_read << "; " << findings << " findings; " << client_restarts

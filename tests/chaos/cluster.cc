@@ -4,13 +4,18 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "protocol/messages/create_topics.h"
@@ -28,6 +33,23 @@ using testing::wait_until;
 
 constexpr uint16_t k_lab_client_port = 9092;
 constexpr uint16_t k_lab_controller_port = 9093;
+constexpr uint16_t k_lab_internal_port = 9094;  // sasl_ssl: the inter-broker listener
+// Every node of a cluster needs the same id for its first start (and its format).
+constexpr const char* k_cluster_id = "ChaosITclusterAAAAAAAA";
+
+// The sasl_ssl mode's secrets: the key and trust stores', then one user
+// per kind of connection.
+constexpr const char* k_store_password = "chaos-store-secret";
+constexpr const char* k_broker_user = "broker";  // INTERNAL, SCRAM-SHA-512
+constexpr const char* k_broker_password = "chaos-broker-secret";
+constexpr const char* k_controller_user = "controller";  // CONTROLLER, PLAIN
+constexpr const char* k_controller_password = "chaos-controller-secret";
+constexpr const char* k_workload_user = "workload";  // CLIENT, SCRAM-SHA-512: the librdkafka clients
+constexpr const char* k_workload_password = "chaos-workload-secret";
+constexpr const char* k_harness_user = "harness";  // CLIENT, SCRAM-SHA-256: the harness's own requests
+constexpr const char* k_harness_password = "chaos-harness-secret";
+
+std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
 bool loopback_port_free(uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -52,11 +74,32 @@ std::string tail(const std::string& text, size_t lines) {
 
 }  // namespace
 
-chaos_cluster::chaos_cluster(bool networked) : paused_(k_nodes, false) {
+std::optional<security> parse_security(std::string_view name) {
+  if (name == "plaintext") return security::plaintext;
+  if (name == "sasl_ssl") return security::sasl_ssl;
+  return std::nullopt;
+}
+
+const char* to_string(security mode) { return mode == security::plaintext ? "plaintext" : "sasl_ssl"; }
+
+chaos_cluster::chaos_cluster(bool networked, security mode)
+    : mode_(mode), formatted_(k_nodes, 0), paused_(k_nodes, false) {
   for (int i = 0; i < k_nodes; ++i) nodes_.push_back(std::make_unique<broker_process>());
-  if (!networked) return;
-  lab_ = std::make_unique<network_lab>(k_nodes);
-  for (int i = 0; i < k_nodes; ++i) nodes_[i]->set_netns(lab_->netns(i), lab_->address(i));
+  if (networked) {
+    lab_ = std::make_unique<network_lab>(k_nodes);
+    for (int i = 0; i < k_nodes; ++i) nodes_[i]->set_netns(lab_->netns(i), lab_->address(i));
+  }
+  if (mode_ == security::plaintext) return;
+  // One certificate per address the nodes listen on (make-certs.sh adds
+  // localhost and 127.0.0.1 to each): every node checks the address it
+  // dialled against the certificate it is shown, as the harness and the
+  // clients do.
+  std::set<std::string> hosts;
+  for (const auto& n : nodes_) hosts.insert(n->host());
+  std::string list;
+  for (const auto& h : hosts) list += (list.empty() ? "" : ",") + h;
+  certs_ = std::make_unique<testing::test_certificates>(k_store_password, list, "");
+  if (!certs_->ok()) throw std::runtime_error("scripts/make-certs.sh failed for the hosts " + list);
 }
 
 chaos_cluster::~chaos_cluster() {
@@ -68,10 +111,13 @@ chaos_cluster::~chaos_cluster() {
 std::vector<std::string> chaos_cluster::args_of(int i) const {
   const std::string host = nodes_[i]->host();
   const std::string client_port = lab_ ? std::to_string(k_lab_client_port) : "0";
+  const std::string controller = "CONTROLLER://" + host + ":" + std::to_string(controller_ports_[i]);
   std::vector<std::string> overrides{
       "node.id=" + std::to_string(i + 1),
-      "listeners=PLAINTEXT://" + host + ":" + client_port + ",CONTROLLER://" + host + ":" +
-          std::to_string(controller_ports_[i]),
+      mode_ == security::plaintext
+          ? "listeners=PLAINTEXT://" + host + ":" + client_port + "," + controller
+          : "listeners=CLIENT://" + host + ":" + client_port + ",INTERNAL://" + host + ":" +
+                (lab_ ? std::to_string(k_lab_internal_port) : "0") + "," + controller,
       "controller.listener.names=CONTROLLER",
       "controller.quorum.voters=" + voters_,
       "min.insync.replicas=2",
@@ -85,6 +131,36 @@ std::vector<std::string> chaos_cluster::args_of(int i) const {
       // replicas to recover under AddressSanitizer.
       "offsets.topic.num.partitions=6",
   };
+  if (mode_ == security::sasl_ssl) {
+    const std::string certs = certs_->path();
+    const std::string scram_server = "org.apache.kafka.common.security.scram.ScramLoginModule required";
+    overrides.insert(
+        overrides.end(),
+        {"listener.security.protocol.map=CLIENT:SASL_SSL,INTERNAL:SASL_SSL,CONTROLLER:SASL_SSL",
+         "inter.broker.listener.name=INTERNAL",
+         "sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512",
+         "sasl.mechanism.controller.protocol=PLAIN",
+         // Its own certificate; the trust store checks the other nodes' on
+         // its own connections (endpoint identification is Kafka's default).
+         "ssl.keystore.type=PKCS12",
+         "ssl.keystore.location=" + certs + "/" + host + ".keystore.p12",
+         std::string("ssl.keystore.password=") + k_store_password,
+         "ssl.truststore.type=PKCS12",
+         "ssl.truststore.location=" + certs + "/truststore.p12",
+         std::string("ssl.truststore.password=") + k_store_password,
+         "listener.name.client.sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512",
+         "listener.name.client.scram-sha-256.sasl.jaas.config=" + scram_server + ";",
+         "listener.name.client.scram-sha-512.sasl.jaas.config=" + scram_server + ";",
+         // The username and password are the node's own login to the others.
+         "listener.name.internal.sasl.enabled.mechanisms=SCRAM-SHA-512",
+         "listener.name.internal.scram-sha-512.sasl.jaas.config=" + scram_server + " username=" +
+             quoted(k_broker_user) + " password=" + quoted(k_broker_password) + ";",
+         "listener.name.controller.sasl.enabled.mechanisms=PLAIN",
+         "listener.name.controller.plain.sasl.jaas.config="
+         "org.apache.kafka.common.security.plain.PlainLoginModule required username=" +
+             quoted(k_controller_user) + " password=" + quoted(k_controller_password) + " user_" + k_controller_user +
+             "=" + quoted(k_controller_password) + ";"});
+  }
   std::vector<std::string> args;
   for (auto& o : overrides) {
     args.push_back("--override");
@@ -93,13 +169,43 @@ std::vector<std::string> chaos_cluster::args_of(int i) const {
   return args;
 }
 
+bool chaos_cluster::format(int i) {
+  // kafka-storage.sh format as an operator runs it before the first start:
+  // the SCRAM users are in the bootstrap metadata, so the nodes' own
+  // SCRAM logins work from their first connection.
+  const std::string dir = nodes_[i]->dir();
+  const std::string config = dir + "/format.properties", out = dir + "/format.out";
+  std::ofstream(config) << "process.roles=broker,controller\nnode.id=" << i + 1
+                        << "\ncontroller.quorum.voters=" << voters_
+                        << "\ncontroller.listener.names=CONTROLLER\nlog.dirs=" << dir << "/data\n";
+  const std::string cmd = std::string("'") + HW_TOOLS_BINARY + "' kafka-storage.sh format -c '" + config + "' -t " +
+                          k_cluster_id + " --add-scram 'SCRAM-SHA-512=[name=" + k_broker_user +
+                          ",password=" + k_broker_password + "]' --add-scram 'SCRAM-SHA-512=[name=" +
+                          k_workload_user + ",password=" + k_workload_password +
+                          "]' --add-scram 'SCRAM-SHA-256=[name=" + k_harness_user + ",password=" +
+                          k_harness_password + "]' >'" + out + "' 2>&1";
+  const int status = std::system(cmd.c_str());
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  std::ifstream in(out);
+  std::cout << "chaos: formatting n" << i + 1 << "'s storage failed: "
+            << std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()) << std::flush;
+  return false;
+}
+
+bool chaos_cluster::launch(int i) {
+  if (mode_ == security::sasl_ssl && !formatted_[i]) {
+    if (!format(i)) return false;
+    formatted_[i] = 1;
+  }
+  return nodes_[i]->start(args_of(i), 60s);
+}
+
 bool chaos_cluster::start() {
-  // Every node of a cluster needs the same id for its first start.
-  setenv("CLUSTER_ID", "ChaosITclusterAAAAAAAA", 1);
+  setenv("CLUSTER_ID", k_cluster_id, 1);
   auto start_all = [&] {
     std::vector<std::thread> starting;
     std::vector<int> started(k_nodes, 0);
-    for (int i = 0; i < k_nodes; ++i) starting.emplace_back([&, i] { started[i] = nodes_[i]->start(args_of(i), 60s); });
+    for (int i = 0; i < k_nodes; ++i) starting.emplace_back([&, i] { started[i] = launch(i); });
     for (auto& t : starting) t.join();
     return started[0] && started[1] && started[2];
   };
@@ -125,7 +231,27 @@ bool chaos_cluster::start() {
 }
 
 endpoint chaos_cluster::at(int i) const {
-  return endpoint(nodes_[i]->host(), lab_ ? k_lab_client_port : nodes_[i]->port());
+  return endpoint(nodes_[i]->host(), lab_ ? k_lab_client_port : nodes_[i]->port(client_listener()));
+}
+
+route chaos_cluster::reach(int i) const {
+  route r{at(i), std::nullopt, std::nullopt, nullptr};
+  if (mode_ == security::plaintext) return r;
+  r.tls = testing::tls_client{certs_->path() + "/ca.crt", "", "", "", nodes_[i]->host()};
+  r.login = testing::sasl_credentials{"SCRAM-SHA-256", k_harness_user, k_harness_password};
+  r.refused = &refused_;
+  return r;
+}
+
+std::map<std::string, std::string> chaos_cluster::client_settings() const {
+  if (mode_ == security::plaintext) return {};
+  // librdkafka checks the broker's certificate against the address it
+  // dialled (ssl.endpoint.identification.algorithm=https by default).
+  return {{"security.protocol", "SASL_SSL"},
+          {"ssl.ca.location", certs_->path() + "/ca.crt"},
+          {"sasl.mechanism", "SCRAM-SHA-512"},
+          {"sasl.username", k_workload_user},
+          {"sasl.password", k_workload_password}};
 }
 
 std::string chaos_cluster::bootstrap() const {
@@ -142,7 +268,7 @@ bool chaos_cluster::start_node(int i) {
   // another process can hold it for a moment (an outgoing connection's
   // ephemeral port): try again while that is why it failed.
   for (int attempt = 0; attempt < 5; ++attempt) {
-    if (nodes_[i]->start(args_of(i), 60s)) return true;
+    if (launch(i)) return true;
     if (!nodes_[i]->lost_port_race()) return false;
     wait_until([&] { return loopback_port_free(controller_ports_[i]); }, 5s);
   }
@@ -199,6 +325,36 @@ bool chaos_cluster::restore_all() {
   return start_nodes(down);
 }
 
+std::vector<std::string> chaos_cluster::plaintext_answered() {
+  std::vector<std::string> out;
+  for (int i = 0; i < k_nodes; ++i) {
+    for (const auto& [listener, port] : nodes_[i]->ports()) {
+      testing::kafka_socket plain(endpoint(nodes_[i]->host(), port));
+      if (!plain.connected() || !plain.send_frame(testing::api_versions_frame(3, 1))) continue;
+      if (plain.read_frame(3s)) out.push_back("n" + std::to_string(i + 1) + " " + listener);
+    }
+  }
+  return out;
+}
+
+std::map<std::string, int64_t> chaos_cluster::own_connections_refused() const {
+  std::map<std::string, int64_t> out;
+  for (int i = 0; i < k_nodes; ++i) {
+    std::istringstream log(nodes_[i]->log());
+    for (std::string line; std::getline(log, line);) {
+      auto at = line.find("Authentication with ");
+      // kafka_client's words when the other node did not answer the exchange.
+      if (at != std::string::npos && line.find(": no answer to ", at) != std::string::npos) continue;
+      if (at == std::string::npos) {
+        at = line.find("TLS handshake with ");
+        if (at == std::string::npos || line.find("certificate verify failed", at) == std::string::npos) continue;
+      }
+      ++out["n" + std::to_string(i + 1) + ": " + line.substr(at)];
+    }
+  }
+  return out;
+}
+
 std::optional<int> chaos_cluster::active_controller() {
   std::optional<std::pair<int32_t, int32_t>> best;  // epoch, leader id
   for (int i = 0; i < k_nodes; ++i) {
@@ -207,7 +363,7 @@ std::optional<int> chaos_cluster::active_controller() {
     auto& t = req.topics.emplace_back();
     t.topic_name = "__cluster_metadata";
     t.partitions.emplace_back();
-    auto a = ask<msg::describe_quorum_response>(at(i), 55, 1, req);
+    auto a = ask<msg::describe_quorum_response>(reach(i), 55, 1, req);
     if (!a) continue;
     const auto& resp = a->body;
     if (resp.error_code != 0 || resp.topics.size() != 1 || resp.topics[0].partitions.size() != 1) continue;
@@ -224,7 +380,7 @@ std::optional<std::vector<partition_state>> chaos_cluster::partitions(int i, con
   req.topics.emplace();
   req.topics->emplace_back().name = topic;
   req.allow_auto_topic_creation = false;
-  auto a = ask<msg::metadata_response>(at(i), 3, 12, req);
+  auto a = ask<msg::metadata_response>(reach(i), 3, 12, req);
   if (!a || a->body.topics.size() != 1 || a->body.topics[0].error_code != 0) return std::nullopt;
   const auto& topic_data = a->body.topics[0];
   std::vector<partition_state> out(topic_data.partitions.size());
@@ -263,7 +419,7 @@ std::string chaos_cluster::create_topic(const std::string& topic, int partitions
     c.name = key;
     c.value = value;
   }
-  auto a = ask<msg::create_topics_response>(at(0), 19, 7, req, 30s);
+  auto a = ask<msg::create_topics_response>(reach(0), 19, 7, req, 30s);
   if (!a) return "no answer to CreateTopics";
   const auto& topics = a->body.topics;
   if (topics.size() != 1) return "CreateTopics answered " + std::to_string(topics.size()) + " topics";

@@ -51,7 +51,7 @@ std::optional<int64_t> log_start(chaos_cluster& cluster, const std::string& topi
   p.partition_index = partition;
   p.current_leader_epoch = l.epoch;
   p.timestamp = -2;  // earliest
-  auto a = ask<msg::list_offsets_response>(cluster.at(l.node - 1), 2, k_list_offsets_version, req);
+  auto a = ask<msg::list_offsets_response>(cluster.reach(l.node - 1), 2, k_list_offsets_version, req);
   if (!a || a->body.topics.size() != 1 || a->body.topics[0].partitions.size() != 1) return std::nullopt;
   const auto& r = a->body.topics[0].partitions[0];
   if (r.error_code != 0) return std::nullopt;
@@ -93,7 +93,7 @@ class partition_reader {
     p.current_leader_epoch = l.epoch;
     p.fetch_offset = next_;
     p.partition_max_bytes = 2 << 20;
-    auto a = ask<msg::fetch_response>(cluster_.at(l.node - 1), 1, k_fetch_version, req, 10s);
+    auto a = ask<msg::fetch_response>(cluster_.reach(l.node - 1), 1, k_fetch_version, req, 10s);
     if (!a || a->body.error_code != 0 || a->body.responses.size() != 1 ||
         a->body.responses[0].partitions.size() != 1)
       return false;

@@ -32,15 +32,17 @@ void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
 
 void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
 
-// Common settings; the opaque starts with a notes_ref, where on_error
-// counts the client's errors. Settings the client refuses go to `problem`.
-rd_kafka_conf_t* make_conf(const std::string& bootstrap, const std::map<std::string, std::string>& settings,
+// Common settings, how to reach the cluster, then the client's own; the
+// opaque starts with a notes_ref, where on_error counts the client's
+// errors. Settings the client refuses go to `problem`.
+rd_kafka_conf_t* make_conf(const workload_settings& common, const std::map<std::string, std::string>& settings,
                            void* opaque, std::string& problem) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   char err[512];
-  std::map<std::string, std::string> all{{"bootstrap.servers", bootstrap},
+  std::map<std::string, std::string> all{{"bootstrap.servers", common.bootstrap},
                                          {"topic.metadata.refresh.interval.ms", "2000"},
                                          {"log.connection.close", "false"}};
+  for (const auto& [k, v] : common.connection) all[k] = v;
   for (const auto& [k, v] : settings) all[k] = v;
   if (const char* debug = std::getenv("HW_CHAOS_RDKAFKA_DEBUG")) all["debug"] = debug;
   for (const auto& [k, v] : all)
@@ -132,7 +134,7 @@ producer::producer(int id, const workload_settings& settings, history& h, client
 
 rd_kafka_t* producer::create() {
   std::string problem;
-  rd_kafka_conf_t* conf = make_conf(settings_.bootstrap,
+  rd_kafka_conf_t* conf = make_conf(settings_,
                                     {{"enable.idempotence", "true"},
                                      {"acks", "all"},
                                      // One request in flight: librdkafka takes NOT_LEADER_OR_FOLLOWER for "not
@@ -267,7 +269,7 @@ txn_producer::~txn_producer() {
 rd_kafka_t* txn_producer::create() {
   std::string problem;
   const std::string timeout = std::to_string(settings_.transaction_timeout.count());
-  rd_kafka_conf_t* conf = make_conf(settings_.bootstrap,
+  rd_kafka_conf_t* conf = make_conf(settings_,
                                     {{"transactional.id", "chaos-txn-" + std::to_string(id_)},
                                      {"acks", "all"},
                                      // As the idempotent producers, for the same reason.
@@ -403,7 +405,7 @@ consumer::consumer(int id, const workload_settings& settings, history& h, client
     : id_(id), history_(h), notes_(notes), read_committed_(read_committed) {
   std::string problem;
   auto* opaque = new consumer_opaque{{&notes, "consumer", this}, this};
-  rd_kafka_conf_t* conf = make_conf(settings.bootstrap,
+  rd_kafka_conf_t* conf = make_conf(settings,
                                     {{"group.id", read_committed ? settings.group + "-committed" : settings.group},
                                      {"client.id", "chaos-consumer-" + std::to_string(id)},
                                      {"auto.offset.reset", "earliest"},

@@ -30,6 +30,9 @@ namespace hw::chaos {
 
 struct workload_settings {
   std::string bootstrap;
+  // Every client's librdkafka settings for reaching the listeners
+  // (security.protocol, the CA, the SASL user): chaos_cluster::client_settings.
+  std::map<std::string, std::string> connection;
   std::string topic;
   int partitions = 6;
   std::string group = "chaos";
