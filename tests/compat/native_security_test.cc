@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "broker_process.h"
 #include "kafka_tool.h"
@@ -233,6 +234,22 @@ TEST_F(NativeSecurityIT, RefusalsAsKafkasToolPrintsThem) {
                properties("untrusted", plain + login("plain.PlainLoginModule", "alice", "alice-secret") +
                                            trust_p12(certs_ + "/other")),
                "Error while executing topic command : SSL handshake failed");
+  // The other admin tools a wrong password fails: the same lines and exit code as Kafka's.
+  const std::string wrong = properties("wrong-password-plaintext", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
+                                                                      login("plain.PlainLoginModule", "alice", "guess-7341"));
+  for (const auto& [tool, java_class, args] :
+       std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>{
+           {"kafka-configs.sh", "kafka.admin.ConfigCommand", {"--describe", "--entity-type", "brokers", "--entity-name", "1"}},
+           {"kafka-consumer-groups.sh", "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", {"--list"}},
+       }) {
+    std::vector<std::string> all{"--bootstrap-server", address("SASL_PLAINTEXT"), "--command-config", wrong};
+    all.insert(all.end(), args.begin(), args.end());
+    auto java = run_kafka_tool(broker_->dir(), java_class, all);
+    auto native = run_native_tool(broker_->dir(), tool, all);
+    EXPECT_EQ(native.exit_code, java.exit_code) << tool << "\njava:\n" << java.all() << "native:\n" << native.all();
+    EXPECT_EQ(tool_lines(native), tool_lines(java)) << tool << "\njava:\n" << java.all() << "native:\n" << native.all();
+    EXPECT_EQ(native.all().find("guess-7341"), std::string::npos) << native.all();
+  }
   // A name of this machine that the certificate (localhost, 127.0.0.1) does not carry.
   char host[256] = {};
   ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);

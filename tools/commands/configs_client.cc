@@ -9,6 +9,7 @@
 #include "protocol/messages/incremental_alter_configs.h"
 #include "protocol/messages/list_config_resources.h"
 #include "protocol/messages/list_groups.h"
+#include "tools/client/connection.h"
 #include "tools/commands/configs.h"
 #include "tools/commands/get_offsets_client.h"
 #include "tools/commands/java.h"
@@ -56,6 +57,8 @@ admin_client* config_admin::client(const std::string& call, std::optional<failur
   if (admin_) return admin_.get();
   if (why.find("not supported by the native tools") != std::string::npos || why.rfind("Invalid value", 0) == 0)
     *f = plain(why);
+  else if (connection::authentication_failure(why))
+    *f = execution(why);  // Kafka's admin client fails the call with the authentication error
   else
     *f = node_timeout(call);
   return nullptr;

@@ -6,6 +6,7 @@
 
 #include <ostream>
 
+#include "tools/client/connection.h"
 #include "tools/commands/consumer_groups.h"
 #include "tools/commands/get_offsets.h"
 #include "tools/commands/tools.h"
@@ -203,8 +204,10 @@ void run(command& cmd, tool_io io) {
   auto admin = connect_admin(cmd.opts.value("bootstrap-server"), false, config, &why);
   if (!admin && why.find("not supported by the native tools") != std::string::npos) throw unsupported_setting{why};
   // A bad bootstrap list fails creating Kafka's admin client; a cluster that
-  // does not answer fails each call as Kafka's admin client fails it.
-  if (!admin && why.rfind("Timed out", 0) != 0) throw groups::command_failure{"Failed to create new KafkaAdminClient"};
+  // does not answer, or refuses the login, fails each call as Kafka's admin
+  // client fails it (no brokers known: "Failed to find brokers to send ListGroups").
+  if (!admin && why.rfind("Timed out", 0) != 0 && !connection::authentication_failure(why))
+    throw groups::command_failure{"Failed to create new KafkaAdminClient"};
   groups::group_client client(admin.get());
   if (cmd.has("list")) {
     groups::list_groups(client, cmd, io);
