@@ -172,7 +172,9 @@ TEST_F(ReplicationSlowExpiryIT, ANewLeaderBelowItsEpochStartAnswersOffsetNotAvai
     raw_client at_old(nodes[old_leader - 1]->port());
     auto hw = at_old.list_offset("lagging", 0, -1);
     ASSERT_TRUE(hw);
-    EXPECT_EQ(hw->offset, 10) << "the frozen follower holds the high watermark";
+    // Seen once at 15 under a loaded full run (2026-12-06): the logs say
+    // whether the frozen follower left the ISR or had fetched past 10.
+    EXPECT_EQ(hw->offset, 10) << "the frozen follower holds the high watermark\n" << logs();
   }
 
   ASSERT_EQ(nodes[old_leader - 1]->stop(SIGTERM), 0) << logs();
