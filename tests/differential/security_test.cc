@@ -14,7 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "protocol/messages/alter_user_scram_credentials.h"
@@ -27,6 +27,7 @@
 #include "protocol/messages/sasl_handshake.h"
 #include "protocol/sasl/scram.h"
 #include "protocol/sasl/scram_client.h"
+#include "broker_process.h"
 #include "twin.h"
 
 namespace hw::testing::differential {
@@ -218,19 +219,17 @@ void ensure_scram_user(twin& t) {
   }
   // Both apply the record from their metadata log a moment later.
   for (side s : k_sides) {
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    bool in = false;
-    while (!in && std::chrono::steady_clock::now() < deadline) {
-      session sess(s, "SASL_PLAINTEXT", std::nullopt);
-      handshake(sess, "SCRAM-SHA-512");
-      protocol::scram_client client(scram_mechanism::sha512, k_scram_user, k_scram_password);
-      std::string fin;
-      if (scram_to_final(sess, client, &fin)) {
-        auto r = authenticate(sess, bytes_of(fin));
-        in = r && r->error_code == 0;
-      }
-      if (!in) std::this_thread::sleep_for(100ms);  // polling a condition with a deadline
-    }
+    const bool in = wait_until(
+        [&] {
+          session sess(s, "SASL_PLAINTEXT", std::nullopt);
+          handshake(sess, "SCRAM-SHA-512");
+          protocol::scram_client client(scram_mechanism::sha512, k_scram_user, k_scram_password);
+          std::string fin;
+          if (!scram_to_final(sess, client, &fin)) return false;
+          auto r = authenticate(sess, bytes_of(fin));
+          return r && r->error_code == 0;
+        },
+        20s);
     ASSERT_TRUE(in) << side_name(s) << " never accepted the SCRAM user";
   }
   made = true;
@@ -409,27 +408,19 @@ TEST_F(SecurityTest, ScramLogins) {
 TEST_F(SecurityTest, ScramRefusals) {
   ensure_scram_user(t());
   const auto m = scram_mechanism::sha512;
-  expect_same_story("SCRAM wrong password", "SASL_PLAINTEXT", [&](session& s) {
-    handshake(s, "SCRAM-SHA-512");
-    protocol::scram_client client(m, k_scram_user, "wrong");
-    std::string fin;
-    if (scram_to_final(s, client, &fin)) authenticate(s, bytes_of(fin));
-    s.note_close();
-  });
-  expect_same_story("SCRAM user with credentials for the other mechanism only", "SASL_PLAINTEXT", [&](session& s) {
-    handshake(s, "SCRAM-SHA-512");
-    protocol::scram_client client(m, "alice", "alice-secret");
-    std::string fin;
-    if (scram_to_final(s, client, &fin)) authenticate(s, bytes_of(fin));
-    s.note_close();
-  });
-  expect_same_story("SCRAM unknown user", "SASL_PLAINTEXT", [&](session& s) {
-    handshake(s, "SCRAM-SHA-512");
-    protocol::scram_client client(m, "nobody", "x");
-    std::string fin;
-    if (scram_to_final(s, client, &fin)) authenticate(s, bytes_of(fin));
-    s.note_close();
-  });
+  for (const auto& [what, user, password] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"a wrong password", k_scram_user, "wrong"},
+           {"a PLAIN user without SCRAM credentials", "alice", "alice-secret"},
+           {"an unknown user", "nobody", "x"},
+       }) {
+    expect_same_story("SCRAM with " + what, "SASL_PLAINTEXT", [&](session& s) {
+      handshake(s, "SCRAM-SHA-512");
+      protocol::scram_client client(m, user, password);
+      std::string fin;
+      if (scram_to_final(s, client, &fin)) authenticate(s, bytes_of(fin));
+      s.note_close();
+    });
+  }
   // The final message's nonce must extend the server's.
   expect_same_story("SCRAM client-final with another nonce", "SASL_PLAINTEXT", [&](session& s) {
     handshake(s, "SCRAM-SHA-512");
