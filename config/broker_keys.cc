@@ -416,6 +416,9 @@ const std::vector<config_key>& table() {
        "listener.name.<listener>.<mechanism>.sasl.jaas.config."},
       {"sasl.server.max.receive.size", T::int32, "524288", rule::none(),
        "Largest request accepted from a client before it has authenticated."},
+      {"connections.max.reauth.ms", T::int64, "0", rule::none(),
+       "Above 0: how long a SASL login lasts before the client must log in again on the same connection "
+       "(KIP-368); per listener and mechanism as listener.name.<listener>.<mechanism>.connections.max.reauth.ms."},
       {"sasl.mechanism.inter.broker.protocol", T::string, "GSSAPI", rule::none(), "SASL mechanism between brokers."},
       {"sasl.mechanism.controller.protocol", T::string, "GSSAPI", rule::none(), "SASL mechanism towards controllers."},
       {"ssl.keystore.location", T::string, std::nullopt, rule::none(), "Path of the TLS key store."},

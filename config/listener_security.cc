@@ -8,14 +8,16 @@ namespace {
 // The key's value for this listener, typed as the broker key is; an error
 // when the override does not parse (the message names the key; a password
 // key's text is not repeated).
+// `as` names the broker key a per-mechanism key is typed as.
 std::variant<config_value, std::string> typed_value(const broker_config& c, std::string_view listener,
-                                                    std::string_view key) {
+                                                    std::string_view key, std::string_view as = {}) {
+  if (as.empty()) as = key;
   const auto text = listener_override(c, listener, key);
-  if (!text) return c.values.at(std::string(key));
+  if (!text) return c.values.at(std::string(as));
   // Parsed as the broker key, under the name that was written, so the
   // message names it (and hides a password as Kafka does).
   const std::string name = "listener.name." + lower(listener) + "." + std::string(key);
-  config_key prefixed = *find_broker_key(key);
+  config_key prefixed = *find_broker_key(as);
   prefixed.name = name;
   parse_result parsed = parse_value(prefixed, *text);
   if (auto* err = std::get_if<std::string>(&parsed)) return *err;
@@ -81,7 +83,7 @@ std::optional<std::string_view> listener_base_key(std::string_view key) {
   if (dot == std::string_view::npos) return std::nullopt;
   const std::string_view rest = key.substr(dot + 1);
   for (std::string_view per_mechanism : {"sasl.jaas.config", "sasl.login.class", "sasl.login.callback.handler.class",
-                                         "sasl.server.callback.handler.class"})
+                                         "sasl.server.callback.handler.class", "connections.max.reauth.ms"})
     if (rest.ends_with(per_mechanism)) return rest.substr(rest.size() - per_mechanism.size());
   return rest;
 }
@@ -130,9 +132,20 @@ std::variant<listener_security, std::string> resolve_listener_security(const bro
 
   if (auto error = resolve_tls(c, listener.name, s.tls)) return *error;
 
+  auto reauth = typed_value(c, listener.name, "connections.max.reauth.ms");
+  if (auto* err = std::get_if<std::string>(&reauth)) return *err;
+  const int64_t listener_reauth_ms = std::get<int64_t>(std::get<config_value>(reauth));
   for (const std::string& mechanism : s.sasl_enabled_mechanisms) {
     if (auto jaas = listener_override(c, listener.name, lower(mechanism) + ".sasl.jaas.config"))
       s.sasl_jaas_config.emplace(mechanism, std::move(*jaas));
+    int64_t ms = listener_reauth_ms;
+    const std::string per_mechanism = lower(mechanism) + ".connections.max.reauth.ms";
+    if (listener_override(c, listener.name, per_mechanism)) {
+      auto v = typed_value(c, listener.name, per_mechanism, "connections.max.reauth.ms");
+      if (auto* err = std::get_if<std::string>(&v)) return *err;
+      ms = std::get<int64_t>(std::get<config_value>(v));
+    }
+    if (ms > 0) s.connections_max_reauth_ms.emplace(mechanism, ms);
   }
   return s;
 }

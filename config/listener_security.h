@@ -31,6 +31,10 @@ struct listener_security {
   std::map<std::string, std::string> sasl_jaas_config;
   int32_t sasl_server_max_receive_size = 524288;
   int32_t failed_authentication_delay_ms = 100;
+  // connections.max.reauth.ms by enabled mechanism (upper case), for those
+  // above 0: listener.name.<l>.<mechanism>.connections.max.reauth.ms, else
+  // the listener's or the broker's connections.max.reauth.ms.
+  std::map<std::string, int64_t> connections_max_reauth_ms;
 
   // TLS (SSL and SASL_SSL listeners; the same keys for the broker's own
   // connections to such a listener). Secrets: never log them.

@@ -2,9 +2,10 @@
 // by a v1 SaslHandshake, through the connection's sasl_session. A failure
 // is answered SASL_AUTHENTICATION_FAILED with Kafka's text (the connection
 // then answers after connection.failed.authentication.delay.ms and
-// closes); the broker's log says why, without secrets. Sessions do not
-// expire (connections.max.reauth.ms is not served: session_lifetime_ms 0).
-// Anywhere else Kafka answers ILLEGAL_SASL_STATE.
+// closes); the broker's log says why, without secrets. The final round
+// tells the client how long its login lasts (connections.max.reauth.ms for
+// the mechanism, 0: for ever; KIP-368). Anywhere else Kafka answers
+// ILLEGAL_SASL_STATE.
 
 #include <spdlog/spdlog.h>
 
@@ -38,6 +39,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     if (answer.close_unanswered) co_return handler_result::close("SASL authentication failed: " + answer.log_reason);
   }
   response.auth_bytes = std::move(answer.auth_bytes);
+  response.session_lifetime_ms = answer.session_lifetime_ms;
   co_return respond(ctx, response);
 }
 

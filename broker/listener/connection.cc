@@ -212,6 +212,7 @@ asio::awaitable<connection::read_status> connection::read_frame(frame_bytes& fra
 
 asio::awaitable<bool> connection::start_tls() {
   tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, *tls_context_->context);
+  keep_tls_buffers(tls_->native_handle());
   error_code ec;
   co_await tls_->async_handshake(asio::ssl::stream_base::server, asio::redirect_error(asio::use_awaitable, ec));
   if (ec) {
@@ -333,16 +334,40 @@ bool connection::admitted_before_authentication(std::span<const uint8_t> frame, 
   return false;
 }
 
+connection::login_check connection::check_login(std::span<const uint8_t> frame) {
+  if (sasl_ || !login_expiry_) return login_check::carry_on;
+  const auto now = std::chrono::steady_clock::now();
+  constexpr int16_t sasl_handshake_key = 17;
+  const bool handshake = frame.size() >= 2 && ((uint16_t(frame[0]) << 8) | frame[1]) == sasl_handshake_key;
+  if (handshake && (!last_reauthentication_ || now - *last_reauthentication_ >= 1s)) {
+    last_reauthentication_ = now;
+    sasl_ = sasl_listener_->new_session();
+    sasl_->reauthenticating(login_mechanism_, principal_);
+    return login_check::reauthenticate;
+  }
+  return now > *login_expiry_ ? login_check::expired : login_check::carry_on;
+}
+
 asio::awaitable<void> connection::finish_sasl_step(dispatch_outcome& out, uint64_t seq, bool& handled) {
+  const bool again = sasl_->is_reauthentication();
+  auto count = [&](const std::string& mechanism, bool ok) {
+    if (!again) count_authentication(mechanism, ok);
+    else if (options_.metrics) options_.metrics->on_reauthentication(listener_name_, mechanism, ok);
+  };
   if (sasl_->authenticated()) {
-    count_authentication(sasl_->mechanism(), true);
+    count(sasl_->mechanism(), true);
     principal_ = sasl_->principal();
-    spdlog::debug("Connection {} authenticated as {} with {}", name_, principal_.to_string(), sasl_->mechanism());
+    login_mechanism_ = sasl_->mechanism();
+    login_expiry_.reset();
+    if (sasl_->session_lifetime_ms() > 0)
+      login_expiry_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(sasl_->session_lifetime_ms());
+    spdlog::debug("Connection {} {} as {} with {}", name_, again ? "re-authenticated" : "authenticated",
+                  principal_.to_string(), sasl_->mechanism());
     sasl_.reset();
     co_return;
   }
   if (sasl_->current() != sasl_session::state::failed || out.closes()) co_return;
-  count_authentication(sasl_->mechanism().empty() ? "SASL" : sasl_->mechanism(), false);
+  count(sasl_->mechanism().empty() ? "SASL" : sasl_->mechanism(), false);
   // Kafka holds a failed authentication's answer, and the close, for
   // connection.failed.authentication.delay.ms, so a client that guesses
   // passwords cannot go fast. Nothing more is read meanwhile.
@@ -357,10 +382,19 @@ asio::awaitable<void> connection::finish_sasl_step(dispatch_outcome& out, uint64
 
 asio::awaitable<void> connection::handle_request(frame_bytes frame, uint64_t seq, budget_slot slot) {
   auto self = shared_from_this();
+  const login_check login = check_login(frame.bytes());
   connection_info from{listener_name_, id_, name_, protocol_, remote_host_, &principal_, sasl_.get()};
   dispatch_outcome out;
   const bool authenticating = sasl_ != nullptr;
-  if (authenticating && sasl_->raw_tokens()) {
+  if (login == login_check::expired) {
+    // Kafka closes such a connection without answering; the client logs in
+    // again on a new one.
+    spdlog::info("Closing connection {} on listener {}: its SASL login expired (connections.max.reauth.ms) and it "
+                 "did not re-authenticate",
+                 name_, listener_name_);
+    if (options_.metrics) options_.metrics->on_expired_login_closed(listener_name_);
+    close_socket("login expired");
+  } else if (authenticating && sasl_->raw_tokens()) {
     out = raw_sasl_token(frame.bytes());
   } else if (!authenticating || admitted_before_authentication(frame.bytes(), out)) {
     try {
@@ -534,17 +568,18 @@ asio::awaitable<error_code> connection::send_file_range(const file_range& range)
     // system has no descriptor. A chunk at a time, so a big range does not
     // hold its whole size.
     constexpr uint64_t chunk = 1 << 20;
-    std::vector<uint8_t> copy(static_cast<size_t>(std::min(range.length, chunk)));
+    // Not zeroed: every byte is read from the file before it is sent.
+    auto copy = std::make_unique_for_overwrite<uint8_t[]>(static_cast<size_t>(std::min(range.length, chunk)));
     for (uint64_t done = 0; done < range.length;) {
       const size_t n = static_cast<size_t>(std::min(range.length - done, chunk));
       size_t got = 0;
-      std::span<uint8_t> into(copy.data(), n);
+      std::span<uint8_t> into(copy.get(), n);
       if (auto e = range.file->read_at(range.position + done, into, &got); e || got != n)
         co_return asio::error::make_error_code(asio::error::eof);
       if (tls_) {
-        co_await asio::async_write(*tls_, asio::buffer(copy.data(), n), asio::redirect_error(asio::use_awaitable, ec));
+        co_await asio::async_write(*tls_, asio::buffer(copy.get(), n), asio::redirect_error(asio::use_awaitable, ec));
       } else {
-        co_await asio::async_write(socket_, asio::buffer(copy.data(), n), asio::redirect_error(asio::use_awaitable, ec));
+        co_await asio::async_write(socket_, asio::buffer(copy.get(), n), asio::redirect_error(asio::use_awaitable, ec));
       }
       if (ec) co_return ec;
       done += n;

@@ -24,7 +24,11 @@
 // here without the dispatcher. Until authenticated, frames may be no bigger
 // than sasl.server.max.receive.size. A failed exchange answers after
 // connection.failed.authentication.delay.ms and closes. Once complete, the
-// session's principal is the connection's.
+// session's principal is the connection's. When the listener limits a
+// login's life (connections.max.reauth.ms, KIP-368), a SaslHandshake after
+// authentication starts a re-authentication through a fresh session (at
+// most one a second, as Kafka), and any other request once the login has
+// expired closes the connection unanswered.
 //
 // TLS: on SSL and SASL_SSL listeners the connection first runs the server
 // side of the TLS handshake, then reads and writes through the TLS stream;
@@ -148,6 +152,11 @@ class connection : public std::enable_shared_from_this<connection> {
   // After the request that ended the SASL exchange: the principal, or the
   // failure's delayed answer and close.
   asio::awaitable<void> finish_sasl_step(dispatch_outcome& out, uint64_t seq, bool& handled);
+  // After authentication on a listener whose logins expire: whether this
+  // request starts a re-authentication (sasl_ is then set), comes after the
+  // login expired (the connection closes), or goes on as usual.
+  enum class login_check { carry_on, reauthenticate, expired };
+  login_check check_login(std::span<const uint8_t> frame);
   int32_t max_frame_bytes() const;
   void count_authentication(const std::string& mechanism, bool succeeded);
   // Handles the requests read, one at a time, in order.
@@ -183,7 +192,10 @@ class connection : public std::enable_shared_from_this<connection> {
   // request it lets through.
   kafka_principal principal_;
   std::shared_ptr<const sasl_listener> sasl_listener_;
-  std::unique_ptr<sasl_session> sasl_;  // until authenticated
+  std::unique_ptr<sasl_session> sasl_;  // until authenticated, and while re-authenticating
+  std::string login_mechanism_;         // the SASL mechanism the connection logged in with
+  std::optional<std::chrono::steady_clock::time_point> login_expiry_;  // connections.max.reauth.ms
+  std::optional<std::chrono::steady_clock::time_point> last_reauthentication_;
   std::shared_ptr<const tls_server_context> tls_context_;
   std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;  // after start_tls on TLS listeners
   std::vector<uint8_t> tls_staging_;  // small responses gathered into one TLS write

@@ -107,6 +107,21 @@ struct broker_metrics::impl : prometheus::Collectable {
                                    .Help("Connections whose authentication failed, per listener and mechanism "
                                          "(Kafka's failed-authentication-total)")
                                    .Register(*registry)),
+        reauthentications_ok(prometheus::BuildCounter()
+                                 .Name("kafka_server_socket_server_metrics_successful_reauthentication_total")
+                                 .Help("Re-authentications that succeeded, per listener and mechanism (Kafka's "
+                                       "successful-reauthentication-total)")
+                                 .Register(*registry)),
+        reauthentications_failed(prometheus::BuildCounter()
+                                     .Name("kafka_server_socket_server_metrics_failed_reauthentication_total")
+                                     .Help("Re-authentications that failed, per listener and mechanism (Kafka's "
+                                           "failed-reauthentication-total)")
+                                     .Register(*registry)),
+        expired_logins_closed(prometheus::BuildCounter()
+                                  .Name("kafka_server_socket_server_metrics_expired_connections_killed_count")
+                                  .Help("Connections closed because their SASL login expired without "
+                                        "re-authentication, per listener (Kafka's expired-connections-killed-count)")
+                                  .Register(*registry)),
         connections(prometheus::BuildGauge()
                         .Name("kafka_server_socket_server_metrics_connection_count")
                         .Help("Open connections, per listener and its security protocol (Kafka's connection-count)")
@@ -185,6 +200,9 @@ struct broker_metrics::impl : prometheus::Collectable {
   prometheus::Gauge& txn_load_max;
   prometheus::Family<prometheus::Counter>& authentications_ok;
   prometheus::Family<prometheus::Counter>& authentications_failed;
+  prometheus::Family<prometheus::Counter>& reauthentications_ok;
+  prometheus::Family<prometheus::Counter>& reauthentications_failed;
+  prometheus::Family<prometheus::Counter>& expired_logins_closed;
   prometheus::Family<prometheus::Gauge>& connections;
   prometheus::Gauge& txn_load_avg;
   std::array<std::atomic<const request_slot*>, api_key_slots> slots{};
@@ -224,6 +242,15 @@ void broker_metrics::on_unclean_leader_elections(int64_t count) {
 void broker_metrics::on_authentication(const std::string& listener, const std::string& mechanism, bool succeeded) {
   auto& family = succeeded ? impl_->authentications_ok : impl_->authentications_failed;
   family.Add({{"listener", listener}, {"mechanism", mechanism}}).Increment();
+}
+
+void broker_metrics::on_reauthentication(const std::string& listener, const std::string& mechanism, bool succeeded) {
+  auto& family = succeeded ? impl_->reauthentications_ok : impl_->reauthentications_failed;
+  family.Add({{"listener", listener}, {"mechanism", mechanism}}).Increment();
+}
+
+void broker_metrics::on_expired_login_closed(const std::string& listener) {
+  impl_->expired_logins_closed.Add({{"listener", listener}}).Increment();
 }
 
 void broker_metrics::on_connection(const std::string& listener, const std::string& security_protocol, int delta) {

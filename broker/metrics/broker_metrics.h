@@ -61,6 +61,11 @@ class broker_metrics {
   // handshake, "SSL"; PLAINTEXT: accepted, "PLAINTEXT", as Kafka counts
   // every channel that becomes ready). Any thread.
   void on_authentication(const std::string& listener, const std::string& mechanism, bool succeeded);
+  // A connection's re-authentication (KIP-368) ended. Any thread.
+  void on_reauthentication(const std::string& listener, const std::string& mechanism, bool succeeded);
+  // A connection closed because its SASL login expired and it sent
+  // something other than a re-authentication. Any thread.
+  void on_expired_login_closed(const std::string& listener);
   // A connection opened (+1) or closed (-1) on a listener. Any thread.
   void on_connection(const std::string& listener, const std::string& security_protocol, int delta);
 

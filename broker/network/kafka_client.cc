@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <random>
 
 #include <boost/asio/ssl.hpp>
 #include <spdlog/spdlog.h>
@@ -52,7 +53,9 @@ kafka_client::kafka_client(asio::any_io_executor strand, kafka_client_options op
       options_(std::move(options)),
       socket_(strand_),
       writer_wake_(strand_, asio::steady_timer::time_point::max()),
-      connect_done_(strand_, asio::steady_timer::time_point::max()) {}
+      connect_done_(strand_, asio::steady_timer::time_point::max()),
+      reauthenticated_(strand_, asio::steady_timer::time_point::max()),
+      drained_(strand_, asio::steady_timer::time_point::max()) {}
 
 kafka_client::~kafka_client() = default;
 
@@ -78,6 +81,7 @@ void kafka_client::fail_all(std::error_code ec) {
   in_flight_.clear();
   outgoing_.clear();
   for (auto& [corr, p] : doomed) finish(p, ec);
+  drained_.cancel();
 }
 
 void kafka_client::drop_connection(std::error_code ec) {
@@ -119,6 +123,7 @@ asio::awaitable<std::error_code> kafka_client::ensure_connected() {
     });
     co_await asio::async_connect(socket_, endpoints, asio::redirect_error(asio::use_awaitable, ec));
     tls_.reset();
+    reauthenticate_at_.reset();
     if (!ec && options_.security.tls && state_ == state::connecting && generation_ == attempt) {
       std::string refused = co_await start_tls();
       if (!refused.empty()) {
@@ -203,6 +208,7 @@ asio::awaitable<std::optional<client_response>> kafka_client::round_trip(int16_t
 asio::awaitable<std::string> kafka_client::start_tls() {
   tls_ = std::make_shared<tls_stream>(socket_, *options_.security.tls->context);
   SSL* ssl = tls_->native_handle();
+  keep_tls_buffers(ssl);
   SSL_set_tlsext_host_name(ssl, options_.host.c_str());
   if (options_.security.tls->verify_host) {
     // As Java's https endpoint identification: an address is checked
@@ -243,15 +249,22 @@ asio::awaitable<void> kafka_client::write_all(const std::shared_ptr<tls_stream>&
   co_await asio::async_write(*tls, asio::buffer(gathered), asio::redirect_error(asio::use_awaitable, ec));
 }
 
-asio::awaitable<std::string> kafka_client::authenticate() {
+asio::awaitable<std::string> kafka_client::authenticate(bool live) {
   constexpr int16_t handshake_version = 1, authenticate_version = 2;
   const sasl_login& login = *options_.security.sasl;
+  auto ask = [this, live](int16_t key, int16_t version,
+                          const std::vector<uint8_t>& body) -> asio::awaitable<std::optional<client_response>> {
+    if (!live) co_return co_await round_trip(key, version, body);
+    client_response answer;
+    if (co_await exchange(key, version, body, options_.connect_timeout, &answer)) co_return std::nullopt;
+    co_return answer;
+  };
   protocol::msg::sasl_handshake_request hello;
   hello.mechanism = login.mechanism;
   std::vector<uint8_t> body;
   protocol::writer hw(body);
   hello.encode(hw, handshake_version);
-  auto answer = co_await round_trip(17, handshake_version, body);
+  auto answer = co_await ask(17, handshake_version, body);
   if (!answer) co_return "no answer to SaslHandshake";
   protocol::msg::sasl_handshake_response handshake;
   protocol::reader hr(answer->body());
@@ -271,7 +284,7 @@ asio::awaitable<std::string> kafka_client::authenticate() {
     body.clear();
     protocol::writer aw(body);
     request.encode(aw, authenticate_version);
-    answer = co_await round_trip(36, authenticate_version, body);
+    answer = co_await ask(36, authenticate_version, body);
     if (!answer) co_return "no answer to SaslAuthenticate";
     protocol::msg::sasl_authenticate_response response;
     protocol::reader ar(answer->body());
@@ -281,15 +294,60 @@ asio::awaitable<std::string> kafka_client::authenticate() {
     std::string error;
     token = exchange.next(response.auth_bytes, &error);
     if (!token && !exchange.done()) co_return error;
+    if (!token && response.session_lifetime_ms > 0) {
+      // Kafka's clients renew at 85% of the lifetime plus up to 10% more, so
+      // that many connections do not all log in again at once.
+      thread_local std::minstd_rand jitter{std::random_device{}()};
+      const double share = 0.85 + 0.10 * std::uniform_real_distribution<double>(0.0, 1.0)(jitter);
+      reauthenticate_at_ = std::chrono::steady_clock::now() +
+                           std::chrono::milliseconds(static_cast<int64_t>(response.session_lifetime_ms * share));
+    }
   }
   co_return std::string();
+}
+
+asio::awaitable<void> kafka_client::maybe_reauthenticate() {
+  auto self = shared_from_this();
+  while (reauthenticating_) {
+    error_code ignored;
+    co_await reauthenticated_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+  if (state_ != state::connected || !reauthenticate_at_ || std::chrono::steady_clock::now() < *reauthenticate_at_)
+    co_return;
+  reauthenticating_ = true;
+  reauthenticate_at_.reset();
+  const uint64_t generation = generation_;
+  // As Kafka's clients: only once nothing is in flight.
+  while (!in_flight_.empty() && generation_ == generation) {
+    drained_.expires_at(asio::steady_timer::time_point::max());
+    error_code ignored;
+    co_await drained_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+  if (generation_ == generation && state_ == state::connected) {
+    std::string refused = co_await authenticate(true);
+    if (!refused.empty() && generation_ == generation) {
+      spdlog::warn("Re-authentication with {}:{} as {} ({}) failed: {}", options_.host, options_.port,
+                   options_.security.sasl->username, options_.security.sasl->mechanism, refused);
+      drop_connection(make_error_code(client_errc::authentication_failed));
+    }
+  }
+  reauthenticating_ = false;
+  reauthenticated_.cancel();
 }
 
 asio::awaitable<std::error_code> kafka_client::send(int16_t api_key, int16_t api_version, std::vector<uint8_t> body,
                                                     std::chrono::milliseconds timeout, client_response* out) {
   auto self = shared_from_this();
   if (auto ec = co_await ensure_connected()) co_return ec;
+  co_await maybe_reauthenticate();
+  if (auto ec = co_await ensure_connected()) co_return ec;
+  co_return co_await exchange(api_key, api_version, body, timeout, out);
+}
 
+asio::awaitable<std::error_code> kafka_client::exchange(int16_t api_key, int16_t api_version,
+                                                        const std::vector<uint8_t>& body,
+                                                        std::chrono::milliseconds timeout, client_response* out) {
+  auto self = shared_from_this();
   const int32_t correlation = next_correlation_++;
   if (next_correlation_ < 0) next_correlation_ = 0;
   protocol::msg::request_header header;
@@ -391,6 +449,7 @@ asio::awaitable<void> kafka_client::read_loop(uint64_t generation) {
     }
     auto p = it->second;
     in_flight_.erase(it);
+    if (in_flight_.empty()) drained_.cancel();
     protocol::reader header_reader(frame.bytes());
     protocol::msg::response_header header;
     header.decode(header_reader, protocol::response_header_version(p->api_key, p->api_version));

@@ -66,6 +66,10 @@ struct kafka_client_options {
   // (security.sasl) it then authenticates (SaslHandshake v1, then
   // SaslAuthenticate rounds) before any request goes out; a refusal fails
   // the attempt as authentication_failed and backs off as a failed connect.
+  // When the peer limits the login's life (SaslAuthenticate's
+  // session_lifetime_ms, KIP-368), the client logs in again on the same
+  // connection at 85-95% of it, as Kafka's clients do: later requests wait
+  // while the ones in flight are answered and the exchange runs.
   client_security security;
 };
 
@@ -139,7 +143,14 @@ class kafka_client : public std::enable_shared_from_this<kafka_client> {
   asio::awaitable<std::error_code> ensure_connected();
   // The SASL exchange on a new connection; empty when it succeeded, else
   // why not (never a secret).
-  asio::awaitable<std::string> authenticate();
+  // live: a re-authentication, through the running loops.
+  asio::awaitable<std::string> authenticate(bool live = false);
+  // Logs in again when the login is due to expire; requests wait meanwhile.
+  asio::awaitable<void> maybe_reauthenticate();
+  // Queues one framed request on the running connection and waits for its
+  // answer or an error.
+  asio::awaitable<std::error_code> exchange(int16_t api_key, int16_t api_version, const std::vector<uint8_t>& body,
+                                            std::chrono::milliseconds timeout, client_response* out);
   // The TLS handshake on a new connection; empty when it succeeded.
   asio::awaitable<std::string> start_tls();
   // Reads and writes through TLS when the connection has it. A loop keeps
@@ -172,6 +183,12 @@ class kafka_client : public std::enable_shared_from_this<kafka_client> {
   // Callers waiting for a connection attempt made by another call.
   asio::steady_timer connect_done_;
   std::chrono::steady_clock::time_point next_attempt_{};
+  // When this connection's login is to be renewed (the peer's
+  // connections.max.reauth.ms), and whether that is under way.
+  std::optional<std::chrono::steady_clock::time_point> reauthenticate_at_;
+  bool reauthenticating_ = false;
+  asio::steady_timer reauthenticated_;  // woken when a re-authentication ends
+  asio::steady_timer drained_;          // woken when the last request in flight is answered
   std::chrono::milliseconds backoff_{0};
 };
 

@@ -75,6 +75,7 @@ std::variant<std::shared_ptr<const sasl_listener>, std::string> sasl_listener::m
   l->scram_ = std::move(scram);
   l->max_receive_size_ = keys.sasl_server_max_receive_size;
   l->failed_delay_ms_ = keys.failed_authentication_delay_ms;
+  l->max_reauth_ms_ = keys.connections_max_reauth_ms;
   const std::string where = "Listener " + keys.listener + " (" + keys.protocol + ")";
   if (l->mechanisms_.empty())
     return where + ": sasl.enabled.mechanisms is empty; a SASL listener needs at least one mechanism";
@@ -143,7 +144,8 @@ std::unique_ptr<sasl_server> sasl_listener::make_server(const std::string& mecha
 
 std::unique_ptr<sasl_session> sasl_listener::new_session() const {
   return std::make_unique<sasl_session>(
-      mechanisms_, [self = shared_from_this()](const std::string& mechanism) { return self->make_server(mechanism); });
+      mechanisms_, [self = shared_from_this()](const std::string& mechanism) { return self->make_server(mechanism); },
+      max_reauth_ms_);
 }
 
 std::optional<sasl_listener::login> sasl_listener::own_login(const std::string& mechanism) const {

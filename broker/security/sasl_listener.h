@@ -67,6 +67,7 @@ class sasl_listener : public std::enable_shared_from_this<sasl_listener> {
   scram_lookup scram_;
   int32_t max_receive_size_ = 524288;
   int32_t failed_delay_ms_ = 100;
+  std::map<std::string, int64_t> max_reauth_ms_;  // connections.max.reauth.ms by mechanism
 };
 
 // A sasl_listener for each SASL listener of the configuration, by name,

@@ -50,8 +50,9 @@ class sasl_server {
 };
 
 // Kafka's generic failure text for mechanism `mechanism`.
-inline std::string sasl_generic_failure(const std::string& mechanism) {
-  return "Authentication failed during authentication due to invalid credentials with SASL mechanism " + mechanism;
+inline std::string sasl_generic_failure(const std::string& mechanism, bool reauthentication = false) {
+  return std::string("Authentication failed during ") + (reauthentication ? "re-authentication" : "authentication") +
+         " due to invalid credentials with SASL mechanism " + mechanism;
 }
 
 }  // namespace hw::broker

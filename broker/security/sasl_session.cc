@@ -11,8 +11,17 @@ constexpr int16_t sasl_handshake_key = 17;
 constexpr int16_t sasl_authenticate_key = 36;
 }  // namespace
 
-sasl_session::sasl_session(std::vector<std::string> enabled_mechanisms, server_factory make_server)
-    : enabled_(std::move(enabled_mechanisms)), make_server_(std::move(make_server)) {}
+sasl_session::sasl_session(std::vector<std::string> enabled_mechanisms, server_factory make_server,
+                           std::map<std::string, int64_t> max_reauth_ms)
+    : enabled_(std::move(enabled_mechanisms)),
+      make_server_(std::move(make_server)),
+      max_reauth_ms_(std::move(max_reauth_ms)) {}
+
+void sasl_session::reauthenticating(const std::string& mechanism, const kafka_principal& principal) {
+  previous_ = previous_login{mechanism, principal};
+  // The client knows the versions already: a handshake comes first.
+  state_ = state::handshake;
+}
 
 bool sasl_session::admit(int16_t api_key, std::string* why) {
   switch (state_) {
@@ -55,6 +64,8 @@ sasl_session::handshake_answer sasl_session::handshake(const std::string& mechan
   mechanism_ = mechanism;
   handshake_version_ = version;
   state_ = state::authenticate;
+  // Kafka answers the handshake and fails the exchange's first token.
+  bad_mechanism_ = previous_ && previous_->mechanism != mechanism;
   return a;
 }
 
@@ -67,21 +78,37 @@ sasl_session::authenticate_answer sasl_session::authenticate(std::span<const uin
     state_ = state::failed;
     return a;
   }
-  sasl_step step = server_->evaluate(auth_bytes);
-  if (step.failed) {
+  auto fail = [&](std::string told, std::string why, bool unanswered) {
     a.error = protocol::error_code::sasl_authentication_failed;
-    a.error_message = step.client_message ? *step.client_message : sasl_generic_failure(mechanism_);
-    a.log_reason = std::move(step.reason);
-    a.close_unanswered = step.close_unanswered;
+    a.error_message = std::move(told);
+    a.log_reason = std::move(why);
+    a.close_unanswered = unanswered;
     server_.reset();
     state_ = state::failed;
     return a;
+  };
+  if (bad_mechanism_) {
+    std::string told = "SASL mechanism '" + mechanism_ + "' requested by client is not supported for "
+                       "re-authentication of mechanism '" + previous_->mechanism + "'";
+    return fail(told, told, true);
   }
+  sasl_step step = server_->evaluate(auth_bytes);
+  if (step.failed)
+    return fail(step.client_message ? *step.client_message : sasl_generic_failure(mechanism_, is_reauthentication()),
+                std::move(step.reason), step.close_unanswered);
   a.auth_bytes = std::move(step.token);
   if (server_->complete()) {
-    principal_ = kafka_principal{"User", server_->user()};
+    kafka_principal who{"User", server_->user()};
+    if (previous_ && !(who == previous_->principal)) {
+      std::string told = "Cannot change principals during re-authentication from " + previous_->principal.type +
+                         "." + previous_->principal.name + ": " + who.type + "." + who.name;
+      return fail(told, told, false);
+    }
+    principal_ = std::move(who);
     server_.reset();
     state_ = state::complete;
+    auto limit = max_reauth_ms_.find(mechanism_);
+    if (limit != max_reauth_ms_.end()) lifetime_ms_ = a.session_lifetime_ms = limit->second;
   }
   return a;
 }

@@ -12,14 +12,22 @@
 //     answered SASL_AUTHENTICATION_FAILED with Kafka's text and fails the
 //     connection (closed after connection.failed.authentication.delay.ms);
 //   - once the mechanism completes, the connection's principal is
-//     User:<name> and every request is taken.
+//     User:<name> and every request is taken; with connections.max.reauth.ms
+//     set for the mechanism the login lasts that long (session_lifetime_ms,
+//     told to the client in SaslAuthenticate v1+).
+// Re-authentication (KIP-368): a session made for it (reauthenticating())
+// takes a SaslHandshake first (no ApiVersions); a mechanism other than the
+// first login's is answered NONE, then the exchange fails unanswered, and a
+// login that completes as another principal fails with Kafka's text.
 // Pure: the caller decodes the requests, encodes the answers and closes.
 //
 // Owner/thread: its connection, on the connection's strand.
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,13 +44,22 @@ class sasl_session {
   // The server side of an enabled mechanism, for one connection.
   using server_factory = std::function<std::unique_ptr<sasl_server>(const std::string& mechanism)>;
 
-  sasl_session(std::vector<std::string> enabled_mechanisms, server_factory make_server);
+  // max_reauth_ms: connections.max.reauth.ms by mechanism, for those that set one.
+  sasl_session(std::vector<std::string> enabled_mechanisms, server_factory make_server,
+               std::map<std::string, int64_t> max_reauth_ms = {});
+
+  // Makes this a re-authentication of a connection that logged in with
+  // `mechanism` as `principal`.
+  void reauthenticating(const std::string& mechanism, const kafka_principal& principal);
+  bool is_reauthentication() const { return previous_.has_value(); }
 
   state current() const { return state_; }
   bool authenticated() const { return state_ == state::complete; }
   // User:<name> once authenticated, User:ANONYMOUS before.
   const kafka_principal& principal() const { return principal_; }
   const std::string& mechanism() const { return mechanism_; }
+  // Once complete: how long the login lasts, in ms (0: for ever).
+  int64_t session_lifetime_ms() const { return lifetime_ms_; }
   // A v0 handshake: the tokens that follow come raw, without SaslAuthenticate.
   bool raw_tokens() const { return state_ == state::authenticate && handshake_version_ == 0; }
 
@@ -62,12 +79,21 @@ class sasl_session {
     std::vector<uint8_t> auth_bytes;  // the mechanism's challenge or final message
     std::string log_reason;           // on failure, for the broker's log
     bool close_unanswered = false;    // on failure: no answer, the connection closes now
+    int64_t session_lifetime_ms = 0;  // once complete: how long the login lasts (0: for ever)
   };
   authenticate_answer authenticate(std::span<const uint8_t> auth_bytes);
 
  private:
+  struct previous_login {
+    std::string mechanism;
+    kafka_principal principal;
+  };
   std::vector<std::string> enabled_;
   server_factory make_server_;
+  std::map<std::string, int64_t> max_reauth_ms_;
+  std::optional<previous_login> previous_;
+  bool bad_mechanism_ = false;  // re-authentication asked for another mechanism
+  int64_t lifetime_ms_ = 0;
   state state_ = state::handshake_or_versions;
   int16_t handshake_version_ = 1;
   std::string mechanism_;

@@ -171,6 +171,8 @@ std::variant<std::shared_ptr<const tls_client_context>, std::string> own_tls_con
   return make_tls_client_context(std::get<config::listener_security>(keys));
 }
 
+void keep_tls_buffers(ssl_st* ssl) { SSL_clear_mode(ssl, SSL_MODE_RELEASE_BUFFERS); }
+
 std::optional<std::string> tls_peer_subject(ssl_st* ssl) {
   X509* peer = SSL_get1_peer_certificate(ssl);
   if (!peer) return std::nullopt;

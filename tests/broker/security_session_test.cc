@@ -2,6 +2,7 @@
 // answers, a full PLAIN and SCRAM exchange, and every way it fails.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "broker/security/plain_server.h"
@@ -18,11 +19,12 @@ std::vector<uint8_t> b(std::string_view s) { return {s.begin(), s.end()}; }
 
 std::string plain(std::string_view user, std::string_view password) { return plain_client_token(user, password); }
 
-sasl_session session() {
+sasl_session session(std::map<std::string, int64_t> max_reauth_ms = {}) {
   return sasl_session({"PLAIN", "SCRAM-SHA-256"}, [](const std::string& m) -> std::unique_ptr<sasl_server> {
     if (m == "PLAIN")
       return std::make_unique<plain_server>([](const std::string& u) -> std::optional<std::string> {
         if (u == "alice") return std::string("alice-secret");
+        if (u == "bob") return std::string("bob-secret");
         return std::nullopt;
       });
     if (m == "SCRAM-SHA-256") {
@@ -37,7 +39,16 @@ sasl_session session() {
           [] { return std::string("%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0"); });
     }
     return nullptr;
-  });
+  }, std::move(max_reauth_ms));
+}
+
+// A PLAIN login of `user` through s: its last answer.
+sasl_session::authenticate_answer plain_login(sasl_session& s, std::string_view user, std::string_view password) {
+  std::string why;
+  EXPECT_TRUE(s.admit(handshake, &why)) << why;
+  EXPECT_EQ(s.handshake("PLAIN", 1).error, protocol::error_code::none);
+  EXPECT_TRUE(s.admit(authenticate, &why)) << why;
+  return s.authenticate(b(plain(user, password)));
 }
 
 TEST(sasl_session, api_versions_then_handshake_then_authenticate_then_anything) {
@@ -123,6 +134,71 @@ TEST(sasl_session, a_v0_handshake_takes_raw_tokens_and_no_sasl_authenticate) {
   EXPECT_TRUE(s.raw_tokens());
   std::string why;
   EXPECT_FALSE(s.admit(authenticate, &why)) << "a v0 client sends raw tokens, not SaslAuthenticate";
+}
+
+TEST(sasl_session, a_login_lasts_connections_max_reauth_ms_of_its_mechanism) {
+  sasl_session forever = session();
+  EXPECT_EQ(plain_login(forever, "alice", "alice-secret").session_lifetime_ms, 0);
+  EXPECT_EQ(forever.session_lifetime_ms(), 0);
+  sasl_session limited = session({{"PLAIN", 60000}});
+  auto a = plain_login(limited, "alice", "alice-secret");
+  ASSERT_EQ(a.error, protocol::error_code::none);
+  EXPECT_EQ(a.session_lifetime_ms, 60000);
+  EXPECT_EQ(limited.session_lifetime_ms(), 60000);
+  sasl_session other = session({{"SCRAM-SHA-256", 60000}});
+  EXPECT_EQ(plain_login(other, "alice", "alice-secret").session_lifetime_ms, 0) << "the limit is per mechanism";
+}
+
+TEST(sasl_session, a_reauthentication_takes_a_handshake_first_and_keeps_the_principal) {
+  sasl_session s = session({{"PLAIN", 60000}});
+  s.reauthenticating("PLAIN", kafka_principal{"User", "alice"});
+  EXPECT_TRUE(s.is_reauthentication());
+  std::string why;
+  {
+    sasl_session versions_first = session({{"PLAIN", 60000}});
+    versions_first.reauthenticating("PLAIN", kafka_principal{"User", "alice"});
+    EXPECT_FALSE(versions_first.admit(api_versions, &why)) << "the client knows the versions already";
+  }
+  auto a = plain_login(s, "alice", "alice-secret");
+  ASSERT_EQ(a.error, protocol::error_code::none) << a.error_message;
+  EXPECT_TRUE(s.authenticated());
+  EXPECT_EQ(a.session_lifetime_ms, 60000);
+  EXPECT_EQ(s.principal().to_string(), "User:alice");
+}
+
+TEST(sasl_session, a_reauthentication_as_another_user_fails_with_kafkas_text) {
+  sasl_session s = session({{"PLAIN", 60000}});
+  s.reauthenticating("PLAIN", kafka_principal{"User", "alice"});
+  auto a = plain_login(s, "bob", "bob-secret");
+  EXPECT_EQ(a.error, protocol::error_code::sasl_authentication_failed);
+  EXPECT_EQ(a.error_message, "Cannot change principals during re-authentication from User.alice: User.bob");
+  EXPECT_FALSE(a.close_unanswered);
+  EXPECT_EQ(s.current(), sasl_session::state::failed);
+  EXPECT_EQ(s.principal().to_string(), "User:ANONYMOUS");
+}
+
+TEST(sasl_session, a_reauthentication_with_another_mechanism_fails_unanswered) {
+  sasl_session s = session({{"PLAIN", 60000}});
+  s.reauthenticating("SCRAM-SHA-256", kafka_principal{"User", "user"});
+  auto a = plain_login(s, "alice", "alice-secret");
+  EXPECT_EQ(a.error, protocol::error_code::sasl_authentication_failed);
+  EXPECT_TRUE(a.close_unanswered);
+  EXPECT_EQ(a.log_reason,
+            "SASL mechanism 'PLAIN' requested by client is not supported for re-authentication of mechanism "
+            "'SCRAM-SHA-256'");
+}
+
+TEST(sasl_session, a_failed_reauthentication_says_re_authentication) {
+  sasl_session s = session({{"SCRAM-SHA-256", 60000}});
+  s.reauthenticating("SCRAM-SHA-256", kafka_principal{"User", "user"});
+  std::string why;
+  ASSERT_TRUE(s.admit(handshake, &why));
+  ASSERT_EQ(s.handshake("SCRAM-SHA-256", 1).error, protocol::error_code::none);
+  auto a = s.authenticate(b("n,,n=nobody,r=rOprNGfwEbeRWgbNEkqO"));
+  EXPECT_EQ(a.error, protocol::error_code::sasl_authentication_failed);
+  EXPECT_EQ(a.error_message,
+            "Authentication failed during re-authentication due to invalid credentials with SASL mechanism "
+            "SCRAM-SHA-256");
 }
 
 }  // namespace

@@ -70,6 +70,31 @@ TEST(ListenerSecurity, JaasConfigIsPerListenerAndMechanism) {
   EXPECT_TRUE(outer.sasl_jaas_config.empty());
 }
 
+TEST(ListenerSecurity, ReauthLimitIsPerMechanismThenListenerThenBroker) {
+  broker_config c = build({{"sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512", "test"},
+                           {"connections.max.reauth.ms", "3600000", "test"},
+                           {"listener.name.internal.connections.max.reauth.ms", "60000", "test"},
+                           {"listener.name.internal.scram-sha-256.connections.max.reauth.ms", "5000", "test"},
+                           {"listener.name.internal.scram-sha-512.connections.max.reauth.ms", "0", "test"}});
+  auto internal = std::get<listener_security>(resolve_listener_security(c, endpoint(c, "INTERNAL")));
+  EXPECT_EQ(internal.connections_max_reauth_ms,
+            (std::map<std::string, int64_t>{{"PLAIN", 60000}, {"SCRAM-SHA-256", 5000}}));
+  auto outer = std::get<listener_security>(resolve_listener_security(c, endpoint(c, "SASL_PLAINTEXT")));
+  EXPECT_EQ(outer.connections_max_reauth_ms, (std::map<std::string, int64_t>{{"PLAIN", 3600000},
+                                                                             {"SCRAM-SHA-256", 3600000},
+                                                                             {"SCRAM-SHA-512", 3600000}}));
+  broker_config unset = build({{"sasl.enabled.mechanisms", "PLAIN", "test"}});
+  EXPECT_TRUE(std::get<listener_security>(resolve_listener_security(unset, endpoint(unset, "INTERNAL")))
+                  .connections_max_reauth_ms.empty())
+      << "0 by default: logins last for ever";
+  broker_config bad = build({{"listener.name.internal.plain.connections.max.reauth.ms", "soon", "test"},
+                             {"sasl.enabled.mechanisms", "PLAIN", "test"}});
+  auto r = resolve_listener_security(bad, endpoint(bad, "INTERNAL"));
+  ASSERT_TRUE(std::holds_alternative<std::string>(r));
+  EXPECT_NE(std::get<std::string>(r).find("listener.name.internal.plain.connections.max.reauth.ms"), std::string::npos)
+      << std::get<std::string>(r);
+}
+
 TEST(ListenerSecurity, AnInvalidPrefixedValueNamesThePrefixedKey) {
   broker_config c = build({{"listener.name.internal.sasl.server.max.receive.size", "lots", "test"}});
   auto r = resolve_listener_security(c, endpoint(c, "INTERNAL"));

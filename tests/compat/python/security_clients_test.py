@@ -18,6 +18,11 @@ error and within a deadline, for a wrong password (PLAIN, SCRAM-SHA-512),
 an unknown user (PLAIN, SCRAM-SHA-256), an mTLS connection without a client
 certificate and a server certificate it does not trust; the broker's log
 must show the same refusal.
+
+A REAUTH listener (SASL_PLAINTEXT) limits each login to 1.5 s
+(connections.max.reauth.ms, KIP-368): confluent-kafka-python and the Java
+console producer send records over several lifetimes, re-authenticate on
+their connections (the broker's metrics count it) and lose nothing.
 """
 
 import argparse
@@ -48,6 +53,7 @@ RECORDS = 50
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 
 PLAIN_TOLD = "Authentication failed: Invalid username or password"
+REAUTH_LIFETIME_MS = 1500
 
 
 def scram_told(mechanism):
@@ -173,6 +179,12 @@ class Broker:
         with open(self.log_path, errors="replace") as f:
             return f.read()
 
+    def metrics(self):
+        """The broker's Prometheus text (highwater.metrics.port)."""
+        import urllib.request
+        with urllib.request.urlopen("http://%s/metrics" % self.listeners["METRICS"], timeout=10) as r:
+            return r.read().decode()
+
     def refusals_logged(self, pattern):
         pattern = re.compile("Failed authentication with .*" + pattern)
         return sum(1 for line in self.log().splitlines() if pattern.search(line))
@@ -217,11 +229,15 @@ class Environment:
         plain_jaas = ('org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="%s";'
                       % PLAIN_PASSWORD)
         scram_jaas = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
-        listeners = ("PLAINTEXT", "SSL", "MTLS", "SASL_PLAINTEXT", "SASL_SSL")
+        listeners = ("PLAINTEXT", "SSL", "MTLS", "SASL_PLAINTEXT", "SASL_SSL", "REAUTH")
         out = [
             ("listeners", ",".join("%s://127.0.0.1:0" % l for l in listeners)),
             ("listener.security.protocol.map",
-             "PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"),
+             "PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,"
+             "REAUTH:SASL_PLAINTEXT"),
+            ("listener.name.reauth.connections.max.reauth.ms", str(REAUTH_LIFETIME_MS)),
+            ("highwater.metrics.port", "0"),
+            ("highwater.metrics.host", "127.0.0.1"),
             ("inter.broker.listener.name", "PLAINTEXT"),
             ("ssl.keystore.type", "PKCS12"),
             ("ssl.keystore.location", os.path.join(self.certs, "localhost.keystore.p12")),
@@ -232,7 +248,7 @@ class Environment:
             ("listener.name.mtls.ssl.truststore.password", STORE_PASSWORD),
             ("group.initial.rebalance.delay.ms", "0"),
         ]
-        for listener in ("sasl_plaintext", "sasl_ssl"):
+        for listener in ("sasl_plaintext", "sasl_ssl", "reauth"):
             prefix = "listener.name.%s." % listener
             out += [(prefix + "sasl.enabled.mechanisms", ",".join(SASL_MECHANISMS)),
                     (prefix + "plain.sasl.jaas.config", plain_jaas),
@@ -570,6 +586,63 @@ class JavaToolsTest(SecurityTest):
                 self.assertIn("Processed a total of 0 messages", err)
                 self.assertEqual(self.printed(out), [])
                 self.assert_broker_refused(refusal, counts[refusal.case.name], 2)
+
+
+class ReauthenticationTest(SecurityTest):
+    """Clients that log in again on their connections as their logins expire."""
+    client = "reauth"
+    CASES = [Case("reauth-plain", "REAUTH", "SASL_PLAINTEXT", "PLAIN", password=PLAIN_PASSWORD),
+             Case("reauth-scram-sha-512", "REAUTH", "SASL_PLAINTEXT", "SCRAM-SHA-512", password=SCRAM_PASSWORD)]
+    SPAN_S = 5  # over three lifetimes
+    JAVA_SPAN_S = 8  # the JVM's start takes the first two seconds of it
+
+    @staticmethod
+    def counted(name, mechanism=None):
+        labels = 'listener="REAUTH"' + (',mechanism="%s"' % mechanism if mechanism else "")
+        text = ENV.broker.metrics()
+        m = re.search(r"^kafka_server_socket_server_metrics_%s\{%s\} (\S+)$" % (name, re.escape(labels)), text,
+                      re.MULTILINE)
+        return float(m.group(1)) if m else 0.0
+
+    def assert_renewed(self, case, before):
+        renewed = self.counted("successful_reauthentication_total", case.mechanism) - before
+        self.assertGreaterEqual(renewed, 2, "re-authentications of %s" % case.name)
+        self.assertEqual(self.counted("failed_reauthentication_total", case.mechanism), 0)
+        self.assertEqual(self.counted("expired_connections_killed_count"), 0, ENV.broker.log()[-3000:])
+
+    def test_confluent_kafka_renews_its_login(self):
+        topics = self.topics_for(self.CASES)
+        for case in self.CASES:
+            with self.subTest(case=case.name):
+                before = self.counted("successful_reauthentication_total", case.mechanism)
+                values = ["renewed-py-%d" % i for i in range(10)]
+                acked, errors = [], []
+                p = Producer({**ENV.rdkafka_conf(case), "error_cb": errors.append, "acks": "all"})
+                for v in values:
+                    p.produce(topics[case], v.encode(),
+                              on_delivery=lambda err, m: acked.append(err or m.value().decode()))
+                    p.poll(self.SPAN_S / len(values))
+                    time.sleep(self.SPAN_S / len(values))
+                self.assertEqual(p.flush(30), 0)
+                self.assertEqual(errors, [])
+                self.assertEqual(acked, values, "records lost on " + topics[case])
+                self.assert_renewed(case, before)
+
+    def test_java_producer_renews_its_login(self):
+        case = Case("reauth-plain-java", "REAUTH", "SASL_PLAINTEXT", "PLAIN", password=PLAIN_PASSWORD)
+        topic = self.topics_for([case])[case]
+        before = self.counted("successful_reauthentication_total", case.mechanism)
+        values = ["renewed-java-%d" % i for i in range(10)]
+        feeder = "for v in %s; do echo $v; sleep %.2f; done" % (" ".join(values), self.JAVA_SPAN_S / len(values))
+        config = ENV.java_config(case)
+        proc = subprocess.run(
+            "(%s) | %s org.apache.kafka.tools.ConsoleProducer --bootstrap-server %s --command-config %s --topic %s"
+            % (feeder, os.path.join(SOURCE_DIR, "scripts/kafka-run-class.sh"), ENV.broker.listeners[case.listener],
+               config, topic), shell=True, capture_output=True, text=True, timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertNotIn(" ERROR ", proc.stderr)
+        self.assertEqual(ENV.high_watermark(topic), len(values), "records lost on " + topic)
+        self.assert_renewed(case, before)
 
 
 def main():
