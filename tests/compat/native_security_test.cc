@@ -331,6 +331,65 @@ TEST_F(NativeSecurityIT, RefusalsAsKafkasToolPrintsThem) {
   EXPECT_EQ(listed.exit_code, 0) << listed.all();
 }
 
+// Without sasl.jaas.config both tools log in with the KafkaClient section
+// of the JAAS file -Djava.security.auth.login.config names in KAFKA_OPTS;
+// a file without that section, a missing file and one that does not parse
+// fail the admin client's creation with the same lines; sasl.jaas.config
+// wins over the file.
+TEST_F(NativeSecurityIT, JaasFileNamedInKafkaOpts) {
+  auto created = native_topics(address("PLAINTEXT"), properties("none", ""), {"--create", "--topic", "jaas-file"});
+  ASSERT_EQ(created.exit_code, 0) << created.all();
+  auto jaas = [](const std::string& name, const std::string& text) {
+    const std::string path = broker_->dir() + "/" + name + ".jaas";
+    std::ofstream(path) << text;
+    return "-Xss1m -Djava.security.auth.login.config=" + path;
+  };
+  const std::string module = "  org.apache.kafka.common.security.plain.PlainLoginModule required\n";
+  const std::string good = jaas("client", "KafkaClient {\n" + module + "  username=\"alice\"\n  password=\"alice-secret\";\n};\n");
+  const std::string config = properties("sasl-file", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n");
+  const std::vector<std::string> list{"--bootstrap-server", address("SASL_PLAINTEXT"), "--command-config", config, "--list"};
+  auto java = run_kafka_tool_with_opts(broker_->dir(), good, k_topic_command, list);
+  auto native = run_native_tool_with_opts(broker_->dir(), good, "kafka-topics.sh", list);
+  ASSERT_EQ(java.exit_code, 0) << java.all();
+  ASSERT_EQ(native.exit_code, 0) << native.all();
+  EXPECT_TRUE(printed_line(native, "jaas-file")) << native.all();
+  EXPECT_EQ(tool_lines(native), tool_lines(java)) << both(java, native);
+
+  for (const std::string& opts :
+       {jaas("server", "KafkaServer {\n" + module + "  username=\"alice\" password=\"alice-secret\";\n};\n"),
+        "-Djava.security.auth.login.config=" + broker_->dir() + "/missing.jaas",
+        jaas("unterminated", "KafkaClient {\n" + module + "  username=\"alice\" password=\"alice-secret\"\n};\n"),
+        jaas("single-quoted", "KafkaClient {\n" + module + "  username='alice' password='alice-secret';\n};\n"),
+        std::string("-Xss1m")}) {
+    auto j = run_kafka_tool_with_opts(broker_->dir(), opts, k_topic_command, list);
+    auto n = run_native_tool_with_opts(broker_->dir(), opts, "kafka-topics.sh", list);
+    EXPECT_EQ(j.exit_code, 1) << opts << j.all();
+    EXPECT_EQ(n.exit_code, j.exit_code) << opts << both(j, n);
+    EXPECT_EQ(tool_lines(n), tool_lines(j)) << opts << both(j, n);
+    // Where the JDK's parse error quotes what stands in an option value's
+    // place (a single-quoted value), the native tool does not: it may be a
+    // password.
+    static const std::regex value_found(R"((expected \[(option value|=)\], found \[).*\]$)");
+    auto java_lines = admin_messages(j);
+    for (auto& line : java_lines) line = std::regex_replace(line, value_found, "$1(hidden)]");
+    EXPECT_EQ(admin_messages(n), java_lines) << opts << both(j, n);
+    EXPECT_EQ(n.all().find("alice-secret"), std::string::npos) << n.all();
+  }
+
+  // sasl.jaas.config wins: the file named is not even read.
+  const std::string missing = "-Djava.security.auth.login.config=" + broker_->dir() + "/missing.jaas";
+  const std::string with_login =
+      properties("sasl-property", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
+                                      login("plain.PlainLoginModule", "alice", "alice-secret"));
+  const std::vector<std::string> list_with{"--bootstrap-server", address("SASL_PLAINTEXT"), "--command-config",
+                                           with_login, "--list"};
+  auto jp = run_kafka_tool_with_opts(broker_->dir(), missing, k_topic_command, list_with);
+  auto np = run_native_tool_with_opts(broker_->dir(), missing, "kafka-topics.sh", list_with);
+  EXPECT_EQ(jp.exit_code, 0) << jp.all();
+  EXPECT_EQ(np.exit_code, 0) << np.all();
+  EXPECT_EQ(tool_lines(np), tool_lines(jp)) << both(jp, np);
+}
+
 // The console producer and consumer with a wrong password: Kafka's tools
 // log the failed login and the record's (or the poll's) error, then end
 // with status 0. Their stack frames and the network thread's racing
