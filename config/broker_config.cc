@@ -202,26 +202,13 @@ std::optional<std::string> read_whole_file(const std::string& path) {
   return ss.str();
 }
 
-// -Djava.security.auth.login.config=<path> in KAFKA_OPTS, as the JVM gets
-// it from Kafka's start script, which expands $KAFKA_OPTS unquoted: the
-// words are split on blanks, and quotes are not taken away.
+// -Djava.security.auth.login.config=<path> in KAFKA_OPTS (config/env.h).
 std::optional<std::string> jaas_file_from_environment(const std::vector<std::string>& environment) {
   constexpr std::string_view var = "KAFKA_OPTS=";
-  constexpr std::string_view property = "-Djava.security.auth.login.config=";
   std::optional<std::string> found;
-  for (std::string_view entry : environment) {
-    if (!entry.starts_with(var)) continue;
-    std::string_view opts = entry.substr(var.size());
-    while (!opts.empty()) {
-      const size_t start = opts.find_first_not_of(" \t\n");
-      if (start == std::string_view::npos) break;
-      opts.remove_prefix(start);
-      const size_t end = std::min(opts.find_first_of(" \t\n"), opts.size());
-      std::string_view word = opts.substr(0, end);
-      if (word.starts_with(property)) found = std::string(word.substr(property.size()));
-      opts.remove_prefix(end);
-    }
-  }
+  for (std::string_view entry : environment)
+    if (entry.starts_with(var))
+      if (auto path = jaas_login_config(entry.substr(var.size()))) found = std::move(path);
   return found;
 }
 

@@ -56,4 +56,19 @@ std::string key_to_env_name(std::string_view key) {
   return name;
 }
 
+std::optional<std::string> jaas_login_config(std::string_view opts) {
+  constexpr std::string_view property = "-Djava.security.auth.login.config=";
+  std::optional<std::string> found;
+  while (!opts.empty()) {
+    const size_t start = opts.find_first_not_of(" \t\n");
+    if (start == std::string_view::npos) break;
+    opts.remove_prefix(start);
+    const size_t end = std::min(opts.find_first_of(" \t\n"), opts.size());
+    std::string_view word = opts.substr(0, end);
+    if (word.starts_with(property)) found = std::string(word.substr(property.size()));
+    opts.remove_prefix(end);
+  }
+  return found;
+}
+
 }  // namespace hw::config

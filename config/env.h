@@ -3,6 +3,7 @@
 // way: strip KAFKA_, lower-case, then '_' -> '.', and (on the result) "..."
 // -> '-' and ".." -> '_'; so KAFKA___ becomes '-' and KAFKA__ becomes '_'.
 // Variables the image uses for the JVM or logging are not configuration.
+// Of KAFKA_OPTS (the JVM's options) the JAAS file's system property is read.
 
 #include <optional>
 #include <string>
@@ -17,5 +18,10 @@ std::optional<std::string> env_name_to_key(std::string_view name);
 
 // The variable name that env_name_to_key maps to key (for messages).
 std::string key_to_env_name(std::string_view key);
+
+// The value of -Djava.security.auth.login.config=<value> among KAFKA_OPTS's
+// words, as the JVM gets it from Kafka's scripts, which expand $KAFKA_OPTS
+// unquoted: split on blanks, quotes not taken away; the last one wins.
+std::optional<std::string> jaas_login_config(std::string_view kafka_opts);
 
 }  // namespace hw::config

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 
 #include "broker/security/plain_server.h"
 #include "broker/security/scram_server.h"
@@ -95,12 +93,9 @@ std::variant<std::shared_ptr<const sasl_listener>, std::string> sasl_listener::m
 }
 
 std::variant<jaas_file, std::string> read_jaas_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) return "Cannot read the JAAS file " + path + " (-Djava.security.auth.login.config in KAFKA_OPTS)";
-  jaas_file file = parse_jaas_file(text.str());
-  if (!file.ok()) return "The JAAS file " + path + " does not parse: " + file.error;
+  jaas_file file = protocol::read_jaas_file(path);
+  if (!file.ok())
+    return "Cannot use the JAAS file " + path + " (-Djava.security.auth.login.config in KAFKA_OPTS): " + file.error;
   return file;
 }
 

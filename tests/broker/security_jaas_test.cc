@@ -1,6 +1,8 @@
 // JAAS: sasl.jaas.config values and JAAS files as Kafka reads them.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "broker/security/jaas.h"
 
 namespace hw::broker {
@@ -76,9 +78,38 @@ TEST(jaas, a_file_with_the_sections_kafka_reads) {
   ASSERT_EQ(f.sections.count("KafkaServer"), 1u);
   EXPECT_EQ(plain_users(f.sections.at("KafkaServer")).at("admin"), "admin-secret");
   EXPECT_EQ(f.sections.count("Client"), 1u);
-  EXPECT_FALSE(parse_jaas_file("KafkaServer { org.M required; }").ok()) << "no closing semicolon";
-  EXPECT_FALSE(parse_jaas_file("KafkaServer org.M required; };").ok());
-  EXPECT_FALSE(parse_jaas_file("KafkaServer { org.M required;").ok());
+}
+
+// The JDK's messages for a file that does not parse (Kafka 4.3.1's tools on
+// Java 17 print them), with the line of the token found. What stands where
+// an option's value is expected is not quoted: it may be a password.
+TEST(jaas, a_file_refused_with_the_jdks_messages) {
+  struct bad {
+    const char* text;
+    const char* error;
+  };
+  for (const bad& b : std::vector<bad>{
+           {"KafkaServer { org.M required; }", "Configuration Error:\n\texpected [;], read [end of file]"},
+           {"KafkaServer org.M required; };", "Configuration Error:\n\tLine 1: expected [{], found [org.M]"},
+           {"KafkaServer { org.M required;", "Configuration Error:\n\texpected [module class name], read [end of file]"},
+           {"KafkaClient {\n a.B required username=\"u\" password=\"p\"\n};",
+            "Configuration Error:\n\tLine 3: expected [option key]"},
+           {"A {\n a.B maybe;\n};", "Configuration Error:\n\tInvalid control flag, MAYBE"},
+           {"A {\n /* two\n lines */ a.B required password 'secret';\n};",
+            "Configuration Error:\n\tLine 2: expected [=], found [(hidden)]"},
+           {"A {\n a.B required password='secret';\n};",
+            "Configuration Error:\n\tLine 2: expected [option value], found [(hidden)]"},
+           {"A { a.B required n=42; };", "Configuration Error:\n\tLine 1: expected [option value], found [null]"},
+           {"A { a.B required; };\nA { c.D optional; };", "Configuration Error:\n\tCan not specify multiple entries for A"},
+       }) {
+    auto f = parse_jaas_file(b.text);
+    EXPECT_EQ(f.error, b.error) << b.text;
+    EXPECT_TRUE(f.sections.empty()) << b.text;
+  }
+  auto quoted = parse_jaas_file("\"KafkaClient\" { \"a.B\" \"Optional\" * = \"x\" *-$_=y; };");
+  ASSERT_TRUE(quoted.ok()) << quoted.error;
+  EXPECT_EQ(quoted.sections.at("KafkaClient").at(0).flag, "optional");
+  EXPECT_EQ(quoted.sections.at("KafkaClient").at(0).options.at("*-$_"), "y");
 }
 
 }  // namespace

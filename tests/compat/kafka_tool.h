@@ -89,6 +89,17 @@ inline tool_result run_kafka_tool(const std::string& work_dir, const std::string
   return run_captured(work_dir, "tool", cmd, stdin_text, timeout_s);
 }
 
+// Kafka's tool with KAFKA_OPTS set: the JVM options Kafka's scripts pass on
+// (-Djava.security.auth.login.config=<file> ...).
+inline tool_result run_kafka_tool_with_opts(const std::string& work_dir, const std::string& kafka_opts,
+                                            const std::string& main_class, const std::vector<std::string>& args,
+                                            int timeout_s = 180) {
+  std::string cmd = "env KAFKA_OPTS=" + shell_quote(kafka_opts) + " " +
+                    shell_quote(HW_SOURCE_DIR "/scripts/kafka-run-class.sh") + " " + shell_quote(main_class);
+  for (auto& a : args) cmd += " " + shell_quote(a);
+  return run_captured(work_dir, "tool", cmd, "", timeout_s);
+}
+
 inline std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);

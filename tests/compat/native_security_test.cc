@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <tuple>
 
 #include "broker_process.h"
@@ -34,6 +35,60 @@ const char* const k_scram_server_jaas = "org.apache.kafka.common.security.scram.
 std::string login(const std::string& module, const std::string& user, const std::string& password) {
   return "sasl.jaas.config=org.apache.kafka.common.security." + module + " required username=\"" + user +
          "\" password=\"" + password + "\";\n";
+}
+
+bool stack_frame(const std::string& line) { return line.starts_with("\tat ") || line.starts_with("\t... "); }
+
+bool log_record(const std::string& line) {
+  static const std::regex record(R"(^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] .*)");
+  return std::regex_match(line, record);
+}
+
+// An admin tool's stderr as both tools print it: without the Java admin
+// client's own log records (the failed login, the fatal metadata error and
+// the exception logged with it), which are its logging rather than the
+// tool's output, and without stack frames; the exception lines stay.
+std::vector<std::string> admin_messages(const tool_result& r) {
+  static const std::regex exception(R"(^[a-z][\w.$]*\.[A-Z][\w$]*(Exception|Error)(: .*)?$)");
+  std::vector<std::string> out;
+  bool after_record = false, in_logged_trace = false;
+  for (const auto& line : lines_of(r.err)) {
+    if (log_record(line)) {
+      after_record = true;
+      in_logged_trace = false;
+      continue;
+    }
+    if (after_record && std::regex_match(line, exception)) {  // the record's exception
+      after_record = false;
+      in_logged_trace = true;
+      continue;
+    }
+    after_record = false;
+    if (stack_frame(line) || jvm_log_line(line) || (in_logged_trace && line.starts_with("Caused by: "))) continue;
+    in_logged_trace = false;
+    out.push_back(line);
+  }
+  return out;
+}
+
+// A console tool's stderr: log records without their timestamps, no stack
+// frames, and without the network client's "Bootstrap broker ...
+// disconnected" warning, which Java's network thread logs racing the
+// tool's own error line (and the native tools never print).
+std::vector<std::string> console_messages(const tool_result& r) {
+  std::vector<std::string> out;
+  for (auto line : lines_of(r.err)) {
+    if (stack_frame(line) || jvm_log_line(line) || line.ends_with("disconnected (org.apache.kafka.clients.NetworkClient)"))
+      continue;
+    if (log_record(line)) line = line.substr(line.find("] ") + 2);
+    out.push_back(line);
+  }
+  return out;
+}
+
+std::string both(const tool_result& java, const tool_result& native) {
+  return "\njava (exit " + std::to_string(java.exit_code) + "):\n" + java.all() + "native (exit " +
+         std::to_string(native.exit_code) + "):\n" + native.all();
 }
 
 class NativeSecurityIT : public ::testing::Test {
@@ -234,20 +289,33 @@ TEST_F(NativeSecurityIT, RefusalsAsKafkasToolPrintsThem) {
                properties("untrusted", plain + login("plain.PlainLoginModule", "alice", "alice-secret") +
                                            trust_p12(certs_ + "/other")),
                "Error while executing topic command : SSL handshake failed");
-  // The other admin tools a wrong password fails: the same lines and exit code as Kafka's.
+  // The other admin tools a wrong password fails: the same exit code, stdout
+  // and stderr (admin_messages) as Kafka's.
   const std::string wrong = properties("wrong-password-plaintext", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
                                                                       login("plain.PlainLoginModule", "alice", "guess-7341"));
   for (const auto& [tool, java_class, args] :
        std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>{
            {"kafka-configs.sh", "kafka.admin.ConfigCommand", {"--describe", "--entity-type", "brokers", "--entity-name", "1"}},
            {"kafka-consumer-groups.sh", "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", {"--list"}},
+           {"kafka-get-offsets.sh", "org.apache.kafka.tools.GetOffsetShell", {}},
+           {"kafka-transactions.sh", "org.apache.kafka.tools.TransactionsCommand", {"list"}},
+           {"kafka-leader-election.sh", "org.apache.kafka.tools.LeaderElectionCommand",
+            {"--election-type", "preferred", "--all-topic-partitions"}},
+           {"kafka-metadata-quorum.sh", "org.apache.kafka.tools.MetadataQuorumCommand", {"describe", "--status"}},
+           {"kafka-features.sh", "org.apache.kafka.tools.FeatureCommand", {"describe"}},
        }) {
     std::vector<std::string> all{"--bootstrap-server", address("SASL_PLAINTEXT"), "--command-config", wrong};
     all.insert(all.end(), args.begin(), args.end());
     auto java = run_kafka_tool(broker_->dir(), java_class, all);
     auto native = run_native_tool(broker_->dir(), tool, all);
-    EXPECT_EQ(native.exit_code, java.exit_code) << tool << "\njava:\n" << java.all() << "native:\n" << native.all();
-    EXPECT_EQ(tool_lines(native), tool_lines(java)) << tool << "\njava:\n" << java.all() << "native:\n" << native.all();
+    EXPECT_EQ(native.exit_code, java.exit_code) << tool << both(java, native);
+    EXPECT_EQ(tool_lines(native), tool_lines(java)) << tool << both(java, native);
+    // kafka-consumer-groups.sh prints its error on stdout; the stack trace
+    // Kafka's tool prints after it, for any failure, the native one leaves out.
+    if (tool != "kafka-consumer-groups.sh") {
+      EXPECT_FALSE(admin_messages(java).empty()) << tool << both(java, native);
+      EXPECT_EQ(admin_messages(native), admin_messages(java)) << tool << both(java, native);
+    }
     EXPECT_EQ(native.all().find("guess-7341"), std::string::npos) << native.all();
   }
   // A name of this machine that the certificate (localhost, 127.0.0.1) does not carry.
@@ -261,6 +329,95 @@ TEST_F(NativeSecurityIT, RefusalsAsKafkasToolPrintsThem) {
       properties("ssl-nohost", "security.protocol=SSL\nssl.endpoint.identification.algorithm=\n" + trust_p12(certs_));
   auto listed = native_topics(address("SSL", host), unchecked, {"--list"});
   EXPECT_EQ(listed.exit_code, 0) << listed.all();
+}
+
+// Without sasl.jaas.config both tools log in with the KafkaClient section
+// of the JAAS file -Djava.security.auth.login.config names in KAFKA_OPTS;
+// a file without that section, a missing file and one that does not parse
+// fail the admin client's creation with the same lines; sasl.jaas.config
+// wins over the file.
+TEST_F(NativeSecurityIT, JaasFileNamedInKafkaOpts) {
+  auto created = native_topics(address("PLAINTEXT"), properties("none", ""), {"--create", "--topic", "jaas-file"});
+  ASSERT_EQ(created.exit_code, 0) << created.all();
+  auto jaas = [](const std::string& name, const std::string& text) {
+    const std::string path = broker_->dir() + "/" + name + ".jaas";
+    std::ofstream(path) << text;
+    return "-Xss1m -Djava.security.auth.login.config=" + path;
+  };
+  const std::string module = "  org.apache.kafka.common.security.plain.PlainLoginModule required\n";
+  const std::string good = jaas("client", "KafkaClient {\n" + module + "  username=\"alice\"\n  password=\"alice-secret\";\n};\n");
+  const std::string config = properties("sasl-file", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n");
+  const std::vector<std::string> list{"--bootstrap-server", address("SASL_PLAINTEXT"), "--command-config", config, "--list"};
+  auto java = run_kafka_tool_with_opts(broker_->dir(), good, k_topic_command, list);
+  auto native = run_native_tool_with_opts(broker_->dir(), good, "kafka-topics.sh", list);
+  ASSERT_EQ(java.exit_code, 0) << java.all();
+  ASSERT_EQ(native.exit_code, 0) << native.all();
+  EXPECT_TRUE(printed_line(native, "jaas-file")) << native.all();
+  EXPECT_EQ(tool_lines(native), tool_lines(java)) << both(java, native);
+
+  for (const std::string& opts :
+       {jaas("server", "KafkaServer {\n" + module + "  username=\"alice\" password=\"alice-secret\";\n};\n"),
+        "-Djava.security.auth.login.config=" + broker_->dir() + "/missing.jaas",
+        jaas("unterminated", "KafkaClient {\n" + module + "  username=\"alice\" password=\"alice-secret\"\n};\n"),
+        jaas("single-quoted", "KafkaClient {\n" + module + "  username='alice' password='alice-secret';\n};\n"),
+        std::string("-Xss1m")}) {
+    auto j = run_kafka_tool_with_opts(broker_->dir(), opts, k_topic_command, list);
+    auto n = run_native_tool_with_opts(broker_->dir(), opts, "kafka-topics.sh", list);
+    EXPECT_EQ(j.exit_code, 1) << opts << j.all();
+    EXPECT_EQ(n.exit_code, j.exit_code) << opts << both(j, n);
+    EXPECT_EQ(tool_lines(n), tool_lines(j)) << opts << both(j, n);
+    // Where the JDK's parse error quotes what stands in an option value's
+    // place (a single-quoted value), the native tool does not: it may be a
+    // password.
+    static const std::regex value_found(R"((expected \[(option value|=)\], found \[).*\]$)");
+    auto java_lines = admin_messages(j);
+    for (auto& line : java_lines) line = std::regex_replace(line, value_found, "$1(hidden)]");
+    EXPECT_EQ(admin_messages(n), java_lines) << opts << both(j, n);
+    EXPECT_EQ(n.all().find("alice-secret"), std::string::npos) << n.all();
+  }
+
+  // sasl.jaas.config wins: the file named is not even read.
+  const std::string missing = "-Djava.security.auth.login.config=" + broker_->dir() + "/missing.jaas";
+  const std::string with_login =
+      properties("sasl-property", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
+                                      login("plain.PlainLoginModule", "alice", "alice-secret"));
+  const std::vector<std::string> list_with{"--bootstrap-server", address("SASL_PLAINTEXT"), "--command-config",
+                                           with_login, "--list"};
+  auto jp = run_kafka_tool_with_opts(broker_->dir(), missing, k_topic_command, list_with);
+  auto np = run_native_tool_with_opts(broker_->dir(), missing, "kafka-topics.sh", list_with);
+  EXPECT_EQ(jp.exit_code, 0) << jp.all();
+  EXPECT_EQ(np.exit_code, 0) << np.all();
+  EXPECT_EQ(tool_lines(np), tool_lines(jp)) << both(jp, np);
+}
+
+// The console producer and consumer with a wrong password: Kafka's tools
+// log the failed login and the record's (or the poll's) error, then end
+// with status 0. Their stack frames and the network thread's racing
+// warning aside (console_messages), both tools print the same lines.
+TEST_F(NativeSecurityIT, ConsoleToolsRefusedAsKafkasAre) {
+  const std::string at = address("SASL_PLAINTEXT");
+  auto created = native_topics(address("PLAINTEXT"), properties("none", ""),
+                               {"--create", "--topic", "refused", "--partitions", "1"});
+  ASSERT_EQ(created.exit_code, 0) << created.all();
+  const std::string wrong = properties("console-wrong", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
+                                                            login("plain.PlainLoginModule", "alice", "guess-5519"));
+  const std::vector<std::string> produce{"--bootstrap-server", at, "--producer.config", wrong, "--topic", "refused"};
+  auto jp = run_kafka_tool(broker_->dir(), "org.apache.kafka.tools.ConsoleProducer", produce, "r1\n");
+  auto np = run_native_tool(broker_->dir(), "kafka-console-producer.sh", produce, "r1\n");
+  // The consumer's group id is random (console-consumer-NNNNN): one is given.
+  const std::vector<std::string> consume{"--bootstrap-server", at,        "--consumer.config", wrong, "--topic", "refused",
+                                         "--group",            "refused", "--timeout-ms",      "10000"};
+  auto jc = run_kafka_tool(broker_->dir(), "org.apache.kafka.tools.consumer.ConsoleConsumer", consume);
+  auto nc = run_native_tool(broker_->dir(), "kafka-console-consumer.sh", consume);
+  for (const auto& [java, native] : {std::pair{jp, np}, std::pair{jc, nc}}) {
+    EXPECT_EQ(native.exit_code, java.exit_code) << both(java, native);
+    EXPECT_EQ(tool_lines(native), tool_lines(java)) << both(java, native);
+    EXPECT_EQ(console_messages(native), console_messages(java)) << both(java, native);
+    EXPECT_NE(java.err.find("SaslAuthenticationException: Authentication failed: Invalid username or password"),
+              std::string::npos)
+        << java.all();
+    EXPECT_EQ(native.all().find("guess-5519"), std::string::npos) << native.all();
+  }
 }
 
 }  // namespace

@@ -20,4 +20,14 @@ inline tool_result run_native_tool(const std::string& work_dir, const std::strin
   return run_captured(work_dir, "native", cmd, stdin_text, timeout_s);
 }
 
+// The native tool with KAFKA_OPTS set, as run_kafka_tool_with_opts runs Kafka's.
+inline tool_result run_native_tool_with_opts(const std::string& work_dir, const std::string& kafka_opts,
+                                             const std::string& tool, const std::vector<std::string>& args,
+                                             int timeout_s = 120) {
+  std::string cmd = "env KAFKA_OPTS=" + shell_quote(kafka_opts) + " " + shell_quote(HW_TOOLS_BINARY) + " " +
+                    shell_quote(tool);
+  for (auto& a : args) cmd += " " + shell_quote(a);
+  return run_captured(work_dir, "native", cmd, "", timeout_s);
+}
+
 }  // namespace hw::testing

@@ -21,14 +21,15 @@ namespace {
 const char* const plain_jaas =
     "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" password=\"alice-secret\";";
 
-client_security parsed(const property_pairs& props) {
-  auto r = client_security_from(props);
+// No JAAS file unless a test names one, whatever KAFKA_OPTS says.
+client_security parsed(const property_pairs& props, const std::optional<std::string>& login_config = std::nullopt) {
+  auto r = client_security_from(props, login_config);
   if (auto* e = std::get_if<std::string>(&r)) ADD_FAILURE() << *e;
   return std::get_if<client_security>(&r) ? std::get<client_security>(r) : client_security{};
 }
 
-std::string refused(const property_pairs& props) {
-  auto r = client_security_from(props);
+std::string refused(const property_pairs& props, const std::optional<std::string>& login_config = std::nullopt) {
+  auto r = client_security_from(props, login_config);
   EXPECT_TRUE(std::holds_alternative<std::string>(r));
   return std::get_if<std::string>(&r) ? std::get<std::string>(r) : std::string();
 }
@@ -69,10 +70,51 @@ TEST(ClientSecurity, SaslTakesTheJaasLogin) {
   EXPECT_FALSE(s.uses_tls());
 }
 
+// Without sasl.jaas.config the login is the KafkaClient section of the
+// JAAS file named in KAFKA_OPTS; its refusals are the exceptions Kafka's
+// client fails with (checked with kafka-topics.sh, tests/compat).
+TEST(ClientSecurity, LoginFromTheJaasFileOfKafkaOpts) {
+  const std::string dir = ::testing::TempDir() + "/client-jaas-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  auto file = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  const property_pairs sasl{{"security.protocol", "SASL_PLAINTEXT"}, {"sasl.mechanism", "SCRAM-SHA-256"}};
+  const std::string good = file("good.conf",
+                                "// the tools' login\nKafkaServer { x.Y required; };\nKafkaClient {\n"
+                                "  org.apache.kafka.common.security.scram.ScramLoginModule required\n"
+                                "    username=\"bob\" password=\"bob-secret\";\n};\n");
+  client_security s = parsed(sasl, good);
+  EXPECT_EQ(s.username, "bob");
+  EXPECT_EQ(s.password, "bob-secret");
+  // The JDK's "only this file" form.
+  EXPECT_EQ(parsed(sasl, "=" + good).username, "bob");
+  // sasl.jaas.config wins over the file.
+  property_pairs with_property = sasl;
+  with_property.emplace_back("sasl.jaas.config", plain_jaas);
+  EXPECT_EQ(parsed(with_property, dir + "/missing.conf").username, "alice");
+
+  EXPECT_EQ(refused(sasl, file("server.conf", "KafkaServer { x.Y required; };")),
+            "java.lang.IllegalArgumentException: Could not find a 'KafkaClient' entry in the JAAS configuration. "
+            "System property 'java.security.auth.login.config' is " + dir + "/server.conf");
+  EXPECT_EQ(refused(sasl, dir + "/missing.conf"),
+            "java.lang.SecurityException: java.io.IOException: " + dir +
+                "/missing.conf (No such file or directory)\nCaused by: java.io.IOException: " + dir +
+                "/missing.conf (No such file or directory)");
+  const std::string bad = refused(sasl, file("bad.conf", "KafkaClient {\n a.B required username=\"u\" password=\"p\"\n};"));
+  EXPECT_EQ(bad,
+            "java.lang.SecurityException: java.io.IOException: Configuration Error:\n\tLine 3: expected [option key]"
+            "\nCaused by: java.io.IOException: Configuration Error:\n\tLine 3: expected [option key]");
+  EXPECT_TRUE(login_context_failure(bad));
+  EXPECT_FALSE(login_context_failure("Login module control flag not specified in JAAS config"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ClientSecurity, SaslRefusalsAreKafkasWords) {
   EXPECT_EQ(refused({{"security.protocol", "SASL_PLAINTEXT"}, {"sasl.mechanism", "PLAIN"}}),
-            "Could not find a 'KafkaClient' entry in the JAAS configuration. System property "
-            "'java.security.auth.login.config' is not set");
+            "java.lang.IllegalArgumentException: Could not find a 'KafkaClient' entry in the JAAS configuration. "
+            "System property 'java.security.auth.login.config' is not set");
   EXPECT_EQ(refused({{"security.protocol", "SASL_PLAINTEXT"}, {"sasl.mechanism", "PLAIN"}, {"sasl.jaas.config", "foo"}}),
             "Login module control flag not specified in JAAS config");
   EXPECT_EQ(refused({{"security.protocol", "SASL_PLAINTEXT"},

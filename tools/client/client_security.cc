@@ -1,4 +1,5 @@
-// client_security: a client's security.protocol, sasl.* and ssl.* keys.
+// client_security: a client's security.protocol, sasl.* and ssl.* keys, and
+// the JAAS file KAFKA_OPTS names for a login without sasl.jaas.config.
 #include "tools/client/client_security.h"
 
 #include <openssl/err.h>
@@ -7,8 +8,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 
+#include "config/env.h"
 #include "protocol/sasl/jaas.h"
 
 namespace hw::tools {
@@ -47,13 +50,66 @@ const char* const security_keys[] = {
     "ssl.keystore.type", "ssl.key.password", "ssl.keystore.certificate.chain", "ssl.keystore.key",
     "ssl.endpoint.identification.algorithm", "ssl.enabled.protocols", "ssl.cipher.suites", "ssl.protocol"};
 
+// The username and password of the login module (PlainLoginModule or
+// ScramLoginModule: Kafka's client takes them from either); the error otherwise.
+std::optional<std::string> login_of(const protocol::jaas_entry& entry, client_security* out) {
+  if (entry.login_module != plain_module && entry.login_module != scram_module)
+    return "sasl.jaas.config: the login module " + entry.login_module +
+           " is not supported by the native tools (PlainLoginModule or ScramLoginModule)";
+  auto user = entry.options.find("username");
+  auto pass = entry.options.find("password");
+  if (user == entry.options.end() || pass == entry.options.end())
+    return "sasl.jaas.config: the login module needs the options username and password";
+  out->username = user->second;
+  out->password = pass->second;
+  return std::nullopt;
+}
+
+std::optional<std::string> login_from_property(const std::string& jaas, client_security* out) {
+  protocol::jaas_parse_result parsed = protocol::parse_jaas_config(jaas);
+  if (!parsed.ok()) return parsed.error;
+  if (parsed.entries.empty()) return "JAAS config property does not contain any login modules";
+  if (parsed.entries.size() != 1)
+    return "JAAS config property contains " + std::to_string(parsed.entries.size()) +
+           " login modules, should be 1 module";
+  return login_of(parsed.entries.front(), out);
+}
+
+// Without sasl.jaas.config Kafka's client logs in with the KafkaClient
+// section of the JVM's JAAS file; its errors are the exceptions under
+// "Failed to create new NetworkClient" (login_context_failure).
+std::optional<std::string> login_from_file(const std::optional<std::string>& login_config, client_security* out) {
+  if (login_config) {
+    protocol::jaas_file file = protocol::read_jaas_file(*login_config);
+    if (!file.ok())
+      return "java.lang.SecurityException: java.io.IOException: " + file.error +
+             "\nCaused by: java.io.IOException: " + file.error;
+    auto section = file.sections.find("KafkaClient");
+    if (section != file.sections.end() && !section->second.empty()) return login_of(section->second.front(), out);
+  }
+  return "java.lang.IllegalArgumentException: Could not find a 'KafkaClient' entry in the JAAS configuration. "
+         "System property 'java.security.auth.login.config' is " +
+         login_config.value_or("not set");
+}
+
 }  // namespace
+
+std::optional<std::string> login_config_from_environment() {
+  const char* opts = std::getenv("KAFKA_OPTS");
+  return opts ? config::jaas_login_config(opts) : std::nullopt;
+}
+
+bool login_context_failure(const std::string& error) {
+  return error.starts_with("java.lang.IllegalArgumentException: Could not find a 'KafkaClient' entry") ||
+         error.starts_with("java.lang.SecurityException: java.io.IOException: ");
+}
 
 bool is_security_key(const std::string& key) {
   return std::any_of(std::begin(security_keys), std::end(security_keys), [&](const char* k) { return key == k; });
 }
 
-std::variant<client_security, std::string> client_security_from(const property_pairs& props) {
+std::variant<client_security, std::string> client_security_from(const property_pairs& props,
+                                                                const std::optional<std::string>& login_config) {
   std::map<std::string, std::string> v;
   for (const auto& [key, value] : props)
     if (is_security_key(key)) v[key] = value;
@@ -80,28 +136,10 @@ std::variant<client_security, std::string> client_security_from(const property_p
     if (out.mechanism != "PLAIN" && out.mechanism != "SCRAM-SHA-256" && out.mechanism != "SCRAM-SHA-512")
       return "sasl.mechanism=" + out.mechanism +
              " is not supported by the native tools (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)";
+    // sasl.jaas.config wins over the JAAS file, as in Kafka.
     auto jaas = get("sasl.jaas.config");
-    if (!jaas)
-      return "Could not find a 'KafkaClient' entry in the JAAS configuration. System property "
-             "'java.security.auth.login.config' is not set";
-    protocol::jaas_parse_result parsed = protocol::parse_jaas_config(*jaas);
-    if (!parsed.ok()) return parsed.error;
-    if (parsed.entries.empty()) return "JAAS config property does not contain any login modules";
-    if (parsed.entries.size() != 1)
-      return "JAAS config property contains " + std::to_string(parsed.entries.size()) +
-             " login modules, should be 1 module";
-    const protocol::jaas_entry& entry = parsed.entries.front();
-    // Both modules hand the client their username and password; Kafka's
-    // client takes them whichever of the two is named.
-    if (entry.login_module != plain_module && entry.login_module != scram_module)
-      return "sasl.jaas.config: the login module " + entry.login_module +
-             " is not supported by the native tools (PlainLoginModule or ScramLoginModule)";
-    auto user = entry.options.find("username");
-    auto pass = entry.options.find("password");
-    if (user == entry.options.end() || pass == entry.options.end())
-      return "sasl.jaas.config: the login module needs the options username and password";
-    out.username = user->second;
-    out.password = pass->second;
+    auto login = jaas ? login_from_property(*jaas, &out) : login_from_file(login_config, &out);
+    if (login) return *login;
   }
 
   auto& t = out.tls;

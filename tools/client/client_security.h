@@ -3,9 +3,10 @@
 // (--producer.config, --consumer-property ...): security.protocol,
 // sasl.mechanism, sasl.jaas.config (PlainLoginModule or ScramLoginModule with
 // username/password, read with the broker's JAAS grammar,
-// protocol/sasl/jaas.h), and the ssl.* keys of a client (trust store, key
+// protocol/sasl/jaas.h) or else the JAAS file named in KAFKA_OPTS (its
+// KafkaClient section), and the ssl.* keys of a client (trust store, key
 // store for mutual TLS, ssl.endpoint.identification.algorithm, enabled
-// protocols, cipher suites). Parsing is pure (client_security_from);
+// protocols, cipher suites). Parsing is pure but for the JAAS file (client_security_from);
 // make_tls_context loads the stores (files) into an OpenSSL context.
 //
 // Errors are the messages Kafka's client gives for the same value (its
@@ -42,10 +43,25 @@ struct client_security {
   bool uses_sasl() const { return protocol == "SASL_PLAINTEXT" || protocol == "SASL_SSL"; }
 };
 
+// The -Djava.security.auth.login.config value in the KAFKA_OPTS
+// environment variable, which Kafka's scripts hand to the JVM (config/env.h);
+// nullopt when it sets none.
+std::optional<std::string> login_config_from_environment();
+
 // The security settings of a client's properties (later entries win, as in
 // a properties file); the error Kafka's client gives otherwise. Keys that
-// are not security keys are left alone.
-std::variant<client_security, std::string> client_security_from(const property_pairs& props);
+// are not security keys are left alone. A SASL login without
+// sasl.jaas.config comes from the KafkaClient section of the JAAS file
+// login_config names (read here), as Kafka's client takes it.
+std::variant<client_security, std::string> client_security_from(
+    const property_pairs& props, const std::optional<std::string>& login_config = login_config_from_environment());
+
+// Whether an error of client_security_from is one Kafka's client fails to
+// build its network client with (no KafkaClient entry, a JAAS file that is
+// missing or does not parse): the exception and its causes, one a line
+// ("java.lang.SecurityException: java.io.IOException: ...\nCaused by: ..."),
+// which the tools print under "Failed to create new NetworkClient".
+bool login_context_failure(const std::string& error);
 
 // Whether key is one of the security keys client_security_from reads.
 bool is_security_key(const std::string& key);

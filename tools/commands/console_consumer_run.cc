@@ -162,6 +162,13 @@ console_consumer::outcome console_consumer::receive(rd_kafka_message_t** out, st
     if (plan_.timeout_ms != INT64_MAX)
       wait = static_cast<int>(std::clamp<int64_t>(plan_.timeout_ms - waited + 1, 1, 100));
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk_, wait);
+    if (const auto* ctx = static_cast<const client_context*>(rd_kafka_opaque(rk_));
+        !ctx->authentication_failure.empty()) {
+      // Kafka's poll throws the login's error.
+      *exception = ctx->authentication_failure;
+      if (m) rd_kafka_message_destroy(m);
+      return outcome::failed;
+    }
     if (!m) continue;
     if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
       *out = m;

@@ -123,8 +123,15 @@ bool console_producer::wait_for_metadata(const std::string& topic, std::string* 
   if (known_topic_ == topic) return true;
   rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_, topic.c_str(), nullptr);
   const auto deadline = steady::now() + std::chrono::milliseconds(settings_.max_block_ms);
+  const auto* ctx = static_cast<const client_context*>(rd_kafka_opaque(rk_));
   bool found = false;
   while (!found && received_signal() == 0) {
+    if (!ctx->authentication_failure.empty()) {
+      // Kafka's metadata wait ends with the login's error.
+      *exception = ctx->authentication_failure;
+      rd_kafka_topic_destroy(rkt);
+      return false;
+    }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now()).count();
     if (left <= 0) break;
     const rd_kafka_metadata_t* md = nullptr;

@@ -1,6 +1,9 @@
 #include "tools/commands/console_runtime.h"
 
+#include <netdb.h>
+
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <ostream>
 
@@ -13,10 +16,53 @@ void on_signal(int sig) { g_signal = sig; }
 
 void drop_log(const rd_kafka_t*, int, const char*, const char*) {}
 
+// The address as Java prints a resolved InetSocketAddress after a SASL
+// login, which asked for the host's name: "name/ip:port", the name looked
+// up from the address when the bootstrap entry was one.
+std::string java_sasl_address(const std::string& host, const std::string& port) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0 || !found) return host + "/" + host + ":" + port;
+  char ip[NI_MAXHOST] = {}, name[NI_MAXHOST] = {};
+  ::getnameinfo(found->ai_addr, found->ai_addrlen, ip, sizeof ip, nullptr, 0, NI_NUMERICHOST);
+  const bool literal = host == ip;
+  if (literal && ::getnameinfo(found->ai_addr, found->ai_addrlen, name, sizeof name, nullptr, 0, NI_NAMEREQD) != 0)
+    std::snprintf(name, sizeof name, "%s", ip);
+  ::freeaddrinfo(found);
+  return (literal ? std::string(name) : host) + "/" + ip + ":" + port;
+}
+
+// A refused SASL login: "sasl_ssl://host:port/id: SASL authentication
+// error: <the broker's message> (after 0ms in state AUTH_REQ)". Logged as
+// Kafka's NetworkClient logs it, once, and kept for the tool's next call.
+void on_authentication_error(client_context* ctx, std::string text) {
+  if (!ctx->authentication_failure.empty()) return;
+  if (const size_t scheme = text.find("://"); scheme != std::string::npos && scheme < text.find('/'))
+    text.erase(0, scheme + 3);
+  const std::string marker = "SASL authentication error: ";
+  const size_t at = text.find(marker);
+  const size_t slash = text.find('/'), colon = text.find(':');
+  if (at == std::string::npos || slash == std::string::npos || colon == std::string::npos || colon > slash) return;
+  std::string message = text.substr(at + marker.size());
+  if (const size_t after = message.rfind(" (after "); after != std::string::npos) message.resize(after);
+  const std::string host = text.substr(0, colon), port = text.substr(colon + 1, slash - colon - 1);
+  std::string id = text.substr(slash + 1, text.find(':', slash) - slash - 1);
+  if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos) id = "-1";
+  ctx->authentication_failure = "org.apache.kafka.common.errors.SaslAuthenticationException: " + message;
+  *ctx->err << log_line("ERROR",
+                        "[" + ctx->client + "] Connection to node " + id + " (" + java_sasl_address(host, port) +
+                            ") failed authentication due to: " + message,
+                        "org.apache.kafka.clients.NetworkClient")
+            << '\n';
+  ctx->err->flush();
+}
+
 // librdkafka names a broker "host:port/id" ("/bootstrap" before it knows
 // the id) and a failed connection "... Connect to ipv4#1.2.3.4:9092 failed".
 void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
   auto* ctx = static_cast<client_context*>(opaque);
+  if (ctx && reason && err == RD_KAFKA_RESP_ERR__AUTHENTICATION) on_authentication_error(ctx, reason);
   if (!ctx || err != RD_KAFKA_RESP_ERR__TRANSPORT || !reason) return;
   const std::string text = reason;
   const size_t slash = text.find('/');

@@ -32,11 +32,15 @@ struct client_context {
   std::ostream* err = nullptr;
   std::string client;
   void* user = nullptr;
+  // Kafka's exception once a broker refused the login (TLS or SASL):
+  // Kafka's client fails the tool's next call with it rather than retrying.
+  std::string authentication_failure;
 };
 
 // The librdkafka handle of a console tool: `settings` applied in order,
 // librdkafka's own logging silenced and its connection errors printed as
-// Kafka's NetworkClient warns about them; `ctx` must outlive the handle.
+// Kafka's NetworkClient logs them (a refused login also noted in
+// ctx->authentication_failure); `ctx` must outlive the handle.
 // nullptr with librdkafka's reason.
 rd_kafka_ptr make_client(rd_kafka_type_t type, const client_settings& settings, client_context* ctx,
                          void (*delivery)(rd_kafka_t*, const rd_kafka_message_t*, void*), std::string* error);

@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "tools/client/connection.h"
 #include "tools/commands/get_offsets.h"
 #include "tools/commands/tools.h"
 
@@ -128,6 +129,9 @@ int fetch_and_print(const cli::option_set& opts, tool_io io) {
     io.err << why << '\n';
     return 1;
   }
+  // A refused login fails the first call (listTopics) with the login's error.
+  if (!admin && connection::authentication_failure(why))
+    return fail({why, "java.util.concurrent.ExecutionException: " + why + "\nCaused by: " + why}, io);
   if (!admin && why.rfind("Timed out", 0) != 0)
     return fail({"Failed to create new KafkaAdminClient", "org.apache.kafka.common.KafkaException: Failed to create new "
                                                           "KafkaAdminClient"},

@@ -7,6 +7,7 @@
 #include "protocol/messages/delete_topics.h"
 #include "protocol/messages/describe_cluster.h"
 #include "protocol/messages/metadata.h"
+#include "tools/client/client_security.h"
 #include "tools/commands/command.h"
 
 namespace hw::tools::topics {
@@ -74,6 +75,12 @@ admin_client* topic_admin::client(const char* call, topic_error* error) {
     // "<exception class>: <message>": the call fails with Kafka's exception.
     const size_t colon = why.find(": ");
     *error = {why.substr(0, colon), why.substr(colon + 2), false};
+  } else if (login_context_failure(why)) {
+    // Kafka's admin client fails to be built: its message, then the trace.
+    *error = {"", "Failed to create new KafkaAdminClient\norg.apache.kafka.common.KafkaException: Failed to create new "
+                  "KafkaAdminClient\nCaused by: org.apache.kafka.common.KafkaException: Failed to create new "
+                  "NetworkClient\nCaused by: " + why,
+              true};
   } else {
     *error = {"org.apache.kafka.common.KafkaException", why, true};
   }

@@ -50,7 +50,13 @@ cli::option_parser election_options() {
 
 int fail(const failure& e, tool_io io) {
   io.err << e.message << '\n';
-  if (!e.exception.empty()) io.err << e.exception << ": " << e.message << "\n\n";
+  if (e.exception.empty()) return 1;
+  io.err << e.exception << ": " << e.message << '\n';
+  // A failed future's ExecutionException, and the error inside it, are the trace's causes.
+  const std::string execution = "java.util.concurrent.ExecutionException: ";
+  if (e.message.starts_with(execution))
+    io.err << "Caused by: " << e.message << "\nCaused by: " << e.message.substr(execution.size()) << '\n';
+  io.err << '\n';
   return 1;
 }
 

@@ -4,13 +4,15 @@
 // node Metadata names as the controller. What can go wrong ends the way
 // Kafka's tool ends: "Timeout waiting for election results" when nothing
 // answered in time, "Not authorized to perform leader election", or the
-// request's own error wrapped twice (RuntimeException, ExecutionException).
+// request's own error, or a refused login's, wrapped twice (RuntimeException,
+// ExecutionException).
 
 #include <netdb.h>
 
 #include <algorithm>
 
 #include "protocol/messages/elect_leaders.h"
+#include "tools/client/connection.h"
 #include "tools/commands/get_offsets.h"
 #include "tools/commands/leader_election.h"
 
@@ -146,6 +148,11 @@ call_outcome elect_leaders(const std::string& bootstrap,
   }
   std::string why;
   auto admin = connect_admin(bootstrap, false, settings, &why);
+  if (!admin && connection::authentication_failure(why)) {
+    // Kafka's admin client fails electLeaders with the login's error.
+    out.error = {"java.lang.RuntimeException", "java.util.concurrent.ExecutionException: " + why};
+    return out;
+  }
   if (!admin) {
     if (why.find("not supported by the native tools") == std::string::npos) return timed_out();
     out.error = {"", why};

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "protocol/messages/describe_quorum.h"
+#include "tools/client/connection.h"
 #include "tools/commands/argparse_tool.h"
 #include "tools/commands/tools.h"
 
@@ -81,6 +82,9 @@ int describe(const cli::arg_values& v, const property_list& props, tool_io io) {
                              &error);
   if (!admin) {
     io.err << error << '\n';
+    // A refused login fails the describe future: Kafka prints its message, then its trace.
+    if (connection::authentication_failure(error))
+      io.err << "java.util.concurrent.ExecutionException: " << error << "\nCaused by: " << error << "\n\n";
     return 1;
   }
   quorum_info q;

@@ -13,6 +13,7 @@
 #include "protocol/messages/find_coordinator.h"
 #include "protocol/messages/init_producer_id.h"
 #include "protocol/messages/list_transactions.h"
+#include "tools/client/connection.h"
 #include "tools/commands/transactions.h"
 
 namespace hw::tools::txn {
@@ -90,7 +91,10 @@ std::unique_ptr<admin_client> txn_client::start(const std::string& call, call_er
   settings.emplace_back("default.api.timeout.ms", std::to_string(timeout));
   std::string why;
   auto admin = connect_admin(bootstrap_, false, settings, &why);
-  if (!admin) {
+  if (!admin && connection::authentication_failure(why)) {
+    // The tool prints the exception's message, without its class.
+    *error = call_error{why.substr(why.find(": ") + 2), -1};
+  } else if (!admin) {
     *error = why.starts_with("Timed out waiting for a node assignment") ? node_assignment_timeout(call)
                                                                          : call_error{why, -1};
   }
