@@ -155,6 +155,11 @@ std::vector<std::string> chaos_cluster::args_of(int i) const {
          "listener.name.internal.sasl.enabled.mechanisms=SCRAM-SHA-512",
          "listener.name.internal.scram-sha-512.sasl.jaas.config=" + scram_server + " username=" +
              quoted(k_broker_user) + " password=" + quoted(k_broker_password) + ";",
+         // The nodes' own logins last 20 s, so their connections
+         // re-authenticate (KIP-368) under the faults too; the harness's and
+         // the workload's clients (CLIENT) do not re-authenticate.
+         "listener.name.internal.connections.max.reauth.ms=20000",
+         "listener.name.controller.connections.max.reauth.ms=20000",
          "listener.name.controller.sasl.enabled.mechanisms=PLAIN",
          "listener.name.controller.plain.sasl.jaas.config="
          "org.apache.kafka.common.security.plain.PlainLoginModule required username=" +
