@@ -6,14 +6,17 @@
 // security issue: wrong passwords and unknown users, unknown mechanisms,
 // requests before authentication, oversized tokens, malformed SASL and
 // SCRAM messages, plaintext on a TLS port and TLS on a plaintext one,
-// client certificates missing, untrusted or expired; and the sensitive
-// listener keys DescribeConfigs hides.
+// client certificates missing, untrusted or expired; the sensitive
+// listener keys DescribeConfigs hides; and re-authentication (KIP-368) on a
+// listener whose logins last 1.5 s: the lifetime told, the renewal, its
+// refusals and the close after the expiry.
 
 #include <cstdio>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -107,12 +110,14 @@ class session {
 
 using script = std::function<void(session&)>;
 
-// Runs the script on each broker's listener and expects the same story.
-void expect_same_story(const std::string& what, const std::string& listener, const script& run,
-                       const std::optional<tls_client>& tls = std::nullopt) {
+// Runs the script on each broker's listener and expects the same story;
+// returns Kafka's, joined by newlines.
+std::string expect_same_story(const std::string& what, const std::string& listener, const script& run,
+                              const std::optional<tls_client>& tls = std::nullopt) {
   std::array<std::vector<std::string>, 2> stories;
   for (side s : k_sides) {
-    ASSERT_NE(listener_port(s, listener), 0) << side_name(s) << " has no " << listener << " listener";
+    EXPECT_NE(listener_port(s, listener), 0) << side_name(s) << " has no " << listener << " listener";
+    if (listener_port(s, listener) == 0) return {};
     session sess(s, listener, tls);
     if (!sess.socket().connected())
       sess.note("TLS handshake refused: " + reason_of(sess.socket().tls_error()));
@@ -128,6 +133,7 @@ void expect_same_story(const std::string& what, const std::string& listener, con
   EXPECT_EQ(stories[0], stories[1]) << what << " on " << listener << "\n  kafka:\n"
                                     << show(stories[0]) << "  highwater:\n"
                                     << show(stories[1]);
+  return show(stories[0]);
 }
 
 void api_versions(session& s, int16_t version = 3) {
@@ -533,6 +539,67 @@ TEST_F(SecurityTest, ProtocolMismatches) {
 }
 
 // ---- Sensitive keys ----------------------------------------------------------------
+
+// ---- Re-authentication (KIP-368) on REAUTH: logins last 1.5 s ------------
+
+TEST_F(SecurityTest, ReauthenticationRenewsTheLogin) {
+  const std::string kafka = expect_same_story("a login told its lifetime, then renewed on the same connection", "REAUTH", [](session& s) {
+    api_versions(s);
+    handshake(s, "PLAIN");
+    authenticate(s, plain("alice", "alice-secret"));
+    metadata(s);
+    handshake(s, "PLAIN");
+    authenticate(s, plain("alice", "alice-secret"));
+    metadata(s);
+    // Within a second of the last re-authentication a handshake is out of place.
+    handshake(s, "PLAIN");
+    metadata(s);
+  });
+  EXPECT_NE(kafka.find("SaslAuthenticate v2: error 0 message '' lifetime 1500"), std::string::npos) << kafka;
+  EXPECT_NE(kafka.find("SaslHandshake v1 PLAIN: error 34"), std::string::npos) << kafka;
+}
+
+TEST_F(SecurityTest, ReauthenticationRefusals) {
+  const std::string other_user = expect_same_story("a re-authentication as another user", "REAUTH", [](session& s) {
+    handshake(s, "PLAIN");
+    authenticate(s, plain("alice", "alice-secret"));
+    handshake(s, "PLAIN");
+    authenticate(s, plain("admin", "admin-secret"));
+    s.note_close();
+  });
+  EXPECT_NE(other_user.find("Cannot change principals during re-authentication"), std::string::npos) << other_user;
+  expect_same_story("a re-authentication with a wrong password", "REAUTH", [](session& s) {
+    handshake(s, "PLAIN");
+    authenticate(s, plain("alice", "alice-secret"));
+    handshake(s, "PLAIN");
+    authenticate(s, plain("alice", "not-hers"));
+    s.note_close();
+  });
+  expect_same_story("a re-authentication with another mechanism", "REAUTH", [](session& s) {
+    handshake(s, "PLAIN");
+    authenticate(s, plain("alice", "alice-secret"));
+    handshake(s, "SCRAM-SHA-256");
+    authenticate(s, bytes_of("n,,n=alice,r=fyko+d2lbbFgONRv9qkxdawL"));
+    s.note_close();
+  });
+  expect_same_story("ApiVersions to begin a re-authentication", "REAUTH", [](session& s) {
+    handshake(s, "PLAIN");
+    authenticate(s, plain("alice", "alice-secret"));
+    api_versions(s);
+    metadata(s);
+  });
+}
+
+TEST_F(SecurityTest, ARequestAfterTheLoginExpiredCloses) {
+  const std::string kafka = expect_same_story("a request 2 s after a 1.5 s login", "REAUTH", [](session& s) {
+    handshake(s, "PLAIN");
+    authenticate(s, plain("alice", "alice-secret"));
+    // The expiry is what is compared: the broker's clock decides.
+    std::this_thread::sleep_for(2s);
+    metadata(s);
+  });
+  EXPECT_NE(kafka.find("Metadata: no answer, closed"), std::string::npos) << kafka;
+}
 
 TEST_F(SecurityTest, DescribeConfigsHidesSecrets) {
   msg::describe_configs_request req;

@@ -34,14 +34,17 @@ const std::vector<std::pair<std::string, std::string>> k_shared_settings = {
 // The secured listeners (name, protocol), in the order Kafka's script binds
 // them after its PLAINTEXT and CONTROLLER ones.
 const std::vector<std::pair<std::string, std::string>> k_secured_listeners = {
-    {"SASL_PLAINTEXT", "SASL_PLAINTEXT"}, {"SSL", "SSL"}, {"MTLS", "SSL"}, {"SASL_SSL", "SASL_SSL"}};
+    {"SASL_PLAINTEXT", "SASL_PLAINTEXT"}, {"SSL", "SSL"},      {"MTLS", "SSL"},
+    {"SASL_SSL", "SASL_SSL"},             {"REAUTH", "SASL_PLAINTEXT"}};
 
 constexpr const char* k_store_password = "differential-secret";
 
 // Their keys, the same on both brokers: PLAIN users alice and admin, the
 // SCRAM mechanisms (credentials made by the tests) on SASL_PLAINTEXT; a
 // PKCS12 key store for localhost; client certificates required on MTLS and
-// mapped to a short name; SASL_SSL with PLAIN only. A small receive limit
+// mapped to a short name; SASL_SSL with PLAIN only; REAUTH (SASL_PLAINTEXT,
+// PLAIN and SCRAM-SHA-256) whose logins last 1.5 s (connections.max.reauth.ms,
+// KIP-368). A small receive limit
 // before authentication, so that the tests can exceed it cheaply.
 std::vector<std::pair<std::string, std::string>> secured_settings(const std::string& certs) {
   const std::string plain_jaas =
@@ -55,6 +58,10 @@ std::vector<std::pair<std::string, std::string>> secured_settings(const std::str
       {"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config", scram_jaas},
       {"listener.name.sasl_ssl.sasl.enabled.mechanisms", "PLAIN"},
       {"listener.name.sasl_ssl.plain.sasl.jaas.config", plain_jaas},
+      {"listener.name.reauth.sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256"},
+      {"listener.name.reauth.plain.sasl.jaas.config", plain_jaas},
+      {"listener.name.reauth.scram-sha-256.sasl.jaas.config", scram_jaas},
+      {"listener.name.reauth.connections.max.reauth.ms", "1500"},
       {"sasl.server.max.receive.size", "4096"},
       {"ssl.keystore.type", "PKCS12"},
       {"ssl.keystore.location", certs + "/localhost.keystore.p12"},
