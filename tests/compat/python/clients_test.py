@@ -10,8 +10,6 @@ partitions with explicit offsets, so no group coordinator is needed.
 import argparse
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -20,45 +18,20 @@ import unittest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
+from highwater_process import Highwater, wait_for
+
 HIGHWATER = None
 
 
-def wait_for(pred, timeout_s, what):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting for " + what)
+class Broker(Highwater):
+    """One PLAINTEXT listener in a temporary directory, removed at stop()."""
 
-
-class Broker:
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="hw-py-")
-        self.log_path = os.path.join(self.dir, "highwater.log")
-        port_file = os.path.join(self.dir, "ports")
-        with open(self.log_path, "w") as log:
-            self.proc = subprocess.Popen(
-                [HIGHWATER, "--override", "listeners=PLAINTEXT://127.0.0.1:0", "--port-file", port_file],
-                cwd=self.dir, stdout=log, stderr=subprocess.STDOUT)
-        wait_for(lambda: os.path.exists(port_file) or self.proc.poll() is not None, 20, "the port file")
-        if self.proc.poll() is not None:
-            raise AssertionError("highwater exited:\n" + self.log())
-        with open(port_file) as f:
-            self.bootstrap = f.readline().strip().split("://", 1)[1]
-
-    def log(self):
-        with open(self.log_path) as f:
-            return f.read()
+        super().__init__(HIGHWATER, tempfile.mkdtemp(prefix="hw-py-"), [("listeners", "PLAINTEXT://127.0.0.1:0")], 20)
+        self.bootstrap = self.listeners["PLAINTEXT"]
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        super().stop(10)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from highwater_process import Highwater, wait_for
+
 HIGHWATER = None
 SOURCE_DIR = None
 ENV = None  # the one broker and its certificates, made by setUpModule
@@ -59,15 +61,6 @@ REAUTH_LIFETIME_MS = 1500
 def scram_told(mechanism):
     # What Kafka's SaslServerAuthenticator tells a client whose SCRAM proof or user is wrong.
     return "Authentication failed during authentication due to invalid credentials with SASL mechanism " + mechanism
-
-
-def wait_for(pred, timeout_s, what):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for " + what)
 
 
 def run(cmd, timeout_s, stdin_text="", env=None):
@@ -151,33 +144,11 @@ REFUSALS = [
 ]
 
 
-class Broker:
-    def __init__(self, directory, overrides):
-        self.dir = directory
-        self.log_path = os.path.join(directory, "highwater.log")
-        port_file = os.path.join(directory, "ports")
-        args = [HIGHWATER, "--port-file", port_file]
-        for key, value in overrides:
-            args += ["--override", "%s=%s" % (key, value)]
-        with open(self.log_path, "w") as log:
-            self.proc = subprocess.Popen(args, cwd=directory, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            wait_for(lambda: os.path.exists(port_file) or self.proc.poll() is not None, 30, "the port file")
-        except AssertionError:
-            self.stop()
-            raise AssertionError("highwater wrote no port file:\n" + self.log())
-        if self.proc.poll() is not None:
-            raise AssertionError("highwater exited:\n" + self.log())
-        # One NAME://host:port line per listener.
-        self.listeners = {}
-        with open(port_file) as f:
-            for line in f:
-                name, address = line.strip().split("://", 1)
-                self.listeners[name] = address
+class Broker(Highwater):
+    """The run's one broker (Environment.overrides), with its metrics and log."""
 
-    def log(self):
-        with open(self.log_path, errors="replace") as f:
-            return f.read()
+    def __init__(self, directory, overrides):
+        super().__init__(HIGHWATER, directory, overrides)
 
     def metrics(self):
         """The broker's Prometheus text (highwater.metrics.port)."""
@@ -189,14 +160,6 @@ class Broker:
         pattern = re.compile("Failed authentication with .*" + pattern)
         return sum(1 for line in self.log().splitlines() if pattern.search(line))
 
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
 
 
 class Environment:
