@@ -39,7 +39,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     if (answer.close_unanswered) co_return handler_result::close("SASL authentication failed: " + answer.log_reason);
   }
   response.auth_bytes = std::move(answer.auth_bytes);
-  response.session_lifetime_ms = answer.session_lifetime_ms;
+  response.session_lifetime_ms = ctx.sasl->session_lifetime_ms();
   co_return respond(ctx, response);
 }
 

@@ -48,6 +48,12 @@ std::optional<response_frame> illegal_sasl_state_answer(std::span<const uint8_t>
   return encode_response(corr, 0, r, version);
 }
 
+// A request frame's API key, when it is long enough to have one.
+std::optional<int16_t> api_key_of(std::span<const uint8_t> frame) {
+  if (frame.size() < 2) return std::nullopt;
+  return static_cast<int16_t>((uint16_t(frame[0]) << 8) | frame[1]);
+}
+
 std::string host_text(const tcp::endpoint& ep) {
   auto addr = ep.address();
   return addr.is_v6() && addr.to_v6().is_v4_mapped()
@@ -321,14 +327,14 @@ dispatch_outcome connection::raw_sasl_token(std::span<const uint8_t> token) {
 }
 
 bool connection::admitted_before_authentication(std::span<const uint8_t> frame, dispatch_outcome& out) {
-  if (frame.size() < 2) {
+  const std::optional<int16_t> api_key = api_key_of(frame);
+  if (!api_key) {
     out.close_reason = "A request too short for its header during SASL authentication";
     return false;
   }
-  const auto api_key = static_cast<int16_t>((uint16_t(frame[0]) << 8) | frame[1]);
   std::string why;
   const bool authenticating = sasl_->current() == sasl_session::state::authenticate;
-  if (sasl_->admit(api_key, &why)) return true;
+  if (sasl_->admit(*api_key, &why)) return true;
   spdlog::info("Failed authentication with /{} (channelId={}) ({})", remote_host_, name_, why);
   if (authenticating) out.response = illegal_sasl_state_answer(frame);
   return false;
@@ -338,8 +344,7 @@ connection::login_check connection::check_login(std::span<const uint8_t> frame) 
   if (sasl_ || !login_expiry_) return login_check::carry_on;
   const auto now = std::chrono::steady_clock::now();
   constexpr int16_t sasl_handshake_key = 17;
-  const bool handshake = frame.size() >= 2 && ((uint16_t(frame[0]) << 8) | frame[1]) == sasl_handshake_key;
-  if (handshake && (!last_reauthentication_ || now - *last_reauthentication_ >= 1s)) {
+  if (api_key_of(frame) == sasl_handshake_key && (!last_reauthentication_ || now - *last_reauthentication_ >= 1s)) {
     last_reauthentication_ = now;
     sasl_ = sasl_listener_->new_session();
     sasl_->reauthenticating(login_mechanism_, principal_);

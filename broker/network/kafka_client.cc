@@ -339,8 +339,12 @@ asio::awaitable<std::error_code> kafka_client::send(int16_t api_key, int16_t api
                                                     std::chrono::milliseconds timeout, client_response* out) {
   auto self = shared_from_this();
   if (auto ec = co_await ensure_connected()) co_return ec;
-  co_await maybe_reauthenticate();
-  if (auto ec = co_await ensure_connected()) co_return ec;
+  // Only where the peer limits the login's life; a refused renewal drops
+  // the connection, so connect again then.
+  if (reauthenticate_at_ || reauthenticating_) {
+    co_await maybe_reauthenticate();
+    if (auto ec = co_await ensure_connected()) co_return ec;
+  }
   co_return co_await exchange(api_key, api_version, body, timeout, out);
 }
 
@@ -449,7 +453,7 @@ asio::awaitable<void> kafka_client::read_loop(uint64_t generation) {
     }
     auto p = it->second;
     in_flight_.erase(it);
-    if (in_flight_.empty()) drained_.cancel();
+    if (reauthenticating_ && in_flight_.empty()) drained_.cancel();
     protocol::reader header_reader(frame.bytes());
     protocol::msg::response_header header;
     header.decode(header_reader, protocol::response_header_version(p->api_key, p->api_version));

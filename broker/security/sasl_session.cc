@@ -108,7 +108,7 @@ sasl_session::authenticate_answer sasl_session::authenticate(std::span<const uin
     server_.reset();
     state_ = state::complete;
     auto limit = max_reauth_ms_.find(mechanism_);
-    if (limit != max_reauth_ms_.end()) lifetime_ms_ = a.session_lifetime_ms = limit->second;
+    if (limit != max_reauth_ms_.end()) lifetime_ms_ = limit->second;
   }
   return a;
 }

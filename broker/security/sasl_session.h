@@ -79,7 +79,6 @@ class sasl_session {
     std::vector<uint8_t> auth_bytes;  // the mechanism's challenge or final message
     std::string log_reason;           // on failure, for the broker's log
     bool close_unanswered = false;    // on failure: no answer, the connection closes now
-    int64_t session_lifetime_ms = 0;  // once complete: how long the login lasts (0: for ever)
   };
   authenticate_answer authenticate(std::span<const uint8_t> auth_bytes);
 

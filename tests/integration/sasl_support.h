@@ -1,5 +1,6 @@
 #pragma once
-// librdkafka over a SASL_PLAINTEXT listener, as a user would configure it:
+// PLAIN's token for raw SASL exchanges, and librdkafka over a SASL_PLAINTEXT
+// listener, as a user would configure it:
 // one record produced with a mechanism, a user name and a password, and
 // what the client reported (its first error callback's code name and text).
 
@@ -8,11 +9,21 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "protocol/sasl/scram_client.h"
 
 namespace hw::testing {
 
 using namespace std::chrono_literals;
+
+// PLAIN's one token (the protocol library's), as SaslAuthenticate carries it.
+inline std::vector<uint8_t> plain_token(const std::string& user, const std::string& password) {
+  const std::string token = protocol::plain_client_token(user, password);
+  return {token.begin(), token.end()};
+}
 
 // librdkafka as a user would configure it.
 struct rdkafka_result {

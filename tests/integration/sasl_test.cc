@@ -29,14 +29,6 @@ constexpr const char* k_jaas =
     "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"admin\" "
     "password=\"admin-secret\" user_admin=\"admin-secret\" user_alice=\"alice-secret\";";
 
-std::vector<uint8_t> plain_token(const std::string& user, const std::string& password) {
-  std::vector<uint8_t> t{0};
-  t.insert(t.end(), user.begin(), user.end());
-  t.push_back(0);
-  t.insert(t.end(), password.begin(), password.end());
-  return t;
-}
-
 class SaslIT : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
