@@ -161,14 +161,17 @@ std::vector<std::string> chaos_cluster::args_of(int i) const {
              quoted(k_controller_user) + " password=" + quoted(k_controller_password) + " user_" + k_controller_user +
              "=" + quoted(k_controller_password) + ";"});
   }
-  // HW_CHAOS_REAUTH_MS: the nodes' own logins (INTERNAL, CONTROLLER) last
-  // that long, so their connections re-authenticate (KIP-368) under the
-  // faults; CLIENT's do not expire (librdkafka 2.0 and the harness's
-  // sockets do not re-authenticate). Off by default: seed 30's hour with
-  // 20000 found duplicates after a leader change (the session-30 note).
-  if (const char* reauth = getenv("HW_CHAOS_REAUTH_MS"); reauth && mode_ == security::sasl_ssl) {
-    overrides.push_back(std::string("listener.name.internal.connections.max.reauth.ms=") + reauth);
-    overrides.push_back(std::string("listener.name.controller.connections.max.reauth.ms=") + reauth);
+  // The nodes' own logins (INTERNAL, CONTROLLER) last HW_CHAOS_REAUTH_MS
+  // (default 10000; 0: for ever), so their connections re-authenticate
+  // (KIP-368) under the faults; CLIENT's do not expire (librdkafka 2.0 and
+  // the harness's sockets do not re-authenticate).
+  if (mode_ == security::sasl_ssl) {
+    const char* set = getenv("HW_CHAOS_REAUTH_MS");
+    const std::string reauth = set && *set ? set : "10000";
+    if (reauth != "0") {
+      overrides.push_back("listener.name.internal.connections.max.reauth.ms=" + reauth);
+      overrides.push_back("listener.name.controller.connections.max.reauth.ms=" + reauth);
+    }
   }
   std::vector<std::string> args;
   for (auto& o : overrides) {

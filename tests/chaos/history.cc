@@ -84,6 +84,7 @@ struct indexed {
   std::map<std::string, const event*> txn_ends;                // transaction → how it ended
   std::map<std::string, txn_status> final_status;              // value → the final read's decision (first copy)
   std::vector<const event*> committed_reads;                   // read_committed consumers' reads
+  std::vector<const event*> epoch_bumps;                       // producers' clients' epoch bumps
 };
 
 const char* status_name(txn_status s) {
@@ -149,6 +150,7 @@ indexed index_of(const std::vector<event>& events, check_counts& counts) {
         break;
       case event::type::rebalance: ++counts.rebalances; break;
       case event::type::client_reset: break;
+      case event::type::epoch_bump: ix.epoch_bumps.push_back(&e); break;
       case event::type::read:
         ++counts.consumer_reads;
         if (e.read_committed) ix.committed_reads.push_back(&e);
@@ -218,25 +220,76 @@ std::string copies_verdict(const indexed& ix, const std::string& value) {
   return " every copy carries the same producer id, epoch and sequence: one write appended more than once";
 }
 
-void find_duplicates(const indexed& ix, std::vector<finding>& out) {
+// librdkafka's idempotent producer, told OUT_OF_ORDER_SEQUENCE_NUMBER for a
+// request whose sequence follows one that failed (a gap it made itself:
+// the earlier request failed at the deposed leader while the later one
+// reached the new leader), drains its partitions, bumps its epoch and
+// starts every partition's sequences again: records it still held, some of
+// them written by the deposed leader and kept by its successor though the
+// client was told otherwise, go out again as new writes the broker cannot
+// recognise (confluentinc/librdkafka#4953; Kafka's Java producer retries
+// without a bump). Kafka's broker answers each step the same way.
+//
+// Such a duplicate is explained, and reported rather than counted, only
+// with evidence: every copy is of one producer id, each later copy under a
+// later epoch, and that producer's client logged a bump for a skipped
+// sequence to an epoch above the earlier copy's and at most the later one's.
+bool resent_after_bump(const indexed& ix, const std::string& value, std::string& why) {
+  auto it = ix.final_origins.find(value);
+  if (it == ix.final_origins.end() || it->second.size() < 2) return false;
+  const auto& copies = it->second;
+  for (size_t i = 1; i < copies.size(); ++i) {
+    const batch_origin& before = copies[i - 1];
+    const batch_origin& after = copies[i];
+    if (before.producer_id < 0 || after.producer_id != before.producer_id ||
+        after.producer_epoch <= before.producer_epoch)
+      return false;
+    const event* bump = nullptr;
+    for (const event* b : ix.epoch_bumps)
+      if (b->origin.producer_id == after.producer_id && b->origin.producer_epoch > before.producer_epoch &&
+          b->origin.producer_epoch <= after.producer_epoch &&
+          b->error.find("skipped sequence numbers") != std::string::npos)
+        bump = b;
+    if (!bump) return false;
+    why += " the client bumped producer id " + std::to_string(bump->origin.producer_id) + " to epoch " +
+           std::to_string(bump->origin.producer_epoch) + " at " + std::to_string(bump->at_ms) + " ms (" +
+           bump->error + ") and wrote the value again;";
+  }
+  return true;
+}
+
+void find_duplicates(const indexed& ix, check_result& r) {
   for (const auto& [value, positions] : ix.read_at) {
     if (positions.size() < 2) continue;
     std::string detail = value + " read at " + std::to_string(positions.size()) + " positions:";
     for (const auto& [pos, who] : positions) detail += " " + at(pos) + " (" + who.text() + ");";
+    std::string why;
+    if (resent_after_bump(ix, value, why)) {
+      ++r.counts.client_resends;
+      r.explained_duplicates.push_back(detail + why);
+      continue;
+    }
     detail += copies_verdict(ix, value);
     const auto& first = positions.begin()->first;
-    out.push_back({finding_kind::duplicate, first.first, first.second, detail});
+    r.findings.push_back({finding_kind::duplicate, first.first, first.second, detail});
   }
 }
 
 // Within a partition of the final read, each producer's values must come
-// in the order of their sequence numbers.
+// in the order of their sequence numbers. The later copies of a value the
+// client wrote again after an epoch bump (see resent_after_bump) are out of
+// this order by their nature and are left out of it.
 void find_out_of_order(const indexed& ix, std::vector<finding>& out) {
   for (const auto& [partition, log] : ix.final_log) {
     std::map<int, std::pair<int64_t, const std::string*>> previous;  // producer → (offset, value)
+    std::set<std::string> seen;
     for (const auto& [offset, value] : log) {
       auto id = parse_value(value);
       if (!id) continue;
+      if (!seen.insert(value).second) {
+        std::string why;
+        if (resent_after_bump(ix, value, why)) continue;
+      }
       auto it = previous.find(id->producer);
       if (it != previous.end()) {
         const auto prev = parse_value(*it->second.second);
@@ -503,6 +556,15 @@ void history::final_read(int32_t partition, int64_t offset, const std::string& v
   add(std::move(e));
 }
 
+void history::epoch_bump(int64_t producer_id, int16_t epoch, const std::string& why) {
+  event e;
+  e.kind = event::type::epoch_bump;
+  e.origin.producer_id = producer_id;
+  e.origin.producer_epoch = epoch;
+  e.error = why;
+  add(std::move(e));
+}
+
 void history::client_reset(int consumer, int32_t partition, int64_t offset, const std::string& why) {
   event e;
   e.kind = event::type::client_reset;
@@ -558,6 +620,10 @@ void history::write(std::ostream& out) const {
         out << "client-reset consumer " << e.consumer << " partition " << e.partition << " at offset " << e.offset
             << " (" << e.error << ")";
         break;
+      case event::type::epoch_bump:
+        out << "epoch-bump producer id " << e.origin.producer_id << " to epoch " << e.origin.producer_epoch << " ("
+            << e.error << ")";
+        break;
       case event::type::final_read:
         out << "final " << e.value << " partition " << e.partition << " offset " << e.offset << " ("
             << origin_text(e.origin) << ")";
@@ -593,6 +659,32 @@ std::optional<offset_reset_line> parse_offset_reset(std::string_view line) {
   return r;
 }
 
+std::optional<std::string> parse_epoch_bump_reason(std::string_view line) {
+  if (line.find("Beginning partition drain") == std::string_view::npos ||
+      line.find(" epoch bump ") == std::string_view::npos)
+    return std::nullopt;
+  const auto colon = line.rfind(": ");
+  if (colon == std::string_view::npos) return std::nullopt;
+  return std::string(line.substr(colon + 2));
+}
+
+std::optional<epoch_bump_line> parse_epoch_bumped(std::string_view line) {
+  constexpr std::string_view marker = "bumped epoch to PID{Id:";
+  const auto at = line.find(marker);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(at + marker.size());
+  epoch_bump_line r;
+  auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), r.producer_id);
+  if (ec != std::errc()) return std::nullopt;
+  rest = rest.substr(static_cast<size_t>(end - rest.data()));
+  constexpr std::string_view epoch = ",Epoch:";
+  if (rest.substr(0, epoch.size()) != epoch) return std::nullopt;
+  rest = rest.substr(epoch.size());
+  auto [end2, ec2] = std::from_chars(rest.data(), rest.data() + rest.size(), r.epoch);
+  if (ec2 != std::errc() || end2 == rest.data() + rest.size() || *end2 != '}') return std::nullopt;
+  return r;
+}
+
 const char* to_string(finding_kind k) {
   switch (k) {
     case finding_kind::lost: return "lost";
@@ -612,7 +704,7 @@ check_result check(const std::vector<event>& events) {
   check_result r;
   const indexed ix = index_of(events, r.counts);
   find_lost(ix, r.findings);
-  find_duplicates(ix, r.findings);
+  find_duplicates(ix, r);
   find_out_of_order(ix, r.findings);
   find_inconsistent_offsets(ix, r.findings);
   std::map<int32_t, int64_t> log_end;  // partition → one past the final read's last offset
@@ -647,6 +739,14 @@ std::string check_result::report(size_t max_per_kind) const {
     for (size_t i = 0; i < explained_resets.size() && i < max_per_kind; ++i) o << "  " << explained_resets[i] << "\n";
     if (explained_resets.size() > max_per_kind)
       o << "  ... and " << (explained_resets.size() - max_per_kind) << " more\n";
+  }
+  if (!explained_duplicates.empty()) {
+    o << explained_duplicates.size()
+      << " duplicates explained by the client's epoch bump after a sequence gap (not findings):\n";
+    for (size_t i = 0; i < explained_duplicates.size() && i < max_per_kind; ++i)
+      o << "  " << explained_duplicates[i] << "\n";
+    if (explained_duplicates.size() > max_per_kind)
+      o << "  ... and " << (explained_duplicates.size() - max_per_kind) << " more\n";
   }
   if (findings.empty()) {
     o << "no findings\n";

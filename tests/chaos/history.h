@@ -76,6 +76,8 @@ struct event {
     client_reset,   // consumer's client moved its position of partition from offset to its reset point,
                     // because a broker (error: which, and why) answered that the offset was out of range
     txn_end,        // transaction `txn` ended with `outcome` (error: the client's words when unknown)
+    epoch_bump,     // an idempotent producer's client bumped its epoch (KIP-360) to origin.producer_epoch of
+                    // origin.producer_id, having drained its partitions (error: the client's reason)
   };
   type kind = type::send;
   int64_t at_ms = 0;  // since the history began
@@ -86,7 +88,7 @@ struct event {
   int generation = -1;
   std::vector<int32_t> assignment;
   std::string error;
-  batch_origin origin;  // final reads only
+  batch_origin origin;  // final reads; epoch bumps: the producer id and the new epoch
   std::string txn;      // sends: the transaction (empty: none); txn_end: which
   txn_outcome outcome = txn_outcome::unknown;  // txn_end
   bool read_committed = false;                 // reads: the consumer reads committed records only
@@ -109,6 +111,7 @@ class history {
                   txn_status status = txn_status::none);
   void txn_end(const std::string& txn, txn_outcome outcome, const std::string& detail = {});
   void client_reset(int consumer, int32_t partition, int64_t offset, const std::string& why);
+  void epoch_bump(int64_t producer_id, int16_t epoch, const std::string& why);
   std::vector<event> events() const;
   // Every event, one line each, for a failed run's files.
   void write(std::ostream& out) const;
@@ -151,6 +154,7 @@ struct check_counts {
   int64_t final_read = 0;          // records in the final read
   int64_t unacked_present = 0;     // failed or indeterminate, yet in the final read
   int64_t client_resets = 0;       // consumers' resets on an out-of-range answer (see find_positions_backwards)
+  int64_t client_resends = 0;      // values the client wrote again after its epoch bump (see find_duplicates)
   int64_t txn_committed = 0;       // transactions, by what their producer was told
   int64_t txn_aborted = 0;
   int64_t txn_unknown = 0;
@@ -163,6 +167,9 @@ struct check_result {
   // The client resets that explained a consumer going back, one line each:
   // not findings, but reported.
   std::vector<std::string> explained_resets;
+  // The duplicates a client's epoch bump explains (see find_duplicates):
+  // not findings, but reported.
+  std::vector<std::string> explained_duplicates;
   bool ok() const { return findings.empty(); }
   std::map<finding_kind, int64_t> by_kind() const;
   // The counts, then the findings: at most max_per_kind of each kind, with
@@ -184,5 +191,19 @@ struct offset_reset_line {
   int32_t broker = -1;
 };
 std::optional<offset_reset_line> parse_offset_reset(std::string_view line);
+
+// An idempotent producer's log lines about a drain and bump, as librdkafka
+// writes them (facility DRAIN):
+//   Beginning partition drain in state Assigned for PID{Id:0,Epoch:2} epoch
+//   bump for 3 partition(s) with in-flight requests: skipped sequence numbers
+//   All partitions drained, bumped epoch to PID{Id:0,Epoch:3}
+// The first gives the reason (after the last ": "), the second the new
+// producer id and epoch. Nothing for any other line.
+std::optional<std::string> parse_epoch_bump_reason(std::string_view line);
+struct epoch_bump_line {
+  int64_t producer_id = -1;
+  int16_t epoch = -1;
+};
+std::optional<epoch_bump_line> parse_epoch_bumped(std::string_view line);
 
 }  // namespace hw::chaos

@@ -322,6 +322,74 @@ TEST(ChaosChecker, LibrdkafkasOffsetResetLineIsParsed) {
   EXPECT_FALSE(parse_offset_reset("Offset out of range"));
 }
 
+TEST(ChaosChecker, LibrdkafkasDrainAndBumpLinesAreParsed) {
+  // As librdkafka 2.0 wrote them in seed 30's hour.
+  auto reason = parse_epoch_bump_reason(
+      "[thrd:sasl_ssl://10.219.97.13:9092/bootstrap]: Beginning partition drain in state Assigned for "
+      "PID{Id:0,Epoch:2} epoch bump for 3 partition(s) with in-flight requests: skipped sequence numbers");
+  ASSERT_TRUE(reason);
+  EXPECT_EQ(*reason, "skipped sequence numbers");
+  EXPECT_FALSE(parse_epoch_bump_reason(
+      "[thrd:x]: chaos [5] beginning partition drain: wait for outstanding requests to finish before producing"));
+  auto bumped = parse_epoch_bumped(
+      "[thrd:sasl_ssl://10.219.97.11:9092/bootstrap]: All partitions drained, bumped epoch to PID{Id:1001,Epoch:3}");
+  ASSERT_TRUE(bumped);
+  EXPECT_EQ(bumped->producer_id, 1001);
+  EXPECT_EQ(bumped->epoch, 3);
+  EXPECT_FALSE(parse_epoch_bumped("All partitions drained, bumped epoch to PID{Id:1,Epoch:}"));
+  EXPECT_FALSE(parse_epoch_bumped("All partitions drained, bumped epoch to PID{Id:x,Epoch:3}"));
+  EXPECT_FALSE(parse_epoch_bumped("chaos [0] changed PID{Id:0,Epoch:2} -> PID{Id:0,Epoch:3}"));
+}
+
+// Producer 0 (producer id 7) writes p0-0..p0-3 to partition 0 under epoch
+// 2; p0-1 and p0-2 are refused (the client says not written), the client
+// bumps to epoch 3 and writes them again after p0-3.
+std::vector<event> resent_after_bump(int16_t second_epoch, const std::string& reason, bool bump_logged = true,
+                                     int16_t bumped_to = 3) {
+  history h;
+  for (const auto& v : {"p0-0", "p0-1", "p0-2", "p0-3"}) h.send(v, 0);
+  h.ack("p0-0", 0, 0);
+  h.ack("p0-3", 0, 3);
+  if (bump_logged) h.epoch_bump(7, bumped_to, reason);
+  h.ack("p0-1", 0, 4);
+  h.ack("p0-2", 0, 5);
+  h.final_read(0, 0, "p0-0", {7, 2, 10, 5});
+  h.final_read(0, 1, "p0-1", {7, 2, 11, 5});
+  h.final_read(0, 2, "p0-2", {7, 2, 12, 5});
+  h.final_read(0, 3, "p0-3", {7, 2, 13, 6});
+  h.final_read(0, 4, "p0-1", {7, second_epoch, 0, 6});
+  h.final_read(0, 5, "p0-2", {7, second_epoch, 1, 6});
+  return h.events();
+}
+
+TEST(ChaosChecker, ADuplicateTheClientWroteAgainAfterItsEpochBumpIsExplained) {
+  const auto r = check(resent_after_bump(3, "skipped sequence numbers"));
+  EXPECT_TRUE(r.ok()) << r.report();
+  ASSERT_EQ(r.explained_duplicates.size(), 2u) << r.report();
+  EXPECT_EQ(r.counts.client_resends, 2);
+  EXPECT_NE(r.explained_duplicates[0].find("bumped producer id 7 to epoch 3"), std::string::npos)
+      << r.explained_duplicates[0];
+  EXPECT_NE(r.report().find("2 duplicates explained by the client's epoch bump"), std::string::npos) << r.report();
+}
+
+TEST(ChaosChecker, ADuplicateAcrossEpochsWithoutTheClientsBumpForASequenceGapIsAFinding) {
+  // No bump logged.
+  auto r = check(resent_after_bump(3, "skipped sequence numbers", false));
+  EXPECT_EQ(of_kind(r, finding_kind::duplicate).size(), 2u) << r.report();
+  EXPECT_EQ(of_kind(r, finding_kind::out_of_order).size(), 1u) << r.report();
+  EXPECT_TRUE(r.explained_duplicates.empty());
+  // A bump for another reason (messages timed out are failed, never sent again).
+  r = check(resent_after_bump(3, "message timeout"));
+  EXPECT_EQ(of_kind(r, finding_kind::duplicate).size(), 2u) << r.report();
+  // The copies under one epoch: the broker appended one write twice, or
+  // failed to recognise a retry.
+  r = check(resent_after_bump(2, "skipped sequence numbers"));
+  EXPECT_EQ(of_kind(r, finding_kind::duplicate).size(), 2u) << r.report();
+  // A bump to the epoch the first copies were already written under.
+  r = check(resent_after_bump(3, "skipped sequence numbers", true, 2));
+  EXPECT_EQ(of_kind(r, finding_kind::duplicate).size(), 2u) << r.report();
+}
+
 // Transactions: producer 5 writes t5-0 (committed) and t5-1 (aborted) over
 // two partitions; the markers follow each; a read_committed consumer reads
 // the committed values only.

@@ -15,6 +15,7 @@ struct notes_ref {
   client_notes* notes;
   const char* who;
   consumer* reader = nullptr;  // a consumer's handle: its log lines may be resets
+  producer* writer = nullptr;  // an idempotent producer's handle: its log lines may be epoch bumps
 };
 
 void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
@@ -28,6 +29,7 @@ void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
   ref->notes->log(wall_clock(std::chrono::system_clock::now()) + " " + rd_kafka_name(rk) + " " +
                   std::to_string(level) + " " + fac + " " + buf);
   if (ref->reader && std::string_view(fac) == "OFFSET") ref->reader->on_client_log(buf);
+  if (ref->writer && std::string_view(fac) == "DRAIN") ref->writer->on_client_log(buf);
 }
 
 void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
@@ -127,7 +129,7 @@ producer::producer(int id, const workload_settings& settings, history& h, client
       settings_(settings),
       history_(h),
       notes_(notes),
-      opaque_(std::make_unique<opaque>(opaque{{&notes, "producer"}, this})) {
+      opaque_(std::make_unique<opaque>(opaque{{&notes, "producer", nullptr, this}, this})) {
   rk_ = create();
   if (rk_) thread_ = std::thread([this] { run(); });
 }
@@ -473,6 +475,16 @@ void consumer::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_to
     rd_kafka_assign(rk, nullptr);
   }
   self->history_.rebalance(self->id_, self->generation_, std::move(assigned));
+}
+
+void producer::on_client_log(const char* line) {
+  std::lock_guard lock(mutex_);
+  if (auto reason = parse_epoch_bump_reason(line)) {
+    bump_reason_ = *reason;
+  } else if (auto bumped = parse_epoch_bumped(line)) {
+    history_.epoch_bump(bumped->producer_id, bumped->epoch, bump_reason_);
+    bump_reason_.clear();
+  }
 }
 
 void consumer::on_client_log(const char* line) {

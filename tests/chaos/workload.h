@@ -81,6 +81,9 @@ class producer {
   // Stops sending, then waits for the outstanding delivery reports; returns
   // how many messages are still unresolved after the timeout.
   int finish(std::chrono::milliseconds timeout);
+  // A line of the client's log (facility DRAIN): an epoch bump goes into
+  // the history with the reason logged before it.
+  void on_client_log(const char* line);
 
  private:
   struct opaque;  // what the callbacks get
@@ -97,6 +100,7 @@ class producer {
   rd_kafka_t* rk_ = nullptr;  // the send thread's, once it runs
   mutable std::mutex mutex_;
   std::vector<std::string> restarts_;
+  std::string bump_reason_;  // the last drain-and-bump's reason, until the bump is logged
   std::atomic<bool> stopping_{false};
   std::atomic<int64_t> acked_{0};
   std::thread thread_;
