@@ -74,6 +74,10 @@ std::optional<std::string> metadata_delta::replay(const metadata_record& record)
       return replay_scram(r);
     } else if constexpr (std::is_same_v<T, msg::remove_user_scram_credential_record>) {
       return replay_remove_scram(r);
+    } else if constexpr (std::is_same_v<T, msg::access_control_entry_record>) {
+      return replay_acl(r);
+    } else if constexpr (std::is_same_v<T, msg::remove_access_control_entry_record>) {
+      return replay_remove_acl(r);
     } else {
       return std::nullopt;  // not kept in the image (see the header)
     }
@@ -324,6 +328,28 @@ metadata_delta::replay_result metadata_delta::replay_remove_scram(const msg::rem
   }
   if (users->second.empty()) next_.scram.erase(users);
   scram_changed_ = true;
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_acl(const msg::access_control_entry_record& r) {
+  if (r.id.is_zero()) return std::string("AccessControlEntryRecord has a zero id");
+  acl_entry acl;
+  acl.resource_type = acl_resource_type_of(r.resource_type);
+  acl.resource_name = r.resource_name;
+  acl.pattern_type = acl_pattern_type_of(r.pattern_type);
+  acl.principal = r.principal;
+  acl.host = r.host;
+  acl.operation = acl_operation_of(r.operation);
+  acl.permission = acl_permission_of(r.permission_type);
+  if (auto why = invalid_new_acl(acl)) return "AccessControlEntryRecord " + id_str(r.id) + ": " + *why;
+  next_.acls[r.id] = std::move(acl);
+  acls_changed_ = true;
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_remove_acl(const msg::remove_access_control_entry_record& r) {
+  if (next_.acls.erase(r.id) == 0) return "RemoveAccessControlEntryRecord " + id_str(r.id) + ": no ACL with that id";
+  acls_changed_ = true;
   return std::nullopt;
 }
 

@@ -12,11 +12,14 @@
 //
 // Transaction markers (Begin/End/AbortTransactionRecord) change nothing
 // here: the log reader applies a transaction's records only once its end is
-// committed. Records of features not kept in the image yet (ACLs,
-// delegation tokens, client quotas, ZK migration) are accepted and ignored.
+// committed. Records of features not kept in the image yet (delegation
+// tokens, client quotas, ZK migration) are accepted and ignored.
 // SCRAM credentials are kept: a UserScramCredentialRecord adds or replaces
 // one (user, mechanism), a RemoveUserScramCredentialRecord of one that does
-// not exist is refused (as Kafka's controller refuses it).
+// not exist is refused (as Kafka's controller refuses it). ACLs likewise:
+// an AccessControlEntryRecord adds one by its id, a
+// RemoveAccessControlEntryRecord of an id the image does not hold is
+// refused.
 //
 // Owner: whoever replays (the broker's metadata publisher, the controller);
 // one thread. apply() ends the delta's life.
@@ -76,6 +79,8 @@ class metadata_delta {
   bool producer_ids_changed() const { return current().next_producer_id != base_->next_producer_id; }
   // A SCRAM credential was added, replaced or removed here.
   bool scram_changed() const { return scram_changed_; }
+  // An ACL was added or removed here.
+  bool acls_changed() const { return acls_changed_; }
 
  private:
   using replay_result = std::optional<std::string>;
@@ -95,6 +100,8 @@ class metadata_delta {
   replay_result replay_register_controller(const msg::register_controller_record& r);
   replay_result replay_scram(const msg::user_scram_credential_record& r);
   replay_result replay_remove_scram(const msg::remove_user_scram_credential_record& r);
+  replay_result replay_acl(const msg::access_control_entry_record& r);
+  replay_result replay_remove_acl(const msg::remove_access_control_entry_record& r);
 
   // A private copy of the topic, replacing the shared one in next_.
   topic_image& mutable_topic(const topic_id& id);
@@ -111,6 +118,7 @@ class metadata_delta {
   std::set<node_id> changed_brokers_;
   bool features_changed_ = false;
   bool scram_changed_ = false;
+  bool acls_changed_ = false;
   bool applied_ = false;
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // metadata_image: the cluster's metadata as of one offset of the metadata
 // log — topics with their partition registrations, brokers and controllers,
-// configs, features, the producer-id block, SCRAM credentials — built only
+// configs, features, the producer-id block, SCRAM credentials, ACLs — built only
 // by replaying
 // records (metadata_delta). Immutable once published and shared as
 // std::shared_ptr<const metadata_image>, so readers on any thread keep the
@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "controller/metadata/acls.h"
 #include "controller/metadata/metadata_version.h"
 #include "protocol/sasl/scram.h"
 #include "protocol/wire/uuid.h"
@@ -149,6 +150,8 @@ struct metadata_image {
   // SCRAM credentials (KIP-554) by mechanism, then user: salt, stored and
   // server key and iterations, as UserScramCredentialRecord holds them.
   protocol::scram_credential_table scram;
+  // ACLs by the id of their AccessControlEntryRecord.
+  std::map<protocol::uuid, acl_entry> acls;
   image_provenance provenance;
 
   const topic_image* topic(std::string_view name) const;

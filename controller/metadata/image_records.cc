@@ -140,8 +140,24 @@ void write_producer_ids(const metadata_image& image, std::vector<metadata_record
   out.emplace_back(std::move(r));
 }
 
-// Kafka writes them after the producer ids (with ACLs and quotas, which the
-// image does not keep, in between), by mechanism then user.
+// ACLs after the producer ids (client quotas, which the image does not keep
+// yet, would come before those), by id.
+void write_acls(const metadata_image& image, std::vector<metadata_record>& out) {
+  for (const auto& [id, acl] : image.acls) {
+    msg::access_control_entry_record r;
+    r.id = id;
+    r.resource_type = static_cast<int8_t>(acl.resource_type);
+    r.resource_name = acl.resource_name;
+    r.pattern_type = static_cast<int8_t>(acl.pattern_type);
+    r.principal = acl.principal;
+    r.host = acl.host;
+    r.operation = static_cast<int8_t>(acl.operation);
+    r.permission_type = static_cast<int8_t>(acl.permission);
+    out.emplace_back(std::move(r));
+  }
+}
+
+// Kafka writes them after the ACLs, by mechanism then user.
 void write_scram(const metadata_image& image, std::vector<metadata_record>& out) {
   for (const auto& [mechanism, users] : image.scram) {
     for (const auto& [user, c] : users) {
@@ -166,6 +182,7 @@ std::vector<metadata_record> image_records(const metadata_image& image) {
   write_topics(image, out);
   write_configs(image, out);
   write_producer_ids(image, out);
+  write_acls(image, out);
   write_scram(image, out);
   return out;
 }

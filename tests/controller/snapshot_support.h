@@ -37,6 +37,7 @@ inline void expect_same_image(const metadata_image& a, const metadata_image& b) 
   EXPECT_EQ(a.features, b.features);
   EXPECT_EQ(a.next_producer_id, b.next_producer_id);
   EXPECT_EQ(a.scram, b.scram);
+  EXPECT_EQ(a.acls, b.acls);
 }
 
 inline msg::user_scram_credential_record scram_record(const std::string& user, int8_t mechanism, uint8_t seed,

@@ -1,0 +1,160 @@
+// ACLs in the metadata: the enumerations' names and ids, the filters
+// DescribeAcls and DeleteAcls match with (Kafka's AclBindingFilter), the
+// validation of a new binding, replay into the image and the snapshot's
+// records.
+
+#include <gtest/gtest.h>
+
+#include "controller/metadata/acls.h"
+#include "controller/metadata/delta.h"
+#include "controller/metadata/image_records.h"
+#include "tests/controller/snapshot_support.h"
+
+namespace hw::controller {
+namespace {
+
+acl_entry acl(acl_resource_type type, std::string name, acl_pattern_type pattern, std::string principal = "User:alice",
+              acl_operation op = acl_operation::read, acl_permission permission = acl_permission::allow,
+              std::string host = "*") {
+  return {type, std::move(name), pattern, std::move(principal), std::move(host), op, permission};
+}
+
+TEST(Acls, NamesAndIdsAreKafkas) {
+  EXPECT_EQ(to_string(acl_resource_type::transactional_id), "TRANSACTIONAL_ID");
+  EXPECT_EQ(to_string(acl_operation::remove), "DELETE");
+  EXPECT_EQ(to_string(acl_operation::idempotent_write), "IDEMPOTENT_WRITE");
+  EXPECT_EQ(to_string(acl_pattern_type::prefixed), "PREFIXED");
+  EXPECT_EQ(to_string(acl_permission::deny), "DENY");
+  EXPECT_EQ(acl_operation_of(14), acl_operation::describe_tokens);
+  EXPECT_EQ(acl_operation_of(15), acl_operation::unknown);
+  EXPECT_EQ(acl_resource_type_of(7), acl_resource_type::user);
+  EXPECT_EQ(acl_resource_type_of(-1), acl_resource_type::unknown);
+  EXPECT_EQ(parse_acl_operation("idempotent_write"), acl_operation::idempotent_write);
+  EXPECT_EQ(parse_acl_operation("Delete"), acl_operation::remove);
+  EXPECT_EQ(parse_acl_resource_type("Transactional_Id"), acl_resource_type::transactional_id);
+  EXPECT_FALSE(parse_acl_operation("reed"));
+  EXPECT_FALSE(parse_acl_pattern_type(""));
+}
+
+TEST(Acls, AMatchFilterFindsTheLiteralTheWildcardAndThePrefixesOfAName) {
+  const auto literal = acl(acl_resource_type::topic, "orders", acl_pattern_type::literal);
+  const auto wildcard = acl(acl_resource_type::topic, "*", acl_pattern_type::literal);
+  const auto prefix = acl(acl_resource_type::topic, "ord", acl_pattern_type::prefixed);
+  const auto other_prefix = acl(acl_resource_type::topic, "pay", acl_pattern_type::prefixed);
+  const auto group = acl(acl_resource_type::group, "orders", acl_pattern_type::literal);
+  acl_filter match;
+  match.resource_type = acl_resource_type::topic;
+  match.resource_name = "orders";
+  match.pattern_type = acl_pattern_type::match;
+  EXPECT_TRUE(match.matches(literal));
+  EXPECT_TRUE(match.matches(wildcard));
+  EXPECT_TRUE(match.matches(prefix));
+  EXPECT_FALSE(match.matches(other_prefix));
+  EXPECT_FALSE(match.matches(group));
+  // LITERAL "*" is the wildcard pattern itself, not every name.
+  acl_filter star;
+  star.resource_type = acl_resource_type::topic;
+  star.resource_name = "*";
+  star.pattern_type = acl_pattern_type::literal;
+  EXPECT_TRUE(star.matches(wildcard));
+  EXPECT_FALSE(star.matches(literal));
+  // ANY pattern type with a name: that name in any pattern type.
+  acl_filter any;
+  any.resource_name = "ord";
+  EXPECT_TRUE(any.matches(prefix));
+  EXPECT_FALSE(any.matches(literal));
+  // No name: everything of the type and pattern.
+  acl_filter all;
+  EXPECT_TRUE(all.matches(literal) && all.matches(group) && all.matches(other_prefix));
+  // The entry's side.
+  acl_filter entry;
+  entry.principal = "User:bob";
+  EXPECT_FALSE(entry.matches(literal));
+  entry.principal = "User:alice";
+  entry.host = "10.0.0.1";
+  EXPECT_FALSE(entry.matches(literal));
+  entry.host = "*";
+  entry.operation = acl_operation::write;
+  EXPECT_FALSE(entry.matches(literal));
+  entry.operation = acl_operation::read;
+  entry.permission = acl_permission::deny;
+  EXPECT_FALSE(entry.matches(literal));
+  entry.permission = acl_permission::allow;
+  EXPECT_TRUE(entry.matches(literal));
+}
+
+TEST(Acls, ValidationGivesKafkasMessages) {
+  EXPECT_FALSE(invalid_new_acl(acl(acl_resource_type::topic, "t", acl_pattern_type::prefixed)));
+  EXPECT_EQ(invalid_new_acl(acl(acl_resource_type::any, "t", acl_pattern_type::literal)), "Invalid resourceType ANY");
+  EXPECT_EQ(invalid_new_acl(acl(acl_resource_type::topic, "t", acl_pattern_type::match)), "Invalid patternType MATCH");
+  EXPECT_EQ(invalid_new_acl(acl(acl_resource_type::topic, "t", acl_pattern_type::literal, "User:a", acl_operation::any)),
+            "Invalid operation ANY");
+  EXPECT_EQ(invalid_new_acl(acl(acl_resource_type::topic, "t", acl_pattern_type::literal, "User:a", acl_operation::read,
+                                acl_permission::any)),
+            "Invalid permissionType ANY");
+  EXPECT_EQ(invalid_new_acl(acl(acl_resource_type::topic, "", acl_pattern_type::literal)),
+            "Resource name should not be empty");
+  acl_filter f;
+  EXPECT_FALSE(invalid_delete_filter(f));
+  f.pattern_type = acl_pattern_type::unknown;
+  EXPECT_EQ(invalid_delete_filter(f), "Unknown patternFilter.");
+  f.pattern_type = acl_pattern_type::any;
+  f.permission = acl_permission::unknown;
+  EXPECT_EQ(invalid_delete_filter(f), "Unknown entryFilter.");
+}
+
+msg::access_control_entry_record record_of(const protocol::uuid& id, const acl_entry& a) {
+  msg::access_control_entry_record r;
+  r.id = id;
+  r.resource_type = static_cast<int8_t>(a.resource_type);
+  r.resource_name = a.resource_name;
+  r.pattern_type = static_cast<int8_t>(a.pattern_type);
+  r.principal = a.principal;
+  r.host = a.host;
+  r.operation = static_cast<int8_t>(a.operation);
+  r.permission_type = static_cast<int8_t>(a.permission);
+  return r;
+}
+
+protocol::uuid id(uint8_t n) {
+  protocol::uuid u;
+  u.bytes[15] = n;
+  return u;
+}
+
+TEST(Acls, ReplayAddsAndRemovesByIdAndTheSnapshotKeepsThem) {
+  const auto a = acl(acl_resource_type::topic, "orders", acl_pattern_type::literal);
+  const auto b = acl(acl_resource_type::group, "app-", acl_pattern_type::prefixed, "User:*", acl_operation::read,
+                     acl_permission::deny, "10.0.0.1");
+  const auto c = acl(acl_resource_type::cluster, "kafka-cluster", acl_pattern_type::literal, "User:admin",
+                     acl_operation::alter);
+  std::vector<metadata_record> log{record_of(id(1), a), record_of(id(2), b), record_of(id(3), c)};
+  msg::remove_access_control_entry_record gone;
+  gone.id = id(1);
+  log.push_back(gone);
+  std::string error;
+  auto image = testing::replay_from_empty(log, &error);
+  ASSERT_TRUE(image) << error;
+  ASSERT_EQ(image->acls.size(), 2u);
+  EXPECT_EQ(image->acls.at(id(2)), b);
+  EXPECT_EQ(image->acls.at(id(3)), c);
+  EXPECT_FALSE(image->empty());
+
+  // The snapshot's records rebuild it.
+  auto rebuilt = testing::replay_from_empty(image_records(*image), &error);
+  ASSERT_TRUE(rebuilt) << error;
+  EXPECT_EQ(rebuilt->acls, image->acls);
+
+  // Removing an id the image does not hold, or adding an invalid binding, is refused.
+  metadata_delta delta(image);
+  EXPECT_TRUE(delta.replay(gone).has_value());
+  EXPECT_FALSE(delta.acls_changed());
+  auto bad = record_of(id(4), acl(acl_resource_type::topic, "", acl_pattern_type::literal));
+  EXPECT_TRUE(delta.replay(bad).has_value());
+  EXPECT_FALSE(delta.acls_changed());
+  EXPECT_FALSE(delta.replay(record_of(id(4), a)).has_value());
+  EXPECT_TRUE(delta.acls_changed());
+}
+
+}  // namespace
+}  // namespace hw::controller
