@@ -8,7 +8,7 @@
 // an access control entry (principal "User:alice" or "User:*", host an
 // address or "*", operation, ALLOW or DENY). The image keeps them by the
 // record's id; who may do what is the authorizer's question
-// (broker/security/acl_authorizer.h).
+// (controller/metadata/acl_authorizer.h).
 //
 // Pure; usable anywhere.
 
