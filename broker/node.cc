@@ -200,6 +200,7 @@ struct broker_node::impl {
   std::unique_ptr<txn::txn_verifier> txn_verifier;
   std::unique_ptr<txn::txn_coordinator> txns;
   std::unique_ptr<fetch::shared_fetch_sessions> fetch_sessions;
+  std::unique_ptr<authorizer_store> authorizer;  // null without authorizer.class.name
   std::unique_ptr<metadata_publisher> publisher;
   std::unique_ptr<stall_guard> stalls;
   std::unique_ptr<raft_driver> raft;
@@ -393,6 +394,10 @@ std::optional<std::string> broker_node::impl::resolve_own_security() {
 
 std::optional<std::string> broker_node::impl::start() {
   if (auto error = resolve_own_security()) return error;
+  auto made = make_authorizer_store(cfg);
+  if (auto* error = std::get_if<std::string>(&made)) return *error;
+  authorizer = std::get<0>(std::move(made));
+  services.authorizer = authorizer.get();
   stats = std::make_unique<metrics::broker_metrics>();
   services.metrics = stats.get();
   if (auto e = start_storage()) return e;
@@ -437,6 +442,7 @@ void broker_node::impl::start_replication() {
     co_await asio::co_spawn(removal_pool, wait_for_cleaner, asio::use_awaitable);
   });
   publisher = std::make_unique<metadata_publisher>(io.get_executor(), *replicas, cfg, wall_clock_ms);
+  publisher->set_authorizer(authorizer.get());
   {
     const int windows = static_cast<int>(cfg.get_int("replication.quota.window.num"));
     const int64_t window_ms = cfg.get_int("replication.quota.window.size.seconds") * 1000;

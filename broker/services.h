@@ -37,6 +37,7 @@ class stall_guard;
 class producer_id_manager;
 class alter_partition_manager;
 class scram_credential_store;
+class authorizer_store;
 namespace metrics {
 class broker_metrics;
 }
@@ -74,6 +75,10 @@ struct broker_services {
   // The SCRAM credentials of the published image, for the SASL servers
   // (the metadata publisher keeps it current; any strand may read it).
   const scram_credential_store* scram_credentials = nullptr;
+  // The ACL authorizer, kept current by the metadata publisher (null: no
+  // authorizer configured, every request allowed; see
+  // security/authorization.h).
+  const authorizer_store* authorizer = nullptr;
   // Producer ids for idempotent producers (InitProducerId).
   producer_id_manager* producer_ids = nullptr;
   // Partition leaders' ISR changes to the active controller.

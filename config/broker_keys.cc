@@ -166,7 +166,7 @@ const std::vector<config_key>& table() {
       {"alter.config.policy.class.name", T::class_name, std::nullopt, rule::none(),
        "Plug-in that vets configuration changes (not supported by Highwater; accepted and ignored)."},
       {"authorizer.class.name", T::string, "", rule::none(),
-       "Authorizer plug-in; empty means every request is allowed."},
+       "Authorizer: empty (every request allowed) or org.apache.kafka.metadata.authorizer.StandardAuthorizer."},
 
       // --- log storage ----------------------------------------------------------
       {"log.dirs", T::list, std::nullopt, rule::none(),
@@ -457,6 +457,8 @@ const std::vector<config_key>& table() {
        "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder", rule::none(),
        "Plug-in that names the principal of a connection (only the default is supported)."},
       {"super.users", T::string, std::nullopt, rule::none(), "Principals allowed everything, separated by semicolons."},
+      {"allow.everyone.if.no.acl.found", T::boolean, "false", rule::none(),
+       "With an authorizer: whether a resource no ACL names is open to everyone."},
   };
   return keys;
 }

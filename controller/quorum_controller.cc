@@ -9,6 +9,7 @@ quorum_controller::quorum_controller(quorum_controller_options options,
     : configuration_(std::move(options.configuration)),
       replication_(std::move(options.replication), configuration_),
       cluster_(std::move(options.cluster), replication_),
+      acls_(options.acl_random_seed),
       image_(committed ? std::move(committed) : std::make_shared<const metadata_image>()) {}
 
 void quorum_controller::flush() const {
@@ -124,6 +125,14 @@ controller_result<msg::allocate_producer_ids_response> quorum_controller::alloca
 controller_result<msg::alter_user_scram_credentials_response> quorum_controller::alter_user_scram_credentials(
     const msg::alter_user_scram_credentials_request& request) {
   return scram_control::alter_credentials(image(), request);
+}
+
+controller_result<msg::create_acls_response> quorum_controller::create_acls(const msg::create_acls_request& request) {
+  return acls_.create_acls(image(), request);
+}
+
+controller_result<msg::delete_acls_response> quorum_controller::delete_acls(const msg::delete_acls_request& request) {
+  return acl_control::delete_acls(image(), request);
 }
 
 std::vector<metadata_record> quorum_controller::tick(int64_t now_ms) {

@@ -9,6 +9,7 @@
 //   feature_control        finalized features, metadata.version
 //   producer_id_control    producer-id blocks
 //   scram_control          SCRAM credentials (KIP-554)
+//   acl_control            ACLs
 //
 // What the front owns is the working image: every manager *generates*
 // records from it and changes nothing there; the caller appends the
@@ -28,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/acl_control.h"
 #include "controller/cluster_control.h"
 #include "controller/configuration_control.h"
 #include "controller/controller_result.h"
@@ -45,6 +47,7 @@ struct quorum_controller_options {
   cluster_control_options cluster;
   replication_control_options replication;
   configuration_control_options configuration;
+  uint64_t acl_random_seed = 0;  // new ACLs' ids
 };
 
 class quorum_controller {
@@ -114,6 +117,10 @@ class quorum_controller {
   controller_result<msg::alter_user_scram_credentials_response> alter_user_scram_credentials(
       const msg::alter_user_scram_credentials_request& request);
 
+  // ACL control.
+  controller_result<msg::create_acls_response> create_acls(const msg::create_acls_request& request);
+  controller_result<msg::delete_acls_response> delete_acls(const msg::delete_acls_request& request);
+
   // Periodic work: fences brokers whose session expired and moves their
   // leaderships away; in a tick that fences nobody, runs the periodic
   // elections that are due.
@@ -130,6 +137,7 @@ class quorum_controller {
   configuration_control configuration_;
   replication_control replication_;
   cluster_control cluster_;
+  acl_control acls_;
   // The working image and the records replayed over it not yet published
   // (both mutable: publishing changes no observable state).
   mutable std::shared_ptr<const metadata_image> image_;

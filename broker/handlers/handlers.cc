@@ -41,6 +41,9 @@ std::span<const api_handler> all_handlers() {
         describe_transactions_handler(),
         list_transactions_handler(),
         offset_for_leader_epoch_handler(),
+        describe_acls_handler(),
+        create_acls_handler(),
+        delete_acls_handler(),
         describe_configs_handler(),
         alter_configs_handler(),
         describe_log_dirs_handler(),
@@ -68,7 +71,7 @@ std::vector<api_handler> controller_handlers() {
   // From the "listeners" of Kafka 4.3's request definitions, among the APIs
   // served here. Fetch (the metadata log's, on a controller) comes with the
   // raft driver (below).
-  static constexpr int16_t controller_keys[] = {17, 18, 19, 20, 32, 33, 36, 37, 43, 44, 45, 46, 55, 60};
+  static constexpr int16_t controller_keys[] = {17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 43, 44, 45, 46, 55, 60};
   std::vector<api_handler> out;
   for (const api_handler& h : all_handlers())
     for (int16_t k : controller_keys)

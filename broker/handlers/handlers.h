@@ -37,6 +37,9 @@ api_handler delete_topics_handler();      // 20_delete_topics.cc
 api_handler delete_records_handler();  // 21_delete_records.cc
 api_handler init_producer_id_handler();  // 22_init_producer_id.cc
 api_handler offset_for_leader_epoch_handler();  // 23_offset_for_leader_epoch.cc
+api_handler describe_acls_handler();     // 29_describe_acls.cc
+api_handler create_acls_handler();       // 30_create_acls.cc
+api_handler delete_acls_handler();       // 31_delete_acls.cc
 api_handler describe_configs_handler();  // 32_describe_configs.cc
 api_handler alter_configs_handler();  // 33_alter_configs.cc
 api_handler describe_log_dirs_handler();  // 35_describe_log_dirs.cc

@@ -4,6 +4,7 @@
 
 #include <cassert>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <boost/asio/ssl.hpp>
@@ -54,11 +55,25 @@ std::optional<int16_t> api_key_of(std::span<const uint8_t> frame) {
   return static_cast<int16_t>((uint16_t(frame[0]) << 8) | frame[1]);
 }
 
+// The client's address as Java's InetAddress.getHostAddress writes it, the
+// form Kafka's logs and ACL hosts use: dotted IPv4 (an IPv4-mapped IPv6
+// address as its IPv4), IPv6 as eight groups of lower-case hex without
+// leading zeros and without "::" compression ("0:0:0:0:0:0:0:1").
 std::string host_text(const tcp::endpoint& ep) {
   auto addr = ep.address();
-  return addr.is_v6() && addr.to_v6().is_v4_mapped()
-             ? asio::ip::make_address_v4(asio::ip::v4_mapped, addr.to_v6()).to_string()
-             : addr.to_string();
+  if (addr.is_v4()) return addr.to_string();
+  const auto v6 = addr.to_v6();
+  if (v6.is_v4_mapped()) return asio::ip::make_address_v4(asio::ip::v4_mapped, v6).to_string();
+  const auto bytes = v6.to_bytes();
+  std::string out;
+  char group[8];
+  for (size_t i = 0; i < bytes.size(); i += 2) {
+    std::snprintf(group, sizeof group, "%x", (unsigned(bytes[i]) << 8) | bytes[i + 1]);
+    if (i) out += ':';
+    out += group;
+  }
+  if (v6.scope_id()) out += "%" + std::to_string(v6.scope_id());
+  return out;
 }
 
 std::string endpoint_text(const tcp::endpoint& ep) { return host_text(ep) + ":" + std::to_string(ep.port()); }

@@ -33,6 +33,8 @@ void mark_not_controller(R& r) {
     detail::set_not_controller_each(r.responses);
   } else if constexpr (requires { r.results.begin()->error_code; }) {
     detail::set_not_controller_each(r.results);
+  } else if constexpr (requires { r.filter_results.begin()->error_code; }) {
+    detail::set_not_controller_each(r.filter_results);
   } else {
     static_assert(sizeof(R) == 0, "a controller response without an error code");
   }

@@ -50,6 +50,7 @@ controller::quorum_controller_options make_quorum_controller_options(const confi
     return out;
   };
   o.replication.random_seed = std::random_device{}();
+  o.acl_random_seed = (uint64_t{std::random_device{}()} << 32) | std::random_device{}();
   return o;
 }
 

@@ -24,6 +24,7 @@
 #include "broker/metadata/controller_service.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/replica/replication_quota.h"
+#include "broker/security/authorizer_store.h"
 #include "broker/security/scram_credential_store.h"
 #include "config/broker_config.h"
 #include "controller/metadata/config_resolver.h"
@@ -44,6 +45,10 @@ class metadata_publisher {
     leader_quota_ = leader;
     follower_quota_ = follower;
   }
+
+  // The authorizer to rebuild when a batch changes the ACLs (null: none);
+  // set before the first batch.
+  void set_authorizer(authorizer_store* store) { authorizer_ = store; }
 
   // Called on the publisher's strand with each new image, before its
   // partition changes are applied (so a coordinator loading on a new
@@ -94,6 +99,7 @@ class metadata_publisher {
   replication_quota* follower_quota_ = nullptr;
   std::vector<std::function<void(const controller::metadata_image&)>> image_listeners_;
   scram_credential_store scram_credentials_;
+  authorizer_store* authorizer_ = nullptr;
 
   mutable std::mutex mutex_;  // leaf: the queue, the published image, waiters
   std::deque<committed_batch> queue_;

@@ -1,5 +1,6 @@
 #include "broker/metadata/timed_out_response.h"
 
+#include "broker/admin/acl_requests.h"
 #include "broker/admin/scram_credentials.h"
 #include "protocol/error_code.h"
 
@@ -127,6 +128,14 @@ msg::alter_partition_reassignments_response timed_out_response(
 msg::alter_user_scram_credentials_response timed_out_response(const msg::alter_user_scram_credentials_request& request,
                                                               int16_t) {
   return alter_scram_credentials_refused(request, protocol::error_code::request_timed_out);
+}
+
+msg::create_acls_response timed_out_response(const msg::create_acls_request& request, int16_t) {
+  return create_acls_refused(request, protocol::error_code::request_timed_out);
+}
+
+msg::delete_acls_response timed_out_response(const msg::delete_acls_request& request, int16_t) {
+  return delete_acls_refused(request, protocol::error_code::request_timed_out);
 }
 
 }  // namespace hw::broker

@@ -14,7 +14,9 @@
 #include "protocol/messages/alter_configs.h"
 #include "protocol/messages/alter_partition_reassignments.h"
 #include "protocol/messages/alter_user_scram_credentials.h"
+#include "protocol/messages/create_acls.h"
 #include "protocol/messages/create_partitions.h"
+#include "protocol/messages/delete_acls.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/delete_topics.h"
 #include "protocol/messages/elect_leaders.h"
@@ -38,5 +40,8 @@ msg::alter_partition_reassignments_response timed_out_response(
     const msg::alter_partition_reassignments_request& request, int16_t version);
 msg::alter_user_scram_credentials_response timed_out_response(const msg::alter_user_scram_credentials_request& request,
                                                               int16_t version);
+
+msg::create_acls_response timed_out_response(const msg::create_acls_request& request, int16_t version);
+msg::delete_acls_response timed_out_response(const msg::delete_acls_request& request, int16_t version);
 
 }  // namespace hw::broker

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "controller/acl_control.h"
 #include "controller/metadata/acls.h"
 #include "controller/metadata/delta.h"
 #include "controller/metadata/image_records.h"
@@ -154,6 +155,99 @@ TEST(Acls, ReplayAddsAndRemovesByIdAndTheSnapshotKeepsThem) {
   EXPECT_FALSE(delta.acls_changed());
   EXPECT_FALSE(delta.replay(record_of(id(4), a)).has_value());
   EXPECT_TRUE(delta.acls_changed());
+}
+
+msg::create_acls_request::acl_creation creation(const acl_entry& a) {
+  msg::create_acls_request::acl_creation c;
+  c.resource_type = static_cast<int8_t>(a.resource_type);
+  c.resource_name = a.resource_name;
+  c.resource_pattern_type = static_cast<int8_t>(a.pattern_type);
+  c.principal = a.principal;
+  c.host = a.host;
+  c.operation = static_cast<int8_t>(a.operation);
+  c.permission_type = static_cast<int8_t>(a.permission);
+  return c;
+}
+
+std::shared_ptr<const metadata_image> applied(std::shared_ptr<const metadata_image> image,
+                                              const std::vector<metadata_record>& records) {
+  std::string error;
+  auto next = replay_all(std::move(image), records, storage::offset(0), leader_epoch(1), &error);
+  EXPECT_TRUE(next) << error;
+  return next;
+}
+
+TEST(AclControl, CreationsAreWrittenOnceAndRefusalsGetKafkasMessages) {
+  acl_control control(7);
+  auto image = std::make_shared<const metadata_image>();
+  const auto read = acl(acl_resource_type::topic, "orders", acl_pattern_type::literal);
+  const auto admin = acl(acl_resource_type::cluster, "kafka-cluster", acl_pattern_type::literal, "User:admin",
+                         acl_operation::alter);
+  msg::create_acls_request request;
+  request.creations = {creation(read), creation(read), creation(admin),
+                       creation(acl(acl_resource_type::cluster, "other", acl_pattern_type::literal)),
+                       creation(acl(acl_resource_type::topic, "", acl_pattern_type::literal)),
+                       creation(acl(acl_resource_type::topic, "t", acl_pattern_type::match)),
+                       creation(acl(acl_resource_type::any, "t", acl_pattern_type::literal))};
+  auto result = control.create_acls(*image, request);
+  ASSERT_EQ(result.response.results.size(), 7u);
+  for (int i : {0, 1, 2}) EXPECT_EQ(result.response.results[i].error_code, 0) << i;
+  const auto invalid = static_cast<int16_t>(error_code::invalid_request);
+  EXPECT_EQ(result.response.results[3].error_code, invalid);
+  EXPECT_EQ(result.response.results[3].error_message, "The only valid name for the CLUSTER resource is kafka-cluster");
+  EXPECT_EQ(result.response.results[4].error_message, "Invalid empty resource name");
+  EXPECT_EQ(result.response.results[5].error_message, "Invalid patternType MATCH");
+  EXPECT_EQ(result.response.results[6].error_message, "Invalid resourceType ANY");
+  ASSERT_EQ(result.records.size(), 2u);  // read once, admin
+  image = applied(image, result.records);
+  ASSERT_EQ(image->acls.size(), 2u);
+
+  // Again: nothing new to write, every creation still succeeds.
+  msg::create_acls_request again;
+  again.creations = {creation(read), creation(admin)};
+  auto second = control.create_acls(*image, again);
+  EXPECT_TRUE(second.records.empty());
+  for (const auto& r : second.response.results) EXPECT_EQ(r.error_code, 0);
+}
+
+TEST(AclControl, EachFilterListsWhatItMatchesAndEveryAclIsRemovedOnce) {
+  acl_control control(9);
+  auto image = std::make_shared<const metadata_image>();
+  msg::create_acls_request request;
+  request.creations = {creation(acl(acl_resource_type::topic, "orders", acl_pattern_type::literal)),
+                       creation(acl(acl_resource_type::topic, "ord", acl_pattern_type::prefixed)),
+                       creation(acl(acl_resource_type::group, "g", acl_pattern_type::literal, "User:bob")),
+                       creation(acl(acl_resource_type::topic, "payments", acl_pattern_type::literal))};
+  image = applied(image, control.create_acls(*image, request).records);
+  ASSERT_EQ(image->acls.size(), 4u);
+
+  msg::delete_acls_request del;
+  msg::delete_acls_request::delete_acls_filter orders;  // MATCH orders: the literal and the prefix
+  orders.resource_type_filter = static_cast<int8_t>(acl_resource_type::topic);
+  orders.resource_name_filter = "orders";
+  orders.pattern_type_filter = static_cast<int8_t>(acl_pattern_type::match);
+  orders.principal_filter = std::nullopt;
+  orders.host_filter = std::nullopt;
+  orders.operation = static_cast<int8_t>(acl_operation::any);
+  orders.permission_type = static_cast<int8_t>(acl_permission::any);
+  auto alice = orders;  // everything of alice's on topics
+  alice.resource_name_filter = std::nullopt;
+  alice.pattern_type_filter = static_cast<int8_t>(acl_pattern_type::any);
+  alice.principal_filter = "User:alice";
+  auto nothing = orders;
+  nothing.resource_name_filter = "absent";
+  nothing.pattern_type_filter = static_cast<int8_t>(acl_pattern_type::literal);
+  del.filters = {orders, alice, nothing};
+  auto result = acl_control::delete_acls(*image, del);
+  ASSERT_EQ(result.response.filter_results.size(), 3u);
+  EXPECT_EQ(result.response.filter_results[0].matching_acls.size(), 2u);
+  EXPECT_EQ(result.response.filter_results[1].matching_acls.size(), 3u);
+  EXPECT_TRUE(result.response.filter_results[2].matching_acls.empty());
+  EXPECT_EQ(result.response.filter_results[2].error_code, 0);
+  EXPECT_EQ(result.records.size(), 3u);  // orders, ord, payments; once each
+  image = applied(image, result.records);
+  ASSERT_EQ(image->acls.size(), 1u);
+  EXPECT_EQ(image->acls.begin()->second.principal, "User:bob");
 }
 
 }  // namespace

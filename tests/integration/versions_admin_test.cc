@@ -18,6 +18,9 @@
 #include "protocol/messages/describe_topic_partitions.h"
 #include "protocol/messages/alter_partition_reassignments.h"
 #include "protocol/messages/alter_user_scram_credentials.h"
+#include "protocol/messages/create_acls.h"
+#include "protocol/messages/delete_acls.h"
+#include "protocol/messages/describe_acls.h"
 #include "protocol/messages/describe_user_scram_credentials.h"
 #include "protocol/messages/elect_leaders.h"
 #include "protocol/messages/list_partition_reassignments.h"
@@ -586,6 +589,62 @@ void describe_user_scram_credentials_sweep(sweep_context& ctx, int16_t v) {
   EXPECT_EQ(resp->results[0].credential_infos[0].iterations, 4096);
 }
 
+// The ACL APIs on a broker without an authorizer: SECURITY_DISABLED with
+// Kafka's texts, the top-level error for DescribeAcls and one per creation
+// or filter for the others (the ACLs themselves: acls_test.cc).
+constexpr int16_t k_security_disabled = 54;
+
+void describe_acls_sweep(sweep_context& ctx, int16_t v) {
+  msg::describe_acls_request req;
+  req.resource_type_filter = 1;  // ANY
+  req.resource_name_filter = std::nullopt;
+  req.pattern_type_filter = 1;
+  req.principal_filter = std::nullopt;
+  req.host_filter = std::nullopt;
+  req.operation = 1;
+  req.permission_type = 1;
+  auto resp = ctx.client.call<msg::describe_acls_response>(29, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_security_disabled);
+  EXPECT_EQ(resp->error_message, "No Authorizer is configured on the broker");
+  EXPECT_TRUE(resp->resources.empty());
+}
+
+void create_acls_sweep(sweep_context& ctx, int16_t v) {
+  msg::create_acls_request req;
+  auto& c = req.creations.emplace_back();
+  c.resource_type = 2;  // TOPIC
+  c.resource_name = tname("acl", v);
+  c.resource_pattern_type = 3;  // LITERAL
+  c.principal = "User:alice";
+  c.host = "*";
+  c.operation = 3;        // READ
+  c.permission_type = 3;  // ALLOW
+  auto resp = ctx.client.call<msg::create_acls_response>(30, v, req);
+  ASSERT_TRUE(resp);
+  ASSERT_EQ(resp->results.size(), 1u);
+  EXPECT_EQ(resp->results[0].error_code, k_security_disabled);
+  EXPECT_EQ(resp->results[0].error_message, "No Authorizer is configured.");
+}
+
+void delete_acls_sweep(sweep_context& ctx, int16_t v) {
+  msg::delete_acls_request req;
+  auto& f = req.filters.emplace_back();
+  f.resource_type_filter = 1;
+  f.resource_name_filter = std::nullopt;
+  f.pattern_type_filter = 1;
+  f.principal_filter = std::nullopt;
+  f.host_filter = std::nullopt;
+  f.operation = 1;
+  f.permission_type = 1;
+  auto resp = ctx.client.call<msg::delete_acls_response>(31, v, req);
+  ASSERT_TRUE(resp);
+  ASSERT_EQ(resp->filter_results.size(), 1u);
+  EXPECT_EQ(resp->filter_results[0].error_code, k_security_disabled);
+  EXPECT_EQ(resp->filter_results[0].error_message, "No Authorizer is configured.");
+  EXPECT_TRUE(resp->filter_results[0].matching_acls.empty());
+}
+
 }  // namespace
 
 std::vector<api_sweep> admin_sweeps() {
@@ -594,6 +653,9 @@ std::vector<api_sweep> admin_sweeps() {
       {18, "ApiVersions", &api_versions_sweep},
       {19, "CreateTopics", &create_topics_sweep},
       {20, "DeleteTopics", &delete_topics_sweep},
+      {29, "DescribeAcls", &describe_acls_sweep},
+      {30, "CreateAcls", &create_acls_sweep},
+      {31, "DeleteAcls", &delete_acls_sweep},
       {32, "DescribeConfigs", &describe_configs_sweep},
       {33, "AlterConfigs", &alter_configs_sweep},
       {35, "DescribeLogDirs", &describe_log_dirs_sweep},

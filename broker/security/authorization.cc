@@ -1,0 +1,62 @@
+#include "broker/security/authorization.h"
+
+#include <spdlog/spdlog.h>
+
+#include "broker/security/authorizer_store.h"
+#include "broker/services.h"
+#include "protocol/messages/api_registry.h"
+
+namespace hw::broker {
+
+namespace {
+
+const authorizer_store* store_of(const request_context& ctx) {
+  return ctx.services ? ctx.services->authorizer : nullptr;
+}
+
+std::string_view api_name(int16_t api_key) {
+  const protocol::api_info* api = protocol::find_api(api_key);
+  return api ? std::string_view(api->name) : std::string_view("Unknown");
+}
+
+}  // namespace
+
+bool authorizer_configured(const request_context& ctx) { return store_of(ctx) != nullptr; }
+
+bool authorize(const request_context& ctx, controller::acl_operation operation,
+               controller::acl_resource_type resource_type, std::string_view resource_name) {
+  const authorizer_store* store = store_of(ctx);
+  if (!store) return true;
+  const auto authorizer = store->current();
+  const std::string principal = ctx.principal->to_string();
+  if (!authorizer) return store->settings().super_users.contains(principal);  // the ACLs are not loaded yet
+  const auto decision = authorizer->authorize(principal, ctx.client_address, operation, resource_type, resource_name);
+  const auto level = decision.allowed ? spdlog::level::debug : spdlog::level::info;
+  if (spdlog::should_log(level))
+    spdlog::log(level, "{} (kafka.authorizer.logger)",
+                controller::audit_text(decision, principal, ctx.client_address, operation, resource_type,
+                                       resource_name, api_name(ctx.api_key), 1));
+  return decision.allowed;
+}
+
+bool authorize_any(const request_context& ctx, controller::acl_operation operation,
+                   controller::acl_resource_type resource_type) {
+  const authorizer_store* store = store_of(ctx);
+  if (!store) return true;
+  const auto authorizer = store->current();
+  if (!authorizer) return store->settings().super_users.contains(ctx.principal->to_string());
+  return authorizer->authorize_by_resource_type(ctx.principal->to_string(), ctx.client_address, operation,
+                                                resource_type);
+}
+
+int32_t authorized_operations(const request_context& ctx, controller::acl_resource_type resource_type,
+                              std::string_view resource_name) {
+  const authorizer_store* store = store_of(ctx);
+  if (!store) return controller::supported_operations_bits(resource_type);
+  const auto authorizer = store->current();
+  if (!authorizer) return 0;
+  return authorizer->authorized_operations(ctx.principal->to_string(), ctx.client_address, resource_type,
+                                           resource_name);
+}
+
+}  // namespace hw::broker

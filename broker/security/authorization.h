@@ -1,0 +1,37 @@
+#pragma once
+// A handler's questions to the authorizer, about the request's principal
+// and client address (request_context): may it do this operation on this
+// resource? Without an authorizer (`authorizer.class.name` unset) every
+// answer is yes, as in Kafka. Denials are logged as Kafka's authorizer
+// logger writes them ("Principal = User:bob is Denied operation = ..."),
+// at INFO; allowed decisions at DEBUG.
+//
+// Any strand: the authorizer is an immutable snapshot (authorizer_store.h).
+
+#include <cstdint>
+#include <string_view>
+
+#include "broker/request_context.h"
+#include "controller/metadata/acls.h"
+
+namespace hw::broker {
+
+// Whether this broker runs an authorizer.
+bool authorizer_configured(const request_context& ctx);
+
+bool authorize(const request_context& ctx, controller::acl_operation operation,
+               controller::acl_resource_type resource_type, std::string_view resource_name);
+inline bool authorize_cluster(const request_context& ctx, controller::acl_operation operation) {
+  return authorize(ctx, operation, controller::acl_resource_type::cluster, "kafka-cluster");
+}
+// Kafka's authorizeByResourceType: may it do the operation on some
+// resource of the type?
+bool authorize_any(const request_context& ctx, controller::acl_operation operation,
+                   controller::acl_resource_type resource_type);
+// The authorized_operations bits of a resource (Metadata, DescribeCluster,
+// DescribeGroups): without an authorizer, every operation Kafka lists for
+// the type.
+int32_t authorized_operations(const request_context& ctx, controller::acl_resource_type resource_type,
+                              std::string_view resource_name);
+
+}  // namespace hw::broker

@@ -1,0 +1,149 @@
+#include "controller/acl_control.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace hw::controller {
+
+namespace {
+
+using create_result = msg::create_acls_response::acl_creation_result;
+using filter_result = msg::delete_acls_response::delete_acls_filter_result;
+using matching_acl = msg::delete_acls_response::delete_acls_matching_acl;
+
+// What Kafka's AclApis refuses before its AclControlManager looks.
+std::optional<std::string> refused_by_front(const acl_entry& acl) {
+  if (acl.resource_type == acl_resource_type::cluster && acl.resource_name != acl_control::cluster_name)
+    return "The only valid name for the CLUSTER resource is " + std::string(acl_control::cluster_name);
+  if (acl.resource_name.empty()) return std::string("Invalid empty resource name");
+  return std::nullopt;
+}
+
+msg::access_control_entry_record record_of(const protocol::uuid& id, const acl_entry& acl) {
+  msg::access_control_entry_record r;
+  r.id = id;
+  r.resource_type = static_cast<int8_t>(acl.resource_type);
+  r.resource_name = acl.resource_name;
+  r.pattern_type = static_cast<int8_t>(acl.pattern_type);
+  r.principal = acl.principal;
+  r.host = acl.host;
+  r.operation = static_cast<int8_t>(acl.operation);
+  r.permission_type = static_cast<int8_t>(acl.permission);
+  return r;
+}
+
+matching_acl matching_of(const acl_entry& acl) {
+  matching_acl m;
+  m.error_message = std::nullopt;  // Kafka's ApiError.NONE carries no message
+  m.resource_type = static_cast<int8_t>(acl.resource_type);
+  m.resource_name = acl.resource_name;
+  m.pattern_type = static_cast<int8_t>(acl.pattern_type);
+  m.principal = acl.principal;
+  m.host = acl.host;
+  m.operation = static_cast<int8_t>(acl.operation);
+  m.permission_type = static_cast<int8_t>(acl.permission);
+  return m;
+}
+
+}  // namespace
+
+acl_entry acl_of(const msg::create_acls_request::acl_creation& c) {
+  acl_entry acl;
+  acl.resource_type = acl_resource_type_of(c.resource_type);
+  acl.resource_name = c.resource_name;
+  acl.pattern_type = acl_pattern_type_of(c.resource_pattern_type);
+  acl.principal = c.principal;
+  acl.host = c.host;
+  acl.operation = acl_operation_of(c.operation);
+  acl.permission = acl_permission_of(c.permission_type);
+  return acl;
+}
+
+acl_filter filter_of(const msg::delete_acls_request::delete_acls_filter& f) {
+  acl_filter filter;
+  filter.resource_type = acl_resource_type_of(f.resource_type_filter);
+  filter.resource_name = f.resource_name_filter;
+  filter.pattern_type = acl_pattern_type_of(f.pattern_type_filter);
+  filter.principal = f.principal_filter;
+  filter.host = f.host_filter;
+  filter.operation = acl_operation_of(f.operation);
+  filter.permission = acl_permission_of(f.permission_type);
+  return filter;
+}
+
+acl_control::acl_control(uint64_t random_seed) : random_(random_seed) {}
+
+controller_result<msg::create_acls_response> acl_control::create_acls(const metadata_image& image,
+                                                                     const msg::create_acls_request& request) {
+  controller_result<msg::create_acls_response> out;
+  std::set<acl_entry> existing;
+  for (const auto& [id, acl] : image.acls) existing.insert(acl);
+  std::set<protocol::uuid> taken;
+  for (const auto& c : request.creations) {
+    create_result result;
+    const acl_entry acl = acl_of(c);
+    auto why = refused_by_front(acl);
+    if (!why) why = invalid_new_acl(acl);
+    if (why) {
+      result.error_code = static_cast<int16_t>(error_code::invalid_request);
+      result.error_message = *why;
+    } else if (existing.insert(acl).second) {
+      if (out.records.size() >= max_records_per_operation) {
+        result.error_code = static_cast<int16_t>(error_code::invalid_request);
+        result.error_message = "Cannot create more than " + std::to_string(max_records_per_operation) +
+                               " acls in a single operation.";
+        existing.erase(acl);
+      } else {
+        protocol::uuid id;
+        do {
+          id = protocol::uuid::random(random_);
+        } while (image.acls.count(id) || taken.count(id));
+        taken.insert(id);
+        out.records.emplace_back(record_of(id, acl));
+      }
+    }
+    out.response.results.push_back(std::move(result));
+  }
+  return out;
+}
+
+controller_result<msg::delete_acls_response> acl_control::delete_acls(const metadata_image& image,
+                                                                     const msg::delete_acls_request& request) {
+  controller_result<msg::delete_acls_response> out;
+  std::set<protocol::uuid> removed;
+  for (const auto& f : request.filters) {
+    filter_result result;
+    result.error_message = std::nullopt;
+    const acl_filter filter = filter_of(f);
+    if (auto why = invalid_delete_filter(filter)) {
+      result.error_code = static_cast<int16_t>(error_code::invalid_request);
+      result.error_message = *why;
+      out.response.filter_results.push_back(std::move(result));
+      continue;
+    }
+    std::vector<protocol::uuid> ids;
+    for (const auto& [id, acl] : image.acls) {
+      if (!filter.matches(acl)) continue;
+      ids.push_back(id);
+      result.matching_acls.push_back(matching_of(acl));
+    }
+    if (ids.size() > max_records_per_operation) {
+      result = {};
+      result.error_code = static_cast<int16_t>(error_code::unknown_server_error);
+      result.error_message = "Cannot remove more than " + std::to_string(max_records_per_operation) +
+                             " acls in a single delete operation.";
+    } else {
+      for (const auto& id : ids) {
+        if (!removed.insert(id).second) continue;
+        msg::remove_access_control_entry_record r;
+        r.id = id;
+        out.records.emplace_back(std::move(r));
+      }
+    }
+    out.response.filter_results.push_back(std::move(result));
+  }
+  return out;
+}
+
+}  // namespace hw::controller
