@@ -102,6 +102,12 @@ std::optional<acl_pattern_type> parse_acl_pattern_type(std::string_view text) { 
 std::optional<acl_operation> parse_acl_operation(std::string_view text) { return parse(operation_names, text); }
 std::optional<acl_permission> parse_acl_permission(std::string_view text) { return parse(permission_names, text); }
 
+acl_entry acl_entry_of(int8_t resource_type, std::string resource_name, int8_t pattern_type, std::string principal,
+                       std::string host, int8_t operation, int8_t permission_type) {
+  return {acl_resource_type_of(resource_type), std::move(resource_name), acl_pattern_type_of(pattern_type),
+          std::move(principal), std::move(host), acl_operation_of(operation), acl_permission_of(permission_type)};
+}
+
 std::string entry_text(const acl_entry& acl) {
   return "(principal=" + acl.principal + ", host=" + acl.host + ", operation=" +
          std::string(to_string(acl.operation)) + ", permissionType=" + std::string(to_string(acl.permission)) + ")";

@@ -103,6 +103,11 @@ struct acl_entry {
   bool operator==(const acl_entry&) const = default;
 };
 
+// A binding from the wire's fields (ids as the records and the ACL APIs
+// carry them; unknown for ids Kafka does not define).
+acl_entry acl_entry_of(int8_t resource_type, std::string resource_name, int8_t pattern_type, std::string principal,
+                       std::string host, int8_t operation, int8_t permission_type);
+
 // "(principal=User:alice, host=*, operation=READ, permissionType=ALLOW)"
 // and "ResourcePattern(resourceType=TOPIC, name=t, patternType=LITERAL)",
 // as Kafka's toString writes them (logs and tool output; a pattern filter

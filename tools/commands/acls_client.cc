@@ -82,9 +82,8 @@ std::optional<failure> acl_admin::describe(const std::optional<resource>& filter
   out->clear();
   for (const auto& r : resp.resources)
     for (const auto& a : r.acls)
-      out->push_back({protocol::acl_resource_type_of(r.resource_type), r.resource_name,
-                      protocol::acl_pattern_type_of(r.pattern_type), a.principal, a.host,
-                      protocol::acl_operation_of(a.operation), protocol::acl_permission_of(a.permission_type)});
+      out->push_back(protocol::acl_entry_of(r.resource_type, r.resource_name, r.pattern_type, a.principal, a.host,
+                                            a.operation, a.permission_type));
   return std::nullopt;
 }
 
