@@ -31,6 +31,7 @@ constexpr tool_entry tools[] = {
     {"kafka-leader-election.sh", hw::tools::kafka_leader_election},
     {"kafka-transactions.sh", hw::tools::kafka_transactions},
     {"kafka-dump-log.sh", hw::tools::kafka_dump_log},
+    {"kafka-acls.sh", hw::tools::kafka_acls},
 };
 
 const tool_entry* find_tool(std::string_view name) {

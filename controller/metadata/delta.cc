@@ -333,14 +333,8 @@ metadata_delta::replay_result metadata_delta::replay_remove_scram(const msg::rem
 
 metadata_delta::replay_result metadata_delta::replay_acl(const msg::access_control_entry_record& r) {
   if (r.id.is_zero()) return std::string("AccessControlEntryRecord has a zero id");
-  acl_entry acl;
-  acl.resource_type = acl_resource_type_of(r.resource_type);
-  acl.resource_name = r.resource_name;
-  acl.pattern_type = acl_pattern_type_of(r.pattern_type);
-  acl.principal = r.principal;
-  acl.host = r.host;
-  acl.operation = acl_operation_of(r.operation);
-  acl.permission = acl_permission_of(r.permission_type);
+  acl_entry acl = protocol::acl_entry_of(r.resource_type, r.resource_name, r.pattern_type, r.principal, r.host,
+                                         r.operation, r.permission_type);
   if (auto why = invalid_new_acl(acl)) return "AccessControlEntryRecord " + id_str(r.id) + ": " + *why;
   next_.acls[r.id] = std::move(acl);
   acls_changed_ = true;

@@ -27,7 +27,8 @@ TEST(Acls, NamesAndIdsAreKafkas) {
   EXPECT_EQ(to_string(acl_pattern_type::prefixed), "PREFIXED");
   EXPECT_EQ(to_string(acl_permission::deny), "DENY");
   EXPECT_EQ(acl_operation_of(14), acl_operation::describe_tokens);
-  EXPECT_EQ(acl_operation_of(15), acl_operation::unknown);
+  EXPECT_EQ(acl_operation_of(15), acl_operation::two_phase_commit);  // KIP-939, Kafka 4.x
+  EXPECT_EQ(acl_operation_of(16), acl_operation::unknown);
   EXPECT_EQ(acl_resource_type_of(7), acl_resource_type::user);
   EXPECT_EQ(acl_resource_type_of(-1), acl_resource_type::unknown);
   EXPECT_EQ(parse_acl_operation("idempotent_write"), acl_operation::idempotent_write);

@@ -22,17 +22,22 @@ std::vector<std::string> option_set::values(std::string_view name) const {
 }
 
 option_parser& option_parser::flag(std::string name, std::string help) {
-  specs_.push_back({std::move(name), false, true, {}, std::move(help)});
+  specs_.push_back({std::move(name), false, true, false, {}, std::move(help)});
   return *this;
 }
 
 option_parser& option_parser::option(std::string name, std::string value_name, std::string help) {
-  specs_.push_back({std::move(name), true, true, std::move(value_name), std::move(help)});
+  specs_.push_back({std::move(name), true, true, false, std::move(value_name), std::move(help)});
+  return *this;
+}
+
+option_parser& option_parser::optional(std::string name, std::string value_name, std::string help) {
+  specs_.push_back({std::move(name), true, true, true, std::move(value_name), std::move(help)});
   return *this;
 }
 
 option_parser& option_parser::unsupported(std::string name, bool takes_value) {
-  specs_.push_back({std::move(name), takes_value, false, {}, {}});
+  specs_.push_back({std::move(name), takes_value, false, false, {}, {}});
   return *this;
 }
 
@@ -74,6 +79,9 @@ bool option_parser::parse(std::span<const std::string> args, option_set* out, st
     if (!s->takes_value) continue;  // joptsimple drops a flag's "=value" without a word
     if (inline_value) {
       slot.push_back(*inline_value);
+    } else if (s->value_optional) {
+      const bool next_is_option = i + 1 < args.size() && args[i + 1].size() > 1 && args[i + 1][0] == '-';
+      if (i + 1 < args.size() && !next_is_option) slot.push_back(args[++i]);
     } else if (i + 1 < args.size()) {
       slot.push_back(args[++i]);
     } else {
@@ -93,7 +101,7 @@ std::string option_parser::usage() const {
   size_t width = 6;
   for (const spec* s : shown) {
     std::string l = "--" + s->name;
-    if (s->takes_value) l += " <" + s->value_name + ">";
+    if (s->takes_value) l += s->value_optional ? " [" + s->value_name + "]" : " <" + s->value_name + ">";
     width = std::max(width, l.size());
     left.push_back(std::move(l));
   }

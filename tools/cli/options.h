@@ -37,6 +37,9 @@ class option_parser {
   // A flag takes no value; an option requires one.
   option_parser& flag(std::string name, std::string help);
   option_parser& option(std::string name, std::string value_name, std::string help);
+  // joptsimple's withOptionalArg: takes the next word as its value unless
+  // that looks like an option; given without one, it is there with no value.
+  option_parser& optional(std::string name, std::string value_name, std::string help);
   // Kafka's tool has it; this one refuses it by name.
   option_parser& unsupported(std::string name, bool takes_value);
 
@@ -53,6 +56,7 @@ class option_parser {
     std::string name;
     bool takes_value = false;
     bool supported = true;
+    bool value_optional = false;
     std::string value_name;
     std::string help;
   };
