@@ -20,19 +20,6 @@ std::optional<std::string> refused_by_front(const acl_entry& acl) {
   return std::nullopt;
 }
 
-msg::access_control_entry_record record_of(const protocol::uuid& id, const acl_entry& acl) {
-  msg::access_control_entry_record r;
-  r.id = id;
-  r.resource_type = static_cast<int8_t>(acl.resource_type);
-  r.resource_name = acl.resource_name;
-  r.pattern_type = static_cast<int8_t>(acl.pattern_type);
-  r.principal = acl.principal;
-  r.host = acl.host;
-  r.operation = static_cast<int8_t>(acl.operation);
-  r.permission_type = static_cast<int8_t>(acl.permission);
-  return r;
-}
-
 matching_acl matching_of(const acl_entry& acl) {
   matching_acl m;
   m.error_message = std::nullopt;  // Kafka's ApiError.NONE carries no message
@@ -49,15 +36,8 @@ matching_acl matching_of(const acl_entry& acl) {
 }  // namespace
 
 acl_entry acl_of(const msg::create_acls_request::acl_creation& c) {
-  acl_entry acl;
-  acl.resource_type = acl_resource_type_of(c.resource_type);
-  acl.resource_name = c.resource_name;
-  acl.pattern_type = acl_pattern_type_of(c.resource_pattern_type);
-  acl.principal = c.principal;
-  acl.host = c.host;
-  acl.operation = acl_operation_of(c.operation);
-  acl.permission = acl_permission_of(c.permission_type);
-  return acl;
+  return protocol::acl_entry_of(c.resource_type, c.resource_name, c.resource_pattern_type, c.principal, c.host,
+                                c.operation, c.permission_type);
 }
 
 acl_filter filter_of(const msg::delete_acls_request::delete_acls_filter& f) {
@@ -100,7 +80,7 @@ controller_result<msg::create_acls_response> acl_control::create_acls(const meta
           id = protocol::uuid::random(random_);
         } while (image.acls.count(id) || taken.count(id));
         taken.insert(id);
-        out.records.emplace_back(record_of(id, acl));
+        out.records.emplace_back(acl_record(id, acl));
       }
     }
     out.response.results.push_back(std::move(result));

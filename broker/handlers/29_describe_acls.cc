@@ -21,9 +21,9 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto request = decode_request<describe_acls_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
   if (auto why = unreadable(*request)) co_return handler_result::close(*why);
-  if (!authorize_cluster(ctx, controller::acl_operation::describe)) {
+  if (!authorize(ctx, api_acl(29, "cluster"))) {
     describe_acls_response refused;
-    refused.error_code = static_cast<int16_t>(protocol::error_code::cluster_authorization_failed);
+    refused.error_code = static_cast<int16_t>(api_acl(29, "cluster").refusal);
     refused.error_message = std::nullopt;
     co_return respond(ctx, refused);
   }

@@ -20,8 +20,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto request = decode_request<create_acls_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
   if (auto why = unreadable(*request)) co_return handler_result::close(*why);
-  if (!authorize_cluster(ctx, controller::acl_operation::alter))
-    co_return respond(ctx, create_acls_refused(*request, protocol::error_code::cluster_authorization_failed));
+  if (!authorize(ctx, api_acl(30, "cluster")))
+    co_return respond(ctx, create_acls_refused(*request, api_acl(30, "cluster").refusal));
   if (!authorizer_configured(ctx))
     co_return respond(ctx, create_acls_refused(*request, protocol::error_code::security_disabled,
                                                "No Authorizer is configured."));

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "broker/request_context.h"
+#include "broker/security/api_acls.h"
 #include "controller/metadata/acls.h"
 
 namespace hw::broker {
@@ -23,6 +24,13 @@ bool authorize(const request_context& ctx, controller::acl_operation operation,
                controller::acl_resource_type resource_type, std::string_view resource_name);
 inline bool authorize_cluster(const request_context& ctx, controller::acl_operation operation) {
   return authorize(ctx, operation, controller::acl_resource_type::cluster, "kafka-cluster");
+}
+// One check of the API table (api_acls.h) on a named resource; a cluster
+// check names the cluster itself.
+inline bool authorize(const request_context& ctx, const api_acl_check& check, std::string_view resource_name = {}) {
+  return check.resource_type == controller::acl_resource_type::cluster
+             ? authorize_cluster(ctx, check.operation)
+             : authorize(ctx, check.operation, check.resource_type, resource_name);
 }
 // Kafka's authorizeByResourceType: may it do the operation on some
 // resource of the type?

@@ -121,7 +121,7 @@ constexpr std::array topic_operations{op::read,   op::write,    op::create,     
 constexpr std::array group_operations{op::read, op::describe, op::remove, op::describe_configs, op::alter_configs};
 constexpr std::array cluster_operations{op::create,        op::cluster_action,   op::describe_configs, op::alter_configs,
                                         op::idempotent_write, op::alter,         op::describe};
-constexpr std::array transactional_id_operations{op::describe, op::write};
+constexpr std::array transactional_id_operations{op::describe, op::write, op::two_phase_commit};
 constexpr std::array delegation_token_operations{op::describe};
 constexpr std::array user_operations{op::create_tokens, op::describe_tokens};
 

@@ -17,6 +17,8 @@
 #include <string>
 
 #include "protocol/acl_types.h"
+#include "protocol/messages/metadata_records.h"
+#include "protocol/wire/uuid.h"
 
 namespace hw::controller {
 
@@ -65,5 +67,8 @@ std::optional<std::string> invalid_delete_filter(const acl_filter& filter);
 // Kafka's AclControlManager.validateNewAcl, for a binding to be created:
 // empty when valid, else the InvalidRequestException's message.
 std::optional<std::string> invalid_new_acl(const acl_entry& acl);
+
+// The AccessControlEntryRecord that writes acl under id.
+protocol::msg::access_control_entry_record acl_record(const protocol::uuid& id, const acl_entry& acl);
 
 }  // namespace hw::controller

@@ -143,18 +143,7 @@ void write_producer_ids(const metadata_image& image, std::vector<metadata_record
 // ACLs after the producer ids (client quotas, which the image does not keep
 // yet, would come before those), by id.
 void write_acls(const metadata_image& image, std::vector<metadata_record>& out) {
-  for (const auto& [id, acl] : image.acls) {
-    msg::access_control_entry_record r;
-    r.id = id;
-    r.resource_type = static_cast<int8_t>(acl.resource_type);
-    r.resource_name = acl.resource_name;
-    r.pattern_type = static_cast<int8_t>(acl.pattern_type);
-    r.principal = acl.principal;
-    r.host = acl.host;
-    r.operation = static_cast<int8_t>(acl.operation);
-    r.permission_type = static_cast<int8_t>(acl.permission);
-    out.emplace_back(std::move(r));
-  }
+  for (const auto& [id, acl] : image.acls) out.emplace_back(acl_record(id, acl));
 }
 
 // Kafka writes them after the ACLs, by mechanism then user.

@@ -741,7 +741,7 @@ TEST(AclsAuthorizer, TheOperationsKafkaReportsPerResourceType) {
   EXPECT_EQ(supported_operations_bits(type::topic), 3576);
   EXPECT_EQ(supported_operations_bits(type::cluster), 8096);
   EXPECT_EQ(supported_operations_bits(type::group), (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11));
-  EXPECT_EQ(supported_operations_bits(type::transactional_id), (1 << 4) | (1 << 8));
+  EXPECT_EQ(supported_operations_bits(type::transactional_id), (1 << 4) | (1 << 8) | (1 << 15));
   EXPECT_EQ(supported_operations_bits(type::delegation_token), 1 << 8);
   EXPECT_EQ(supported_operations_bits(type::user), (1 << 13) | (1 << 14));
   EXPECT_EQ(supported_operations_bits(type::any), 0);

@@ -105,19 +105,6 @@ TEST(Acls, ValidationGivesKafkasMessages) {
   EXPECT_EQ(invalid_delete_filter(f), "Unknown entryFilter.");
 }
 
-msg::access_control_entry_record record_of(const protocol::uuid& id, const acl_entry& a) {
-  msg::access_control_entry_record r;
-  r.id = id;
-  r.resource_type = static_cast<int8_t>(a.resource_type);
-  r.resource_name = a.resource_name;
-  r.pattern_type = static_cast<int8_t>(a.pattern_type);
-  r.principal = a.principal;
-  r.host = a.host;
-  r.operation = static_cast<int8_t>(a.operation);
-  r.permission_type = static_cast<int8_t>(a.permission);
-  return r;
-}
-
 protocol::uuid id(uint8_t n) {
   protocol::uuid u;
   u.bytes[15] = n;
@@ -130,7 +117,7 @@ TEST(Acls, ReplayAddsAndRemovesByIdAndTheSnapshotKeepsThem) {
                      acl_permission::deny, "10.0.0.1");
   const auto c = acl(acl_resource_type::cluster, "kafka-cluster", acl_pattern_type::literal, "User:admin",
                      acl_operation::alter);
-  std::vector<metadata_record> log{record_of(id(1), a), record_of(id(2), b), record_of(id(3), c)};
+  std::vector<metadata_record> log{acl_record(id(1), a), acl_record(id(2), b), acl_record(id(3), c)};
   msg::remove_access_control_entry_record gone;
   gone.id = id(1);
   log.push_back(gone);
@@ -151,10 +138,10 @@ TEST(Acls, ReplayAddsAndRemovesByIdAndTheSnapshotKeepsThem) {
   metadata_delta delta(image);
   EXPECT_TRUE(delta.replay(gone).has_value());
   EXPECT_FALSE(delta.acls_changed());
-  auto bad = record_of(id(4), acl(acl_resource_type::topic, "", acl_pattern_type::literal));
+  auto bad = acl_record(id(4), acl(acl_resource_type::topic, "", acl_pattern_type::literal));
   EXPECT_TRUE(delta.replay(bad).has_value());
   EXPECT_FALSE(delta.acls_changed());
-  EXPECT_FALSE(delta.replay(record_of(id(4), a)).has_value());
+  EXPECT_FALSE(delta.replay(acl_record(id(4), a)).has_value());
   EXPECT_TRUE(delta.acls_changed());
 }
 
