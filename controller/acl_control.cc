@@ -57,6 +57,23 @@ acl_control::acl_control(uint64_t random_seed) : random_(random_seed) {}
 controller_result<msg::create_acls_response> acl_control::create_acls(const metadata_image& image,
                                                                      const msg::create_acls_request& request) {
   controller_result<msg::create_acls_response> out;
+  // A filter's value (ANY, MATCH) in a binding cannot be made into one in
+  // Kafka (ResourcePattern and AccessControlEntry refuse it): the whole
+  // request fails, every creation UNKNOWN_SERVER_ERROR without a message.
+  for (const auto& c : request.creations) {
+    const acl_entry acl = acl_of(c);
+    if (acl.resource_type == acl_resource_type::any || acl.pattern_type == acl_pattern_type::any ||
+        acl.pattern_type == acl_pattern_type::match || acl.operation == acl_operation::any ||
+        acl.permission == acl_permission::any) {
+      for (size_t i = 0; i < request.creations.size(); ++i) {
+        create_result failed;
+        failed.error_code = static_cast<int16_t>(error_code::unknown_server_error);
+        failed.error_message = std::nullopt;
+        out.response.results.push_back(std::move(failed));
+      }
+      return out;
+    }
+  }
   std::set<acl_entry> existing;
   for (const auto& [id, acl] : image.acls) existing.insert(acl);
   std::set<protocol::uuid> taken;

@@ -4,7 +4,11 @@
 // Kafka's controller answers them (its AclApis checks, then its
 // AclControlManager).
 //
-// CreateAcls: each creation on its own. A CLUSTER resource not named
+// CreateAcls: a creation naming a filter's value (resource type ANY,
+// pattern type ANY or MATCH, operation ANY, permission ANY) fails the whole
+// request, as Kafka's binding constructors do: every creation
+// UNKNOWN_SERVER_ERROR without a message. Otherwise each creation on its
+// own. A CLUSTER resource not named
 // "kafka-cluster" and an empty name are refused as Kafka's AclApis refuses
 // them, the rest by controller/metadata/acls.h's invalid_new_acl; all with
 // INVALID_REQUEST. A binding the image already holds, or one named twice in

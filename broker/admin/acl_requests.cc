@@ -45,8 +45,7 @@ msg::describe_acls_response describe_acls(const std::map<protocol::uuid, acl_ent
     found[{static_cast<int8_t>(acl.resource_type), acl.resource_name, static_cast<int8_t>(acl.pattern_type)}].insert(
         {acl.principal, acl.host, static_cast<int8_t>(acl.operation), static_cast<int8_t>(acl.permission)});
   }
-  msg::describe_acls_response out;
-  out.error_message = std::nullopt;
+  msg::describe_acls_response out;  // error_message "", as Kafka's default
   for (const auto& [p, entries] : found) {
     msg::describe_acls_response::describe_acls_resource resource;
     resource.resource_type = std::get<0>(p);

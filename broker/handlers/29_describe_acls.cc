@@ -24,7 +24,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   if (!authorize(ctx, api_acl(29, "cluster"))) {
     describe_acls_response refused;
     refused.error_code = static_cast<int16_t>(api_acl(29, "cluster").refusal);
-    refused.error_message = std::nullopt;
+    refused.error_message = cluster_refusal_message(ctx, api_acl(29, "cluster").operation);
     co_return respond(ctx, refused);
   }
   if (!authorizer_configured(ctx)) {

@@ -21,7 +21,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   if (!request) co_return handler_result::close(error);
   if (auto why = unreadable(*request)) co_return handler_result::close(*why);
   if (!authorize(ctx, api_acl(30, "cluster")))
-    co_return respond(ctx, create_acls_refused(*request, api_acl(30, "cluster").refusal));
+    co_return respond(ctx, create_acls_refused(*request, api_acl(30, "cluster").refusal,
+                                               cluster_refusal_message(ctx, api_acl(30, "cluster").operation)));
   if (!authorizer_configured(ctx))
     co_return respond(ctx, create_acls_refused(*request, protocol::error_code::security_disabled,
                                                "No Authorizer is configured."));

@@ -39,6 +39,14 @@ bool authorize(const request_context& ctx, controller::acl_operation operation,
   return decision.allowed;
 }
 
+std::string cluster_refusal_message(const request_context& ctx, controller::acl_operation operation) {
+  const std::string protocol(security_protocol_name(ctx.protocol));
+  return "Request Request(processor=0, connectionId=" + std::string(ctx.connection_name) +
+         ", session=Session(" + ctx.principal->to_string() + ",/" + std::string(ctx.client_address) +
+         "), listenerName=ListenerName(" + std::string(ctx.listener_name) + "), securityProtocol=" + protocol +
+         ", buffer=null, envelope=None) needs " + std::string(controller::to_string(operation)) + " permission.";
+}
+
 bool authorize_any(const request_context& ctx, controller::acl_operation operation,
                    controller::acl_resource_type resource_type) {
   const authorizer_store* store = store_of(ctx);

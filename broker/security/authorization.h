@@ -9,6 +9,7 @@
 // Any strand: the authorizer is an immutable snapshot (authorizer_store.h).
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "broker/request_context.h"
@@ -32,6 +33,15 @@ inline bool authorize(const request_context& ctx, const api_acl_check& check, st
              ? authorize_cluster(ctx, check.operation)
              : authorize(ctx, check.operation, check.resource_type, resource_name);
 }
+// What Kafka answers a request refused a cluster operation (its
+// AuthHelper.authorizeClusterOperation): "Request Request(processor=0,
+// connectionId=..., session=Session(User:bob,/127.0.0.1),
+// listenerName=ListenerName(SASL_PLAINTEXT), securityProtocol=SASL_PLAINTEXT,
+// buffer=null, envelope=None) needs ALTER permission." Kafka's own text
+// names its network thread and Java object hashes; ours names the same
+// parts with what identifies them here.
+std::string cluster_refusal_message(const request_context& ctx, controller::acl_operation operation);
+
 // Kafka's authorizeByResourceType: may it do the operation on some
 // resource of the type?
 bool authorize_any(const request_context& ctx, controller::acl_operation operation,

@@ -174,21 +174,34 @@ TEST(AclControl, CreationsAreWrittenOnceAndRefusalsGetKafkasMessages) {
   msg::create_acls_request request;
   request.creations = {creation(read), creation(read), creation(admin),
                        creation(acl(acl_resource_type::cluster, "other", acl_pattern_type::literal)),
-                       creation(acl(acl_resource_type::topic, "", acl_pattern_type::literal)),
-                       creation(acl(acl_resource_type::topic, "t", acl_pattern_type::match)),
-                       creation(acl(acl_resource_type::any, "t", acl_pattern_type::literal))};
+                       creation(acl(acl_resource_type::topic, "", acl_pattern_type::literal))};
   auto result = control.create_acls(*image, request);
-  ASSERT_EQ(result.response.results.size(), 7u);
+  ASSERT_EQ(result.response.results.size(), 5u);
   for (int i : {0, 1, 2}) EXPECT_EQ(result.response.results[i].error_code, 0) << i;
   const auto invalid = static_cast<int16_t>(error_code::invalid_request);
   EXPECT_EQ(result.response.results[3].error_code, invalid);
   EXPECT_EQ(result.response.results[3].error_message, "The only valid name for the CLUSTER resource is kafka-cluster");
   EXPECT_EQ(result.response.results[4].error_message, "Invalid empty resource name");
-  EXPECT_EQ(result.response.results[5].error_message, "Invalid patternType MATCH");
-  EXPECT_EQ(result.response.results[6].error_message, "Invalid resourceType ANY");
   ASSERT_EQ(result.records.size(), 2u);  // read once, admin
   image = applied(image, result.records);
   ASSERT_EQ(image->acls.size(), 2u);
+
+  // A filter's value in any creation fails them all, unwritten.
+  for (const auto& bad : {acl(acl_resource_type::topic, "t", acl_pattern_type::match),
+                          acl(acl_resource_type::any, "t", acl_pattern_type::literal),
+                          acl(acl_resource_type::topic, "t", acl_pattern_type::literal, "User:a", acl_operation::any),
+                          acl(acl_resource_type::topic, "t", acl_pattern_type::literal, "User:a", acl_operation::read,
+                              acl_permission::any)}) {
+    msg::create_acls_request mixed;
+    mixed.creations = {creation(acl(acl_resource_type::topic, "new", acl_pattern_type::literal)), creation(bad)};
+    auto failed = control.create_acls(*image, mixed);
+    EXPECT_TRUE(failed.records.empty());
+    ASSERT_EQ(failed.response.results.size(), 2u);
+    for (const auto& r : failed.response.results) {
+      EXPECT_EQ(r.error_code, static_cast<int16_t>(error_code::unknown_server_error));
+      EXPECT_FALSE(r.error_message.has_value());
+    }
+  }
 
   // Again: nothing new to write, every creation still succeeds.
   msg::create_acls_request again;

@@ -1,5 +1,7 @@
 #include "twin.h"
 
+#include "sasl_login.h"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -66,6 +68,18 @@ bool expect_same(const exchange& e, const allowlist& extra) {
 
 twin::twin() {
   for (side s : k_sides) sockets_[static_cast<int>(s)] = std::make_unique<kafka_socket>(broker_port(s));
+}
+
+twin::twin(const std::string& listener, const std::string& user, const std::string& password) {
+  for (side s : k_sides) {
+    auto socket = std::make_unique<kafka_socket>(listener_port(s, listener));
+    if (socket->connected()) {
+      auto login = sasl_login(*socket, {"PLAIN", user, password});
+      EXPECT_TRUE(login) << side_name(s) << ": " << login.error;
+      if (!login) socket = std::make_unique<kafka_socket>(uint16_t{0});
+    }
+    sockets_[static_cast<int>(s)] = std::move(socket);
+  }
 }
 
 answer twin::send(side s, int16_t key, int16_t version, const std::vector<uint8_t>& body,

@@ -87,6 +87,10 @@ bool expect_same(const exchange& e, const allowlist& extra = {});
 class twin {
  public:
   twin();
+  // Connected to a secured SASL_PLAINTEXT listener of both brokers and
+  // logged in with PLAIN as user (both logins must succeed: check
+  // connected()).
+  twin(const std::string& listener, const std::string& user, const std::string& password);
   bool connected() const { return sockets_[0]->connected() && sockets_[1]->connected(); }
   kafka_socket& socket(side s) { return *sockets_[static_cast<int>(s)]; }
 

@@ -29,6 +29,10 @@ const std::vector<std::pair<std::string, std::string>> k_shared_settings = {
     {"offsets.topic.replication.factor", "1"},
     {"group.initial.rebalance.delay.ms", "0"},
     {"auto.create.topics.enable", "true"},
+    // ACLs (acls_test.cc): every principal the other tests log in as is a
+    // super user, so they see what they saw before; bob is not.
+    {"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+    {"super.users", "User:ANONYMOUS;User:admin;User:alice;User:scram-user"},
 };
 
 // The secured listeners (name, protocol), in the order Kafka's script binds
@@ -49,7 +53,8 @@ constexpr const char* k_store_password = "differential-secret";
 std::vector<std::pair<std::string, std::string>> secured_settings(const std::string& certs) {
   const std::string plain_jaas =
       "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"admin\" "
-      "password=\"admin-secret\" user_admin=\"admin-secret\" user_alice=\"alice-secret\";";
+      "password=\"admin-secret\" user_admin=\"admin-secret\" user_alice=\"alice-secret\" "
+      "user_bob=\"bob-secret\";";
   const std::string scram_jaas = "org.apache.kafka.common.security.scram.ScramLoginModule required;";
   return {
       {"sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512"},
