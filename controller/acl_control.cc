@@ -1,5 +1,6 @@
 #include "controller/acl_control.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -14,8 +15,8 @@ using matching_acl = msg::delete_acls_response::delete_acls_matching_acl;
 
 // What Kafka's AclApis refuses before its AclControlManager looks.
 std::optional<std::string> refused_by_front(const acl_entry& acl) {
-  if (acl.resource_type == acl_resource_type::cluster && acl.resource_name != acl_control::cluster_name)
-    return "The only valid name for the CLUSTER resource is " + std::string(acl_control::cluster_name);
+  if (acl.resource_type == acl_resource_type::cluster && acl.resource_name != acl_cluster_name)
+    return "The only valid name for the CLUSTER resource is " + std::string(acl_cluster_name);
   if (acl.resource_name.empty()) return std::string("Invalid empty resource name");
   return std::nullopt;
 }
@@ -23,13 +24,7 @@ std::optional<std::string> refused_by_front(const acl_entry& acl) {
 matching_acl matching_of(const acl_entry& acl) {
   matching_acl m;
   m.error_message = std::nullopt;  // Kafka's ApiError.NONE carries no message
-  m.resource_type = static_cast<int8_t>(acl.resource_type);
-  m.resource_name = acl.resource_name;
-  m.pattern_type = static_cast<int8_t>(acl.pattern_type);
-  m.principal = acl.principal;
-  m.host = acl.host;
-  m.operation = static_cast<int8_t>(acl.operation);
-  m.permission_type = static_cast<int8_t>(acl.permission);
+  write_binding(acl, m);
   return m;
 }
 
@@ -57,29 +52,28 @@ acl_control::acl_control(uint64_t random_seed) : random_(random_seed) {}
 controller_result<msg::create_acls_response> acl_control::create_acls(const metadata_image& image,
                                                                      const msg::create_acls_request& request) {
   controller_result<msg::create_acls_response> out;
+  std::vector<acl_entry> asked;
+  for (const auto& c : request.creations) asked.push_back(acl_of(c));
   // A filter's value (ANY, MATCH) in a binding cannot be made into one in
   // Kafka (ResourcePattern and AccessControlEntry refuse it): the whole
   // request fails, every creation UNKNOWN_SERVER_ERROR without a message.
-  for (const auto& c : request.creations) {
-    const acl_entry acl = acl_of(c);
-    if (acl.resource_type == acl_resource_type::any || acl.pattern_type == acl_pattern_type::any ||
-        acl.pattern_type == acl_pattern_type::match || acl.operation == acl_operation::any ||
-        acl.permission == acl_permission::any) {
-      for (size_t i = 0; i < request.creations.size(); ++i) {
-        create_result failed;
-        failed.error_code = static_cast<int16_t>(error_code::unknown_server_error);
-        failed.error_message = std::nullopt;
-        out.response.results.push_back(std::move(failed));
-      }
-      return out;
-    }
+  const bool unmakeable = std::any_of(asked.begin(), asked.end(), [](const acl_entry& acl) {
+    return acl.resource_type == acl_resource_type::any || acl.pattern_type == acl_pattern_type::any ||
+           acl.pattern_type == acl_pattern_type::match || acl.operation == acl_operation::any ||
+           acl.permission == acl_permission::any;
+  });
+  if (unmakeable) {
+    create_result failed;
+    failed.error_code = static_cast<int16_t>(error_code::unknown_server_error);
+    failed.error_message = std::nullopt;
+    out.response.results.assign(asked.size(), failed);
+    return out;
   }
   std::set<acl_entry> existing;
   for (const auto& [id, acl] : image.acls) existing.insert(acl);
   std::set<protocol::uuid> taken;
-  for (const auto& c : request.creations) {
+  for (const acl_entry& acl : asked) {
     create_result result;
-    const acl_entry acl = acl_of(c);
     auto why = refused_by_front(acl);
     if (!why) why = invalid_new_acl(acl);
     if (why) {

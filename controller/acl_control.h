@@ -38,7 +38,6 @@ namespace hw::controller {
 class acl_control {
  public:
   static constexpr size_t max_records_per_operation = 10000;  // Kafka's MAX_RECORDS_PER_USER_OP
-  static constexpr std::string_view cluster_name = "kafka-cluster";
 
   explicit acl_control(uint64_t random_seed);
 

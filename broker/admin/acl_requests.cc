@@ -32,6 +32,15 @@ acl_filter filter_of(const msg::describe_acls_request& r) {
   return controller::filter_of(f);
 }
 
+// n results, each with the code and message.
+template <class Result>
+std::vector<Result> each_refused(size_t n, protocol::error_code code, const std::optional<std::string>& message) {
+  Result r;
+  r.error_code = static_cast<int16_t>(code);
+  r.error_message = message;
+  return std::vector<Result>(n, r);
+}
+
 }  // namespace
 
 msg::describe_acls_response describe_acls(const std::map<protocol::uuid, acl_entry>& acls,
@@ -67,24 +76,15 @@ msg::describe_acls_response describe_acls(const std::map<protocol::uuid, acl_ent
 msg::create_acls_response create_acls_refused(const msg::create_acls_request& request, protocol::error_code code,
                                               std::optional<std::string> message) {
   msg::create_acls_response out;
-  for (size_t i = 0; i < request.creations.size(); ++i) {
-    msg::create_acls_response::acl_creation_result r;
-    r.error_code = static_cast<int16_t>(code);
-    r.error_message = message;
-    out.results.push_back(std::move(r));
-  }
+  out.results = each_refused<msg::create_acls_response::acl_creation_result>(request.creations.size(), code, message);
   return out;
 }
 
 msg::delete_acls_response delete_acls_refused(const msg::delete_acls_request& request, protocol::error_code code,
                                               std::optional<std::string> message) {
   msg::delete_acls_response out;
-  for (size_t i = 0; i < request.filters.size(); ++i) {
-    msg::delete_acls_response::delete_acls_filter_result r;
-    r.error_code = static_cast<int16_t>(code);
-    r.error_message = message;
-    out.filter_results.push_back(std::move(r));
-  }
+  out.filter_results =
+      each_refused<msg::delete_acls_response::delete_acls_filter_result>(request.filters.size(), code, message);
   return out;
 }
 

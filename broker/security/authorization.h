@@ -24,7 +24,7 @@ bool authorizer_configured(const request_context& ctx);
 bool authorize(const request_context& ctx, controller::acl_operation operation,
                controller::acl_resource_type resource_type, std::string_view resource_name);
 inline bool authorize_cluster(const request_context& ctx, controller::acl_operation operation) {
-  return authorize(ctx, operation, controller::acl_resource_type::cluster, "kafka-cluster");
+  return authorize(ctx, operation, controller::acl_resource_type::cluster, controller::acl_cluster_name);
 }
 // One check of the API table (api_acls.h) on a named resource; a cluster
 // check names the cluster itself.

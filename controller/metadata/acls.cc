@@ -55,13 +55,7 @@ std::optional<std::string> invalid_delete_filter(const acl_filter& filter) {
 protocol::msg::access_control_entry_record acl_record(const protocol::uuid& id, const acl_entry& acl) {
   protocol::msg::access_control_entry_record r;
   r.id = id;
-  r.resource_type = static_cast<int8_t>(acl.resource_type);
-  r.resource_name = acl.resource_name;
-  r.pattern_type = static_cast<int8_t>(acl.pattern_type);
-  r.principal = acl.principal;
-  r.host = acl.host;
-  r.operation = static_cast<int8_t>(acl.operation);
-  r.permission_type = static_cast<int8_t>(acl.permission);
+  write_binding(acl, r);
   return r;
 }
 

@@ -68,6 +68,22 @@ std::optional<std::string> invalid_delete_filter(const acl_filter& filter);
 // empty when valid, else the InvalidRequestException's message.
 std::optional<std::string> invalid_new_acl(const acl_entry& acl);
 
+// The one name a CLUSTER resource has.
+inline constexpr std::string_view acl_cluster_name = "kafka-cluster";
+
+// The binding's fields into a message that carries them under Kafka's
+// names (AccessControlEntryRecord, DeleteAcls' matching ACLs).
+template <class M>
+void write_binding(const acl_entry& acl, M& out) {
+  out.resource_type = static_cast<int8_t>(acl.resource_type);
+  out.resource_name = acl.resource_name;
+  out.pattern_type = static_cast<int8_t>(acl.pattern_type);
+  out.principal = acl.principal;
+  out.host = acl.host;
+  out.operation = static_cast<int8_t>(acl.operation);
+  out.permission_type = static_cast<int8_t>(acl.permission);
+}
+
 // The AccessControlEntryRecord that writes acl under id.
 protocol::msg::access_control_entry_record acl_record(const protocol::uuid& id, const acl_entry& acl);
 

@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <set>
-#include <thread>
 #include <tuple>
 
+#include "broker_process.h"
 #include "protocol/messages/create_acls.h"
 #include "protocol/messages/delete_acls.h"
 #include "protocol/messages/describe_acls.h"
@@ -115,14 +115,14 @@ class AclsDifferential : public DifferentialTest {
   // Kafka applies an ACL change asynchronously: wait until both describe
   // it (Highwater answers once it has applied it).
   void wait_described(const std::string& topic, size_t count) {
-    for (int i = 0; i < 100; ++i) {
-      auto e = admin().call("wait", k_describe_acls, 3, describing(k_topic, topic, k_match));
-      if (rows(e.as<msg::describe_acls_response>(side::kafka)).size() == count &&
-          rows(e.as<msg::describe_acls_response>(side::highwater)).size() == count)
-        return;
-      std::this_thread::sleep_for(50ms);
-    }
-    ADD_FAILURE() << "the ACLs of " << topic << " did not settle at " << count;
+    const bool settled = wait_until(
+        [&] {
+          auto e = admin().call("wait", k_describe_acls, 3, describing(k_topic, topic, k_match));
+          return rows(e.as<msg::describe_acls_response>(side::kafka)).size() == count &&
+                 rows(e.as<msg::describe_acls_response>(side::highwater)).size() == count;
+        },
+        10s);
+    EXPECT_TRUE(settled) << "the ACLs of " << topic << " did not settle at " << count;
   }
 
  private:
