@@ -51,7 +51,7 @@ api_error replication_control::reassign_partition(const metadata_image& image, c
   if (!target) {
     // Cancel: the added replicas go, the removed ones stay.
     if (!in_progress(p)) {
-      return {error_code::no_reassignment_in_progress, "No partition reassignment is in progress."};
+      return {error_code::no_reassignment_in_progress, ""};  // Kafka sends no message with it
     }
     reassignment_replicas ongoing{p.replicas, p.adding, p.removing};
     std::vector<node_id> isr;
@@ -108,7 +108,7 @@ controller_result<msg::alter_partition_reassignments_response> replication_contr
       auto& r = topic_result.partitions.emplace_back();
       r.partition_index = partition.partition_index;
       r.error_code = static_cast<int16_t>(e.code);
-      r.error_message = e.ok() ? std::nullopt : std::optional<std::string>(e.message);
+      r.error_message = e.ok() || e.message.empty() ? std::nullopt : std::optional<std::string>(e.message);
     }
   }
   return out;

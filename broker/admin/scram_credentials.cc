@@ -47,7 +47,8 @@ msg::describe_user_scram_credentials_response describe_scram_credentials(
 }
 
 msg::alter_user_scram_credentials_response alter_scram_credentials_refused(
-    const msg::alter_user_scram_credentials_request& request, error_code code) {
+    const msg::alter_user_scram_credentials_request& request, error_code code,
+    const std::optional<std::string>& message) {
   std::set<std::string> users;
   for (const auto& d : request.deletions) users.insert(d.name);
   for (const auto& u : request.upsertions) users.insert(u.name);
@@ -56,7 +57,7 @@ msg::alter_user_scram_credentials_response alter_scram_credentials_refused(
     auto& r = out.results.emplace_back();
     r.user = user;
     r.error_code = static_cast<int16_t>(code);
-    r.error_message = std::nullopt;
+    r.error_message = message;
   }
   return out;
 }

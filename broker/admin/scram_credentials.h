@@ -28,6 +28,7 @@ protocol::msg::describe_user_scram_credentials_response describe_scram_credentia
     const protocol::msg::describe_user_scram_credentials_request& request);
 
 protocol::msg::alter_user_scram_credentials_response alter_scram_credentials_refused(
-    const protocol::msg::alter_user_scram_credentials_request& request, protocol::error_code code);
+    const protocol::msg::alter_user_scram_credentials_request& request, protocol::error_code code,
+    const std::optional<std::string>& message = std::nullopt);
 
 }  // namespace hw::broker

@@ -12,14 +12,14 @@ using protocol::msg::create_topics_response;
 
 asio::awaitable<create_topics_response> create_topics(const broker_services& services, create_topics_request request,
                                                       int16_t version, std::chrono::milliseconds timeout,
-                                                      bool may_forward) {
+                                                      bool may_forward, const request_context* client) {
   controller_call_result result;
   create_topics_response response = co_await call_active_controller<create_topics_response>(
       services, may_forward, 19, version, request,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset) {
         return qc.create_topics(request);
       },
-      &result, timeout);
+      &result, timeout, client);
   if (result.status == commit_status::failed) {
     for (auto& t : response.topics) {
       if (t.error_code != 0 && t.error_code != static_cast<int16_t>(protocol::error_code::not_controller)) continue;
@@ -43,7 +43,8 @@ asio::awaitable<create_topics_response> create_topics(const broker_services& ser
 
 asio::awaitable<protocol::error_code> create_topic(const broker_services& services, std::string name,
                                                    int32_t partitions, int16_t replication_factor,
-                                                   std::vector<std::pair<std::string, std::string>> configs) {
+                                                   std::vector<std::pair<std::string, std::string>> configs,
+                                                   const request_context* client) {
   create_topics_request request;
   create_topics_request::creatable_topic t;
   t.name = std::move(name);
@@ -57,7 +58,8 @@ asio::awaitable<protocol::error_code> create_topic(const broker_services& servic
   }
   request.topics.push_back(std::move(t));
   request.timeout_ms = 30000;
-  auto response = co_await create_topics(services, std::move(request), 7, std::chrono::milliseconds(30000));
+  auto response =
+      co_await create_topics(services, std::move(request), 7, std::chrono::milliseconds(30000), true, client);
   if (response.topics.empty()) co_return protocol::error_code::unknown_server_error;
   co_return static_cast<protocol::error_code>(response.topics.front().error_code);
 }

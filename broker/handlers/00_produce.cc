@@ -29,6 +29,7 @@
 #include "broker/replica/await_acks.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
+#include "broker/security/authorization.h"
 #include "broker/services.h"
 #include "broker/topics.h"
 #include "broker/txn/txn_verifier.h"
@@ -380,6 +381,7 @@ struct request_facts {
 // or made ready to append in `plan` (its answer a placeholder until then).
 
 void plan_partition(const request_context& ctx, const request_facts& facts, const controller::topic_image* t,
+                    std::string_view topic_name, authorized_names& may_write,
                     const produce_request::partition_produce_data& pd,
                     produce_response::topic_produce_response& tr, produce_plan& plan) {
   const broker_services& s = *ctx.services;
@@ -387,8 +389,13 @@ void plan_partition(const request_context& ctx, const request_facts& facts, cons
     plan.any_error = true;
     tr.partition_responses.push_back(error_response(pd.index, e, std::move(message)));
   };
+  // Kafka's order: a topic id it does not know, then WRITE on the topic,
+  // then whether it exists, then the batch and the log's rules.
+  if (!t && ctx.api_version >= 13) return fail(error_code::unknown_topic_id);
+  if (!may_write(t ? std::string_view(t->name) : std::string_view(topic_name)))
+    return fail(error_code::topic_authorization_failed);
+  if (!t) return fail(error_code::unknown_topic_or_partition);
   if (!facts.acks_valid) return fail(error_code::invalid_required_acks);
-  if (!t) return fail(ctx.api_version >= 13 ? error_code::unknown_topic_id : error_code::unknown_topic_or_partition);
   if (is_internal_topic(t->name) && !facts.internal_allowed)
     return fail(error_code::invalid_topic_exception, "Cannot append to internal topic " + t->name);
   if (!t->partitions.count(pd.index)) return fail(error_code::unknown_topic_or_partition);
@@ -420,13 +427,14 @@ produce_plan plan_produce(const request_context& ctx, const produce_request& req
                             ctx.client_id && *ctx.client_id == "__admin_client",
                             leaderships_in_doubt(ctx.services->stalls)};
   produce_plan plan;
+  authorized_names may_write(ctx, api_acl(0, "topic"));
   for (const auto& topic : request.topic_data) {
     produce_response::topic_produce_response tr;
     tr.name = topic.name;
     tr.topic_id = topic.topic_id;
     const controller::topic_image* t =
         ctx.api_version >= 13 ? image->topic(controller::topic_id(topic.topic_id)) : image->topic(topic.name);
-    for (const auto& pd : topic.partition_data) plan_partition(ctx, facts, t, pd, tr, plan);
+    for (const auto& pd : topic.partition_data) plan_partition(ctx, facts, t, topic.name, may_write, pd, tr, plan);
     plan.response.responses.push_back(std::move(tr));
   }
   return plan;
@@ -476,10 +484,53 @@ asio::awaitable<std::vector<awaiting>> append_ready(const request_context& ctx, 
   co_return waiting;
 }
 
+// Kafka's RequestUtils.hasTransactionalRecords: some partition's first
+// batch is transactional (a batch too short to say is not).
+bool has_transactional_records(const produce_request& request) {
+  for (const auto& topic : request.topic_data)
+    for (const auto& pd : topic.partition_data) {
+      if (pd.records.null || pd.records.size <= magic_offset) continue;
+      protocol::record_batch_walker walker(pd.records.bytes());
+      protocol::record_batch_view batch;
+      if (walker.next(batch) && batch.magic() == 2 && batch.is_transactional()) return true;
+    }
+  return false;
+}
+
+// The whole request refused (Kafka's ProduceRequest.getErrorResponse):
+// every partition named, once, with the error (and no message).
+produce_response refuse_all(const produce_request& request, error_code e) {
+  produce_response response;
+  for (const auto& topic : request.topic_data) {
+    auto it = std::find_if(response.responses.begin(), response.responses.end(), [&](const auto& tr) {
+      return tr.name == topic.name && tr.topic_id == topic.topic_id;
+    });
+    if (it == response.responses.end()) {
+      produce_response::topic_produce_response tr;
+      tr.name = topic.name;
+      tr.topic_id = topic.topic_id;
+      response.responses.push_back(std::move(tr));
+      it = std::prev(response.responses.end());
+    }
+    for (const auto& pd : topic.partition_data) {
+      const bool named = std::any_of(it->partition_responses.begin(), it->partition_responses.end(),
+                                     [&](const auto& p) { return p.index == pd.index; });
+      if (!named) it->partition_responses.push_back(error_response(pd.index, e));
+    }
+  }
+  return response;
+}
+
 asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<produce_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
+  // Transactional batches need WRITE on the transactional id they name.
+  if (authorizer_configured(ctx) && has_transactional_records(*request) &&
+      (!request->transactional_id || !authorize(ctx, api_acl(0, "transactional_id"), *request->transactional_id))) {
+    if (request->acks == 0) co_return handler_result::close("acks=0 produce refused; closing so the client learns of it");
+    co_return respond(ctx, refuse_all(*request, error_code::transactional_id_authorization_failed));
+  }
   produce_plan plan = plan_produce(ctx, *request);
   // Kafka's ReplicaManager.handleProduceAppend: transactional batches of
   // more than one producer (id and epoch) fail the whole request.

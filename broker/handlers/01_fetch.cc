@@ -30,6 +30,7 @@
 #include "broker/replica/replica_selector.h"
 #include "broker/replica/replication_quota.h"
 #include "broker/run_on.h"
+#include "broker/security/authorization.h"
 #include "broker/services.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/fetch.h"
@@ -424,6 +425,30 @@ fetcher_identity identity_of(const fetch_request& request, int16_t version) {
   return who;
 }
 
+// Kafka's checks before any partition is read: a replica's fetch needs
+// CLUSTER_ACTION (else every partition is refused), a consumer's READ on
+// each topic it names (after an unknown topic id, before an unknown topic).
+void refuse_unauthorized(const request_context& ctx, const fetcher_identity& who,
+                         const controller::metadata_image& image, std::vector<partition_slot>& slots) {
+  if (!authorizer_configured(ctx)) return;
+  auto refuse = [](partition_slot& slot) {
+    slot.hosted.reset();
+    slot.error = error_code::topic_authorization_failed;
+  };
+  if (who.from_follower) {
+    if (!authorize(ctx, api_acl(1, "follower")))
+      for (auto& slot : slots) refuse(slot);
+    return;
+  }
+  authorized_names may_read(ctx, api_acl(1, "topic"));
+  for (auto& slot : slots) {
+    if (slot.error == error_code::unknown_topic_id) continue;
+    const fetch::partition_key& key = slot.request.key;
+    const controller::topic_image* t = key.uses_id() ? image.topic(controller::topic_id(key.topic_id)) : nullptr;
+    if (!may_read(t ? std::string_view(t->name) : std::string_view(key.topic))) refuse(slot);
+  }
+}
+
 // What each partition's strand decides before anything is read: a
 // follower's position and epoch, a consumer's divergence, this broker's
 // doubt after a stall, and a preferred read replica in the consumer's rack.
@@ -510,11 +535,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     co_return respond(ctx, response);
   }
 
+  const fetcher_identity who = identity_of(*request, version);
+  ctx.from_follower = who.from_follower;
   std::vector<partition_slot> slots;
   slots.reserve(fctx.partitions.size());
   for (const auto& r : fctx.partitions) slots.push_back(resolve(s, *image, r, version));
-  const fetcher_identity who = identity_of(*request, version);
-  ctx.from_follower = who.from_follower;
+  refuse_unauthorized(ctx, who, *image, slots);
   co_await check_partitions(ctx, *request, who, *image, s.now_ms(), slots);
 
   fetch_reader reader(request->max_bytes, request->isolation_level == 1, who.from_follower, who.leader_only,

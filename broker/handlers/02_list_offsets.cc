@@ -18,6 +18,7 @@
 #include "broker/metadata/stall_guard.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
+#include "broker/security/authorization.h"
 #include "broker/services.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/list_offsets.h"
@@ -108,7 +109,21 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const bool in_doubt = request->replica_id == -1 && leaderships_in_doubt(s.stalls);
 
   list_offsets_response response;
+  // Topics the principal may not describe are answered after the others
+  // (Kafka's order), every partition refused.
+  authorized_names may_describe(ctx, api_acl(2, "topic"));
+  std::vector<list_offsets_response::list_offsets_topic_response> refused;
   for (const auto& topic : request->topics) {
+    if (!may_describe(topic.name)) {
+      auto& tr = refused.emplace_back();
+      tr.name = topic.name;
+      for (const auto& pr : topic.partitions) {
+        auto& out = tr.partitions.emplace_back();
+        out.partition_index = pr.partition_index;
+        out.error_code = static_cast<int16_t>(error_code::topic_authorization_failed);
+      }
+      continue;
+    }
     auto& tr = response.topics.emplace_back();
     tr.name = topic.name;
     const auto* t = image->topic(topic.name);
@@ -133,6 +148,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       tr.partitions.push_back(std::move(out));
     }
   }
+  for (auto& tr : refused) response.topics.push_back(std::move(tr));
   co_return respond(ctx, response);
 }
 

@@ -9,6 +9,10 @@
 // (v10+), an unknown id is UNKNOWN_TOPIC_ID; a partition whose leader has no
 // endpoint on this listener is LEADER_NOT_AVAILABLE; the controller id a
 // client sees is an alive broker, since clients cannot reach controllers.
+// With an authorizer: a listing of every topic leaves out those the
+// principal may not describe; named ones are refused
+// (TOPIC_AUTHORIZATION_FAILED, no id disclosed for a name); auto-creation
+// needs CREATE on the cluster or on the topic.
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +20,7 @@
 #include "broker/admin/topic_creation.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/security/authorization.h"
 #include "broker/services.h"
 #include "broker/topics.h"
 #include "config/broker_config.h"
@@ -56,12 +61,59 @@ void add_topic(const controller::metadata_image& image, const controller::topic_
   out.topics.push_back(std::move(t));
 }
 
-void add_error_topic(std::optional<std::string> name, protocol::uuid id, error_code error, metadata_response& out) {
+metadata_response::metadata_response_topic error_topic(std::optional<std::string> name, protocol::uuid id,
+                                                       error_code error, bool internal = false) {
   metadata_response::metadata_response_topic t;
   t.error_code = static_cast<int16_t>(error);
   t.name = std::move(name);
   t.topic_id = id;
-  out.topics.push_back(std::move(t));
+  t.is_internal = internal;
+  return t;
+}
+
+// A request naming topics, sorted as Kafka answers it: ids it does not
+// know, the topics the principal may describe (existing, or created now),
+// those it may not auto-create, and those it may not describe.
+struct named_topics {
+  std::vector<protocol::uuid> unknown_ids;
+  std::vector<const metadata_request::metadata_request_topic*> described;
+  std::vector<std::string> create_refused;
+  std::vector<metadata_response::metadata_response_topic> describe_refused;
+};
+
+named_topics sort_named(const request_context& ctx, const metadata_request& request,
+                        const controller::metadata_image& image, bool may_create, bool by_id) {
+  authorized_names may_describe(ctx, api_acl(3, "topic"));
+  std::optional<bool> cluster_create;  // asked once, and only if a topic needs it
+  authorized_names may_create_topic(ctx, api_acl(3, "auto_create_topic"));
+  named_topics out;
+  for (const auto& t : *request.topics) {
+    if (by_id) {
+      const controller::topic_image* topic = image.topic(controller::topic_id(t.topic_id));
+      if (!topic) out.unknown_ids.push_back(t.topic_id);
+      else if (!may_describe(topic->name))
+        out.describe_refused.push_back(error_topic(std::nullopt, t.topic_id, error_code::topic_authorization_failed));
+      else out.described.push_back(&t);
+      continue;
+    }
+    if (!t.name) {  // neither name nor id: no topic Kafka knows
+      out.unknown_ids.push_back(t.topic_id);
+      continue;
+    }
+    if (!may_describe(*t.name)) {
+      out.describe_refused.push_back(error_topic(t.name, {}, error_code::topic_authorization_failed));
+      continue;
+    }
+    if (may_create && !image.topic(*t.name)) {
+      if (!cluster_create) cluster_create = authorize(ctx, api_acl(3, "auto_create_cluster"), {}, false);
+      if (!*cluster_create && !may_create_topic(*t.name)) {
+        out.create_refused.push_back(*t.name);
+        continue;
+      }
+    }
+    out.described.push_back(&t);
+  }
+  return out;
 }
 
 asio::awaitable<handler_result> handle(request_context& ctx) {
@@ -72,15 +124,21 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
 
   auto image = s.metadata->image();
   const bool all_topics = !request->topics || (ctx.api_version == 0 && request->topics->empty());
-  const bool may_create = request->allow_auto_topic_creation && s.config->auto_create_topics_enable;
+  const bool may_create = !all_topics && request->allow_auto_topic_creation && s.config->auto_create_topics_enable;
+  // As Kafka: a request naming any topic by id is answered by ids (the
+  // Java client sends the id with an empty name, not a null one).
+  const bool by_id = !all_topics && std::any_of(request->topics->begin(), request->topics->end(),
+                                                [](const auto& t) { return !t.topic_id.is_zero(); });
+  named_topics named;
+  if (!all_topics) named = sort_named(ctx, *request, *image, may_create, by_id);
 
   // Auto-create first, so the answer can carry the new topics.
-  if (!all_topics && may_create) {
+  if (may_create && !by_id) {
     bool created = false;
-    for (const auto& t : *request->topics) {
-      if (!t.name || t.name->empty() || image->topic(*t.name) || is_internal_topic(*t.name)) continue;
-      if (invalid_topic_name(*t.name)) continue;  // answered below with INVALID_TOPIC_EXCEPTION
-      error_code e = co_await create_topic(s, *t.name, -1, -1);
+    for (const auto* t : named.described) {
+      if (!t->name || t->name->empty() || image->topic(*t->name) || is_internal_topic(*t->name)) continue;
+      if (invalid_topic_name(*t->name)) continue;  // answered below with INVALID_TOPIC_EXCEPTION
+      error_code e = co_await create_topic(s, *t->name, -1, -1, {}, &ctx);
       created = created || e == error_code::none;
     }
     if (created) image = s.metadata->image();
@@ -103,43 +161,53 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       std::none_of(response.brokers.begin(), response.brokers.end(), [&](auto& b) { return b.node_id == s.node_id; }))
     response.controller_id = response.brokers.front().node_id;
 
+  for (const protocol::uuid& id : named.unknown_ids)
+    response.topics.push_back(error_topic(std::nullopt, id, error_code::unknown_topic_id));
+  const size_t first_described = response.topics.size();
   if (all_topics) {
+    // Topics the principal may not describe are left out, unlogged.
+    authorized_names may_describe(ctx, api_acl(3, "topic"), /*log_denied=*/false);
     for (const auto& [name, id] : image->topics_by_name)
-      if (const auto* t = image->topic(id)) add_topic(*image, *t, ctx.listener_name, response);
+      if (const auto* t = image->topic(id); t && may_describe(t->name))
+        add_topic(*image, *t, ctx.listener_name, response);
   } else {
-    // As Kafka: a request naming any topic by id is answered by ids (the
-    // Java client sends the id with an empty name, not a null one).
-    const bool by_id = std::any_of(request->topics->begin(), request->topics->end(),
-                                   [](const auto& t) { return !t.topic_id.is_zero(); });
-    for (const auto& t : *request->topics) {
-      const controller::topic_image* topic = nullptr;
-      if (t.name && !by_id) {
-        topic = image->topic(*t.name);
-        if (!topic) {
-          error_code e = error_code::unknown_topic_or_partition;
-          if (auto invalid = invalid_topic_name(*t.name)) e = error_code::invalid_topic_exception;
-          else if (may_create && !is_internal_topic(*t.name)) e = error_code::leader_not_available;
-          add_error_topic(t.name, {}, e, response);
+    for (const auto* t : named.described) {
+      const controller::topic_image* topic =
+          by_id ? image->topic(controller::topic_id(t->topic_id)) : image->topic(*t->name);
+      if (!topic) {
+        if (by_id) {  // deleted since it was looked up
+          response.topics.push_back(error_topic(std::nullopt, t->topic_id, error_code::unknown_topic_id));
           continue;
         }
-      } else {
-        topic = image->topic(controller::topic_id(t.topic_id));
-        if (!topic) {
-          add_error_topic(std::nullopt, t.topic_id, error_code::unknown_topic_id, response);
-          continue;
-        }
+        error_code e = error_code::unknown_topic_or_partition;
+        if (auto invalid = invalid_topic_name(*t->name)) e = error_code::invalid_topic_exception;
+        else if (may_create && !is_internal_topic(*t->name)) e = error_code::leader_not_available;
+        response.topics.push_back(error_topic(t->name, {}, e));
+        continue;
       }
       add_topic(*image, *topic, ctx.listener_name, response);
     }
   }
-  // No authorizer: every operation, with Kafka's bit sets for a topic and
-  // for the cluster (the cluster's only through v10).
+  const size_t end_described = response.topics.size();
+  for (const std::string& name : named.create_refused)
+    response.topics.push_back(error_topic(name, {}, error_code::topic_authorization_failed, is_internal_topic(name)));
+  for (auto& t : named.describe_refused) response.topics.push_back(std::move(t));
+
+  // The operations the principal may do on each topic described, and (v8
+  // to v10) on the cluster: none without DESCRIBE on it. Without an
+  // authorizer, every operation Kafka lists.
   if (ctx.api_version >= 8 && request->include_topic_authorized_operations) {
-    for (auto& t : response.topics)
-      if (t.error_code == 0) t.topic_authorized_operations = 3576;
+    for (size_t i = first_described; i < end_described; ++i) {
+      auto& t = response.topics[i];
+      if (t.name)  // an unknown one's too, as Kafka's
+        t.topic_authorized_operations = authorized_operations(ctx, controller::acl_resource_type::topic, *t.name);
+    }
   }
   if (ctx.api_version >= 8 && ctx.api_version <= 10 && request->include_cluster_authorized_operations)
-    response.cluster_authorized_operations = 8096;
+    response.cluster_authorized_operations =
+        authorize(ctx, api_acl(3, "cluster_operations"))
+            ? authorized_operations(ctx, controller::acl_resource_type::cluster, controller::acl_cluster_name)
+            : 0;
   co_return respond(ctx, response);
 }
 

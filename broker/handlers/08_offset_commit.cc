@@ -6,12 +6,15 @@
 // UNKNOWN_TOPIC_OR_PARTITION (v10, named by id: UNKNOWN_TOPIC_ID) and never
 // reach the coordinator; the rest go to the group's shard by name, with
 // the topic id stored beside the offset. v10 answers carry ids back.
+// Authorization: READ on the group (else every partition is refused
+// GROUP_AUTHORIZATION_FAILED), READ on each topic.
 
 #include <map>
 
 #include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/security/authorization.h"
 #include "protocol/messages/offset_commit.h"
 
 namespace hw::broker {
@@ -38,14 +41,27 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto image = ctx.services->metadata->image();
 
   offset_commit_response response;
+  // READ on the group, else every partition is refused.
+  if (!authorize(ctx, api_acl(8, "group"), request->group_id)) {
+    for (const auto& t : request->topics) response.topics.push_back(topic_error(t, error_code::group_authorization_failed));
+    co_return respond(ctx, response);
+  }
+  authorized_names may_read(ctx, api_acl(8, "topic"));
   offset_commit_request known = *request;
   known.topics.clear();
   std::map<std::string, protocol::uuid> ids;
   for (auto& t : request->topics) {
     const auto* topic = version >= 10 ? image->topic(controller::topic_id(t.topic_id)) : image->topic(t.name);
+    if (!topic && version >= 10) {
+      response.topics.push_back(topic_error(t, error_code::unknown_topic_id));
+      continue;
+    }
+    if (!may_read(topic ? std::string_view(topic->name) : std::string_view(t.name))) {
+      response.topics.push_back(topic_error(t, error_code::topic_authorization_failed));
+      continue;
+    }
     if (!topic) {
-      response.topics.push_back(
-          topic_error(t, version >= 10 ? error_code::unknown_topic_id : error_code::unknown_topic_or_partition));
+      response.topics.push_back(topic_error(t, error_code::unknown_topic_or_partition));
       continue;
     }
     t.name = topic->name;

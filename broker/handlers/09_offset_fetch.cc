@@ -6,6 +6,9 @@
 // not know are answered UNKNOWN_TOPIC_ID per partition; the rest are
 // resolved to names for the shard and back to ids in the answer. A group
 // whose shard is not here gets the coordinator error for the whole group.
+// Authorization: DESCRIBE on each group (else GROUP_AUTHORIZATION_FAILED
+// for that group) and on each topic (named ones refused per partition,
+// unnamed ones left out of a fetch of all).
 
 #include <map>
 
@@ -13,6 +16,7 @@
 #include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/security/authorization.h"
 #include "protocol/messages/offset_fetch.h"
 
 namespace hw::broker {
@@ -24,9 +28,34 @@ using protocol::msg::offset_fetch_response;
 using request_group = offset_fetch_request::offset_fetch_request_group;
 using response_group = offset_fetch_response::offset_fetch_response_group;
 
+// A topic's partitions, each answered with this error.
+offset_fetch_response::offset_fetch_response_topics refused_topic(
+    const offset_fetch_request::offset_fetch_request_topics& t, error_code e) {
+  offset_fetch_response::offset_fetch_response_topics out;
+  out.name = t.name;
+  out.topic_id = t.topic_id;
+  for (int32_t p : t.partition_indexes) {
+    auto& part = out.partitions.emplace_back();
+    part.partition_index = p;
+    part.committed_offset = -1;
+    part.error_code = static_cast<int16_t>(e);
+  }
+  return out;
+}
+
 asio::awaitable<response_group> fetch_group(request_context& ctx, request_group wanted, bool require_stable) {
   const bool by_id = ctx.api_version >= 10;
+  if (!authorize(ctx, api_acl(9, "group"), wanted.group_id)) {
+    response_group out;
+    out.group_id = wanted.group_id;
+    out.error_code = static_cast<int16_t>(error_code::group_authorization_failed);
+    co_return out;
+  }
+  // Offsets of topics the principal may not describe are not shown: named
+  // ones are refused, and a fetch of all leaves them out.
+  authorized_names may_describe(ctx, api_acl(9, "topic"));
   std::vector<offset_fetch_response::offset_fetch_response_topics> unknown;
+  std::vector<offset_fetch_response::offset_fetch_response_topics> refused;
   std::map<std::string, protocol::uuid> ids;
   if (wanted.topics) {
     auto image = ctx.services->metadata->image();
@@ -35,17 +64,14 @@ asio::awaitable<response_group> fetch_group(request_context& ctx, request_group 
       if (by_id) {
         const auto* topic = image->topic(controller::topic_id(t.topic_id));
         if (!topic) {
-          auto& u = unknown.emplace_back();
-          u.topic_id = t.topic_id;
-          for (int32_t p : t.partition_indexes) {
-            auto& part = u.partitions.emplace_back();
-            part.partition_index = p;
-            part.committed_offset = -1;
-            part.error_code = static_cast<int16_t>(error_code::unknown_topic_id);
-          }
+          unknown.push_back(refused_topic(t, error_code::unknown_topic_id));
           continue;
         }
         t.name = topic->name;
+      }
+      if (!may_describe(t.name)) {
+        refused.push_back(refused_topic(t, error_code::topic_authorization_failed));
+        continue;
       }
       if (const auto* topic = image->topic(t.name)) ids[t.name] = topic->id.value;
       known.push_back(std::move(t));
@@ -65,6 +91,10 @@ asio::awaitable<response_group> fetch_group(request_context& ctx, request_group 
     co_return out;
   }
   out = std::move(*answer);
+  if (out.error_code == 0) {
+    if (!wanted.topics) std::erase_if(out.topics, [&](const auto& t) { return !may_describe(t.name); });
+    for (auto& r : refused) out.topics.push_back(std::move(r));
+  }
   if (by_id) {
     for (auto& t : out.topics) {
       if (auto it = ids.find(t.name); it != ids.end()) t.topic_id = it->second;

@@ -6,6 +6,7 @@
 
 #include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "protocol/messages/join_group.h"
 
 namespace hw::broker {
@@ -26,7 +27,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
                                                          int64_t now_ms) {
     shard.join_group(token, version, client, *request, now_ms);
   };
-  auto answer = co_await group::call_shard<join_group_response>(ctx, request->group_id, issue, &failure);
+  // READ on the group first.
+  std::optional<join_group_response> answer;
+  if (authorize(ctx, api_acl(11, "group"), request->group_id))
+    answer = co_await group::call_shard<join_group_response>(ctx, request->group_id, issue, &failure);
+  else
+    failure = error_code::group_authorization_failed;
   if (answer) co_return respond(ctx, *answer);
   join_group_response response;
   response.error_code = static_cast<int16_t>(failure);

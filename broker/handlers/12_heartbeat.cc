@@ -3,6 +3,7 @@
 
 #include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "protocol/messages/heartbeat.h"
 
 namespace hw::broker {
@@ -22,7 +23,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
                                                          int64_t now_ms) {
     shard.heartbeat(token, version, *request, now_ms);
   };
-  auto answer = co_await group::call_shard<heartbeat_response>(ctx, request->group_id, issue, &failure);
+  // READ on the group first.
+  std::optional<heartbeat_response> answer;
+  if (authorize(ctx, api_acl(12, "group"), request->group_id))
+    answer = co_await group::call_shard<heartbeat_response>(ctx, request->group_id, issue, &failure);
+  else
+    failure = error_code::group_authorization_failed;
   if (answer) co_return respond(ctx, *answer);
   heartbeat_response response;
   response.error_code = static_cast<int16_t>(failure);

@@ -5,6 +5,7 @@
 #include "broker/group/legacy_forms.h"
 #include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "protocol/messages/leave_group.h"
 
 namespace hw::broker {
@@ -25,7 +26,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
                                                          int64_t now_ms) {
     shard.leave_group(token, version, request, now_ms);
   };
-  auto answer = co_await group::call_shard<leave_group_response>(ctx, request.group_id, issue, &failure);
+  // READ on the group first.
+  std::optional<leave_group_response> answer;
+  if (authorize(ctx, api_acl(13, "group"), request.group_id))
+    answer = co_await group::call_shard<leave_group_response>(ctx, request.group_id, issue, &failure);
+  else
+    failure = error_code::group_authorization_failed;
   leave_group_response response;
   if (answer) {
     response = std::move(*answer);

@@ -4,6 +4,7 @@
 
 #include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "protocol/messages/sync_group.h"
 
 namespace hw::broker {
@@ -30,7 +31,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
                                                          int64_t now_ms) {
     shard.sync_group(token, version, *request, now_ms);
   };
-  auto answer = co_await group::call_shard<sync_group_response>(ctx, request->group_id, issue, &failure);
+  // READ on the group, after the protocol check.
+  std::optional<sync_group_response> answer;
+  if (authorize(ctx, api_acl(14, "group"), request->group_id))
+    answer = co_await group::call_shard<sync_group_response>(ctx, request->group_id, issue, &failure);
+  else
+    failure = error_code::group_authorization_failed;
   if (answer) co_return respond(ctx, *answer);
   sync_group_response response;
   response.error_code = static_cast<int16_t>(failure);

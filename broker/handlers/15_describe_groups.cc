@@ -8,6 +8,7 @@
 
 #include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "protocol/messages/describe_groups.h"
 
 namespace hw::broker {
@@ -23,8 +24,21 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   if (!request) co_return handler_result::close(error);
   group::group_coordinator& coordinator = *ctx.services->groups;
 
+  // Groups the principal may not describe are answered first (Kafka's
+  // order), GROUP_AUTHORIZATION_FAILED; the shards describe the others.
+  describe_groups_response response;
+  std::vector<std::string> allowed;
+  for (const auto& id : request->groups) {
+    if (authorize(ctx, api_acl(15, "group"), id)) {
+      allowed.push_back(id);
+      continue;
+    }
+    auto& d = response.groups.emplace_back();
+    d.group_id = id;
+    d.error_code = static_cast<int16_t>(error_code::group_authorization_failed);
+  }
   std::map<int32_t, std::vector<std::string>> by_partition;
-  for (const auto& id : request->groups) by_partition[coordinator.partition_for(id)].push_back(id);
+  for (const auto& id : allowed) by_partition[coordinator.partition_for(id)].push_back(id);
   std::map<std::string, describe_groups_response::described_group> described;
   for (auto& [partition, ids] : by_partition) {
     std::vector<describe_groups_response::described_group> out;
@@ -46,10 +60,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       described.emplace(std::move(id), std::move(d));
     }
   }
-  describe_groups_response response;
   // In the order asked (a group named twice is described twice).
-  for (const auto& id : request->groups) response.groups.push_back(described.at(id));
-  for (auto& g : response.groups) {
+  const size_t first_described = response.groups.size();
+  for (const auto& id : allowed) response.groups.push_back(described.at(id));
+  for (size_t i = first_described; i < response.groups.size(); ++i) {
+    auto& g = response.groups[i];
     if (g.error_code != 0) continue;
     // The shard describes a group it does not know as Dead; from v6 Kafka
     // answers GROUP_ID_NOT_FOUND instead.
@@ -58,10 +73,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       g.error_message = "Group " + g.group_id + " not found.";
       continue;
     }
-    // No authorizer: every operation on a group (READ, DELETE, DESCRIBE,
-    // DESCRIBE_CONFIGS, ALTER_CONFIGS), as Kafka 4.3 answers.
+    // Without an authorizer every operation on a group (READ, DELETE,
+    // DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS), as Kafka 4.3 answers.
     if (ctx.api_version >= 3 && request->include_authorized_operations)
-      g.authorized_operations = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
+      g.authorized_operations = authorized_operations(ctx, controller::acl_resource_type::group, g.group_id);
   }
   co_return respond(ctx, response);
 }

@@ -5,6 +5,7 @@
 
 #include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "protocol/messages/list_groups.h"
 
 namespace hw::broker {
@@ -31,6 +32,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     if (got != error_code::none && got != error_code::not_coordinator)
       response.error_code = static_cast<int16_t>(got);
   }
+  // DESCRIBE on the cluster lists every group; else only the groups the
+  // principal may describe (neither refusal logged).
+  if (authorizer_configured(ctx) && !authorize(ctx, api_acl(16, "cluster"), {}, false))
+    std::erase_if(response.groups,
+                  [&](const auto& g) { return !authorize(ctx, api_acl(16, "group"), g.group_id, false); });
   co_return respond(ctx, response);
 }
 

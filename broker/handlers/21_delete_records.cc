@@ -11,6 +11,7 @@
 // once, so there is nothing to wait for.
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
@@ -59,10 +60,21 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();
   delete_records_response response;
+  authorized_names may_delete(ctx, api_acl(21, "topic"));
   for (const auto& topic : request->topics) {
     delete_records_response::delete_records_topic_result tr;
     tr.name = topic.name;
-    for (const auto& part : topic.partitions) tr.partitions.push_back(co_await delete_one(s, *image, topic.name, part));
+    const bool allowed = may_delete(topic.name);
+    for (const auto& part : topic.partitions) {
+      if (allowed) {
+        tr.partitions.push_back(co_await delete_one(s, *image, topic.name, part));
+        continue;
+      }
+      auto& refused = tr.partitions.emplace_back();
+      refused.partition_index = part.partition_index;
+      refused.low_watermark = -1;
+      refused.error_code = static_cast<int16_t>(error_code::topic_authorization_failed);
+    }
     response.topics.push_back(std::move(tr));
   }
   co_return respond(ctx, response);

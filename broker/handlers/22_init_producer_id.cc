@@ -12,6 +12,7 @@
 // (Enable2Pc, v6) is not served: the version stops at 5.
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/producer_id_manager.h"
 #include "broker/services.h"
 #include "broker/txn/txn_requests.h"
@@ -37,6 +38,15 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<init_producer_id_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
+  // WRITE on the transactional id; an idempotent producer needs
+  // IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
+  if (request->transactional_id) {
+    if (!authorize(ctx, api_acl(22, "transactional_id"), *request->transactional_id))
+      co_return respond(ctx, failed(error_code::transactional_id_authorization_failed));
+  } else if (authorizer_configured(ctx) && !authorize(ctx, api_acl(22, "idempotent"), {}, false) &&
+             !authorize_any(ctx, api_acl(22, "idempotent_any_topic"))) {
+    co_return respond(ctx, failed(error_code::cluster_authorization_failed));
+  }
   const bool no_id = request->producer_id == -1 && request->producer_epoch == -1;
   const bool both = request->producer_id != -1 && request->producer_epoch != -1;
   if (!no_id && !both) co_return respond(ctx, failed(error_code::invalid_request));

@@ -14,6 +14,7 @@
 // answers no error with epoch -1 and end offset -1.
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/stall_guard.h"
 #include "broker/replica/replica_manager.h"
@@ -72,12 +73,27 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   // A client's question after a stall, when every leadership here may
   // have moved (stall_guard.h); a follower's is answered.
   const bool in_doubt = request->replica_id < 0 && leaderships_in_doubt(s.stalls);
+  // CLUSTER_ACTION (a replica) allows every topic, else DESCRIBE on each
+  // (a consumer, KIP-320); refused topics are answered after the others.
+  const bool replica = !authorizer_configured(ctx) || authorize(ctx, api_acl(23, "follower"), {}, false);
+  authorized_names may_describe(ctx, api_acl(23, "topic"));
+  std::vector<offset_for_leader_epoch_response::offset_for_leader_topic_result> refused;
   for (const auto& topic : request->topics) {
     offset_for_leader_epoch_response::offset_for_leader_topic_result tr;
     tr.topic = topic.topic;
+    if (!replica && !may_describe(topic.topic)) {
+      for (const auto& part : topic.partitions) {
+        auto& out = tr.partitions.emplace_back();
+        out.partition = part.partition;
+        out.error_code = static_cast<int16_t>(error_code::topic_authorization_failed);
+      }
+      refused.push_back(std::move(tr));
+      continue;
+    }
     for (const auto& part : topic.partitions) tr.partitions.push_back(co_await answer(s, *image, in_doubt, topic.topic, part));
     response.topics.push_back(std::move(tr));
   }
+  for (auto& tr : refused) response.topics.push_back(std::move(tr));
   co_return respond(ctx, response);
 }
 

@@ -9,13 +9,19 @@
 // coordinator's one answer goes to every partition (broker/txn/txn_shard.h),
 // or, verify-only, its answer per partition. v4+ adds partitions for a
 // transactions-v2 client (the partition leader adds them at its first
-// write); v0-3 comes from version 0-1 clients.
+// write); v0-3 comes from version 0-1 clients. Authorization: a client
+// needs WRITE on the transactional id (else every partition is refused)
+// and on each topic (refused ones TOPIC_AUTHORIZATION_FAILED, internal
+// topics always, and the rest OPERATION_NOT_ATTEMPTED); a broker needs
+// CLUSTER_ACTION.
 
 #include <set>
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/services.h"
+#include "broker/topics.h"
 #include "broker/txn/txn_requests.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/add_partitions_to_txn.h"
@@ -49,17 +55,32 @@ asio::awaitable<topic_results> one_transaction(const request_context& ctx, const
                                                const std::vector<add_partitions_to_txn_request::add_partitions_to_txn_topic>& topics) {
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();
+  // A client (v0-3) needs WRITE on the transactional id, then on each
+  // topic; internal topics are never a client's to add.
+  const bool from_client = ctx.api_version < 4;
+  if (from_client && !authorize(ctx, api_acl(24, "transactional_id"), id))
+    co_return results_for(topics, [](const std::string&, int32_t) {
+      return error_code::transactional_id_authorization_failed;
+    });
+  authorized_names may_write(ctx, api_acl(24, "topic"));
   std::set<std::string> unknown;
+  std::set<std::string> refused;
   txn::txn_partitions partitions;
   for (const auto& t : topics) {
+    if (from_client && (is_internal_topic(t.name) || !may_write(t.name))) {
+      refused.insert(t.name);
+      continue;
+    }
     for (int32_t p : t.partitions) {
       if (!image->partition(t.name, p)) unknown.insert(t.name);
       partitions.emplace(t.name, p);
     }
   }
-  if (!unknown.empty()) {
-    co_return results_for(topics, [&](const std::string& topic, int32_t) {
-      return unknown.contains(topic) ? error_code::unknown_topic_or_partition : error_code::operation_not_attempted;
+  if (!unknown.empty() || !refused.empty()) {
+    co_return results_for(topics, [&](const std::string& topic, int32_t p) {
+      if (refused.contains(topic)) return error_code::topic_authorization_failed;
+      if (!image->partition(topic, p)) return error_code::unknown_topic_or_partition;
+      return error_code::operation_not_attempted;
     });
   }
   txn::txn_coordinator& coordinator = *s.txns;
@@ -96,6 +117,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         ctx, request->v3_and_below_transactional_id,
         {request->v3_and_below_producer_id, request->v3_and_below_producer_epoch}, false, 0,
         request->v3_and_below_topics);
+    co_return respond(ctx, response);
+  }
+  // Brokers verifying a producer's write: CLUSTER_ACTION, else the whole
+  // request is refused.
+  if (!authorize(ctx, api_acl(24, "cluster"))) {
+    response.error_code = static_cast<int16_t>(error_code::cluster_authorization_failed);
     co_return respond(ctx, response);
   }
   for (const auto& t : request->transactions) {

@@ -6,6 +6,7 @@
 
 #include "broker/group/group_coordinator.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/services.h"
 #include "broker/topics.h"
 #include "broker/txn/txn_requests.h"
@@ -25,6 +26,15 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   if (!request) co_return handler_result::close(error);
   const broker_services& s = *ctx.services;
   const std::string& id = request->transactional_id;
+  // WRITE on the transactional id, then READ on the group.
+  for (auto [check, refusal] : {std::pair{"transactional_id", error_code::transactional_id_authorization_failed},
+                                std::pair{"group", error_code::group_authorization_failed}}) {
+    const std::string& name = std::string_view(check) == "group" ? request->group_id : id;
+    if (authorize(ctx, api_acl(25, check), name)) continue;
+    add_offsets_to_txn_response response;
+    response.error_code = static_cast<int16_t>(refusal);
+    co_return respond(ctx, response);
+  }
   if (id.empty()) {  // Kafka's coordinator refuses an empty id before anything else
     add_offsets_to_txn_response response;
     response.error_code = static_cast<int16_t>(error_code::invalid_request);

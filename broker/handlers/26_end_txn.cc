@@ -6,6 +6,7 @@
 // on with (Kafka's KafkaApis.handleEndTxnRequest).
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/services.h"
 #include "broker/txn/txn_requests.h"
 #include "protocol/error_code.h"
@@ -27,6 +28,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const txn::producer_id_and_epoch producer{request->producer_id, request->producer_epoch};
   const bool commit = request->committed;
   end_txn_response response;
+  if (!authorize(ctx, api_acl(26, "transactional_id"), id)) {
+    response.error_code = static_cast<int16_t>(error_code::transactional_id_authorization_failed);
+    co_return respond(ctx, response);
+  }
   if (id.empty()) {
     response.error_code = static_cast<int16_t>(error_code::invalid_request);
     co_return respond(ctx, response);

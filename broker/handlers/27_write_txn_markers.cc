@@ -17,6 +17,7 @@
 
 #include "broker/group/group_coordinator.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/replica/await_acks.h"
 #include "broker/replica/replica_manager.h"
@@ -49,6 +50,21 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto image = s.metadata->image();
   const int64_t now_ms = s.now_ms ? s.now_ms() : 0;
   write_txn_markers_response response;
+  // ALTER or CLUSTER_ACTION on the cluster, else every partition is refused.
+  if (authorizer_configured(ctx) && !authorize(ctx, api_acl(27, "alter"), {}, false) &&
+      !authorize(ctx, api_acl(27, "cluster_action"))) {
+    for (const auto& m : request->markers) {
+      auto& out_marker = response.markers.emplace_back();
+      out_marker.producer_id = m.producer_id;
+      for (const auto& t : m.topics) {
+        auto& out_topic = out_marker.topics.emplace_back();
+        out_topic.name = t.name;
+        for (int32_t index : t.partition_indexes)
+          out_topic.partitions.push_back({index, static_cast<int16_t>(error_code::cluster_authorization_failed), {}});
+      }
+    }
+    co_return respond(ctx, response);
+  }
   std::vector<awaiting> waiting;
   for (size_t mi = 0; mi < request->markers.size(); ++mi) {
     const auto& m = request->markers[mi];

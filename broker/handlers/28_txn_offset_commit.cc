@@ -22,6 +22,7 @@
 
 #include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
@@ -115,10 +116,25 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   };
 
   txn_offset_commit_response response;
+  // WRITE on the transactional id, then READ on the group (a refusal
+  // answers every partition), then READ on each topic.
+  if (!authorize(ctx, api_acl(28, "transactional_id"), request->transactional_id)) {
+    add_all(response, *request, error_code::transactional_id_authorization_failed);
+    co_return send(response);
+  }
+  if (!authorize(ctx, api_acl(28, "group"), request->group_id)) {
+    add_all(response, *request, error_code::group_authorization_failed);
+    co_return send(response);
+  }
+  authorized_names may_read(ctx, api_acl(28, "topic"));
   auto image = ctx.services->metadata->image();
   txn_offset_commit_request known = *request;
   known.topics.clear();
   for (const auto& t : request->topics) {
+    if (!may_read(t.name)) {
+      for (const auto& p : t.partitions) add_partition(response, t.name, p.partition_index, error_code::topic_authorization_failed);
+      continue;
+    }
     const auto* topic = image->topic(t.name);
     if (!topic) {
       for (const auto& p : t.partitions) add_partition(response, t.name, p.partition_index, error_code::unknown_topic_or_partition);

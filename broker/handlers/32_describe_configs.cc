@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/services.h"
 #include "broker/topics.h"
@@ -135,7 +136,21 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   options.include_synonyms = request->include_synonyms;
   options.include_documentation = request->include_documentation;
   describe_configs_response response;
-  for (const auto& res : request->resources) response.results.push_back(describe(s, *image, res, options));
+  // Resources the principal may not describe are answered after the
+  // others, with the refusal and its message.
+  std::vector<result> refused;
+  for (const auto& res : request->resources) {
+    if (const error_code e = config_resource_refusal(ctx, res.resource_type, res.resource_name);
+        e != error_code::none) {
+      auto& r = refused.emplace_back();
+      r.resource_type = res.resource_type;
+      r.resource_name = res.resource_name;
+      fail(r, e, std::string(authorization_error_message(e)));
+      continue;
+    }
+    response.results.push_back(describe(s, *image, res, options));
+  }
+  for (auto& r : refused) response.results.push_back(std::move(r));
   co_return respond(ctx, response);
 }
 

@@ -1,8 +1,12 @@
 // CreatePartitions (key 37), versions 0-3: more partitions for existing
 // topics, through the controller (validate_only writes nothing).
 
+#include <iterator>
+#include <map>
+
 #include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "protocol/messages/create_partitions.h"
 
 namespace hw::broker {
@@ -15,7 +19,25 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<create_partitions_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
+  // ALTER on each topic (a name given twice is the controller's to refuse):
+  // the topics refused are left out and answered first, as Kafka's
+  // controller answers them before the rest.
+  std::vector<create_partitions_response::create_partitions_topic_result> refused;
+  if (authorizer_configured(ctx)) {
+    std::map<std::string, int> named;
+    for (const auto& t : request->topics) ++named[t.name];
+    authorized_names may_alter(ctx, api_acl(37, "topic"));
+    std::erase_if(request->topics, [&](const auto& t) {
+      if (named[t.name] > 1 || may_alter(t.name)) return false;
+      auto& r = refused.emplace_back();
+      r.name = t.name;
+      r.error_code = static_cast<int16_t>(protocol::error_code::topic_authorization_failed);
+      return true;
+    });
+  }
   auto response = co_await call_controller<create_partitions_response>(ctx, *request, [&](controller::quorum_controller& qc, int64_t) { return qc.create_partitions(*request); });
+  response.results.insert(response.results.begin(), std::make_move_iterator(refused.begin()),
+                          std::make_move_iterator(refused.end()));
   co_return respond(ctx, response);
 }
 

@@ -4,9 +4,11 @@
 // coordinator error.
 
 #include <map>
+#include <set>
 
 #include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "protocol/messages/delete_groups.h"
 
 namespace hw::broker {
@@ -21,8 +23,16 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto request = decode_request<delete_groups_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
   group::group_coordinator& coordinator = *ctx.services->groups;
+  // Each group once; those the principal may not delete are answered
+  // after the others, GROUP_AUTHORIZATION_FAILED.
+  std::vector<std::string> refused;
   std::map<int32_t, std::vector<std::string>> by_partition;
-  for (const auto& id : request->groups_names) by_partition[coordinator.partition_for(id)].push_back(id);
+  std::set<std::string_view> seen;
+  for (const auto& id : request->groups_names) {
+    if (!seen.insert(id).second) continue;
+    if (authorize(ctx, api_acl(42, "group"), id)) by_partition[coordinator.partition_for(id)].push_back(id);
+    else refused.push_back(id);
+  }
 
   delete_groups_response response;
   for (auto& [partition, ids] : by_partition) {
@@ -42,6 +52,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       r.error_code = static_cast<int16_t>(e);
       response.results.push_back(std::move(r));
     }
+  }
+  for (const auto& id : refused) {
+    delete_groups_response::deletable_group_result r;
+    r.group_id = id;
+    r.error_code = static_cast<int16_t>(error_code::group_authorization_failed);
+    response.results.push_back(std::move(r));
   }
   co_return respond(ctx, response);
 }

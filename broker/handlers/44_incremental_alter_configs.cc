@@ -10,6 +10,7 @@
 #include "broker/admin/broker_config_checks.h"
 #include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/security/tls_context.h"
 #include "broker/services.h"
@@ -88,6 +89,14 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         if (c.config_operation != delete_op && c.value) sets.push_back({c.name, *c.value});
       refused[i] = check_broker_config_change(ctx.services->node_id, resources[i].resource_name, sets);
       if (!refused[i]) refused[i] = check_tls_reconfiguration(ctx, resources[i]);
+    }
+    // ALTER_CONFIGS on the resource (the cluster for brokers), after the
+    // broker's own checks, as Kafka's controller checks what its brokers
+    // forward.
+    if (!refused[i]) {
+      if (const auto e = config_resource_refusal(ctx, resources[i].resource_type, resources[i].resource_name);
+          e != protocol::error_code::none)
+        refused[i] = config_refusal{e, std::string(authorization_error_message(e))};
     }
     if (!refused[i]) forwarded.resources.push_back(resources[i]);
   }

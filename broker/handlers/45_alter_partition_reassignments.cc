@@ -7,6 +7,7 @@
 
 #include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "protocol/messages/alter_partition_reassignments.h"
 
 namespace hw::broker {
@@ -19,6 +20,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<alter_partition_reassignments_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
+  // The whole request needs its cluster operation (Kafka's
+  // authorizeClusterOperation): a refusal answers every resource.
+  if (const api_acl_check& check = api_acl(45, "cluster"); !authorize(ctx, check))
+    co_return respond(ctx, refused_response(*request, ctx.api_version, check.refusal, cluster_refusal_message(ctx, check.operation)));
   const int16_t version = ctx.api_version;
   const auto timeout = std::chrono::milliseconds(std::max(request->timeout_ms, 0));
   auto response = co_await call_controller<alter_partition_reassignments_response>(

@@ -7,6 +7,7 @@
 
 #include "broker/admin/scram_credentials.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/controller_call.h"
 
 namespace hw::broker {
@@ -19,6 +20,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<alter_user_scram_credentials_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
+  // The whole request needs its cluster operation (Kafka's
+  // authorizeClusterOperation): a refusal answers every resource.
+  if (const api_acl_check& check = api_acl(51, "cluster"); !authorize(ctx, check))
+    co_return respond(ctx, refused_response(*request, ctx.api_version, check.refusal, cluster_refusal_message(ctx, check.operation)));
   auto response = co_await call_controller<alter_user_scram_credentials_response>(
       ctx, *request,
       [&](controller::quorum_controller& qc, int64_t) { return qc.alter_user_scram_credentials(*request); });

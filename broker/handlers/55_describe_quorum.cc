@@ -16,6 +16,7 @@
 #include <chrono>
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/raft_driver.h"
 #include "broker/services.h"
 #include "config/broker_config.h"
@@ -55,6 +56,14 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<describe_quorum_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
+  // DESCRIBE on the cluster first (a broker checks it for the client it
+  // forwards for): the error and its message at the top level.
+  if (const api_acl_check& check = api_acl(55, "cluster"); !authorize(ctx, check)) {
+    describe_quorum_response refused;
+    refused.error_code = static_cast<int16_t>(check.refusal);
+    refused.error_message = std::string(authorization_error_message(check.refusal));
+    co_return respond(ctx, refused);
+  }
   if (!names_metadata_partition(*request)) {
     co_return respond(ctx, partition_errors(*request, error_code::unknown_topic_or_partition,
                                             "This server does not host this topic-partition."));

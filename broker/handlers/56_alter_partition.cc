@@ -12,6 +12,7 @@
 
 #include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/services.h"
 #include "protocol/messages/alter_partition.h"
 
@@ -25,6 +26,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<alter_partition_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
+  // Only other nodes send it: CLUSTER_ACTION, else the request is refused
+  // at its top level.
+  if (const api_acl_check& check = api_acl(56, "cluster"); !authorize(ctx, check)) {
+    alter_partition_response refused;
+    refused.error_code = static_cast<int16_t>(check.refusal);
+    co_return respond(ctx, refused);
+  }
   const int16_t version = ctx.api_version;
   const alter_partition_request& req = *request;
   auto response = co_await call_active_controller<alter_partition_response>(

@@ -18,6 +18,7 @@
 #include <algorithm>
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/raft_driver.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/quorum_voters.h"
@@ -36,11 +37,13 @@ using protocol::msg::describe_cluster_response;
 constexpr int8_t endpoint_broker = 1;
 constexpr int8_t endpoint_controller = 2;
 
-// AclOperation codes AclEntry.supportedOperations(CLUSTER) lists: CREATE 5,
-// ALTER 7, DESCRIBE 8, CLUSTER_ACTION 9, DESCRIBE_CONFIGS 10, ALTER_CONFIGS
-// 11, IDEMPOTENT_WRITE 12 — all granted when no authorizer is configured.
-constexpr int32_t cluster_operations =
-    (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
+// The cluster's authorized operations (Kafka's computeDescribeClusterResponse):
+// none without DESCRIBE on the cluster; without an authorizer every
+// operation Kafka lists for the cluster.
+int32_t operations_of(const request_context& ctx) {
+  if (!authorize(ctx, api_acl(60, "cluster_operations"))) return 0;
+  return authorized_operations(ctx, controller::acl_resource_type::cluster, controller::acl_cluster_name);
+}
 
 const char* endpoint_name(int8_t type) { return type == endpoint_controller ? "CONTROLLER" : "BROKER"; }
 
@@ -78,7 +81,7 @@ describe_cluster_response controllers(const request_context& ctx, const describe
   }
   // The quorum's leader, as this node knows it.
   response.controller_id = s.raft ? s.raft->leader_id_now() : -1;
-  if (request.include_cluster_authorized_operations) response.cluster_authorized_operations = cluster_operations;
+  if (request.include_cluster_authorized_operations) response.cluster_authorized_operations = operations_of(ctx);
   return response;
 }
 
@@ -89,7 +92,17 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const int8_t served = on_controller_listener(ctx) ? endpoint_controller : endpoint_broker;
   if (request->endpoint_type != served)
     co_return respond(ctx, endpoint_error(ctx.api_version, request->endpoint_type, served));
-  if (served == endpoint_controller) co_return respond(ctx, controllers(ctx, *request));
+  if (served == endpoint_controller) {
+    // On a controller listener it needs ALTER on the cluster (Kafka's
+    // ControllerApis), not only on a broker's.
+    if (const api_acl_check& check = api_acl(60, "controller"); !authorize(ctx, check)) {
+      describe_cluster_response refused;
+      refused.error_code = static_cast<int16_t>(check.refusal);
+      refused.error_message = cluster_refusal_message(ctx, check.operation);
+      co_return respond(ctx, refused);
+    }
+    co_return respond(ctx, controllers(ctx, *request));
+  }
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();
 
@@ -113,7 +126,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   // Kafka picks at random; spreading by correlation id is as good for
   // clients and keeps answers reproducible.
   if (!alive.empty()) response.controller_id = alive[static_cast<uint32_t>(ctx.correlation_id) % alive.size()];
-  if (request->include_cluster_authorized_operations) response.cluster_authorized_operations = cluster_operations;
+  if (request->include_cluster_authorized_operations) response.cluster_authorized_operations = operations_of(ctx);
   co_return respond(ctx, response);
 }
 

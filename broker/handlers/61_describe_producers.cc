@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
@@ -71,9 +72,20 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();
   describe_producers_response response;
+  authorized_names may_read(ctx, api_acl(61, "topic"));
   for (const auto& topic : request->topics) {
     describe_producers_response::topic_response tr;
     tr.name = topic.name;
+    if (!may_read(topic.name)) {  // READ on the topic, else each partition is refused
+      for (int32_t index : topic.partition_indexes) {
+        auto& refused = tr.partitions.emplace_back();
+        refused.partition_index = index;
+        refused.error_code = static_cast<int16_t>(error_code::topic_authorization_failed);
+        refused.error_message = std::string(authorization_error_message(error_code::topic_authorization_failed));
+      }
+      response.topics.push_back(std::move(tr));
+      continue;
+    }
     for (int32_t index : topic.partition_indexes) tr.partitions.push_back(co_await describe(s, *image, topic.name, index));
     response.topics.push_back(std::move(tr));
   }

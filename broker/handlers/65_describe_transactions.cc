@@ -9,6 +9,7 @@
 // the partitions in the transaction, by topic.
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/services.h"
 #include "broker/txn/txn_coordinator.h"
 #include "protocol/error_code.h"
@@ -31,6 +32,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   for (const std::string& id : request->transactional_ids) {
     transaction_state& out = response.transaction_states.emplace_back();
     out.transactional_id = id;
+    if (!authorize(ctx, api_acl(65, "transactional_id"), id)) {  // DESCRIBE on the id first
+      out.error_code = static_cast<int16_t>(error_code::transactional_id_authorization_failed);
+      continue;
+    }
     if (id.empty()) {
       out.error_code = static_cast<int16_t>(error_code::invalid_request);
       continue;
@@ -60,6 +65,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       }
       out.topics.back().partitions.push_back(partition);
     }
+    // Only the partitions of topics the principal may describe.
+    std::erase_if(out.topics, [&](const auto& t) { return !authorize(ctx, api_acl(65, "topic"), t.topic); });
   }
   co_return respond(ctx, response);
 }

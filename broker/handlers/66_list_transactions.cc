@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/services.h"
 #include "broker/txn/txn_coordinator.h"
 #include "protocol/error_code.h"
@@ -69,6 +70,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     if (e != error_code::none) continue;  // the lead moved meanwhile: not ours to list
     for (const auto& d : found) {
       if (pattern && !std::regex_match(d.transactional_id, *pattern)) continue;
+      // Only the transactions the principal may describe.
+      if (!authorize(ctx, api_acl(66, "transactional_id"), d.transactional_id)) continue;
       auto& out = response.transaction_states.emplace_back();
       out.transactional_id = d.transactional_id;
       out.producer_id = d.producer_id;

@@ -5,6 +5,7 @@
 
 #include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/services.h"
 #include "protocol/messages/allocate_producer_ids.h"
 
@@ -18,6 +19,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<allocate_producer_ids_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
+  // Only other nodes send it: CLUSTER_ACTION, else the request is refused
+  // at its top level.
+  if (const api_acl_check& check = api_acl(67, "cluster"); !authorize(ctx, check)) {
+    allocate_producer_ids_response refused;
+    refused.error_code = static_cast<int16_t>(check.refusal);
+    co_return respond(ctx, refused);
+  }
   const allocate_producer_ids_request& req = *request;
   // Answered here or NOT_CONTROLLER: the broker asks the active controller.
   auto response = co_await call_active_controller<allocate_producer_ids_response>(

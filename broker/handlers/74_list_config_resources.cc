@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "broker/handlers/handlers.h"
+#include "broker/security/authorization.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/services.h"
 #include "controller/metadata/image.h"
@@ -65,6 +66,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();
   list_config_resources_response response;
+  if (const api_acl_check& check = api_acl(74, "cluster"); !authorize(ctx, check)) {  // DESCRIBE_CONFIGS
+    response.error_code = static_cast<int16_t>(check.refusal);
+    co_return respond(ctx, response);
+  }
   std::vector<config_resource_type> types;
   if (ctx.api_version == 0) types = {config_resource_type::client_metrics};
   for (int8_t t : request->resource_types) {

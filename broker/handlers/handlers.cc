@@ -87,6 +87,7 @@ std::vector<api_handler> controller_handlers() {
   out.push_back(broker_heartbeat_handler());
   out.push_back(alter_partition_handler());
   out.push_back(allocate_producer_ids_handler());
+  out.push_back(envelope_handler());
   // AlterUserScramCredentials' listeners include the controller (Describe's do not).
   out.push_back(alter_user_scram_credentials_handler());
   std::sort(out.begin(), out.end(), [](const api_handler& a, const api_handler& b) { return a.api_key < b.api_key; });

@@ -65,6 +65,7 @@ api_handler end_quorum_epoch_handler();     // 54_end_quorum_epoch.cc
 api_handler fetch_snapshot_handler();       // 59_fetch_snapshot.cc
 api_handler alter_partition_handler();        // 56_alter_partition.cc, controller listeners only
 api_handler allocate_producer_ids_handler();  // 67_allocate_producer_ids.cc
+api_handler envelope_handler();               // 58_envelope.cc, controller listeners only
 api_handler describe_producers_handler();  // 61_describe_producers.cc
 api_handler list_config_resources_handler();  // 74_list_config_resources.cc
 api_handler describe_topic_partitions_handler();  // 75_describe_topic_partitions.cc

@@ -17,6 +17,7 @@
 #include "broker/asio.h"
 #include "broker/metadata/controller_not_active.h"
 #include "broker/metadata/controller_service.h"
+#include "broker/metadata/envelope.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/raft_driver.h"
 #include "broker/services.h"
@@ -25,6 +26,8 @@
 #include "protocol/wire/writer.h"
 
 namespace hw::broker {
+
+inline constexpr int16_t k_envelope_api_key = 58;
 
 struct controller_call_result {
   commit_status status = commit_status::not_controller;
@@ -51,30 +54,57 @@ R unanswered(const Req& request, int16_t version) {
 
 // Op: controller_result<R>(quorum_controller&, int64_t now_ms, storage::offset next_offset); a plain lambda
 // (see controller_service::submit on GCC 12 and co_await temporaries).
+//
+// With `client` (a client's admin request), a forwarded request travels in
+// an EnvelopeRequest carrying the client's principal and address
+// (envelope.h), so the controller authorizes the client; an envelope the
+// controller refuses is UNKNOWN_SERVER_ERROR to the client, as Kafka's
+// ForwardingManager answers it.
 template <class R, class Req, class Op>
 asio::awaitable<R> call_active_controller(const broker_services& services, bool may_forward, int16_t api_key,
                                           int16_t version, const Req& request, Op op,
                                           controller_call_result* result = nullptr,
-                                          std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+                                          std::chrono::milliseconds timeout = std::chrono::seconds(30),
+                                          const request_context* client = nullptr) {
   controller_call_result outcome;
   R response{};
   if (services.controller) {
     response = co_await services.controller->template submit<R>(op, &outcome.status, &outcome.committed_end);
   }
   if (outcome.status == commit_status::not_controller && may_forward && services.raft) {
+    constexpr bool can_refuse = requires {
+      { refused_response(request, version, protocol::error_code::none, std::nullopt) } -> std::same_as<R>;
+    };
+    const bool enveloped = can_refuse && client != nullptr;
     std::vector<uint8_t> body;
     protocol::writer w(body);
     request.encode(w, version);
+    if (enveloped) body = envelope_request_body(*client, api_key, version, body);
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     asio::steady_timer pause(co_await asio::this_coro::executor);
     for (;;) {
       client_response raw;
       std::vector<uint8_t> attempt = body;
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      auto ec = co_await services.raft->call_leader(api_key, version, std::move(attempt), left, &raw);
+      auto ec = co_await services.raft->call_leader(enveloped ? k_envelope_api_key : api_key, enveloped ? 0 : version,
+                                                    std::move(attempt), left, &raw);
       if (!ec) {
+        std::vector<uint8_t> opened;
+        protocol::bytes_view payload = raw.body();
+        if (enveloped) {
+          unwrapped_response inner = unwrap_envelope_response(raw.body(), api_key, version);
+          if (inner.error != protocol::error_code::none) {
+            if constexpr (can_refuse)
+              response = refused_response(request, version, protocol::error_code::unknown_server_error, std::nullopt);
+            outcome.status = commit_status::committed;
+            outcome.remote = true;
+            break;
+          }
+          opened = std::move(inner.body);
+          payload = protocol::bytes_view(opened.data(), opened.size());
+        }
         R decoded;
-        protocol::reader r(raw.body());
+        protocol::reader r(payload);
         decoded.decode(r, version);
         if (r.ok()) {
           response = std::move(decoded);
@@ -112,7 +142,7 @@ asio::awaitable<R> call_controller(const request_context& ctx, const Req& reques
   R response = co_await call_active_controller<R>(
       services, !services.is_controller_listener(ctx.listener_name), ctx.api_key, ctx.api_version, request,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset) { return op(qc, now); }, &result,
-      forward_timeout);
+      forward_timeout, &ctx);
   if (result.status == commit_status::committed && !result.remote && services.metadata)
     co_await services.metadata->wait_applied(result.committed_end, apply_timeout);
   co_return response;

@@ -22,7 +22,7 @@ constexpr auto group_refused = error_code::group_authorization_failed;
 constexpr auto txn_refused = error_code::transactional_id_authorization_failed;
 
 // From Kafka 4.3's KafkaApis, ControllerApis and AclApis.
-constexpr std::array<api_acl_check, 82> k_table{{
+constexpr std::array<api_acl_check, 86> k_table{{
     // Produce
     {0, "transactional_id", txn_id, acl_operation::write, txn_refused, acl_scope::request, "",
      "a batch is transactional"},
@@ -31,6 +31,8 @@ constexpr std::array<api_acl_check, 82> k_table{{
     {1, "follower", cluster, acl_operation::cluster_action, topic_refused, acl_scope::resource, "",
      "a replica's fetch: every partition refused"},
     {1, "topic", topic, acl_operation::read, topic_refused, acl_scope::resource, "", "a consumer's fetch"},
+    {1, "metadata_log", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "",
+     "the metadata log's fetchers, on controller listeners"},
     // ListOffsets
     {2, "topic", topic, acl_operation::describe, topic_refused, acl_scope::resource, "", "each topic"},
     // Metadata
@@ -71,8 +73,12 @@ constexpr std::array<api_acl_check, 82> k_table{{
     {19, "topic_configs", topic, acl_operation::describe_configs, topic_refused, acl_scope::resource, "",
      "the configs answered (topic_config_error_code)"},
     // DeleteTopics
-    {20, "describe", topic, acl_operation::describe, topic_refused, acl_scope::resource, "", "each topic"},
-    {20, "delete", topic, acl_operation::remove, topic_refused, acl_scope::resource, "", "each topic described"},
+    {20, "cluster", cluster, acl_operation::remove, topic_refused, acl_scope::resource, "delete",
+     "DELETE on the cluster allows every topic"},
+    {20, "describe", topic, acl_operation::describe, topic_refused, acl_scope::resource, "",
+     "each topic (DELETE on the cluster allows it too)"},
+    {20, "delete", topic, acl_operation::remove, topic_refused, acl_scope::resource, "cluster",
+     "each topic described"},
     // DeleteRecords
     {21, "topic", topic, acl_operation::remove, topic_refused, acl_scope::resource, "", "each topic"},
     // InitProducerId
@@ -145,13 +151,18 @@ constexpr std::array<api_acl_check, 82> k_table{{
     {53, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     {54, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     {56, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
+    {58, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "",
+     "a broker forwarding a client's request"},
     {59, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     {62, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     {63, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     {67, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     // DescribeQuorum
     {55, "cluster", cluster, acl_operation::describe, cluster_refused, acl_scope::request, "", "always"},
-    // DescribeCluster: no check; its cluster authorized operations when asked
+    // DescribeCluster: no check on a broker listener (ALTER on a controller's);
+    // its cluster authorized operations when asked
+    {60, "controller", cluster, acl_operation::alter, cluster_refused, acl_scope::request, "",
+     "on a controller listener"},
     {60, "cluster_operations", cluster, acl_operation::describe, error_code::none, acl_scope::filter, "",
      "cluster authorized operations asked for"},
     // DescribeProducers

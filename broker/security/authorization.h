@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <functional>
+#include <map>
 
 #include "broker/request_context.h"
 #include "broker/security/api_acls.h"
@@ -21,18 +23,55 @@ namespace hw::broker {
 // Whether this broker runs an authorizer.
 bool authorizer_configured(const request_context& ctx);
 
+// A denial is logged unless log_denied is false (Kafka's logIfDenied: not
+// for the topics a listing of every topic leaves out).
 bool authorize(const request_context& ctx, controller::acl_operation operation,
-               controller::acl_resource_type resource_type, std::string_view resource_name);
+               controller::acl_resource_type resource_type, std::string_view resource_name,
+               bool log_denied = true);
 inline bool authorize_cluster(const request_context& ctx, controller::acl_operation operation) {
   return authorize(ctx, operation, controller::acl_resource_type::cluster, controller::acl_cluster_name);
 }
 // One check of the API table (api_acls.h) on a named resource; a cluster
 // check names the cluster itself.
-inline bool authorize(const request_context& ctx, const api_acl_check& check, std::string_view resource_name = {}) {
+inline bool authorize(const request_context& ctx, const api_acl_check& check, std::string_view resource_name = {},
+                      bool log_denied = true) {
   return check.resource_type == controller::acl_resource_type::cluster
-             ? authorize_cluster(ctx, check.operation)
-             : authorize(ctx, check.operation, check.resource_type, resource_name);
+             ? authorize(ctx, check.operation, check.resource_type, controller::acl_cluster_name, log_denied)
+             : authorize(ctx, check.operation, check.resource_type, resource_name, log_denied);
 }
+// Kafka's filterByAuthorized: one check of the API table asked once per
+// distinct resource name of a request (a produce of a hundred partitions
+// of one topic asks once).
+class authorized_names {
+ public:
+  authorized_names(const request_context& ctx, const api_acl_check& check, bool log_denied = true)
+      : ctx_(ctx), check_(check), log_denied_(log_denied) {}
+  bool operator()(std::string_view name) {
+    if (!authorizer_configured(ctx_)) return true;
+    if (auto it = decisions_.find(name); it != decisions_.end()) return it->second;
+    const bool allowed = authorize(ctx_, check_, name, log_denied_);
+    decisions_.emplace(std::string(name), allowed);
+    return allowed;
+  }
+
+ private:
+  const request_context& ctx_;
+  const api_acl_check& check_;
+  bool log_denied_;
+  std::map<std::string, bool, std::less<>> decisions_;  // owns its names: requests move theirs
+};
+
+// DescribeConfigs, AlterConfigs and IncrementalAlterConfigs (ctx.api_key):
+// the error refusing a config resource, by its type id (brokers, broker
+// loggers and client metrics are checked on the cluster, topics and groups
+// on themselves), or none when allowed or of another type (the handler
+// answers those). Kafka's message for it is error_message_of(refusal).
+protocol::error_code config_resource_refusal(const request_context& ctx, int8_t resource_type,
+                                             std::string_view resource_name);
+// Kafka's default message of an authorization error ("Topic authorization
+// failed.").
+std::string_view authorization_error_message(protocol::error_code e);
+
 // What Kafka answers a request refused a cluster operation (its
 // AuthHelper.authorizeClusterOperation): "Request Request(processor=0,
 // connectionId=..., session=Session(User:bob,/127.0.0.1),
@@ -46,6 +85,9 @@ std::string cluster_refusal_message(const request_context& ctx, controller::acl_
 // resource of the type?
 bool authorize_any(const request_context& ctx, controller::acl_operation operation,
                    controller::acl_resource_type resource_type);
+inline bool authorize_any(const request_context& ctx, const api_acl_check& check) {
+  return authorize_any(ctx, check.operation, check.resource_type);
+}
 // The authorized_operations bits of a resource (Metadata, DescribeCluster,
 // DescribeGroups): without an authorizer, every operation Kafka lists for
 // the type.

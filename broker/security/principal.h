@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace hw::broker {
 
@@ -18,15 +19,26 @@ enum class security_protocol : int16_t { plaintext = 0, ssl = 1, sasl_plaintext 
 std::optional<security_protocol> parse_security_protocol(std::string_view name);
 std::string_view security_protocol_name(security_protocol p);
 
-// Kafka's KafkaPrincipal: a type ("User", "Group", ...) and a name.
-struct kafka_principal {
-  std::string type = "User";
-  std::string name = "ANONYMOUS";
+// Kafka's KafkaPrincipal: a type ("User", "Group", ...) and a name, with
+// the "Type:name" text ACLs and logs use built once, as every authorized
+// request asks for it.
+class kafka_principal {
+ public:
+  kafka_principal() : kafka_principal("User", "ANONYMOUS") {}
+  kafka_principal(std::string type, std::string name)
+      : type_(std::move(type)), name_(std::move(name)), text_(type_ + ":" + name_) {}
 
   static const kafka_principal& anonymous();
-  // "User:alice", the form ACLs and logs use.
-  std::string to_string() const { return type + ":" + name; }
-  bool operator==(const kafka_principal&) const = default;
+  const std::string& type() const { return type_; }
+  const std::string& name() const { return name_; }
+  // "User:alice".
+  const std::string& to_string() const { return text_; }
+  bool operator==(const kafka_principal& o) const { return text_ == o.text_ && type_ == o.type_; }
+
+ private:
+  std::string type_;
+  std::string name_;
+  std::string text_;
 };
 
 }  // namespace hw::broker

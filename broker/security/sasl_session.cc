@@ -100,8 +100,8 @@ sasl_session::authenticate_answer sasl_session::authenticate(std::span<const uin
   if (server_->complete()) {
     kafka_principal who{"User", server_->user()};
     if (previous_ && !(who == previous_->principal)) {
-      std::string told = "Cannot change principals during re-authentication from " + previous_->principal.type +
-                         "." + previous_->principal.name + ": " + who.type + "." + who.name;
+      std::string told = "Cannot change principals during re-authentication from " + previous_->principal.type() +
+                         "." + previous_->principal.name() + ": " + who.type() + "." + who.name();
       return fail(told, told, false);
     }
     principal_ = std::move(who);

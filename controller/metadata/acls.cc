@@ -41,6 +41,9 @@ std::optional<std::string> invalid_new_acl(const acl_entry& acl) {
   if (acl.permission != acl_permission::deny && acl.permission != acl_permission::allow)
     return "Invalid permissionType " + std::string(to_string(acl.permission));
   if (acl.resource_name.empty()) return std::string("Resource name should not be empty");
+  if (acl.principal.find(':') == std::string::npos)
+    return "Could not parse principal from `" + acl.principal +
+           "` (no colon is present separating the principal type from the principal name)";
   return std::nullopt;
 }
 

@@ -96,6 +96,15 @@ TEST(Acls, ValidationGivesKafkasMessages) {
             "Invalid permissionType ANY");
   EXPECT_EQ(invalid_new_acl(acl(acl_resource_type::topic, "", acl_pattern_type::literal)),
             "Resource name should not be empty");
+  // A principal needs its type (Kafka 4.3; "User:" and ":bob" pass).
+  EXPECT_EQ(invalid_new_acl(acl(acl_resource_type::topic, "t", acl_pattern_type::literal, "bob")),
+            "Could not parse principal from `bob` (no colon is present separating the principal type from the "
+            "principal name)");
+  EXPECT_EQ(invalid_new_acl(acl(acl_resource_type::topic, "t", acl_pattern_type::literal, "")),
+            "Could not parse principal from `` (no colon is present separating the principal type from the "
+            "principal name)");
+  EXPECT_FALSE(invalid_new_acl(acl(acl_resource_type::topic, "t", acl_pattern_type::literal, "User:")));
+  EXPECT_FALSE(invalid_new_acl(acl(acl_resource_type::topic, "t", acl_pattern_type::literal, ":bob")));
   acl_filter f;
   EXPECT_FALSE(invalid_delete_filter(f));
   f.pattern_type = acl_pattern_type::unknown;

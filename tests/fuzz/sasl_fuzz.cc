@@ -99,7 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (c == 36) s.authenticate(bytes(token));
       }
       check(!s.authenticated() ||
-            (s.principal().name == "alice" && token.find("alice-secret") != std::string_view::npos));
+            (s.principal().name() == "alice" && token.find("alice-secret") != std::string_view::npos));
       break;
     }
   }

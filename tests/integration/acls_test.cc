@@ -1,8 +1,9 @@
 // ACLs against the real binary: CreateAcls, DescribeAcls and DeleteAcls
 // with StandardAuthorizer turned on (super.users, SASL PLAIN users), as an
 // administrator and as a user without rights, the ACLs surviving a
-// restart (replayed from the metadata log), and a broker without an
-// authorizer answering SECURITY_DISABLED as Kafka's does.
+// restart (replayed from the metadata log), a broker without an
+// authorizer answering SECURITY_DISABLED as Kafka's does, and the
+// controller authorizing the client an EnvelopeRequest carries.
 
 #include <gtest/gtest.h>
 
@@ -15,7 +16,12 @@
 #include "broker_process.h"
 #include "raw_requests.h"
 #include "sasl_login.h"
+#include "protocol/messages/api_registry.h"
 #include "protocol/messages/create_acls.h"
+#include "protocol/messages/create_topics.h"
+#include "protocol/messages/envelope.h"
+#include "protocol/messages/headers.h"
+#include "protocol/messages/principal_data.h"
 #include "protocol/messages/delete_acls.h"
 #include "protocol/messages/describe_acls.h"
 
@@ -46,13 +52,14 @@ std::vector<std::string> secured_args() {
 }
 
 msg::create_acls_request::acl_creation creation(int8_t type, std::string name, int8_t pattern, std::string principal,
-                                                int8_t operation, int8_t permission = k_allow) {
+                                                int8_t operation, int8_t permission = k_allow,
+                                                std::string host = "*") {
   msg::create_acls_request::acl_creation c;
   c.resource_type = type;
   c.resource_name = std::move(name);
   c.resource_pattern_type = pattern;
   c.principal = std::move(principal);
-  c.host = "*";
+  c.host = std::move(host);
   c.operation = operation;
   c.permission_type = permission;
   return c;
@@ -252,6 +259,170 @@ TEST(AclsConfigIT, AnAuthorizerOtherThanKafkasStandardOneIsRefusedAtStartUp) {
                                 "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
                                 "--override", "super.users=User:admin;bob"}));
   EXPECT_NE(malformed.log().find("super.users"), std::string::npos) << malformed.log();
+}
+
+// An admin request a broker forwards travels in an EnvelopeRequest with
+// the client's principal and address: the controller takes it only from a
+// sender with CLUSTER_ACTION, and then authorizes the client it carries,
+// as Kafka's ControllerApis does. One node with a PLAINTEXT controller
+// listener (User:ANONYMOUS, no super user) sends the envelopes by hand.
+// Kafka's principal in an envelope: the version (0), then
+// DefaultPrincipalData.
+std::vector<uint8_t> principal_bytes(const std::string& type, const std::string& name) {
+  msg::default_principal_data data;
+  data.type = type;
+  data.name = name;
+  std::vector<uint8_t> out;
+  protocol::writer w(out);
+  w.write_int16(0);
+  data.encode(w, 0);
+  return out;
+}
+
+class AclsEnvelopeIT : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto chosen = start_on_fresh_ports(1, [&](const std::vector<uint16_t>& ports) {
+      const std::string controller = "127.0.0.1:" + std::to_string(ports[0]);
+      std::vector<std::string> args = secured_args();
+      for (auto& a : args)
+        if (a.starts_with("listeners=")) a = "listeners=SASL_PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller;
+      for (const std::string& extra : std::vector<std::string>{
+               "controller.listener.names=CONTROLLER", "controller.quorum.voters=1@" + controller,
+            std::string("listener.security.protocol.map=SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT")}) {
+        args.push_back("--override");
+        args.push_back(extra);
+      }
+      return started_or_port_taken(node_.start(args), {&node_});
+    });
+    ASSERT_TRUE(chosen) << node_.log();
+    controller_port_ = chosen->at(0);
+  }
+  void TearDown() override {
+    if (HasFailure()) ADD_FAILURE() << "broker log:\n" << node_.log();
+  }
+
+  std::unique_ptr<raw_client> admin() {
+    auto c = std::make_unique<raw_client>(node_.port("SASL_PLAINTEXT"));
+    auto result = sasl_login(c->socket(), {"PLAIN", "admin", "admin-secret"});
+    EXPECT_TRUE(result) << result.error;
+    return c;
+  }
+  void grant(const msg::create_acls_request::acl_creation& c) {
+    msg::create_acls_request r;
+    r.creations = {c};
+    auto done = admin()->call<msg::create_acls_response>(k_create_acls, 3, r);
+    ASSERT_TRUE(done);
+    ASSERT_EQ(done->results.at(0).error_code, 0);
+  }
+
+  // CreateTopics v7 of `topic` as `principal` from `address`, in an envelope
+  // sent on the controller listener; the envelope's answer.
+  std::optional<msg::envelope_response> enveloped(const std::string& principal_type, const std::string& principal_name,
+                                                 const std::string& topic, std::vector<uint8_t> address = {127, 0, 0, 1}) {
+    msg::create_topics_request create;
+    auto& t = create.topics.emplace_back();
+    t.name = topic;
+    t.num_partitions = 1;
+    t.replication_factor = 1;
+    std::vector<uint8_t> body;
+    {
+      protocol::writer w(body);
+      create.encode(w, 7);
+    }
+    msg::request_header header;
+    header.request_api_key = 19;
+    header.request_api_version = 7;
+    header.correlation_id = 77;
+    header.client_id = "forwarded-client";
+    msg::envelope_request envelope;
+    {
+      protocol::writer w(envelope.request_data);
+      header.encode(w, protocol::request_header_version(19, 7));
+      w.write_raw(std::span<const uint8_t>(body));
+    }
+    envelope.request_principal = principal_bytes(principal_type, principal_name);
+    envelope.client_host_address = std::move(address);
+    raw_client controller({"127.0.0.1", controller_port_});
+    return controller.call<msg::envelope_response>(58, 0, envelope);
+  }
+  // The inner CreateTopics answer of an envelope's (header v1 skipped).
+  static msg::create_topics_response inner(const msg::envelope_response& e) {
+    protocol::reader r(protocol::bytes_view(e.response_data->data(), e.response_data->size()));
+    msg::response_header h;
+    h.decode(r, 1);
+    EXPECT_EQ(h.correlation_id, 77);
+    msg::create_topics_response out;
+    out.decode(r, 7);
+    EXPECT_TRUE(r.ok());
+    return out;
+  }
+
+  broker_process node_;
+  uint16_t controller_port_ = 0;
+};
+
+TEST_F(AclsEnvelopeIT, TheControllerAuthorizesTheClientTheEnvelopeCarries) {
+  grant(creation(k_topic, "env-", k_prefixed, "User:alice", 5 /* CREATE */));
+  // User:ANONYMOUS may not forward: the envelope itself is refused.
+  auto refused = enveloped("User", "alice", "env-a");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->error_code, k_cluster_authorization_failed);
+  EXPECT_FALSE(refused->response_data);
+
+  grant(creation(k_cluster, "kafka-cluster", k_literal, "User:ANONYMOUS", 9 /* CLUSTER_ACTION */));
+  // bob has no CREATE: the request inside is refused as bob's would be.
+  auto bobs = enveloped("User", "bob", "env-b");
+  ASSERT_TRUE(bobs);
+  EXPECT_EQ(bobs->error_code, 0);
+  ASSERT_TRUE(bobs->response_data);
+  auto bob_answer = inner(*bobs);
+  ASSERT_EQ(bob_answer.topics.size(), 1u);
+  EXPECT_EQ(bob_answer.topics[0].error_code, 29);  // TOPIC_AUTHORIZATION_FAILED
+  EXPECT_EQ(bob_answer.topics[0].error_message, "Authorization failed.");
+  // alice may create env-*: created, on behalf of her and not of the sender.
+  auto alices = enveloped("User", "alice", "env-a");
+  ASSERT_TRUE(alices);
+  ASSERT_TRUE(alices->response_data);
+  auto alice_answer = inner(*alices);
+  ASSERT_EQ(alice_answer.topics.size(), 1u);
+  EXPECT_EQ(alice_answer.topics[0].error_code, 0) << alice_answer.topics[0].error_message.value_or("");
+  // A DENY for alice's host, carried as her address, refuses her.
+  grant(creation(k_topic, "env-", k_prefixed, "User:alice", 5, k_deny, "10.9.8.7"));
+  auto from_denied_host = enveloped("User", "alice", "env-c", {10, 9, 8, 7});
+  ASSERT_TRUE(from_denied_host);
+  EXPECT_EQ(inner(*from_denied_host).topics.at(0).error_code, 29);
+}
+
+TEST_F(AclsEnvelopeIT, AnEnvelopeThatCannotBeOpenedIsRefused) {
+  grant(creation(k_cluster, "kafka-cluster", k_literal, "User:ANONYMOUS", 9 /* CLUSTER_ACTION */));
+  auto bad_address = enveloped("User", "alice", "env-x", {1, 2, 3});
+  ASSERT_TRUE(bad_address);
+  EXPECT_EQ(bad_address->error_code, k_invalid_request);
+  // A principal without a type cannot be read back.
+  auto no_type = enveloped("", "alice", "env-x");
+  ASSERT_TRUE(no_type);
+  EXPECT_EQ(no_type->error_code, 97);  // PRINCIPAL_DESERIALIZATION_FAILURE
+  // An envelope inside an envelope.
+  msg::envelope_request outer;
+  {
+    msg::request_header header;
+    header.request_api_key = 58;
+    header.request_api_version = 0;
+    header.client_id = "nested";
+    protocol::writer w(outer.request_data);
+    header.encode(w, protocol::request_header_version(58, 0));
+    msg::envelope_request nested;
+    nested.request_principal = principal_bytes("User", "alice");
+    nested.client_host_address = {127, 0, 0, 1};
+    nested.encode(w, 0);
+  }
+  outer.request_principal = principal_bytes("User", "alice");
+  outer.client_host_address = {127, 0, 0, 1};
+  raw_client controller({"127.0.0.1", controller_port_});
+  auto nested = controller.call<msg::envelope_response>(58, 0, outer);
+  ASSERT_TRUE(nested);
+  EXPECT_EQ(nested->error_code, k_invalid_request);
 }
 
 }  // namespace
