@@ -75,7 +75,7 @@ asio::awaitable<R> call_active_controller(const broker_services& services, bool 
     constexpr bool can_refuse = requires {
       { refused_response(request, version, protocol::error_code::none, std::nullopt) } -> std::same_as<R>;
     };
-    const bool enveloped = can_refuse && client != nullptr;
+    const bool enveloped = can_refuse && client != nullptr && can_envelope(*client);
     std::vector<uint8_t> body;
     protocol::writer w(body);
     request.encode(w, version);

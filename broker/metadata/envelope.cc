@@ -17,6 +17,10 @@ constexpr int32_t k_inner_correlation_id = 0;
 
 }  // namespace
 
+bool can_envelope(const request_context& client) {
+  return client.principal != nullptr && !address_bytes(client.client_address).empty();
+}
+
 std::vector<uint8_t> envelope_request_body(const request_context& client, int16_t api_key, int16_t version,
                                            std::span<const uint8_t> body) {
   protocol::msg::request_header header;

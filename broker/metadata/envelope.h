@@ -16,6 +16,10 @@
 
 namespace hw::broker {
 
+// Whether the client's identity can travel in an envelope (its address
+// is an IP address; a request without one is forwarded as it is).
+bool can_envelope(const request_context& client);
+
 // The EnvelopeRequest v0 body carrying this request (api_key at version,
 // body already encoded) for the client of `client`.
 std::vector<uint8_t> envelope_request_body(const request_context& client, int16_t api_key, int16_t version,

@@ -85,6 +85,18 @@ TEST(Envelope, ARequestWrappedOpensBackIntoIt) {
   EXPECT_EQ(std::vector<uint8_t>(rest.begin(), rest.end()), body);
 }
 
+TEST(Envelope, OnlyAClientWithAnAddressTravelsInOne) {
+  const kafka_principal bob("User", "bob");
+  request_context client;
+  client.principal = &bob;
+  client.client_address = "10.0.0.1";
+  EXPECT_TRUE(can_envelope(client));
+  client.client_address = "";
+  EXPECT_FALSE(can_envelope(client));
+  client.client_address = "localhost";
+  EXPECT_FALSE(can_envelope(client));
+}
+
 std::vector<uint8_t> envelope_answer(std::optional<std::vector<uint8_t>> data, int16_t error) {
   protocol::msg::envelope_response e;
   e.response_data = std::move(data);

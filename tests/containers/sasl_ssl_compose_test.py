@@ -8,12 +8,16 @@ Run by ctest as containers_sasl_ssl_compose (label containers):
     PKCS12 key store, the password file, the JAAS file), mounted with
     HW_SECRETS_DIR;
  3. `docker compose up -d`: three nodes whose quorum and inter-broker
-    traffic is SSL and whose clients are on SASL_SSL, nothing on PLAINTEXT;
- 4. from the host (confluent-kafka, librdkafka): PLAIN admin writes with
-    acks=all to a replication factor 3 topic; a SCRAM-SHA-512 user made with
-    AlterUserScramCredentials reads every record back; a wrong password and a
-    client that does not trust the CA are refused; no password shows in the
-    containers' logs.
+    traffic is mutual TLS (the nodes are super users by their certificates)
+    and whose clients are on SASL_SSL, nothing on PLAINTEXT, with Kafka's
+    StandardAuthorizer;
+ 4. from the host (confluent-kafka, librdkafka): PLAIN admin (a super user)
+    writes with acks=all to a replication factor 3 topic; a SCRAM-SHA-512
+    user made with AlterUserScramCredentials does not see it until admin
+    grants it READ on the topics and groups of its prefix (README's recipe),
+    then reads every record back, and its write is refused
+    TOPIC_AUTHORIZATION_FAILED; a wrong password and a client that does not
+    trust the CA are refused; no password shows in the containers' logs.
 """
 
 import argparse
@@ -24,8 +28,9 @@ import sys
 import tempfile
 import time
 
-from confluent_kafka import Consumer, KafkaException, Producer
-from confluent_kafka.admin import AdminClient, ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+from confluent_kafka.admin import (AclBinding, AclOperation, AclPermissionType, AdminClient, ResourcePatternType,
+                                   ResourceType, ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import seed_compose_test as seed  # noqa: E402  (the image build and host-port helpers)
@@ -110,8 +115,19 @@ def main():
                                               b"alice-scram-secret")
         for f in admin.alter_user_scram_credentials([upsert]).values():
             f.result(timeout=30)
-        c = Consumer(dict(client_conf(secrets, "SCRAM-SHA-512", "alice", "alice-scram-secret"),
-                          **{"group.id": "secure-readers", "auto.offset.reset": "earliest"}))
+        alice = client_conf(secrets, "SCRAM-SHA-512", "alice", "alice-scram-secret")
+        # No ACL yet: the authorizer hides the topic from alice.
+        md = AdminClient(alice).list_topics(timeout=30)
+        assert TOPIC not in md.topics or md.topics[TOPIC].error is not None, \
+            "alice sees %s without an ACL" % TOPIC
+        # The README's grant: the team's topics and groups by prefix.
+        bindings = [AclBinding(ResourceType.TOPIC, "secure-", ResourcePatternType.PREFIXED, "User:alice", "*",
+                               AclOperation.READ, AclPermissionType.ALLOW),
+                    AclBinding(ResourceType.GROUP, "secure-", ResourcePatternType.PREFIXED, "User:alice", "*",
+                               AclOperation.READ, AclPermissionType.ALLOW)]
+        for f in admin.create_acls(bindings).values():
+            f.result(timeout=30)
+        c = Consumer(dict(alice, **{"group.id": "secure-readers", "auto.offset.reset": "earliest"}))
         c.subscribe([TOPIC])
         got = set()
         deadline = time.monotonic() + 90
@@ -121,7 +137,16 @@ def main():
                 got.add(m.value())
         c.close()
         assert len(got) == n, "alice (SCRAM-SHA-512) read %d of %d records" % (len(got), n)
-        seed.log("SCRAM-SHA-512 user made with AlterUserScramCredentials read all %d records" % n)
+        seed.log("SCRAM-SHA-512 user made with AlterUserScramCredentials, granted READ on secure-* topics and "
+                 "groups, read all %d records" % n)
+        # READ is not WRITE: alice's write is refused.
+        refusals = []
+        p = Producer(dict(alice, **{"message.timeout.ms": 30000}))
+        p.produce(TOPIC, value=b"not alice's", on_delivery=lambda err, msg: refusals.append(err))
+        seed.wait_for(lambda: p.flush(1) == 0, 60, "alice's refused write to be reported")
+        assert refusals and refusals[0] is not None and refusals[0].code() == KafkaError.TOPIC_AUTHORIZATION_FAILED, \
+            "alice wrote without WRITE: %s" % refusals
+        seed.log("alice's write refused: %s" % refusals[0].name())
 
         ok, why = refused(client_conf(secrets, "SCRAM-SHA-512", "alice", "not-alices-password"), "wrong password")
         assert ok and any("Authentication failed" in w for w in why), "a wrong password was not refused: %s" % why
