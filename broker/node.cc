@@ -585,10 +585,12 @@ std::optional<std::string> broker_node::impl::start_listeners() {
     std::lock_guard lock(tls_mutex);
     applied_tls = std::move(dynamic_tls);
   }
+  // early.start.listeners serve at once (the controller's by default);
+  // before the ACLs are loaded their authorizer lets only super users in.
   if (cfg.has_role("broker")) {
     for (const auto& l : cfg.listeners)
-      if (std::find(cfg.controller_listener_names.begin(), cfg.controller_listener_names.end(), l.name) ==
-          cfg.controller_listener_names.end())
+      if (std::find(cfg.early_start_listeners.begin(), cfg.early_start_listeners.end(), l.name) ==
+          cfg.early_start_listeners.end())
         so.deferred_listeners.push_back(l.name);
   }
   srv = std::make_unique<server>(io, std::move(so), dispatch);

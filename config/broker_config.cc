@@ -84,6 +84,29 @@ void resolve_advertised(broker_config& c, config_errors& errors) {
 }
 
 // listener.security.protocol.map, listeners, controller.listener.names.
+// As Kafka's KafkaConfig.earlyStartListeners: the names as written (the
+// listeners' own are upper case), each one a listener or a controller
+// listener name.
+void resolve_early_start(broker_config& c, config_errors& errors) {
+  if (c.is_null("early.start.listeners")) {
+    c.early_start_listeners = c.controller_listener_names;
+    return;
+  }
+  for (std::string_view item : csv(c.get_string("early.start.listeners"))) {
+    const std::string name(item);
+    const bool listener = std::any_of(c.listeners.begin(), c.listeners.end(),
+                                      [&](const listener_endpoint& l) { return l.name == name; });
+    const bool controller = std::find(c.controller_listener_names.begin(), c.controller_listener_names.end(), name) !=
+                            c.controller_listener_names.end();
+    if (!listener && !controller) {
+      errors.push_back("early.start.listeners contains listener " + name +
+                       ", but this is not contained in listeners or controller.listener.names");
+      continue;
+    }
+    c.early_start_listeners.push_back(name);
+  }
+}
+
 void resolve_listeners(broker_config& c, config_errors& errors) {
   auto map = parse_protocol_map(c.get_string("listener.security.protocol.map"));
   if (auto* e = std::get_if<std::string>(&map)) {
@@ -110,6 +133,7 @@ void resolve_listeners(broker_config& c, config_errors& errors) {
   if (c.listeners.empty() && !std::holds_alternative<std::string>(eps))
     errors.push_back("Invalid value " + text + " for configuration listeners: at least one listener is required");
   c.controller_listener_names = csv_upper(c.get_string("controller.listener.names"));
+  resolve_early_start(c, errors);
   resolve_advertised(c, errors);
 }
 

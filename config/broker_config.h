@@ -28,6 +28,9 @@ struct broker_config {
   std::vector<listener_endpoint> advertised_listeners;
   protocol_map listener_security_protocols;
   std::vector<std::string> controller_listener_names;
+  // Listeners that serve before the broker has caught up with the metadata
+  // (and loaded its ACLs): early.start.listeners, else the controller's.
+  std::vector<std::string> early_start_listeners;
   std::string inter_broker_listener_name;
   std::vector<std::string> controller_quorum_voters;
   std::vector<std::string> controller_quorum_bootstrap_servers;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <cstdio>
 #include <set>
 #include <fstream>
@@ -207,6 +209,30 @@ TEST(BrokerConfig, ControllerListenersArePlaintextUnlessTheMapIsSet) {
                          {"controller.listener.names", "CONTROLLER", "f"}})
                 .find("No security protocol defined for listener INTERNAL"),
             std::string::npos);
+}
+
+// early.start.listeners as Kafka reads it: the controller's by default,
+// else the names given (as written: the listeners' own are upper case),
+// each a listener or a controller listener name.
+TEST(BrokerConfig, EarlyStartListeners) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> base = {
+      {"listeners", "PLAINTEXT://127.0.0.1:9092,SASL_PLAINTEXT://127.0.0.1:9094,CONTROLLER://127.0.0.1:9093", "f"},
+      {"controller.listener.names", "CONTROLLER", "f"}};
+  auto with = [&](std::vector<std::tuple<std::string, std::string, std::string>> more) {
+    auto all = base;
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+  };
+  EXPECT_EQ(build_ok(base).early_start_listeners, std::vector<std::string>{"CONTROLLER"});
+  EXPECT_EQ(build_ok(with({{"early.start.listeners", "CONTROLLER, PLAINTEXT,", "f"}})).early_start_listeners,
+            (std::vector<std::string>{"CONTROLLER", "PLAINTEXT"}));
+  EXPECT_TRUE(build_ok(with({{"early.start.listeners", "", "f"}})).early_start_listeners.empty());
+  EXPECT_EQ(first_error(with({{"early.start.listeners", "plaintext", "f"}})),
+            "early.start.listeners contains listener plaintext, but this is not contained in listeners or "
+            "controller.listener.names");
+  EXPECT_EQ(first_error(with({{"early.start.listeners", "OTHER", "f"}})),
+            "early.start.listeners contains listener OTHER, but this is not contained in listeners or "
+            "controller.listener.names");
 }
 
 TEST(BrokerConfig, GenericAccessors) {
