@@ -2,8 +2,9 @@
 // broker's image that match the filter (controller/metadata/quotas.h:
 // Kafka's ClientQuotasImage.describe, its refusals of invalid filters), as
 // Kafka's broker answers from its metadata cache. DESCRIBE_CONFIGS on the
-// cluster, else CLUSTER_AUTHORIZATION_FAILED with the error's default text
-// and no entries (Kafka's getErrorResponse).
+// cluster, else CLUSTER_AUTHORIZATION_FAILED without a message (Kafka's
+// ApiError drops a message that is the error's default text) and no
+// entries.
 
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/metadata_publisher.h"
@@ -24,7 +25,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   if (const api_acl_check& check = api_acl(48, "cluster"); !authorize(ctx, check)) {
     describe_client_quotas_response refused;
     refused.error_code = static_cast<int16_t>(check.refusal);
-    refused.error_message = std::string(authorization_error_message(check.refusal));
+    refused.error_message = std::nullopt;
     refused.entries.reset();
     co_return respond(ctx, refused);
   }

@@ -171,7 +171,7 @@ describe_response describe_client_quotas(const client_quota_table& quotas,
                             "with user or clientId filter component.");
   describe_response out;
   out.error_code = 0;
-  out.error_message = std::nullopt;
+  out.error_message = "";  // Kafka's answer keeps the field's default, an empty string
   for (const auto& [entity, values] : quotas) {
     if (!matches(entity, exact, typed, request.strict)) continue;
     auto& entry = out.entries->emplace_back();

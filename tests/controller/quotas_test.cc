@@ -259,6 +259,7 @@ std::set<quota_entity> described(const client_quota_table& quotas, std::vector<d
   request.strict = strict;
   auto response = describe_client_quotas(quotas, request);
   EXPECT_EQ(response.error_code, 0) << response.error_message.value_or("");
+  EXPECT_EQ(response.error_message, "");  // Kafka's default, not null
   std::set<quota_entity> out;
   if (!response.entries) return out;
   for (const auto& e : *response.entries) {
