@@ -135,6 +135,11 @@ controller_result<msg::delete_acls_response> quorum_controller::delete_acls(cons
   return acl_control::delete_acls(image(), request);
 }
 
+controller_result<msg::alter_client_quotas_response> quorum_controller::alter_client_quotas(
+    const msg::alter_client_quotas_request& request) {
+  return quota_control::alter_client_quotas(image(), request);
+}
+
 std::vector<metadata_record> quorum_controller::tick(int64_t now_ms) {
   std::vector<metadata_record> fenced = cluster_.fence_expired(image(), now_ms);
   if (!fenced.empty()) return fenced;  // elections next tick, over the fenced image

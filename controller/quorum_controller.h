@@ -10,6 +10,7 @@
 //   producer_id_control    producer-id blocks
 //   scram_control          SCRAM credentials (KIP-554)
 //   acl_control            ACLs
+//   quota_control          client quotas
 //
 // What the front owns is the working image: every manager *generates*
 // records from it and changes nothing there; the caller appends the
@@ -38,6 +39,7 @@
 #include "controller/metadata/image.h"
 #include "controller/metadata/records.h"
 #include "controller/producer_id_control.h"
+#include "controller/quota_control.h"
 #include "controller/replication_control.h"
 #include "controller/scram_control.h"
 
@@ -120,6 +122,10 @@ class quorum_controller {
   // ACL control.
   controller_result<msg::create_acls_response> create_acls(const msg::create_acls_request& request);
   controller_result<msg::delete_acls_response> delete_acls(const msg::delete_acls_request& request);
+
+  // Quota control.
+  controller_result<msg::alter_client_quotas_response> alter_client_quotas(
+      const msg::alter_client_quotas_request& request);
 
   // Periodic work: fences brokers whose session expired and moves their
   // leaderships away; in a tick that fences nobody, runs the periodic

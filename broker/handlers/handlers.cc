@@ -52,6 +52,8 @@ std::span<const api_handler> all_handlers() {
         incremental_alter_configs_handler(),
         alter_partition_reassignments_handler(),
         list_partition_reassignments_handler(),
+        describe_client_quotas_handler(),
+        alter_client_quotas_handler(),
         describe_user_scram_credentials_handler(),
         alter_user_scram_credentials_handler(),
         describe_quorum_handler(),
@@ -71,7 +73,7 @@ std::vector<api_handler> controller_handlers() {
   // From the "listeners" of Kafka 4.3's request definitions, among the APIs
   // served here. Fetch (the metadata log's, on a controller) comes with the
   // raft driver (below).
-  static constexpr int16_t controller_keys[] = {17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 43, 44, 45, 46, 55, 60};
+  static constexpr int16_t controller_keys[] = {17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 43, 44, 45, 46, 49, 55, 60};
   std::vector<api_handler> out;
   for (const api_handler& h : all_handlers())
     for (int16_t k : controller_keys)

@@ -51,6 +51,8 @@ api_handler incremental_alter_configs_handler();  // 44_incremental_alter_config
 api_handler alter_partition_reassignments_handler();  // 45_alter_partition_reassignments.cc
 api_handler list_partition_reassignments_handler();   // 46_list_partition_reassignments.cc
 api_handler offset_delete_handler();      // 47_offset_delete.cc
+api_handler describe_client_quotas_handler();           // 48_describe_client_quotas.cc
+api_handler alter_client_quotas_handler();              // 49_alter_client_quotas.cc
 api_handler describe_user_scram_credentials_handler();  // 50_describe_user_scram_credentials.cc
 api_handler alter_user_scram_credentials_handler();     // 51_alter_user_scram_credentials.cc
 api_handler describe_quorum_handler();  // 55_describe_quorum.cc

@@ -2,7 +2,8 @@
 // NOT_CONTROLLER written into a controller response of any shape: at the top
 // level when the response has an error code there (heartbeats,
 // registrations, ElectLeaders), else in each per-resource result
-// (CreateTopics, DeleteTopics, CreatePartitions, (Incremental)AlterConfigs),
+// (CreateTopics, DeleteTopics, CreatePartitions, (Incremental)AlterConfigs,
+// AlterClientQuotas),
 // as Kafka's controller answers a request it is no longer the one to serve.
 
 #include <cstdint>
@@ -35,6 +36,8 @@ void mark_not_controller(R& r) {
     detail::set_not_controller_each(r.results);
   } else if constexpr (requires { r.filter_results.begin()->error_code; }) {
     detail::set_not_controller_each(r.filter_results);
+  } else if constexpr (requires { r.entries.begin()->error_code; }) {
+    detail::set_not_controller_each(r.entries);
   } else {
     static_assert(sizeof(R) == 0, "a controller response without an error code");
   }

@@ -1,6 +1,7 @@
 #include "broker/metadata/timed_out_response.h"
 
 #include "broker/admin/acl_requests.h"
+#include "broker/admin/client_quotas.h"
 #include "broker/admin/scram_credentials.h"
 #include "protocol/error_code.h"
 
@@ -142,6 +143,11 @@ msg::create_acls_response refused_response(const msg::create_acls_request& reque
 msg::delete_acls_response refused_response(const msg::delete_acls_request& request, int16_t, protocol::error_code error,
                              const std::optional<std::string>& message) {
   return delete_acls_refused(request, error, message);
+}
+
+msg::alter_client_quotas_response refused_response(const msg::alter_client_quotas_request& request, int16_t,
+                             protocol::error_code error, const std::optional<std::string>&) {
+  return alter_client_quotas_refused(request, error);
 }
 
 }  // namespace hw::broker

@@ -18,6 +18,7 @@
 
 #include "protocol/error_code.h"
 
+#include "protocol/messages/alter_client_quotas.h"
 #include "protocol/messages/alter_configs.h"
 #include "protocol/messages/alter_partition_reassignments.h"
 #include "protocol/messages/alter_user_scram_credentials.h"
@@ -56,6 +57,10 @@ msg::alter_user_scram_credentials_response refused_response(const msg::alter_use
 msg::create_acls_response refused_response(const msg::create_acls_request& request, int16_t version,
                              protocol::error_code error, const std::optional<std::string>& message);
 msg::delete_acls_response refused_response(const msg::delete_acls_request& request, int16_t version,
+                             protocol::error_code error, const std::optional<std::string>& message);
+// AlterClientQuotas answers every entry with the error's default text,
+// whatever the message (admin/client_quotas.h).
+msg::alter_client_quotas_response refused_response(const msg::alter_client_quotas_request& request, int16_t version,
                              protocol::error_code error, const std::optional<std::string>& message);
 
 

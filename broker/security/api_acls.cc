@@ -22,7 +22,7 @@ constexpr auto group_refused = error_code::group_authorization_failed;
 constexpr auto txn_refused = error_code::transactional_id_authorization_failed;
 
 // From Kafka 4.3's KafkaApis, ControllerApis and AclApis.
-constexpr std::array<api_acl_check, 86> k_table{{
+constexpr std::array<api_acl_check, 88> k_table{{
     // Produce
     {0, "transactional_id", txn_id, acl_operation::write, txn_refused, acl_scope::request, "",
      "a batch is transactional"},
@@ -143,6 +143,9 @@ constexpr std::array<api_acl_check, 86> k_table{{
     // OffsetDelete
     {47, "group", group, acl_operation::remove, group_refused, acl_scope::request, "", "always"},
     {47, "topic", topic, acl_operation::read, topic_refused, acl_scope::resource, "", "each topic"},
+    // DescribeClientQuotas, AlterClientQuotas
+    {48, "cluster", cluster, acl_operation::describe_configs, cluster_refused, acl_scope::request, "", "always"},
+    {49, "cluster", cluster, acl_operation::alter_configs, cluster_refused, acl_scope::request, "", "always"},
     // DescribeUserScramCredentials, AlterUserScramCredentials
     {50, "cluster", cluster, acl_operation::describe, cluster_refused, acl_scope::request, "", "always"},
     {51, "cluster", cluster, acl_operation::alter, cluster_refused, acl_scope::request, "", "always"},

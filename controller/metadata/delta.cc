@@ -78,6 +78,8 @@ std::optional<std::string> metadata_delta::replay(const metadata_record& record)
       return replay_acl(r);
     } else if constexpr (std::is_same_v<T, msg::remove_access_control_entry_record>) {
       return replay_remove_acl(r);
+    } else if constexpr (std::is_same_v<T, msg::client_quota_record>) {
+      return replay_client_quota(r);
     } else {
       return std::nullopt;  // not kept in the image (see the header)
     }
@@ -344,6 +346,22 @@ metadata_delta::replay_result metadata_delta::replay_acl(const msg::access_contr
 metadata_delta::replay_result metadata_delta::replay_remove_acl(const msg::remove_access_control_entry_record& r) {
   if (next_.acls.erase(r.id) == 0) return "RemoveAccessControlEntryRecord " + id_str(r.id) + ": no ACL with that id";
   acls_changed_ = true;
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_client_quota(const msg::client_quota_record& r) {
+  // As Kafka's dataToEntity: a type named twice keeps its last name.
+  quota_entity entity;
+  for (const auto& e : r.entity) entity[e.entity_type] = e.entity_name;
+  client_quotas_changed_ = true;
+  if (!r.remove) {
+    next_.client_quotas[entity][r.key] = r.value;
+    return std::nullopt;
+  }
+  auto it = next_.client_quotas.find(entity);
+  if (it == next_.client_quotas.end()) return std::nullopt;
+  it->second.erase(r.key);
+  if (it->second.empty()) next_.client_quotas.erase(it);
   return std::nullopt;
 }
 

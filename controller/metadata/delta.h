@@ -13,7 +13,9 @@
 // Transaction markers (Begin/End/AbortTransactionRecord) change nothing
 // here: the log reader applies a transaction's records only once its end is
 // committed. Records of features not kept in the image yet (delegation
-// tokens, client quotas, ZK migration) are accepted and ignored.
+// tokens, ZK migration) are accepted and ignored. A ClientQuotaRecord sets
+// or removes one key of an entity (removing one it does not hold changes
+// nothing, as in Kafka); an entity left without values leaves the image.
 // SCRAM credentials are kept: a UserScramCredentialRecord adds or replaces
 // one (user, mechanism), a RemoveUserScramCredentialRecord of one that does
 // not exist is refused (as Kafka's controller refuses it). ACLs likewise:
@@ -81,6 +83,8 @@ class metadata_delta {
   bool scram_changed() const { return scram_changed_; }
   // An ACL was added or removed here.
   bool acls_changed() const { return acls_changed_; }
+  // A client quota was set or removed here.
+  bool client_quotas_changed() const { return client_quotas_changed_; }
 
  private:
   using replay_result = std::optional<std::string>;
@@ -102,6 +106,7 @@ class metadata_delta {
   replay_result replay_remove_scram(const msg::remove_user_scram_credential_record& r);
   replay_result replay_acl(const msg::access_control_entry_record& r);
   replay_result replay_remove_acl(const msg::remove_access_control_entry_record& r);
+  replay_result replay_client_quota(const msg::client_quota_record& r);
 
   // A private copy of the topic, replacing the shared one in next_.
   topic_image& mutable_topic(const topic_id& id);
@@ -119,6 +124,7 @@ class metadata_delta {
   bool features_changed_ = false;
   bool scram_changed_ = false;
   bool acls_changed_ = false;
+  bool client_quotas_changed_ = false;
   bool applied_ = false;
 };
 

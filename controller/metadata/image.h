@@ -1,7 +1,8 @@
 #pragma once
 // metadata_image: the cluster's metadata as of one offset of the metadata
 // log — topics with their partition registrations, brokers and controllers,
-// configs, features, the producer-id block, SCRAM credentials, ACLs — built only
+// configs, client quotas, features, the producer-id block, SCRAM credentials,
+// ACLs — built only
 // by replaying
 // records (metadata_delta). Immutable once published and shared as
 // std::shared_ptr<const metadata_image>, so readers on any thread keep the
@@ -19,6 +20,7 @@
 
 #include "controller/metadata/acls.h"
 #include "controller/metadata/metadata_version.h"
+#include "controller/metadata/quotas.h"
 #include "protocol/sasl/scram.h"
 #include "protocol/wire/uuid.h"
 #include "storage/types.h"
@@ -146,6 +148,8 @@ struct metadata_image {
   std::map<node_id, controller_registration> controllers;
   std::map<config_resource, std::map<std::string, std::string>> configs;
   std::map<std::string, int16_t, std::less<>> features;  // metadata.version included
+  // Client quotas by entity (ClientQuotaRecord): only entities with values.
+  client_quota_table client_quotas;
   int64_t next_producer_id = 0;  // the first id of the next block to hand out
   // SCRAM credentials (KIP-554) by mechanism, then user: salt, stored and
   // server key and iterations, as UserScramCredentialRecord holds them.

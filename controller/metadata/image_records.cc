@@ -140,8 +140,14 @@ void write_producer_ids(const metadata_image& image, std::vector<metadata_record
   out.emplace_back(std::move(r));
 }
 
-// ACLs after the producer ids (client quotas, which the image does not keep
-// yet, would come before those), by id.
+// Client quotas after the configs and before the producer ids, as Kafka
+// writes them: one record per value, by entity then key.
+void write_client_quotas(const metadata_image& image, std::vector<metadata_record>& out) {
+  for (const auto& [entity, values] : image.client_quotas)
+    for (const auto& [key, value] : values) out.emplace_back(client_quota_record(entity, key, value));
+}
+
+// ACLs after the producer ids, by id.
 void write_acls(const metadata_image& image, std::vector<metadata_record>& out) {
   for (const auto& [id, acl] : image.acls) out.emplace_back(acl_record(id, acl));
 }
@@ -170,6 +176,7 @@ std::vector<metadata_record> image_records(const metadata_image& image) {
   write_cluster(image, out);
   write_topics(image, out);
   write_configs(image, out);
+  write_client_quotas(image, out);
   write_producer_ids(image, out);
   write_acls(image, out);
   write_scram(image, out);

@@ -3,13 +3,13 @@
 // holds. The order is Kafka's MetadataImage.write: features
 // (metadata.version first), the cluster (brokers with their fenced and
 // controlled-shutdown state, then controllers), each topic followed by its
-// partitions, configs, the producer-id block, then SCRAM credentials. Each
-// record is in the
+// partitions, configs, client quotas, the producer-id block, ACLs, then
+// SCRAM credentials. Each record is in the
 // version a controller at the image's metadata.version writes
 // (record_version_for), so Kafka replays our snapshots as its own.
 //
-// What the image does not keep (ACLs, delegation tokens, client quotas) is
-// not in the snapshot either. Fields the image's
+// What the image does not keep (delegation tokens) is not in the snapshot
+// either. Fields the image's
 // metadata.version cannot carry are left out, as Kafka's writer drops them
 // (directories before 3.7-IV2, ELR while eligible.leader.replicas.version is
 // off, cordoned log dirs before 4.3-IV0, controllers before 3.7-IV0).

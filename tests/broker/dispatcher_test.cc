@@ -174,10 +174,11 @@ TEST_F(DispatcherTest, ControllerListenersServeTheControllerApis) {
   // Fetch (of the metadata log), Vote, BeginQuorumEpoch, EndQuorumEpoch and
   // FetchSnapshot come with the quorum; AlterPartition (partition leaders'
   // ISR changes) and AllocateProducerIds for brokers; SaslHandshake and
-  // SaslAuthenticate (a controller listener may be a SASL one) and
-  // AlterUserScramCredentials, as Kafka's controller listener has them;
+  // SaslAuthenticate (a controller listener may be a SASL one),
+  // AlterClientQuotas and AlterUserScramCredentials, as Kafka's controller
+  // listener has them;
   // Envelope, for the admin requests brokers forward.
-  EXPECT_EQ(keys, (std::vector<int16_t>{1, 17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 43, 44, 45, 46, 51, 52, 53, 54, 55, 56, 58,
+  EXPECT_EQ(keys, (std::vector<int16_t>{1, 17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 43, 44, 45, 46, 49, 51, 52, 53, 54, 55, 56, 58,
                                         59, 60, 62, 63, 67}));
 
   auto produce = run(frame(0, 9, 2, true), on_controller);

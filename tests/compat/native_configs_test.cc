@@ -8,7 +8,7 @@
 //
 // One broker for the suite, with a controller listener for
 // --bootstrap-controller; each test uses entities of its own. Kafka's tool
-// runs 31 times in all.
+// runs 45 times in all.
 
 #include <gtest/gtest.h>
 
@@ -146,19 +146,51 @@ TEST_F(NativeConfigsIT, GroupConfigs) {
   same({"--describe", "--entity-type", "groups"});
 }
 
-// No client quota API on highwater: Kafka's tool says so; and what
-// --bootstrap-controller can and cannot do.
+// What --bootstrap-controller can and cannot do (client quotas are
+// described by brokers only).
 TEST_F(NativeConfigsIT, QuotasAndControllers) {
-  same({"--describe", "--client", "alice"});
   same({"--bootstrap-controller", controller(), "--describe", "--entity-type", "brokers"});
   same({"--bootstrap-controller", controller(), "--describe", "--topic", "orders"});
+  same({"--bootstrap-controller", controller(), "--describe", "--client", "alice"});
+}
+
+// Client quotas of users, clients and ips: set by both tools, described by
+// both (several entities print in the admin client's HashMap order, values
+// as Java's Double.toString), refused as Kafka's tool and broker refuse them.
+TEST_F(NativeConfigsIT, ClientQuotas) {
+  same({"--alter", "--user", "qa", "--add-config", "producer_byte_rate=1024,consumer_byte_rate=2048"});
+  same({"--alter", "--user", "qa", "--client", "app", "--add-config", "request_percentage=50.5"});
+  native_only({"--alter", "--user-defaults", "--add-config", "producer_byte_rate=100000000"});
+  native_only({"--alter", "--entity-type", "clients", "--entity-default", "--add-config", "consumer_byte_rate=20"});
+  native_only({"--alter", "--ip", "10.0.0.1", "--add-config", "connection_creation_rate=5"});
+  native_only({"--alter", "--user", "qb", "--add-config", "controller_mutation_rate=0.5"});
+  same({"--describe", "--entity-type", "users"});
+  same({"--describe", "--entity-type", "users", "--entity-type", "clients"});
+  same({"--describe", "--user", "qa"});
+  same({"--describe", "--entity-type", "clients", "--entity-default"});
+  same({"--describe", "--entity-type", "ips"});
+  // Refusals: a value that is no number, one the controller refuses, a
+  // deletion of a key the entity does not hold.
+  same({"--alter", "--user", "qa", "--add-config", "producer_byte_rate=lots"});
+  same({"--alter", "--user", "qa", "--add-config", "producer_byte_rate=1.5"});
+  same({"--alter", "--client", "app", "--delete-config", "request_percentage"});
+  // A deletion by each tool in turn, then what is left.
+  same({"--alter", "--user", "qa", "--add-config", "request_percentage=10"});
+  for (bool java : {true, false}) {
+    native_only({"--alter", "--user", "qa", "--add-config", "request_percentage=10"});
+    std::vector<std::string> args{"--bootstrap-server", bootstrap(), "--alter", "--user", "qa", "--delete-config",
+                                  "request_percentage"};
+    auto r = java ? run_kafka_tool(broker->dir(), k_config_command, args)
+                  : run_native_tool(broker->dir(), "kafka-configs.sh", args);
+    EXPECT_EQ(r.exit_code, 0) << r.all();
+    EXPECT_EQ(tool_lines(r), std::vector<std::string>{"Completed updating config for user qa."}) << r.all();
+  }
+  same({"--describe", "--user", "qa"});
 }
 
 // SCRAM credentials (KIP-554): set, refused as the controller refuses them
-// (the same exception lines from both tools), deleted. Kafka's tool lists a
-// user's client quotas before its credentials, and fails on a cluster
-// without DescribeClientQuotas (highwater's); the native tool lists the
-// credentials alone there, in ConfigCommand's words.
+// (the same exception lines from both tools), deleted, and described after
+// the user's client quotas (none here), in ConfigCommand's words.
 TEST_F(NativeConfigsIT, ScramCredentials) {
   same({"--alter", "--user", "u", "--add-config", "SCRAM-SHA-256=[password=x]"});
   same({"--alter", "--user", "u", "--add-config", "SCRAM-SHA-512=[iterations=8192,password=y]"});
@@ -176,6 +208,7 @@ TEST_F(NativeConfigsIT, ScramCredentials) {
   EXPECT_EQ(described({"--user", "u"}),
             "SCRAM credential configs for user-principal 'u' are SCRAM-SHA-256=iterations=4096, "
             "SCRAM-SHA-512=iterations=8192\n");
+  same({"--describe", "--user", "u"});
   EXPECT_EQ(described({"--user", "nobody"}), "");
   native_only({"--alter", "--user", "u", "--delete-config", "SCRAM-SHA-512"});  // a second deletion is refused
   EXPECT_EQ(described({"--user", "u"}),

@@ -8,9 +8,11 @@
 
 #include <algorithm>
 
+#include "protocol/messages/alter_client_quotas.h"
 #include "protocol/messages/alter_configs.h"
 #include "protocol/messages/create_partitions.h"
 #include "protocol/messages/delete_topics.h"
+#include "protocol/messages/describe_client_quotas.h"
 #include "protocol/messages/describe_cluster.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/describe_log_dirs.h"
@@ -589,6 +591,71 @@ void describe_user_scram_credentials_sweep(sweep_context& ctx, int16_t v) {
   EXPECT_EQ(resp->results[0].credential_infos[0].iterations, 4096);
 }
 
+// Client quotas: a user's producer_byte_rate set, read back with an EXACT
+// filter (strict and not), then removed.
+msg::alter_client_quotas_request quota_alteration(const std::string& user, std::optional<double> value) {
+  msg::alter_client_quotas_request req;
+  auto& e = req.entries.emplace_back();
+  e.entity.push_back({"user", user, {}});
+  auto& op = e.ops.emplace_back();
+  op.key = "producer_byte_rate";
+  op.value = value.value_or(0.0);
+  op.remove = !value;
+  return req;
+}
+
+std::optional<double> described_rate(version_client& c, const std::string& user, int16_t v) {
+  msg::describe_client_quotas_request req;
+  req.components.push_back({"user", 0, user, {}});
+  req.strict = true;
+  auto resp = c.call<msg::describe_client_quotas_response>(48, v, req);
+  if (!resp || resp->error_code != k_none || !resp->entries || resp->entries->size() != 1) return std::nullopt;
+  const auto& entry = (*resp->entries)[0];
+  if (entry.entity.size() != 1 || entry.entity[0].entity_name != user || entry.values.size() != 1) return std::nullopt;
+  return entry.values[0].value;
+}
+
+void alter_client_quotas_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string user = tname("quota-alter", v);
+  auto resp = c.call<msg::alter_client_quotas_response>(49, v, quota_alteration(user, 1048576));
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  ASSERT_EQ(resp->entries.size(), 1u);
+  EXPECT_EQ(resp->entries[0].error_code, k_none);
+  EXPECT_FALSE(resp->entries[0].error_message.has_value());
+  ASSERT_EQ(resp->entries[0].entity.size(), 1u);
+  EXPECT_EQ(resp->entries[0].entity[0].entity_name, user);
+  EXPECT_TRUE(ctx.settled([&] { return described_rate(c, user, 1) == 1048576.0; }));
+  // A fractional rate is refused with Kafka's text and changes nothing.
+  auto refused = c.call<msg::alter_client_quotas_response>(49, v, quota_alteration(user, 0.5));
+  ASSERT_TRUE(refused);
+  ASSERT_EQ(refused->entries.size(), 1u);
+  EXPECT_EQ(refused->entries[0].error_code, 42);  // INVALID_REQUEST
+  EXPECT_EQ(refused->entries[0].error_message, "producer_byte_rate cannot be a fractional value.");
+  auto removed = c.call<msg::alter_client_quotas_response>(49, v, quota_alteration(user, std::nullopt));
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(removed->entries.at(0).error_code, k_none);
+  EXPECT_TRUE(ctx.settled([&] { return !described_rate(c, user, 1).has_value(); }));
+}
+
+void describe_client_quotas_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string user = tname("quota-describe", v);
+  auto altered = c.call<msg::alter_client_quotas_response>(49, 0, quota_alteration(user, 2048));
+  ASSERT_TRUE(altered);
+  ASSERT_EQ(altered->entries.at(0).error_code, k_none);
+  EXPECT_TRUE(ctx.settled([&] { return described_rate(c, user, v) == 2048.0; }));
+  // An invalid filter: Kafka's error at the top, no entries.
+  msg::describe_client_quotas_request bad;
+  bad.components.push_back({"user", 0, std::nullopt, {}});
+  auto resp = c.call<msg::describe_client_quotas_response>(48, v, bad);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, 42);
+  EXPECT_EQ(resp->error_message, "Request specified MATCH_TYPE_EXACT, but set match string to null.");
+  EXPECT_FALSE(resp->entries.has_value());
+}
+
 // The ACL APIs on a broker without an authorizer: SECURITY_DISABLED with
 // Kafka's texts, the top-level error for DescribeAcls and one per creation
 // or filter for the others (the ACLs themselves: acls_test.cc).
@@ -665,6 +732,8 @@ std::vector<api_sweep> admin_sweeps() {
       {44, "IncrementalAlterConfigs", &incremental_alter_configs_sweep},
       {45, "AlterPartitionReassignments", &alter_partition_reassignments_sweep},
       {46, "ListPartitionReassignments", &list_partition_reassignments_sweep},
+      {48, "DescribeClientQuotas", &describe_client_quotas_sweep},
+      {49, "AlterClientQuotas", &alter_client_quotas_sweep},
       {50, "DescribeUserScramCredentials", &describe_user_scram_credentials_sweep},
       {51, "AlterUserScramCredentials", &alter_user_scram_credentials_sweep},
       {55, "DescribeQuorum", &describe_quorum_sweep},

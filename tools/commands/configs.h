@@ -8,6 +8,8 @@
 //                        Kafka's admin client routes them
 //   configs_describe.cc  --describe
 //   configs_alter.cc     --alter
+//   configs_scram.cc     SCRAM credentials of users
+//   configs_quotas.cc    client quotas of users, clients and ips
 // Declarations here are internal to the tool (and its unit tests).
 
 #include <chrono>
@@ -54,6 +56,9 @@ failure plain(std::string message);
 // An exception thrown by a future: ExecutionException wrapping `cause`
 // ("org.apache...SomeException: message").
 failure execution(const std::string& cause);
+// What a call the controllers do not serve fails with under
+// --bootstrap-controller (UnsupportedEndpointTypeException).
+failure unsupported_endpoint();
 // An exception thrown directly (java.nio.file.NoSuchFileException: path).
 failure thrown(std::string exception);
 
@@ -179,6 +184,30 @@ struct alter_op {
   std::string value;
 };
 
+// A component of a client quota filter: an entity type ("user",
+// "client-id", "ip") and a name, the default (no name), or any entity of
+// the type.
+struct quota_component {
+  std::string entity_type;
+  std::optional<std::string> name;
+  bool any = false;
+};
+// One entity's client quotas as describeClientQuotas returns them: its
+// (type, name) pairs and its values, each in the admin client's order.
+struct quota_description {
+  std::vector<std::pair<std::string, std::optional<std::string>>> entity;
+  std::vector<std::pair<std::string, double>> values;
+};
+
+// getAllClientQuotasConfigs' filter: each --entity-type with the name in
+// its place ("" the default), or any entity of the types without one.
+std::vector<quota_component> quota_components(const command_line& c);
+// "Quota configs for user-principal 'alice', client-id 'app' are
+// producer_byte_rate=1024.0".
+std::string quota_line(const quota_description& d);
+// Double.parseDouble (Scala's toDouble): false where it throws.
+bool java_parse_double(const std::string& text, double* out);
+
 // Kafka's admin client calls as ConfigCommand makes them, each failing as
 // the future ConfigCommand waits on fails.
 class config_admin {
@@ -203,13 +232,15 @@ class config_admin {
   std::optional<failure> group_ids(std::vector<std::string>* out);
   // listConfigResources of one type; *unsupported when the broker cannot list it.
   std::optional<failure> config_resources(resource_type type, std::vector<std::string>* out, bool* unsupported);
-  // A client quota or SCRAM API (DESCRIBE_CLIENT_QUOTAS ...): how its call
-  // fails when the cluster lacks it; a message when it has it (the native
-  // tool does not speak these APIs).
-  failure quota_or_scram_api(int16_t api_key, const std::string& api_name, const std::string& call);
-  // Whether the cluster serves DescribeClientQuotas (Kafka's does; this
-  // native tool does not speak it, and Highwater keeps no quotas).
-  bool serves_client_quotas();
+  // describeClientQuotas(ClientQuotaFilter.containsOnly(components))
+  // (.entities.get(30, SECONDS)): the entities in the order the admin
+  // client's HashMap iterates them (configs_quotas.cc).
+  std::optional<failure> describe_quotas(const std::vector<quota_component>& components,
+                                         std::vector<quota_description>* out);
+  // alterClientQuotas of one entity (all().get(60, SECONDS)): ops with a
+  // value set it, the others remove the key.
+  std::optional<failure> alter_quotas(const std::vector<std::pair<std::string, std::optional<std::string>>>& entity,
+                                      const std::vector<std::pair<std::string, std::optional<double>>>& ops);
   // alterUserScramCredentials of one user (all().get(60, SECONDS)): the
   // deletions, then the upsertions, salted here as Kafka's admin client
   // salts them (a random salt, PBKDF2 on OpenSSL), never the password sent.

@@ -86,6 +86,36 @@ std::optional<failure> check_credential(const std::string& mechanism, const std:
 }
 
 // The users/clients rules, then the quota or SCRAM call.
+// alterQuotaConfigs: the entity's quotas read first (a deletion of a key
+// it does not hold is refused), the values parsed as doubles, then one
+// alteration: the added keys in their map's order, then the deletions.
+std::optional<failure> alter_quotas(config_admin& admin, const command_line& c, const std::vector<std::string>& keys,
+                                    const properties& added) {
+  if (c.entity_types.size() != c.entity_names.size())
+    return plain("Exactly one entity name must be specified for every entity type");
+  std::vector<quota_description> current;
+  if (auto f = admin.describe_quotas(quota_components(c), &current)) return f;
+  std::vector<std::string> invalid;
+  for (const auto& k : c.delete_config) {
+    bool held = false;
+    if (!current.empty())
+      for (const auto& [key, value] : current.front().values) held |= key == k;
+    if (!held) invalid.push_back(k);
+  }
+  if (!invalid.empty()) return plain("Invalid config(s): " + join(invalid, ","));
+  std::vector<std::pair<std::string, std::optional<std::string>>> entity;
+  for (const auto& q : quota_components(c)) entity.emplace_back(q.entity_type, q.name);
+  std::vector<std::pair<std::string, std::optional<double>>> ops;
+  for (const auto& k : keys) {
+    double value = 0;
+    if (!java_parse_double(value_of(added, k), &value))
+      return plain("Cannot parse quota configuration value for " + k + ": " + value_of(added, k));
+    ops.emplace_back(k, value);
+  }
+  for (const auto& k : c.delete_config) ops.emplace_back(k, std::nullopt);
+  return admin.alter_quotas(entity, ops);
+}
+
 std::optional<failure> alter_users_or_clients(config_admin& admin, const command_line& c,
                                               const std::vector<std::string>& keys, const properties& added) {
   const auto& deleted = c.delete_config;
@@ -125,7 +155,7 @@ std::optional<failure> alter_users_or_clients(config_admin& admin, const command
                      "--bootstrap-server.");
     }
   }
-  if (quota_add || quota_delete) return admin.quota_or_scram_api(48, "DESCRIBE_CLIENT_QUOTAS", "describeClientQuotas");
+  if (quota_add || quota_delete) return alter_quotas(admin, c, keys, added);
   std::vector<scram_upsert> upsertions;
   for (const auto& mechanism : scram_add)
     if (auto f = check_credential(mechanism, value_of(added, mechanism), &upsertions.emplace_back())) return f;
@@ -213,7 +243,7 @@ std::optional<failure> alter_configs(config_admin& admin, const command_line& c,
     if (!unknown.empty())
       return plain("Only connection quota configs can be added for 'ips' using --bootstrap-server. Unexpected config "
                    "names: " + join(unknown, ","));
-    f = admin.quota_or_scram_api(48, "DESCRIBE_CLIENT_QUOTAS", "describeClientQuotas");
+    if (!f) f = alter_quotas(admin, c, keys, added);
   }
   if (f) return f;
   if (!name.empty())

@@ -233,15 +233,6 @@ std::optional<failure> config_admin::config_resources(resource_type type, std::v
   return std::nullopt;
 }
 
-failure config_admin::quota_or_scram_api(int16_t api_key, const std::string& api_name, const std::string& call) {
-  std::optional<failure> unconnected;
-  if (!client(call, &unconnected)) return *unconnected;
-  if (admin_->bootstrap_controllers()) return execution(k_unsupported_endpoint);
-  std::string error;
-  connection* c = admin_->connection_to(any_or_controller(), &error);
-  if (c && !c->version_for(api_key, 0, 32767)) return unsupported_version(api_name);
-  return plain("kafka-configs.sh: client quotas and SCRAM credentials (" + api_name +
-               ") are not supported by the native tool");
-}
+failure unsupported_endpoint() { return execution(k_unsupported_endpoint); }
 
 }  // namespace hw::tools::configs

@@ -119,19 +119,19 @@ std::optional<failure> describe_resources(config_admin& admin, std::string_view 
 
 std::optional<failure> describe_configs(config_admin& admin, const command_line& c, std::ostream& out) {
   const std::string& type = c.entity_types.front();
-  // Users alone, not their defaults: their SCRAM credentials. Kafka's tool
-  // lists the users' client quotas first; a cluster without client quotas
-  // (Highwater keeps none) has none to list.
-  const bool scram_only = type == users && c.entity_types.size() == 1 &&
-                          std::find(c.entity_names.begin(), c.entity_names.end(), "") == c.entity_names.end();
-  if (scram_only && !admin.serves_client_quotas()) {
+  if (type == users || type == clients || type == ips) {
+    // describeQuotaConfigs, then (users alone, none of them the default)
+    // describeUserScramCredentials of the same names.
+    std::vector<quota_description> quotas;
+    if (auto f = admin.describe_quotas(quota_components(c), &quotas)) return f;
+    for (const auto& q : quotas) out << quota_line(q) << '\n';
+    out.flush();
+    if (type == ips || contains(c.entity_types, std::string(clients)) || contains(c.entity_names, "")) return std::nullopt;
     std::vector<std::string> lines;
     if (auto f = admin.describe_scram(c.entity_names, &lines)) return f;
     for (const auto& line : lines) out << line << '\n';
     return std::nullopt;
   }
-  if (type == users || type == clients || type == ips)
-    return admin.quota_or_scram_api(48, "DESCRIBE_CLIENT_QUOTAS", "describeClientQuotas");
   std::optional<std::string> name;
   if (!c.entity_names.empty()) name = c.entity_names.front();
   return describe_resources(admin, type, name, c.all, out);

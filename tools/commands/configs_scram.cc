@@ -31,14 +31,6 @@ std::string simple_name(int16_t code) {
 
 }  // namespace
 
-bool config_admin::serves_client_quotas() {
-  std::optional<failure> unconnected;
-  if (!client("describeClientQuotas", &unconnected)) return false;
-  std::string error;
-  connection* c = admin_->connection_to(any_or_controller(), &error);
-  return c && c->version_for(48, 0, 32767);
-}
-
 std::optional<failure> config_admin::alter_scram(const std::string& user,
                                                  const std::vector<protocol::scram_mechanism>& deletions,
                                                  const std::vector<scram_upsert>& upsertions) {
