@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <tuple>
-
 #include <cstdio>
 #include <set>
 #include <fstream>
@@ -215,10 +213,10 @@ TEST(BrokerConfig, ControllerListenersArePlaintextUnlessTheMapIsSet) {
 // else the names given (as written: the listeners' own are upper case),
 // each a listener or a controller listener name.
 TEST(BrokerConfig, EarlyStartListeners) {
-  const std::vector<std::tuple<std::string, std::string, std::string>> base = {
+  const std::vector<config_entry> base = {
       {"listeners", "PLAINTEXT://127.0.0.1:9092,SASL_PLAINTEXT://127.0.0.1:9094,CONTROLLER://127.0.0.1:9093", "f"},
       {"controller.listener.names", "CONTROLLER", "f"}};
-  auto with = [&](std::vector<std::tuple<std::string, std::string, std::string>> more) {
+  auto with = [&](std::vector<config_entry> more) {
     auto all = base;
     all.insert(all.end(), more.begin(), more.end());
     return all;
