@@ -7,7 +7,8 @@
 // only; the cluster's operations alone), waits until both brokers apply
 // them, sends every probe (Metadata listing, naming, by id and
 // auto-creating; Produce and Fetch by name and by id; the group,
-// transaction, config, topic admin and cluster APIs), then removes them.
+// transaction, config, topic admin, client quota and cluster APIs), then
+// removes them.
 // Every probe names one resource, so Kafka's hash-ordered answers compare
 // as they are; listings (Metadata of every topic, ListGroups,
 // ListTransactions) compare as sets of what this test made. Error texts
@@ -23,6 +24,7 @@
 #include "broker_process.h"
 #include "protocol/messages/add_offsets_to_txn.h"
 #include "protocol/messages/add_partitions_to_txn.h"
+#include "protocol/messages/alter_client_quotas.h"
 #include "protocol/messages/alter_partition_reassignments.h"
 #include "protocol/messages/alter_user_scram_credentials.h"
 #include "protocol/messages/create_acls.h"
@@ -33,6 +35,7 @@
 #include "protocol/messages/delete_records.h"
 #include "protocol/messages/delete_topics.h"
 #include "protocol/messages/describe_acls.h"
+#include "protocol/messages/describe_client_quotas.h"
 #include "protocol/messages/describe_cluster.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/describe_groups.h"
@@ -539,6 +542,26 @@ std::vector<probe> cluster_probes(const resources& n) {
     res.resource_name = "";
     res.configuration_keys = std::vector<std::string>{"log.retention.ms"};
     out.push_back(same_probe("DescribeConfigs of the cluster's defaults", 32, 4, r));
+  }
+  {
+    msg::describe_client_quotas_request r;
+    auto& c = r.components.emplace_back();
+    c.entity_type = "user";
+    c.match_type = 0;
+    c.match = "bob";
+    out.push_back(same_probe("DescribeClientQuotas", 48, 1, r));
+  }
+  {
+    msg::alter_client_quotas_request r;
+    r.validate_only = true;
+    auto& e = r.entries.emplace_back();
+    auto& who = e.entity.emplace_back();
+    who.entity_type = "user";
+    who.entity_name = "bob";
+    auto& op = e.ops.emplace_back();
+    op.key = "producer_byte_rate";
+    op.value = 1048576;
+    out.push_back(same_probe("AlterClientQuotas, validate only", 49, 1, r));
   }
   {
     msg::write_txn_markers_request r;
