@@ -116,6 +116,46 @@ named_topics sort_named(const request_context& ctx, const metadata_request& requ
   return out;
 }
 
+// The alive brokers reachable on the client's listener, and a controller id
+// among them (clients cannot reach controllers).
+void add_brokers(const controller::metadata_image& image, std::string_view listener, int32_t self,
+                 metadata_response& response) {
+  for (const auto& [id, endpoint] : image.endpoints(listener)) {
+    const auto* b = image.broker(id);
+    if (!b || b->fenced) continue;
+    metadata_response::metadata_response_broker mb;
+    mb.node_id = id.value;
+    mb.host = endpoint.host;
+    mb.port = endpoint.port;
+    mb.rack = b->rack;
+    response.brokers.push_back(std::move(mb));
+  }
+  response.controller_id = response.brokers.empty() ? -1 : self;
+  if (!response.brokers.empty() &&
+      std::none_of(response.brokers.begin(), response.brokers.end(), [&](auto& b) { return b.node_id == self; }))
+    response.controller_id = response.brokers.front().node_id;
+}
+
+// The operations the principal may do on each topic described (topics
+// [first, end) of the answer), and (v8 to v10) on the cluster: none without
+// DESCRIBE on it. Without an authorizer, every operation Kafka lists.
+void add_authorized_operations(const request_context& ctx, const metadata_request& request, size_t first, size_t end,
+                               metadata_response& response) {
+  if (ctx.api_version < 8) return;
+  if (request.include_topic_authorized_operations) {
+    for (size_t i = first; i < end; ++i) {
+      auto& t = response.topics[i];
+      if (t.name)  // an unknown one's too, as Kafka's
+        t.topic_authorized_operations = authorized_operations(ctx, controller::acl_resource_type::topic, *t.name);
+    }
+  }
+  if (ctx.api_version <= 10 && request.include_cluster_authorized_operations)
+    response.cluster_authorized_operations =
+        authorize(ctx, api_acl(3, "cluster_operations"))
+            ? authorized_operations(ctx, controller::acl_resource_type::cluster, controller::acl_cluster_name)
+            : 0;
+}
+
 asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<metadata_request>(ctx, &error);
@@ -146,20 +186,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
 
   metadata_response response;
   response.cluster_id = s.cluster_id;
-  for (const auto& [id, endpoint] : image->endpoints(ctx.listener_name)) {
-    const auto* b = image->broker(id);
-    if (!b || b->fenced) continue;
-    metadata_response::metadata_response_broker mb;
-    mb.node_id = id.value;
-    mb.host = endpoint.host;
-    mb.port = endpoint.port;
-    mb.rack = b->rack;
-    response.brokers.push_back(std::move(mb));
-  }
-  response.controller_id = response.brokers.empty() ? -1 : s.node_id;
-  if (!response.brokers.empty() &&
-      std::none_of(response.brokers.begin(), response.brokers.end(), [&](auto& b) { return b.node_id == s.node_id; }))
-    response.controller_id = response.brokers.front().node_id;
+  add_brokers(*image, ctx.listener_name, s.node_id, response);
 
   for (const protocol::uuid& id : named.unknown_ids)
     response.topics.push_back(error_topic(std::nullopt, id, error_code::unknown_topic_id));
@@ -193,21 +220,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     response.topics.push_back(error_topic(name, {}, error_code::topic_authorization_failed, is_internal_topic(name)));
   for (auto& t : named.describe_refused) response.topics.push_back(std::move(t));
 
-  // The operations the principal may do on each topic described, and (v8
-  // to v10) on the cluster: none without DESCRIBE on it. Without an
-  // authorizer, every operation Kafka lists.
-  if (ctx.api_version >= 8 && request->include_topic_authorized_operations) {
-    for (size_t i = first_described; i < end_described; ++i) {
-      auto& t = response.topics[i];
-      if (t.name)  // an unknown one's too, as Kafka's
-        t.topic_authorized_operations = authorized_operations(ctx, controller::acl_resource_type::topic, *t.name);
-    }
-  }
-  if (ctx.api_version >= 8 && ctx.api_version <= 10 && request->include_cluster_authorized_operations)
-    response.cluster_authorized_operations =
-        authorize(ctx, api_acl(3, "cluster_operations"))
-            ? authorized_operations(ctx, controller::acl_resource_type::cluster, controller::acl_cluster_name)
-            : 0;
+  add_authorized_operations(ctx, *request, first_described, end_described, response);
   co_return respond(ctx, response);
 }
 

@@ -55,8 +55,8 @@ std::string default_message(error_code e) {
     case error_code::none: return "NONE";
     case error_code::coordinator_not_available: return "The coordinator is not available.";
     case error_code::not_coordinator: return "This is not the correct coordinator.";
-    case error_code::group_authorization_failed: return "Group authorization failed.";
-    case error_code::transactional_id_authorization_failed: return "Transactional Id authorization failed.";
+    case error_code::group_authorization_failed:
+    case error_code::transactional_id_authorization_failed: return std::string(authorization_error_message(e));
     case error_code::invalid_request:
       return "This most likely occurs because of a request being malformed by the client library or the message "
              "was sent to an incompatible broker. See the broker logs for more details.";

@@ -80,11 +80,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   auto request = decode_request<describe_log_dirs_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
   const broker_services& s = *ctx.services;
-  if (!authorize(ctx, api_acl(35, "cluster"))) {  // DESCRIBE on the cluster
-    describe_log_dirs_response refused;
-    refused.error_code = static_cast<int16_t>(protocol::error_code::cluster_authorization_failed);
-    co_return respond(ctx, refused);
-  }
+  if (auto refused = top_level_refusal<describe_log_dirs_response>(ctx, api_acl(35, "cluster")))  // DESCRIBE
+    co_return respond(ctx, *refused);
   std::set<storage::topic_partition> listed;
   if (request->topics) {
     for (const auto& t : *request->topics)

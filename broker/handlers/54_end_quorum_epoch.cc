@@ -16,13 +16,9 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<protocol::msg::end_quorum_epoch_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  // Only other nodes send it: CLUSTER_ACTION, else the request is refused
-  // at its top level.
-  if (const api_acl_check& check = api_acl(54, "cluster"); !authorize(ctx, check)) {
-    protocol::msg::end_quorum_epoch_response refused;
-    refused.error_code = static_cast<int16_t>(check.refusal);
-    co_return respond(ctx, refused);
-  }
+  // Only other nodes send it: CLUSTER_ACTION, else refused at the top level.
+  if (auto refused = top_level_refusal<protocol::msg::end_quorum_epoch_response>(ctx, api_acl(54, "cluster")))
+    co_return respond(ctx, *refused);
   raft_driver* raft = ctx.services->raft;
   if (!raft) co_return handler_result::close("end_quorum_epoch on a node without a metadata quorum");
   auto response = co_await raft->end_quorum_epoch(*request);

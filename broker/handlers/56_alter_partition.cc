@@ -26,13 +26,9 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<alter_partition_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  // Only other nodes send it: CLUSTER_ACTION, else the request is refused
-  // at its top level.
-  if (const api_acl_check& check = api_acl(56, "cluster"); !authorize(ctx, check)) {
-    alter_partition_response refused;
-    refused.error_code = static_cast<int16_t>(check.refusal);
-    co_return respond(ctx, refused);
-  }
+  // Only other nodes send it: CLUSTER_ACTION, else refused at the top level.
+  if (auto refused = top_level_refusal<alter_partition_response>(ctx, api_acl(56, "cluster")))
+    co_return respond(ctx, *refused);
   const int16_t version = ctx.api_version;
   const alter_partition_request& req = *request;
   auto response = co_await call_active_controller<alter_partition_response>(

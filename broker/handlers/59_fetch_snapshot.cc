@@ -15,13 +15,9 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<protocol::msg::fetch_snapshot_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  // Only other nodes send it: CLUSTER_ACTION, else the request is refused
-  // at its top level.
-  if (const api_acl_check& check = api_acl(59, "cluster"); !authorize(ctx, check)) {
-    protocol::msg::fetch_snapshot_response refused;
-    refused.error_code = static_cast<int16_t>(check.refusal);
-    co_return respond(ctx, refused);
-  }
+  // Only other nodes send it: CLUSTER_ACTION, else refused at the top level.
+  if (auto refused = top_level_refusal<protocol::msg::fetch_snapshot_response>(ctx, api_acl(59, "cluster")))
+    co_return respond(ctx, *refused);
   raft_driver* raft = ctx.services->raft;
   if (!raft) co_return handler_result::close("FetchSnapshot on a node without a metadata quorum");
   auto answer = co_await raft->fetch_snapshot(*request);

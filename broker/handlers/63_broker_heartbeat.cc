@@ -25,13 +25,9 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<broker_heartbeat_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  // Only other nodes send it: CLUSTER_ACTION, else the request is refused
-  // at its top level.
-  if (const api_acl_check& check = api_acl(63, "cluster"); !authorize(ctx, check)) {
-    broker_heartbeat_response refused;
-    refused.error_code = static_cast<int16_t>(check.refusal);
-    co_return respond(ctx, refused);
-  }
+  // Only other nodes send it: CLUSTER_ACTION, else refused at the top level.
+  if (auto refused = top_level_refusal<broker_heartbeat_response>(ctx, api_acl(63, "cluster")))
+    co_return respond(ctx, *refused);
   const broker_heartbeat_request& req = *request;
   // Answered here or NOT_CONTROLLER: the broker asks the active controller.
   auto response = co_await call_active_controller<broker_heartbeat_response>(

@@ -66,10 +66,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();
   list_config_resources_response response;
-  if (const api_acl_check& check = api_acl(74, "cluster"); !authorize(ctx, check)) {  // DESCRIBE_CONFIGS
-    response.error_code = static_cast<int16_t>(check.refusal);
-    co_return respond(ctx, response);
-  }
+  if (auto refused = top_level_refusal<list_config_resources_response>(ctx, api_acl(74, "cluster")))
+    co_return respond(ctx, *refused);  // DESCRIBE_CONFIGS
   std::vector<config_resource_type> types;
   if (ctx.api_version == 0) types = {config_resource_type::client_metrics};
   for (int8_t t : request->resource_types) {

@@ -13,6 +13,7 @@
 #include "broker/metrics/broker_metrics.h"
 #include "broker/network/frame_size.h"
 #include "broker/response.h"
+#include "broker/security/forwarded_identity.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/api_registry.h"
 #include "protocol/messages/api_versions.h"
@@ -65,13 +66,7 @@ std::string host_text(const tcp::endpoint& ep) {
   const auto v6 = addr.to_v6();
   if (v6.is_v4_mapped()) return asio::ip::make_address_v4(asio::ip::v4_mapped, v6).to_string();
   const auto bytes = v6.to_bytes();
-  std::string out;
-  char group[8];
-  for (size_t i = 0; i < bytes.size(); i += 2) {
-    std::snprintf(group, sizeof group, "%x", (unsigned(bytes[i]) << 8) | bytes[i + 1]);
-    if (i) out += ':';
-    out += group;
-  }
+  std::string out = *address_text(protocol::bytes_view(bytes.data(), bytes.size()));
   if (v6.scope_id()) out += "%" + std::to_string(v6.scope_id());
   return out;
 }

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "broker/request_context.h"
 #include "broker/security/api_acls.h"
@@ -39,6 +40,17 @@ inline bool authorize(const request_context& ctx, const api_acl_check& check, st
              ? authorize(ctx, check.operation, check.resource_type, controller::acl_cluster_name, log_denied)
              : authorize(ctx, check.operation, check.resource_type, resource_name, log_denied);
 }
+// A request refused as a whole where the answer is a top-level error code
+// only (Kafka's getErrorResponse for the nodes' own APIs, DescribeLogDirs,
+// ListConfigResources): the answer if the check refuses, else nothing.
+template <class Response>
+std::optional<Response> top_level_refusal(const request_context& ctx, const api_acl_check& check) {
+  if (authorize(ctx, check)) return std::nullopt;
+  Response refused;
+  refused.error_code = static_cast<int16_t>(check.refusal);
+  return refused;
+}
+
 // Kafka's filterByAuthorized: one check of the API table asked once per
 // distinct resource name of a request (a produce of a hundred partitions
 // of one topic asks once).
