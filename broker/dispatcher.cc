@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "broker/metrics/broker_metrics.h"
+#include "broker/quota/request_quotas.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/api_registry.h"
 #include "protocol/messages/api_versions.h"
@@ -68,6 +69,7 @@ std::variant<dispatch_outcome, dispatcher::prepared_call> dispatcher::prepare(pr
   ctx.correlation_id = h.correlation_id;
   ctx.client_id = h.client_id;
   ctx.body = h.body(frame);
+  ctx.request_bytes = frame.size();
   ctx.response_header_version = protocol::response_header_version(h.api_key, h.api_version);
   ctx.listener_name = from.listener_name;
   ctx.protocol = from.protocol;
@@ -98,10 +100,16 @@ asio::awaitable<dispatch_outcome> dispatcher::dispatch(protocol::bytes_view fram
 asio::awaitable<dispatch_outcome> dispatcher::run(prepared_call& call) const {
   dispatch_outcome out;
   const auto started = std::chrono::steady_clock::now();
+  call.context.started = started;
   try {
     handler_result r = co_await call.handler->handle(call.context);
-    if (r.closes()) out.close_reason = r.close_reason();
-    else out.response = std::move(r.response());
+    if (r.closes()) {
+      out.close_reason = r.close_reason();
+    } else {
+      out.response = std::move(r.response());
+      quota::finish_request(call.context, out.response);
+      out.throttle_ms = call.context.throttle_ms;
+    }
   } catch (const std::exception& e) {
     // A handler bug: without a per-API error response to give, close the
     // connection rather than leave the client waiting.

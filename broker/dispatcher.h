@@ -54,6 +54,9 @@ struct connection_info {
 struct dispatch_outcome {
   std::optional<response_frame> response;
   std::string close_reason;  // non-empty: close once earlier responses are written
+  // A client quota's throttle: the connection reads and handles nothing
+  // more for this long after the response (KIP-219).
+  int32_t throttle_ms = 0;
   bool closes() const { return !close_reason.empty(); }
 };
 

@@ -32,6 +32,9 @@
 #include "broker/metadata/raft_driver.h"
 #include "broker/metrics/broker_metrics.h"
 #include "broker/producer_id_manager.h"
+#include "broker/quota/client_quotas.h"
+#include "broker/quota/quota_metrics.h"
+#include "broker/quota/request_quotas.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/security/sasl_client.h"
 #include "broker/security/sasl_listener.h"
@@ -201,6 +204,7 @@ struct broker_node::impl {
   std::unique_ptr<txn::txn_coordinator> txns;
   std::unique_ptr<fetch::shared_fetch_sessions> fetch_sessions;
   std::unique_ptr<authorizer_store> authorizer;  // null without authorizer.class.name
+  std::unique_ptr<quota::client_quotas> client_quotas;
   std::unique_ptr<metadata_publisher> publisher;
   std::unique_ptr<stall_guard> stalls;
   std::unique_ptr<raft_driver> raft;
@@ -443,6 +447,11 @@ void broker_node::impl::start_replication() {
   });
   publisher = std::make_unique<metadata_publisher>(io.get_executor(), *replicas, cfg, wall_clock_ms);
   publisher->set_authorizer(authorizer.get());
+  client_quotas = std::make_unique<quota::client_quotas>(
+      quota::window_config{static_cast<int>(cfg.get_int("quota.window.num")),
+                           cfg.get_int("quota.window.size.seconds") * 1000});
+  publisher->set_client_quotas(client_quotas.get());
+  services.quotas = client_quotas.get();
   {
     const int windows = static_cast<int>(cfg.get_int("replication.quota.window.num"));
     const int64_t window_ms = cfg.get_int("replication.quota.window.size.seconds") * 1000;
@@ -568,6 +577,7 @@ std::optional<std::string> broker_node::impl::start_listeners() {
   // listener serves the quorum and other brokers' registrations meanwhile.
   server_options so = make_server_options(cfg);
   so.connection.metrics = stats.get();
+  so.connection_rates = &client_quotas->connections();
   // SCRAM logins are checked against the metadata's credentials, as the
   // publisher has last applied them.
   auto sasl = make_sasl_listeners(cfg, [store = services.scram_credentials](scram_mechanism m, const std::string& user) {
@@ -663,6 +673,7 @@ std::optional<std::string> broker_node::impl::serve_metrics() {
   const int64_t port = cfg.get_int("highwater.metrics.port");
   if (port < 0) return std::nullopt;
   const int64_t max_txn_timeout_ms = cfg.get_int("transaction.max.timeout.ms");
+  stats->set_quota_source([q = client_quotas.get()] { return quota::quota_gauges(*q, quota::now_ms()); });
   stats->set_gauge_source([r = replicas.get(), f = fetchers.get(), c = controller.get(), p = publisher.get(),
                            t = txns.get(), max_txn_timeout_ms] {
     metrics::replica_gauges g;

@@ -3,6 +3,7 @@
 // which the connection keeps alive until the handler's coroutine finishes.
 // A handler starts on its connection's strand.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -45,6 +46,23 @@ struct request_context {
   // Set by the Fetch handler for a replica's fetch (metrics count it as
   // FetchFollower).
   bool from_follower = false;
+
+  // Client quotas (broker/quota/README.md). The time the request spent
+  // parked (a fetch's wait for data, a produce's wait for acks, a call to
+  // the controller) is not handling time: handlers that park add it here,
+  // and the request quota counts the rest.
+  mutable int64_t parked_ns = 0;  // parked time is added from const views too
+  // When the handler started, and the request's size (header and body).
+  std::chrono::steady_clock::time_point started;
+  size_t request_bytes = 0;
+  // Set by a handler that measured the request quota itself (Produce and
+  // Fetch fold it into their own throttle); the dispatcher does it for the
+  // others.
+  bool request_quota_recorded = false;
+  // How long the connection stays muted after this response (KIP-219):
+  // the throttle its quotas gave it and counted (helpers that see the
+  // request only as const raise it too, hence mutable).
+  mutable int32_t throttle_ms = 0;
 };
 
 }  // namespace hw::broker

@@ -41,6 +41,9 @@ class authorizer_store;
 namespace metrics {
 class broker_metrics;
 }
+namespace quota {
+class client_quotas;
+}
 
 struct broker_services {
   const handler_registry* handlers = nullptr;
@@ -79,6 +82,9 @@ struct broker_services {
   // authorizer configured, every request allowed; see
   // security/authorization.h).
   const authorizer_store* authorizer = nullptr;
+  // Client quotas, kept current by the metadata publisher (null in tests
+  // that need none; broker/quota/README.md).
+  quota::client_quotas* quotas = nullptr;
   // Producer ids for idempotent producers (InitProducerId).
   producer_id_manager* producer_ids = nullptr;
   // Partition leaders' ISR changes to the active controller.

@@ -3,6 +3,8 @@
 // request (not yet applied anywhere) and the response, and an error as
 // Kafka's ApiError carries it.
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,18 @@ struct api_error {
   std::string message;
   bool ok() const { return code == error_code::none; }
 };
+
+// The controller mutation quota of the client asking (Kafka's
+// ControllerRequestContext.applyPartitionChangeQuota): asked with a topic's
+// partition count just before its creation, deletion or growth is
+// written; false refuses that topic (THROTTLING_QUOTA_EXCEEDED). Empty:
+// no quota.
+using partition_change_quota = std::function<bool(int32_t partitions)>;
+
+// A topic refused by its client's controller mutation quota. Kafka answers
+// it without a message (its ApiError drops a message that is only the
+// code's own text): the empty message is written as null.
+inline api_error throttled_by_quota() { return {error_code::throttling_quota_exceeded, {}}; }
 
 // A whole request refused with one top-level error code and no records.
 template <typename R>

@@ -73,18 +73,18 @@ controller_result<msg::controller_registration_response> quorum_controller::regi
 }
 
 controller_result<msg::create_topics_response> quorum_controller::create_topics(
-    const msg::create_topics_request& request) {
-  return replication_.create_topics(image(), request);
+    const msg::create_topics_request& request, const partition_change_quota& quota) {
+  return replication_.create_topics(image(), request, quota);
 }
 
 controller_result<msg::delete_topics_response> quorum_controller::delete_topics(
-    const msg::delete_topics_request& request, int16_t version) {
-  return replication_.delete_topics(image(), request, version);
+    const msg::delete_topics_request& request, int16_t version, const partition_change_quota& quota) {
+  return replication_.delete_topics(image(), request, version, quota);
 }
 
 controller_result<msg::create_partitions_response> quorum_controller::create_partitions(
-    const msg::create_partitions_request& request) {
-  return replication_.create_partitions(image(), request);
+    const msg::create_partitions_request& request, const partition_change_quota& quota) {
+  return replication_.create_partitions(image(), request, quota);
 }
 
 controller_result<msg::alter_partition_response> quorum_controller::alter_partition(

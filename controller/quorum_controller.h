@@ -93,10 +93,13 @@ class quorum_controller {
       const msg::controller_registration_request& request);
 
   // Replication control.
-  controller_result<msg::create_topics_response> create_topics(const msg::create_topics_request& request);
+  // quota: the client's controller mutation quota (controller_result.h).
+  controller_result<msg::create_topics_response> create_topics(const msg::create_topics_request& request,
+                                                                const partition_change_quota& quota = {});
   controller_result<msg::delete_topics_response> delete_topics(const msg::delete_topics_request& request,
-                                                               int16_t version);
-  controller_result<msg::create_partitions_response> create_partitions(const msg::create_partitions_request& request);
+                                                               int16_t version, const partition_change_quota& quota = {});
+  controller_result<msg::create_partitions_response> create_partitions(const msg::create_partitions_request& request,
+                                                                       const partition_change_quota& quota = {});
   controller_result<msg::alter_partition_response> alter_partition(const msg::alter_partition_request& request,
                                                                    int16_t version);
   controller_result<msg::elect_leaders_response> elect_leaders(const msg::elect_leaders_request& request,

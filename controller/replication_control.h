@@ -73,13 +73,18 @@ class replication_control {
   replication_control(replication_control_options options, const configuration_control& configs);
 
   // Topics and partitions (replication_control_topics.cc).
+  // quota: the client's controller mutation quota, asked per topic once
+  // everything else about it is valid (controller_result.h).
   controller_result<msg::create_topics_response> create_topics(const metadata_image& image,
-                                                                const msg::create_topics_request& request);
+                                                                const msg::create_topics_request& request,
+                                                                const partition_change_quota& quota = {});
   controller_result<msg::delete_topics_response> delete_topics(const metadata_image& image,
                                                                const msg::delete_topics_request& request,
-                                                               int16_t version) const;
+                                                               int16_t version,
+                                                               const partition_change_quota& quota = {}) const;
   controller_result<msg::create_partitions_response> create_partitions(const metadata_image& image,
-                                                                       const msg::create_partitions_request& request);
+                                                                       const msg::create_partitions_request& request,
+                                                                       const partition_change_quota& quota = {});
 
   // Leaders and ISRs.
   controller_result<msg::elect_leaders_response> elect_leaders(const metadata_image& image,
@@ -150,10 +155,11 @@ class replication_control {
                               new_partitions& parts);
   api_error create_topic(const metadata_image& image, const msg::create_topics_request::creatable_topic& topic,
                          std::vector<metadata_record>& records,
-                         msg::create_topics_response::creatable_topic_result& result);
+                         msg::create_topics_response::creatable_topic_result& result,
+                         const partition_change_quota& quota);
   api_error create_partitions_of(const metadata_image& image,
                                  const msg::create_partitions_request::create_partitions_topic& topic,
-                                 std::vector<metadata_record>& records);
+                                 std::vector<metadata_record>& records, const partition_change_quota& quota);
   api_error reassign_partition(const metadata_image& image, const std::string& topic, int32_t partition,
                                const std::optional<std::vector<node_id>>& target,
                                bool allow_replication_factor_change, std::vector<metadata_record>& out) const;

@@ -14,7 +14,8 @@ namespace {
 
 void set_error(auto& result, const api_error& e) {
   result.error_code = static_cast<int16_t>(e.code);
-  result.error_message = e.message;
+  if (e.code == error_code::throttling_quota_exceeded && e.message.empty()) result.error_message = std::nullopt;
+  else result.error_message = e.message;
 }
 
 std::string join(const std::vector<std::string>& v, std::string_view sep) {
@@ -215,10 +216,12 @@ api_error replication_control::placed_assignment(const metadata_image& image,
 api_error replication_control::create_topic(const metadata_image& image,
                                             const msg::create_topics_request::creatable_topic& topic,
                                             std::vector<metadata_record>& records,
-                                            msg::create_topics_response::creatable_topic_result& result) {
+                                            msg::create_topics_response::creatable_topic_result& result,
+                                            const partition_change_quota& quota) {
   new_partitions parts;
   api_error assigned = topic.assignments.empty() ? placed_assignment(image, topic, parts) : manual_assignment(image, topic, parts);
   if (!assigned.ok()) return assigned;
+  if (quota && !quota(static_cast<int32_t>(parts.size()))) return throttled_by_quota();
 
   topic_id id(protocol::uuid::random(random_));
   while (image.topics_by_id.count(id)) id = topic_id(protocol::uuid::random(random_));
@@ -249,7 +252,7 @@ api_error replication_control::create_topic(const metadata_image& image,
 }
 
 controller_result<msg::create_topics_response> replication_control::create_topics(
-    const metadata_image& image, const msg::create_topics_request& request) {
+    const metadata_image& image, const msg::create_topics_request& request, const partition_change_quota& quota) {
   controller_result<msg::create_topics_response> out;
   std::map<std::string, api_error> errors = validate_new_topics(image, request);
   std::map<std::string, msg::create_topics_response::creatable_topic_result> successes;
@@ -259,7 +262,7 @@ controller_result<msg::create_topics_response> replication_control::create_topic
     api_error e = configs_.new_topic_config_records(image, t, topic_records);
     msg::create_topics_response::creatable_topic_result result;
     result.name = t.name;
-    if (e.ok()) e = create_topic(image, t, topic_records, result);
+    if (e.ok()) e = create_topic(image, t, topic_records, result, quota);
     if (!e.ok()) {
       errors[t.name] = e;
       continue;
@@ -286,7 +289,8 @@ controller_result<msg::create_topics_response> replication_control::create_topic
 }
 
 controller_result<msg::delete_topics_response> replication_control::delete_topics(
-    const metadata_image& image, const msg::delete_topics_request& request, int16_t version) const {
+    const metadata_image& image, const msg::delete_topics_request& request, int16_t version,
+    const partition_change_quota& quota) const {
   controller_result<msg::delete_topics_response> out;
   auto answer = [&](std::optional<std::string> name, topic_id id, api_error e) {
     msg::delete_topics_response::deletable_topic_result r;
@@ -337,6 +341,10 @@ controller_result<msg::delete_topics_response> replication_control::delete_topic
       answer(topic->name, topic->id, {error_code::topic_deletion_disabled, "Topic deletion is disabled."});
       continue;
     }
+    if (quota && !quota(static_cast<int32_t>(topic->partitions.size()))) {
+      answer(topic->name, topic->id, throttled_by_quota());
+      continue;
+    }
     msg::remove_topic_record record;
     record.topic_id = topic->id.value;
     out.records.push_back(record);
@@ -347,7 +355,8 @@ controller_result<msg::delete_topics_response> replication_control::delete_topic
 
 api_error replication_control::create_partitions_of(const metadata_image& image,
                                                     const msg::create_partitions_request::create_partitions_topic& t,
-                                                    std::vector<metadata_record>& records) {
+                                                    std::vector<metadata_record>& records,
+                                                    const partition_change_quota& quota) {
   const topic_image* topic = image.topic(t.name);
   if (!topic) return {error_code::unknown_topic_or_partition, "This server does not host this topic-partition."};
   auto current = static_cast<int32_t>(topic->partitions.size());
@@ -364,6 +373,7 @@ api_error replication_control::create_partitions_of(const metadata_image& image,
                                                         " additional partition(s), but only " +
                                                         std::to_string(t.assignments->size()) + " assignment(s) were specified."};
   }
+  if (quota && !quota(additional)) return throttled_by_quota();
   if (topic->partitions.empty()) {
     return {error_code::unknown_server_error, "Invalid state: topic " + t.name + " appears to have no partitions."};
   }
@@ -400,7 +410,7 @@ api_error replication_control::create_partitions_of(const metadata_image& image,
 }
 
 controller_result<msg::create_partitions_response> replication_control::create_partitions(
-    const metadata_image& image, const msg::create_partitions_request& request) {
+    const metadata_image& image, const msg::create_partitions_request& request, const partition_change_quota& quota) {
   controller_result<msg::create_partitions_response> out;
   std::set<std::string> names;
   for (const auto& t : request.topics) {
@@ -411,11 +421,11 @@ controller_result<msg::create_partitions_response> replication_control::create_p
       e = {error_code::invalid_request, "Duplicate topic name."};
     } else {
       std::vector<metadata_record> records;
-      e = create_partitions_of(image, t, records);
+      e = create_partitions_of(image, t, records, quota);
       if (e.ok()) out.records.insert(out.records.end(), records.begin(), records.end());
     }
-    r.error_code = static_cast<int16_t>(e.code);
-    if (!e.ok()) r.error_message = e.message;
+    if (e.ok()) r.error_code = 0;
+    else set_error(r, e);
     out.response.results.push_back(std::move(r));
   }
   if (request.validate_only) out.records.clear();

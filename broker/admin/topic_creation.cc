@@ -3,6 +3,7 @@
 #include "broker/metadata/controller_call.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/quota/request_quotas.h"
 #include "config/broker_config.h"
 
 namespace hw::broker {
@@ -14,12 +15,16 @@ asio::awaitable<create_topics_response> create_topics(const broker_services& ser
                                                       int16_t version, std::chrono::milliseconds timeout,
                                                       bool may_forward, const request_context* client) {
   controller_call_result result;
+  // The client's controller mutation quota, where this node's controller
+  // creates them (a forwarded request meets it on the active controller).
+  quota::mutation_quota mutations(client, 6);
   create_topics_response response = co_await call_active_controller<create_topics_response>(
       services, may_forward, 19, version, request,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset) {
-        return qc.create_topics(request);
+        return qc.create_topics(request, mutations.applier());
       },
       &result, timeout, client);
+  response.throttle_time_ms = std::max(response.throttle_time_ms, mutations.finish());
   if (result.status == commit_status::failed) {
     for (auto& t : response.topics) {
       if (t.error_code != 0 && t.error_code != static_cast<int16_t>(protocol::error_code::not_controller)) continue;
@@ -36,6 +41,7 @@ asio::awaitable<create_topics_response> create_topics(const broker_services& ser
     // topics from the metadata log, not from this one, and waiting here for
     // this node's logs (many file and directory syncs for a topic of many
     // partitions) would only delay the answer.
+    quota::parked parked(client);
     co_await services.metadata->wait_applied(result.committed_end, timeout);
   }
   co_return response;

@@ -25,6 +25,11 @@ class shared_fetch_sessions {
     std::lock_guard lock(mutex_);
     return cache_.update_and_generate_response(ctx, results, now_ms);
   }
+  // The answer to a throttled fetch: no partitions, the session unchanged.
+  fetch_response_plan throttled_response(const fetch_context& ctx) {
+    std::lock_guard lock(mutex_);
+    return cache_.throttled_response(ctx);
+  }
   size_t size() {
     std::lock_guard lock(mutex_);
     return cache_.size();

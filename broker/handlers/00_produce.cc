@@ -26,6 +26,7 @@
 #include "broker/handlers/leader_endpoints.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/stall_guard.h"
+#include "broker/quota/request_quotas.h"
 #include "broker/replica/await_acks.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/run_on.h"
@@ -551,9 +552,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       plan.response.responses[w.topic_index].partition_responses[w.partition_index].error_code =
           static_cast<int16_t>(e);
     };
+    quota::parked parked(&ctx);
     co_await await_acks(waiting, request->timeout_ms, answer);
   }
   if (ctx.api_version >= 10) name_current_leaders(ctx, plan.response);
+  plan.response.throttle_time_ms = quota::produce_throttle(ctx, request->acks == 0);
   if (request->acks == 0) {
     if (plan.any_error) co_return handler_result::close("acks=0 produce failed; closing so the client learns of it");
     co_return handler_result::no_response();

@@ -25,6 +25,7 @@
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/stall_guard.h"
 #include "broker/metadata/alter_partition_manager.h"
+#include "broker/quota/request_quotas.h"
 #include "broker/replica/partition_waiter.h"
 #include "broker/replica/replica_manager.h"
 #include "broker/replica/replica_selector.h"
@@ -354,6 +355,15 @@ void check_on_strand(partition_slot& slot, node_id follower, broker_epoch follow
   slot.expand = std::move(outcome.expand);
 }
 
+// What a full answer to these results would take on the wire, as the
+// fetch quota counts it: the partitions as encoded, a topic entry for each,
+// and the headers around them.
+size_t response_bytes(const std::vector<slot_result>& results, int16_t version) {
+  size_t bytes = 4 + 8 + 4 + 2 + 4 + 4;  // size, header, throttle, error, session, topics
+  for (const auto& r : results) bytes += r.data.encoded_size(version) + 4;  // + its topic's share
+  return bytes;
+}
+
 // The response in plan order, one topic entry per run of partitions of the
 // same topic (as Kafka groups them).
 void build_response(const fetch::fetch_response_plan& plan, std::vector<slot_result>& results, int16_t version,
@@ -512,6 +522,7 @@ asio::awaitable<void> read_until_ready(const request_context& ctx, const fetch_r
       return r.data.error_code != 0 || r.data.diverging_epoch.epoch >= 0 || r.data.preferred_read_replica >= 0;
     });
     if (!may_wait || any_error || static_cast<int64_t>(bytes) >= request.min_bytes || slots.empty()) co_return;
+    quota::parked parked(&ctx);
     co_await waiter->wait(deadline);
   }
 }
@@ -543,6 +554,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   refuse_unauthorized(ctx, who, *image, slots);
   co_await check_partitions(ctx, *request, who, *image, s.now_ms(), slots);
 
+  if (!who.from_follower) {
+    // A consumer fetches no more than its quota allows over one measured
+    // span, so that one answer cannot throttle it for long (Kafka caps
+    // fetch.max.bytes so).
+    request->max_bytes = quota::fetch_max_bytes(ctx, request->max_bytes);
+    request->min_bytes = std::min(request->min_bytes, request->max_bytes);
+  }
   fetch_reader reader(request->max_bytes, request->isolation_level == 1, who.from_follower, who.leader_only,
                       who.from_follower ? s.leader_quota : nullptr, s.now_ms);
   std::vector<slot_result> results;
@@ -551,8 +569,14 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::vector<fetch::partition_result> session_results;
   session_results.reserve(results.size());
   for (const auto& r : results) session_results.push_back(r.session);
-  auto plan = s.fetch_sessions->update_and_generate_response(fctx, session_results, s.now_ms());
+  // A consumer's answer counts against its byte-rate quota; once a quota
+  // throttles, the answer holds no data and leaves the session as it was
+  // (Kafka's getThrottledResponse), so what it held is sent next time.
+  const int32_t throttle = who.from_follower ? 0 : quota::fetch_throttle(ctx, response_bytes(results, version));
+  auto plan = throttle > 0 ? s.fetch_sessions->throttled_response(fctx)
+                           : s.fetch_sessions->update_and_generate_response(fctx, session_results, s.now_ms());
   build_response(plan, results, version, *image, response);
+  response.throttle_time_ms = throttle;
   if (version >= 16) name_current_leaders(*s.metadata, ctx.listener_name, response);
   co_return handler_result::respond(
       encode_response(ctx.correlation_id, ctx.response_header_version, response, version, reader.take_ranges()));

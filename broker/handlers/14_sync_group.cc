@@ -4,6 +4,7 @@
 
 #include "broker/handlers/group_request_support.h"
 #include "broker/handlers/handlers.h"
+#include "broker/quota/request_quotas.h"
 #include "broker/security/authorization.h"
 #include "protocol/messages/sync_group.h"
 
@@ -33,10 +34,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   };
   // READ on the group, after the protocol check.
   std::optional<sync_group_response> answer;
-  if (authorize(ctx, api_acl(14, "group"), request->group_id))
+  if (authorize(ctx, api_acl(14, "group"), request->group_id)) {
+    quota::parked parked(&ctx);  // a rebalance's wait is not handling time
     answer = co_await group::call_shard<sync_group_response>(ctx, request->group_id, issue, &failure);
-  else
+  } else {
     failure = error_code::group_authorization_failed;
+  }
   if (answer) co_return respond(ctx, *answer);
   sync_group_response response;
   response.error_code = static_cast<int16_t>(failure);

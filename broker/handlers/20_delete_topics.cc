@@ -9,6 +9,7 @@
 #include "broker/handlers/handlers.h"
 #include "broker/metadata/controller_call.h"
 #include "broker/metadata/metadata_publisher.h"
+#include "broker/quota/request_quotas.h"
 #include "broker/security/authorization.h"
 #include "broker/services.h"
 #include "protocol/messages/delete_topics.h"
@@ -78,7 +79,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   if (!request) co_return handler_result::close(error);
   const int16_t version = ctx.api_version;
   std::vector<delete_topics_response::deletable_topic_result> refused = refuse_unauthorized(ctx, *request);
-  auto response = co_await call_controller<delete_topics_response>(ctx, *request, [&](controller::quorum_controller& qc, int64_t) { return qc.delete_topics(*request, version); });
+  // The client's controller mutation quota: strict from v5.
+  quota::mutation_quota mutations(&ctx, 5);
+  auto response = co_await call_controller<delete_topics_response>(
+      ctx, *request,
+      [&](controller::quorum_controller& qc, int64_t) { return qc.delete_topics(*request, version, mutations.applier()); });
+  response.throttle_time_ms = std::max(response.throttle_time_ms, mutations.finish());
   for (auto& r : refused) response.responses.push_back(std::move(r));
   co_return respond(ctx, response);
 }

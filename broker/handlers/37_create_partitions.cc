@@ -6,6 +6,7 @@
 
 #include "broker/metadata/controller_call.h"
 #include "broker/handlers/handlers.h"
+#include "broker/quota/request_quotas.h"
 #include "broker/security/authorization.h"
 #include "protocol/messages/create_partitions.h"
 
@@ -35,7 +36,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       return true;
     });
   }
-  auto response = co_await call_controller<create_partitions_response>(ctx, *request, [&](controller::quorum_controller& qc, int64_t) { return qc.create_partitions(*request); });
+  // The client's controller mutation quota: strict from v3.
+  quota::mutation_quota mutations(&ctx, 3);
+  auto response = co_await call_controller<create_partitions_response>(
+      ctx, *request,
+      [&](controller::quorum_controller& qc, int64_t) { return qc.create_partitions(*request, mutations.applier()); });
+  response.throttle_time_ms = std::max(response.throttle_time_ms, mutations.finish());
   response.results.insert(response.results.begin(), std::make_move_iterator(refused.begin()),
                           std::make_move_iterator(refused.end()));
   co_return respond(ctx, response);

@@ -97,7 +97,9 @@ connection::connection(strand_type strand, tcp::socket socket, uint64_t id, orig
       writer_wakeup_(strand),
       reader_wakeup_(strand),
       handler_wakeup_(strand),
-      idle_timer_(strand) {
+      idle_timer_(strand),
+      read_mute_timer_(strand),
+      handle_mute_timer_(strand) {
   error_code ec;
   auto local = socket_.local_endpoint(ec);
   auto remote = socket_.remote_endpoint(ec);
@@ -150,6 +152,7 @@ void connection::stop_reading() {
   if (!reading_) return;
   reading_ = false;
   read_cancel_.emit(asio::cancellation_type::terminal);
+  read_mute_timer_.cancel();
   writer_wakeup_.cancel();  // the writer may now be able to finish
   handler_wakeup_.cancel();
 }
@@ -174,7 +177,18 @@ void connection::close_socket(const char* why) {
   reader_wakeup_.cancel();
   handler_wakeup_.cancel();
   idle_timer_.cancel();
+  read_mute_timer_.cancel();
+  handle_mute_timer_.cancel();
   if (on_closed_) on_closed_(id_);
+}
+
+asio::awaitable<void> connection::wait_unmuted(asio::steady_timer& timer) {
+  const bool reader = &timer == &read_mute_timer_;
+  while (!closed_ && !(reader && !reading_) && std::chrono::steady_clock::now() < muted_until_) {
+    timer.expires_at(muted_until_);
+    error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
 }
 
 asio::awaitable<void> connection::wait(asio::steady_timer& timer) {
@@ -286,6 +300,8 @@ asio::awaitable<void> connection::read_loop() {
     while (reading_ && (queue_.pending() >= options_.max_inflight ||
                         unhandled_bytes_ >= options_.max_read_ahead_bytes))
       co_await wait(reader_wakeup_);
+    if (!reading_) break;
+    co_await wait_unmuted(read_mute_timer_);
     if (!reading_) break;
 
     frame_bytes frame;
@@ -437,6 +453,8 @@ asio::awaitable<void> connection::handle_request(frame_bytes frame, uint64_t seq
     stop_reading();
   } else {
     queue_.complete(seq, std::move(out.response));
+    if (out.throttle_ms > 0)
+      muted_until_ = std::max(muted_until_, std::chrono::steady_clock::now() + std::chrono::milliseconds(out.throttle_ms));
   }
   writer_wakeup_.cancel();
   reader_wakeup_.cancel();
@@ -450,6 +468,10 @@ asio::awaitable<void> connection::handler_loop() {
     if (to_handle_.empty()) {
       if (!reading_) break;  // nothing more will come
       co_await wait(handler_wakeup_);
+      continue;
+    }
+    if (std::chrono::steady_clock::now() < muted_until_) {
+      co_await wait_unmuted(handle_mute_timer_);
       continue;
     }
     read_request r = std::move(to_handle_.front());

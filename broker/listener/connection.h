@@ -36,6 +36,10 @@
 // On SSL the principal is the client certificate's subject mapped by
 // ssl.principal.mapping.rules (User:ANONYMOUS without a certificate).
 //
+// Quotas: a response that carries a client quota's throttle mutes the
+// connection for that long (Kafka's KIP-219): the reader leaves further
+// requests in the socket and the handler takes none of those already read.
+//
 // Closing: on EOF, on a request the dispatcher rejects, on an invalid size,
 // or on server shutdown the reader stops, the responses of the requests
 // already read are written, then the socket is closed. A socket error, the
@@ -177,6 +181,8 @@ class connection : public std::enable_shared_from_this<connection> {
   asio::awaitable<error_code> send_file_range(const file_range& range);
   asio::awaitable<void> idle_watchdog();
   asio::awaitable<void> wait(asio::steady_timer& timer);
+  // Waits out a quota's mute, if any (timer: the waiting coroutine's own).
+  asio::awaitable<void> wait_unmuted(asio::steady_timer& timer);
 
   void stop_reading();
   void close_socket(const char* why);
@@ -215,6 +221,11 @@ class connection : public std::enable_shared_from_this<connection> {
   std::deque<read_request> to_handle_;
   size_t unhandled_bytes_ = 0;  // frames read whose handling has not finished
   asio::steady_timer idle_timer_;
+  // A client quota's throttle (KIP-219): until muted_until_ the connection
+  // reads and handles nothing more; responses already due still go out.
+  std::chrono::steady_clock::time_point muted_until_{};
+  asio::steady_timer read_mute_timer_;
+  asio::steady_timer handle_mute_timer_;
   asio::cancellation_signal read_cancel_;
   bool reading_ = true;  // false once the reader has stopped or must stop
   bool closed_ = false;

@@ -7,6 +7,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "broker/quota/client_quotas.h"
+#include "broker/quota/request_quotas.h"
+
 namespace hw::broker {
 namespace {
 
@@ -163,6 +166,7 @@ asio::awaitable<void> server::accept_loop(listener_state& l) {
       socket.close(ec);
       continue;
     }
+    if (throttled_by_ip_rate(socket)) continue;
     configure_socket(socket);
     uint64_t id = next_connection_id_++;
     auto conn = std::make_shared<connection>(conn_strand, std::move(socket), id,
@@ -175,6 +179,26 @@ asio::awaitable<void> server::accept_loop(listener_state& l) {
     spdlog::debug("Accepted connection {} on {}", conn->name(), l.info.to_string());
     conn->start();
   }
+}
+
+bool server::throttled_by_ip_rate(tcp::socket& socket) {
+  if (!options_.connection_rates || !options_.connection_rates->enabled()) return false;
+  error_code ec;
+  const tcp::endpoint remote = socket.remote_endpoint(ec);
+  if (ec) return false;
+  const int32_t throttle = options_.connection_rates->on_connection(quota::ip_text(remote.address()), quota::now_ms());
+  if (throttle <= 0) return false;
+  // Kafka holds such a connection, unread, for the throttle and then
+  // closes it, so a client that reconnects in a loop is slowed down.
+  spdlog::debug("Delaying the close of a connection from {} for {} ms: connection_creation_rate exceeded",
+                remote.address().to_string(), throttle);
+  auto held = std::make_shared<tcp::socket>(std::move(socket));
+  auto timer = std::make_shared<asio::steady_timer>(held->get_executor(), std::chrono::milliseconds(throttle));
+  timer->async_wait([held, timer](const error_code&) {
+    error_code ignored;
+    held->close(ignored);
+  });
+  return true;
 }
 
 void server::on_connection_closed(uint64_t id) {

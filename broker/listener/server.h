@@ -33,6 +33,10 @@
 
 namespace hw::broker {
 
+namespace quota {
+class connection_rate_quotas;
+}
+
 struct server_options {
   std::vector<config::listener_endpoint> listeners;
   connection_options connection;
@@ -47,6 +51,9 @@ struct server_options {
   std::map<std::string, std::shared_ptr<const sasl_listener>> sasl_listeners;
   // The TLS context of each SSL and SASL_SSL listener, by listener name.
   std::map<std::string, std::shared_ptr<const tls_server_context>> tls_listeners;
+  // connection_creation_rate per client IP (null: none); a connection over
+  // its IP's rate is held unserved for the throttle, then closed.
+  quota::connection_rate_quotas* connection_rates = nullptr;
 };
 
 class server {
@@ -86,6 +93,9 @@ class server {
   asio::awaitable<void> drain(std::chrono::milliseconds grace);
   void on_connection_closed(uint64_t id);
   void configure_socket(tcp::socket& s) const;
+  // Whether the client's IP is over its connection_creation_rate; the
+  // socket is then held and closed later.
+  bool throttled_by_ip_rate(tcp::socket& socket);
 
   asio::io_context& io_;
   server_options options_;

@@ -20,6 +20,7 @@
 #include "broker/metadata/envelope.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/raft_driver.h"
+#include "broker/quota/request_quotas.h"
 #include "broker/services.h"
 #include "config/broker_config.h"
 #include "protocol/wire/reader.h"
@@ -66,6 +67,8 @@ asio::awaitable<R> call_active_controller(const broker_services& services, bool 
                                           controller_call_result* result = nullptr,
                                           std::chrono::milliseconds timeout = std::chrono::seconds(30),
                                           const request_context* client = nullptr) {
+  // The client's request waits here, not handled: its request time leaves it out.
+  quota::parked parked(client);
   controller_call_result outcome;
   R response{};
   if (services.controller) {
@@ -143,8 +146,10 @@ asio::awaitable<R> call_controller(const request_context& ctx, const Req& reques
       services, !services.is_controller_listener(ctx.listener_name), ctx.api_key, ctx.api_version, request,
       [&](controller::quorum_controller& qc, int64_t now, storage::offset) { return op(qc, now); }, &result,
       forward_timeout, &ctx);
-  if (result.status == commit_status::committed && !result.remote && services.metadata)
+  if (result.status == commit_status::committed && !result.remote && services.metadata) {
+    quota::parked parked(&ctx);
     co_await services.metadata->wait_applied(result.committed_end, apply_timeout);
+  }
   co_return response;
 }
 

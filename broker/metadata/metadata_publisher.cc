@@ -97,6 +97,8 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
   if (batch.snapshot)
     for (const auto& [name, id] : before->topics_by_name) reconfigured.insert(name);
   auto after = delta.apply(batch.last_offset(), batch.epoch);
+  // Quotas first: once a client can read a quota back, it is enforced.
+  if (client_quotas_ && (delta.client_quotas_changed() || batch.snapshot)) client_quotas_->update(after->client_quotas);
   {
     std::lock_guard lock(mutex_);
     image_ = after;

@@ -23,6 +23,7 @@
 #include "broker/asio.h"
 #include "broker/metadata/controller_service.h"
 #include "broker/replica/replica_manager.h"
+#include "broker/quota/client_quotas.h"
 #include "broker/replica/replication_quota.h"
 #include "broker/security/authorizer_store.h"
 #include "broker/security/scram_credential_store.h"
@@ -45,6 +46,10 @@ class metadata_publisher {
     leader_quota_ = leader;
     follower_quota_ = follower;
   }
+
+  // The client quotas to set when a batch changes them (null: none); set
+  // before the first batch.
+  void set_client_quotas(quota::client_quotas* quotas) { client_quotas_ = quotas; }
 
   // The authorizer to rebuild when a batch changes the ACLs (null: none);
   // set before the first batch.
@@ -100,6 +105,7 @@ class metadata_publisher {
   std::vector<std::function<void(const controller::metadata_image&)>> image_listeners_;
   scram_credential_store scram_credentials_;
   authorizer_store* authorizer_ = nullptr;
+  quota::client_quotas* client_quotas_ = nullptr;
 
   mutable std::mutex mutex_;  // leaf: the queue, the published image, waiters
   std::deque<committed_batch> queue_;

@@ -9,6 +9,8 @@
 
 #include <array>
 #include <atomic>
+#include <cctype>
+#include <map>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -176,7 +178,37 @@ struct broker_metrics::impl : prometheus::Collectable {
       txn_load_max.Set(g.txn_load_time_max_ms.value_or(none));
       txn_load_avg.Set(g.txn_load_time_avg_ms.value_or(none));
     }
-    return registry->Collect();
+    std::vector<prometheus::MetricFamily> families = registry->Collect();
+    add_quota_families(families);
+    return families;
+  }
+
+  // The quota measures of the moment: families built at each scrape, so
+  // entities that went away leave no stale series.
+  void add_quota_families(std::vector<prometheus::MetricFamily>& families) const {
+    std::function<std::vector<quota_gauge>()> read;
+    {
+      std::lock_guard lock(source_mutex);
+      read = quota_source;
+    }
+    if (!read) return;
+    std::map<std::string, size_t> index;
+    for (const quota_gauge& g : read()) {
+      std::string name = "kafka_server_" + g.group + "_" + g.name;
+      for (char& c : name) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      auto [it, added] = index.emplace(name, families.size());
+      if (added) {
+        prometheus::MetricFamily f;
+        f.name = name;
+        f.help = "kafka.server:type=" + g.group + ",user=,client-id= " + g.name;
+        f.type = prometheus::MetricType::Gauge;
+        families.push_back(std::move(f));
+      }
+      prometheus::ClientMetric m;
+      m.label = {{"client_id", g.client_id}, {"user", g.user}};
+      m.gauge.value = g.value;
+      families[it->second].metric.push_back(std::move(m));
+    }
   }
 
   std::shared_ptr<prometheus::Registry> registry;
@@ -212,6 +244,7 @@ struct broker_metrics::impl : prometheus::Collectable {
 
   mutable std::mutex source_mutex;  // leaf: the source is set once, read per scrape
   std::function<replica_gauges()> source;
+  std::function<std::vector<quota_gauge>()> quota_source;
   std::unique_ptr<prometheus::Exposer> exposer;
 };
 
@@ -258,6 +291,11 @@ void broker_metrics::on_connection(const std::string& listener, const std::strin
       .Increment(static_cast<double>(delta));
 }
 
+void broker_metrics::set_quota_source(std::function<std::vector<quota_gauge>()> source) {
+  std::lock_guard lock(impl_->source_mutex);
+  impl_->quota_source = std::move(source);
+}
+
 void broker_metrics::set_gauge_source(std::function<replica_gauges()> source) {
   std::lock_guard lock(impl_->source_mutex);
   impl_->source = std::move(source);
@@ -281,6 +319,7 @@ std::variant<uint16_t, std::string> broker_metrics::serve(const std::string& hos
 void broker_metrics::stop() {
   impl_->exposer.reset();
   set_gauge_source({});
+  set_quota_source({});
 }
 
 }  // namespace hw::broker::metrics

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace hw::broker::metrics {
 
@@ -39,6 +40,17 @@ struct replica_gauges {
   int64_t open_transactions = 0;
   std::optional<double> txn_load_time_max_ms;
   std::optional<double> txn_load_time_avg_ms;
+};
+
+// One client quota measure's metric (Kafka's kafka.server:type=<group>,
+// user=<user>,client-id=<client-id> attribute <name>), e.g. Produce
+// byte-rate or throttle-time.
+struct quota_gauge {
+  std::string group;  // Produce, Fetch, Request, ControllerMutation
+  std::string name;   // byte-rate, request-time, throttle-time, tokens, mutation-rate
+  std::string user;
+  std::string client_id;
+  double value = 0;
 };
 
 class broker_metrics {
@@ -71,6 +83,7 @@ class broker_metrics {
 
   // Read at each scrape; set before serving.
   void set_gauge_source(std::function<replica_gauges()> source);
+  void set_quota_source(std::function<std::vector<quota_gauge>()> source);
 
   // Serves /metrics on host:port (port 0: any free one). The bound port, or
   // why it could not listen.

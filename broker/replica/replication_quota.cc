@@ -42,7 +42,7 @@ throttled_partitions parse_throttled_replicas(std::string_view value, int32_t se
 }
 
 replication_quota::replication_quota(int samples, int64_t window_ms)
-    : samples_(std::max(samples, 1)), window_ms_(std::max<int64_t>(window_ms, 1)) {}
+    : windows_{std::max(samples, 1), std::max<int64_t>(window_ms, 1)} {}
 
 void replication_quota::set_bound(std::optional<int64_t> bytes_per_second) {
   std::lock_guard lock(mutex_);
@@ -62,46 +62,21 @@ bool replication_quota::throttled(const storage::topic_partition& tp) const {
   return it != throttled_.end() && it->second.contains(tp.partition);
 }
 
+// Kafka's replication quotas measure with SimpleRate: the bytes of the live
+// windows over the time since the oldest began, at least one window.
 bool replication_quota::exceeded(int64_t now_ms) const {
   std::lock_guard lock(mutex_);
-  return bound_ && rate_locked(now_ms) > static_cast<double>(*bound_);
+  return bound_ && moved_.simple_rate(windows_, now_ms) > static_cast<double>(*bound_);
 }
 
 void replication_quota::record(int64_t bytes, int64_t now_ms) {
   std::lock_guard lock(mutex_);
-  roll_locked(now_ms);
-  windows_.back().bytes += bytes;
+  moved_.record(windows_, static_cast<double>(bytes), now_ms);
 }
 
 double replication_quota::rate(int64_t now_ms) const {
   std::lock_guard lock(mutex_);
-  return rate_locked(now_ms);
-}
-
-void replication_quota::roll_locked(int64_t now_ms) {
-  if (windows_.empty() || now_ms >= windows_.back().start_ms + window_ms_) windows_.push_back({now_ms, 0});
-  // Windows older than the whole measured span no longer count.
-  const int64_t expired_before = now_ms - static_cast<int64_t>(samples_) * window_ms_;
-  while (windows_.size() > static_cast<size_t>(samples_) ||
-         (!windows_.empty() && windows_.front().start_ms <= expired_before))
-    windows_.erase(windows_.begin());
-  if (windows_.empty()) windows_.push_back({now_ms, 0});
-}
-
-double replication_quota::rate_locked(int64_t now_ms) const {
-  // Kafka's SimpleRate (what its replication quotas use): the bytes of
-  // the live windows over the time since the oldest began, at least one
-  // window.
-  const int64_t expired_before = now_ms - static_cast<int64_t>(samples_) * window_ms_;
-  int64_t total = 0;
-  int64_t oldest = now_ms;
-  for (const sample& s : windows_) {
-    if (s.start_ms <= expired_before) continue;
-    total += s.bytes;
-    oldest = std::min(oldest, s.start_ms);
-  }
-  const int64_t elapsed = std::max(now_ms - oldest, window_ms_);
-  return static_cast<double>(total) * 1000.0 / static_cast<double>(elapsed);
+  return moved_.simple_rate(windows_, now_ms);
 }
 
 }  // namespace hw::broker

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "broker/quota/sampled_rate.h"
 #include "storage/log_manager.h"
 
 namespace hw::broker {
@@ -63,19 +64,11 @@ class replication_quota {
   double rate(int64_t now_ms) const;
 
  private:
-  struct sample {
-    int64_t start_ms = 0;
-    int64_t bytes = 0;
-  };
-  double rate_locked(int64_t now_ms) const;
-  void roll_locked(int64_t now_ms);
-
-  const int samples_;
-  const int64_t window_ms_;
+  const quota::window_config windows_;
   mutable std::mutex mutex_;
   std::optional<int64_t> bound_;
   std::map<std::string, throttled_partitions, std::less<>> throttled_;
-  std::vector<sample> windows_;  // oldest first, at most samples_
+  mutable quota::sampled_stat moved_;  // measuring purges expired windows
 };
 
 }  // namespace hw::broker

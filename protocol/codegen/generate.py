@@ -968,6 +968,9 @@ struct api_info {
   int16_t min_version;
   int16_t max_version;
   int16_t first_flexible_version;  // -1 if never flexible
+  // The first version whose response body starts with ThrottleTimeMs (an
+  // int32 at offset 0), -1 if none does (Produce has it last).
+  int16_t throttle_first_version;
 };
 
 std::span<const api_info> all_apis();
@@ -993,7 +996,11 @@ std::optional<std::vector<uint8_t>> reencode_response(int16_t api_key, int16_t a
     for m in requests:
         api = m.name[:-len("Request")]
         flex = m.flexible.low if m.flexible is not None else -1
-        rows.append(f'    {{{m.api_key}, "{api}", {m.versions.low}, {m.versions.high}, {flex}}},')
+        resp = responses.get(m.api_key)
+        first = resp.fields[0] if resp is not None and resp.fields else None
+        throttle = (first.versions.low if first is not None and first.name == "ThrottleTimeMs"
+                    and first.type == "int32" and first.tag is None and first.versions is not None else -1)
+        rows.append(f'    {{{m.api_key}, "{api}", {m.versions.low}, {m.versions.high}, {flex}, {throttle}}},')
     cases_req = "".join(
         f"    case {m.api_key}: return reencode<msg::{snake(m.name)}>(api_version, body, error);\n"
         for m in requests)

@@ -87,7 +87,7 @@ answer twin::send(side s, int16_t key, int16_t version, const std::vector<uint8_
   answer a;
   const int32_t corr = ++correlation_id_;
   kafka_socket& sock = socket(s);
-  if (!sock.send_frame(request_frame(key, version, corr, body, "differential"))) {
+  if (!sock.send_frame(request_frame(key, version, corr, body, client_id_))) {
     a.closed = true;
     a.error = "send failed";
     return a;

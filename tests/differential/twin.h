@@ -92,6 +92,8 @@ class twin {
   // connected()).
   twin(const std::string& listener, const std::string& user, const std::string& password);
   bool connected() const { return sockets_[0]->connected() && sockets_[1]->connected(); }
+  // The client id of the requests that follow ("differential" by default).
+  void use_client_id(std::string id) { client_id_ = std::move(id); }
   kafka_socket& socket(side s) { return *sockets_[static_cast<int>(s)]; }
 
   // Sends this request body to the broker on side s and reads its answer.
@@ -130,6 +132,7 @@ class twin {
  private:
   std::array<std::unique_ptr<kafka_socket>, 2> sockets_;
   int32_t correlation_id_ = 0;
+  std::string client_id_ = "differential";
 };
 
 // A name no other test (or earlier run against the same brokers) used.

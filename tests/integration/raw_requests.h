@@ -62,6 +62,8 @@ class raw_client {
  public:
   explicit raw_client(const endpoint& to) : socket_(to) {}
   bool connected() const { return socket_.connected(); }
+  // The client id of the requests that follow ("it" by default).
+  void use_client_id(std::string id) { client_id_ = std::move(id); }
   // For what is not a request (a SASL v0 raw token) and for closes.
   kafka_socket& socket() { return socket_; }
 
@@ -74,7 +76,7 @@ class raw_client {
     protocol::writer w(body);
     req.encode(w, version);
     int32_t corr = ++correlation_id_;
-    if (!socket_.send_frame(request_frame(key, version, corr, body))) {
+    if (!socket_.send_frame(request_frame(key, version, corr, body, client_id_))) {
       ADD_FAILURE() << "send failed for api key " << key;
       return std::nullopt;
     }
@@ -232,6 +234,7 @@ class raw_client {
  private:
   kafka_socket socket_;
   int32_t correlation_id_ = 0;
+  std::string client_id_ = "it";
 };
 
 // A batch of count records with values of value_bytes bytes each.
