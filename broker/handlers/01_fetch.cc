@@ -554,13 +554,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   refuse_unauthorized(ctx, who, *image, slots);
   co_await check_partitions(ctx, *request, who, *image, s.now_ms(), slots);
 
-  if (!who.from_follower) {
-    // A consumer fetches no more than its quota allows over one measured
-    // span, so that one answer cannot throttle it for long (Kafka caps
-    // fetch.max.bytes so).
-    request->max_bytes = quota::fetch_max_bytes(ctx, request->max_bytes);
-    request->min_bytes = std::min(request->min_bytes, request->max_bytes);
-  }
+  // No fetch reads more than the broker's fetch.max.bytes, and a consumer
+  // no more than its quota allows over one measured span, so that one
+  // answer cannot throttle it for long (Kafka's limits, in that order).
+  if (s.config) request->max_bytes = std::min<int32_t>(request->max_bytes, s.config->get_int("fetch.max.bytes"));
+  if (!who.from_follower) request->max_bytes = quota::fetch_max_bytes(ctx, request->max_bytes);
+  request->min_bytes = std::min(request->min_bytes, request->max_bytes);
   fetch_reader reader(request->max_bytes, request->isolation_level == 1, who.from_follower, who.leader_only,
                       who.from_follower ? s.leader_quota : nullptr, s.now_ms);
   std::vector<slot_result> results;

@@ -23,6 +23,20 @@ std::optional<size_t> throttle_offset(int16_t api_key, int16_t version, int16_t 
   return 4 + protocol::response_header_size(header_version);
 }
 
+// Kafka's pair of quotas on one request: the larger throttle wins, and is
+// counted in its own manager's throttle time.
+int32_t larger_throttle(request_context& ctx, client_quota_manager* bandwidth, int32_t bandwidth_ms,
+                        int32_t request_ms) {
+  ctx.request_quota_recorded = true;
+  const int32_t throttle = std::max(bandwidth_ms, request_ms);
+  if (throttle > 0) {
+    client_quota_manager* counted = bandwidth_ms > request_ms ? bandwidth : manager(ctx, kind::request);
+    if (counted) counted->record_throttle(ctx.principal->name(), ctx.client_id.value_or(""), throttle, now_ms());
+  }
+  ctx.throttle_ms = std::max(ctx.throttle_ms, throttle);
+  return throttle;
+}
+
 }  // namespace
 
 int64_t now_ms() {
@@ -99,24 +113,6 @@ void finish_request(request_context& ctx, std::optional<response_frame>& respons
   }
   ctx.throttle_ms = mute;
 }
-
-namespace {
-
-// Kafka's pair of quotas on one request: the larger throttle wins, and is
-// counted in its own manager's throttle time.
-int32_t larger_throttle(request_context& ctx, client_quota_manager* bandwidth, int32_t bandwidth_ms,
-                        int32_t request_ms) {
-  ctx.request_quota_recorded = true;
-  const int32_t throttle = std::max(bandwidth_ms, request_ms);
-  if (throttle > 0) {
-    client_quota_manager* counted = bandwidth_ms > request_ms ? bandwidth : manager(ctx, kind::request);
-    if (counted) counted->record_throttle(ctx.principal->name(), ctx.client_id.value_or(""), throttle, now_ms());
-  }
-  ctx.throttle_ms = std::max(ctx.throttle_ms, throttle);
-  return throttle;
-}
-
-}  // namespace
 
 int32_t produce_throttle(request_context& ctx, bool acks_zero) {
   client_quota_manager* bytes = manager(ctx, kind::produce);

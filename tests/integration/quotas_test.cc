@@ -1,7 +1,8 @@
 // Client quotas against the real binary: what AlterClientQuotas sets and
 // removes is in the metadata log, so a restart (clean or a crash) replays
-// it and DescribeClientQuotas answers the same afterwards; and a client
-// over its byte rates is throttled as Kafka throttles it.
+// it and DescribeClientQuotas answers the same afterwards; a client over
+// its byte rates is throttled as Kafka throttles it; and what the broker's
+// own fetch.max.bytes lets a fetch take.
 
 #include <gtest/gtest.h>
 
@@ -248,6 +249,31 @@ TEST(QuotasIT, RequestTimeOverItsPercentageIsThrottledAtMostOneWindow) {
   auto r = other.call<msg::metadata_response>(3, k_metadata_version, all);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->throttle_time_ms, 0);
+}
+
+// fetch.max.bytes bounds every fetch whatever it asks (the first batch
+// still goes whole, as always): 2 KiB lets two 1 KB batches of three through.
+TEST(FetchLimitsIT, TheBrokersFetchMaxBytesBoundsAFetch) {
+  broker_process b;
+  ASSERT_TRUE(b.start({"--override", "fetch.max.bytes=2048"})) << b.log();
+  raw_client c(b.port());
+  ASSERT_TRUE(c.create_topic("fetch-limit", 1));
+  for (int i = 0; i < 3; ++i) {
+    auto written = c.produce("fetch-limit", 0, simple_batch(1, 900), 1);
+    ASSERT_TRUE(written && written->error_code == 0);
+  }
+  auto got = c.call<msg::fetch_response>(1, k_fetch_version, fetch_request_of("fetch-limit", 0, 0));
+  ASSERT_TRUE(got);
+  const auto& records = got->responses.at(0).partitions.at(0).records;
+  ASSERT_FALSE(records.null);
+  EXPECT_GT(records.size, 1800u) << "two batches";
+  EXPECT_LE(records.size, 2048u);
+  // A first batch bigger than the bound still comes whole.
+  auto big = c.produce("fetch-limit", 0, simple_batch(1, 5000), 1);
+  ASSERT_TRUE(big && big->error_code == 0);
+  auto whole = c.call<msg::fetch_response>(1, k_fetch_version, fetch_request_of("fetch-limit", 0, 3));
+  ASSERT_TRUE(whole);
+  EXPECT_GT(whole->responses.at(0).partitions.at(0).records.size, 5000u);
 }
 
 TEST(QuotasIT, QuotasSurviveACleanRestart) { restart_keeps_quotas(SIGTERM); }
