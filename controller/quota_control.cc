@@ -227,6 +227,24 @@ controller_result<msg::alter_client_quotas_response> quota_control::alter_client
     results.put(e, why ? *why : api_error{});
   }
   out.response.entries = results.answers();
+  // Kafka bounds one operation's records (MAX_RECORDS_PER_USER_OP): past
+  // it the whole alteration fails, even when only validated, answered as
+  // Kafka's error response is: every entry as the request gave it, in its
+  // order, with POLICY_VIOLATION.
+  if (out.records.size() > max_records_per_operation) {
+    out.records.clear();
+    out.response.entries.clear();
+    for (const auto& asked : request.entries) {
+      auto& answer = out.response.entries.emplace_back();
+      for (const auto& e : asked.entity) {
+        auto& who = answer.entity.emplace_back();
+        who.entity_type = e.entity_type;
+        who.entity_name = e.entity_name;
+      }
+      answer.error_code = static_cast<int16_t>(error_code::policy_violation);
+      answer.error_message = "Request parameters do not satisfy the configured policy.";
+    }
+  }
   if (request.validate_only) out.records.clear();
   return out;
 }

@@ -24,6 +24,7 @@
 //
 // Owner: the controller strand, through quorum_controller. No soft state.
 
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -35,6 +36,8 @@ namespace hw::controller {
 
 class quota_control {
  public:
+  static constexpr size_t max_records_per_operation = 10000;  // Kafka's MAX_RECORDS_PER_USER_OP
+
   // Whether an ip entity's name is an address or a host name that resolves.
   using host_check = std::function<bool(const std::string&)>;
 

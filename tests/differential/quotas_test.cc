@@ -260,3 +260,25 @@ TEST_F(QuotasDifferential, AUserWithoutRightsIsRefused) {
 
 }  // namespace
 }  // namespace hw::testing::differential
+
+namespace hw::testing::differential {
+namespace {
+
+// More than 10,000 records in one alteration: Kafka's controller refuses
+// the whole operation (its bound on one user operation's records).
+TEST_F(QuotasDifferential, AnAlterationOfMoreThanTenThousandRecordsIsRefusedWhole) {
+  const std::string stem = fresh_name("bulk");
+  std::vector<msg::alter_client_quotas_request::entry_data> entries;
+  for (int i = 0; i < 10'001; ++i)
+    entries.push_back(entry({{"user", stem + "-" + std::to_string(i)}}, {{"producer_byte_rate", 1024}}));
+  auto e = t().call("too many", k_alter, 1, altering(std::move(entries)));
+  expect_same_alter(e);
+  for (side s : k_sides)
+    for (const auto& answer : e.as<msg::alter_client_quotas_response>(s).entries)
+      ASSERT_EQ(answer.error_code, 44) << side_name(s) << " POLICY_VIOLATION for every entry";
+  expect_same_describe(t().call("none written", k_describe, 1,
+                                describing({component("user", k_exact, stem + "-0")}, true)));
+}
+
+}  // namespace
+}  // namespace hw::testing::differential
