@@ -23,7 +23,8 @@
 // -X security.protocol=ssl -X ssl.ca.location=ca.crt. The commands that
 // speak the protocol themselves (fetch, scram) read the same keys:
 // security.protocol, ssl.ca.location, ssl.endpoint.identification.algorithm
-// (https, the default, or none) and, for scram, sasl.*.
+// (https, the default, or none) and sasl.* (scram: SCRAM-SHA-256/512;
+// fetch: PLAIN, on SASL_PLAINTEXT or SASL_SSL).
 //
 // Single-threaded main; `produce` runs one producer instance per thread, each
 

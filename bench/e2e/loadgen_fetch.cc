@@ -42,7 +42,7 @@ uint64_t count_whole_batches(const hw::protocol::records_view& records, uint64_t
 // read: the offsets to go on from and the record counts; the bytes counted
 // are whole batches, headers included.
 void run_fetch_reader(const std::string& topic, const std::map<std::string, std::vector<int32_t>>& by_leader,
-                      const tls_settings& tls, uint64_t want, std::atomic<uint64_t>& seen,
+                      const tls_settings& tls, const plain_login& login, uint64_t want, std::atomic<uint64_t>& seen,
                       std::chrono::milliseconds idle_limit, reader_share& share) {
   constexpr int16_t version = 12;
   struct source {
@@ -54,6 +54,7 @@ void run_fetch_reader(const std::string& topic, const std::map<std::string, std:
     for (const auto& [leader, partitions] : by_leader) {
       source& src = sources.emplace_back();
       src.conn = std::make_unique<wire_connection>(leader, tls, "hw-loadgen-fetch");
+      login.run(*src.conn);
       for (int32_t p : partitions) src.next[p] = 0;
     }
     hw::protocol::msg::fetch_request request;
@@ -124,9 +125,10 @@ int cmd_fetch(const flags& f) {
     rd_kafka_destroy(rk);
   }
   const tls_settings tls = tls_settings::from_client_settings();
+  const plain_login login = plain_login::from_client_settings();
   std::atomic<uint64_t> seen{0};
   return run_readers(readers, "readers", true, [&](int i, reader_share& share) {
-    run_fetch_reader(plan.topic, shares[i], tls, plan.want, seen, plan.idle_limit, share);
+    run_fetch_reader(plan.topic, shares[i], tls, login, plan.want, seen, plan.idle_limit, share);
   });
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // The connections of hw_loadgen's commands that speak the protocol
-// themselves (fetch, scram): TLS as the -X settings ask for it and a
+// themselves (fetch, scram): TLS as the -X settings ask for it, a
 // blocking connection that sends one request at a time and reads whole
-// answers with the protocol library's codecs.
+// answers with the protocol library's codecs, and the SASL/PLAIN login of
+// fetch's connections.
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -22,6 +23,8 @@
 #include "bench/e2e/loadgen.h"
 #include "protocol/messages/api_registry.h"
 #include "protocol/messages/headers.h"
+#include "protocol/messages/sasl_authenticate.h"
+#include "protocol/messages/sasl_handshake.h"
 #include "protocol/wire/reader.h"
 #include "protocol/wire/writer.h"
 
@@ -200,6 +203,44 @@ class wire_connection {
   int32_t correlation_id_ = 0;
   std::vector<uint8_t> out_;
   std::vector<uint8_t> in_;
+};
+
+// SASL/PLAIN as the -X settings ask for it (security.protocol SASL_PLAINTEXT
+// or SASL_SSL, sasl.mechanism PLAIN, sasl.username, sasl.password): the
+// login a connection makes before its first request, as librdkafka's
+// does (SaslHandshake v1, one SaslAuthenticate v2 with the PLAIN token).
+// None for PLAINTEXT and SSL. Read-only once made.
+struct plain_login {
+  std::string user;
+  std::string password;
+
+  static plain_login from_client_settings() {
+    plain_login l;
+    const std::string protocol = upper(client_setting("security.protocol", "plaintext"));
+    if (protocol != "SASL_PLAINTEXT" && protocol != "SASL_SSL") return l;
+    if (upper(client_setting("sasl.mechanism", "GSSAPI")) != "PLAIN")
+      throw std::runtime_error("security.protocol " + protocol + " wants -X sasl.mechanism=PLAIN here");
+    l.user = client_setting("sasl.username");
+    l.password = client_setting("sasl.password");
+    if (l.user.empty()) throw std::runtime_error("sasl.mechanism PLAIN wants -X sasl.username and sasl.password");
+    return l;
+  }
+
+  // Logs the connection in; throws what the broker answered (never the password).
+  void run(wire_connection& c) const {
+    if (user.empty()) return;
+    namespace msg = hw::protocol::msg;
+    msg::sasl_handshake_request handshake;
+    handshake.mechanism = "PLAIN";
+    if (const auto a = c.round_trip<msg::sasl_handshake_response>(handshake, 1); a.error_code != 0)
+      throw std::runtime_error("SaslHandshake error " + std::to_string(a.error_code));
+    msg::sasl_authenticate_request request;
+    const std::string token = std::string(1, '\0') + user + std::string(1, '\0') + password;
+    request.auth_bytes.assign(token.begin(), token.end());
+    if (const auto a = c.round_trip<msg::sasl_authenticate_response>(request, 2); a.error_code != 0)
+      throw std::runtime_error("SaslAuthenticate error " + std::to_string(a.error_code) + ": " +
+                               a.error_message.value_or(""));
+  }
 };
 
 }  // namespace hw::loadgen

@@ -1,10 +1,11 @@
 """The few Kafka requests the benchmarks send themselves, encoded by hand
 (standard library only).
 
-IncrementalAlterConfigs v1 (key 44) and DescribeQuorum v2 (key 55) are
-flexible versions: request header v2 (client id as a classic nullable
-string, then an empty tagged-field section), response header v1
-(correlation id, tagged fields), compact strings and arrays in the bodies.
+IncrementalAlterConfigs v1 (key 44), DescribeQuorum v2 (key 55),
+CreateAcls v3 (key 30) and DescribeAcls v3 (key 29) are flexible
+versions: request header v2 (client id as a classic nullable string, then
+an empty tagged-field section), response header v1 (correlation id,
+tagged fields), compact strings and arrays in the bodies.
 Metadata v1 (key 3) and ListOffsets v1 (key 2) are classic versions, which
 every broker of Kafka 4 still answers: request header v1, response header
 v0, int16-length strings and int32-length arrays. A request function
@@ -114,6 +115,81 @@ def describe_quorum_v2():
     body += _uvarint(0)  # topic tagged fields
     body += _uvarint(0)
     return 55, 2, bytes(body), True
+
+
+# ACL enums (org.apache.kafka.common.resource.ResourceType, PatternType,
+# org.apache.kafka.common.acl.AclOperation, AclPermissionType codes).
+RESOURCE_TYPES = {"ANY": 1, "TOPIC": 2, "GROUP": 3, "CLUSTER": 4, "TRANSACTIONAL_ID": 5}
+PATTERN_TYPES = {"ANY": 1, "MATCH": 2, "LITERAL": 3, "PREFIXED": 4}
+ACL_OPERATIONS = {"ANY": 1, "ALL": 2, "READ": 3, "WRITE": 4, "CREATE": 5, "DELETE": 6, "ALTER": 7, "DESCRIBE": 8,
+                  "CLUSTER_ACTION": 9, "DESCRIBE_CONFIGS": 10, "ALTER_CONFIGS": 11, "IDEMPOTENT_WRITE": 12}
+ACL_PERMISSIONS = {"ANY": 1, "DENY": 2, "ALLOW": 3}
+
+
+def create_acls_v3(bindings):
+    """One CreateAcls of every binding: (resource type, resource name,
+    pattern type, principal, host, operation, permission), the enums by
+    their Kafka names ("TOPIC", "PREFIXED", "READ", "ALLOW", ...)."""
+    body = bytearray(_uvarint(len(bindings) + 1))
+    for rtype, name, pattern, principal, host, operation, permission in bindings:
+        body += struct.pack(">b", RESOURCE_TYPES[rtype])
+        body += _compact_str(name)
+        body += struct.pack(">b", PATTERN_TYPES[pattern])
+        body += _compact_str(principal)
+        body += _compact_str(host)
+        body += struct.pack(">bb", ACL_OPERATIONS[operation], ACL_PERMISSIONS[permission])
+        body += _uvarint(0)  # creation tagged fields
+    body += _uvarint(0)
+    return 30, 3, bytes(body), True
+
+
+def parse_create_acls_v3(r):
+    """[(error code, error message or None)], one per creation, in order."""
+    r.int32()  # throttle
+    out = []
+    for _ in range(r.uvarint() - 1):
+        err = r.int16()
+        out.append((err, r.compact_str()))
+        r.tagged_fields()
+    r.tagged_fields()
+    return out
+
+
+def describe_acls_v3():
+    """DescribeAcls of every binding: the filter matches any resource,
+    pattern, principal, host, operation and permission."""
+    body = bytearray()
+    body += struct.pack(">b", RESOURCE_TYPES["ANY"])
+    body += _compact_str(None)  # any resource name
+    body += struct.pack(">b", PATTERN_TYPES["ANY"])
+    body += _compact_str(None)  # any principal
+    body += _compact_str(None)  # any host
+    body += struct.pack(">bb", ACL_OPERATIONS["ANY"], ACL_PERMISSIONS["ANY"])
+    body += _uvarint(0)
+    return 29, 3, bytes(body), True
+
+
+def parse_describe_acls_v3(r):
+    """(error code, error message, [(resource type code, name, pattern type
+    code, principal, host, operation code, permission code)])."""
+    r.int32()  # throttle
+    err = r.int16()
+    message = r.compact_str()
+    bindings = []
+    for _ in range(r.uvarint() - 1):
+        rtype = r.int8()
+        name = r.compact_str()
+        pattern = r.int8()
+        for _ in range(r.uvarint() - 1):
+            principal = r.compact_str()
+            host = r.compact_str()
+            operation = r.int8()
+            permission = r.int8()
+            r.tagged_fields()
+            bindings.append((rtype, name, pattern, principal, host, operation, permission))
+        r.tagged_fields()
+    r.tagged_fields()
+    return err, message, bindings
 
 
 def _str(s):

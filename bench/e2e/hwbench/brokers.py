@@ -15,9 +15,10 @@ import uuid
 
 from .security import SCRAM_LISTENER
 
-# Node i: the client listener (PLAINTEXT or SSL) on BASE_PORT+10i, CONTROLLER
-# one above, the SCRAM listener (scram_connections) two above; distinct
-# from the tests.
+# Node i: the client listener (PLAINTEXT, SSL or SASL_PLAINTEXT) on
+# BASE_PORT+10i, CONTROLLER one above, the SCRAM listener
+# (scram_connections) two above, the PLAINTEXT inter-broker listener of the
+# SASL modes three above; distinct from the tests.
 BASE_PORT = 19092
 
 
@@ -27,6 +28,10 @@ class Node:
         self.port = port
         self.controller_port = port + 1
         self.scram_port = port + 2
+        self.inter_broker_port = port + 3  # the SASL modes' PLAINTEXT listener
+        # Where the harness's own requests (kafka_wire) go: the client
+        # listener, or the PLAINTEXT inter-broker one when clients log in.
+        self.harness_port = port
         self.dir = dir_
         self.data_dir = os.path.join(dir_, "data")
         self.props_path = os.path.join(dir_, "server.properties")
@@ -58,11 +63,23 @@ class Cluster:
         self.scram_listener = scram_listener
         self.log = log
         self.nodes = [Node(i + 1, BASE_PORT + 10 * i, os.path.join(work_dir, f"node{i + 1}")) for i in range(nodes)]
+        if self.separate_inter_broker_listener:
+            for n in self.nodes:
+                n.harness_port = n.inter_broker_port
         self.spawned_at = None
+
+    @property
+    def separate_inter_broker_listener(self):
+        return self.security.inter_broker_listener != self.security.client_listener
 
     @property
     def bootstrap(self):
         return ",".join(f"127.0.0.1:{n.port}" for n in self.nodes)
+
+    @property
+    def harness_bootstrap(self):
+        """The listeners the harness's own requests go to (harness_port)."""
+        return ",".join(f"127.0.0.1:{n.harness_port}" for n in self.nodes)
 
     @property
     def scram_bootstrap(self):
@@ -85,8 +102,9 @@ class Cluster:
         interval), no initial rebalance delay (the consumer benchmark would
         only measure the wait). Timeouts (session, lag, election) are each
         kind's defaults, which are Kafka's. The client listener is also
-        the inter-broker one; its protocol, and the SCRAM listener's, come
-        from the session's security (security.py)."""
+        the inter-broker one, but in the SASL modes, where the brokers talk
+        over a PLAINTEXT listener of their own; the protocols, and the
+        SCRAM listener's, come from the session's security (security.py)."""
         voters = ",".join(f"{n.node_id}@127.0.0.1:{n.controller_port}" for n in self.nodes)
         rf = self.replication_factor
         min_isr = self.min_insync_replicas
@@ -96,6 +114,10 @@ class Cluster:
         if self.scram_listener:
             listeners.append(f"{SCRAM_LISTENER}://127.0.0.1:{node.scram_port}")
             protocols.append(f"{SCRAM_LISTENER}:{self.security.scram_protocol}")
+        inter = self.security.inter_broker_listener
+        if self.separate_inter_broker_listener:
+            listeners.append(f"{inter}://127.0.0.1:{node.inter_broker_port}")
+            protocols.append(f"{inter}:{inter}")
         props = {
             "process.roles": "broker,controller",
             "node.id": node.node_id,
@@ -104,7 +126,7 @@ class Cluster:
             "listeners": ",".join(listeners + [f"CONTROLLER://127.0.0.1:{node.controller_port}"]),
             "advertised.listeners": ",".join(listeners),
             "listener.security.protocol.map": ",".join(protocols),
-            "inter.broker.listener.name": client,
+            "inter.broker.listener.name": inter,
             "log.dirs": node.data_dir,
             "num.partitions": self.partitions,
             "default.replication.factor": rf,

@@ -51,6 +51,10 @@ SIZES = {
 WORKLOAD_SETS = {
     "security": ["producer_1k_acks1", "producer_1k_acksall_idempotent", "consumer_1k", "loadgen_produce",
                  "loadgen_consume", "scram_connections"],
+    # The authorization issue's producer and consumer lines, for
+    # `--security sasl,acls` runs.
+    "authorization": ["producer_1k_acks1", "producer_1k_acksall_idempotent", "consumer_1k", "loadgen_produce",
+                      "loadgen_consume"],
 }
 
 
@@ -68,9 +72,11 @@ def parse_args(argv):
                    help="comma-separated workload names to run, or sets of them: "
                         + ", ".join(f"{k} ({'+'.join(v)})" for k, v in WORKLOAD_SETS.items()))
     p.add_argument("--security", default="plaintext",
-                   help="comma-separated modes, each a session of every round: plaintext (the default) or tls "
+                   help="comma-separated modes, each a session of every round: plaintext (the default), tls "
                         "(SSL client and inter-broker listeners; results to RESULTS-tls*.md, with the cost of TLS "
-                        "when plaintext ran too)")
+                        "when plaintext ran too), sasl (SASL_PLAINTEXT/PLAIN client listener, PLAINTEXT "
+                        "inter-broker listener, no authorizer) or acls (sasl plus StandardAuthorizer and 1,000 ACLs; "
+                        "results to RESULTS-acls*.md, with the cost of authorization when sasl ran too)")
     p.add_argument("--work-dir", default=None, help="where data dirs go (default: a new dir under $TMPDIR)")
     p.add_argument("--output", default=None, help="where RESULTS.md/results.json go (default bench/, --quick: work dir)")
     p.add_argument("--records-1k", type=int, default=None)
@@ -103,10 +109,15 @@ def log(msg):
 
 def measure_startup(cluster, tools):
     """Spawns the cluster and returns ms from spawn to the first acknowledged
-    produce (hw_loadgen probe retries with short timeouts)."""
+    produce (hw_loadgen probe retries with short timeouts). In the SASL
+    modes the probe goes to the PLAINTEXT inter-broker listener (as
+    ANONYMOUS, a super user in acls sessions, whose ACLs are made after
+    it), so that sasl and acls sessions measure the same start-up."""
     spawned = cluster.start()
-    argv, probe = tools.loadgen_popen("probe", ["--bootstrap", cluster.bootstrap, "--topic", "startup-probe",
-                                                "--timeout-ms", 120000])
+    secured = not tools.security.sasl
+    bootstrap = cluster.bootstrap if secured else cluster.harness_bootstrap
+    argv, probe = tools.loadgen_popen("probe", ["--bootstrap", bootstrap, "--topic", workloads.PROBE_TOPIC,
+                                                "--timeout-ms", 120000], secured)
     out, err = probe.communicate(timeout=150)
     if probe.returncode != 0:
         raise ToolError("start-up probe failed", " ".join(argv), out + err + "\n" + cluster.log_tail())
@@ -175,9 +186,16 @@ def run_session(kind, round_no, args, tools):
     cluster = make_cluster(kind, work, args.nodes, args.sizes["partitions"], tools, log,
                            os.path.join(args.build_dir, "highwater"), selected(args, "scram_connections"))
     log(f"round {round_no}: {kind}, {mode} ({args.nodes} node(s), data in {work})")
+    stage = "startup"
     try:
         rec["metrics"]["startup"] = measure_startup(cluster, tools)
         log(f"  startup: {rec['metrics']['startup']['startup_to_first_produce_ms']:.0f} ms to first produce")
+        if tools.security.acls:
+            # Not a workload: the ACLs every workload of the session runs under.
+            stage = "acls"
+            rec["metrics"]["acls"] = workloads.install_acls(cluster, tools, security.acl_set())
+            log("  ACLs: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                      for k, v in rec["metrics"]["acls"].items()))
         session = workloads.Session(cluster, tools, args.sizes, log)
         recorder = profile.Recorder(args.perf) if args.perf else None
         peak_rss = procstat.total_status_mib(cluster.pids(), "VmHWM")
@@ -210,8 +228,8 @@ def run_session(kind, round_no, args, tools):
                 "peak_rss_mib": max(peak_rss, procstat.total_status_mib(cluster.pids(), "VmHWM"))}
     except (ToolError, subprocess.TimeoutExpired) as e:
         err = e.as_dict() if isinstance(e, ToolError) else {"error": str(e)}
-        rec["errors"].append(dict(err, workload="startup", broker_log_tail=cluster.log_tail(40)))
-        log(f"  FAILED to start: {e}")
+        rec["errors"].append(dict(err, workload=stage, broker_log_tail=cluster.log_tail(40)))
+        log(f"  FAILED ({stage}): {e}")
     finally:
         rec["stop"] = cluster.stop()
         for s in rec["stop"]:

@@ -3,7 +3,10 @@ medians with min and max per broker, the Highwater/Kafka ratio of the
 medians, and the goals with whether each is met. A run with TLS sessions
 (--security tls, or plaintext,tls) writes RESULTS-tls*.md instead, with the
 TLS goals and, when plaintext sessions ran too, the cost of TLS for each
-broker (TLS median / plaintext median)."""
+broker (TLS median / plaintext median). A run with acls sessions writes
+RESULTS-acls*.md: their tables and, when sasl sessions (the same SASL
+login, no authorizer) ran too, the cost of authorization for each broker
+(acls median / sasl median) and the authorization goal."""
 
 import json
 import os
@@ -180,6 +183,22 @@ COST_METRICS = [("startup_to_first_produce_ms", "start-up to first produce (ms)"
                 ("latency_p99_ms", "latency p99 (ms)")]
 
 
+# The authorization issue: for each workload that ran in sasl and acls
+# sessions, each broker's acls/sasl of its throughput (records/s, else
+# MB/s); Highwater's slowdown (1 - that ratio) under 3% and no more than
+# Kafka's. A slowdown below zero (faster with the authorizer than without:
+# the run's noise) counts as zero for Kafka's side of the comparison.
+AUTHZ_THROUGHPUT = ("records_per_s", "mb_per_s")
+AUTHZ_MAX_SLOWDOWN = 0.03
+AUTHZ_GOAL = "authorization slowdown under 3% and no more than Kafka's"
+AUTHZ_TARGET = "slowdown < 3% and <= Kafka's"
+# The ACLs made before an acls session's workloads (workloads.install_acls).
+ACL_SETUP = [("acls", "ACLs (DescribeAcls of every node)"),
+             ("create_acls_ms", "one CreateAcls of them all, round trip (ms)"),
+             ("described_everywhere_ms", "until every node's DescribeAcls answers them all (ms)"),
+             ("first_authorized_produce_ms", "until a produce as the bench user is acknowledged (ms)")]
+
+
 def _stats(values):
     if not values:
         return None
@@ -221,23 +240,88 @@ def evaluate_goals(summary, nodes=1, mode="plaintext"):
     return goals
 
 
-def tls_cost(plain, tls):
-    """Per workload and COST_METRICS metric that both summaries have: each
-    broker's plaintext and TLS medians and TLS / plaintext."""
+def mode_cost(base, other, base_mode, mode, metrics=COST_METRICS):
+    """Per workload and metric that both summaries have: each broker's
+    medians in the base mode and in the other, and other / base."""
     rows = []
-    for workload in list(TABLE) + sorted(set(tls) - set(TABLE)):
-        for metric, label in COST_METRICS:
-            p, t = plain.get(workload, {}).get(metric), tls.get(workload, {}).get(metric)
-            if not p or not t:
+    for workload in list(TABLE) + sorted(set(other) - set(TABLE)):
+        for metric, label in metrics:
+            b, o = base.get(workload, {}).get(metric), other.get(workload, {}).get(metric)
+            if not b or not o:
                 continue
             row = {"workload": workload, "metric": metric, "label": label}
             for broker in ("kafka", "highwater"):
-                pm = (p.get(broker) or {}).get("median")
-                tm = (t.get(broker) or {}).get("median")
-                row[broker] = {"plaintext": pm, "tls": tm,
-                               "ratio": tm / pm if pm and tm is not None else None}
+                bm = (b.get(broker) or {}).get("median")
+                om = (o.get(broker) or {}).get("median")
+                row[broker] = {base_mode: bm, mode: om,
+                               "ratio": om / bm if bm and om is not None else None}
             rows.append(row)
     return rows
+
+
+def tls_cost(plain, tls):
+    """Per workload and COST_METRICS metric that both summaries have: each
+    broker's plaintext and TLS medians and TLS / plaintext."""
+    return mode_cost(plain, tls, "plaintext", "tls")
+
+
+def authorization_cost(sasl, acls):
+    """The cost of authorization: mode_cost of the sasl and acls sessions,
+    throughput in MB/s too."""
+    metrics = COST_METRICS[:2] + [("mb_per_s", "MB/s")] + COST_METRICS[2:]
+    return mode_cost(sasl, acls, "sasl", "acls", metrics)
+
+
+def paired_ratio(rounds, workload, metric, broker):
+    """The median over rounds of acls/sasl of the same round's sessions
+    (which ran minutes apart, so the machine's drift over the run weighs
+    less than on the ratio of the medians); None without a pair."""
+    by_round = {}
+    for r in rounds:
+        if r["broker"] == broker and r.get("security") in ("sasl", "acls"):
+            value = r["metrics"].get(workload, {}).get(metric)
+            if isinstance(value, (int, float)):
+                by_round.setdefault(r["round"], {})[r["security"]] = value
+    ratios = [p["acls"] / p["sasl"] for p in by_round.values() if p.get("sasl") and "acls" in p]
+    return statistics.median(ratios) if ratios else None
+
+
+def authorization_goals(sasl, acls, rounds=()):
+    """The authorization goal: one line per workload with a throughput in
+    both summaries (AUTHZ_THROUGHPUT: records/s, else MB/s), then the
+    whole, met when every workload's is. A line's ratio is Highwater's
+    acls/sasl of the medians; met when Highwater's slowdown (1 - ratio) is
+    under AUTHZ_MAX_SLOWDOWN and no more than Kafka's (counted as 0 when
+    Kafka ran faster with the authorizer). The median of the rounds' own
+    acls/sasl (paired_ratio) is given beside it."""
+    rows = []
+    for workload in list(TABLE) + sorted(set(acls) - set(TABLE)):
+        metric = next((m for m in AUTHZ_THROUGHPUT if m in sasl.get(workload, {}) and m in acls.get(workload, {})),
+                      None)
+        if metric is None:
+            continue
+        ratios = {}
+        for broker in ("kafka", "highwater"):
+            base = (sasl[workload][metric].get(broker) or {}).get("median")
+            with_acls = (acls[workload][metric].get(broker) or {}).get("median")
+            ratios[broker] = with_acls / base if base and with_acls is not None else None
+        k, h = ratios["kafka"], ratios["highwater"]
+        met = None if k is None or h is None else (1 - h < AUTHZ_MAX_SLOWDOWN and 1 - h <= max(1 - k, 0.0))
+        rows.append({"goal": f"{AUTHZ_GOAL}: {workload}", "workload": workload, "metric": metric,
+                     "target": AUTHZ_TARGET, "ratio": h, "kafka_ratio": k,
+                     "highwater_slowdown": None if h is None else 1 - h,
+                     "kafka_slowdown": None if k is None else 1 - k, "met": met,
+                     "kafka_paired_ratio": paired_ratio(rounds, workload, metric, "kafka"),
+                     "highwater_paired_ratio": paired_ratio(rounds, workload, metric, "highwater")})
+    verdicts = [r["met"] for r in rows]
+    whole = (None if not rows or (None in verdicts and False not in verdicts) else
+             all(v is True for v in verdicts))
+    return [{"goal": f"{AUTHZ_GOAL} (every workload below)", "workload": None, "metric": None,
+             "target": AUTHZ_TARGET, "ratio": None, "kafka_ratio": None, "met": whole}] + rows
+
+
+def _slowdown(ratio):
+    return "–" if ratio is None else f"{(1 - ratio) * 100:+.1f}%"
 
 
 def _ratio(r):
@@ -262,9 +346,28 @@ def _cell(s):
     return f"{_num(s['median'])} ({_num(s['min'])}–{_num(s['max'])})"
 
 
+# Per report mode: the title's end, the base mode its cost compares with
+# and the cost section's title and note.
+_MODE_TITLES = {"plaintext": "", "tls": " over TLS", "sasl": " over SASL/PLAIN",
+                "acls": " over SASL/PLAIN with an authorizer and 1,000 ACLs"}
+_COST_TEXT = {
+    "tls": ("plaintext", "the cost of TLS", "## The cost of TLS (same run, same certificates)",
+            "Each broker's median over its plaintext sessions and over its TLS sessions of this run; "
+            "TLS/plaintext above 1 means more (of records/s: better; of CPU or latency: worse)."),
+    "sasl": ("plaintext", "the cost of SASL", "## The cost of SASL/PLAIN (same run)",
+             "Each broker's median over its plaintext sessions and over its SASL sessions of this run; "
+             "sasl/plaintext above 1 means more (of records/s: better; of CPU or latency: worse)."),
+    "acls": ("sasl", "the cost of authorization", "## The cost of authorization (same run, same SASL login)",
+             "Each broker's median over its sasl sessions (SASL/PLAIN as the bench user, no authorizer) and over "
+             "its acls sessions (the same, with StandardAuthorizer and 1,000 ACLs) of this run; acls/sasl below 1 "
+             "of records/s or MB/s is the slowdown authorization costs (above 1 of CPU or latency: worse)."),
+}
+
+
 def _markdown(meta, rounds, summary, goals, mode="plaintext", cost=None):
     m = meta["machine"]
-    title = "# End-to-end benchmark: Highwater vs Apache Kafka" + (" over TLS" if mode == "tls" else "")
+    title = "# End-to-end benchmark: Highwater vs Apache Kafka" + _MODE_TITLES.get(mode, f" ({mode})")
+    base_mode, cost_name, cost_title, cost_note = _COST_TEXT.get(mode, ("plaintext", "", "", ""))
     lines = [title, ""]
     lines += [f"- Date: {meta['date_utc']}",
               f"- Command: `{meta['command']}`",
@@ -279,7 +382,7 @@ def _markdown(meta, rounds, summary, goals, mode="plaintext", cost=None):
               f"- Sizes: {json.dumps(meta['sizes'])}"
               + (f"; workloads (--only): {', '.join(meta['only'])}" if meta.get("only") else ""),
               f"- Security: {(meta.get('security_detail') or {}).get(mode, mode)}"
-              + ("; plaintext sessions of the same run, interleaved, for the cost of TLS"
+              + (f"; {base_mode} sessions of the same run, interleaved, for {cost_name}"
                  if cost is not None else ""),
               f"- Total run time: {meta.get('total_seconds', '(incomplete)')} s; load average (1, 5, 15 min) "
               f"at start {meta.get('load_average_start')}, at end {meta.get('load_average_end', '(incomplete)')}",
@@ -287,12 +390,15 @@ def _markdown(meta, rounds, summary, goals, mode="plaintext", cost=None):
     if meta.get("quick"):
         lines += ["**Quick mode (development): 1 round, small counts; not a result.**", ""]
     lines += ["Cells: median (min–max) over the rounds. Ratio: Highwater median / Kafka median.", ""]
-    lines += ["## Goals", "", "| goal | target (Highwater/Kafka) | ratio | met |", "|---|---|---|---|"]
-    for g in goals:
-        met = "no result" if g["met"] is None else ("yes" if g["met"] else "**MISSED**")
-        ratio = _ratio(g["ratio"])
-        lines.append(f"| {g['goal']} | {g['target']} | {ratio} | {met} |")
-    lines.append("")
+    if mode == "acls":
+        lines += _authorization_goals_markdown(goals)
+    else:
+        lines += ["## Goals", "", "| goal | target (Highwater/Kafka) | ratio | met |", "|---|---|---|---|"]
+        for g in goals:
+            met = "no result" if g["met"] is None else ("yes" if g["met"] else "**MISSED**")
+            ratio = _ratio(g["ratio"])
+            lines.append(f"| {g['goal']} | {g['target']} | {ratio} | {met} |")
+        lines.append("")
     for workload, (title, metrics) in TABLE.items():
         data = summary.get(workload)
         if not data and meta.get("only") and workload not in meta["only"]:
@@ -310,16 +416,27 @@ def _markdown(meta, rounds, summary, goals, mode="plaintext", cost=None):
                      f"{_ratio(e['ratio'])}" + (f" ({better} is better)" if better else ""))
             lines.append(f"| {label} | {_cell(e.get('kafka'))} | {_cell(e.get('highwater'))} | {ratio} |")
         lines.append("")
+    if mode == "acls" and summary.get("acls"):
+        lines += ["## The ACLs of the acls sessions", "",
+                  "Made after start-up, before the workloads: one CreateAcls on the first node's PLAINTEXT listener "
+                  "(as ANONYMOUS, a super user), then DescribeAcls of every node until each answers them all, then "
+                  "a produce as the bench user on the client listener.", "",
+                  "| | Kafka | Highwater |", "|---|---|---|"]
+        for metric, label in ACL_SETUP:
+            e = summary["acls"].get(metric)
+            if e:
+                lines.append(f"| {label} | {_cell(e.get('kafka'))} | {_cell(e.get('highwater'))} |")
+        lines.append("")
     if cost is not None:
-        lines += ["## The cost of TLS (same run, same certificates)", "",
-                  "Each broker's median over its plaintext sessions and over its TLS sessions of this run; "
-                  "TLS/plaintext above 1 means more (of records/s: better; of CPU or latency: worse).", "",
-                  "| workload | metric | Kafka plaintext | Kafka TLS | Kafka TLS/plaintext | Highwater plaintext "
-                  "| Highwater TLS | Highwater TLS/plaintext |", "|---|---|---|---|---|---|---|---|"]
+        shown = {"tls": "TLS"}.get(mode, mode)
+        lines += [cost_title, "", cost_note, "",
+                  f"| workload | metric | Kafka {base_mode} | Kafka {shown} | Kafka {shown}/{base_mode} | "
+                  f"Highwater {base_mode} | Highwater {shown} | Highwater {shown}/{base_mode} |",
+                  "|---|---|---|---|---|---|---|---|"]
         for row in cost:
             k, h = row["kafka"], row["highwater"]
-            lines.append(f"| {row['workload']} | {row['label']} | {_num(k['plaintext'])} | {_num(k['tls'])} | "
-                         f"{_ratio(k['ratio'])} | {_num(h['plaintext'])} | {_num(h['tls'])} | {_ratio(h['ratio'])} |")
+            lines.append(f"| {row['workload']} | {row['label']} | {_num(k[base_mode])} | {_num(k[mode])} | "
+                         f"{_ratio(k['ratio'])} | {_num(h[base_mode])} | {_num(h[mode])} | {_ratio(h['ratio'])} |")
         if not cost:
             lines.append("| (no workload completed in both modes) | | | | | | | |")
         lines.append("")
@@ -349,6 +466,18 @@ def _markdown(meta, rounds, summary, goals, mode="plaintext", cost=None):
               "PBKDF2 rounds and the brokers bound the rate; broker CPU per login is the brokers' CPU over the "
               "measurement (every node's) divided by the logins. Over TLS each login is a full TLS handshake "
               "(no session resumption).", ""]
+    if mode in ("sasl", "acls"):
+        lines[-1:-1] = [
+            "- SASL sessions: clients log in with SASL/PLAIN as `bench` on the client listener (the Java tools "
+            "through --command-config, hw_loadgen through librdkafka's sasl.* keys); the brokers' own traffic, "
+            "the start-up probe and the harness's own requests use the PLAINTEXT inter-broker listener. In acls "
+            "sessions `bench` is no super user: each of its requests is authorized against the 1,000 ACLs."]
+    if mode == "acls":
+        lines[-1:-1] = [
+            f"- The authorization goal: slowdown = 1 - acls/sasl of a broker's medians; Highwater's must be "
+            f"under {AUTHZ_MAX_SLOWDOWN:.0%} and no more than Kafka's (Kafka's counted as 0 when it ran faster "
+            f"with the authorizer than without, which is noise). Compare it with the spread (min–max) of the "
+            f"rounds in the tables: a slowdown smaller than the rounds' spread is not measured."]
     errors = [(r, e) for r in rounds for e in r["errors"] + r["findings"]]
     lines += ["## Errors and findings", ""]
     if not errors:
@@ -365,31 +494,85 @@ def _markdown(meta, rounds, summary, goals, mode="plaintext", cost=None):
     return "\n".join(lines)
 
 
+def _authorization_goals_markdown(goals):
+    lines = ["## Goals", "",
+             "Slowdown: 1 - acls/sasl of a broker's median throughput (records/s, else MB/s); negative when the "
+             "broker ran faster with the authorizer. \"Per round\": the median of each round's own acls/sasl "
+             "(its sasl and acls sessions ran minutes apart), less sensitive to the machine's drift over the run.",
+             "",
+             "| goal | target | Kafka acls/sasl (slowdown) | Highwater acls/sasl (slowdown) | met |",
+             "|---|---|---|---|---|"]
+    for g in goals:
+        met = "no result" if g["met"] is None else ("yes" if g["met"] else "**MISSED**")
+        if g["workload"] is None:
+            lines.append(f"| {g['goal']} | {g['target']} | | | {met} |")
+            continue
+        cells = []
+        for ratio, paired in ((g["kafka_ratio"], g.get("kafka_paired_ratio")),
+                              (g["ratio"], g.get("highwater_paired_ratio"))):
+            cells.append(f"{_ratio(ratio)} ({_slowdown(ratio)}; per round {_ratio(paired)})")
+        lines.append(f"| {g['goal']} ({g['metric']}) | {g['target']} | {cells[0]} | {cells[1]} | {met} |")
+    lines.append("")
+    return lines
+
+
+def _reports(modes):
+    """(mode, base mode or None) of each report a run writes: TLS with its
+    plaintext sessions as the base; acls with its sasl sessions (else sasl
+    with its plaintext ones); plaintext when none of those ran."""
+    out = []
+    if "tls" in modes:
+        out.append(("tls", "plaintext" if "plaintext" in modes else None))
+    if "acls" in modes:
+        out.append(("acls", "sasl" if "sasl" in modes else None))
+    elif "sasl" in modes:
+        out.append(("sasl", "plaintext" if "plaintext" in modes else None))
+    return out or [("plaintext", None)]
+
+
 def write(output_dir, meta, rounds):
     """RESULTS.md and results.json for single nodes; a replicated run
     (--nodes N) writes RESULTS-N-nodes.md and results-N-nodes.json beside
     them, so that neither run overwrites the other. A run with TLS
     sessions writes RESULTS-tls[-N-nodes].md and results-tls[-N-nodes].json
     (the plaintext files stay): the TLS sessions' tables and goals, and the
-    plaintext sessions of the same run as the cost of TLS; the JSON keeps
-    every session's record."""
+    plaintext sessions of the same run as the cost of TLS; one with acls
+    sessions RESULTS-acls[-N-nodes].md and results-acls[-N-nodes].json:
+    their tables, the sasl sessions of the same run as the cost of
+    authorization, and the authorization goal (sasl sessions alone:
+    RESULTS-sasl*, no goals). The JSON keeps every session's record.
+    Returns the paths written."""
     os.makedirs(output_dir, exist_ok=True)
     modes = meta.get("security") or ["plaintext"]
-    mode = "tls" if "tls" in modes else "plaintext"
-    summary = summarize([r for r in rounds if r.get("security", "plaintext") == mode])
-    goals = evaluate_goals(summary, meta["nodes"], mode)
-    document = {"meta": meta, "goals": goals, "summary": summary}
-    cost = None
-    if mode != "plaintext" and "plaintext" in modes:
-        document["plaintext_summary"] = summarize([r for r in rounds if r.get("security", "plaintext") == "plaintext"])
-        cost = document["tls_cost"] = tls_cost(document["plaintext_summary"], summary)
-    document["rounds"] = rounds
-    suffix = ("" if mode == "plaintext" else f"-{mode}") + (f"-{meta['nodes']}-nodes" if meta["nodes"] > 1 else "")
-    json_path = os.path.join(output_dir, f"results{suffix}.json")
-    md_path = os.path.join(output_dir, f"RESULTS{suffix}.md")
-    with open(json_path, "w") as f:
-        json.dump(document, f, indent=1)
-        f.write("\n")
-    with open(md_path, "w") as f:
-        f.write(_markdown(meta, rounds, summary, goals, mode, cost))
-    return [md_path, json_path]
+    paths = []
+    for mode, base in _reports(modes):
+        summary = summarize([r for r in rounds if r.get("security", "plaintext") == mode])
+        base_summary = (summarize([r for r in rounds if r.get("security", "plaintext") == base])
+                        if base else None)
+        if mode == "acls":
+            goals = authorization_goals(base_summary or {}, summary, rounds)
+        elif mode == "sasl":
+            goals = []
+        else:
+            goals = evaluate_goals(summary, meta["nodes"], mode)
+        document = {"meta": meta, "goals": goals, "summary": summary}
+        cost = None
+        if base:
+            document[f"{base}_summary"] = base_summary
+            if mode == "tls":
+                cost = document["tls_cost"] = tls_cost(base_summary, summary)
+            elif mode == "acls":
+                cost = document["authorization_cost"] = authorization_cost(base_summary, summary)
+            else:
+                cost = document[f"{mode}_cost"] = mode_cost(base_summary, summary, base, mode)
+        document["rounds"] = rounds
+        suffix = ("" if mode == "plaintext" else f"-{mode}") + (f"-{meta['nodes']}-nodes" if meta["nodes"] > 1 else "")
+        json_path = os.path.join(output_dir, f"results{suffix}.json")
+        md_path = os.path.join(output_dir, f"RESULTS{suffix}.md")
+        with open(json_path, "w") as f:
+            json.dump(document, f, indent=1)
+            f.write("\n")
+        with open(md_path, "w") as f:
+            f.write(_markdown(meta, rounds, summary, goals, mode, cost))
+        paths += [md_path, json_path]
+    return paths

@@ -3,9 +3,19 @@ scripts/kafka-run-class.sh) and the project's hw_loadgen."""
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import time
+
+
+_SECRET = re.compile(r"(password=)[^\s,\]'\"]+")
+
+
+def redact(text):
+    """A command line as it may be logged or reported: the values of
+    password= keys (sasl.password, SCRAM's password=) hidden."""
+    return _SECRET.sub(r"\1[hidden]", text)
 
 
 class ToolError(Exception):
@@ -35,7 +45,7 @@ class Tools:
         """Runs argv to completion; returns (stdout, stderr, seconds). A
         non-zero exit or a timeout is a ToolError."""
         argv = [str(a) for a in argv]
-        cmd = " ".join(shlex.quote(a) for a in argv)
+        cmd = redact(" ".join(shlex.quote(a) for a in argv))
         self.log(f"    $ {cmd}")
         full_env = dict(os.environ, **(env or {}))
         start = time.monotonic()
@@ -60,20 +70,24 @@ class Tools:
         --command-config."""
         return self.kafka_tool(main_class, list(args) + self.security.java_args(), timeout_s)
 
-    def _loadgen_argv(self, command, args):
+    def _loadgen_argv(self, command, args, secured=True):
         # The security's -X first: a command's own -X after them wins.
-        return [self.loadgen_path, command] + self.security.loadgen_args() + [str(a) for a in args]
+        # Not secured: towards the SASL modes' PLAINTEXT listener.
+        own = self.security.loadgen_args() if secured else []
+        return [self.loadgen_path, command] + own + [str(a) for a in args]
 
-    def loadgen(self, command, args, timeout_s):
+    def loadgen(self, command, args, timeout_s, secured=True):
         """Runs hw_loadgen and returns its JSON answer."""
-        argv = self._loadgen_argv(command, args)
+        argv = self._loadgen_argv(command, args, secured)
         out, err, _ = self.run(argv, timeout_s)
         try:
             return json.loads(out.strip().splitlines()[-1])
         except (ValueError, IndexError):
-            raise ToolError("hw_loadgen printed no JSON", " ".join(argv), out + err) from None
+            raise ToolError("hw_loadgen printed no JSON", redact(" ".join(argv)), out + err) from None
 
-    def loadgen_popen(self, command, args):
-        """Starts hw_loadgen without waiting (the start-up probe)."""
-        argv = self._loadgen_argv(command, args)
-        return argv, subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def loadgen_popen(self, command, args, secured=True):
+        """Starts hw_loadgen without waiting (the start-up probe); the argv
+        returned is redacted, for messages."""
+        argv = self._loadgen_argv(command, args, secured)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return [redact(str(a)) for a in argv], proc

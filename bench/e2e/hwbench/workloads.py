@@ -37,6 +37,9 @@ TRANSACTIONAL_PRODUCER_1S = ("producer_1k_transactional_1s", 1024, "all")
 READ_COMMITTED_CONSUMER = ("consumer_1k_read_committed", "producer_1k_transactional", 1024)
 
 TOOL_TIMEOUT_S = 240
+# The start-up probe's topic (auto-created by its first produce); the acls
+# sessions' first authorized produce goes to it too.
+PROBE_TOPIC = "startup-probe"
 
 
 class Session:
@@ -384,9 +387,10 @@ def _call(port, request, parse, tls=None):
 
 
 def partitions_of(s, port, topic):
-    """{partition: (error, leader, replicas, isr)} as the node whose client
-    listener is on port answers Metadata; {} when it does not know the
-    topic (yet)."""
+    """{partition: (error, leader, replicas, isr)} as the node whose
+    harness listener (Node.harness_port: the client listener, or the SASL
+    modes' PLAINTEXT one) is on port answers Metadata; {} when it does not
+    know the topic (yet)."""
     try:
         md = _call(port, kafka_wire.metadata_v1([topic]), kafka_wire.parse_metadata_v1, s.tls)
     except (OSError, ValueError):
@@ -409,7 +413,7 @@ def whole_everywhere(s, topic, partitions, nodes=None):
     """Every node (of nodes) names a leader for every partition and an
     ISR of all the replicas."""
     for n in nodes or s.cluster.nodes:
-        parts = partitions_of(s, n.port, topic)
+        parts = partitions_of(s, n.harness_port, topic)
         if len(parts) != partitions:
             return False
         for err, leader, replicas, isr in parts.values():
@@ -424,7 +428,7 @@ def log_ends(s, topic, partitions):
     out = {}
     for n in s.cluster.nodes:
         try:
-            answer = _call(n.port, kafka_wire.list_offsets_v1(topic, list(range(partitions))),
+            answer = _call(n.harness_port, kafka_wire.list_offsets_v1(topic, list(range(partitions))),
                            kafka_wire.parse_list_offsets_v1, s.tls)
         except (OSError, ValueError):
             continue
@@ -447,7 +451,7 @@ def replication_lag(s):
     apart), the same for both brokers."""
     topic, partitions = "replication-lag", s.sizes["partitions"]
     s.create_topic(topic, partitions)
-    leaders = {p: v[1] for p, v in partitions_of(s, s.cluster.nodes[0].port, topic).items()}
+    leaders = {p: v[1] for p, v in partitions_of(s, s.cluster.nodes[0].harness_port, topic).items()}
     argv, proc = s.tools.loadgen_popen("e2e", ["--bootstrap", s.cluster.bootstrap, "--topic", topic,
                                                "--rate", s.sizes["lag_rate"], "--seconds", s.sizes["lag_seconds"],
                                                "--record-size", 1024])
@@ -479,6 +483,58 @@ def replication_lag(s):
             "lag_records_max": max(samples), "samples": len(samples),
             "latency_p50_ms": r["latency_ms"]["p50"], "latency_p99_ms": r["latency_ms"]["p99"],
             "ack_latency_p99_ms": r["ack_latency_ms"]["p99"]}
+
+
+def describe_acls_count(port):
+    """How many ACLs the node whose harness listener is on port answers
+    DescribeAcls with (any filter): what its authorizer has applied. None
+    when it does not answer (yet)."""
+    try:
+        err, _, bindings = _call(port, kafka_wire.describe_acls_v3(), kafka_wire.parse_describe_acls_v3)
+    except (OSError, ValueError):
+        return None
+    return len(bindings) if err == 0 else None
+
+
+def install_acls(cluster, tools, bindings):
+    """The acls sessions' ACLs, made before the workloads: one CreateAcls
+    of them all on the first node's PLAINTEXT listener (as ANONYMOUS, a
+    super user), every creation checked; then DescribeAcls of every node
+    until each answers exactly that many (a node's authorizer applies the
+    metadata log's ACL records asynchronously), then one produce as the
+    bench user on the client listener (hw_loadgen probe, retrying while it
+    is refused) must be acknowledged. The milliseconds each step took."""
+    t0 = time.monotonic()
+    try:
+        conn = kafka_wire.connection(cluster.nodes[0].harness_port, timeout=60.0)
+        try:
+            results = conn.call(kafka_wire.create_acls_v3(bindings), kafka_wire.parse_create_acls_v3)
+        finally:
+            conn.close()
+    except (OSError, ValueError) as e:
+        raise ToolError(f"CreateAcls of {len(bindings)} ACLs: {e!r}", "CreateAcls") from None
+    created_ms = (time.monotonic() - t0) * 1000.0
+    failed = [(b, r) for b, r in zip(bindings, results) if r[0] != 0]
+    if len(results) != len(bindings) or failed:
+        raise ToolError(f"CreateAcls: {len(results)} results for {len(bindings)} creations, {len(failed)} failed",
+                        "CreateAcls", "\n".join(f"{b}: error {r[0]} {r[1]}" for b, r in failed[:10]))
+    want = len(bindings)
+    counts = {}
+
+    def everywhere():
+        for n in cluster.nodes:
+            counts[n.node_id] = describe_acls_count(n.harness_port)
+        return all(c == want for c in counts.values())
+
+    try:
+        wait_for(f"{want} ACLs in every node's DescribeAcls", everywhere, 60, 0.05)
+    except ToolError as e:
+        e.output = f"DescribeAcls counts by node: {counts}"
+        raise
+    described_ms = (time.monotonic() - t0) * 1000.0
+    r = tools.loadgen("probe", ["--bootstrap", cluster.bootstrap, "--topic", PROBE_TOPIC, "--timeout-ms", 60000], 90)
+    return {"acls": want, "create_acls_ms": created_ms, "described_everywhere_ms": described_ms,
+            "first_authorized_produce_ms": (time.monotonic() - t0) * 1000.0, "probe_attempts": r["attempts"]}
 
 
 def active_controller(s):
@@ -515,7 +571,7 @@ def leader_failover(s):
                         "--replica-assignment", assignment], 120)
     wait_for("the failover topic led by its first replica, ISR whole",
              lambda: whole_everywhere(s, topic, 1)
-             and partitions_of(s, victim.port, topic).get(0, (0, -1))[1] == victim.node_id, 60)
+             and partitions_of(s, victim.harness_port, topic).get(0, (0, -1))[1] == victim.node_id, 60)
     survivors = ",".join(f"127.0.0.1:{n.port}" for n in others)
     s.tools.loadgen("probe", ["--bootstrap", s.cluster.bootstrap, "--topic", topic, "--acks", "all",
                               "--timeout-ms", 30000], 60)
@@ -524,7 +580,7 @@ def leader_failover(s):
     def watch():
         while "ms" not in new_leader and time.time() - killed_at < 120:
             for n in others:
-                parts = partitions_of(s, n.port, topic)
+                parts = partitions_of(s, n.harness_port, topic)
                 if parts and parts[0][1] not in (-1, victim.node_id):
                     new_leader["ms"] = (time.time() - killed_at) * 1000.0
                     new_leader["id"] = parts[0][1]
@@ -547,7 +603,8 @@ def leader_failover(s):
         raise ToolError("no new leader named within 120 s", "Metadata")
     s.cluster.restart(victim)
     back_s = wait_for("the killed leader back in the ISR",
-                      lambda: len(partitions_of(s, others[0].port, topic).get(0, (0, 0, [], []))[3]) == 3, 180, 0.05)
+                      lambda: len(partitions_of(s, others[0].harness_port, topic).get(0, (0, 0, [], []))[3]) == 3,
+                      180, 0.05)
     return {"kill_to_new_leader_ms": new_leader["ms"], "kill_to_first_acksall_produce_ms": first_produce_ms,
             "restart_to_back_in_isr_ms": back_s * 1000.0, "probe_attempts": r["attempts"],
             "killed_node": victim.node_id, "active_controller": controller}
