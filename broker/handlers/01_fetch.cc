@@ -571,7 +571,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   // A consumer's answer counts against its byte-rate quota; once a quota
   // throttles, the answer holds no data and leaves the session as it was
   // (Kafka's getThrottledResponse), so what it held is sent next time.
-  const int32_t throttle = who.from_follower ? 0 : quota::fetch_throttle(ctx, response_bytes(results, version));
+  const int32_t throttle =
+      who.from_follower ? 0 : quota::fetch_throttle(ctx, [&] { return response_bytes(results, version); });
   auto plan = throttle > 0 ? s.fetch_sessions->throttled_response(fctx)
                            : s.fetch_sessions->update_and_generate_response(fctx, session_results, s.now_ms());
   build_response(plan, results, version, *image, response);

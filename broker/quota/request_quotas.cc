@@ -88,7 +88,9 @@ void set_response_throttle(response_frame& frame, int16_t api_key, int16_t versi
 }
 
 void finish_request(request_context& ctx, std::optional<response_frame>& response) {
-  if (!ctx.services || !ctx.services->quotas) return;
+  // Without request-time or controller mutation quotas no response carries
+  // a throttle this step would add or honour: every request goes straight on.
+  if (!manager(ctx, kind::request) && !manager(ctx, kind::controller_mutation)) return;
   int32_t request_throttle = 0;
   if (!ctx.request_quota_recorded) request_throttle = record_request_time(ctx);
   int32_t answered = 0;
@@ -125,14 +127,17 @@ int32_t produce_throttle(request_context& ctx, bool acks_zero) {
   return larger_throttle(ctx, bytes, bandwidth, request);
 }
 
-int32_t fetch_throttle(request_context& ctx, size_t response_bytes) {
-  const int32_t request = record_request_time(ctx);
+int32_t fetch_throttle(request_context& ctx, const std::function<size_t()>& response_bytes) {
   client_quota_manager* bytes = manager(ctx, kind::fetch);
+  if (!bytes && !manager(ctx, kind::request)) return 0;
+  const int32_t request = record_request_time(ctx);
+  if (!bytes) return larger_throttle(ctx, nullptr, 0, request);
   const int64_t now = now_ms();
   const std::string_view user = ctx.principal->name();
   const std::string_view client = ctx.client_id.value_or("");
-  const int32_t bandwidth = bytes ? bytes->record(user, client, static_cast<double>(response_bytes), now) : 0;
-  if (bytes && std::max(bandwidth, request) > 0) bytes->unrecord(user, client, static_cast<double>(response_bytes), now);
+  const auto size = static_cast<double>(response_bytes());
+  const int32_t bandwidth = bytes->record(user, client, size, now);
+  if (std::max(bandwidth, request) > 0) bytes->unrecord(user, client, size, now);
   return larger_throttle(ctx, bytes, bandwidth, request);
 }
 

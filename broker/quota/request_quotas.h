@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -46,8 +47,9 @@ void finish_request(request_context& ctx, std::optional<response_frame>& respons
 int32_t produce_throttle(request_context& ctx, bool acks_zero);
 // A consumer's Fetch: the response's bytes against consumer_byte_rate and
 // the request's time; when either throttles, the bytes are taken back (the
-// answer will hold no data). Answers the larger throttle.
-int32_t fetch_throttle(request_context& ctx, size_t response_bytes);
+// answer will hold no data). Answers the larger throttle. response_bytes is
+// asked only when a byte rate quota exists.
+int32_t fetch_throttle(request_context& ctx, const std::function<size_t()>& response_bytes);
 // The bytes a consumer's fetch may read: max_bytes, at most what its quota
 // allows over one measured span (Kafka's getMaxValueInQuotaWindow).
 int32_t fetch_max_bytes(const request_context& ctx, int32_t max_bytes);

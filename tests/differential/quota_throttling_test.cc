@@ -28,17 +28,40 @@ namespace msg = protocol::msg;
 constexpr int16_t k_create_topics = 19, k_delete_topics = 20, k_metadata = 3, k_create_partitions = 37,
                   k_describe_quotas = 48, k_alter_quotas = 49;
 
-msg::alter_client_quotas_request mutation_rate(const std::string& client, std::optional<double> rate) {
+// Sets (or, with nullopt, removes) one quota key of one named entity.
+msg::alter_client_quotas_request quota(const std::string& type, const std::string& name, const std::string& key,
+                                       std::optional<double> value) {
   msg::alter_client_quotas_request r;
   auto& e = r.entries.emplace_back();
   auto& d = e.entity.emplace_back();
-  d.entity_type = "client-id";
-  d.entity_name = client;
+  d.entity_type = type;
+  d.entity_name = name;
   auto& o = e.ops.emplace_back();
-  o.key = "controller_mutation_rate";
-  o.value = rate.value_or(0);
-  o.remove = !rate;
+  o.key = key;
+  o.value = value.value_or(0);
+  o.remove = !value;
   return r;
+}
+
+// Whether both brokers come to describe (or, want false, no longer
+// describe) a quota of this one entity within 10 s.
+bool described(twin& tw, const std::string& type, const std::string& name, bool want) {
+  msg::describe_client_quotas_request describe;
+  auto& component = describe.components.emplace_back();
+  component.entity_type = type;
+  component.match_type = 0;  // exact
+  component.match = name;
+  describe.strict = true;
+  return wait_until(
+      [&] {
+        auto d = tw.call("wait", k_describe_quotas, 1, describe);
+        for (side s : k_sides) {
+          auto r = d.as<msg::describe_client_quotas_response>(s);
+          if ((r.entries && r.entries->size() == 1) != want) return false;
+        }
+        return true;
+      },
+      10s);
 }
 
 msg::create_topics_request creating(const std::vector<std::pair<std::string, int32_t>>& topics) {
@@ -73,25 +96,9 @@ TEST_F(DifferentialTest, ControllerMutationsBeyondTheRateAreRefusedAndTheConnect
   const std::string client = fresh_name("mutator");
   const std::string a = fresh_name("qa"), b = fresh_name("qb"), c = fresh_name("qc");
   // 2 partitions a second: a bucket of 22.
-  expect_same(t().call("set the rate", k_alter_quotas, 1, mutation_rate(client, 2)));
-  // Both apply quota changes shortly after answering: wait until both
-  // describe it.
-  msg::describe_client_quotas_request describe;
-  auto& component = describe.components.emplace_back();
-  component.entity_type = "client-id";
-  component.match_type = 0;
-  component.match = client;
-  describe.strict = true;
-  ASSERT_TRUE(wait_until(
-      [&] {
-        auto d = t().call("wait", k_describe_quotas, 1, describe);
-        for (side s : k_sides) {
-          auto r = d.as<msg::describe_client_quotas_response>(s);
-          if (!r.entries || r.entries->size() != 1) return false;
-        }
-        return true;
-      },
-      10s));
+  expect_same(t().call("set the rate", k_alter_quotas, 1, quota("client-id", client, "controller_mutation_rate", 2)));
+  // Both apply quota changes shortly after answering.
+  ASSERT_TRUE(described(t(), "client-id", client, true));
   // Each broker in turn, every step on it back to back, so both buckets
   // go through the same states at the same times from their first use.
   const std::string d_topic = fresh_name("qd");
@@ -160,7 +167,7 @@ TEST_F(DifferentialTest, ControllerMutationsBeyondTheRateAreRefusedAndTheConnect
     EXPECT_GT(grew.throttle_time_ms, 4000) << side_name(s);
   }
   // Cleanup on an unthrottled connection, the quota first.
-  expect_same(t().call("remove the rate", k_alter_quotas, 1, mutation_rate(client, std::nullopt)));
+  expect_same(t().call("remove the rate", k_alter_quotas, 1, quota("client-id", client, "controller_mutation_rate", std::nullopt)));
   msg::delete_topics_request d;
   for (const auto& n : {a, b, d_topic}) d.topic_names.push_back(n);
   d.timeout_ms = 30000;
@@ -168,44 +175,13 @@ TEST_F(DifferentialTest, ControllerMutationsBeyondTheRateAreRefusedAndTheConnect
   for (side s : k_sides) EXPECT_FALSE(cleanup.of(s).closed) << side_name(s);
 }
 
-msg::alter_client_quotas_request ip_rate(const std::string& ip, std::optional<double> rate) {
-  msg::alter_client_quotas_request r;
-  auto& e = r.entries.emplace_back();
-  auto& d = e.entity.emplace_back();
-  d.entity_type = "ip";
-  d.entity_name = ip;
-  auto& o = e.ops.emplace_back();
-  o.key = "connection_creation_rate";
-  o.value = rate.value_or(0);
-  o.remove = !rate;
-  return r;
-}
-
 // connection_creation_rate for 127.0.0.1: 5 a second over the padded
 // 10 s span lets 50 new connections through at once; the ones after are
 // never served and are closed within a window. Connections open before
 // are not touched (the brokers' own, the twin's).
 TEST_F(DifferentialTest, ConnectionsOverTheIpRateAreClosedUnserved) {
-  expect_same(t().call("set the ip rate", k_alter_quotas, 1, ip_rate("127.0.0.1", 5)));
-  msg::describe_client_quotas_request describe;
-  auto& component = describe.components.emplace_back();
-  component.entity_type = "ip";
-  component.match_type = 0;
-  component.match = "127.0.0.1";
-  describe.strict = true;
-  auto held = [&](bool want) {
-    return wait_until(
-        [&] {
-          auto d = t().call("wait", k_describe_quotas, 1, describe);
-          for (side s : k_sides) {
-            auto r = d.as<msg::describe_client_quotas_response>(s);
-            if ((r.entries && r.entries->size() == 1) != want) return false;
-          }
-          return true;
-        },
-        10s);
-  };
-  ASSERT_TRUE(held(true));
+  expect_same(t().call("set the ip rate", k_alter_quotas, 1, quota("ip", "127.0.0.1", "connection_creation_rate", 5)));
+  ASSERT_TRUE(described(t(), "ip", "127.0.0.1", true));
   constexpr int k_connections = 60;
   std::array<int, 2> served{};
   for (side s : k_sides) {
@@ -224,8 +200,8 @@ TEST_F(DifferentialTest, ConnectionsOverTheIpRateAreClosedUnserved) {
     EXPECT_GE(served[static_cast<int>(s)], 50) << side_name(s);
     EXPECT_LE(served[static_cast<int>(s)], 52) << side_name(s);
   }
-  expect_same(t().call("remove the ip rate", k_alter_quotas, 1, ip_rate("127.0.0.1", std::nullopt)));
-  EXPECT_TRUE(held(false));
+  expect_same(t().call("remove the ip rate", k_alter_quotas, 1, quota("ip", "127.0.0.1", "connection_creation_rate", std::nullopt)));
+  EXPECT_TRUE(described(t(), "ip", "127.0.0.1", false));
 }
 
 }  // namespace

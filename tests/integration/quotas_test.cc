@@ -102,8 +102,8 @@ void restart_keeps_quotas(int sig) {
   EXPECT_EQ(describe_all(again), expected) << b.log();
 }
 
-// The body of a response to a raw Produce or Fetch as one frame, for its
-// throttle: raw_client::produce and fetch keep only the partition.
+// A call whose whole response is wanted (raw_client::produce and fetch keep
+// only the partition, not the throttle), and when its answer came.
 template <class Response, class Request>
 std::optional<Response> timed_call(raw_client& c, int16_t key, int16_t version, const Request& req,
                                    std::chrono::steady_clock::time_point* answered) {

@@ -103,7 +103,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -115,6 +114,7 @@ from concurrent.futures import ThreadPoolExecutor
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from kafka_process import run, start_kafka, stop_kafka
 from highwater_process import Highwater, wait_for
 
 HIGHWATER = None
@@ -179,14 +179,6 @@ CONSUMER_CONF = {"enable.auto.commit": False, "enable.partition.eof": True, "fet
                  "message.max.bytes": FETCH_BYTES}  # (librdkafka wants fetch.max.bytes >= message.max.bytes)
 
 
-def run(cmd, timeout_s, env=None):
-    """Runs cmd to its end, killed at the deadline (exit code 124): (code, stdout, stderr)."""
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=env)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        text = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
-        return 124, text(e.stdout), text(e.stderr) + "\n[killed after %ds]" % timeout_s
 
 
 def rate_text(bytes_per_s):
@@ -330,26 +322,6 @@ class HighwaterBroker(Broker):
         self.process.stop()
 
 
-def port_run():
-    """A port p with p + 1 and p + 3 free too (Kafka's script binds PLAINTEXT on p, CONTROLLER on p + 1 and the
-    first extra listener on p + 3), or None. Only p comes from the kernel: the others are probed by binding them
-    as Java's server sockets do (SO_REUSEADDR)."""
-    def bindable(port):
-        with socket.socket() as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind(("127.0.0.1", port))
-                return True
-            except OSError:
-                return False
-
-    for _ in range(20):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            p = s.getsockname()[1]
-        if p + 3 <= 65535 and bindable(p + 1) and bindable(p + 3):
-            return p
-    return None
 
 
 class KafkaBroker(Broker):
@@ -357,32 +329,14 @@ class KafkaBroker(Broker):
 
     def __init__(self, directory, settings):
         super().__init__(directory)
-        self.script = os.path.join(SOURCE_DIR, "scripts/kafka-server.sh")
-        env = dict(os.environ, HW_KAFKA_EXTRA_LISTENERS="SASL_PLAINTEXT:SASL_PLAINTEXT",
-                   HW_KAFKA_EXTRA_PROPS="\n".join("%s=%s" % kv for kv in settings),
-                   HW_KAFKA_START_TIMEOUT="120")
-        errors = []
-        # Another process may take one of the ports between the probe and Kafka's bind: start again on others.
-        for _ in range(3):
-            port = port_run()
-            if port is None:
-                errors.append("no run of free ports")
-                continue
-            shutil.rmtree(directory, ignore_errors=True)
-            code, out, err = run([self.script, "start", directory, str(port)], 150, env)
-            if code == 0:
-                self.bootstrap = "127.0.0.1:%d" % (port + 3)
-                return
-            errors.append("kafka-server.sh start on %d: %s%s\n%s" % (port, out, err, self.log_tail(40)))
-            self.stop()
-        raise AssertionError("Apache Kafka 4.3.1 did not start (scripts/kafka-server.sh):\n" + "\n".join(errors))
+        self.bootstrap = start_kafka(SOURCE_DIR, directory, settings, self.log_tail)
 
     def log_path(self):
         return os.path.join(self.dir, "kafka.log")
 
     def stop(self):
         self.close_clients()
-        run([self.script, "stop", self.dir], 40, dict(os.environ, HW_KAFKA_STOP_TIMEOUT="20"))
+        stop_kafka(SOURCE_DIR, self.dir)
 
 
 def start_brokers(brokers, directory, settings):
