@@ -158,10 +158,20 @@ class etl_worker {
  public:
   etl_worker(std::string bootstrap, std::string id, std::string strategy, chain_state& state)
       : bootstrap_(std::move(bootstrap)), id_(std::move(id)), strategy_(std::move(strategy)), state_(state) {
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+      run();
+      done_ = true;
+    });
   }
   ~etl_worker() { stop(); }
+  // Leaves the group, once the member has had its first assignment:
+  // librdkafka before 2.2.1 (Debian 12 ships 2.0.2) dereferences the
+  // cooperative-sticky assignor's state, which only the first assignment
+  // makes, when a consumer is closed before that (its issue 4312), and
+  // crashes. A member that joins as the chain finishes can be asked to
+  // stop that early.
   void stop() {
+    wait_until([&] { return assigned_.load() || done_.load(); }, 60s);
     stop_ = true;
     if (thread_.joinable()) thread_.join();
   }
@@ -171,6 +181,7 @@ class etl_worker {
                            void* opaque) {
     auto* self = static_cast<etl_worker*>(opaque);
     self->rebalanced_ = true;
+    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) self->assigned_ = true;
     const bool cooperative = std::string(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
     if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
       if (cooperative) {
@@ -309,6 +320,8 @@ class etl_worker {
   std::string bootstrap_, id_, strategy_;
   chain_state& state_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> assigned_{false};  // a first assignment came
+  std::atomic<bool> done_{false};      // run() returned
   bool broken_ = false;
   bool rebalanced_ = false;
   std::thread thread_;
