@@ -236,6 +236,17 @@ std::optional<std::string> jaas_file_from_environment(const std::vector<std::str
   return found;
 }
 
+// -D<name>=<value> in KAFKA_OPTS.
+std::optional<std::string> system_property_from_environment(const std::vector<std::string>& environment,
+                                                            std::string_view name) {
+  constexpr std::string_view var = "KAFKA_OPTS=";
+  std::optional<std::string> found;
+  for (std::string_view entry : environment)
+    if (entry.starts_with(var))
+      if (auto value = java_system_property(entry.substr(var.size()), name)) found = std::move(value);
+  return found;
+}
+
 }  // namespace
 
 bool broker_config::has_role(std::string_view role) const {
@@ -343,7 +354,18 @@ load_result load_broker_config(const config_sources& sources) {
   }
 
   load_result result = build_broker_config(entries);
-  if (result.config) result.config->jaas_file = jaas_file_from_environment(sources.environment);
+  if (result.config) {
+    result.config->jaas_file = jaas_file_from_environment(sources.environment);
+    result.config->oauthbearer_allowed_urls =
+        system_property_from_environment(sources.environment, "org.apache.kafka.sasl.oauthbearer.allowed.urls");
+    result.config->oauthbearer_allowed_files =
+        system_property_from_environment(sources.environment, "org.apache.kafka.sasl.oauthbearer.allowed.files");
+    result.config->jvm_truststore = system_property_from_environment(sources.environment, "javax.net.ssl.trustStore");
+    result.config->jvm_truststore_password =
+        system_property_from_environment(sources.environment, "javax.net.ssl.trustStorePassword");
+    result.config->jvm_truststore_type =
+        system_property_from_environment(sources.environment, "javax.net.ssl.trustStoreType");
+  }
   if (!early_errors.empty()) {
     result.config.reset();
     result.errors.insert(result.errors.begin(), early_errors.begin(), early_errors.end());

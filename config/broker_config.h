@@ -80,6 +80,19 @@ struct broker_config {
   // The JAAS file named by -Djava.security.auth.login.config= in KAFKA_OPTS
   // (as Kafka's start scripts pass it to the JVM).
   std::optional<std::string> jaas_file;
+  // The URLs and files OAUTHBEARER may read (a JWKS, a token endpoint), as
+  // -Dorg.apache.kafka.sasl.oauthbearer.allowed.urls= and .allowed.files=
+  // in KAFKA_OPTS name them (comma-separated); none allowed when unset, as
+  // in Kafka.
+  std::optional<std::string> oauthbearer_allowed_urls;
+  std::optional<std::string> oauthbearer_allowed_files;
+  // The JVM's default trust store (-Djavax.net.ssl.trustStore=,
+  // .trustStorePassword=, .trustStoreType= in KAFKA_OPTS): what the broker
+  // trusts on https connections to an identity provider when the login
+  // module's options name no trust store. Holds a password.
+  std::optional<std::string> jvm_truststore;
+  std::optional<std::string> jvm_truststore_password;
+  std::optional<std::string> jvm_truststore_type;
 
   bool has_role(std::string_view role) const;
   bool is_set(std::string_view key) const { return explicitly_set.count(key) != 0; }

@@ -56,8 +56,8 @@ std::string key_to_env_name(std::string_view key) {
   return name;
 }
 
-std::optional<std::string> jaas_login_config(std::string_view opts) {
-  constexpr std::string_view property = "-Djava.security.auth.login.config=";
+std::optional<std::string> java_system_property(std::string_view opts, std::string_view name) {
+  const std::string property = "-D" + std::string(name) + "=";
   std::optional<std::string> found;
   while (!opts.empty()) {
     const size_t start = opts.find_first_not_of(" \t\n");
@@ -69,6 +69,10 @@ std::optional<std::string> jaas_login_config(std::string_view opts) {
     opts.remove_prefix(end);
   }
   return found;
+}
+
+std::optional<std::string> jaas_login_config(std::string_view opts) {
+  return java_system_property(opts, "java.security.auth.login.config");
 }
 
 }  // namespace hw::config

@@ -24,4 +24,9 @@ std::string key_to_env_name(std::string_view key);
 // unquoted: split on blanks, quotes not taken away; the last one wins.
 std::optional<std::string> jaas_login_config(std::string_view kafka_opts);
 
+// The value of -D<name>=<value> among KAFKA_OPTS's words, read the same way
+// (the OAUTHBEARER URLs and files the operator allows:
+// org.apache.kafka.sasl.oauthbearer.allowed.urls / .allowed.files).
+std::optional<std::string> java_system_property(std::string_view kafka_opts, std::string_view name);
+
 }  // namespace hw::config

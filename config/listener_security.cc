@@ -1,5 +1,8 @@
 #include "config/listener_security.h"
 
+#include <algorithm>
+#include <type_traits>
+
 #include "config/value_parse.h"
 
 namespace hw::config {
@@ -74,6 +77,62 @@ std::optional<std::string> resolve_tls(const broker_config& c, std::string_view 
   return error;
 }
 
+// OAUTHBEARER's keys for a listener: the mechanism's own value
+// (listener.name.<l>.oauthbearer.<key>), else the listener's, else the
+// broker's, as Kafka's OAuth configuration reads them.
+std::optional<std::string> resolve_oauth(const broker_config& c, std::string_view listener,
+                                         listener_security::oauth_keys& o) {
+  std::optional<std::string> error;
+  auto value = [&](std::string_view key) -> std::optional<config_value> {
+    if (error) return std::nullopt;
+    const std::string per_mechanism = "oauthbearer." + std::string(key);
+    auto v = listener_override(c, listener, per_mechanism) ? typed_value(c, listener, per_mechanism, key)
+                                                           : typed_value(c, listener, key);
+    if (auto* e = std::get_if<std::string>(&v)) {
+      error = *e;
+      return std::nullopt;
+    }
+    return std::get<config_value>(v);
+  };
+  auto text = [&](std::string_view key, std::optional<std::string>& out) {
+    auto v = value(key);
+    if (v)
+      if (auto* t = std::get_if<std::string>(&*v)) out = *t;
+  };
+  auto number = [&](std::string_view key, auto& out) {
+    auto v = value(key);
+    if (v)
+      if (auto* n = std::get_if<int64_t>(&*v)) out = static_cast<std::remove_reference_t<decltype(out)>>(*n);
+  };
+  text("sasl.server.callback.handler.class", o.server_callback_handler_class);
+  text("sasl.login.callback.handler.class", o.login_callback_handler_class);
+  text("sasl.oauthbearer.jwks.endpoint.url", o.jwks_endpoint_url);
+  number("sasl.oauthbearer.jwks.endpoint.refresh.ms", o.jwks_refresh_ms);
+  number("sasl.oauthbearer.jwks.endpoint.retry.backoff.ms", o.jwks_retry_backoff_ms);
+  number("sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms", o.jwks_retry_backoff_max_ms);
+  number("sasl.oauthbearer.clock.skew.seconds", o.clock_skew_seconds);
+  if (auto v = value("sasl.oauthbearer.expected.audience"))
+    if (auto* l = std::get_if<std::vector<std::string>>(&*v)) o.expected_audience = *l;
+  text("sasl.oauthbearer.expected.issuer", o.expected_issuer);
+  std::optional<std::string> sub, scope;
+  text("sasl.oauthbearer.sub.claim.name", sub);
+  text("sasl.oauthbearer.scope.claim.name", scope);
+  if (sub) o.sub_claim_name = *sub;
+  if (scope) o.scope_claim_name = *scope;
+  text("sasl.oauthbearer.token.endpoint.url", o.token_endpoint_url);
+  text("sasl.oauthbearer.scope", o.scope);
+  text("sasl.oauthbearer.client.credentials.client.id", o.client_id);
+  text("sasl.oauthbearer.client.credentials.client.secret", o.client_secret);
+  number("sasl.login.retry.backoff.ms", o.login_retry_backoff_ms);
+  number("sasl.login.retry.backoff.max.ms", o.login_retry_backoff_max_ms);
+  o.allowed_urls = c.oauthbearer_allowed_urls;
+  o.allowed_files = c.oauthbearer_allowed_files;
+  o.jvm_truststore = c.jvm_truststore;
+  o.jvm_truststore_password = c.jvm_truststore_password;
+  o.jvm_truststore_type = c.jvm_truststore_type;
+  return error;
+}
+
 }  // namespace
 
 std::optional<std::string_view> listener_base_key(std::string_view key) {
@@ -85,6 +144,10 @@ std::optional<std::string_view> listener_base_key(std::string_view key) {
   for (std::string_view per_mechanism : {"sasl.jaas.config", "sasl.login.class", "sasl.login.callback.handler.class",
                                          "sasl.server.callback.handler.class", "connections.max.reauth.ms"})
     if (rest.ends_with(per_mechanism)) return rest.substr(rest.size() - per_mechanism.size());
+  // A mechanism's own value of a SASL key (listener.name.<l>.oauthbearer.sasl.oauthbearer.jwks.endpoint.url).
+  if (const size_t sasl = rest.find(".sasl."); sasl != std::string_view::npos &&
+                                                rest.substr(0, sasl).find('.') == std::string_view::npos)
+    return rest.substr(sasl + 1);
   return rest;
 }
 
@@ -147,7 +210,15 @@ std::variant<listener_security, std::string> resolve_listener_security(const bro
     }
     if (ms > 0) s.connections_max_reauth_ms.emplace(mechanism, ms);
   }
+  if (std::find(s.sasl_enabled_mechanisms.begin(), s.sasl_enabled_mechanisms.end(), "OAUTHBEARER") !=
+      s.sasl_enabled_mechanisms.end())
+    if (auto error = resolve_oauth(c, listener.name, s.oauth)) return *error;
   return s;
+}
+
+std::optional<std::string> resolve_oauth_keys(const broker_config& c, std::string_view listener,
+                                              listener_security::oauth_keys& o) {
+  return resolve_oauth(c, listener, o);
 }
 
 }  // namespace hw::config

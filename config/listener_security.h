@@ -56,7 +56,45 @@ struct listener_security {
     std::string endpoint_identification;  // https or empty
     std::string principal_mapping_rules;
   } tls;
+
+  // OAUTHBEARER (listeners that enable it): how tokens are validated and
+  // how the broker gets its own. Each key is read as the mechanism's
+  // (listener.name.<l>.oauthbearer.<key>), else the listener's, else the
+  // broker's. The client secret is a secret: never log it.
+  struct oauth_keys {
+    std::optional<std::string> server_callback_handler_class;
+    std::optional<std::string> login_callback_handler_class;
+    std::optional<std::string> jwks_endpoint_url;
+    int64_t jwks_refresh_ms = 3600000;
+    int64_t jwks_retry_backoff_ms = 100;
+    int64_t jwks_retry_backoff_max_ms = 10000;
+    int32_t clock_skew_seconds = 30;
+    std::vector<std::string> expected_audience;
+    std::optional<std::string> expected_issuer;
+    std::string sub_claim_name = "sub";
+    std::string scope_claim_name = "scope";
+    std::optional<std::string> token_endpoint_url;
+    std::optional<std::string> scope;
+    std::optional<std::string> client_id;
+    std::optional<std::string> client_secret;
+    int64_t login_retry_backoff_ms = 100;
+    int64_t login_retry_backoff_max_ms = 10000;
+    // What KAFKA_OPTS allows OAUTHBEARER to read (broker_config's
+    // oauthbearer_allowed_urls and _files).
+    std::optional<std::string> allowed_urls;
+    std::optional<std::string> allowed_files;
+    // The JVM trust store KAFKA_OPTS names (broker_config's jvm_truststore*).
+    std::optional<std::string> jvm_truststore;
+    std::optional<std::string> jvm_truststore_password;
+    std::optional<std::string> jvm_truststore_type;
+  } oauth;
 };
+
+// The OAUTHBEARER keys of a listener (for the broker's own login towards a
+// listener that this node may not enable OAUTHBEARER on); an error names
+// the key that does not parse.
+std::optional<std::string> resolve_oauth_keys(const broker_config& c, std::string_view listener,
+                                              listener_security::oauth_keys& o);
 
 // The listener-prefixed text of key for listener, when set.
 std::optional<std::string> listener_override(const broker_config& c, std::string_view listener, std::string_view key);

@@ -390,7 +390,7 @@ asio::awaitable<void> connection::finish_sasl_step(dispatch_outcome& out, uint64
     principal_ = sasl_->principal();
     login_mechanism_ = sasl_->mechanism();
     login_expiry_.reset();
-    if (sasl_->session_lifetime_ms() > 0)
+    if (sasl_->session_expires())
       login_expiry_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(sasl_->session_lifetime_ms());
     spdlog::debug("Connection {} {} as {} with {}", name_, again ? "re-authenticated" : "authenticated",
                   principal_.to_string(), sasl_->mechanism());

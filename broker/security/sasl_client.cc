@@ -1,5 +1,10 @@
 #include "broker/security/sasl_client.h"
 
+#include <chrono>
+
+#include "broker/security/oauth_login.h"
+#include "protocol/sasl/oauthbearer.h"
+
 #include "broker/security/sasl_listener.h"
 #include "config/listener_security.h"
 #include "config/value_parse.h"
@@ -12,6 +17,21 @@ sasl_client_exchange::sasl_client_exchange(const sasl_login& login) : login_(log
 
 std::vector<uint8_t> sasl_client_exchange::first() {
   round_ = 1;
+  if (login_.mechanism == "OAUTHBEARER" && login_.oauth_tokens) {
+    const std::string message = protocol::oauthbearer::client_first_message(login_.oauth_tokens->token());
+    return {message.begin(), message.end()};
+  }
+  if (login_.mechanism == "OAUTHBEARER") {
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    auto made = protocol::oauthbearer::make_unsecured_login_token(login_.oauth_options, now);
+    // own_sasl_login made one at start-up, so the options are good.
+    std::string message;
+    if (auto* t = std::get_if<protocol::oauthbearer::login_token>(&made))
+      message = protocol::oauthbearer::client_first_message(t->token, "", t->extensions);
+    return {message.begin(), message.end()};
+  }
   std::string token = scram_ ? scram_->client_first() : plain_client_token(login_.username, login_.password);
   return {token.begin(), token.end()};
 }
@@ -19,6 +39,17 @@ std::vector<uint8_t> sasl_client_exchange::first() {
 std::optional<std::vector<uint8_t>> sasl_client_exchange::next(std::span<const uint8_t> server_token,
                                                                std::string* error) {
   const std::string_view text(reinterpret_cast<const char*>(server_token.data()), server_token.size());
+  if (login_.mechanism == "OAUTHBEARER") {
+    // An empty answer completes the login; an error challenge is
+    // acknowledged, and the server then refuses with it.
+    if (server_token.empty() || round_ > 1) {
+      done_ = server_token.empty();
+      if (!done_) *error = std::string(text);
+      return std::nullopt;
+    }
+    round_ = 2;
+    return std::vector<uint8_t>{0x01};
+  }
   if (!scram_) {
     // PLAIN: the server's answer to the one message ends it.
     done_ = true;
@@ -47,8 +78,9 @@ std::variant<std::shared_ptr<const sasl_login>, std::string> own_sasl_login(cons
   if (auto* e = std::get_if<std::string>(&resolved)) return *e;
   auto keys = std::get<config::listener_security>(std::move(resolved));
   const std::string mechanism = listener_override(c, listener, mechanism_key).value_or(c.get_string(mechanism_key));
-  if (mechanism != "PLAIN" && !parse_scram_mechanism(mechanism))
-    return mechanism_key + " is " + mechanism + ", which is not supported (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)";
+  if (mechanism != "PLAIN" && mechanism != "OAUTHBEARER" && !parse_scram_mechanism(mechanism))
+    return mechanism_key + " is " + mechanism +
+           ", which is not supported (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER)";
   // Its JAAS value is read even when this node does not enable the
   // mechanism on that listener (or does not have the listener at all).
   if (auto jaas = listener_override(c, listener, config::lower(mechanism) + ".sasl.jaas.config"))
@@ -63,6 +95,30 @@ std::variant<std::shared_ptr<const sasl_login>, std::string> own_sasl_login(cons
   }
   auto entries = server_jaas_entries(keys, mechanism, source);
   if (auto* e = std::get_if<std::string>(&entries)) return "Listener " + listener + ": " + *e;
+  if (mechanism == "OAUTHBEARER") {
+    const auto& list = std::get<std::vector<jaas_entry>>(entries);
+    std::map<std::string, std::string> options = list.empty() ? std::map<std::string, std::string>{} : list.front().options;
+    config::listener_security::oauth_keys oauth;
+    if (auto error = config::resolve_oauth_keys(c, listener, oauth)) return *error;
+    if (oauth.login_callback_handler_class || oauth.token_endpoint_url) {
+      auto tokens = start_oauth_token_source(listener, oauth, options);
+      if (auto* e = std::get_if<std::string>(&tokens)) return *e;
+      auto login = std::make_shared<sasl_login>();
+      login->mechanism = mechanism;
+      login->oauth_tokens = std::get<std::shared_ptr<const oauth_token_source>>(std::move(tokens));
+      return std::shared_ptr<const sasl_login>(std::move(login));
+    }
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    auto made = protocol::oauthbearer::make_unsecured_login_token(options, now);
+    if (auto* e = std::get_if<std::string>(&made)) return "Listener " + listener + ": OAUTHBEARER login: " + *e;
+    auto login = std::make_shared<sasl_login>();
+    login->mechanism = mechanism;
+    login->username = std::get<protocol::oauthbearer::login_token>(made).principal;
+    login->oauth_options = std::move(options);
+    return std::shared_ptr<const sasl_login>(std::move(login));
+  }
   for (const jaas_entry& entry : std::get<std::vector<jaas_entry>>(entries)) {
     auto user = entry.options.find("username");
     auto password = entry.options.find("password");

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 
+#include "broker/security/oauthbearer_server.h"
 #include "broker/security/plain_server.h"
 #include "broker/security/scram_server.h"
 #include "config/value_parse.h"
@@ -37,7 +38,7 @@ std::vector<std::string> in_kafka_answer_order(const std::vector<std::string>& n
 using config::lower;
 
 bool supported(const std::string& mechanism) {
-  return mechanism == "PLAIN" || parse_scram_mechanism(mechanism).has_value();
+  return mechanism == "PLAIN" || mechanism == "OAUTHBEARER" || parse_scram_mechanism(mechanism).has_value();
 }
 
 }  // namespace
@@ -81,11 +82,16 @@ std::variant<std::shared_ptr<const sasl_listener>, std::string> sasl_listener::m
   for (const std::string& mechanism : l->mechanisms_) {
     if (!supported(mechanism))
       return where + ": SASL mechanism " + mechanism +
-             " is not supported (sasl.enabled.mechanisms may name PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512)";
+             " is not supported (sasl.enabled.mechanisms may name PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER)";
     auto entries = server_jaas_entries(keys, mechanism, jaas);
     if (auto* error = std::get_if<std::string>(&entries)) return where + ": " + *error;
     auto& list = std::get<std::vector<jaas_entry>>(entries);
     if (mechanism == "PLAIN") *users = plain_users(list);
+    if (mechanism == "OAUTHBEARER") {
+      auto validator = make_oauth_validator(keys, list);
+      if (auto* error = std::get_if<std::string>(&validator)) return *error;
+      l->oauth_ = std::get<oauth_validator>(std::move(validator));
+    }
     l->jaas_.emplace(mechanism, std::move(list));
   }
   l->plain_users_ = std::move(users);
@@ -129,6 +135,7 @@ std::unique_ptr<sasl_server> sasl_listener::make_server(const std::string& mecha
       return it->second;
     });
   }
+  if (mechanism == "OAUTHBEARER" && oauth_) return std::make_unique<oauthbearer_server>(oauth_);
   if (auto m = parse_scram_mechanism(mechanism)) {
     return std::make_unique<scram_server>(*m, [lookup = scram_, m = *m](const std::string& user) {
       return lookup ? lookup(m, user) : std::nullopt;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "broker/security/jaas.h"
+#include "broker/security/oauth_validation.h"
 #include "broker/security/sasl_session.h"
 #include "broker/security/scram.h"
 #include "config/listener_security.h"
@@ -68,6 +69,7 @@ class sasl_listener : public std::enable_shared_from_this<sasl_listener> {
   int32_t max_receive_size_ = 524288;
   int32_t failed_delay_ms_ = 100;
   std::map<std::string, int64_t> max_reauth_ms_;  // connections.max.reauth.ms by mechanism
+  oauth_validator oauth_;                          // OAUTHBEARER's, when enabled
 };
 
 // A sasl_listener for each SASL listener of the configuration, by name,

@@ -3,14 +3,30 @@
 // mechanism and the JAAS `username`/`password` (see sasl_client.h for how
 // it is found). Holds a password: never log it.
 
+#include <map>
+#include <memory>
 #include <string>
 
 namespace hw::broker {
 
+// Where the broker's OAUTHBEARER tokens come from when an identity
+// provider issues them (oauth_login.h): the current one, refreshed in the
+// background.
+class oauth_token_source {
+ public:
+  virtual ~oauth_token_source() = default;
+  virtual std::string token() const = 0;
+};
+
 struct sasl_login {
-  std::string mechanism;  // PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512
+  std::string mechanism;  // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER
   std::string username;
   std::string password;
+  // OAUTHBEARER: the login module's options, from which each connection
+  // makes its unsecured token (unsecuredLogin*).
+  std::map<std::string, std::string> oauth_options;
+  // OAUTHBEARER with a token endpoint: its tokens (else unsecured ones).
+  std::shared_ptr<const oauth_token_source> oauth_tokens;
 };
 
 }  // namespace hw::broker

@@ -47,6 +47,10 @@ class sasl_server {
   virtual bool complete() const = 0;
   // The authenticated user (the principal's name); empty until complete().
   virtual const std::string& user() const = 0;
+  // When the credential the client logged in with expires (epoch
+  // milliseconds), for mechanisms whose credentials do (an OAUTHBEARER
+  // token): the login then lasts no longer.
+  virtual std::optional<int64_t> credential_expiry_ms() const { return std::nullopt; }
 };
 
 // Kafka's generic failure text for mechanism `mechanism`.

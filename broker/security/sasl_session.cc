@@ -2,6 +2,7 @@
 #include "broker/security/sasl_session.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace hw::broker {
 
@@ -99,6 +100,7 @@ sasl_session::authenticate_answer sasl_session::authenticate(std::span<const uin
   a.auth_bytes = std::move(step.token);
   if (server_->complete()) {
     kafka_principal who{"User", server_->user()};
+    const std::optional<int64_t> credential_expiry = server_->credential_expiry_ms();
     if (previous_ && !(who == previous_->principal)) {
       std::string told = "Cannot change principals during re-authentication from " + previous_->principal.type() +
                          "." + previous_->principal.name() + ": " + who.type() + "." + who.name();
@@ -107,8 +109,18 @@ sasl_session::authenticate_answer sasl_session::authenticate(std::span<const uin
     principal_ = std::move(who);
     server_.reset();
     state_ = state::complete;
+    // The login lasts connections.max.reauth.ms, and never past the
+    // credential's own expiry (Kafka's SaslServerAuthenticator).
     auto limit = max_reauth_ms_.find(mechanism_);
-    if (limit != max_reauth_ms_.end()) lifetime_ms_ = limit->second;
+    if (credential_expiry || limit != max_reauth_ms_.end()) {
+      expires_ = true;
+      const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
+      int64_t ms = credential_expiry ? *credential_expiry - now_ms : limit->second;
+      if (credential_expiry && limit != max_reauth_ms_.end()) ms = std::min(ms, limit->second);
+      lifetime_ms_ = std::max<int64_t>(ms, 0);
+    }
   }
   return a;
 }

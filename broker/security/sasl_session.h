@@ -60,6 +60,8 @@ class sasl_session {
   const std::string& mechanism() const { return mechanism_; }
   // Once complete: how long the login lasts, in ms (0: for ever).
   int64_t session_lifetime_ms() const { return lifetime_ms_; }
+  // Whether the login ends (after session_lifetime_ms(), which may be 0).
+  bool session_expires() const { return expires_; }
   // A v0 handshake: the tokens that follow come raw, without SaslAuthenticate.
   bool raw_tokens() const { return state_ == state::authenticate && handshake_version_ == 0; }
 
@@ -93,6 +95,7 @@ class sasl_session {
   std::optional<previous_login> previous_;
   bool bad_mechanism_ = false;  // re-authentication asked for another mechanism
   int64_t lifetime_ms_ = 0;
+  bool expires_ = false;
   state state_ = state::handshake_or_versions;
   int16_t handshake_version_ = 1;
   std::string mechanism_;

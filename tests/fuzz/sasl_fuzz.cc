@@ -14,10 +14,13 @@
 #include <string_view>
 
 #include "broker/security/jaas.h"
+#include "broker/security/oauthbearer_server.h"
 #include "broker/security/plain_server.h"
 #include "broker/security/sasl_session.h"
 #include "broker/security/scram.h"
 #include "broker/security/scram_server.h"
+#include "protocol/sasl/jws.h"
+#include "protocol/sasl/oauthbearer.h"
 
 namespace {
 
@@ -56,7 +59,7 @@ void scram_exchange(std::string_view input) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 9) {
     case 0: scram_exchange(input); break;
     case 1: {
       plain_server p([](const std::string& u) -> std::optional<std::string> {
@@ -100,6 +103,42 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       check(!s.authenticated() ||
             (s.principal().name() == "alice" && token.find("alice-secret") != std::string_view::npos));
+      break;
+    }
+    case 6: {
+      // A client-first message (and, after the first NUL, a second
+      // message) against unsecured tokens checked at a fixed time.
+      namespace oauth = hw::protocol::oauthbearer;
+      oauthbearer_server server([](std::string_view token) {
+        return oauth::validate_unsecured(token, oauth::unsecured_validator_options{}, 1'700'000'000'000);
+      });
+      const size_t nul = input.find('\0');
+      sasl_step first = server.evaluate(bytes(input.substr(0, nul)));
+      if (!first.failed && !server.complete() && nul != std::string_view::npos)
+        server.evaluate(bytes(input.substr(nul + 1)));
+      // Whoever logs in is named by an unexpired token's claim.
+      check(!server.complete() || (!server.user().empty() && *server.credential_expiry_ms() > 1'700'000'000'000));
+      break;
+    }
+    case 7: {
+      // A key set (up to the first NUL) and a token (the rest): no key set
+      // of random bytes verifies a random signature.
+      namespace jws = hw::protocol::jws;
+      const size_t nul = input.find('\0');
+      auto keys = jws::parse_key_set(input.substr(0, nul));
+      const std::string_view token = nul == std::string_view::npos ? input : input.substr(nul + 1);
+      jws::key_set none;
+      auto out = jws::validate(token, none, jws::validator_options{}, 1'700'000'000'000);
+      check(std::holds_alternative<hw::protocol::oauthbearer::token_failure>(out.result));
+      if (auto* set = std::get_if<jws::key_set>(&keys)) jws::validate(token, *set, jws::validator_options{}, 0);
+      break;
+    }
+    case 8: {
+      namespace oauth = hw::protocol::oauthbearer;
+      auto decoded = oauth::base64url_decode(input);
+      if (decoded) check(oauth::base64url_decode(oauth::base64url_encode(*decoded)) == decoded);
+      oauth::parse_json_object(input);
+      oauth::parse_client_first(input);
       break;
     }
   }
