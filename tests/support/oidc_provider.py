@@ -46,6 +46,7 @@ Test control (JSON bodies, answers JSON):
                         tokens, and "subject" is its subject claim's value
                         (default: its id).
   GET  /admin/stats     {"token_requests", "token_refusals",
+                         "tokens_by_client": {id: tokens issued},
                          "jwks_fetches": [[unix time, query]...],
                          "kids": {alg: kid signing now}, "published"}.
 """
@@ -100,6 +101,7 @@ class Provider:
         self.serial = 0
         self.token_requests = 0
         self.token_refusals = 0
+        self.tokens_by_client = {}
         self.jwks_fetches = []
         for alg in ("RS256", "ES256"):
             self.rotate(alg)
@@ -152,6 +154,7 @@ class Provider:
     def stats(self):
         with self.lock:
             return {"token_requests": self.token_requests, "token_refusals": self.token_refusals,
+                    "tokens_by_client": dict(self.tokens_by_client),
                     "jwks_fetches": list(self.jwks_fetches), "kids": dict(self.active),
                     "published": list(self.published)}
 
@@ -164,6 +167,7 @@ class Provider:
                 self.token_refusals += 1
                 return 401, {"error": "invalid_client", "error_description": "Client authentication failed"}
             overrides = entry[1]
+            self.tokens_by_client[client_id] = self.tokens_by_client.get(client_id, 0) + 1
             s = dict(self.settings, **{k: v for k, v in overrides.items() if k in SETTING_KEYS})
             key = self.keys[self.active[s["alg"]]]
         issued = int(time.time()) - int(s["issued_ago"])

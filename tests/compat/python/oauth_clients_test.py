@@ -54,6 +54,12 @@ and that they saw the same on both:
   retries); a key signing before the provider publishes it is refused
   until it is published, then taken after the periodic refresh; between
   logins the broker fetches the JWKS every refresh interval.
+- The broker's own login: a pair started for BrokerLoginTest alone whose
+  controller listener offers OAUTHBEARER too; each broker's connection to
+  its controller logs in with a token it gets from the provider
+  (OAuthBearerLoginCallbackHandler, sasl.oauthbearer.token.endpoint.url,
+  client credentials of its own), so it starts and serves only if that
+  works.
 """
 
 import argparse
@@ -110,7 +116,11 @@ CLIENTS = {
     "no-principal": ("no-principal-secret", {"extra_claims": {"client_id": None}}),
     "empty-scope": ("empty-scope-secret", {"extra_claims": {"scp": ""}}),
     "scoped": ("scoped-secret", {"extra_claims": {"scp": ["kafka.read", "kafka.write"]}}),
+    # The brokers' own logins in BrokerLoginTest, one client each.
+    "broker-kafka": ("broker-kafka-secret", {}),
+    "broker-highwater": ("broker-highwater-secret", {}),
 }
+OAUTH = "org.apache.kafka.common.security.oauthbearer."
 
 
 class IdentityProvider:
@@ -204,8 +214,28 @@ def broker_settings(name):
     ]
 
 
-def broker_env(name):
-    return {"KAFKA_OPTS": "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=%s %s" % (jwks_url(name), jvm_trust())}
+def broker_env(name, own_login=False):
+    urls = jwks_url(name) + ("," + IDP.token_url if own_login else "")
+    return {"KAFKA_OPTS": "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=%s %s" % (urls, jvm_trust())}
+
+
+def own_login_settings(name):
+    """BrokerLoginTest's: the controller listener offers OAUTHBEARER too, and the broker's own connections to it
+    log in with tokens from the provider (client credentials of broker-<name>), as a client would."""
+    jaas = OAUTH + "OAuthBearerLoginModule required ;"
+    return [
+        ("sasl.mechanism.controller.protocol", "OAUTHBEARER"),
+        ("listener.name.controller.sasl.enabled.mechanisms", "OAUTHBEARER"),
+        ("listener.name.controller.oauthbearer.sasl.jaas.config", jaas),
+        ("listener.name.controller.oauthbearer.sasl.server.callback.handler.class",
+         OAUTH + "OAuthBearerValidatorCallbackHandler"),
+        ("listener.name.controller.oauthbearer.sasl.login.callback.handler.class",
+         OAUTH + "OAuthBearerLoginCallbackHandler"),
+        ("sasl.oauthbearer.token.endpoint.url", IDP.token_url),
+        ("sasl.oauthbearer.client.credentials.client.id", "broker-" + name),
+        ("sasl.oauthbearer.client.credentials.client.secret", CLIENTS["broker-" + name][0]),
+        ("sasl.oauthbearer.scope", "kafka"),
+    ]
 
 
 def jvm_trust():
@@ -232,10 +262,16 @@ class Broker:
 class KafkaBroker(Broker):
     name = "kafka"
 
-    def __init__(self, directory):
+    def __init__(self, directory, own_login=False):
         self.dir = directory
-        self.bootstrap = start_kafka(SOURCE_DIR, directory, broker_settings(self.name), self.log_tail,
-                                     broker_env(self.name))
+        settings = broker_settings(self.name)
+        if own_login:
+            # scripts/kafka-server.sh puts CONTROLLER on PLAINTEXT; a later line of server.properties wins.
+            settings += [("listener.security.protocol.map",
+                          "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT")]
+            settings += own_login_settings(self.name)
+        self.bootstrap = start_kafka(SOURCE_DIR, directory, settings, self.log_tail,
+                                     broker_env(self.name, own_login))
 
     def log_path(self):
         return os.path.join(self.dir, "kafka.log")
@@ -247,11 +283,36 @@ class KafkaBroker(Broker):
 class HighwaterBroker(Broker):
     name = "highwater"
 
-    def __init__(self, directory):
-        os.makedirs(directory)
-        overrides = broker_settings(self.name) + [("listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0"),
-                                ("inter.broker.listener.name", "PLAINTEXT")]
-        self.process = Highwater(HIGHWATER, directory, overrides, env=broker_env(self.name))
+    def __init__(self, directory, own_login=False):
+        if not own_login:
+            os.makedirs(directory)
+            overrides = broker_settings(self.name) + [
+                ("listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0"),
+                ("inter.broker.listener.name", "PLAINTEXT")]
+            self.process = Highwater(HIGHWATER, directory, overrides, env=broker_env(self.name))
+        else:
+            # The controller listener needs a port named in advance (the voter): one the kernel called free,
+            # again on another when the broker could not start on it.
+            errors = []
+            for attempt in range(3):
+                with socket.socket() as probe:
+                    probe.bind(("127.0.0.1", 0))
+                    controller = "127.0.0.1:%d" % probe.getsockname()[1]
+                attempt_dir = "%s-%d" % (directory, attempt)
+                os.makedirs(attempt_dir)
+                overrides = broker_settings(self.name) + own_login_settings(self.name) + [
+                    ("listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller),
+                    ("listener.security.protocol.map",
+                     "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT"),
+                    ("controller.listener.names", "CONTROLLER"), ("controller.quorum.voters", "1@" + controller),
+                    ("inter.broker.listener.name", "PLAINTEXT")]
+                try:
+                    self.process = Highwater(HIGHWATER, attempt_dir, overrides, env=broker_env(self.name, True))
+                    break
+                except AssertionError as e:
+                    errors.append(str(e))
+            else:
+                raise AssertionError("\n".join(errors))
         self.bootstrap = self.process.listeners["SASL_PLAINTEXT"]
 
     def log_path(self):
@@ -569,11 +630,11 @@ class OAuthTest(unittest.TestCase):
             for broker in BROKERS:
                 FAILURE_LOGS.append((self.id(), broker.name, broker.log_tail()))
 
-    def on_both(self, scenario, *args):
-        """Runs scenario(broker, *args) on Kafka, then on highwater, each in its own subtest; then what their
-        clients saw must be the same on both."""
+    def on_both(self, scenario, *args, brokers=None):
+        """Runs scenario(broker, *args) on Kafka, then on highwater (or on brokers), each in its own subtest; then
+        what their clients saw must be the same on both."""
         seen = {}
-        for broker in BROKERS:
+        for broker in BROKERS if brokers is None else brokers:
             with self.subTest(broker=broker.name):
                 seen[broker.name] = scenario(broker, *args)
         if SKIP_HIGHWATER:
@@ -746,6 +807,44 @@ class RotationTest(OAuthTest):
                 self.assertGreaterEqual(len(gaps), 3, "%s: JWKS fetches %s" % (broker.name, fetches))
                 self.assertLessEqual(max(gaps), REFRESH_MS / 1000 * 1.5 + 1, "%s: the gaps between JWKS fetches %s"
                                      % (broker.name, [round(g, 1) for g in gaps]))
+
+
+class BrokerLoginTest(OAuthTest):
+    """A pair started for this test alone whose controller listener offers OAUTHBEARER too: each broker's own
+    connection to its controller (registration, heartbeats) logs in with a token it gets from the provider through
+    OAuthBearerLoginCallbackHandler and sasl.oauthbearer.token.endpoint.url, so it starts and serves only if that
+    login works."""
+
+    def test_broker_login(self):
+        pair = []
+        kinds = [KafkaBroker] + ([] if SKIP_HIGHWATER else [HighwaterBroker])
+        try:
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                starts = [pool.submit(cls, os.path.join(WORK_DIR, cls.name + "-own-login"), True) for cls in kinds]
+            failures = []
+            for start in starts:
+                try:
+                    pair.append(start.result())
+                except Exception as e:  # noqa: BLE001 (the other broker must still be stopped)
+                    failures.append(str(e))
+            self.assertFalse(failures, "\n".join(failures))
+
+            def scenario(broker):
+                seen = {}
+                issued = IDP.stats()["tokens_by_client"].get("broker-" + broker.name, 0)
+                seen["the broker asked the provider for tokens"] = issued >= 1
+                self.assertTrue(seen["the broker asked the provider for tokens"], broker.name)
+                got = rdkafka_produce_consume(broker, "app", "oauth-own-login", 5)
+                seen["records read back"] = len(got)
+                self.assertEqual(len(got), 5, broker.name)
+                return seen
+            self.on_both(scenario, brokers=pair)
+        finally:
+            failed = self.problems() > self.problems_before
+            for broker in pair:
+                if failed:
+                    FAILURE_LOGS.append((self.id() + " (own login)", broker.name, broker.log_tail()))
+                broker.stop()
 
 
 def main():
