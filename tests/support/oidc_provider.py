@@ -68,7 +68,8 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
-SETTING_KEYS = ("issuer", "audience", "lifetime", "issued_ago", "sub_claim", "scope_claim", "scope", "alg", "extra_claims")
+SETTING_KEYS = ("issuer", "audience", "lifetime", "issued_ago", "sub_claim", "scope_claim", "scope", "alg",
+                "extra_claims")
 
 
 class SigningKey:
@@ -92,8 +93,9 @@ class Provider:
 
     def __init__(self, issuer, audience, lifetime):
         self.lock = threading.Lock()
-        self.settings = {"issuer": issuer, "audience": audience, "lifetime": lifetime, "issued_ago": 0, "sub_claim": "sub",
-                         "scope_claim": "scope", "scope": None, "alg": "RS256", "extra_claims": {}}
+        self.settings = {"issuer": issuer, "audience": audience, "lifetime": lifetime, "issued_ago": 0,
+                         "sub_claim": "sub", "scope_claim": "scope", "scope": None, "alg": "RS256",
+                         "extra_claims": {}}
         self.clients = {}
         self.keys = {}          # kid -> SigningKey, every key made
         self.published = []     # kids in the JWKS, oldest first

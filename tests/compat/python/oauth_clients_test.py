@@ -78,7 +78,6 @@ import sys
 import tempfile
 import time
 import unittest
-import urllib.error
 import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
