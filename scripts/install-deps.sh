@@ -40,10 +40,11 @@ fi
 
 [ "$build_only" = 1 ] && exit 0
 
-# Python clients for the compat tests (tests/compat/python): a venv under the
+# Python clients for the compat tests (tests/compat/python) and the test identity
+# provider's JWT signing (tests/support/oidc_provider.py): a venv under the
 # cache dir CI keeps, so pip runs only when the pinned versions change.
 py_venv="${HW_PY_VENV:-$HOME/.cache/highwater/py-venv}"
-py_packages=(confluent-kafka==2.16.1)
+py_packages=(confluent-kafka==2.16.1 pyjwt==2.15.1 cryptography==50.0.2)
 py_stamp="$py_venv/.installed"
 if [ "$(cat "$py_stamp" 2>/dev/null)" != "${py_packages[*]}" ]; then
   python3 -m venv "$py_venv"

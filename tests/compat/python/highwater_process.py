@@ -1,10 +1,11 @@
 """A highwater broker for the Python compat tests, and waiting on a condition.
 
-Highwater(binary, directory, overrides) starts the binary in `directory`
-with --override key=value for each pair and --port-file, waits for the port
-file (the broker writes it once listening) and reads one NAME://host:port
-line per bound listener into `listeners`. stop() sends SIGTERM and kills it
-if it has not gone after the grace period.
+Highwater(binary, directory, overrides, env=None) starts the binary in
+`directory` with --override key=value for each pair and --port-file (env
+adds to its environment, e.g. KAFKA_OPTS), waits for the port file (the
+broker writes it once listening) and reads one NAME://host:port line per
+bound listener into `listeners`. stop() sends SIGTERM and kills it if it
+has not gone after the grace period.
 """
 
 import os
@@ -23,7 +24,7 @@ def wait_for(pred, timeout_s, what):
 
 
 class Highwater:
-    def __init__(self, binary, directory, overrides, start_timeout_s=30):
+    def __init__(self, binary, directory, overrides, start_timeout_s=30, env=None):
         self.dir = directory
         self.log_path = os.path.join(directory, "highwater.log")
         port_file = os.path.join(directory, "ports")
@@ -31,7 +32,8 @@ class Highwater:
         for key, value in overrides:
             args += ["--override", "%s=%s" % (key, value)]
         with open(self.log_path, "w") as log:
-            self.proc = subprocess.Popen(args, cwd=directory, stdout=log, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(args, cwd=directory, stdout=log, stderr=subprocess.STDOUT,
+                                         env=dict(os.environ, **env) if env else None)
         try:
             wait_for(lambda: os.path.exists(port_file) or self.proc.poll() is not None, start_timeout_s,
                      "the port file")

@@ -1,12 +1,13 @@
 """Apache Kafka 4.3.1 for the Python compat tests that run it beside highwater.
 
-start_kafka(source_dir, directory, settings, log_tail) runs
+start_kafka(source_dir, directory, settings, log_tail, env=None) runs
 scripts/kafka-server.sh with an extra SASL_PLAINTEXT listener and these
-properties, on a run of ports it probes (the script binds PLAINTEXT on p,
-CONTROLLER on p + 1 and the extra listener on p + 3), starting again on
-other ports when another process took one between the probe and Kafka's
-bind; it answers the extra listener's bootstrap address. stop_kafka stops
-it. run() runs a command to its end or its deadline.
+properties (env adds to its environment, e.g. KAFKA_OPTS), on a run of
+ports it probes (the script binds PLAINTEXT on p, CONTROLLER on p + 1 and
+the extra listener on p + 3), starting again on other ports when another
+process took one between the probe and Kafka's bind; it answers the extra
+listener's bootstrap address. stop_kafka stops it. run() runs a command to
+its end or its deadline (stdin_text, if given, is its standard input).
 """
 
 import os
@@ -15,10 +16,10 @@ import socket
 import subprocess
 
 
-def run(cmd, timeout_s, env=None):
+def run(cmd, timeout_s, env=None, stdin_text=None):
     """Runs cmd to its end, killed at the deadline (exit code 124): (code, stdout, stderr)."""
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=env)
+        p = subprocess.run(cmd, input=stdin_text, capture_output=True, text=True, timeout=timeout_s, env=env)
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
         text = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
@@ -46,11 +47,12 @@ def port_run():
     return None
 
 
-def start_kafka(source_dir, directory, settings, log_tail):
+def start_kafka(source_dir, directory, settings, log_tail, env=None):
     """Starts Kafka in directory with settings ((key, value) pairs); its SASL_PLAINTEXT bootstrap address.
-    log_tail(lines) reads the end of its log for the failure message."""
+    log_tail(lines) reads the end of its log for the failure message. env adds to the script's environment
+    (e.g. KAFKA_OPTS for the JVM's system properties)."""
     script = os.path.join(source_dir, "scripts/kafka-server.sh")
-    env = dict(os.environ, HW_KAFKA_EXTRA_LISTENERS="SASL_PLAINTEXT:SASL_PLAINTEXT",
+    env = dict(os.environ, **(env or {}), HW_KAFKA_EXTRA_LISTENERS="SASL_PLAINTEXT:SASL_PLAINTEXT",
                HW_KAFKA_EXTRA_PROPS="\n".join("%s=%s" % kv for kv in settings), HW_KAFKA_START_TIMEOUT="120")
     errors = []
     for _ in range(3):
