@@ -27,6 +27,8 @@ uint16_t listener_port(side s, const std::string& listener) {
   return brokers_environment::instance().port(s, listener);
 }
 std::string certificates_dir() { return brokers_environment::instance().certificates_dir(); }
+oauth_listeners oauth_listeners_mode() { return brokers_environment::instance().oauth(); }
+std::string oauth_keys_dir() { return brokers_environment::instance().oauth_keys_dir(); }
 const std::string& start_error() { return brokers_environment::instance().error(); }
 std::string highwater_log() { return brokers_environment::instance().highwater_log(); }
 bool highwater_alive() { return brokers_environment::instance().highwater_alive(); }

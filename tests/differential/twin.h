@@ -39,6 +39,13 @@ uint16_t broker_port(side s);
 // (twin_environment.h), and the directory of the certificates they use.
 uint16_t listener_port(side s, const std::string& listener);
 std::string certificates_dir();
+// Which brokers have the OAUTHBEARER listeners OAUTH and OIDC
+// (oauthbearer_test.cc): HW_DIFF_OAUTH=1 both, =kafka Kafka alone, unset
+// neither (Highwater refuses OAUTHBEARER until it has it).
+enum class oauth_listeners { none, kafka_only, both };
+oauth_listeners oauth_listeners_mode();
+// The directory of the OIDC listener's keys (oauth_tokens.h).
+std::string oauth_keys_dir();
 const std::string& start_error();
 // Highwater's log (for a failure message when it died).
 std::string highwater_log();

@@ -3,12 +3,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "broker_process.h"
 #include "kafka_server.h"
+#include "oauth_tokens.h"
 #include "tests/support/test_certificates.h"
 
 namespace hw::testing::differential {
@@ -32,7 +34,7 @@ const std::vector<std::pair<std::string, std::string>> k_shared_settings = {
     // ACLs (acls_test.cc): every principal the other tests log in as is a
     // super user, so they see what they saw before; bob is not.
     {"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
-    {"super.users", "User:ANONYMOUS;User:admin;User:alice;User:scram-user"},
+    {"super.users", "User:ANONYMOUS;User:admin;User:alice;User:scram-user;User:oauth-user"},
 };
 
 // The secured listeners (name, protocol), in the order Kafka's script binds
@@ -40,6 +42,21 @@ const std::vector<std::pair<std::string, std::string>> k_shared_settings = {
 const std::vector<std::pair<std::string, std::string>> k_secured_listeners = {
     {"SASL_PLAINTEXT", "SASL_PLAINTEXT"}, {"SSL", "SSL"},      {"MTLS", "SSL"},
     {"SASL_SSL", "SASL_SSL"},             {"REAUTH", "SASL_PLAINTEXT"}};
+// After those, on the brokers HW_DIFF_OAUTH names (oauthbearer_test.cc).
+const std::vector<std::pair<std::string, std::string>> k_oauth_listeners = {{"OAUTH", "SASL_PLAINTEXT"},
+                                                                            {"OIDC", "SASL_PLAINTEXT"}};
+
+// Which brokers get the OAUTHBEARER listeners: HW_DIFF_OAUTH=1 both,
+// HW_DIFF_OAUTH=kafka Kafka alone (its stories checked and printed, run
+// twice in place of a comparison), anything else neither.
+oauth_listeners oauth_mode_from_environment() {
+  const char* v = std::getenv("HW_DIFF_OAUTH");
+  if (!v) return oauth_listeners::none;
+  const std::string s = v;
+  if (s == "1") return oauth_listeners::both;
+  if (s == "kafka") return oauth_listeners::kafka_only;
+  return oauth_listeners::none;
+}
 
 constexpr const char* k_store_password = "differential-secret";
 
@@ -79,11 +96,55 @@ std::vector<std::pair<std::string, std::string>> secured_settings(const std::str
   };
 }
 
+// The OAUTHBEARER listeners' keys, the same on both brokers. OAUTH: the
+// unsecured validator (Kafka's default for OAUTHBEARER), every token needing
+// the scope kafka-access and tolerating a minute of clock skew. Kafka's
+// login module makes the broker's own unsecured token from the same options
+// at start-up whenever there are any, and fails to start without a subject
+// for it: hence unsecuredLoginStringClaim_sub, a token that a listener that
+// is not the inter-broker one never sends. OIDC: tokens
+// signed with a key of the JWKS file in keys_dir (RS256 kid rs-key, ES256
+// kid es-key), for the audience highwater-test from the issuer
+// https://issuer.test, the scope in the claim "scp", a minute of clock
+// skew, and logins that last at most 10 minutes (connections.max.reauth.ms)
+// whatever the token's exp.
+std::vector<std::pair<std::string, std::string>> oauth_settings(const std::string& keys_dir) {
+  const std::string module = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required";
+  return {
+      {"listener.name.oauth.sasl.enabled.mechanisms", "OAUTHBEARER"},
+      {"listener.name.oauth.oauthbearer.sasl.jaas.config",
+       module + " unsecuredLoginStringClaim_sub=\"broker\" unsecuredValidatorRequiredScope=\"kafka-access\" "
+                "unsecuredValidatorAllowableClockSkewMs=\"60000\";"},
+      {"listener.name.oidc.sasl.enabled.mechanisms", "OAUTHBEARER"},
+      {"listener.name.oidc.oauthbearer.sasl.jaas.config", module + ";"},
+      {"listener.name.oidc.oauthbearer.sasl.server.callback.handler.class",
+       "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"},
+      {"listener.name.oidc.sasl.oauthbearer.jwks.endpoint.url", "file:" + jwks_file(keys_dir)},
+      {"listener.name.oidc.sasl.oauthbearer.expected.audience", "highwater-test"},
+      {"listener.name.oidc.sasl.oauthbearer.expected.issuer", "https://issuer.test"},
+      {"listener.name.oidc.sasl.oauthbearer.scope.claim.name", "scp"},
+      {"listener.name.oidc.sasl.oauthbearer.clock.skew.seconds", "60"},
+      {"listener.name.oidc.connections.max.reauth.ms", "600000"},
+  };
+}
+
+// Kafka reads a JWKS file only when the JVM is told it may: the file: URL
+// must be listed in org.apache.kafka.sasl.oauthbearer.allowed.urls (the
+// check on sasl.oauthbearer.jwks.endpoint.url; allowed.files guards the
+// other file options, and is listed too). Highwater reads the same -D
+// entries from KAFKA_OPTS, so both processes inherit it.
+void allow_jwks_file(const std::string& keys_dir) {
+  std::string opts = std::getenv("KAFKA_OPTS") ? std::getenv("KAFKA_OPTS") : "";
+  opts += (opts.empty() ? "" : " ") + std::string("-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=file:") +
+          jwks_file(keys_dir) + " -Dorg.apache.kafka.sasl.oauthbearer.allowed.files=" + jwks_file(keys_dir);
+  ::setenv("KAFKA_OPTS", opts.c_str(), 1);
+}
+
 brokers_environment* g_instance = nullptr;  // the test binary's one environment
 
 }  // namespace
 
-brokers_environment::brokers_environment() { g_instance = this; }
+brokers_environment::brokers_environment() : oauth_(oauth_mode_from_environment()) { g_instance = this; }
 brokers_environment::~brokers_environment() {
   if (g_instance == this) g_instance = nullptr;
 }
@@ -103,22 +164,37 @@ void brokers_environment::SetUp() {
     error_ = "scripts/make-certs.sh failed";
     FAIL() << error_;
   }
+  if (oauth_ != oauth_listeners::none) {
+    if (!std::filesystem::create_directories(oauth_keys_dir()) || !write_oauth_keys(oauth_keys_dir())) {
+      error_ = "the OAUTHBEARER keys could not be made in " + oauth_keys_dir();
+      FAIL() << error_;
+    }
+    allow_jwks_file(oauth_keys_dir());
+  }
   std::string props;
   std::vector<std::string> args;
   std::vector<std::string> kafka_listeners;
   std::string listeners = "PLAINTEXT://127.0.0.1:0", protocols = "PLAINTEXT:PLAINTEXT";
-  for (const auto& [name, protocol] : k_secured_listeners) {
-    kafka_listeners.push_back(name + ":" + protocol);
+  auto secured = k_secured_listeners;
+  auto settings = k_shared_settings;
+  for (const auto& kv : secured_settings(certificates_->path())) settings.push_back(kv);
+  auto kafka_settings = settings;
+  if (oauth_ != oauth_listeners::none)
+    for (const auto& kv : oauth_settings(oauth_keys_dir())) kafka_settings.push_back(kv);
+  if (oauth_ == oauth_listeners::both) {
+    secured.insert(secured.end(), k_oauth_listeners.begin(), k_oauth_listeners.end());
+    settings = kafka_settings;
+  }
+  for (const auto& [name, protocol] : secured) {
     listeners += "," + name + "://127.0.0.1:0";
     protocols += "," + name + ":" + protocol;
   }
-  auto settings = k_shared_settings;
-  for (const auto& kv : secured_settings(certificates_->path())) settings.push_back(kv);
   for (const auto& [k, v] : settings) {
-    props += k + "=" + v + "\n";
     args.push_back("--override");
     args.push_back(k + "=" + v);
   }
+  for (const auto& [k, v] : kafka_settings) props += k + "=" + v + "\n";
+  for (const auto& [name, protocol] : kafka_listener_names()) kafka_listeners.push_back(name + ":" + protocol);
   args.insert(args.end(), {"--override", "listeners=" + listeners, "--override",
                            "listener.security.protocol.map=" + protocols, "--override",
                            "inter.broker.listener.name=PLAINTEXT"});
@@ -158,10 +234,19 @@ uint16_t brokers_environment::port(side s, const std::string& listener) const {
     if (!highwater_) return 0;  // an outside broker: its secured listeners are unknown
     return highwater_->port(listener);
   }
-  for (size_t i = 0; i < k_secured_listeners.size(); ++i)
-    if (k_secured_listeners[i].first == listener) return kafka_ ? kafka_->extra_port(i) : 0;
+  const auto names = kafka_listener_names();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i].first == listener) return kafka_ ? kafka_->extra_port(i) : 0;
   return 0;
 }
+
+std::vector<std::pair<std::string, std::string>> brokers_environment::kafka_listener_names() const {
+  auto names = k_secured_listeners;
+  if (oauth_ != oauth_listeners::none) names.insert(names.end(), k_oauth_listeners.begin(), k_oauth_listeners.end());
+  return names;
+}
+
+std::string brokers_environment::oauth_keys_dir() const { return certificates_dir() + "/oauth"; }
 
 std::string brokers_environment::certificates_dir() const { return certificates_ ? certificates_->path() : ""; }
 

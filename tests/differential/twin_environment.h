@@ -4,13 +4,16 @@
 // same settings, before the first test and stops both after the last. Both
 // have a PLAINTEXT listener (the twin's) and the same secured ones
 // (k_secured_listeners in twin_environment.cc) with the same certificates
-// and users. Owned by gtest (registered in differential_main.cc); read from
-// the test thread.
+// and users; the OAUTHBEARER listeners OAUTH and OIDC only where
+// HW_DIFF_OAUTH asks (twin.h's oauth_listeners). Owned by gtest (registered
+// in differential_main.cc); read from the test thread.
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "twin.h"
 
@@ -35,8 +38,14 @@ class brokers_environment : public ::testing::Environment {
   void TearDown() override;
 
   uint16_t port(side s) const { return ports_[static_cast<int>(s)]; }
-  // A secured listener's port ("SASL_PLAINTEXT", "SSL", "MTLS", "SASL_SSL").
+  // A secured listener's port ("SASL_PLAINTEXT", "SSL", "MTLS", "SASL_SSL",
+  // "REAUTH", and "OAUTH" and "OIDC" where oauth() says so); 0 if that
+  // broker does not have it.
   uint16_t port(side s, const std::string& listener) const;
+  // Which brokers have the OAUTHBEARER listeners (HW_DIFF_OAUTH).
+  oauth_listeners oauth() const { return oauth_; }
+  // The OIDC listener's keys (oauth_tokens.h's files).
+  std::string oauth_keys_dir() const;
   // The certificates both brokers use (scripts/make-certs.sh's files).
   std::string certificates_dir() const;
   const std::string& error() const { return error_; }
@@ -44,6 +53,11 @@ class brokers_environment : public ::testing::Environment {
   bool highwater_alive();
 
  private:
+  // Kafka's secured listeners (name, protocol) in the order its script
+  // binds them.
+  std::vector<std::pair<std::string, std::string>> kafka_listener_names() const;
+
+  oauth_listeners oauth_;
   std::unique_ptr<test_certificates> certificates_;
   std::unique_ptr<kafka_server> kafka_;
   std::unique_ptr<broker_process> highwater_;
