@@ -12,13 +12,11 @@
 // minute of clock skew; its logins last at most 10 minutes. The tokens are
 // made here (oauth_tokens.h), signed with OpenSSL.
 //
-// Highwater refuses OAUTHBEARER listeners until it has the mechanism, so
-// the listeners and these tests run only with HW_DIFF_OAUTH set:
-//   HW_DIFF_OAUTH=1      both brokers, stories compared
+// Both brokers have the listeners and the stories are compared, unless
 //   HW_DIFF_OAUTH=kafka  Kafka alone: each story runs twice on Kafka (the
 //                        second run in Highwater's place: the stories do not
 //                        depend on timing) and is printed
-// Otherwise every test here is skipped.
+//   HW_DIFF_OAUTH=0      no OAUTHBEARER listeners; every test here skips.
 //
 // What Kafka's OAUTHBEARER server does, step by step:
 // - the client's first message must match RFC 7628's form exactly
@@ -329,9 +327,7 @@ class OAuthBearerTest : public DifferentialTest {
  protected:
   void SetUp() override {
     if (oauth_listeners_mode() == oauth_listeners::none)
-      GTEST_SKIP() << "the OAUTHBEARER listeners are off: HW_DIFF_OAUTH=1 compares both brokers, "
-                      "HW_DIFF_OAUTH=kafka checks and prints Kafka's stories (Highwater does not have "
-                      "OAUTHBEARER yet)";
+      GTEST_SKIP() << "the OAUTHBEARER listeners are off (HW_DIFF_OAUTH=0)";
     DifferentialTest::SetUp();
   }
 };

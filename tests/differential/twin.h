@@ -40,8 +40,8 @@ uint16_t broker_port(side s);
 uint16_t listener_port(side s, const std::string& listener);
 std::string certificates_dir();
 // Which brokers have the OAUTHBEARER listeners OAUTH and OIDC
-// (oauthbearer_test.cc): HW_DIFF_OAUTH=1 both, =kafka Kafka alone, unset
-// neither (Highwater refuses OAUTHBEARER until it has it).
+// (oauthbearer_test.cc): both unless HW_DIFF_OAUTH=kafka (Kafka alone) or
+// HW_DIFF_OAUTH=0 (neither).
 enum class oauth_listeners { none, kafka_only, both };
 oauth_listeners oauth_listeners_mode();
 // The directory of the OIDC listener's keys (oauth_tokens.h).

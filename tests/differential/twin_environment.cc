@@ -46,16 +46,16 @@ const std::vector<std::pair<std::string, std::string>> k_secured_listeners = {
 const std::vector<std::pair<std::string, std::string>> k_oauth_listeners = {{"OAUTH", "SASL_PLAINTEXT"},
                                                                             {"OIDC", "SASL_PLAINTEXT"}};
 
-// Which brokers get the OAUTHBEARER listeners: HW_DIFF_OAUTH=1 both,
-// HW_DIFF_OAUTH=kafka Kafka alone (its stories checked and printed, run
-// twice in place of a comparison), anything else neither.
+// Which brokers get the OAUTHBEARER listeners: both (unset, or
+// HW_DIFF_OAUTH=1); HW_DIFF_OAUTH=kafka Kafka alone (its stories checked
+// and printed, run twice in place of a comparison); HW_DIFF_OAUTH=0 neither.
 oauth_listeners oauth_mode_from_environment() {
   const char* v = std::getenv("HW_DIFF_OAUTH");
-  if (!v) return oauth_listeners::none;
+  if (!v) return oauth_listeners::both;
   const std::string s = v;
-  if (s == "1") return oauth_listeners::both;
   if (s == "kafka") return oauth_listeners::kafka_only;
-  return oauth_listeners::none;
+  if (s == "0") return oauth_listeners::none;
+  return oauth_listeners::both;
 }
 
 constexpr const char* k_store_password = "differential-secret";

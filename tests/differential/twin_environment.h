@@ -4,8 +4,8 @@
 // same settings, before the first test and stops both after the last. Both
 // have a PLAINTEXT listener (the twin's) and the same secured ones
 // (k_secured_listeners in twin_environment.cc) with the same certificates
-// and users; the OAUTHBEARER listeners OAUTH and OIDC only where
-// HW_DIFF_OAUTH asks (twin.h's oauth_listeners). Owned by gtest (registered
+// and users, the OAUTHBEARER listeners OAUTH and OIDC included (unless
+// HW_DIFF_OAUTH says otherwise: twin.h's oauth_listeners). Owned by gtest (registered
 // in differential_main.cc); read from the test thread.
 
 #include <gtest/gtest.h>

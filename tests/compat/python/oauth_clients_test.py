@@ -2,9 +2,8 @@
 
     <venv>/bin/python oauth_clients_test.py --highwater <highwater binary> --source-dir <repository>
 
-HW_SKIP_HIGHWATER_OAUTH=1 runs Apache Kafka alone (no --highwater needed):
-ctest's compat_python_oauth_kafka_tests does that, until highwater's
-OAUTHBEARER is built.
+HW_SKIP_HIGHWATER_OAUTH=1 runs Apache Kafka alone (no --highwater needed).
+ctest's compat_python_oauth_tests runs both.
 
 An identity provider for tests (tests/support/oidc_provider.py) runs over
 HTTPS with a certificate from scripts/make-certs.sh. Each broker gets one
