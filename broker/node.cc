@@ -38,6 +38,7 @@
 #include "broker/replica/replica_manager.h"
 #include "broker/security/sasl_client.h"
 #include "broker/security/sasl_listener.h"
+#include "broker/security/delegation_token_store.h"
 #include "broker/security/scram_credential_store.h"
 #include "broker/security/tls_context.h"
 #include "config/listener_security.h"
@@ -204,6 +205,7 @@ struct broker_node::impl {
   std::unique_ptr<txn::txn_coordinator> txns;
   std::unique_ptr<fetch::shared_fetch_sessions> fetch_sessions;
   std::unique_ptr<authorizer_store> authorizer;  // null without authorizer.class.name
+  std::unique_ptr<delegation_token_store> delegation_tokens;
   std::unique_ptr<quota::client_quotas> client_quotas;
   std::unique_ptr<metadata_publisher> publisher;
   std::unique_ptr<stall_guard> stalls;
@@ -447,6 +449,13 @@ void broker_node::impl::start_replication() {
   });
   publisher = std::make_unique<metadata_publisher>(io.get_executor(), *replicas, cfg, wall_clock_ms);
   publisher->set_authorizer(authorizer.get());
+  {
+    const std::string& secret = cfg.get_string("delegation.token.secret.key");
+    delegation_tokens =
+        std::make_unique<delegation_token_store>(secret.empty() ? std::nullopt : std::optional<std::string>(secret));
+    services.delegation_tokens = delegation_tokens.get();
+    publisher->set_delegation_tokens(delegation_tokens.get());
+  }
   client_quotas = std::make_unique<quota::client_quotas>(
       quota::window_config{static_cast<int>(cfg.get_int("quota.window.num")),
                            cfg.get_int("quota.window.size.seconds") * 1000});
@@ -580,9 +589,15 @@ std::optional<std::string> broker_node::impl::start_listeners() {
   so.connection_rates = &client_quotas->connections();
   // SCRAM logins are checked against the metadata's credentials, as the
   // publisher has last applied them.
-  auto sasl = make_sasl_listeners(cfg, [store = services.scram_credentials](scram_mechanism m, const std::string& user) {
-    return store ? store->find(m, user) : std::nullopt;
-  });
+  // Delegation tokens log in with SCRAM too (tokenauth=true).
+  auto sasl = make_sasl_listeners(
+      cfg,
+      [store = services.scram_credentials](scram_mechanism m, const std::string& user) {
+        return store ? store->find(m, user) : std::nullopt;
+      },
+      [tokens = services.delegation_tokens](scram_mechanism m, const std::string& id) {
+        return tokens ? tokens->login(m, id) : std::nullopt;
+      });
   if (auto* error = std::get_if<std::string>(&sasl)) return *error;
   so.sasl_listeners = std::get<0>(std::move(sasl));
   // This broker's dynamic key and trust stores (kafka-configs --alter on

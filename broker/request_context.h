@@ -41,6 +41,9 @@ struct request_context {
   // (SaslHandshake and SaslAuthenticate drive it); null on other listeners
   // and once authenticated.
   sasl_session* sasl = nullptr;
+  // Came in an EnvelopeRequest from a broker (the client's principal and
+  // address are the envelope's).
+  bool forwarded = false;
 
   const broker_services* services = nullptr;
   // Set by the Fetch handler for a replica's fetch (metrics count it as

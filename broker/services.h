@@ -38,6 +38,7 @@ class producer_id_manager;
 class alter_partition_manager;
 class scram_credential_store;
 class authorizer_store;
+class delegation_token_store;
 namespace metrics {
 class broker_metrics;
 }
@@ -82,6 +83,9 @@ struct broker_services {
   // authorizer configured, every request allowed; see
   // security/authorization.h).
   const authorizer_store* authorizer = nullptr;
+  // The delegation tokens this broker serves (DescribeDelegationToken, SCRAM
+  // token logins), kept current by the metadata publisher.
+  const delegation_token_store* delegation_tokens = nullptr;
   // Client quotas, kept current by the metadata publisher (null in tests
   // that need none; broker/quota/README.md).
   quota::client_quotas* quotas = nullptr;

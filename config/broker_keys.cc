@@ -425,6 +425,15 @@ const std::vector<config_key>& table() {
        "(KIP-368); per listener and mechanism as listener.name.<listener>.<mechanism>.connections.max.reauth.ms."},
       {"sasl.mechanism.inter.broker.protocol", T::string, "GSSAPI", rule::none(), "SASL mechanism between brokers."},
       {"sasl.mechanism.controller.protocol", T::string, "GSSAPI", rule::none(), "SASL mechanism towards controllers."},
+      {"delegation.token.secret.key", T::password, std::nullopt, rule::none(),
+       "Secret that signs delegation tokens (HMAC-SHA512 of the token id); the same on every node. Unset: "
+       "delegation tokens are disabled."},
+      {"delegation.token.max.lifetime.ms", T::int64, "604800000", rule::at_least(1),
+       "Longest a delegation token lives, renewals included."},
+      {"delegation.token.expiry.time.ms", T::int64, "86400000", rule::at_least(1),
+       "How long a delegation token lasts without a renewal."},
+      {"delegation.token.expiry.check.interval.ms", T::int64, "3600000", rule::at_least(1),
+       "How often the active controller removes expired delegation tokens."},
       {"sasl.server.callback.handler.class", T::class_name, std::nullopt, rule::none(),
        "Class that validates a SASL mechanism's credentials; per listener and mechanism as "
        "listener.name.<listener>.<mechanism>.sasl.server.callback.handler.class (for OAUTHBEARER: "

@@ -10,6 +10,8 @@ quorum_controller::quorum_controller(quorum_controller_options options,
       replication_(std::move(options.replication), configuration_),
       cluster_(std::move(options.cluster), replication_),
       acls_(options.acl_random_seed),
+      tokens_(std::move(options.delegation_tokens)),
+      token_check_interval_ms_(options.delegation_token_check_interval_ms),
       image_(committed ? std::move(committed) : std::make_shared<const metadata_image>()) {}
 
 void quorum_controller::flush() const {
@@ -140,10 +142,32 @@ controller_result<msg::alter_client_quotas_response> quorum_controller::alter_cl
   return quota_control::alter_client_quotas(image(), request);
 }
 
+controller_result<msg::create_delegation_token_response> quorum_controller::create_delegation_token(
+    const msg::create_delegation_token_request& request, const std::string& requester_type,
+    const std::string& requester_name, int64_t now_ms) {
+  return tokens_.create(image(), request, requester_type, requester_name, now_ms);
+}
+
+controller_result<msg::renew_delegation_token_response> quorum_controller::renew_delegation_token(
+    const msg::renew_delegation_token_request& request, const std::string& requester, int64_t now_ms) {
+  return tokens_.renew(image(), request, requester, now_ms);
+}
+
+controller_result<msg::expire_delegation_token_response> quorum_controller::expire_delegation_token(
+    const msg::expire_delegation_token_request& request, const std::string& requester, int64_t now_ms) {
+  return tokens_.expire(image(), request, requester, now_ms);
+}
+
 std::vector<metadata_record> quorum_controller::tick(int64_t now_ms) {
   std::vector<metadata_record> fenced = cluster_.fence_expired(image(), now_ms);
   if (!fenced.empty()) return fenced;  // elections next tick, over the fenced image
-  return replication_.periodic_elections(image(), now_ms);
+  std::vector<metadata_record> out = replication_.periodic_elections(image(), now_ms);
+  if (!out.empty() || now_ms < next_token_sweep_ms_) return out;
+  bool more = false;
+  out = tokens_.sweep(image(), now_ms, &more);
+  // More than one batch's worth: the next tick goes on.
+  next_token_sweep_ms_ = more ? now_ms : now_ms + token_check_interval_ms_;
+  return out;
 }
 
 }  // namespace hw::controller

@@ -11,6 +11,7 @@
 //   scram_control          SCRAM credentials (KIP-554)
 //   acl_control            ACLs
 //   quota_control          client quotas
+//   delegation_token_control  delegation tokens (KIP-48)
 //
 // What the front owns is the working image: every manager *generates*
 // records from it and changes nothing there; the caller appends the
@@ -39,6 +40,7 @@
 #include "controller/metadata/image.h"
 #include "controller/metadata/records.h"
 #include "controller/producer_id_control.h"
+#include "controller/delegation_token_control.h"
 #include "controller/quota_control.h"
 #include "controller/replication_control.h"
 #include "controller/scram_control.h"
@@ -50,6 +52,8 @@ struct quorum_controller_options {
   replication_control_options replication;
   configuration_control_options configuration;
   uint64_t acl_random_seed = 0;  // new ACLs' ids
+  delegation_token_settings delegation_tokens;
+  int64_t delegation_token_check_interval_ms = 3600000;  // delegation.token.expiry.check.interval.ms
 };
 
 class quorum_controller {
@@ -130,9 +134,19 @@ class quorum_controller {
   controller_result<msg::alter_client_quotas_response> alter_client_quotas(
       const msg::alter_client_quotas_request& request);
 
+  // Delegation token control; the requester as its principal ("User:alice").
+  controller_result<msg::create_delegation_token_response> create_delegation_token(
+      const msg::create_delegation_token_request& request, const std::string& requester_type,
+      const std::string& requester_name, int64_t now_ms);
+  controller_result<msg::renew_delegation_token_response> renew_delegation_token(
+      const msg::renew_delegation_token_request& request, const std::string& requester, int64_t now_ms);
+  controller_result<msg::expire_delegation_token_response> expire_delegation_token(
+      const msg::expire_delegation_token_request& request, const std::string& requester, int64_t now_ms);
+
   // Periodic work: fences brokers whose session expired and moves their
   // leaderships away; in a tick that fences nobody, runs the periodic
-  // elections that are due.
+  // elections that are due and, every delegation.token.expiry.check.interval.ms,
+  // removes the expired delegation tokens.
   std::vector<metadata_record> tick(int64_t now_ms);
   // When the first session of an unfenced broker runs out if no heartbeat
   // comes (the tick that fences it is due then); nullopt: none to watch.
@@ -147,6 +161,9 @@ class quorum_controller {
   replication_control replication_;
   cluster_control cluster_;
   acl_control acls_;
+  delegation_token_control tokens_;
+  int64_t token_check_interval_ms_;
+  int64_t next_token_sweep_ms_ = 0;
   // The working image and the records replayed over it not yet published
   // (both mutable: publishing changes no observable state).
   mutable std::shared_ptr<const metadata_image> image_;

@@ -73,6 +73,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   forwarded.principal = &*principal;
   forwarded.client_address = *address;
   forwarded.sasl = nullptr;
+  forwarded.forwarded = true;
   handler_result answer = co_await handler->handle(forwarded);
   if (answer.closes() || !answer.response()) co_return refuse(ctx, error_code::invalid_request);
   const response_frame& frame = *answer.response();

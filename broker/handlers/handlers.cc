@@ -56,6 +56,10 @@ std::span<const api_handler> all_handlers() {
         alter_client_quotas_handler(),
         describe_user_scram_credentials_handler(),
         alter_user_scram_credentials_handler(),
+        create_delegation_token_handler(),
+        renew_delegation_token_handler(),
+        expire_delegation_token_handler(),
+        describe_delegation_token_handler(),
         describe_quorum_handler(),
         describe_cluster_handler(),
         describe_producers_handler(),
@@ -73,7 +77,8 @@ std::vector<api_handler> controller_handlers() {
   // From the "listeners" of Kafka 4.3's request definitions, among the APIs
   // served here. Fetch (the metadata log's, on a controller) comes with the
   // raft driver (below).
-  static constexpr int16_t controller_keys[] = {17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 43, 44, 45, 46, 49, 55, 60};
+  static constexpr int16_t controller_keys[] = {17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 38, 39, 40,
+                                                43, 44, 45, 46, 49, 55, 60};
   std::vector<api_handler> out;
   for (const api_handler& h : all_handlers())
     for (int16_t k : controller_keys)

@@ -55,6 +55,10 @@ api_handler describe_client_quotas_handler();           // 48_describe_client_qu
 api_handler alter_client_quotas_handler();              // 49_alter_client_quotas.cc
 api_handler describe_user_scram_credentials_handler();  // 50_describe_user_scram_credentials.cc
 api_handler alter_user_scram_credentials_handler();     // 51_alter_user_scram_credentials.cc
+api_handler create_delegation_token_handler();          // 38_create_delegation_token.cc
+api_handler renew_delegation_token_handler();           // 39_renew_delegation_token.cc
+api_handler expire_delegation_token_handler();          // 40_expire_delegation_token.cc
+api_handler describe_delegation_token_handler();        // 41_describe_delegation_token.cc
 api_handler describe_quorum_handler();  // 55_describe_quorum.cc
 api_handler describe_cluster_handler();  // 60_describe_cluster.cc
 // Served on controller listeners only (not in all_handlers()).

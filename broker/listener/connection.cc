@@ -417,14 +417,17 @@ asio::awaitable<void> connection::handle_request(frame_bytes frame, uint64_t seq
   connection_info from{listener_name_, id_, name_, protocol_, remote_host_, &principal_, sasl_.get()};
   dispatch_outcome out;
   const bool authenticating = sasl_ != nullptr;
-  if (login == login_check::expired) {
-    // Kafka closes such a connection without answering; the client logs in
-    // again on a new one.
+  const bool expired = login == login_check::expired;
+  if (expired) {
+    // Kafka closes such a connection without answering this request; the
+    // client logs in again on a new one. Answers to the requests before it
+    // (a fetch that waited past the expiry) are still written first, as
+    // Kafka sends an answer before it reads the next request.
     spdlog::info("Closing connection {} on listener {}: its SASL login expired (connections.max.reauth.ms) and it "
                  "did not re-authenticate",
                  name_, listener_name_);
     if (options_.metrics) options_.metrics->on_expired_login_closed(listener_name_);
-    close_socket("login expired");
+    out.close_reason = "login expired";
   } else if (authenticating && sasl_->raw_tokens()) {
     out = raw_sasl_token(frame.bytes());
   } else if (!authenticating || admitted_before_authentication(frame.bytes(), out)) {
@@ -448,7 +451,7 @@ asio::awaitable<void> connection::handle_request(frame_bytes frame, uint64_t seq
     co_return;
   }
   if (out.closes()) {
-    spdlog::warn("Closing connection {} on listener {}: {}", name_, listener_name_, out.close_reason);
+    if (!expired) spdlog::warn("Closing connection {} on listener {}: {}", name_, listener_name_, out.close_reason);
     queue_.complete_with_close(seq);
     stop_reading();
   } else {

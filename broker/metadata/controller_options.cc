@@ -51,6 +51,11 @@ controller::quorum_controller_options make_quorum_controller_options(const confi
   };
   o.replication.random_seed = std::random_device{}();
   o.acl_random_seed = (uint64_t{std::random_device{}()} << 32) | std::random_device{}();
+  if (const std::string& secret = c.get_string("delegation.token.secret.key"); !secret.empty())
+    o.delegation_tokens.secret_key = secret;
+  o.delegation_tokens.max_lifetime_ms = c.get_int("delegation.token.max.lifetime.ms");
+  o.delegation_tokens.expiry_time_ms = c.get_int("delegation.token.expiry.time.ms");
+  o.delegation_token_check_interval_ms = c.get_int("delegation.token.expiry.check.interval.ms");
   return o;
 }
 

@@ -105,6 +105,7 @@ asio::awaitable<void> metadata_publisher::apply(const committed_batch& batch) {
   }
   if (!delta.changed_configs().empty() || batch.snapshot) update_replication_quotas(*after);
   publish_scram_credentials(delta, batch.snapshot, *after, scram_credentials_);
+  if (tokens_ && (delta.delegation_tokens_changed() || batch.snapshot)) tokens_->update(after->delegation_tokens);
   if (authorizer_ && (delta.acls_changed() || batch.snapshot || !authorizer_->current()))
     authorizer_->update(after->acls);
   for (const auto& listener : image_listeners_) listener(*after);

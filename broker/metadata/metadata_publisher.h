@@ -26,6 +26,7 @@
 #include "broker/quota/client_quotas.h"
 #include "broker/replica/replication_quota.h"
 #include "broker/security/authorizer_store.h"
+#include "broker/security/delegation_token_store.h"
 #include "broker/security/scram_credential_store.h"
 #include "config/broker_config.h"
 #include "controller/metadata/config_resolver.h"
@@ -54,6 +55,8 @@ class metadata_publisher {
   // The authorizer to rebuild when a batch changes the ACLs (null: none);
   // set before the first batch.
   void set_authorizer(authorizer_store* store) { authorizer_ = store; }
+  // The delegation tokens to refresh when a batch changes them (null: none).
+  void set_delegation_tokens(delegation_token_store* store) { tokens_ = store; }
 
   // Called on the publisher's strand with each new image, before its
   // partition changes are applied (so a coordinator loading on a new
@@ -105,6 +108,7 @@ class metadata_publisher {
   std::vector<std::function<void(const controller::metadata_image&)>> image_listeners_;
   scram_credential_store scram_credentials_;
   authorizer_store* authorizer_ = nullptr;
+  delegation_token_store* tokens_ = nullptr;
   quota::client_quotas* client_quotas_ = nullptr;
 
   mutable std::mutex mutex_;  // leaf: the queue, the published image, waiters

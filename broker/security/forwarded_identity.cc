@@ -19,7 +19,7 @@ std::vector<uint8_t> serialize_principal(const kafka_principal& principal) {
   protocol::msg::default_principal_data data;
   data.type = principal.type();
   data.name = principal.name();
-  data.token_authenticated = false;
+  data.token_authenticated = principal.token_authenticated();
   std::vector<uint8_t> out;
   protocol::writer w(out);
   w.write_int16(k_principal_data_version);
@@ -34,7 +34,9 @@ std::optional<kafka_principal> deserialize_principal(protocol::bytes_view bytes)
   protocol::msg::default_principal_data data;
   data.decode(r, version);
   if (!r.ok() || data.type.empty()) return std::nullopt;
-  return kafka_principal(data.type, data.name);
+  kafka_principal out(data.type, data.name);
+  out.set_token_authenticated(data.token_authenticated);
+  return out;
 }
 
 std::vector<uint8_t> address_bytes(std::string_view text) {

@@ -34,11 +34,17 @@ class kafka_principal {
   // "User:alice".
   const std::string& to_string() const { return text_; }
   bool operator==(const kafka_principal& o) const { return text_ == o.text_ && type_ == o.type_; }
+  // Logged in with a delegation token (SCRAM with tokenauth=true): such a
+  // principal may not ask for, renew or expire tokens. Not part of equality,
+  // as in Kafka.
+  bool token_authenticated() const { return token_authenticated_; }
+  void set_token_authenticated(bool v) { token_authenticated_ = v; }
 
  private:
   std::string type_;
   std::string name_;
   std::string text_;
+  bool token_authenticated_ = false;
 };
 
 }  // namespace hw::broker

@@ -67,11 +67,12 @@ std::variant<std::vector<jaas_entry>, std::string> server_jaas_entries(const con
 }
 
 std::variant<std::shared_ptr<const sasl_listener>, std::string> sasl_listener::make(
-    const config::listener_security& keys, const jaas_source& jaas, scram_lookup scram) {
+    const config::listener_security& keys, const jaas_source& jaas, scram_lookup scram, token_lookup tokens) {
   std::shared_ptr<sasl_listener> l(new sasl_listener());
   l->listener_ = keys.listener;
   l->mechanisms_ = in_kafka_answer_order(keys.sasl_enabled_mechanisms);
   l->scram_ = std::move(scram);
+  l->tokens_ = std::move(tokens);
   l->max_receive_size_ = keys.sasl_server_max_receive_size;
   l->failed_delay_ms_ = keys.failed_authentication_delay_ms;
   l->max_reauth_ms_ = keys.connections_max_reauth_ms;
@@ -106,7 +107,8 @@ std::variant<jaas_file, std::string> read_jaas_file(const std::string& path) {
 }
 
 std::variant<std::map<std::string, std::shared_ptr<const sasl_listener>>, std::string> make_sasl_listeners(
-    const config::broker_config& c, const sasl_listener::scram_lookup& scram) {
+    const config::broker_config& c, const sasl_listener::scram_lookup& scram,
+    const sasl_listener::token_lookup& tokens) {
   std::map<std::string, std::shared_ptr<const sasl_listener>> out;
   std::optional<jaas_file> file;
   sasl_listener::jaas_source jaas{nullptr, c.jaas_file};
@@ -120,7 +122,7 @@ std::variant<std::map<std::string, std::shared_ptr<const sasl_listener>>, std::s
     }
     auto keys = config::resolve_listener_security(c, ep);
     if (auto* error = std::get_if<std::string>(&keys)) return *error;
-    auto made = sasl_listener::make(std::get<config::listener_security>(keys), jaas, scram);
+    auto made = sasl_listener::make(std::get<config::listener_security>(keys), jaas, scram, tokens);
     if (auto* error = std::get_if<std::string>(&made)) return *error;
     out.emplace(ep.name, std::get<std::shared_ptr<const sasl_listener>>(std::move(made)));
   }
@@ -137,9 +139,12 @@ std::unique_ptr<sasl_server> sasl_listener::make_server(const std::string& mecha
   }
   if (mechanism == "OAUTHBEARER" && oauth_) return std::make_unique<oauthbearer_server>(oauth_);
   if (auto m = parse_scram_mechanism(mechanism)) {
-    return std::make_unique<scram_server>(*m, [lookup = scram_, m = *m](const std::string& user) {
-      return lookup ? lookup(m, user) : std::nullopt;
-    });
+    scram_server::token_lookup tokens;
+    if (tokens_)
+      tokens = [lookup = tokens_, m = *m](const std::string& id) { return lookup(m, id); };
+    return std::make_unique<scram_server>(
+        *m, [lookup = scram_, m = *m](const std::string& user) { return lookup ? lookup(m, user) : std::nullopt; },
+        scram::random_nonce, std::move(tokens));
   }
   return nullptr;
 }

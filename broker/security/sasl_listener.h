@@ -24,6 +24,7 @@
 #include "broker/security/oauth_validation.h"
 #include "broker/security/sasl_session.h"
 #include "broker/security/scram.h"
+#include "broker/security/scram_server.h"
 #include "config/listener_security.h"
 
 namespace hw::broker {
@@ -31,6 +32,9 @@ namespace hw::broker {
 class sasl_listener : public std::enable_shared_from_this<sasl_listener> {
  public:
   using scram_lookup = std::function<std::optional<scram_credential>(scram_mechanism, const std::string& user)>;
+  // A delegation token's SCRAM login by token id (none: tokens refused).
+  using token_lookup =
+      std::function<std::optional<scram_server::token_login>(scram_mechanism, const std::string& token_id)>;
 
   // The JAAS file (parsed) and its path, when KAFKA_OPTS names one.
   struct jaas_source {
@@ -43,7 +47,8 @@ class sasl_listener : public std::enable_shared_from_this<sasl_listener> {
   // with no or several login modules); never quotes a secret.
   static std::variant<std::shared_ptr<const sasl_listener>, std::string> make(const config::listener_security& keys,
                                                                               const jaas_source& jaas,
-                                                                              scram_lookup scram);
+                                                                              scram_lookup scram,
+                                                                              token_lookup tokens = {});
 
   std::unique_ptr<sasl_session> new_session() const;
   const std::vector<std::string>& enabled_mechanisms() const { return mechanisms_; }
@@ -66,6 +71,7 @@ class sasl_listener : public std::enable_shared_from_this<sasl_listener> {
   std::map<std::string, std::vector<jaas_entry>> jaas_;  // by mechanism
   std::shared_ptr<const std::map<std::string, std::string>> plain_users_;
   scram_lookup scram_;
+  token_lookup tokens_;
   int32_t max_receive_size_ = 524288;
   int32_t failed_delay_ms_ = 100;
   std::map<std::string, int64_t> max_reauth_ms_;  // connections.max.reauth.ms by mechanism
@@ -75,7 +81,8 @@ class sasl_listener : public std::enable_shared_from_this<sasl_listener> {
 // A sasl_listener for each SASL listener of the configuration, by name,
 // reading the JAAS file KAFKA_OPTS names if any; or the first error.
 std::variant<std::map<std::string, std::shared_ptr<const sasl_listener>>, std::string> make_sasl_listeners(
-    const config::broker_config& c, const sasl_listener::scram_lookup& scram);
+    const config::broker_config& c, const sasl_listener::scram_lookup& scram,
+    const sasl_listener::token_lookup& tokens = {});
 
 // The JAAS file at path, read and parsed; or what is wrong with it.
 std::variant<jaas_file, std::string> read_jaas_file(const std::string& path);

@@ -51,6 +51,9 @@ class sasl_server {
   // milliseconds), for mechanisms whose credentials do (an OAUTHBEARER
   // token): the login then lasts no longer.
   virtual std::optional<int64_t> credential_expiry_ms() const { return std::nullopt; }
+  // Whether the login used a delegation token (its principal is the token's
+  // owner, marked token-authenticated).
+  virtual bool token_authenticated() const { return false; }
 };
 
 // Kafka's generic failure text for mechanism `mechanism`.

@@ -100,6 +100,7 @@ sasl_session::authenticate_answer sasl_session::authenticate(std::span<const uin
   a.auth_bytes = std::move(step.token);
   if (server_->complete()) {
     kafka_principal who{"User", server_->user()};
+    who.set_token_authenticated(server_->token_authenticated());
     const std::optional<int64_t> credential_expiry = server_->credential_expiry_ms();
     if (previous_ && !(who == previous_->principal)) {
       std::string told = "Cannot change principals during re-authentication from " + previous_->principal.type() +

@@ -58,8 +58,12 @@ std::vector<uint8_t> bytes_of(std::string_view s) { return {s.begin(), s.end()};
 
 }  // namespace
 
-scram_server::scram_server(scram_mechanism mechanism, credential_lookup credentials, nonce_source nonce)
-    : mechanism_(mechanism), credentials_(std::move(credentials)), make_nonce_(std::move(nonce)) {}
+scram_server::scram_server(scram_mechanism mechanism, credential_lookup credentials, nonce_source nonce,
+                           token_lookup tokens)
+    : mechanism_(mechanism),
+      credentials_(std::move(credentials)),
+      make_nonce_(std::move(nonce)),
+      tokens_(std::move(tokens)) {}
 
 sasl_step scram_server::fail(std::string why, std::optional<std::string> told) {
   state_ = state::failed;
@@ -101,13 +105,24 @@ sasl_step scram_server::on_client_first(std::string_view message) {
   if (!user || user->empty()) return fail("the client-first message's user name is malformed");
   std::string_view client_nonce = (*attrs)[i + 1].value;
   if (!printable(client_nonce)) return fail("the client nonce is not printable");
+  bool token = false;
   for (size_t e = i + 2; e < attrs->size(); ++e) {
-    // Other extensions are ignored, as Kafka ignores them; delegation
-    // tokens are not issued yet, so no token can authenticate.
+    // Other extensions are ignored, as Kafka ignores them.
     if ((*attrs)[e].value.empty()) return fail("the client-first message has an empty extension");
-    if (asks_for_token((*attrs)[e])) return fail("token authentication asked for; no delegation tokens here");
+    if ((*attrs)[e].key == "tokenauth") token = asks_for_token((*attrs)[e]);
   }
-  std::optional<scram_credential> credential = credentials_(*user);
+  std::optional<scram_credential> credential;
+  std::string principal = *user;
+  if (token) {
+    // The user name is a token id; the login is its owner's.
+    std::optional<token_login> login = tokens_ ? tokens_(*user) : std::nullopt;
+    if (!login) return fail("Token Authentication failed: Invalid tokenId : " + *user);
+    credential = std::move(login->credential);
+    principal = std::move(login->owner);
+    token_expiry_ms_ = login->expiry_ms;
+  } else {
+    credential = credentials_(*user);
+  }
   if (!credential) return fail("no " + scram_mechanism_name(mechanism_) + " credential for user " + *user);
   if (authzid && *authzid != *user)
     return fail("authorization id " + *authzid + " is not user " + *user,
@@ -115,7 +130,8 @@ sasl_step scram_server::on_client_first(std::string_view message) {
   if (credential->iterations < scram_min_iterations)
     return fail("user " + *user + "'s credential has " + std::to_string(credential->iterations) +
                 " iterations, fewer than the minimum " + std::to_string(scram_min_iterations));
-  user_ = std::move(*user);
+  user_ = std::move(principal);
+  token_ = token;
   credential_ = std::move(*credential);
   nonce_ = std::string(client_nonce) + make_nonce_();
   server_first_ = "r=" + nonce_ + ",s=" + scram::base64(credential_.salt) + ",i=" +

@@ -29,12 +29,25 @@ class scram_server final : public sasl_server {
  public:
   using credential_lookup = std::function<std::optional<scram_credential>(const std::string& user)>;
   using nonce_source = std::function<std::string()>;
+  // A delegation token's login (tokenauth=true): the credential its HMAC
+  // makes, its owner's name and its expiry.
+  struct token_login {
+    scram_credential credential;
+    std::string owner;
+    int64_t expiry_ms = 0;
+  };
+  using token_lookup = std::function<std::optional<token_login>(const std::string& token_id)>;
 
-  scram_server(scram_mechanism mechanism, credential_lookup credentials, nonce_source nonce = scram::random_nonce);
+  scram_server(scram_mechanism mechanism, credential_lookup credentials, nonce_source nonce = scram::random_nonce,
+               token_lookup tokens = {});
 
   sasl_step evaluate(std::span<const uint8_t> response) override;
   bool complete() const override { return state_ == state::complete; }
   const std::string& user() const override { return complete() ? user_ : empty_; }
+  std::optional<int64_t> credential_expiry_ms() const override {
+    return complete() && token_ ? std::optional<int64_t>(token_expiry_ms_) : std::nullopt;
+  }
+  bool token_authenticated() const override { return complete() && token_; }
 
  private:
   enum class state { client_first, client_final, complete, failed };
@@ -45,6 +58,9 @@ class scram_server final : public sasl_server {
   scram_mechanism mechanism_;
   credential_lookup credentials_;
   nonce_source make_nonce_;
+  token_lookup tokens_;
+  bool token_ = false;
+  int64_t token_expiry_ms_ = 0;
   state state_ = state::client_first;
   std::string user_;
   std::string gs2_header_;

@@ -80,6 +80,10 @@ std::optional<std::string> metadata_delta::replay(const metadata_record& record)
       return replay_remove_acl(r);
     } else if constexpr (std::is_same_v<T, msg::client_quota_record>) {
       return replay_client_quota(r);
+    } else if constexpr (std::is_same_v<T, msg::delegation_token_record>) {
+      return replay_delegation_token(r);
+    } else if constexpr (std::is_same_v<T, msg::remove_delegation_token_record>) {
+      return replay_remove_delegation_token(r);
     } else {
       return std::nullopt;  // not kept in the image (see the header)
     }
@@ -330,6 +334,27 @@ metadata_delta::replay_result metadata_delta::replay_remove_scram(const msg::rem
   }
   if (users->second.empty()) next_.scram.erase(users);
   scram_changed_ = true;
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_delegation_token(const msg::delegation_token_record& r) {
+  if (r.token_id.empty()) return std::string("DelegationTokenRecord has an empty token id");
+  delegation_token& t = next_.delegation_tokens[r.token_id];
+  t.token_id = r.token_id;
+  t.owner = r.owner;
+  t.requester = r.requester;
+  t.renewers = r.renewers;
+  t.issue_ms = r.issue_timestamp;
+  t.max_ms = r.max_timestamp;
+  t.expiry_ms = r.expiration_timestamp;
+  delegation_tokens_changed_ = true;
+  return std::nullopt;
+}
+
+metadata_delta::replay_result metadata_delta::replay_remove_delegation_token(
+    const msg::remove_delegation_token_record& r) {
+  // Kafka's image forgets a token it does not hold without complaint.
+  if (next_.delegation_tokens.erase(r.token_id) != 0) delegation_tokens_changed_ = true;
   return std::nullopt;
 }
 

@@ -12,8 +12,10 @@
 //
 // Transaction markers (Begin/End/AbortTransactionRecord) change nothing
 // here: the log reader applies a transaction's records only once its end is
-// committed. Records of features not kept in the image yet (delegation
-// tokens, ZK migration) are accepted and ignored. A ClientQuotaRecord sets
+// committed. Records of features not kept in the image (ZK migration) are
+// accepted and ignored. A DelegationTokenRecord adds or replaces a token,
+// a RemoveDelegationTokenRecord removes it (one it does not hold changes
+// nothing, as in Kafka). A ClientQuotaRecord sets
 // or removes one key of an entity (removing one it does not hold changes
 // nothing, as in Kafka); an entity left without values leaves the image.
 // SCRAM credentials are kept: a UserScramCredentialRecord adds or replaces
@@ -85,6 +87,8 @@ class metadata_delta {
   bool acls_changed() const { return acls_changed_; }
   // A client quota was set or removed here.
   bool client_quotas_changed() const { return client_quotas_changed_; }
+  // A delegation token was made, renewed, expired or removed here.
+  bool delegation_tokens_changed() const { return delegation_tokens_changed_; }
 
  private:
   using replay_result = std::optional<std::string>;
@@ -107,6 +111,8 @@ class metadata_delta {
   replay_result replay_acl(const msg::access_control_entry_record& r);
   replay_result replay_remove_acl(const msg::remove_access_control_entry_record& r);
   replay_result replay_client_quota(const msg::client_quota_record& r);
+  replay_result replay_delegation_token(const msg::delegation_token_record& r);
+  replay_result replay_remove_delegation_token(const msg::remove_delegation_token_record& r);
 
   // A private copy of the topic, replacing the shared one in next_.
   topic_image& mutable_topic(const topic_id& id);
@@ -125,6 +131,7 @@ class metadata_delta {
   bool scram_changed_ = false;
   bool acls_changed_ = false;
   bool client_quotas_changed_ = false;
+  bool delegation_tokens_changed_ = false;
   bool applied_ = false;
 };
 

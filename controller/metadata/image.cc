@@ -116,7 +116,7 @@ const protocol::scram_credential* metadata_image::scram_credential(protocol::scr
 
 bool metadata_image::empty() const {
   return topics_by_id.empty() && brokers.empty() && controllers.empty() && configs.empty() &&
-         features.empty() && next_producer_id == 0 && scram.empty() && acls.empty() &&
+         features.empty() && next_producer_id == 0 && scram.empty() && acls.empty() && delegation_tokens.empty() &&
          client_quotas.empty();
 }
 

@@ -141,6 +141,20 @@ struct image_provenance {
   bool operator==(const image_provenance&) const = default;
 };
 
+// A delegation token (KIP-48) as DelegationTokenRecord holds it: the
+// principals as "Type:name" text. Never its HMAC: that is derived from the
+// token id with delegation.token.secret.key wherever it is needed.
+struct delegation_token {
+  std::string token_id;
+  std::string owner;
+  std::string requester;
+  std::vector<std::string> renewers;
+  int64_t issue_ms = 0;
+  int64_t max_ms = 0;     // it cannot be renewed past this
+  int64_t expiry_ms = 0;  // it must be renewed before this
+  bool operator==(const delegation_token&) const = default;
+};
+
 struct metadata_image {
   std::map<topic_id, std::shared_ptr<const topic_image>> topics_by_id;
   std::map<std::string, topic_id, std::less<>> topics_by_name;
@@ -156,6 +170,8 @@ struct metadata_image {
   protocol::scram_credential_table scram;
   // ACLs by the id of their AccessControlEntryRecord.
   std::map<protocol::uuid, acl_entry> acls;
+  // Delegation tokens by token id.
+  std::map<std::string, delegation_token, std::less<>> delegation_tokens;
   image_provenance provenance;
 
   const topic_image* topic(std::string_view name) const;

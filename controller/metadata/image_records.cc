@@ -168,6 +168,21 @@ void write_scram(const metadata_image& image, std::vector<metadata_record>& out)
   }
 }
 
+// Kafka writes them last, by token id.
+void write_delegation_tokens(const metadata_image& image, std::vector<metadata_record>& out) {
+  for (const auto& [id, t] : image.delegation_tokens) {
+    msg::delegation_token_record r;
+    r.token_id = t.token_id;
+    r.owner = t.owner;
+    r.requester = t.requester;
+    r.renewers = t.renewers;
+    r.issue_timestamp = t.issue_ms;
+    r.max_timestamp = t.max_ms;
+    r.expiration_timestamp = t.expiry_ms;
+    out.emplace_back(std::move(r));
+  }
+}
+
 }  // namespace
 
 std::vector<metadata_record> image_records(const metadata_image& image) {
@@ -180,6 +195,7 @@ std::vector<metadata_record> image_records(const metadata_image& image) {
   write_producer_ids(image, out);
   write_acls(image, out);
   write_scram(image, out);
+  write_delegation_tokens(image, out);
   return out;
 }
 

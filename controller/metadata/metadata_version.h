@@ -25,6 +25,7 @@ struct metadata_version {
   bool cordoned_log_dirs_supported() const { return level >= 30; }     // 4.3-IV0
   bool controller_registration_supported() const { return level >= 15; }  // 3.7-IV0
   bool scram_supported() const { return level >= 11; }                 // 3.5-IV2 (KIP-554 records)
+  bool delegation_token_supported() const { return level >= 14; }     // 3.6-IV2
 
   int16_t register_broker_record_version() const {
     if (cordoned_log_dirs_supported()) return 4;

@@ -29,6 +29,8 @@ APIS = {
     28: "TxnOffsetCommit", 29: "DescribeAcls", 30: "CreateAcls", 31: "DeleteAcls",
     32: "DescribeConfigs", 33: "AlterConfigs", 34: "AlterReplicaLogDirs",
     35: "DescribeLogDirs", 36: "SaslAuthenticate", 37: "CreatePartitions",
+    38: "CreateDelegationToken", 39: "RenewDelegationToken", 40: "ExpireDelegationToken",
+    41: "DescribeDelegationToken",
     42: "DeleteGroups", 43: "ElectLeaders", 44: "IncrementalAlterConfigs",
     45: "AlterPartitionReassignments", 46: "ListPartitionReassignments",
     47: "OffsetDelete", 48: "DescribeClientQuotas", 49: "AlterClientQuotas",

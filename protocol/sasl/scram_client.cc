@@ -9,7 +9,7 @@ scram_client::scram_client(scram_mechanism mechanism, std::string user, std::str
     : mechanism_(mechanism), user_(std::move(user)), password_(std::move(password)), nonce_(std::move(nonce)) {}
 
 std::string scram_client::client_first() {
-  client_first_bare_ = "n=" + scram::escape_user(user_) + ",r=" + nonce_;
+  client_first_bare_ = "n=" + scram::escape_user(user_) + ",r=" + nonce_ + (token_auth_ ? ",tokenauth=true" : "");
   return "n,," + client_first_bare_;
 }
 

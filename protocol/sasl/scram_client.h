@@ -26,8 +26,10 @@ class scram_client {
   scram_client(scram_mechanism mechanism, std::string user, std::string password,
                std::string nonce = scram::random_nonce());
 
-  // "n,,n=<user>,r=<nonce>".
+  // "n,,n=<user>,r=<nonce>" (",tokenauth=true" after it for a delegation
+  // token's login: the user is the token id, the password its HMAC in base64).
   std::string client_first();
+  void set_token_auth(bool token) { token_auth_ = token; }
   // The client-final for the server-first, or none (*error says why).
   std::optional<std::string> client_final(std::string_view server_first, std::string* error);
   // Whether the server-final proves the server knows the credential.
@@ -40,6 +42,7 @@ class scram_client {
   std::string nonce_;
   std::string client_first_bare_;
   scram::bytes expected_server_signature_;
+  bool token_auth_ = false;
 };
 
 // PLAIN's one message: "\0<user>\0<password>".

@@ -72,7 +72,10 @@ sasl_login_result sasl_login(kafka_socket& socket, const sasl_credentials& who, 
   }
 
   std::optional<protocol::scram_client> scram;
-  if (auto m = protocol::parse_scram_mechanism(who.mechanism)) scram.emplace(*m, who.user, who.password);
+  if (auto m = protocol::parse_scram_mechanism(who.mechanism)) {
+    scram.emplace(*m, who.user, who.password);
+    scram->set_token_auth(who.token);
+  }
   else if (who.mechanism != "PLAIN") return refused("no client for the mechanism " + who.mechanism);
   std::string token = scram ? scram->client_first() : protocol::plain_client_token(who.user, who.password);
   // PLAIN takes one round; SCRAM two: its server-first, then its server-final.

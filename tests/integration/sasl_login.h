@@ -18,6 +18,8 @@ struct sasl_credentials {
   std::string mechanism;  // PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512
   std::string user;
   std::string password;
+  // SCRAM with a delegation token: user = token id, password = its HMAC in base64.
+  bool token = false;
 };
 
 struct sasl_login_result {

@@ -50,9 +50,8 @@ what the clients must see, and that they saw the same on both:
   SaslHandshake within the second (ILLEGAL_SASL_STATE, the connection
   served still) and renews after it; and a Fetch that waits past the login's
   end with a Metadata request queued behind it, both sent before the end
-  (Kafka answers the Fetch, then closes at the Metadata request; highwater
-  loses the Fetch's answer: a known difference, the test is skipped while
-  highwater shows exactly that).
+  (Kafka answers the Fetch, then closes at the Metadata request; so must
+  highwater).
 
 HW_REAUTH_KEEP_WORK_DIR=1 keeps the brokers' logs and the clients' output;
 HW_REAUTH_RDKAFKA_DEBUG=broker,security,... writes librdkafka's debug lines there too.
@@ -1219,19 +1218,13 @@ class RawClientsTest(ReauthTest):
         name = "SCRAM, requests queued behind a Fetch that waits past the end"
         kafka = {"Fetch waiting 1.6 s, sent 0.8 s before the end": "answered after the end",
                  "Metadata sent right behind it": "closed, unanswered"}
-        # Highwater closes the connection when it processes the Metadata request, as Kafka does, but before it has
-        # written the Fetch's answer, which is lost.
-        highwater_known = {"Fetch waiting 1.6 s, sent 0.8 s before the end": "closed, unanswered",
-                           "Metadata sent right behind it": "closed, unanswered"}
 
         def scenario(broker):
             seen = self.SEEN[broker.name][name]
             if broker.name == "kafka":
                 self.assertEqual(seen, kafka)
             return seen
-        seen = self.on_both(scenario, known_differences={"highwater": highwater_known})
-        if seen.get("highwater") == highwater_known:
-            self.skipTest("known difference: highwater drops the answer to the Fetch")
+        self.on_both(scenario)
 
 
 def main():
