@@ -58,6 +58,31 @@ std::variant<std::shared_ptr<const gss_credential>, std::string> gss_credential:
     const std::string& principal, const std::string& keytab, usage use) {
   if (::access(keytab.c_str(), R_OK) != 0)
     return "the keytab " + keytab + " cannot be read: " + std::strerror(errno);
+  // The keytab must hold a key for the principal: asked of krb5 first, which
+  // says what is wrong in its words (and spares GSS-API's refusal path).
+  {
+    krb5_context context = nullptr;
+    if (krb5_error_code code = krb5_init_context(&context))
+      return "cannot read the Kerberos configuration: " + std::string(std::strerror(code > 0 ? code : EINVAL));
+    krb5_principal name = nullptr;
+    krb5_keytab table = nullptr;
+    krb5_keytab_entry entry{};
+    krb5_error_code code = krb5_parse_name(context, principal.c_str(), &name);
+    if (!code) code = krb5_kt_resolve(context, ("FILE:" + keytab).c_str(), &table);
+    if (!code) code = krb5_kt_get_entry(context, table, name, 0, 0, &entry);
+    std::string why;
+    if (code) {
+      const char* text = krb5_get_error_message(context, code);
+      why = text;
+      krb5_free_error_message(context, text);
+    } else {
+      krb5_free_keytab_entry_contents(context, &entry);
+    }
+    if (table) krb5_kt_close(context, table);
+    if (name) krb5_free_principal(context, name);
+    krb5_free_context(context);
+    if (code) return "no key for " + principal + " in the keytab " + keytab + ": " + why;
+  }
   std::shared_ptr<gss_credential> out(new gss_credential());
   out->principal_ = principal;
   out->keytab_ = keytab;
@@ -87,7 +112,7 @@ std::variant<std::shared_ptr<const gss_credential>, std::string> gss_credential:
   OM_uint32 ignored = 0;
   gss_release_name(&ignored, &name);
   if (GSS_ERROR(major))
-    return "no key for " + principal + " in the keytab " + keytab + ": " + gss_status_text(major, minor);
+    return "cannot use the keytab " + keytab + " for " + principal + ": " + gss_status_text(major, minor);
   out->handle_ = cred;
   return std::shared_ptr<const gss_credential>(std::move(out));
 }

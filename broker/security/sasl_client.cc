@@ -26,7 +26,7 @@ std::optional<std::vector<uint8_t>> sasl_client_exchange::first(std::string* err
   if (gssapi_) return gssapi_->first(error);
   if (login_.mechanism == "OAUTHBEARER" && login_.oauth_tokens) {
     const std::string message = protocol::oauthbearer::client_first_message(login_.oauth_tokens->token());
-    return {message.begin(), message.end()};
+    return std::vector<uint8_t>(message.begin(), message.end());
   }
   if (login_.mechanism == "OAUTHBEARER") {
     const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -37,10 +37,10 @@ std::optional<std::vector<uint8_t>> sasl_client_exchange::first(std::string* err
     std::string message;
     if (auto* t = std::get_if<protocol::oauthbearer::login_token>(&made))
       message = protocol::oauthbearer::client_first_message(t->token, "", t->extensions);
-    return {message.begin(), message.end()};
+    return std::vector<uint8_t>(message.begin(), message.end());
   }
   std::string token = scram_ ? scram_->client_first() : plain_client_token(login_.username, login_.password);
-  return {token.begin(), token.end()};
+  return std::vector<uint8_t>(token.begin(), token.end());
 }
 
 std::optional<std::vector<uint8_t>> sasl_client_exchange::next(std::span<const uint8_t> server_token,

@@ -7,6 +7,7 @@
 // server sides: the principal, authorization ids, the wrong service, a
 // replayed token, tokens out of order.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -154,6 +155,213 @@ TEST(sasl_gssapi, security_layer_messages) {
   EXPECT_EQ(m->max_message, 0x123456u);
   EXPECT_EQ(m->authorization_id, "bob");
   EXPECT_FALSE(decode_layers(std::vector<uint8_t>{1, 0, 0}));
+}
+
+// --- against a KDC -------------------------------------------------------------------------------------------
+
+// A realm for the suite (tests/support/kdc.py), its environment set for
+// every GSS-API call of this process; the tests skip when the KDC tools are
+// not installed.
+class GssapiExchange : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    char pattern[] = "/tmp/hw-gssapi-unit-XXXXXX";
+    if (!::mkdtemp(pattern)) return;
+    dir_ = std::string(pattern) + "/kdc";
+    const std::string command = "python3 " + std::string(HW_SOURCE_DIR) + "/tests/support/kdc.py start " + dir_ +
+                                " --principal kafka/localhost --principal alice --principal bob --principal other/localhost";
+    FILE* out = ::popen(command.c_str(), "r");
+    if (!out) return;
+    char line[4096];
+    while (std::fgets(line, sizeof line, out)) {
+      std::string l(line);
+      if (!l.empty() && l.back() == '\n') l.pop_back();
+      const size_t eq = l.find('=');
+      if (eq != std::string::npos) ::setenv(l.substr(0, eq).c_str(), l.substr(eq + 1).c_str(), 1);
+    }
+    const int status = ::pclose(out);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+      skip_ = "the MIT KDC tools are not installed (scripts/install-deps.sh installs krb5-kdc)";
+      return;
+    }
+    if (status != 0) {
+      failed_ = "tests/support/kdc.py could not start a KDC";
+      return;
+    }
+    ::setenv("KRB5RCACHEDIR", dir_.c_str(), 1);
+    ready_ = true;
+  }
+  static void TearDownTestSuite() {
+    if (dir_.empty()) return;
+    const std::string command = "python3 " + std::string(HW_SOURCE_DIR) + "/tests/support/kdc.py stop " + dir_;
+    if (std::system(command.c_str()) != 0) std::fprintf(stderr, "kdc.py stop failed\n");
+    std::filesystem::remove_all(std::filesystem::path(dir_).parent_path());
+  }
+  void SetUp() override {
+    if (!skip_.empty()) GTEST_SKIP() << skip_;
+    ASSERT_TRUE(ready_) << failed_;
+  }
+  static std::string keytab(const std::string& principal) {
+    std::string file = principal;
+    for (char& c : file)
+      if (c == '/') c = '_';
+    return dir_ + "/" + file + ".keytab";
+  }
+  static std::shared_ptr<const gss_credential> credential(const std::string& principal, const std::string& file,
+                                                          gss_credential::usage use) {
+    auto made = gss_credential::from_keytab(principal, file, use);
+    if (auto* e = std::get_if<std::string>(&made)) ADD_FAILURE() << *e;
+    return std::holds_alternative<std::string>(made) ? nullptr : std::get<std::shared_ptr<const gss_credential>>(made);
+  }
+  static std::shared_ptr<const kerberos_short_namer> names(std::vector<std::string> rules = {"DEFAULT"}) {
+    std::string error;
+    auto n = kerberos_short_namer::parse(rules, "EXAMPLE.COM", &error);
+    return std::make_shared<const kerberos_short_namer>(std::move(*n));
+  }
+  static std::shared_ptr<const gss_credential> acceptor() {
+    return credential("kafka/localhost@EXAMPLE.COM", keytab("kafka/localhost"), gss_credential::usage::accept);
+  }
+
+  // Runs client against server until one of them stops: the server's last step.
+  static sasl_step run(gssapi_client& client, gssapi_server& server, std::string* client_error) {
+    auto token = client.first(client_error);
+    sasl_step step = sasl_step::fail("the client made no first token");
+    for (int round = 0; token && round < 10; ++round) {
+      step = server.evaluate(*token);
+      if (step.failed) return step;
+      token = client.next(step.token, client_error);
+    }
+    return step;
+  }
+
+  static inline std::string dir_;
+  static inline std::string skip_;
+  static inline std::string failed_;
+  static inline bool ready_ = false;
+};
+
+TEST_F(GssapiExchange, a_login_completes_as_the_principals_short_name) {
+  auto alice = credential("alice@EXAMPLE.COM", keytab("alice"), gss_credential::usage::initiate);
+  gssapi_client client(alice, "kafka", "localhost", "alice@EXAMPLE.COM");
+  gssapi_server server(acceptor(), names());
+  std::string error;
+  sasl_step last = run(client, server, &error);
+  EXPECT_FALSE(last.failed) << last.reason;
+  EXPECT_TRUE(client.done()) << error;
+  EXPECT_TRUE(server.complete());
+  EXPECT_EQ(server.user(), "alice");
+  EXPECT_EQ(server.kerberos_principal(), "alice@EXAMPLE.COM");
+  EXPECT_EQ(server.requested_authorization_id(), "alice@EXAMPLE.COM");
+}
+
+TEST_F(GssapiExchange, the_rules_name_the_user) {
+  auto bob = credential("bob@EXAMPLE.COM", keytab("bob"), gss_credential::usage::initiate);
+  gssapi_client client(bob, "kafka", "localhost", "");
+  gssapi_server server(acceptor(), names({"RULE:[1:$1@$0](bob@EXAMPLE\\.COM)s/.*/robert/", "DEFAULT"}));
+  std::string error;
+  EXPECT_FALSE(run(client, server, &error).failed);
+  EXPECT_EQ(server.user(), "robert");
+  // A name no rule maps: the connection closes (Kafka cannot build the principal).
+  gssapi_client again(bob, "kafka", "localhost", "");
+  gssapi_server strict(acceptor(), names({"RULE:[1:$1](alice)"}));
+  sasl_step last = run(again, strict, &error);
+  EXPECT_TRUE(last.failed);
+  EXPECT_TRUE(last.close_unanswered);
+  EXPECT_NE(last.reason.find("No rules apply to bob@EXAMPLE.COM"), std::string::npos) << last.reason;
+}
+
+TEST_F(GssapiExchange, another_authorization_id_is_ignored_as_kafka_ignores_it) {
+  auto alice = credential("alice@EXAMPLE.COM", keytab("alice"), gss_credential::usage::initiate);
+  gssapi_client client(alice, "kafka", "localhost", "bob@EXAMPLE.COM");
+  gssapi_server server(acceptor(), names());
+  std::string error;
+  EXPECT_FALSE(run(client, server, &error).failed);
+  EXPECT_EQ(server.user(), "alice");
+  EXPECT_EQ(server.requested_authorization_id(), "bob@EXAMPLE.COM");
+}
+
+TEST_F(GssapiExchange, a_ticket_for_another_service_is_refused) {
+  auto alice = credential("alice@EXAMPLE.COM", keytab("alice"), gss_credential::usage::initiate);
+  gssapi_client client(alice, "other", "localhost", "");
+  gssapi_server server(acceptor(), names());
+  std::string error;
+  sasl_step last = run(client, server, &error);
+  EXPECT_TRUE(last.failed);
+  EXPECT_FALSE(last.close_unanswered);
+  EXPECT_FALSE(last.client_message) << "Kafka's generic text";
+  // A service the KDC does not know: the client gives up before sending anything.
+  gssapi_client unknown(alice, "nosuch", "localhost", "");
+  EXPECT_FALSE(unknown.first(&error));
+  EXPECT_NE(error.find("nosuch"), std::string::npos) << error;
+}
+
+TEST_F(GssapiExchange, tokens_that_are_not_the_exchanges) {
+  gssapi_server server(acceptor(), names());
+  const std::vector<uint8_t> garbage{'n', 'o', 't', ' ', 'g', 's', 's'};
+  sasl_step step = server.evaluate(garbage);
+  EXPECT_TRUE(step.failed);
+  EXPECT_FALSE(step.client_message);
+  EXPECT_TRUE(server.evaluate(garbage).failed) << "and it stays failed";
+
+  // Data where the client owes an empty message after the context is set up.
+  auto alice = credential("alice@EXAMPLE.COM", keytab("alice"), gss_credential::usage::initiate);
+  gssapi_client client(alice, "kafka", "localhost", "");
+  gssapi_server second(acceptor(), names());
+  std::string error;
+  auto first = client.first(&error);
+  ASSERT_TRUE(first) << error;
+  step = second.evaluate(*first);
+  ASSERT_FALSE(step.failed) << step.reason;
+  ASSERT_FALSE(step.token.empty()) << "the server's mutual-authentication token";
+  EXPECT_TRUE(second.evaluate(garbage).failed);
+}
+
+TEST_F(GssapiExchange, a_replayed_token_closes_the_connection_unanswered) {
+  auto alice = credential("alice@EXAMPLE.COM", keytab("alice"), gss_credential::usage::initiate);
+  gssapi_client client(alice, "kafka", "localhost", "");
+  std::string error;
+  auto first = client.first(&error);
+  ASSERT_TRUE(first) << error;
+  gssapi_server once(acceptor(), names());
+  ASSERT_FALSE(once.evaluate(*first).failed);
+  gssapi_server twice(acceptor(), names());
+  sasl_step step = twice.evaluate(*first);
+  EXPECT_TRUE(step.failed);
+  EXPECT_TRUE(step.close_unanswered) << step.reason;
+}
+
+TEST_F(GssapiExchange, a_listener_needs_its_key) {
+  auto listener_keys = [](const std::string& file) {
+    config::listener_security k;
+    k.listener = "SASL_PLAINTEXT";
+    k.protocol = "SASL_PLAINTEXT";
+    k.sasl_enabled_mechanisms = {"GSSAPI"};
+    k.kerberos_service_name = "kafka";
+    k.sasl_jaas_config["GSSAPI"] =
+        "com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab=\"" + file +
+        "\" principal=\"kafka/localhost@EXAMPLE.COM\";";
+    return k;
+  };
+  auto error_of = [](const std::variant<std::shared_ptr<const sasl_listener>, std::string>& r) {
+    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : "";
+  };
+  const std::string missing = dir_ + "/missing.keytab";
+  EXPECT_EQ(error_of(sasl_listener::make(listener_keys(missing), {}, nullptr)),
+            "Listener SASL_PLAINTEXT (SASL_PLAINTEXT): GSSAPI: the keytab " + missing +
+                " cannot be read: No such file or directory");
+  const std::string error = error_of(sasl_listener::make(listener_keys(keytab("alice")), {}, nullptr));
+  EXPECT_EQ(error.rfind("Listener SASL_PLAINTEXT (SASL_PLAINTEXT): GSSAPI: no key for kafka/localhost@EXAMPLE.COM in "
+                        "the keytab " + keytab("alice") + ": ", 0),
+            0u)
+      << error;
+  auto no_service = listener_keys(keytab("kafka/localhost"));
+  no_service.kerberos_service_name.reset();
+  EXPECT_EQ(error_of(sasl_listener::make(no_service, {}, nullptr)),
+            "Listener SASL_PLAINTEXT (SASL_PLAINTEXT): GSSAPI: No serviceName defined in either JAAS or Kafka config");
+  auto made = sasl_listener::make(listener_keys(keytab("kafka/localhost")), {}, nullptr);
+  ASSERT_EQ(error_of(made), "");
+  auto session = std::get<std::shared_ptr<const sasl_listener>>(made)->new_session();
+  EXPECT_EQ(session->handshake("GSSAPI", 1).error, protocol::error_code::none);
 }
 
 }  // namespace

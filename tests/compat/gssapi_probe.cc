@@ -23,6 +23,7 @@
 #include "broker/security/gss_credential.h"
 #include "broker/security/gssapi_client.h"
 #include "kafka_socket.h"
+#include "protocol/messages/api_registry.h"
 #include "protocol/messages/headers.h"
 #include "protocol/messages/metadata.h"
 #include "protocol/messages/sasl_authenticate.h"
