@@ -388,6 +388,7 @@ asio::awaitable<void> connection::finish_sasl_step(dispatch_outcome& out, uint64
   if (sasl_->authenticated()) {
     count(sasl_->mechanism(), true);
     principal_ = sasl_->principal();
+    principal_error_ = sasl_->principal_error();
     login_mechanism_ = sasl_->mechanism();
     login_expiry_.reset();
     if (sasl_->session_expires())
@@ -417,7 +418,10 @@ asio::awaitable<void> connection::handle_request(frame_bytes frame, uint64_t seq
   connection_info from{listener_name_, id_, name_, protocol_, remote_host_, &principal_, sasl_.get()};
   dispatch_outcome out;
   const bool authenticating = sasl_ != nullptr;
-  if (login == login_check::expired) {
+  if (principal_error_ && !authenticating) {
+    spdlog::info("Closing connection {} on listener {}: {}", name_, listener_name_, *principal_error_);
+    close_socket("no principal");
+  } else if (login == login_check::expired) {
     // Kafka closes such a connection without answering; the client logs in
     // again on a new one.
     spdlog::info("Closing connection {} on listener {}: its SASL login expired (connections.max.reauth.ms) and it "

@@ -118,11 +118,8 @@ sasl_step gssapi_server::reply(std::span<const uint8_t> token) {
   std::string why;
   auto name = kerberos_name::parse(peer_, &why);
   std::optional<std::string> short_name = name ? names_->short_name(*name, &why) : std::nullopt;
-  if (!short_name) {
-    stage_ = stage::failed;
-    return sasl_step::abort("Failed to set name for '" + peer_ + "' based on Kerberos authentication rules: " + why);
-  }
-  user_ = std::move(*short_name);
+  if (short_name) user_ = std::move(*short_name);
+  else principal_error_ = "Failed to set name for '" + peer_ + "' based on Kerberos authentication rules: " + why;
   stage_ = stage::complete;
   return sasl_step::challenge({});
 }

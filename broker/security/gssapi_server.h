@@ -14,7 +14,9 @@
 // A failure is answered with Kafka's generic text; a replayed
 // authenticator ("Request is a replay", which Kafka's clients retry) closes
 // the connection unanswered, as Kafka treats it as an I/O error; a name no
-// rule maps closes it too (Kafka fails to build the principal).
+// rule maps completes the exchange with principal_error() set: Kafka
+// answers it as a success and closes the connection at the next request,
+// when it fails to build the principal.
 //
 // Owner/thread: the connection's authenticator, on its strand. Never logs
 // or returns a key or a ticket.
@@ -41,6 +43,7 @@ class gssapi_server final : public sasl_server {
   const std::string& kerberos_principal() const { return peer_; }
   // The authorization id the client asked for (may be empty).
   const std::string& requested_authorization_id() const { return authorization_id_; }
+  std::optional<std::string> principal_error() const override { return principal_error_; }
 
  private:
   enum class stage { accept, offer, reply, complete, failed };
@@ -56,6 +59,7 @@ class gssapi_server final : public sasl_server {
   std::string peer_;
   std::string authorization_id_;
   std::string user_;
+  std::optional<std::string> principal_error_;
 };
 
 }  // namespace hw::broker

@@ -51,6 +51,10 @@ class sasl_server {
   // milliseconds), for mechanisms whose credentials do (an OAUTHBEARER
   // token): the login then lasts no longer.
   virtual std::optional<int64_t> credential_expiry_ms() const { return std::nullopt; }
+  // Once complete: why no principal can be made of the authenticated name
+  // (a Kerberos name no rule maps), if so. Kafka answers such a login as a
+  // success, then closes the connection at its next request.
+  virtual std::optional<std::string> principal_error() const { return std::nullopt; }
 };
 
 // Kafka's generic failure text for mechanism `mechanism`.

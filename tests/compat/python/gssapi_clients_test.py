@@ -7,7 +7,7 @@ ctest's compat_python_gssapi_tests runs both.
 
 A KDC made for the run (tests/support/kdc.py: MIT krb5kdc on a free
 127.0.0.1 port, realm EXAMPLE.COM, keytabs for kafka/localhost, alice, bob,
-carol and other/localhost) serves both brokers, configured alike: a
+carol, dave and other/localhost) serves both brokers, configured alike: a
 SASL_PLAINTEXT listener offering GSSAPI only, advertised as localhost (the
 clients' service principal is kafka/<the host they connect to>), the
 controller listener on SASL_PLAINTEXT with GSSAPI too, so that the broker's
@@ -15,7 +15,9 @@ own connection to its controller (registration, heartbeats) logs in with the
 broker's keytab; the Krb5LoginModule JAAS entry (useKeyTab, storeKey,
 keyTab, principal kafka/localhost@EXAMPLE.COM) per listener;
 sasl.kerberos.service.name=kafka; sasl.kerberos.principal.to.local.rules
-mapping bob@EXAMPLE.COM to robert, then DEFAULT; the StandardAuthorizer with
+mapping bob@EXAMPLE.COM to robert, two-part names (the brokers' own) to
+their first part, alice and carol to themselves, and no one else (no
+DEFAULT); the StandardAuthorizer with
 super users kafka (the broker's own short name), ANONYMOUS, alice and
 robert, so that a client is served only under the short name the rules
 give it. Kafka reads the KDC from -Djava.security.krb5.conf in KAFKA_OPTS,
@@ -27,14 +29,16 @@ asserts what the clients must see and that they saw the same on both:
   and reads exactly them back;
 - Kafka's Java console producer and consumer as bob (Krb5LoginModule with
   his keytab) do the same: bob is served as User:robert;
-- carol (DEFAULT: User:carol, not a super user) is refused
+- carol (User:carol, not a super user) is refused
   TOPIC_AUTHORIZATION_FAILED;
 - the exchange spoken on a raw socket (gssapi_probe, the broker's own
   client side): each SaslAuthenticate answer (error, message, size of the
   bytes, session lifetime) and whether Metadata is served after it, for a
   good login, an authorization id other than the principal, a first token
-  that is no GSS-API token, and a ticket for another service
-  (other/localhost); kcat asking for that service is refused too;
+  that is no GSS-API token, a ticket for another service (other/localhost),
+  and dave, whom no rule maps (answered as a success, then the next request
+  closes the connection, as Kafka fails to build his principal); kcat
+  asking for that service is refused too;
 - a highwater whose keytab is missing, or holds no key for its principal,
   refuses to start and says which listener and file (Kafka's own start-up
   refusal is in the README).
@@ -51,6 +55,7 @@ import sys
 import tempfile
 import time
 import unittest
+import re
 import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../support"))
@@ -69,8 +74,10 @@ FAILURE_LOGS = []
 SKIP_HIGHWATER = os.environ.get("HW_SKIP_HIGHWATER_GSSAPI") == "1"
 REALM = "EXAMPLE.COM"
 SERVICE = "kafka/localhost@" + REALM
-PRINCIPALS = ["kafka/localhost", "alice", "bob", "carol", "other/localhost"]
-RULES = "RULE:[1:$1@$0](bob@EXAMPLE\\.COM)s/.*/robert/,DEFAULT"
+PRINCIPALS = ["kafka/localhost", "alice", "bob", "carol", "dave", "other/localhost"]
+# bob is robert; a two-part name (the brokers' own) is its first part; alice and carol are themselves; no rule maps
+# dave.
+RULES = "RULE:[1:$1@$0](bob@EXAMPLE\\.COM)s/.*/robert/,RULE:[2:$1],RULE:[1:$1](alice|carol)"
 KCAT = shutil.which("kcat")
 
 
@@ -79,12 +86,13 @@ def jaas(keytab, principal):
             'principal="%s";' % (keytab, principal))
 
 
-def broker_settings(keytab=None):
-    keytab = keytab or KDC.keytab("kafka/localhost")
+def broker_settings(client_keytab=None):
+    """client_keytab: the SASL_PLAINTEXT listener's, when not the broker's (the controller's stays good)."""
+    keytab = KDC.keytab("kafka/localhost")
     return [
         ("sasl.enabled.mechanisms", "GSSAPI"),
         ("sasl.mechanism.controller.protocol", "GSSAPI"),
-        ("listener.name.sasl_plaintext.gssapi.sasl.jaas.config", jaas(keytab, SERVICE)),
+        ("listener.name.sasl_plaintext.gssapi.sasl.jaas.config", jaas(client_keytab or keytab, SERVICE)),
         ("listener.name.controller.gssapi.sasl.jaas.config", jaas(keytab, SERVICE)),
         ("sasl.kerberos.service.name", "kafka"),
         ("sasl.kerberos.principal.to.local.rules", RULES),
@@ -307,7 +315,7 @@ class KcatTest(GssapiTest):
         self.on_both(scenario)
 
     def test_a_name_the_rules_leave_unprivileged(self):
-        """carol maps to User:carol by DEFAULT: not a super user, so her records are refused."""
+        """carol maps to User:carol: not a super user, so her records are refused."""
         def scenario(broker):
             code, out, err = kcat(broker, "carol", ["-P", "-t", "carol-" + uuid.uuid4().hex[:8]], "x\n")
             failed = [l for l in err.splitlines() if "Delivery failed" in l]
@@ -322,7 +330,9 @@ class KcatTest(GssapiTest):
             errors = kcat_errors(err)
             self.assertEqual(code, 1, out + err)
             self.assertTrue(errors, err)
-            return [e for e in errors if "Authentication failed" in e][:1]
+            # The port and the client's timing are the run's own.
+            return [re.sub(r"\(after \d+ms", "(after N ms", re.sub(r"localhost:\d+", "localhost:PORT", e))
+                    for e in errors if "Authentication failed" in e][:1]
         seen = self.on_both(scenario)
         for broker, errors in seen.items():
             self.assertTrue(errors and "due to invalid credentials with SASL mechanism GSSAPI" in errors[0],
@@ -354,17 +364,30 @@ class RawExchangeTest(GssapiTest):
 
     def test_answers(self):
         def scenario(broker):
-            return {
+            seen = {
                 "alice": probe(broker, "alice"),
                 "alice asking to be bob": probe(broker, "alice", "--authzid", "bob@" + REALM),
                 "not a GSS-API token": probe(broker, "alice", "--garbage"),
                 "a ticket for other/localhost": probe(broker, "alice", "--service", "other"),
+                "dave, whom no rule maps": probe(broker, "dave"),
             }
-        seen = self.on_both(scenario)
-        for broker, answers in seen.items():
-            print("\n  %s:" % broker, file=sys.stderr)
-            for case, lines in answers.items():
+            print("\n  %s:" % broker.name, file=sys.stderr)
+            for case, lines in seen.items():
                 print("    %-30s %s" % (case, " | ".join(lines)), file=sys.stderr)
+            # The tokens' sizes are the Kerberos implementations' own (Java's, MIT's): whether there is one counts.
+            return {case: [re.sub(r"bytes=(\d+)", lambda m: "bytes=" + ("0" if m.group(1) == "0" else "some"), l)
+                           for l in lines] for case, lines in seen.items()}
+        seen = self.on_both(scenario)
+        good = ["handshake error=0", "authenticate error=0 message= bytes=some lifetime=0",
+                "authenticate error=0 message= bytes=some lifetime=0",
+                "authenticate error=0 message= bytes=0 lifetime=0", "metadata answered"]
+        refused = ["handshake error=0", "authenticate error=58 message=Authentication failed during authentication "
+                   "due to invalid credentials with SASL mechanism GSSAPI bytes=0 lifetime=0"]
+        # A name no rule maps logs in, then the next request closes the connection unanswered.
+        nameless = good[:-1] + ["metadata closed"]
+        self.assertEqual(seen["kafka"], {"alice": good, "alice asking to be bob": good,
+                                         "not a GSS-API token": refused, "a ticket for other/localhost": refused,
+                                         "dave, whom no rule maps": nameless})
 
 
 class BadKeytabTest(GssapiTest):
