@@ -4,19 +4,12 @@
 #include <gssapi/gssapi.h>
 #include <gssapi/gssapi_krb5.h>
 
+#include "broker/security/gss_buffer.h"
+
 namespace hw::broker {
 
-namespace {
-
-std::vector<uint8_t> take(gss_buffer_desc& buffer) {
-  std::vector<uint8_t> out(static_cast<const uint8_t*>(buffer.value),
-                           static_cast<const uint8_t*>(buffer.value) + buffer.length);
-  OM_uint32 minor = 0;
-  gss_release_buffer(&minor, &buffer);
-  return out;
-}
-
-}  // namespace
+using gss::as_buffer;
+using gss::take;
 
 gssapi_client::gssapi_client(std::shared_ptr<const gss_credential> credential, std::string service, std::string host,
                              std::string authorization_id)
@@ -54,7 +47,7 @@ std::optional<std::vector<uint8_t>> gssapi_client::first(std::string* error) {
 
 std::optional<std::vector<uint8_t>> gssapi_client::step(std::span<const uint8_t> input, std::string* error) {
   OM_uint32 minor = 0;
-  gss_buffer_desc in{input.size(), const_cast<uint8_t*>(input.data())};
+  gss_buffer_desc in = as_buffer(input);
   gss_buffer_desc out = GSS_C_EMPTY_BUFFER;
   gss_ctx_id_t ctx = static_cast<gss_ctx_id_t>(context_);
   const OM_uint32 major = gss_init_sec_context(
@@ -80,7 +73,7 @@ std::optional<std::vector<uint8_t>> gssapi_client::next(std::span<const uint8_t>
     case stage::context: return step(server_token, error);
     case stage::offer: {
       OM_uint32 minor = 0;
-      gss_buffer_desc in{server_token.size(), const_cast<uint8_t*>(server_token.data())};
+      gss_buffer_desc in = as_buffer(server_token);
       gss_buffer_desc out = GSS_C_EMPTY_BUFFER;
       OM_uint32 major = gss_unwrap(&minor, static_cast<gss_ctx_id_t>(context_), &in, &out, nullptr, nullptr);
       if (GSS_ERROR(major)) {
@@ -97,7 +90,7 @@ std::optional<std::vector<uint8_t>> gssapi_client::next(std::span<const uint8_t>
       }
       const std::vector<uint8_t> reply =
           sasl_gssapi::encode_layers({sasl_gssapi::no_security_layer, 0, authorization_id_});
-      gss_buffer_desc reply_in{reply.size(), const_cast<uint8_t*>(reply.data())};
+      gss_buffer_desc reply_in = as_buffer(reply);
       major = gss_wrap(&minor, static_cast<gss_ctx_id_t>(context_), 0, GSS_C_QOP_DEFAULT, &reply_in, nullptr, &out);
       if (GSS_ERROR(major)) {
         stage_ = stage::failed;

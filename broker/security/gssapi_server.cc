@@ -3,25 +3,14 @@
 
 #include <gssapi/gssapi.h>
 #include <gssapi/gssapi_krb5.h>
+
+#include "broker/security/gss_buffer.h"
 #include <krb5/krb5.h>
 
 namespace hw::broker {
 
-namespace {
-
-gss_buffer_desc as_buffer(std::span<const uint8_t> bytes) {
-  return gss_buffer_desc{bytes.size(), const_cast<uint8_t*>(bytes.data())};
-}
-
-std::vector<uint8_t> take(gss_buffer_desc& buffer) {
-  std::vector<uint8_t> out(static_cast<const uint8_t*>(buffer.value),
-                           static_cast<const uint8_t*>(buffer.value) + buffer.length);
-  OM_uint32 minor = 0;
-  gss_release_buffer(&minor, &buffer);
-  return out;
-}
-
-}  // namespace
+using gss::as_buffer;
+using gss::take;
 
 gssapi_server::gssapi_server(std::shared_ptr<const gss_credential> acceptor,
                              std::shared_ptr<const kerberos_short_namer> names)

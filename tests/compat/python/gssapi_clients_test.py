@@ -62,7 +62,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../
 
 import kdc as kdc_support  # noqa: E402
 from highwater_process import Highwater, wait_for  # noqa: E402
-from kafka_process import port_run, run, stop_kafka  # noqa: E402
+from kafka_process import run, start_kafka, stop_kafka  # noqa: E402
 
 HIGHWATER = None
 PROBE = None
@@ -132,29 +132,16 @@ class KafkaBroker(Broker):
 
     def __init__(self, directory):
         self.dir = directory
-        script = os.path.join(SOURCE_DIR, "scripts/kafka-server.sh")
-        errors = []
-        for _ in range(3):
-            port = port_run()
-            if port is None:
-                errors.append("no run of free ports")
-                continue
-            # Later lines of server.properties win: the controller listener on SASL_PLAINTEXT, the client
-            # listener advertised as localhost (the clients' service principal names that host).
-            settings = broker_settings() + [
+
+        def settings(port):
+            # Later lines of server.properties win: the controller listener on SASL_PLAINTEXT, the client listener
+            # (port + 3) advertised as localhost (the clients' service principal names that host).
+            return broker_settings() + [
                 ("listener.security.protocol.map",
                  "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT"),
                 ("advertised.listeners", "PLAINTEXT://127.0.0.1:%d,SASL_PLAINTEXT://localhost:%d" % (port, port + 3))]
-            env = dict(os.environ, **kerberos_env("kafka-broker"), HW_KAFKA_EXTRA_LISTENERS="SASL_PLAINTEXT:SASL_PLAINTEXT",
-                       HW_KAFKA_EXTRA_PROPS="\n".join("%s=%s" % kv for kv in settings), HW_KAFKA_START_TIMEOUT="120")
-            shutil.rmtree(directory, ignore_errors=True)
-            code, out, err = run([script, "start", directory, str(port)], 150, env)
-            if code == 0:
-                self.bootstrap = "localhost:%d" % (port + 3)
-                return
-            errors.append("kafka-server.sh start on %d: %s%s\n%s" % (port, out, err, self.log_tail(40)))
-            stop_kafka(SOURCE_DIR, directory)
-        raise AssertionError("Apache Kafka 4.3.1 did not start:\n" + "\n".join(errors))
+        bound = start_kafka(SOURCE_DIR, directory, settings, self.log_tail, kerberos_env("kafka-broker"))
+        self.bootstrap = bound.replace("127.0.0.1:", "localhost:")
 
     def log_path(self):
         return os.path.join(self.dir, "kafka.log")
