@@ -157,6 +157,33 @@ TEST(sasl_gssapi, security_layer_messages) {
   EXPECT_FALSE(decode_layers(std::vector<uint8_t>{1, 0, 0}));
 }
 
+TEST(sasl_gssapi, the_krb5_login_module_and_the_service_name) {
+  auto entries = [](const std::string& options) {
+    return parse_jaas_config("com.sun.security.auth.module.Krb5LoginModule required " + options + ";").entries;
+  };
+  auto login = krb5_login_from_jaas(
+      entries("useKeyTab=true storeKey=true keyTab=\"/k/kafka.keytab\" principal=\"kafka/h@R\" serviceName=\"kafka\""));
+  ASSERT_TRUE(std::holds_alternative<krb5_login_options>(login));
+  const auto& options = std::get<krb5_login_options>(login);
+  EXPECT_EQ(options.keytab, "/k/kafka.keytab");
+  EXPECT_EQ(options.principal, "kafka/h@R");
+  EXPECT_EQ(options.service_name, "kafka");
+  EXPECT_TRUE(std::holds_alternative<std::string>(krb5_login_from_jaas(entries("useTicketCache=true"))));
+  EXPECT_TRUE(std::holds_alternative<std::string>(
+      krb5_login_from_jaas(parse_jaas_config("org.apache.kafka.common.security.plain.PlainLoginModule required;").entries)));
+
+  EXPECT_EQ(std::get<0>(kerberos_service_name(options, std::nullopt)), "kafka");
+  EXPECT_EQ(std::get<0>(kerberos_service_name(options, "kafka")), "kafka");
+  EXPECT_EQ(std::get<1>(kerberos_service_name(options, "other")),
+            "Conflicting serviceName values found in JAAS and Kafka configs value in JAAS file kafka, value in Kafka "
+            "config other");
+  krb5_login_options unnamed = options;
+  unnamed.service_name.reset();
+  EXPECT_EQ(std::get<0>(kerberos_service_name(unnamed, "kafka")), "kafka");
+  EXPECT_EQ(std::get<1>(kerberos_service_name(unnamed, std::nullopt)),
+            "No serviceName defined in either JAAS or Kafka config");
+}
+
 // --- against a KDC -------------------------------------------------------------------------------------------
 
 // A realm for the suite (tests/support/kdc.py), its environment set for
