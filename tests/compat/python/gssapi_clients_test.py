@@ -41,7 +41,7 @@ asserts what the clients must see and that they saw the same on both:
   asking for that service is refused too;
 - a highwater whose keytab is missing, or holds no key for its principal,
   refuses to start and says which listener and file (Kafka's own start-up
-  refusal is in the README).
+  refusal, which names neither, is in the README).
 """
 
 import argparse
