@@ -424,6 +424,18 @@ const std::vector<config_key>& table() {
        "Above 0: how long a SASL login lasts before the client must log in again on the same connection "
        "(KIP-368); per listener and mechanism as listener.name.<listener>.<mechanism>.connections.max.reauth.ms."},
       {"sasl.mechanism.inter.broker.protocol", T::string, "GSSAPI", rule::none(), "SASL mechanism between brokers."},
+      {"sasl.kerberos.service.name", T::string, std::nullopt, rule::none(),
+       "Kerberos service name of the brokers' and controllers' principals, for the broker's own GSSAPI logins "
+       "(the JAAS serviceName option wins)."},
+      {"sasl.kerberos.principal.to.local.rules", T::list, "DEFAULT", rule::none(),
+       "How a GSSAPI client's Kerberos principal becomes the principal's short name: DEFAULT and "
+       "RULE:[n:format](regex)s/from/to/g/L|U rules, the first that applies wins."},
+      {"sasl.kerberos.kinit.cmd", T::string, "/usr/bin/kinit", rule::none(),
+       "Parsed for Kafka's files; tickets come from the JAAS keytab through GSS-API."},
+      {"sasl.kerberos.ticket.renew.window.factor", T::float64, "0.8", rule::none(),
+       "Parsed for Kafka's files; Kerberos renews the broker's tickets from its keytab."},
+      {"sasl.kerberos.ticket.renew.jitter", T::float64, "0.05", rule::none(), "Parsed for Kafka's files."},
+      {"sasl.kerberos.min.time.before.relogin", T::int64, "60000", rule::none(), "Parsed for Kafka's files."},
       {"sasl.mechanism.controller.protocol", T::string, "GSSAPI", rule::none(), "SASL mechanism towards controllers."},
       {"delegation.token.secret.key", T::password, std::nullopt, rule::none(),
        "Secret that signs delegation tokens (HMAC-SHA512 of the token id); the same on every node. Unset: "

@@ -210,6 +210,16 @@ std::variant<listener_security, std::string> resolve_listener_security(const bro
     }
     if (ms > 0) s.connections_max_reauth_ms.emplace(mechanism, ms);
   }
+  if (std::find(s.sasl_enabled_mechanisms.begin(), s.sasl_enabled_mechanisms.end(), "GSSAPI") !=
+      s.sasl_enabled_mechanisms.end()) {
+    auto rules = typed_value(c, listener.name, "sasl.kerberos.principal.to.local.rules");
+    if (auto* err = std::get_if<std::string>(&rules)) return *err;
+    if (auto* list = std::get_if<std::vector<std::string>>(&std::get<config_value>(rules)))
+      s.kerberos_principal_to_local_rules = *list;
+    auto service = text_value(c, listener.name, "sasl.kerberos.service.name");
+    if (auto* err = std::get_if<std::string>(&service)) return *err;
+    s.kerberos_service_name = std::get<std::optional<std::string>>(std::move(service));
+  }
   if (std::find(s.sasl_enabled_mechanisms.begin(), s.sasl_enabled_mechanisms.end(), "OAUTHBEARER") !=
       s.sasl_enabled_mechanisms.end())
     if (auto error = resolve_oauth(c, listener.name, s.oauth)) return *error;

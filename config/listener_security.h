@@ -35,6 +35,10 @@ struct listener_security {
   // above 0: listener.name.<l>.<mechanism>.connections.max.reauth.ms, else
   // the listener's or the broker's connections.max.reauth.ms.
   std::map<std::string, int64_t> connections_max_reauth_ms;
+  // GSSAPI (listeners that enable it): sasl.kerberos.principal.to.local.rules
+  // and sasl.kerberos.service.name.
+  std::vector<std::string> kerberos_principal_to_local_rules{"DEFAULT"};
+  std::optional<std::string> kerberos_service_name;
 
   // TLS (SSL and SASL_SSL listeners; the same keys for the broker's own
   // connections to such a listener). Secrets: never log them.

@@ -10,7 +10,7 @@ build_packages=(
   build-essential cmake ninja-build python3 pkg-config
   libboost1.81-dev libspdlog-dev libfmt-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
-  librdkafka-dev prometheus-cpp-dev nlohmann-json3-dev libssl-dev
+  librdkafka-dev prometheus-cpp-dev nlohmann-json3-dev libssl-dev libkrb5-dev
 )
 build_only=0
 [ "${1:-}" = "--build-only" ] && build_only=1
@@ -22,6 +22,7 @@ if [ "$build_only" = 0 ]; then
     libgtest-dev libgmock-dev libbenchmark-dev
     kcat openjdk-17-jdk-headless maven
     openssl
+    krb5-kdc krb5-admin-server krb5-user libsasl2-modules-gssapi-mit
   )
 fi
 

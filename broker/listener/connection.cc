@@ -388,6 +388,7 @@ asio::awaitable<void> connection::finish_sasl_step(dispatch_outcome& out, uint64
   if (sasl_->authenticated()) {
     count(sasl_->mechanism(), true);
     principal_ = sasl_->principal();
+    principal_error_ = sasl_->principal_error();
     login_mechanism_ = sasl_->mechanism();
     login_expiry_.reset();
     if (sasl_->session_expires())
@@ -418,7 +419,10 @@ asio::awaitable<void> connection::handle_request(frame_bytes frame, uint64_t seq
   dispatch_outcome out;
   const bool authenticating = sasl_ != nullptr;
   const bool expired = login == login_check::expired;
-  if (expired) {
+  if (principal_error_ && !authenticating) {
+    spdlog::info("Closing connection {} on listener {}: {}", name_, listener_name_, *principal_error_);
+    close_socket("no principal");
+  } else if (expired) {
     // Kafka closes such a connection without answering this request; the
     // client logs in again on a new one. Answers to the requests before it
     // (a fetch that waited past the expiry) are still written first, as

@@ -202,6 +202,9 @@ class connection : public std::enable_shared_from_this<connection> {
   std::string login_mechanism_;         // the SASL mechanism the connection logged in with
   std::optional<std::chrono::steady_clock::time_point> login_expiry_;  // connections.max.reauth.ms
   std::optional<std::chrono::steady_clock::time_point> last_reauthentication_;
+  // A login whose principal could not be made (a Kerberos name no rule
+  // maps): the next request closes the connection, as Kafka's does.
+  std::optional<std::string> principal_error_;
   std::shared_ptr<const tls_server_context> tls_context_;
   std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;  // after start_tls on TLS listeners
   std::vector<uint8_t> tls_staging_;  // small responses gathered into one TLS write

@@ -276,8 +276,10 @@ asio::awaitable<std::string> kafka_client::authenticate(bool live) {
     co_return "the listener does not enable " + login.mechanism + " (error " + std::to_string(handshake.error_code) +
         "; enabled: " + enabled + ")";
   }
-  sasl_client_exchange exchange(login);
-  std::optional<std::vector<uint8_t>> token = exchange.first();
+  sasl_client_exchange exchange(login, options_.host);
+  std::string refused;
+  std::optional<std::vector<uint8_t>> token = exchange.first(&refused);
+  if (!token) co_return refused;
   while (token) {
     protocol::msg::sasl_authenticate_request request;
     request.auth_bytes = std::move(*token);

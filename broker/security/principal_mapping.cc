@@ -3,6 +3,8 @@
 
 #include <cctype>
 
+#include "broker/security/java_regex.h"
+
 namespace hw::broker {
 
 namespace {
@@ -40,48 +42,6 @@ std::string escape_literal_back_references(const std::string& unescaped, size_t 
   return value;
 }
 
-// Java's Matcher.appendReplacement expansion of `replacement` for match m.
-std::optional<std::string> expand(const std::string& replacement, const std::smatch& m, std::string* error) {
-  const size_t groups = m.size() - 1;
-  std::string out;
-  for (size_t i = 0; i < replacement.size(); ++i) {
-    const char c = replacement[i];
-    if (c == '\\') {
-      if (++i == replacement.size()) {
-        *error = "character to be escaped is missing";
-        return std::nullopt;
-      }
-      out += replacement[i];
-    } else if (c == '$') {
-      if (++i == replacement.size() || !std::isdigit(static_cast<unsigned char>(replacement[i]))) {
-        *error = "Illegal group reference";
-        return std::nullopt;
-      }
-      size_t ref = static_cast<size_t>(replacement[i] - '0');
-      while (i + 1 < replacement.size() && std::isdigit(static_cast<unsigned char>(replacement[i + 1]))) {
-        const size_t next = ref * 10 + static_cast<size_t>(replacement[i + 1] - '0');
-        if (next > groups) break;
-        ref = next;
-        ++i;
-      }
-      if (ref > groups) {
-        *error = "No group " + std::to_string(ref);
-        return std::nullopt;
-      }
-      if (m[ref].matched) out += m[ref].str();
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-bool java_only_syntax(const std::string& pattern) {
-  return pattern.find("\\Q") != std::string::npos || pattern.find("(?<") != std::string::npos ||
-         pattern.find("*+") != std::string::npos || pattern.find("++") != std::string::npos ||
-         pattern.find("?+") != std::string::npos;
-}
-
 }  // namespace
 
 principal_mapping::principal_mapping() { rules_.push_back(rule{}); }
@@ -113,7 +73,7 @@ std::optional<principal_mapping> principal_mapping::parse(std::string_view rules
       r.replacement = m[4].str();
       r.lower = m[6].str() == "L";
       r.upper = m[6].str() == "U";
-      if (java_only_syntax(r.pattern_text)) {
+      if (java_only_regex_syntax(r.pattern_text)) {
         *error = "Invalid rule: " + item + " (Java-only regular expression syntax)";
         return std::nullopt;
       }
@@ -136,17 +96,9 @@ std::optional<std::string> principal_mapping::apply(const rule& r, const std::st
   if (!std::regex_match(subject, r.pattern)) return std::nullopt;
   const std::string replacement = escape_literal_back_references(r.replacement, r.pattern.mark_count());
   // replaceAll: every match of the pattern in the subject.
-  std::string out;
-  auto last = subject.cbegin();
-  for (std::sregex_iterator it(subject.begin(), subject.end(), r.pattern), end; it != end; ++it) {
-    const std::smatch& m = *it;
-    out.append(last, m[0].first);
-    auto expanded = expand(replacement, m, error);
-    if (!expanded) return std::nullopt;
-    out += *expanded;
-    last = m[0].second;
-  }
-  out.append(last, subject.cend());
+  auto replaced = java_replace(subject, r.pattern, replacement, true, error);
+  if (!replaced) return std::nullopt;
+  std::string out = std::move(*replaced);
   for (char& c : out) {
     if (r.lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (r.upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

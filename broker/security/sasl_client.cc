@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "broker/security/gssapi_client.h"
 #include "broker/security/oauth_login.h"
 #include "protocol/sasl/oauthbearer.h"
 
@@ -11,15 +12,21 @@
 
 namespace hw::broker {
 
-sasl_client_exchange::sasl_client_exchange(const sasl_login& login) : login_(login) {
+sasl_client_exchange::sasl_client_exchange(const sasl_login& login, const std::string& host) : login_(login) {
   if (auto m = parse_scram_mechanism(login.mechanism)) scram_.emplace(*m, login.username, login.password);
+  if (login.mechanism == "GSSAPI" && login.gssapi_credential)
+    gssapi_ = std::make_unique<gssapi_client>(login.gssapi_credential, login.kerberos_service_name, host,
+                                              login.username);
 }
 
-std::vector<uint8_t> sasl_client_exchange::first() {
+sasl_client_exchange::~sasl_client_exchange() = default;
+
+std::optional<std::vector<uint8_t>> sasl_client_exchange::first(std::string* error) {
   round_ = 1;
+  if (gssapi_) return gssapi_->first(error);
   if (login_.mechanism == "OAUTHBEARER" && login_.oauth_tokens) {
     const std::string message = protocol::oauthbearer::client_first_message(login_.oauth_tokens->token());
-    return {message.begin(), message.end()};
+    return std::vector<uint8_t>(message.begin(), message.end());
   }
   if (login_.mechanism == "OAUTHBEARER") {
     const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -30,15 +37,20 @@ std::vector<uint8_t> sasl_client_exchange::first() {
     std::string message;
     if (auto* t = std::get_if<protocol::oauthbearer::login_token>(&made))
       message = protocol::oauthbearer::client_first_message(t->token, "", t->extensions);
-    return {message.begin(), message.end()};
+    return std::vector<uint8_t>(message.begin(), message.end());
   }
   std::string token = scram_ ? scram_->client_first() : plain_client_token(login_.username, login_.password);
-  return {token.begin(), token.end()};
+  return std::vector<uint8_t>(token.begin(), token.end());
 }
 
 std::optional<std::vector<uint8_t>> sasl_client_exchange::next(std::span<const uint8_t> server_token,
                                                                std::string* error) {
   const std::string_view text(reinterpret_cast<const char*>(server_token.data()), server_token.size());
+  if (gssapi_) {
+    auto token = gssapi_->next(server_token, error);
+    done_ = gssapi_->done();
+    return token;
+  }
   if (login_.mechanism == "OAUTHBEARER") {
     // An empty answer completes the login; an error challenge is
     // acknowledged, and the server then refuses with it.
@@ -66,6 +78,38 @@ std::optional<std::vector<uint8_t>> sasl_client_exchange::next(std::span<const u
   return std::nullopt;
 }
 
+namespace {
+
+// GSSAPI: the Krb5LoginModule's keytab and principal as initiator
+// credentials, the service name as Kafka's KerberosLogin finds it.
+std::variant<std::shared_ptr<const sasl_login>, std::string> own_gssapi_login(const config::broker_config& c,
+                                                                             const std::string& listener,
+                                                                             const std::vector<jaas_entry>& entries) {
+  const std::string where = "Listener " + listener + ": GSSAPI login: ";
+  auto options = krb5_login_from_jaas(entries);
+  if (auto* e = std::get_if<std::string>(&options)) return where + *e;
+  const auto& krb5 = std::get<krb5_login_options>(options);
+  std::optional<std::string> configured = listener_override(c, listener, "sasl.kerberos.service.name");
+  if (!configured)
+    if (auto it = c.values.find("sasl.kerberos.service.name"); it != c.values.end())
+      if (auto* text = std::get_if<std::string>(&it->second)) configured = *text;
+  auto service = kerberos_service_name(krb5, configured);
+  if (service.index() == 1) return where + std::get<1>(service);
+  auto credential = gss_credential::from_keytab(krb5.principal, krb5.keytab, gss_credential::usage::initiate);
+  if (auto* e = std::get_if<std::string>(&credential)) return where + *e;
+  auto login = std::make_shared<sasl_login>();
+  login->mechanism = "GSSAPI";
+  // Kafka's clients ask to be authorized as their own principal, in full.
+  login->username = krb5.principal;
+  if (login->username.find('@') == std::string::npos)
+    if (auto realm = kerberos_default_realm()) login->username += "@" + *realm;
+  login->gssapi_credential = std::get<std::shared_ptr<const gss_credential>>(std::move(credential));
+  login->kerberos_service_name = std::get<0>(service);
+  return std::shared_ptr<const sasl_login>(std::move(login));
+}
+
+}  // namespace
+
 std::variant<std::shared_ptr<const sasl_login>, std::string> own_sasl_login(const config::broker_config& c,
                                                                            const std::string& listener,
                                                                            const std::string& mechanism_key) {
@@ -78,9 +122,9 @@ std::variant<std::shared_ptr<const sasl_login>, std::string> own_sasl_login(cons
   if (auto* e = std::get_if<std::string>(&resolved)) return *e;
   auto keys = std::get<config::listener_security>(std::move(resolved));
   const std::string mechanism = listener_override(c, listener, mechanism_key).value_or(c.get_string(mechanism_key));
-  if (mechanism != "PLAIN" && mechanism != "OAUTHBEARER" && !parse_scram_mechanism(mechanism))
+  if (mechanism != "PLAIN" && mechanism != "OAUTHBEARER" && mechanism != "GSSAPI" && !parse_scram_mechanism(mechanism))
     return mechanism_key + " is " + mechanism +
-           ", which is not supported (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER)";
+           ", which is not supported (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER or GSSAPI)";
   // Its JAAS value is read even when this node does not enable the
   // mechanism on that listener (or does not have the listener at all).
   if (auto jaas = listener_override(c, listener, config::lower(mechanism) + ".sasl.jaas.config"))
@@ -119,6 +163,7 @@ std::variant<std::shared_ptr<const sasl_login>, std::string> own_sasl_login(cons
     login->oauth_options = std::move(options);
     return std::shared_ptr<const sasl_login>(std::move(login));
   }
+  if (mechanism == "GSSAPI") return own_gssapi_login(c, listener, std::get<std::vector<jaas_entry>>(entries));
   for (const jaas_entry& entry : std::get<std::vector<jaas_entry>>(entries)) {
     auto user = entry.options.find("username");
     auto password = entry.options.find("password");

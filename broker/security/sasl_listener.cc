@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 
+#include "broker/security/gssapi_server.h"
 #include "broker/security/oauthbearer_server.h"
 #include "broker/security/plain_server.h"
 #include "broker/security/scram_server.h"
@@ -38,7 +39,8 @@ std::vector<std::string> in_kafka_answer_order(const std::vector<std::string>& n
 using config::lower;
 
 bool supported(const std::string& mechanism) {
-  return mechanism == "PLAIN" || mechanism == "OAUTHBEARER" || parse_scram_mechanism(mechanism).has_value();
+  return mechanism == "PLAIN" || mechanism == "OAUTHBEARER" || mechanism == "GSSAPI" ||
+         parse_scram_mechanism(mechanism).has_value();
 }
 
 }  // namespace
@@ -83,7 +85,8 @@ std::variant<std::shared_ptr<const sasl_listener>, std::string> sasl_listener::m
   for (const std::string& mechanism : l->mechanisms_) {
     if (!supported(mechanism))
       return where + ": SASL mechanism " + mechanism +
-             " is not supported (sasl.enabled.mechanisms may name PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER)";
+             " is not supported (sasl.enabled.mechanisms may name PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER and "
+             "GSSAPI)";
     auto entries = server_jaas_entries(keys, mechanism, jaas);
     if (auto* error = std::get_if<std::string>(&entries)) return where + ": " + *error;
     auto& list = std::get<std::vector<jaas_entry>>(entries);
@@ -93,10 +96,32 @@ std::variant<std::shared_ptr<const sasl_listener>, std::string> sasl_listener::m
       if (auto* error = std::get_if<std::string>(&validator)) return *error;
       l->oauth_ = std::get<oauth_validator>(std::move(validator));
     }
+    if (mechanism == "GSSAPI") {
+      if (auto error = l->setup_gssapi(keys, list)) return where + ": GSSAPI: " + *error;
+    }
     l->jaas_.emplace(mechanism, std::move(list));
   }
   l->plain_users_ = std::move(users);
   return std::shared_ptr<const sasl_listener>(std::move(l));
+}
+
+std::optional<std::string> sasl_listener::setup_gssapi(const config::listener_security& keys,
+                                                        const std::vector<jaas_entry>& entries) {
+  auto login = krb5_login_from_jaas(entries);
+  if (auto* error = std::get_if<std::string>(&login)) return *error;
+  const auto& options = std::get<krb5_login_options>(login);
+  if (auto service = kerberos_service_name(options, keys.kerberos_service_name); service.index() == 1)
+    return std::get<1>(service);
+  std::string error;
+  if (!kerberos_name::parse(options.principal, &error)) return "Principal has name with unexpected format " + options.principal;
+  auto credential = gss_credential::from_keytab(options.principal, options.keytab, gss_credential::usage::accept);
+  if (auto* e = std::get_if<std::string>(&credential)) return *e;
+  gssapi_acceptor_ = std::get<std::shared_ptr<const gss_credential>>(std::move(credential));
+  auto names = kerberos_short_namer::parse(keys.kerberos_principal_to_local_rules, kerberos_default_realm().value_or(""),
+                                           &error);
+  if (!names) return "sasl.kerberos.principal.to.local.rules: " + error;
+  kerberos_names_ = std::make_shared<const kerberos_short_namer>(std::move(*names));
+  return std::nullopt;
 }
 
 std::variant<jaas_file, std::string> read_jaas_file(const std::string& path) {
@@ -138,6 +163,8 @@ std::unique_ptr<sasl_server> sasl_listener::make_server(const std::string& mecha
     });
   }
   if (mechanism == "OAUTHBEARER" && oauth_) return std::make_unique<oauthbearer_server>(oauth_);
+  if (mechanism == "GSSAPI" && gssapi_acceptor_)
+    return std::make_unique<gssapi_server>(gssapi_acceptor_, kerberos_names_);
   if (auto m = parse_scram_mechanism(mechanism)) {
     scram_server::token_lookup tokens;
     if (tokens_)

@@ -4,7 +4,9 @@
 // (JaasContext.loadServerContext: `listener.name.<l>.<mechanism>.sasl.jaas.config`,
 // else the JAAS file's `<l>.KafkaServer` section, else `KafkaServer`), PLAIN's
 // users from PlainLoginModule's `user_<name>` options, SCRAM's credentials
-// from the metadata (a lookup the node passes in), and the limits a
+// from the metadata (a lookup the node passes in), GSSAPI's credentials
+// from the Krb5LoginModule's keytab (a listener whose keytab is missing,
+// unreadable or holds no key for its principal is refused), and the limits a
 // connection keeps before it has authenticated. Built once at start-up;
 // then immutable and shared by the listener's connections, each of which
 // asks it for a fresh sasl_session.
@@ -20,7 +22,9 @@
 #include <variant>
 #include <vector>
 
+#include "broker/security/gss_credential.h"
 #include "broker/security/jaas.h"
+#include "broker/security/kerberos_rules.h"
 #include "broker/security/oauth_validation.h"
 #include "broker/security/sasl_session.h"
 #include "broker/security/scram.h"
@@ -65,6 +69,9 @@ class sasl_listener : public std::enable_shared_from_this<sasl_listener> {
  private:
   sasl_listener() = default;
   std::unique_ptr<sasl_server> make_server(const std::string& mechanism) const;
+  // GSSAPI's acceptor credentials (the Krb5LoginModule's keytab and
+  // principal) and principal rules; an error says what is wrong.
+  std::optional<std::string> setup_gssapi(const config::listener_security& keys, const std::vector<jaas_entry>& entries);
 
   std::string listener_;
   std::vector<std::string> mechanisms_;
@@ -76,6 +83,8 @@ class sasl_listener : public std::enable_shared_from_this<sasl_listener> {
   int32_t failed_delay_ms_ = 100;
   std::map<std::string, int64_t> max_reauth_ms_;  // connections.max.reauth.ms by mechanism
   oauth_validator oauth_;                          // OAUTHBEARER's, when enabled
+  std::shared_ptr<const gss_credential> gssapi_acceptor_;          // GSSAPI's, when enabled
+  std::shared_ptr<const kerberos_short_namer> kerberos_names_;     // GSSAPI's principal rules
 };
 
 // A sasl_listener for each SASL listener of the configuration, by name,

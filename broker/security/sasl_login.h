@@ -1,7 +1,8 @@
 #pragma once
 // What the broker logs in with on a SASL listener of another node: the
-// mechanism and the JAAS `username`/`password` (see sasl_client.h for how
-// it is found). Holds a password: never log it.
+// mechanism and the JAAS `username`/`password`, token source or Kerberos
+// credentials (see sasl_client.h for how they are found). Holds a password:
+// never log it.
 
 #include <map>
 #include <memory>
@@ -18,8 +19,10 @@ class oauth_token_source {
   virtual std::string token() const = 0;
 };
 
+class gss_credential;
+
 struct sasl_login {
-  std::string mechanism;  // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER
+  std::string mechanism;  // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER or GSSAPI
   std::string username;
   std::string password;
   // OAUTHBEARER: the login module's options, from which each connection
@@ -27,6 +30,10 @@ struct sasl_login {
   std::map<std::string, std::string> oauth_options;
   // OAUTHBEARER with a token endpoint: its tokens (else unsecured ones).
   std::shared_ptr<const oauth_token_source> oauth_tokens;
+  // GSSAPI: the broker's credentials (its JAAS keytab and principal, the
+  // principal also in `username`) and the peers' Kerberos service name.
+  std::shared_ptr<const gss_credential> gssapi_credential;
+  std::string kerberos_service_name;
 };
 
 }  // namespace hw::broker

@@ -54,6 +54,10 @@ class sasl_server {
   // Whether the login used a delegation token (its principal is the token's
   // owner, marked token-authenticated).
   virtual bool token_authenticated() const { return false; }
+  // Once complete: why no principal can be made of the authenticated name
+  // (a Kerberos name no rule maps), if so. Kafka answers such a login as a
+  // success, then closes the connection at its next request.
+  virtual std::optional<std::string> principal_error() const { return std::nullopt; }
 };
 
 // Kafka's generic failure text for mechanism `mechanism`.

@@ -99,6 +99,12 @@ sasl_session::authenticate_answer sasl_session::authenticate(std::span<const uin
                 std::move(step.reason), step.close_unanswered);
   a.auth_bytes = std::move(step.token);
   if (server_->complete()) {
+    if (auto error = server_->principal_error()) {
+      // Kafka fails to build the principal: at once when re-authenticating
+      // (the connection closes), else at the connection's next request.
+      if (previous_) return fail(*error, *error, true);
+      principal_error_ = std::move(error);
+    }
     kafka_principal who{"User", server_->user()};
     who.set_token_authenticated(server_->token_authenticated());
     const std::optional<int64_t> credential_expiry = server_->credential_expiry_ms();

@@ -62,6 +62,9 @@ class sasl_session {
   int64_t session_lifetime_ms() const { return lifetime_ms_; }
   // Whether the login ends (after session_lifetime_ms(), which may be 0).
   bool session_expires() const { return expires_; }
+  // Once complete: why no principal could be made of the authenticated name
+  // (the connection closes at its next request, unanswered, as Kafka's does).
+  const std::optional<std::string>& principal_error() const { return principal_error_; }
   // A v0 handshake: the tokens that follow come raw, without SaslAuthenticate.
   bool raw_tokens() const { return state_ == state::authenticate && handshake_version_ == 0; }
 
@@ -101,6 +104,7 @@ class sasl_session {
   std::string mechanism_;
   std::unique_ptr<sasl_server> server_;
   kafka_principal principal_;
+  std::optional<std::string> principal_error_;
 };
 
 }  // namespace hw::broker

@@ -203,3 +203,49 @@ TEST(sasl_session, a_failed_reauthentication_says_re_authentication) {
 
 }  // namespace
 }  // namespace hw::broker
+
+namespace hw::broker {
+namespace {
+
+// A mechanism that authenticates a name of which no principal can be made
+// (GSSAPI's Kerberos name that no rule maps).
+class nameless_server final : public sasl_server {
+ public:
+  sasl_step evaluate(std::span<const uint8_t>) override {
+    done_ = true;
+    return sasl_step::challenge({});
+  }
+  bool complete() const override { return done_; }
+  const std::string& user() const override { return user_; }
+  std::optional<std::string> principal_error() const override { return "no rule maps it"; }
+
+ private:
+  bool done_ = false;
+  std::string user_;
+};
+
+sasl_session nameless_session() {
+  return sasl_session({"GSSAPI"}, [](const std::string&) { return std::make_unique<nameless_server>(); });
+}
+
+TEST(sasl_session, a_login_without_a_principal_is_answered_then_marked) {
+  sasl_session s = nameless_session();
+  std::string why;
+  ASSERT_TRUE(s.admit(handshake, &why));
+  ASSERT_EQ(s.handshake("GSSAPI", 1).error, protocol::error_code::none);
+  auto a = s.authenticate(b("token"));
+  EXPECT_EQ(a.error, protocol::error_code::none) << "Kafka answers it as a success";
+  EXPECT_TRUE(s.authenticated());
+  EXPECT_EQ(s.principal_error(), "no rule maps it");
+
+  sasl_session again = nameless_session();
+  again.reauthenticating("GSSAPI", kafka_principal{"User", "alice"});
+  ASSERT_TRUE(again.admit(handshake, &why));
+  ASSERT_EQ(again.handshake("GSSAPI", 1).error, protocol::error_code::none);
+  a = again.authenticate(b("token"));
+  EXPECT_EQ(a.error, protocol::error_code::sasl_authentication_failed);
+  EXPECT_TRUE(a.close_unanswered) << "re-authenticating, the connection closes at once";
+}
+
+}  // namespace
+}  // namespace hw::broker

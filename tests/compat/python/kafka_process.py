@@ -48,20 +48,21 @@ def port_run():
 
 
 def start_kafka(source_dir, directory, settings, log_tail, env=None):
-    """Starts Kafka in directory with settings ((key, value) pairs); its SASL_PLAINTEXT bootstrap address.
-    log_tail(lines) reads the end of its log for the failure message. env adds to the script's environment
-    (e.g. KAFKA_OPTS for the JVM's system properties)."""
+    """Starts Kafka in directory with settings ((key, value) pairs, or a function of the port p that gives them);
+    its SASL_PLAINTEXT bootstrap address. log_tail(lines) reads the end of its log for the failure message. env
+    adds to the script's environment (e.g. KAFKA_OPTS for the JVM's system properties)."""
     script = os.path.join(source_dir, "scripts/kafka-server.sh")
-    env = dict(os.environ, **(env or {}), HW_KAFKA_EXTRA_LISTENERS="SASL_PLAINTEXT:SASL_PLAINTEXT",
-               HW_KAFKA_EXTRA_PROPS="\n".join("%s=%s" % kv for kv in settings), HW_KAFKA_START_TIMEOUT="120")
     errors = []
     for _ in range(3):
         port = port_run()
         if port is None:
             errors.append("no run of free ports")
             continue
+        listed = settings(port) if callable(settings) else settings
+        run_env = dict(os.environ, **(env or {}), HW_KAFKA_EXTRA_LISTENERS="SASL_PLAINTEXT:SASL_PLAINTEXT",
+                       HW_KAFKA_EXTRA_PROPS="\n".join("%s=%s" % kv for kv in listed), HW_KAFKA_START_TIMEOUT="120")
         shutil.rmtree(directory, ignore_errors=True)
-        code, out, err = run([script, "start", directory, str(port)], 150, env)
+        code, out, err = run([script, "start", directory, str(port)], 150, run_env)
         if code == 0:
             return "127.0.0.1:%d" % (port + 3)
         errors.append("kafka-server.sh start on %d: %s%s\n%s" % (port, out, err, log_tail(40)))
