@@ -35,6 +35,7 @@
 #   kafka-verifiable-producer/consumer  org.apache.kafka.tools.VerifiableProducer / VerifiableConsumer
 #   kafka-log-dirs.sh       org.apache.kafka.tools.LogDirsCommand                 kafka-tools
 #   kafka-acls.sh           org.apache.kafka.tools.AclCommand                     kafka-tools
+#   kafka-delegation-tokens org.apache.kafka.tools.DelegationTokenCommand         kafka-tools
 set -euo pipefail
 
 if [[ $# -lt 1 ]]; then

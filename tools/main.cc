@@ -32,6 +32,7 @@ constexpr tool_entry tools[] = {
     {"kafka-transactions.sh", hw::tools::kafka_transactions},
     {"kafka-dump-log.sh", hw::tools::kafka_dump_log},
     {"kafka-acls.sh", hw::tools::kafka_acls},
+    {"kafka-delegation-tokens.sh", hw::tools::kafka_delegation_tokens},
 };
 
 const tool_entry* find_tool(std::string_view name) {

@@ -52,6 +52,39 @@ TEST(CliOptions, AFlagWrittenWithAValueIsTheFlag) {
   EXPECT_EQ(set.value("topic"), "t");
 }
 
+// withOptionalArg().ofType(Long.class), as DelegationTokenCommand's periods:
+// joptsimple takes the next word when it converts to a long, a negative
+// one included; a word that does not convert (a word, a number out of
+// range) stays a word of its own and the option has no value; "=" always
+// gives the value, converted (and refused) later.
+TEST(CliOptions, OptionalLongTakesTheNextWordWhenItIsALong) {
+  option_parser p;
+  p.flag("create", "Create.");
+  p.optional_long("period", "Long", "A period.");
+  p.optional("name", "String", "A name.");
+  using args = std::vector<std::string>;
+  option_set set;
+  std::string error;
+  EXPECT_FALSE(p.parse(args{"--period", "-1", "--name", "-1"}, &set, &error));
+  EXPECT_EQ(error, "1 is not a recognized option");  // a String option leaves "-1": an option
+  ASSERT_TRUE(p.parse(args{"--period", "-1", "--create"}, &set, &error)) << error;
+  EXPECT_EQ(set.values("period"), std::vector<std::string>{"-1"});
+  ASSERT_TRUE(p.parse(args{"--period", "+5", "--period", "abc", "--period", "99999999999999999999"}, &set, &error)) << error;
+  EXPECT_EQ(set.values("period"), std::vector<std::string>{"+5"});
+  EXPECT_EQ(set.non_options(), (std::vector<std::string>{"abc", "99999999999999999999"}));
+  ASSERT_TRUE(p.parse(args{"--period", "-9223372036854775808", "--period", "9223372036854775807"}, &set, &error)) << error;
+  EXPECT_EQ(set.values("period").size(), 2u);
+  ASSERT_TRUE(p.parse(args{"--period", "--create"}, &set, &error)) << error;
+  EXPECT_TRUE(set.has("period"));
+  EXPECT_TRUE(set.values("period").empty());
+  EXPECT_TRUE(set.has("create"));
+  ASSERT_TRUE(p.parse(args{"--period=abc", "--period", ""}, &set, &error)) << error;
+  EXPECT_EQ(set.values("period"), (std::vector<std::string>{"abc", ""}));
+  ASSERT_TRUE(p.parse(args{"--period"}, &set, &error)) << error;
+  EXPECT_TRUE(set.has("period"));
+  EXPECT_NE(p.usage().find("--period [Long]"), std::string::npos);
+}
+
 TEST(CliOptions, UsageListsSupportedOptionsSorted) {
   std::string usage = sample().usage();
   EXPECT_LT(usage.find("--config <name=value>"), usage.find("--describe"));

@@ -138,6 +138,34 @@ TEST(ClientSecurity, SaslRefusalsAreKafkasWords) {
   EXPECT_EQ(parsed({{"security.protocol", "SSL"}, {"sasl.jaas.config", "garbage"}}).username, "");
 }
 
+// ScramLoginModule's tokenauth=true (any case) logs in with a delegation
+// token: Kafka's client adds the SCRAM extension tokenauth=true to its
+// first message, and so do the admin tools' connections. Another value, or
+// PLAIN, is an ordinary login, as in Kafka's client.
+TEST(ClientSecurity, DelegationTokenLoginsAreScramsTokenauth) {
+  const std::string token_jaas =
+      "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"tokenid\" password=\"hmac\" "
+      "tokenauth=";
+  const property_pairs token_login{{"security.protocol", "SASL_PLAINTEXT"},
+                                   {"sasl.mechanism", "SCRAM-SHA-512"},
+                                   {"sasl.jaas.config", token_jaas + "\"TRUE\";"}};
+  client_security s = parsed(token_login);
+  EXPECT_TRUE(s.token_login);
+  EXPECT_EQ(s.username, "tokenid");
+  EXPECT_EQ(s.password, "hmac");
+  auto connection = connection_security_from(token_login);
+  ASSERT_TRUE(std::holds_alternative<std::shared_ptr<const connection_security>>(connection));
+  EXPECT_TRUE(std::get<std::shared_ptr<const connection_security>>(connection)->token_auth);
+  EXPECT_FALSE(parsed({{"security.protocol", "SASL_PLAINTEXT"},
+                       {"sasl.mechanism", "SCRAM-SHA-512"},
+                       {"sasl.jaas.config", token_jaas + "\"no\";"}})
+                   .token_login);
+  EXPECT_FALSE(parsed({{"security.protocol", "SASL_PLAINTEXT"},
+                       {"sasl.mechanism", "PLAIN"},
+                       {"sasl.jaas.config", token_jaas + "true;"}})
+                   .token_login);
+}
+
 TEST(ClientSecurity, ErrorsNeverQuoteTheSecret) {
   const std::string e = refused({{"security.protocol", "SASL_SSL"},
                                  {"sasl.mechanism", "PLAIN"},

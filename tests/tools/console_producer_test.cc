@@ -278,6 +278,13 @@ TEST(ConsoleProducerConfig, SecurityKeysBecomeLibrdkafkas) {
   props["ssl.endpoint.identification.algorithm"] = "";
   ASSERT_TRUE(map_client_properties(client_kind::producer, props, &s, &error)) << error;
   EXPECT_EQ(setting(s, "ssl.endpoint.identification.algorithm"), "none");
+  // A delegation token's login needs SCRAM's tokenauth extension, which
+  // librdkafka does not send: refused by name rather than refused by the broker.
+  props["sasl.jaas.config"] = "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"id\" "
+                              "password=\"hmac\" tokenauth=true;";
+  EXPECT_EQ(producer_error(props),
+            "sasl.jaas.config: tokenauth=true (a delegation token's login) is not supported by the native console "
+            "tools (librdkafka sends no SCRAM extensions)");
 }
 
 TEST(ConsoleProducerConfig, TimingOnlyAndUnknownPropertiesAreAccepted) {

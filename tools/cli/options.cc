@@ -1,9 +1,32 @@
 #include "tools/cli/options.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
 
 namespace hw::tools::cli {
+namespace {
+
+// Whether joptsimple's Long converter (Long.valueOf) takes the word, as its
+// canConvertArgument asks: an optional sign, ASCII digits, in range. An
+// empty word has no value to convert and passes.
+bool converts_to_long(std::string_view text) {
+  if (text.empty()) return true;
+  const bool negative = text[0] == '-';
+  if (text[0] == '-' || text[0] == '+') text.remove_prefix(1);
+  if (text.empty()) return false;
+  uint64_t value = 0;
+  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t d = static_cast<uint64_t>(c - '0');
+    if (value > (limit - d) / 10) return false;
+    value = value * 10 + d;
+  }
+  return true;
+}
+
+}  // namespace
 
 std::optional<std::string> option_set::value(std::string_view name) const {
   auto it = values_.find(name);
@@ -22,22 +45,27 @@ std::vector<std::string> option_set::values(std::string_view name) const {
 }
 
 option_parser& option_parser::flag(std::string name, std::string help) {
-  specs_.push_back({std::move(name), false, true, false, {}, std::move(help)});
+  specs_.push_back({std::move(name), false, true, false, false, {}, std::move(help)});
   return *this;
 }
 
 option_parser& option_parser::option(std::string name, std::string value_name, std::string help) {
-  specs_.push_back({std::move(name), true, true, false, std::move(value_name), std::move(help)});
+  specs_.push_back({std::move(name), true, true, false, false, std::move(value_name), std::move(help)});
   return *this;
 }
 
 option_parser& option_parser::optional(std::string name, std::string value_name, std::string help) {
-  specs_.push_back({std::move(name), true, true, true, std::move(value_name), std::move(help)});
+  specs_.push_back({std::move(name), true, true, true, false, std::move(value_name), std::move(help)});
+  return *this;
+}
+
+option_parser& option_parser::optional_long(std::string name, std::string value_name, std::string help) {
+  specs_.push_back({std::move(name), true, true, true, true, std::move(value_name), std::move(help)});
   return *this;
 }
 
 option_parser& option_parser::unsupported(std::string name, bool takes_value) {
-  specs_.push_back({std::move(name), takes_value, false, false, {}, {}});
+  specs_.push_back({std::move(name), takes_value, false, false, false, {}, {}});
   return *this;
 }
 
@@ -81,7 +109,9 @@ bool option_parser::parse(std::span<const std::string> args, option_set* out, st
       slot.push_back(*inline_value);
     } else if (s->value_optional) {
       const bool next_is_option = i + 1 < args.size() && args[i + 1].size() > 1 && args[i + 1][0] == '-';
-      if (i + 1 < args.size() && !next_is_option) slot.push_back(args[++i]);
+      const bool taken = s->value_long ? i + 1 < args.size() && converts_to_long(args[i + 1])
+                                       : i + 1 < args.size() && !next_is_option;
+      if (taken) slot.push_back(args[++i]);
     } else if (i + 1 < args.size()) {
       slot.push_back(args[++i]);
     } else {

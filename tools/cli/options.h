@@ -40,6 +40,11 @@ class option_parser {
   // joptsimple's withOptionalArg: takes the next word as its value unless
   // that looks like an option; given without one, it is there with no value.
   option_parser& optional(std::string name, std::string value_name, std::string help);
+  // withOptionalArg().ofType(Long.class): joptsimple takes the next word as
+  // the value when it converts to a Java long (a negative number too, which
+  // would otherwise look like an option; an empty word as well, which it
+  // converts later and fails on), else the option stands without one.
+  option_parser& optional_long(std::string name, std::string value_name, std::string help);
   // Kafka's tool has it; this one refuses it by name.
   option_parser& unsupported(std::string name, bool takes_value);
 
@@ -57,6 +62,7 @@ class option_parser {
     bool takes_value = false;
     bool supported = true;
     bool value_optional = false;
+    bool value_long = false;  // optional_long
     std::string value_name;
     std::string help;
   };

@@ -62,6 +62,11 @@ std::optional<std::string> login_of(const protocol::jaas_entry& entry, client_se
     return "sasl.jaas.config: the login module needs the options username and password";
   out->username = user->second;
   out->password = pass->second;
+  // ScramLoginModule's tokenauth=true (any case) adds the SCRAM extension
+  // that makes the login a delegation token's.
+  auto token = entry.options.find("tokenauth");
+  out->token_login =
+      entry.login_module == scram_module && token != entry.options.end() && upper(token->second) == "TRUE";
   return std::nullopt;
 }
 
@@ -140,6 +145,7 @@ std::variant<client_security, std::string> client_security_from(const property_p
     auto jaas = get("sasl.jaas.config");
     auto login = jaas ? login_from_property(*jaas, &out) : login_from_file(login_config, &out);
     if (login) return *login;
+    if (out.mechanism == "PLAIN") out.token_login = false;  // an extension of SCRAM's only
   }
 
   auto& t = out.tls;
@@ -229,6 +235,7 @@ std::variant<std::shared_ptr<const connection_security>, std::string> connection
     out->sasl_mechanism = s.mechanism;
     out->username = s.username;
     out->password = s.password;
+    out->token_auth = s.token_login;
   }
   return std::shared_ptr<const connection_security>(std::move(out));
 }

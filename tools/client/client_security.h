@@ -35,6 +35,7 @@ struct client_security {
   // SASL (SASL_PLAINTEXT and SASL_SSL only).
   std::string mechanism = "GSSAPI";  // Kafka's default; the native tools log in with PLAIN or SCRAM-SHA-256/512
   std::string username, password;    // the JAAS login module's options
+  bool token_login = false;          // ScramLoginModule's tokenauth=true with SCRAM: a delegation token's login
   // TLS (SSL and SASL_SSL only).
   protocol::tls::store_settings tls;
   bool verify_host = true;  // ssl.endpoint.identification.algorithm=https (the default)

@@ -232,7 +232,10 @@ bool connection::authenticate(const connection_security& s, clock::time_point de
     }
   }
   std::optional<protocol::scram_client> scram;
-  if (auto m = protocol::parse_scram_mechanism(s.sasl_mechanism)) scram.emplace(*m, s.username, s.password);
+  if (auto m = protocol::parse_scram_mechanism(s.sasl_mechanism)) {
+    scram.emplace(*m, s.username, s.password);
+    scram->set_token_auth(s.token_auth);
+  }
   std::string token = scram ? scram->client_first() : protocol::plain_client_token(s.username, s.password);
   for (int round = 1;; ++round) {
     protocol::msg::sasl_authenticate_request req;

@@ -45,6 +45,7 @@ struct connection_security {
   bool verify_host = true;          // ssl.endpoint.identification.algorithm=https
   std::string sasl_mechanism;       // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512; empty: no SASL
   std::string username, password;
+  bool token_auth = false;  // SCRAM's tokenauth=true extension: username a token id, password its HMAC
 };
 
 class connection {

@@ -165,6 +165,9 @@ bool map_security(mapper& m) {
   if (s.protocol == "PLAINTEXT") return true;
   m.set("security.protocol", s.protocol);
   if (s.uses_sasl()) {
+    if (s.token_login)
+      return m.refuse("sasl.jaas.config: tokenauth=true (a delegation token's login) is not supported by the native "
+                      "console tools (librdkafka sends no SCRAM extensions)");
     m.set("sasl.mechanisms", s.mechanism);
     m.set("sasl.username", s.username);
     m.set("sasl.password", s.password);

@@ -20,5 +20,6 @@ int kafka_leader_election(tool_args args, tool_io io);
 int kafka_transactions(tool_args args, tool_io io);
 int kafka_dump_log(tool_args args, tool_io io);
 int kafka_acls(tool_args args, tool_io io);
+int kafka_delegation_tokens(tool_args args, tool_io io);
 
 }  // namespace hw::tools
