@@ -104,7 +104,7 @@ TEST_F(DispatcherTest, Decisions) {
   EXPECT_EQ(decide(registry, 18, 5).action, dispatch_action::unsupported_api_versions);
   EXPECT_EQ(decide(registry, 18, 127).action, dispatch_action::unsupported_api_versions);
   EXPECT_EQ(decide(registry, 18, -1).action, dispatch_action::unsupported_api_versions);
-  EXPECT_EQ(decide(registry, 38, 3).action, dispatch_action::close);     // known to Kafka (CreateDelegationToken), not served here
+  EXPECT_EQ(decide(registry, 34, 2).action, dispatch_action::close);     // known to Kafka (AlterReplicaLogDirs), not served here
   EXPECT_EQ(decide(registry, 9999, 0).action, dispatch_action::close);   // unknown key
   EXPECT_EQ(decide(registry, -1, 0).action, dispatch_action::close);
 
@@ -125,7 +125,7 @@ TEST_F(DispatcherTest, AdvertisedListComesFromTheHandlers) {
   EXPECT_EQ(api_versions->max_version, 4);
   EXPECT_TRUE(std::is_sorted(registry.advertised().begin(), registry.advertised().end(),
                              [](const auto& a, const auto& b) { return a.api_key < b.api_key; }));
-  EXPECT_EQ(registry.find(38), nullptr);  // CreateDelegationToken is not served, so not advertised
+  EXPECT_EQ(registry.find(34), nullptr);  // AlterReplicaLogDirs is not served, so not advertised
 }
 
 // Every API both advertise has Kafka 4.3.1's range: the fixture is the
@@ -175,11 +175,11 @@ TEST_F(DispatcherTest, ControllerListenersServeTheControllerApis) {
   // FetchSnapshot come with the quorum; AlterPartition (partition leaders'
   // ISR changes) and AllocateProducerIds for brokers; SaslHandshake and
   // SaslAuthenticate (a controller listener may be a SASL one),
-  // AlterClientQuotas and AlterUserScramCredentials, as Kafka's controller
-  // listener has them;
+  // AlterClientQuotas, AlterUserScramCredentials and Create/Renew/Expire-
+  // DelegationToken, as Kafka's controller listener has them;
   // Envelope, for the admin requests brokers forward.
-  EXPECT_EQ(keys, (std::vector<int16_t>{1, 17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 43, 44, 45, 46, 49, 51, 52, 53, 54, 55, 56, 58,
-                                        59, 60, 62, 63, 67}));
+  EXPECT_EQ(keys, (std::vector<int16_t>{1, 17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 38, 39, 40, 43, 44, 45, 46, 49,
+                                        51, 52, 53, 54, 55, 56, 58, 59, 60, 62, 63, 67}));
 
   auto produce = run(frame(0, 9, 2, true), on_controller);
   EXPECT_TRUE(produce.closes());

@@ -21,6 +21,10 @@
 #include "protocol/messages/alter_partition_reassignments.h"
 #include "protocol/messages/alter_user_scram_credentials.h"
 #include "protocol/messages/create_acls.h"
+#include "protocol/messages/create_delegation_token.h"
+#include "protocol/messages/describe_delegation_token.h"
+#include "protocol/messages/expire_delegation_token.h"
+#include "protocol/messages/renew_delegation_token.h"
 #include "protocol/messages/delete_acls.h"
 #include "protocol/messages/describe_acls.h"
 #include "protocol/messages/describe_user_scram_credentials.h"
@@ -591,6 +595,54 @@ void describe_user_scram_credentials_sweep(sweep_context& ctx, int16_t v) {
   EXPECT_EQ(resp->results[0].credential_infos[0].iterations, 4096);
 }
 
+// Delegation tokens over PLAINTEXT: every version decodes and is refused
+// DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, as Kafka refuses token requests on
+// PLAINTEXT (the token stories themselves: delegation_tokens_test.cc).
+constexpr int16_t k_token_request_not_allowed = 64;
+
+void create_delegation_token_sweep(sweep_context& ctx, int16_t v) {
+  msg::create_delegation_token_request req;
+  req.max_lifetime_ms = -1;
+  auto resp = ctx.client.call<msg::create_delegation_token_response>(38, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_token_request_not_allowed);
+  EXPECT_EQ(resp->principal_type, "User");
+  EXPECT_EQ(resp->principal_name, "ANONYMOUS");
+  EXPECT_EQ(resp->issue_timestamp_ms, -1);
+  EXPECT_EQ(resp->max_timestamp_ms, -1);
+  EXPECT_TRUE(resp->token_id.empty());
+  EXPECT_TRUE(resp->hmac.empty());
+}
+
+void renew_delegation_token_sweep(sweep_context& ctx, int16_t v) {
+  msg::renew_delegation_token_request req;
+  req.hmac = {1, 2, 3};
+  req.renew_period_ms = -1;
+  auto resp = ctx.client.call<msg::renew_delegation_token_response>(39, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_token_request_not_allowed);
+  EXPECT_EQ(resp->expiry_timestamp_ms, -1);
+}
+
+void expire_delegation_token_sweep(sweep_context& ctx, int16_t v) {
+  msg::expire_delegation_token_request req;
+  req.hmac = {1, 2, 3};
+  req.expiry_time_period_ms = -1;
+  auto resp = ctx.client.call<msg::expire_delegation_token_response>(40, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_token_request_not_allowed);
+  EXPECT_EQ(resp->expiry_timestamp_ms, -1);
+}
+
+void describe_delegation_token_sweep(sweep_context& ctx, int16_t v) {
+  msg::describe_delegation_token_request req;
+  req.owners.reset();
+  auto resp = ctx.client.call<msg::describe_delegation_token_response>(41, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, k_token_request_not_allowed);
+  EXPECT_TRUE(resp->tokens.empty());
+}
+
 // Client quotas: a user's producer_byte_rate set, read back with an EXACT
 // filter (strict and not), then removed.
 msg::alter_client_quotas_request quota_alteration(const std::string& user, std::optional<double> value) {
@@ -728,6 +780,10 @@ std::vector<api_sweep> admin_sweeps() {
       {35, "DescribeLogDirs", &describe_log_dirs_sweep},
       {36, "SaslAuthenticate", &sasl_authenticate_sweep},
       {37, "CreatePartitions", &create_partitions_sweep},
+      {38, "CreateDelegationToken", &create_delegation_token_sweep},
+      {39, "RenewDelegationToken", &renew_delegation_token_sweep},
+      {40, "ExpireDelegationToken", &expire_delegation_token_sweep},
+      {41, "DescribeDelegationToken", &describe_delegation_token_sweep},
       {43, "ElectLeaders", &elect_leaders_sweep},
       {44, "IncrementalAlterConfigs", &incremental_alter_configs_sweep},
       {45, "AlterPartitionReassignments", &alter_partition_reassignments_sweep},
