@@ -24,6 +24,19 @@ struct openssl_random {
   }
 };
 
+// The token's record, with this expiry.
+msg::delegation_token_record record_of(const delegation_token& t, int64_t expiry_ms) {
+  msg::delegation_token_record r;
+  r.token_id = t.token_id;
+  r.owner = t.owner;
+  r.requester = t.requester;
+  r.renewers = t.renewers;
+  r.issue_timestamp = t.issue_ms;
+  r.max_timestamp = t.max_ms;
+  r.expiration_timestamp = expiry_ms;
+  return r;
+}
+
 bool owner_or_renewer(const delegation_token& t, const std::string& principal) {
   return t.owner == principal || std::find(t.renewers.begin(), t.renewers.end(), principal) != t.renewers.end();
 }
@@ -85,15 +98,7 @@ controller_result<msg::create_delegation_token_response> delegation_token_contro
   r.max_timestamp_ms = max_ts;
   r.token_id = token.token_id;
   r.hmac = delegation_token_hmac(*settings_.secret_key, token.token_id);
-  msg::delegation_token_record record;
-  record.token_id = token.token_id;
-  record.owner = token.owner;
-  record.requester = token.requester;
-  record.renewers = token.renewers;
-  record.issue_timestamp = token.issue_ms;
-  record.max_timestamp = token.max_ms;
-  record.expiration_timestamp = token.expiry_ms;
-  out.records.emplace_back(std::move(record));
+  out.records.emplace_back(record_of(token, token.expiry_ms));
   return out;
 }
 
@@ -116,15 +121,7 @@ controller_result<msg::renew_delegation_token_response> delegation_token_control
   const int64_t expiry = std::min(token->max_ms, now + renew_life);
   out.response.error_code = 0;
   out.response.expiry_timestamp_ms = expiry;
-  msg::delegation_token_record record;
-  record.token_id = token->token_id;
-  record.owner = token->owner;
-  record.requester = token->requester;
-  record.renewers = token->renewers;
-  record.issue_timestamp = token->issue_ms;
-  record.max_timestamp = token->max_ms;
-  record.expiration_timestamp = expiry;
-  out.records.emplace_back(std::move(record));
+  out.records.emplace_back(record_of(*token, expiry));
   return out;
 }
 
@@ -153,15 +150,7 @@ controller_result<msg::expire_delegation_token_response> delegation_token_contro
   const int64_t expiry = std::min(token->max_ms, sum(now, request.expiry_time_period_ms));
   out.response.error_code = 0;
   out.response.expiry_timestamp_ms = expiry;
-  msg::delegation_token_record record;
-  record.token_id = token->token_id;
-  record.owner = token->owner;
-  record.requester = token->requester;
-  record.renewers = token->renewers;
-  record.issue_timestamp = token->issue_ms;
-  record.max_timestamp = token->max_ms;
-  record.expiration_timestamp = expiry;
-  out.records.emplace_back(std::move(record));
+  out.records.emplace_back(record_of(*token, expiry));
   return out;
 }
 

@@ -222,21 +222,7 @@ std::variant<std::shared_ptr<const oauth_token_source>, std::string> start_oauth
   auto parsed = parse_http_url(url);
   if (auto* e = std::get_if<std::string>(&parsed)) return where + *e;
   // The URL must be allowed, as in Kafka.
-  bool allowed = false;
-  {
-    const std::string list = keys.allowed_urls.value_or("");
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = list.find(',', start);
-      std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front()))) item.erase(item.begin());
-      while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.pop_back();
-      if (item == url) allowed = true;
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  if (!allowed)
+  if (!oauth_url_allowed(keys.allowed_urls, url))
     return where + "Invalid value " + url +
            " for configuration sasl.oauthbearer.token.endpoint.url: The URL cannot be accessed due to restrictions. "
            "Update the system property 'org.apache.kafka.sasl.oauthbearer.allowed.urls' to allow the URL to be "

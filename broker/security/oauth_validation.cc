@@ -41,19 +41,6 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
-bool allowed(const std::optional<std::string>& list, const std::string& value) {
-  std::string text = list.value_or("");
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = text.find(',', start);
-    if (trim(std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start)) ==
-        value)
-      return true;
-    if (comma == std::string::npos) return false;
-    start = comma + 1;
-  }
-}
-
 std::string restricted(std::string_view what, std::string_view property, const std::string& value) {
   return "Invalid value " + value + " for configuration " + std::string(k_jwks_key) + ": The " + std::string(what) +
          " cannot be accessed due to restrictions. Update the system property '" + std::string(property) +
@@ -270,6 +257,19 @@ class endpoint_key_source final : public key_source, public std::enable_shared_f
 
 }  // namespace
 
+bool oauth_url_allowed(const std::optional<std::string>& allow_list, const std::string& value) {
+  const std::string text = allow_list.value_or("");
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    if (trim(std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start)) ==
+        value)
+      return true;
+    if (comma == std::string::npos) return false;
+    start = comma + 1;
+  }
+}
+
 std::variant<std::shared_ptr<asio::ssl::context>, std::string> oauth_endpoint_tls(
     const std::map<std::string, std::string>& o, const config::listener_security::oauth_keys& keys) {
   auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
@@ -332,7 +332,7 @@ std::variant<oauth_validator, std::string> make_oauth_validator(const config::li
     std::string path = url.substr(5);
     if (path.starts_with("//")) path = path.substr(2);  // file:///p: an empty authority
     // Kafka checks a file: URL against the allowed URLs, as written.
-    if (!allowed(o.allowed_urls, url))
+    if (!oauth_url_allowed(o.allowed_urls, url))
       return where + restricted("URL", "org.apache.kafka.sasl.oauthbearer.allowed.urls", url);
     auto file = std::make_shared<file_key_source>(path);
     if (auto error = file->load()) return where + *error;
@@ -342,7 +342,7 @@ std::variant<oauth_validator, std::string> make_oauth_validator(const config::li
     if (auto* e = std::get_if<std::string>(&parsed))
       return where + "The OAuth configuration option " + std::string(k_jwks_key) + " contains a URL (" + url +
              ") that contains an invalid protocol; only \"http\", \"https\", and \"file\" protocol are supported";
-    if (!allowed(o.allowed_urls, url))
+    if (!oauth_url_allowed(o.allowed_urls, url))
       return where + restricted("URL", "org.apache.kafka.sasl.oauthbearer.allowed.urls", url);
     auto tls = oauth_endpoint_tls(options, o);
     if (auto* e = std::get_if<std::string>(&tls)) return where + *e;

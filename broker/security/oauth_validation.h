@@ -47,6 +47,11 @@ inline constexpr std::string_view k_oauth_unsecured_validator_handler =
 
 using oauth_validator = std::function<protocol::oauthbearer::validation(std::string_view token)>;
 
+// Whether `value` is one of the comma-separated entries of an allow list
+// (KAFKA_OPTS' org.apache.kafka.sasl.oauthbearer.allowed.urls), as Kafka
+// compares them: trimmed, exact.
+bool oauth_url_allowed(const std::optional<std::string>& allow_list, const std::string& value);
+
 // The TLS context for an identity provider's https endpoint: the trust
 // store the login module's options name (ssl.truststore.location,
 // .password, .type, .certificates), else the JVM trust store KAFKA_OPTS

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "broker/security/oauth_validation.h"
 #include "broker/security/oauthbearer_server.h"
 #include "broker/security/sasl_session.h"
 #include "protocol/sasl/jws.h"
@@ -453,6 +454,19 @@ TEST(OAuthBearerServer, SessionLifetimeIsTheTokensOrTheReauthLimit) {
   EXPECT_EQ(by_limit->session_lifetime_ms(), 5000);
   auto token_sooner = session_with({{"OAUTHBEARER", 500'000}}, exp_s);
   EXPECT_LE(token_sooner->session_lifetime_ms(), 100'000);
+}
+
+}  // namespace
+}  // namespace hw::broker
+
+namespace hw::broker {
+namespace {
+
+TEST(OAuthBearerAllowList, EntriesAreTrimmedAndExact) {
+  EXPECT_TRUE(oauth_url_allowed(std::string(" https://a/keys , file:/tmp/j.json"), "file:/tmp/j.json"));
+  EXPECT_TRUE(oauth_url_allowed(std::string("https://a/keys"), "https://a/keys"));
+  EXPECT_FALSE(oauth_url_allowed(std::string("https://a/keys"), "https://a/keys?x=1"));
+  EXPECT_FALSE(oauth_url_allowed(std::nullopt, "https://a/keys"));
 }
 
 }  // namespace
