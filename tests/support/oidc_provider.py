@@ -35,6 +35,11 @@ Test control (JSON bodies, answers JSON):
                         JWKS does not show (as an IdP that has not yet
                         published it). Answers {"kid"}.
   POST /admin/publish   {"kid"}: adds a held-back key to the JWKS.
+  POST /admin/jwks_failure  {"for": NAME, "mode"}: how /jwks?for=NAME fails
+                        from now on (the fetch is still counted): "hangup"
+                        (the connection closed unanswered, as an endpoint
+                        that cannot be reached), "garbage" (200 with a body
+                        that is no key set), "status" (503), or "none".
   POST /admin/settings  defaults for every token: issuer, audience (a
                         string or a list), lifetime (exp - iat, seconds),
                         issued_ago (iat and nbf that many seconds back:
@@ -68,6 +73,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
+JWKS_FAILURES = ("hangup", "garbage", "status", "none")
 SETTING_KEYS = ("issuer", "audience", "lifetime", "issued_ago", "sub_claim", "scope_claim", "scope", "alg",
                 "extra_claims")
 
@@ -105,6 +111,7 @@ class Provider:
         self.token_refusals = 0
         self.tokens_by_client = {}
         self.jwks_fetches = []
+        self.jwks_failures = {}  # query ("for=NAME") -> how its fetches fail
         for alg in ("RS256", "ES256"):
             self.rotate(alg)
 
@@ -129,9 +136,19 @@ class Provider:
                 self.published.append(kid)
 
     def jwks(self, query):
+        """(failure mode or None, the key set)."""
         with self.lock:
             self.jwks_fetches.append([time.time(), query])
-            return {"keys": [self.keys[k].jwk for k in self.published]}
+            return self.jwks_failures.get(query), {"keys": [self.keys[k].jwk for k in self.published]}
+
+    def fail_jwks(self, name, mode):
+        if mode not in JWKS_FAILURES:
+            raise ValueError("unknown failure mode %r" % mode)
+        with self.lock:
+            if mode == "none":
+                self.jwks_failures.pop("for=" + name, None)
+            else:
+                self.jwks_failures["for=" + name] = mode
 
     def update_settings(self, values):
         with self.lock:
@@ -209,9 +226,11 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def answer(self, status, body, headers=()):
-        data = json.dumps(body).encode()
+        self.answer_raw(status, json.dumps(body).encode(), "application/json", headers)
+
+    def answer_raw(self, status, data, content_type, headers=()):
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
         for k, v in headers:
@@ -226,7 +245,15 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         path = urllib.parse.urlsplit(self.path).path
         if path == "/jwks":
-            self.answer(200, self.provider.jwks(urllib.parse.urlsplit(self.path).query))
+            failure, keys = self.provider.jwks(urllib.parse.urlsplit(self.path).query)
+            if failure == "hangup":
+                self.close_connection = True  # nothing written: the client reads an end of stream
+            elif failure == "garbage":
+                self.answer_raw(200, b"<html><body>maintenance</body></html>", "text/html")
+            elif failure == "status":
+                self.answer(503, {"error": "temporarily_unavailable"})
+            else:
+                self.answer(200, keys)
         elif path == "/.well-known/openid-configuration":
             self.answer(200, {"issuer": self.provider.settings["issuer"], "token_endpoint": self.base_url + "/token",
                               "jwks_uri": self.base_url + "/jwks", "grant_types_supported": ["client_credentials"],
@@ -250,6 +277,9 @@ class Handler(BaseHTTPRequestHandler):
                 self.answer(200, {"kid": kid})
             elif path == "/admin/publish":
                 self.provider.publish(args["kid"])
+                self.answer(200, {})
+            elif path == "/admin/jwks_failure":
+                self.provider.fail_jwks(args["for"], args["mode"])
                 self.answer(200, {})
             elif path == "/admin/settings":
                 self.provider.update_settings(args)

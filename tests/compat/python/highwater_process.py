@@ -3,7 +3,7 @@
 Highwater(binary, directory, overrides, env=None) starts the binary in
 `directory` with --override key=value for each pair and --port-file (env
 adds to its environment, e.g. KAFKA_OPTS), waits for the port file (the
-broker writes it once listening) and reads one NAME://host:port line per
+broker writes it once listening; an earlier start's is removed first) and reads one NAME://host:port line per
 bound listener into `listeners`. stop() sends SIGTERM and kills it if it
 has not gone after the grace period.
 """
@@ -28,6 +28,8 @@ class Highwater:
         self.dir = directory
         self.log_path = os.path.join(directory, "highwater.log")
         port_file = os.path.join(directory, "ports")
+        if os.path.exists(port_file):
+            os.remove(port_file)  # an earlier start's: its ports are gone
         args = [binary, "--port-file", port_file]
         for key, value in overrides:
             args += ["--override", "%s=%s" % (key, value)]

@@ -59,6 +59,17 @@ and that they saw the same on both:
   (OAuthBearerLoginCallbackHandler, sasl.oauthbearer.token.endpoint.url,
   client credentials of its own), so it starts and serves only if that
   works.
+- The JWKS endpoint failing mid-run (the connection closed unanswered, as
+  an endpoint that cannot be reached, then a page that is no key set): the
+  broker logs that the refresh failed, keeps its last good keys and serves
+  the tokens they verify; a key published meanwhile is refused until the
+  endpoint is back, then taken.
+- A three-node highwater cluster (ClusterTest, highwater alone) whose
+  replication and controller connections offer OAUTHBEARER alone and
+  re-authenticate every 5 s, each node logging in with client credentials
+  of its own (tokens of 30 s): replicas in sync, a node stopped and started
+  again rejoins every ISR, each node fetches new tokens before its first
+  expire, and no node refuses a login.
 """
 
 import argparse
@@ -807,6 +818,225 @@ class RotationTest(OAuthTest):
                                      % (broker.name, [round(g, 1) for g in gaps]))
 
 
+REFRESH_ERROR = re.compile(r"OAuth JWKS refresh of \S+ encountered an error")
+
+
+def refresh_errors(broker):
+    """How many failed JWKS refreshes broker has logged (Kafka's words and highwater's begin alike)."""
+    try:
+        with open(broker.log_path(), errors="replace") as f:
+            return len(REFRESH_ERROR.findall(f.read()))
+    except OSError:
+        return 0
+
+
+class JwksOutageTest(OAuthTest):
+    def test_outage(self):
+        """The JWKS endpoint fails mid-run, closing the connection unanswered (as one that cannot be reached) or
+        answering a page that is no key set: the broker says so, keeps its last good keys and serves the tokens
+        they verify; a key published meanwhile is taken once the endpoint is back."""
+        def scenario(broker):
+            seen = {}
+            # The key signing now (another broker's run may have rotated it) is known before the endpoint fails.
+            wait_for(lambda: sasl_exchange(broker, IDP.token("app"))["first"] == [0, "", ""],
+                     REFRESH_MS / 1000 * 2 + 5, "%s to know the key signing now" % broker.name)
+            try:
+                for mode in ("hangup", "garbage"):
+                    errors_before = refresh_errors(broker)
+                    IDP.post("/admin/jwks_failure", {"for": broker.name, "mode": mode})
+                    wait_for(lambda: refresh_errors(broker) > errors_before, 30,
+                             "%s to log a failed JWKS refresh (%s)" % (broker.name, mode))
+                    seen[mode + ": the failure logged"] = True
+                    seen[mode + ": a token the last good keys verify"] = sasl_exchange(broker, IDP.token("app"))["first"]
+                    self.assertEqual(seen[mode + ": a token the last good keys verify"], [0, "", ""],
+                                     "%s (%s)" % (broker.name, mode))
+                    seen[mode + ": a client"] = rdkafka_login(broker, "app")
+                    self.assertIsNone(seen[mode + ": a client"], "%s (%s)" % (broker.name, mode))
+                # A key that signs from now on while the endpoint is down cannot be learnt: refused until it is up.
+                new_kid = IDP.post("/admin/rotate", {"alg": "RS256", "retire": True})["kid"]
+                token = IDP.token("app")
+                seen["a new kid while down"] = sasl_exchange(broker, token)["first"]
+                self.assertEqual(seen["a new kid while down"], [0, "", INVALID_TOKEN], broker.name)
+                IDP.post("/admin/jwks_failure", {"for": broker.name, "mode": "none"})
+                back_at = time.monotonic()
+                wait_for(lambda: sasl_exchange(broker, token)["first"] == [0, "", ""], REFRESH_MS / 1000 * 2 + 15,
+                         "%s to take kid %s once its JWKS endpoint is back" % (broker.name, new_kid))
+                print("\n  %s: %s taken %.1f s after the endpoint came back (refresh every %.0f s)"
+                      % (broker.name, new_kid, time.monotonic() - back_at, REFRESH_MS / 1000), file=sys.stderr)
+                seen["the new kid once the endpoint is back"] = "taken"
+                seen["then a client"] = rdkafka_login(broker, "app")
+                self.assertIsNone(seen["then a client"], broker.name)
+            finally:
+                IDP.post("/admin/jwks_failure", {"for": broker.name, "mode": "none"})
+            return seen
+        self.on_both(scenario)
+
+
+class Endpoint:
+    """A bootstrap address, where the helpers above take a broker."""
+
+    def __init__(self, name, bootstrap):
+        self.name, self.bootstrap = name, bootstrap
+
+
+class HighwaterCluster:
+    """Three highwater nodes, each a broker and a controller, whose every connection to one another logs in with
+    OAUTHBEARER: the INTERNAL listener (replication, inter.broker.listener.name) and CONTROLLER (registration,
+    heartbeats, the quorum) offer OAUTHBEARER alone, validate against the provider's JWKS and re-authenticate
+    every 5 s; each node logs in with client credentials of its own (broker-node-N), whose tokens last 30 s, so
+    it fetches new ones while the test runs. Clients use SASL_PLAINTEXT as in the other tests."""
+
+    NODES = 3
+    TOKEN_LIFETIME_S = 30
+
+    def __init__(self, directory):
+        self.dir = directory
+        self.names = ["node-%d" % (i + 1) for i in range(self.NODES)]
+        for name in self.names:
+            CLIENTS["broker-" + name] = ("%s-secret" % name, {"lifetime": self.TOKEN_LIFETIME_S})
+            IDP.post("/admin/clients", {"id": "broker-" + name, "secret": CLIENTS["broker-" + name][0],
+                                        "lifetime": self.TOKEN_LIFETIME_S})
+        self.nodes = [None] * self.NODES
+        self.overrides = []
+        # One cluster id for all three, as an operator sets it (each would make its own otherwise).
+        self.env = {"CLUSTER_ID": base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")}
+        errors = []
+        # The voters' ports are named in advance: ones the kernel called free, again on others when a node could
+        # not start (its port taken meanwhile).
+        for attempt in range(3):
+            holders = [socket.socket() for _ in range(self.NODES)]
+            for h in holders:
+                h.bind(("127.0.0.1", 0))
+            ports = [h.getsockname()[1] for h in holders]
+            for h in holders:
+                h.close()
+            voters = ",".join("%d@127.0.0.1:%d" % (i + 1, p) for i, p in enumerate(ports))
+            self.overrides = [self.node_overrides(i, voters, ports[i]) for i in range(self.NODES)]
+            self.attempt_dir = "%s-%d" % (directory, attempt)
+            with ThreadPoolExecutor(max_workers=self.NODES) as pool:
+                starts = [pool.submit(self.start_node, i) for i in range(self.NODES)]
+            failures = [str(f.exception()) for f in starts if f.exception() is not None]
+            if not failures:
+                return
+            errors.extend(failures)
+            self.stop()
+        raise AssertionError("the cluster did not start:\n" + "\n".join(errors))
+
+    def node_overrides(self, i, voters, controller_port):
+        name = self.names[i]
+        replace = {"offsets.topic.replication.factor": "3", "transaction.state.log.replication.factor": "3",
+                   "transaction.state.log.min.isr": "2", "num.partitions": "3"}
+        settings = [(k, replace.get(k, v)) for k, v in broker_settings(name)]
+        settings += [
+            ("node.id", str(i + 1)), ("process.roles", "broker,controller"),
+            ("controller.listener.names", "CONTROLLER"), ("controller.quorum.voters", voters),
+            ("listeners", "SASL_PLAINTEXT://127.0.0.1:0,INTERNAL://127.0.0.1:0,CONTROLLER://127.0.0.1:%d"
+             % controller_port),
+            ("listener.security.protocol.map",
+             "SASL_PLAINTEXT:SASL_PLAINTEXT,INTERNAL:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT"),
+            ("inter.broker.listener.name", "INTERNAL"),
+            ("sasl.mechanism.inter.broker.protocol", "OAUTHBEARER"),
+            ("sasl.mechanism.controller.protocol", "OAUTHBEARER"),
+            ("sasl.oauthbearer.token.endpoint.url", IDP.token_url),
+            ("sasl.oauthbearer.client.credentials.client.id", "broker-" + name),
+            ("sasl.oauthbearer.client.credentials.client.secret", CLIENTS["broker-" + name][0]),
+            ("sasl.oauthbearer.scope", "kafka"),
+            ("default.replication.factor", "3"), ("min.insync.replicas", "2"),
+            ("replica.lag.time.max.ms", "3000"), ("broker.session.timeout.ms", "4000"),
+            ("broker.heartbeat.interval.ms", "500")]
+        for listener in ("internal", "controller"):
+            prefix = "listener.name.%s." % listener
+            settings += [
+                (prefix + "sasl.enabled.mechanisms", "OAUTHBEARER"),
+                (prefix + "oauthbearer.sasl.jaas.config", OAUTH + "OAuthBearerLoginModule required ;"),
+                (prefix + "oauthbearer.sasl.server.callback.handler.class", OAUTH + "OAuthBearerValidatorCallbackHandler"),
+                (prefix + "oauthbearer.sasl.login.callback.handler.class", OAUTH + "OAuthBearerLoginCallbackHandler"),
+                (prefix + "connections.max.reauth.ms", "5000")]
+        return settings
+
+    def start_node(self, i):
+        directory = os.path.join(self.attempt_dir, self.names[i])
+        os.makedirs(directory, exist_ok=True)
+        self.nodes[i] = Highwater(HIGHWATER, directory, self.overrides[i], start_timeout_s=60,
+                                  env=dict(broker_env(self.names[i], own_login=True), **self.env))
+
+    def endpoint(self, i):
+        return Endpoint(self.names[i], self.nodes[i].listeners["SASL_PLAINTEXT"])
+
+    def stop_node(self, i):
+        if self.nodes[i] is not None:
+            self.nodes[i].stop()
+
+    def stop(self):
+        for i in range(self.NODES):
+            self.stop_node(i)
+
+    def logs(self):
+        for i, node in enumerate(self.nodes):
+            if node is not None:
+                yield self.names[i], node.log()
+
+
+class ClusterTest(OAuthTest):
+    def test_brokers_authenticate_to_each_other_with_tokens(self):
+        if SKIP_HIGHWATER:
+            self.skipTest("highwater skipped: HW_SKIP_HIGHWATER_OAUTH=1")
+        cluster = HighwaterCluster(os.path.join(WORK_DIR, "cluster"))
+        try:
+            self.check_cluster(cluster)
+        except BaseException:
+            for name, log in cluster.logs():
+                FAILURE_LOGS.append((self.id(), name, "".join(collections.deque(log.splitlines(True), 80))))
+            raise
+        finally:
+            cluster.stop()
+
+    def check_cluster(self, cluster):
+        from confluent_kafka.admin import AdminClient, NewTopic
+        first = cluster.endpoint(0)
+        admin = AdminClient(rdkafka_conf(first, "app"))
+        topic = "oauth-cluster"
+        admin.create_topics([NewTopic(topic, num_partitions=3, replication_factor=3,
+                                      config={"min.insync.replicas": "2"})])[topic].result(30)
+
+        def isr_sizes():
+            try:
+                partitions = admin.list_topics(topic, timeout=5).topics[topic].partitions
+                return sorted(len(p.isrs) for p in partitions.values())
+            except KafkaException:
+                return []
+        # Every follower fetches from its leaders over INTERNAL: in sync only if those logins work.
+        wait_for(lambda: isr_sizes() == [3, 3, 3], 60, "every replica in sync")
+        self.assertEqual(len(rdkafka_produce_consume(first, "app", topic, 30)), 30)
+
+        # Node 3 goes and comes back: it logs in to the controllers and the leaders again, and catches up.
+        cluster.stop_node(2)
+        wait_for(lambda: isr_sizes() == [2, 2, 2], 60, "node 3 out of the ISRs")
+        p = Producer({**rdkafka_conf(first, "app"), "acks": "all"})
+        for n in range(30):
+            p.produce(topic, ("while node 3 is down %d" % n).encode())
+        self.assertEqual(p.flush(30), 0, "records produced while node 3 is down")
+        cluster.start_node(2)
+        wait_for(lambda: isr_sizes() == [3, 3, 3], 60, "node 3 back in every ISR")
+
+        # Each node logs in with tokens of its own (one per listener it connects through), and fetches new ones
+        # before those expire (30 s).
+        def issued():
+            by_client = IDP.stats()["tokens_by_client"]
+            return {name: by_client.get("broker-" + name, 0) for name in cluster.names}
+        first = issued()
+        self.assertTrue(all(first.values()), "tokens each node fetched: %s" % first)
+        wait_for(lambda: all(n > first[name] for name, n in issued().items()), HighwaterCluster.TOKEN_LIFETIME_S + 15,
+                 "every node to fetch new tokens (%s so far)" % first)
+        print("\n  tokens each node fetched: %s, then %s" % (first, issued()), file=sys.stderr)
+        self.assertEqual(isr_sizes(), [3, 3, 3], "the ISRs once the nodes' first tokens expired")
+        self.assertEqual(len(rdkafka_produce_consume(cluster.endpoint(2), "app", topic + "-after", 10)), 10)
+        for name, log in cluster.logs():
+            refused = [line for line in log.splitlines()
+                       if "token refused" in line or "uthentication failed" in line]
+            self.assertEqual(refused, [], "%s refused a login" % name)
+
+
 class BrokerLoginTest(OAuthTest):
     """A pair started for this test alone whose controller listener offers OAUTHBEARER too: each broker's own
     connection to its controller (registration, heartbeats) logs in with a token it gets from the provider through
@@ -815,6 +1045,7 @@ class BrokerLoginTest(OAuthTest):
 
     def test_broker_login(self):
         pair = []
+        failed = False
         kinds = [KafkaBroker] + ([] if SKIP_HIGHWATER else [HighwaterBroker])
         try:
             with ThreadPoolExecutor(max_workers=2) as pool:
@@ -837,8 +1068,11 @@ class BrokerLoginTest(OAuthTest):
                 self.assertEqual(len(got), 5, broker.name)
                 return seen
             self.on_both(scenario, brokers=pair)
+        except BaseException:
+            failed = True  # not counted among the problems until the test has ended
+            raise
         finally:
-            failed = self.problems() > self.problems_before
+            failed = failed or self.problems() > self.problems_before
             for broker in pair:
                 if failed:
                     FAILURE_LOGS.append((self.id() + " (own login)", broker.name, broker.log_tail()))
