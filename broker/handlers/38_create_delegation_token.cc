@@ -6,6 +6,9 @@
 // PLAINTEXT or one-way TLS DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, another
 // owner without CREATE_TOKENS DELEGATION_TOKEN_AUTHORIZATION_FAILED, a
 // renewer that is not a User INVALID_PRINCIPAL_TYPE (timestamps -1, no id).
+// An owner's name without a type (v3's null) is a principal Kafka cannot
+// make: its handler fails first, UNKNOWN_SERVER_ERROR as from
+// User:ANONYMOUS, whatever the connection.
 
 #include "broker/handlers/delegation_tokens.h"
 #include "protocol/messages/create_delegation_token.h"
@@ -40,7 +43,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   const kafka_principal& requester = *ctx.principal;
   std::string owner_type = requester.type(), owner_name = requester.name();
   if (request->owner_principal_name && !request->owner_principal_name->empty()) {
-    owner_type = request->owner_principal_type.value_or("");
+    if (!request->owner_principal_type) {
+      const kafka_principal& anonymous = kafka_principal::anonymous();
+      co_return respond(ctx, refused(protocol::error_code::unknown_server_error, anonymous.type(), anonymous.name(),
+                                     anonymous));
+    }
+    owner_type = *request->owner_principal_type;
     owner_name = *request->owner_principal_name;
   }
   const bool other_owner = owner_type != requester.type() || owner_name != requester.name();

@@ -1,9 +1,10 @@
 // DescribeDelegationToken (key 41), versions 1-3: the tokens this broker
 // knows (its image's), as Kafka's broker answers from its token cache: all
-// of them, or those whose owner or a renewer is one of the owners asked
-// about (an empty list asked: none); a token is shown to its owner and
-// renewers, and to whoever may DESCRIBE it (DELEGATION_TOKEN) or
-// DESCRIBE_TOKENS its owner (USER). With its HMAC, as Kafka's.
+// of them, or those whose owner, requester or a renewer is one of the
+// owners asked about (an empty list asked: none); a token is shown to its
+// owner, its requester and its renewers, and to whoever may DESCRIBE it
+// (DELEGATION_TOKEN) or DESCRIBE_TOKENS its owner (USER). With its HMAC, as
+// Kafka's.
 
 #include "broker/handlers/delegation_tokens.h"
 #include "protocol/messages/describe_delegation_token.h"
@@ -24,8 +25,12 @@ std::pair<std::string, std::string> split(const std::string& principal) {
   return {principal.substr(0, colon), principal.substr(colon + 1)};
 }
 
-bool owner_or_renewer(const controller::delegation_token& t, const std::string& principal) {
-  return t.owner == principal || std::find(t.renewers.begin(), t.renewers.end(), principal) != t.renewers.end();
+// Whom a token concerns: Kafka's TokenInformation.ownerOrRenewer, which
+// counts its requester in (who may renew it does not: the controller's
+// check).
+bool concerns(const controller::delegation_token& t, const std::string& principal) {
+  return t.owner == principal || t.requester == principal ||
+         std::find(t.renewers.begin(), t.renewers.end(), principal) != t.renewers.end();
 }
 
 asio::awaitable<handler_result> handle(request_context& ctx) {
@@ -50,9 +55,9 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   for (const auto& [id, token] : *store->snapshot()) {
     const auto& info = token.info;
     if (request->owners &&
-        std::none_of(owners.begin(), owners.end(), [&](const std::string& o) { return owner_or_renewer(info, o); }))
+        std::none_of(owners.begin(), owners.end(), [&](const std::string& o) { return concerns(info, o); }))
       continue;
-    if (!owner_or_renewer(info, me) &&
+    if (!concerns(info, me) &&
         !authorize(ctx, controller::acl_operation::describe, controller::acl_resource_type::delegation_token, id) &&
         !authorize(ctx, controller::acl_operation::describe_tokens, controller::acl_resource_type::user, info.owner))
       continue;

@@ -1,9 +1,9 @@
 // SASL/OAUTHBEARER: the same conversations with Kafka 4.3.1's and
 // Highwater's two OAUTHBEARER listeners (twin_environment.cc), told as
-// stories as in security_test.cc: one line per step (an answer's error
-// code, message, session lifetime and challenge, a close) and the two
-// stories compared. Every story also states what Kafka answers, so that
-// this file documents it.
+// stories (sasl_story.h) as in security_test.cc: one line per step (an
+// answer's error code, message, session lifetime and challenge, a close)
+// and the two stories compared. Every story also states what Kafka
+// answers, so that this file documents it.
 //
 // OAUTH runs the unsecured validator (tokens with alg none; the scope
 // kafka-access required; a minute of clock skew). OIDC checks signatures
@@ -51,12 +51,9 @@
 #include <vector>
 
 #include "oauth_tokens.h"
-#include "protocol/messages/api_registry.h"
 #include "protocol/messages/describe_cluster.h"
-#include "protocol/messages/headers.h"
-#include "protocol/messages/metadata.h"
 #include "protocol/messages/sasl_authenticate.h"
-#include "protocol/messages/sasl_handshake.h"
+#include "sasl_story.h"
 #include "twin.h"
 
 namespace hw::testing::differential {
@@ -64,7 +61,8 @@ namespace {
 
 namespace msg = protocol::msg;
 
-constexpr int16_t k_handshake = 17, k_authenticate = 36, k_metadata = 3, k_describe_cluster = 60;
+constexpr int16_t k_describe_cluster = 60;
+constexpr const char* k_oauthbearer = "OAUTHBEARER";
 constexpr const char* k_user = "oauth-user";  // a super user on both brokers
 constexpr const char* k_scope = "kafka-access";  // OAUTH's required scope
 constexpr const char* k_audience = "highwater-test";
@@ -78,82 +76,10 @@ constexpr const char* k_invalid_credentials =
     "Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER";
 constexpr const char* k_invalid_token = R"({"status":"invalid_token"})";
 
-std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
-std::string text_of(const std::vector<uint8_t>& b) { return {b.begin(), b.end()}; }
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // Where each run of a story goes: Kafka's listener first, then Highwater's,
 // or Kafka's again with HW_DIFF_OAUTH=kafka.
 uint16_t story_port(side s, const std::string& listener) {
   return listener_port(oauth_listeners_mode() == oauth_listeners::kafka_only ? side::kafka : s, listener);
-}
-
-// One connection to one broker's listener, and the story of what happened
-// on it.
-class session {
- public:
-  explicit session(uint16_t port) : socket_(endpoint(port)) {}
-
-  std::vector<std::string> story;
-  void note(std::string line) { story.push_back(std::move(line)); }
-  kafka_socket& socket() { return socket_; }
-
-  // The exp (seconds) of the token about to be sent: a session lifetime the
-  // broker takes from it (exp minus the moment it authenticated) is told as
-  // "exp - now", since the moment differs from run to run.
-  std::optional<double> token_exp;
-
-  // Sends the request; its answer, or none (the story says the connection
-  // closed, or the answer did not decode).
-  template <class R, class Q>
-  std::optional<R> call(const char* name, int16_t key, int16_t version, const Q& req) {
-    std::vector<uint8_t> body;
-    protocol::writer w(body);
-    req.encode(w, version);
-    const int32_t corr = ++correlation_id_;
-    if (!socket_.send_frame(request_frame(key, version, corr, body, "differential"))) {
-      note(std::string(name) + ": send failed");
-      return std::nullopt;
-    }
-    auto frame = socket_.read_frame(10s);
-    if (!frame) {
-      note(std::string(name) + ": no answer, " + (socket_.closed_by_peer(1s) ? "closed" : "open"));
-      return std::nullopt;
-    }
-    protocol::reader r(*frame);
-    msg::response_header h;
-    h.decode(r, protocol::response_header_version(key, version));
-    R out;
-    if (r.ok()) out.decode(r, version);
-    if (!r.ok() || h.correlation_id != corr) {
-      note(std::string(name) + ": an answer that does not decode");
-      return std::nullopt;
-    }
-    return out;
-  }
-
-  // Whether the broker closes the connection now, and what it sends first.
-  void note_close() {
-    auto rest = socket_.read_until_closed(5s);
-    if (!rest) return note("connection stays open");
-    note(rest->empty() ? "closed" : "closed after " + std::to_string(rest->size()) + " more bytes");
-  }
-
- private:
-  kafka_socket socket_;
-  int32_t correlation_id_ = 0;
-};
-
-using script = std::function<void(session&)>;
-
-std::string show(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines) out += "    " + l + "\n";
-  return out;
 }
 
 // Runs the script on each broker's listener, expects the same story from
@@ -164,7 +90,7 @@ void expect_story(const std::string& what, const std::string& listener, const sc
   for (side s : k_sides) {
     const uint16_t port = story_port(s, listener);
     ASSERT_NE(port, 0) << side_name(s) << " has no " << listener << " listener";
-    session sess(port);
+    story_session sess(s, port);
     run(sess);
     stories[static_cast<int>(s)] = std::move(sess.story);
   }
@@ -179,56 +105,25 @@ void expect_story(const std::string& what, const std::string& listener, const sc
 
 // ---- Steps -------------------------------------------------------------------
 
-std::optional<msg::sasl_handshake_response> handshake(session& s, int16_t version = 1,
-                                                      const std::string& mechanism = "OAUTHBEARER") {
-  msg::sasl_handshake_request req;
-  req.mechanism = mechanism;
-  auto r = s.call<msg::sasl_handshake_response>("SaslHandshake", k_handshake, version, req);
-  if (r) {
-    std::string mechs;
-    for (const auto& m : r->mechanisms) mechs += (mechs.empty() ? "" : ",") + m;
-    s.note("SaslHandshake v" + std::to_string(version) + " " + mechanism + ": error " +
-           std::to_string(r->error_code) + " enabled [" + mechs + "]");
-  }
-  return r;
-}
-
 // SaslAuthenticate; the story keeps the error, the message, the session
 // lifetime (v1+) and the challenge, which for OAUTHBEARER is JSON text.
-std::optional<msg::sasl_authenticate_response> authenticate(session& s, const std::vector<uint8_t>& token,
+std::optional<msg::sasl_authenticate_response> authenticate(story_session& s, const std::vector<uint8_t>& token,
                                                             int16_t version = 2) {
-  msg::sasl_authenticate_request req;
-  req.auth_bytes = token;
-  const int64_t sent = now_ms();
-  auto r = s.call<msg::sasl_authenticate_response>("SaslAuthenticate", k_authenticate, version, req);
-  const int64_t answered = now_ms();
-  if (!r) return r;
-  std::string lifetime = std::to_string(r->session_lifetime_ms);
-  if (r->session_lifetime_ms != 0 && s.token_exp) {
-    // The broker read its clock between sending and answering.
-    const int64_t exp = std::llround(*s.token_exp * 1000);
-    if (r->session_lifetime_ms <= exp - sent + 5 && r->session_lifetime_ms >= exp - answered - 5)
-      lifetime = "exp - now";
-  }
-  std::string line = "SaslAuthenticate v" + std::to_string(version) + ": error " + std::to_string(r->error_code) +
-                     " message " + (r->error_message ? "'" + *r->error_message + "'" : std::string("null"));
-  if (version >= 1) line += " lifetime " + lifetime;
-  line += r->auth_bytes.empty() ? ", no challenge" : ", challenge '" + text_of(r->auth_bytes) + "'";
+  auto a = sasl_authenticate(s, token, version);
+  if (!a) return std::nullopt;
+  const auto& r = a->response;
+  std::string line = "SaslAuthenticate v" + std::to_string(version) + ": error " + std::to_string(r.error_code) +
+                     " message " + (r.error_message ? "'" + *r.error_message + "'" : std::string("null"));
+  if (version >= 1) line += " lifetime " + told_lifetime(s, *a);
+  line += r.auth_bytes.empty() ? ", no challenge" : ", challenge '" + text_of(r.auth_bytes) + "'";
   s.note(line);
   return r;
-}
-
-void metadata(session& s) {
-  msg::metadata_request req;
-  req.topics = std::vector<msg::metadata_request::metadata_request_topic>{};
-  if (auto r = s.call<msg::metadata_response>("Metadata", k_metadata, 12, req))
-    s.note("Metadata: " + std::to_string(r->brokers.size()) + " broker(s)");
 }
 
 // Who the broker takes the client for, seen through the authorizer: the
 // cluster operations DescribeCluster says it may do (every one for a super
 // user such as oauth-user, none for a user without ACLs).
-void cluster_operations(session& s) {
+void cluster_operations(story_session& s) {
   msg::describe_cluster_request req;
   req.include_cluster_authorized_operations = true;
   if (auto r = s.call<msg::describe_cluster_response>("DescribeCluster", k_describe_cluster, 0, req))
@@ -249,8 +144,8 @@ std::string client_first(const std::string& token, const std::string& authzid = 
 // The whole login: handshake, first message; then Metadata when it
 // succeeded, the client's 0x01 after a challenge (and the close), or the
 // close after a failure.
-void login(session& s, const std::string& first_message) {
-  handshake(s);
+void login(story_session& s, const std::string& first_message) {
+  handshake(s, k_oauthbearer);
   auto r = authenticate(s, bytes_of(first_message));
   if (!r) return;
   if (r->error_code == 0 && r->auth_bytes.empty()) return metadata(s);
@@ -266,9 +161,9 @@ using first_message = std::function<std::string(long long now)>;
 // is that many seconds after now, so that a lifetime taken from it is told as
 // "exp - now".
 script login_with(first_message make, std::optional<double> exp_in = std::nullopt) {
-  return [make = std::move(make), exp_in](session& s) {
+  return [make = std::move(make), exp_in](story_session& s) {
     const long long now = now_seconds();
-    if (exp_in) s.token_exp = now + *exp_in;
+    if (exp_in) s.credential_expiry_ms = std::llround((now + *exp_in) * 1000);
     login(s, make(now));
   };
 }
@@ -350,10 +245,10 @@ TEST_F(OAuthBearerTest, UnsecuredLogin) {
   // has no ACLs.
   for (const auto& [sub, operations] : std::vector<std::pair<std::string, std::string>>{
            {k_user, "8096"}, {"someone-else", "0"}}) {
-    expect_story("the principal of a token for " + sub, "OAUTH", [sub](session& s) {
+    expect_story("the principal of a token for " + sub, "OAUTH", [sub](story_session& s) {
       const long long at = now_seconds();
-      s.token_exp = at + 3600;
-      handshake(s);
+      s.credential_expiry_ms = (at + 3600) * 1000;
+      handshake(s, k_oauthbearer);
       authenticate(s, bytes_of(client_first(good_unsecured(at, [&](claims& c) { c.text("sub", sub); }))));
       cluster_operations(s);
     }, {"SaslHandshake v1 OAUTHBEARER: error 0 enabled [OAUTHBEARER]",
@@ -362,10 +257,10 @@ TEST_F(OAuthBearerTest, UnsecuredLogin) {
   }
   // SaslAuthenticate v0 has no lifetime; v1 does.
   for (int16_t v : {0, 1}) {
-    expect_story("a good unsecured token in SaslAuthenticate v" + std::to_string(v), "OAUTH", [v](session& s) {
+    expect_story("a good unsecured token in SaslAuthenticate v" + std::to_string(v), "OAUTH", [v](story_session& s) {
       const long long at = now_seconds();
-      s.token_exp = at + 3600;
-      handshake(s);
+      s.credential_expiry_ms = (at + 3600) * 1000;
+      handshake(s, k_oauthbearer);
       authenticate(s, bytes_of(client_first(good_unsecured(at))), v);
       metadata(s);
     }, {"SaslHandshake v1 OAUTHBEARER: error 0 enabled [OAUTHBEARER]",
@@ -421,10 +316,10 @@ TEST_F(OAuthBearerTest, UnsecuredClockSkew) {
 TEST_F(OAuthBearerTest, UnsecuredSessionEndsAtTheTokensExp) {
   // The token's exp alone bounds the session on OAUTH, and a request after
   // it closes the connection.
-  expect_story("a token for 3 s, a request after 4 s", "OAUTH", [](session& s) {
+  expect_story("a token for 3 s, a request after 4 s", "OAUTH", [](story_session& s) {
     const long long at = now_seconds();
-    s.token_exp = at + 3;
-    handshake(s);
+    s.credential_expiry_ms = (at + 3) * 1000;
+    handshake(s, k_oauthbearer);
     authenticate(s, bytes_of(client_first(good_unsecured(at, [at](claims& c) { c.number("exp", at + 3); }))));
     metadata(s);
     std::this_thread::sleep_for(4s);
@@ -500,19 +395,19 @@ TEST_F(OAuthBearerTest, ChallengeThenSomethingElse) {
   };
   // After the challenge Kafka waits for 0x01; anything else is a new first
   // message, so a good token logs in.
-  expect_story("a refused token, then a good one", "OAUTH", [&](session& s) {
+  expect_story("a refused token, then a good one", "OAUTH", [&](story_session& s) {
     const long long at = now_seconds();
-    handshake(s);
+    handshake(s, k_oauthbearer);
     authenticate(s, no_sub(at));
-    s.token_exp = at + 3600;
+    s.credential_expiry_ms = (at + 3600) * 1000;
     authenticate(s, bytes_of(client_first(good_unsecured(at))));
     metadata(s);
   }, {"SaslHandshake v1 OAUTHBEARER: error 0 enabled [OAUTHBEARER]",
       "SaslAuthenticate v2: error 0 message '' lifetime 0, challenge '{\"status\":\"invalid_token\"}'",
       "SaslAuthenticate v2: error 0 message '' lifetime exp - now, no challenge", "Metadata: 1 broker(s)"});
-  expect_story("a refused token, then another refused one, then 0x01", "OAUTH", [&](session& s) {
+  expect_story("a refused token, then another refused one, then 0x01", "OAUTH", [&](story_session& s) {
     const long long at = now_seconds();
-    handshake(s);
+    handshake(s, k_oauthbearer);
     authenticate(s, no_sub(at));
     authenticate(s, bytes_of(client_first(good_unsecured(at, [](claims& c) { c.drop("scope"); }))));
     authenticate(s, {0x01});
@@ -530,8 +425,8 @@ TEST_F(OAuthBearerTest, ChallengeThenSomethingElse) {
            {"0x01 0x01", {0x01, 0x01}},
            {"0x02", {0x02}},
        }) {
-    expect_story("a refused token, then " + what, "OAUTH", [&](session& s) {
-      handshake(s);
+    expect_story("a refused token, then " + what, "OAUTH", [&](story_session& s) {
+      handshake(s, k_oauthbearer);
       authenticate(s, no_sub(now_seconds()));
       authenticate(s, reply);
       s.note_close();
@@ -541,8 +436,8 @@ TEST_F(OAuthBearerTest, ChallengeThenSomethingElse) {
         "closed"});
   }
   // 0x01 before any challenge is a first message, and not a valid one.
-  expect_story("0x01 as the first message", "OAUTH", [](session& s) {
-    handshake(s);
+  expect_story("0x01 as the first message", "OAUTH", [](story_session& s) {
+    handshake(s, k_oauthbearer);
     authenticate(s, {0x01});
     s.note_close();
   }, failed());
@@ -627,7 +522,7 @@ TEST_F(OAuthBearerTest, AuthorizationIdsAndExtensions) {
 }
 
 // SaslHandshake v0: the tokens go as bare frames, the answers too.
-void raw_exchange(session& s, const std::string& message) {
+void raw_exchange(story_session& s, const std::string& message) {
   s.socket().send_frame(bytes_of(message));
   auto answer = s.socket().read_frame(10s);
   s.note(!answer ? "no raw answer, " + std::string(s.socket().closed_by_peer(1s) ? "closed" : "open")
@@ -636,27 +531,27 @@ void raw_exchange(session& s, const std::string& message) {
 }
 
 TEST_F(OAuthBearerTest, HandshakeV0RawTokens) {
-  expect_story("v0 handshake, a good raw token", "OAUTH", [](session& s) {
-    handshake(s, 0);
+  expect_story("v0 handshake, a good raw token", "OAUTH", [](story_session& s) {
+    handshake(s, k_oauthbearer, 0);
     raw_exchange(s, client_first(good_unsecured(now_seconds())));
     metadata(s);
   }, {"SaslHandshake v0 OAUTHBEARER: error 0 enabled [OAUTHBEARER]", "raw answer of 0 bytes", "Metadata: 1 broker(s)"});
-  expect_story("v0 handshake, a refused raw token, then 0x01", "OAUTH", [](session& s) {
-    handshake(s, 0);
+  expect_story("v0 handshake, a refused raw token, then 0x01", "OAUTH", [](story_session& s) {
+    handshake(s, k_oauthbearer, 0);
     raw_exchange(s, client_first(good_unsecured(now_seconds(), [](claims& c) { c.drop("sub"); })));
     s.socket().send_frame({0x01});
     s.note_close();
   }, {"SaslHandshake v0 OAUTHBEARER: error 0 enabled [OAUTHBEARER]",
       "raw answer of 26 bytes: '{\"status\":\"invalid_token\"}'", "closed"});
-  expect_story("v0 handshake, a malformed raw first message", "OAUTH", [](session& s) {
-    handshake(s, 0);
+  expect_story("v0 handshake, a malformed raw first message", "OAUTH", [](story_session& s) {
+    handshake(s, k_oauthbearer, 0);
     raw_exchange(s, "garbage");
   }, {"SaslHandshake v0 OAUTHBEARER: error 0 enabled [OAUTHBEARER]", "no raw answer, closed"});
 }
 
 TEST_F(OAuthBearerTest, OAuthListenerOffersOnlyOAuthBearer) {
-  expect_story("PLAIN on OAUTH", "OAUTH", [](session& s) {
-    handshake(s, 1, "PLAIN");
+  expect_story("PLAIN on OAUTH", "OAUTH", [](story_session& s) {
+    handshake(s, "PLAIN");
     s.note_close();
   }, {"SaslHandshake v1 PLAIN: error 33 enabled [OAUTHBEARER]", "closed"});
 }
@@ -675,8 +570,8 @@ TEST_F(OAuthBearerTest, OidcLogins) {
   expect_story("a good RS256 token", "OIDC", login_with([](long long at) {
     return client_first(good_rs(at));
   }), logged_in("600000"));
-  expect_story("the principal of a good RS256 token", "OIDC", [](session& s) {
-    handshake(s);
+  expect_story("the principal of a good RS256 token", "OIDC", [](story_session& s) {
+    handshake(s, k_oauthbearer);
     authenticate(s, bytes_of(client_first(good_rs(now_seconds()))));
     cluster_operations(s);
   }, {"SaslHandshake v1 OAUTHBEARER: error 0 enabled [OAUTHBEARER]",
@@ -814,13 +709,13 @@ TEST_F(OAuthBearerTest, OidcRefusals) {
 }
 
 TEST_F(OAuthBearerTest, OidcHandshakeV0) {
-  expect_story("v0 handshake, a good raw RS256 token", "OIDC", [](session& s) {
-    handshake(s, 0);
+  expect_story("v0 handshake, a good raw RS256 token", "OIDC", [](story_session& s) {
+    handshake(s, k_oauthbearer, 0);
     raw_exchange(s, client_first(good_rs(now_seconds())));
     metadata(s);
   }, {"SaslHandshake v0 OAUTHBEARER: error 0 enabled [OAUTHBEARER]", "raw answer of 0 bytes", "Metadata: 1 broker(s)"});
-  expect_story("v0 handshake, a raw RS256 token for another audience, then 0x01", "OIDC", [](session& s) {
-    handshake(s, 0);
+  expect_story("v0 handshake, a raw RS256 token for another audience, then 0x01", "OIDC", [](story_session& s) {
+    handshake(s, k_oauthbearer, 0);
     raw_exchange(s, client_first(good_rs(now_seconds(), [](claims& c) { c.text("aud", "elsewhere"); })));
     s.socket().send_frame({0x01});
     s.note_close();
@@ -831,21 +726,21 @@ TEST_F(OAuthBearerTest, OidcHandshakeV0) {
 TEST_F(OAuthBearerTest, OidcReauthentication) {
   // On the same connection a new handshake and token renew the login; the
   // principal may not change.
-  expect_story("re-authentication with a token of the same subject", "OIDC", [](session& s) {
-    handshake(s);
+  expect_story("re-authentication with a token of the same subject", "OIDC", [](story_session& s) {
+    handshake(s, k_oauthbearer);
     authenticate(s, bytes_of(client_first(good_rs(now_seconds()))));
     metadata(s);
-    handshake(s);
+    handshake(s, k_oauthbearer);
     authenticate(s, bytes_of(client_first(es().sign(es().header(), oidc_claims(now_seconds()).json()))));
     metadata(s);
   }, {"SaslHandshake v1 OAUTHBEARER: error 0 enabled [OAUTHBEARER]",
       "SaslAuthenticate v2: error 0 message '' lifetime 600000, no challenge", "Metadata: 1 broker(s)",
       "SaslHandshake v1 OAUTHBEARER: error 0 enabled [OAUTHBEARER]",
       "SaslAuthenticate v2: error 0 message '' lifetime 600000, no challenge", "Metadata: 1 broker(s)"});
-  expect_story("re-authentication with a token of another subject", "OIDC", [](session& s) {
-    handshake(s);
+  expect_story("re-authentication with a token of another subject", "OIDC", [](story_session& s) {
+    handshake(s, k_oauthbearer);
     authenticate(s, bytes_of(client_first(good_rs(now_seconds()))));
-    handshake(s);
+    handshake(s, k_oauthbearer);
     authenticate(s, bytes_of(client_first(good_rs(now_seconds(), [](claims& c) { c.text("sub", "admin"); }))));
     s.note_close();
   }, {"SaslHandshake v1 OAUTHBEARER: error 0 enabled [OAUTHBEARER]",

@@ -12,25 +12,19 @@
 // refusals and the close after the expiry.
 
 #include <cstdio>
-#include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
 
-#include "protocol/messages/alter_user_scram_credentials.h"
 #include "protocol/messages/api_versions.h"
 #include "protocol/messages/describe_configs.h"
-#include "protocol/messages/headers.h"
-#include "protocol/messages/api_registry.h"
-#include "protocol/messages/metadata.h"
 #include "protocol/messages/sasl_authenticate.h"
 #include "protocol/messages/sasl_handshake.h"
 #include "protocol/sasl/scram.h"
 #include "protocol/sasl/scram_client.h"
-#include "broker_process.h"
+#include "sasl_story.h"
 #include "twin.h"
 
 namespace hw::testing::differential {
@@ -39,104 +33,11 @@ namespace {
 namespace msg = protocol::msg;
 using protocol::scram_mechanism;
 
-constexpr int16_t k_handshake = 17, k_authenticate = 36, k_api_versions = 18, k_metadata = 3;
+constexpr int16_t k_handshake = 17, k_authenticate = 36, k_api_versions = 18;
 constexpr const char* k_scram_user = "scram-user";
 constexpr const char* k_scram_password = "scram-secret";
 
-std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
-std::string text_of(const std::vector<uint8_t>& b) { return {b.begin(), b.end()}; }
-
-// The reason in OpenSSL's error text ("...:SSL routines::tlsv13 alert
-// certificate required" → "tlsv13 alert certificate required").
-std::string reason_of(const std::string& openssl_error) {
-  if (openssl_error.empty()) return "none";
-  auto at = openssl_error.rfind("::");
-  return at == std::string::npos ? openssl_error : openssl_error.substr(at + 2);
-}
-
-// One connection to one broker's listener, and the story of what happened
-// on it.
-class session {
- public:
-  session(side s, const std::string& listener, const std::optional<tls_client>& tls)
-      : socket_(tls ? std::make_unique<kafka_socket>(endpoint(listener_port(s, listener)), *tls)
-                    : std::make_unique<kafka_socket>(endpoint(listener_port(s, listener)))) {}
-
-  std::vector<std::string> story;
-  void note(std::string line) { story.push_back(std::move(line)); }
-  kafka_socket& socket() { return *socket_; }
-
-  // Sends the request; its answer, or none (the story says the connection
-  // closed, or the answer did not decode).
-  template <class R, class Q>
-  std::optional<R> call(const char* name, int16_t key, int16_t version, const Q& req) {
-    std::vector<uint8_t> body;
-    protocol::writer w(body);
-    req.encode(w, version);
-    const int32_t corr = ++correlation_id_;
-    if (!socket_->send_frame(request_frame(key, version, corr, body, "differential"))) {
-      note(std::string(name) + ": send failed");
-      return std::nullopt;
-    }
-    auto frame = socket_->read_frame(10s);
-    if (!frame) {
-      note(std::string(name) + ": no answer, " + (socket_->closed_by_peer(1s) ? "closed" : "open"));
-      return std::nullopt;
-    }
-    protocol::reader r(*frame);
-    msg::response_header h;
-    h.decode(r, protocol::response_header_version(key, version));
-    R out;
-    if (r.ok()) out.decode(r, version);
-    if (!r.ok() || h.correlation_id != corr) {
-      note(std::string(name) + ": an answer that does not decode");
-      return std::nullopt;
-    }
-    return out;
-  }
-
-  // Whether the broker closes the connection now (after an answer that
-  // ends the conversation) and what it sends before closing.
-  void note_close() {
-    auto rest = socket_->read_until_closed(5s);
-    if (!rest) return note("connection stays open");
-    note(rest->empty() ? "closed" : "closed after " + std::to_string(rest->size()) + " more bytes");
-  }
-
- private:
-  std::unique_ptr<kafka_socket> socket_;
-  int32_t correlation_id_ = 0;
-};
-
-using script = std::function<void(session&)>;
-
-// Runs the script on each broker's listener and expects the same story;
-// returns Kafka's, joined by newlines.
-std::string expect_same_story(const std::string& what, const std::string& listener, const script& run,
-                              const std::optional<tls_client>& tls = std::nullopt) {
-  std::array<std::vector<std::string>, 2> stories;
-  for (side s : k_sides) {
-    EXPECT_NE(listener_port(s, listener), 0) << side_name(s) << " has no " << listener << " listener";
-    if (listener_port(s, listener) == 0) return {};
-    session sess(s, listener, tls);
-    if (!sess.socket().connected())
-      sess.note("TLS handshake refused: " + reason_of(sess.socket().tls_error()));
-    else
-      run(sess);
-    stories[static_cast<int>(s)] = std::move(sess.story);
-  }
-  auto show = [](const std::vector<std::string>& lines) {
-    std::string out;
-    for (const auto& l : lines) out += "    " + l + "\n";
-    return out;
-  };
-  EXPECT_EQ(stories[0], stories[1]) << what << " on " << listener << "\n  kafka:\n"
-                                    << show(stories[0]) << "  highwater:\n"
-                                    << show(stories[1]);
-  return show(stories[0]);
-}
-
-void api_versions(session& s, int16_t version = 3) {
+void api_versions(story_session& s, int16_t version = 3) {
   msg::api_versions_request req;
   req.client_software_name = "differential";
   req.client_software_version = "1.0";
@@ -144,39 +45,18 @@ void api_versions(session& s, int16_t version = 3) {
     s.note("ApiVersions: error " + std::to_string(r->error_code));
 }
 
-std::optional<msg::sasl_handshake_response> handshake(session& s, const std::string& mechanism,
-                                                      int16_t version = 1) {
-  msg::sasl_handshake_request req;
-  req.mechanism = mechanism;
-  auto r = s.call<msg::sasl_handshake_response>("SaslHandshake", k_handshake, version, req);
-  if (r) {
-    std::string mechs;
-    for (const auto& m : r->mechanisms) mechs += (mechs.empty() ? "" : ",") + m;
-    s.note("SaslHandshake v" + std::to_string(version) + " " + mechanism + ": error " +
-           std::to_string(r->error_code) + " enabled [" + mechs + "]");
-  }
-  return r;
-}
-
-// SaslAuthenticate; the story keeps the error, the message and, when
-// tokens says so, the token (SCRAM's are random: the caller notes their shape).
-std::optional<msg::sasl_authenticate_response> authenticate(session& s, const std::vector<uint8_t>& token,
+// SaslAuthenticate; the story keeps the error, the message, the lifetime
+// and whether there is a token (SCRAM's are random: the caller notes their
+// shape).
+std::optional<msg::sasl_authenticate_response> authenticate(story_session& s, const std::vector<uint8_t>& token,
                                                             int16_t version = 2) {
-  msg::sasl_authenticate_request req;
-  req.auth_bytes = token;
-  auto r = s.call<msg::sasl_authenticate_response>("SaslAuthenticate", k_authenticate, version, req);
-  if (r)
-    s.note("SaslAuthenticate v" + std::to_string(version) + ": error " + std::to_string(r->error_code) + " message " +
-           (r->error_message ? "'" + *r->error_message + "'" : std::string("null")) + " lifetime " +
-           std::to_string(r->session_lifetime_ms) + (r->auth_bytes.empty() ? ", no token" : ", a token"));
+  auto a = sasl_authenticate(s, token, version);
+  if (!a) return std::nullopt;
+  const auto& r = a->response;
+  s.note("SaslAuthenticate v" + std::to_string(version) + ": error " + std::to_string(r.error_code) + " message " +
+         (r.error_message ? "'" + *r.error_message + "'" : std::string("null")) + " lifetime " +
+         std::to_string(r.session_lifetime_ms) + (r.auth_bytes.empty() ? ", no token" : ", a token"));
   return r;
-}
-
-void metadata(session& s) {
-  msg::metadata_request req;
-  req.topics = std::vector<msg::metadata_request::metadata_request_topic>{};
-  if (auto r = s.call<msg::metadata_response>("Metadata", k_metadata, 12, req))
-    s.note("Metadata: " + std::to_string(r->brokers.size()) + " broker(s)");
 }
 
 std::vector<uint8_t> plain(const std::string& user, const std::string& password, const std::string& authzid = "") {
@@ -185,7 +65,7 @@ std::vector<uint8_t> plain(const std::string& user, const std::string& password,
 
 // The SCRAM exchange with this client up to its final message; the
 // server-first's shape goes into the story (nonce and salt are random).
-std::optional<std::string> scram_to_final(session& s, protocol::scram_client& client, std::string* final_msg) {
+std::optional<std::string> scram_to_final(story_session& s, protocol::scram_client& client, std::string* final_msg) {
   auto first = authenticate(s, bytes_of(client.client_first()));
   if (!first || first->error_code) return std::nullopt;
   const std::string server_first = text_of(first->auth_bytes);
@@ -201,44 +81,13 @@ std::optional<std::string> scram_to_final(session& s, protocol::scram_client& cl
   return server_first;
 }
 
-// Every SCRAM test's user, with both mechanisms, made once on both
-// brokers (and visible to a login on both) before the first one runs.
+// Every SCRAM test's user, made once on both brokers (and visible to a
+// login on both) before the first one runs.
 void ensure_scram_user(twin& t) {
   static bool made = false;
   if (made) return;
-  // One request per mechanism: a request may not alter a user twice.
-  for (auto m : {scram_mechanism::sha256, scram_mechanism::sha512}) {
-    msg::alter_user_scram_credentials_request req;
-    msg::alter_user_scram_credentials_request::scram_credential_upsertion u;
-    u.name = k_scram_user;
-    u.mechanism = protocol::scram_mechanism_type(m);
-    u.iterations = 4096;
-    u.salt = bytes_of("differential-salt");
-    u.salted_password = protocol::scram::salted_password(m, k_scram_password, u.salt, 4096);
-    req.upsertions.push_back(u);
-    auto e = t.call("AlterUserScramCredentials", 51, 0, req);
-    for (side s : k_sides) {
-      auto r = e.as<msg::alter_user_scram_credentials_response>(s);
-      for (const auto& x : r.results)
-        ASSERT_EQ(x.error_code, 0) << side_name(s) << ": " << x.error_message.value_or("");
-    }
-  }
-  // Both apply the record from their metadata log a moment later.
-  for (side s : k_sides) {
-    const bool in = wait_until(
-        [&] {
-          session sess(s, "SASL_PLAINTEXT", std::nullopt);
-          handshake(sess, "SCRAM-SHA-512");
-          protocol::scram_client client(scram_mechanism::sha512, k_scram_user, k_scram_password);
-          std::string fin;
-          if (!scram_to_final(sess, client, &fin)) return false;
-          auto r = authenticate(sess, bytes_of(fin));
-          return r && r->error_code == 0;
-        },
-        20s);
-    ASSERT_TRUE(in) << side_name(s) << " never accepted the SCRAM user";
-  }
-  made = true;
+  add_scram_user(t, k_scram_user, k_scram_password);
+  made = !::testing::Test::HasFatalFailure();
 }
 
 tls_client trusting(const std::string& ca_file) {
@@ -260,7 +109,7 @@ class SecurityTest : public DifferentialTest {};
 // ---- SASL/PLAIN ------------------------------------------------------------
 
 TEST_F(SecurityTest, PlainLoginThenRequests) {
-  expect_same_story("PLAIN, right password", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("PLAIN, right password", "SASL_PLAINTEXT", [](story_session& s) {
     api_versions(s);
     handshake(s, "PLAIN");
     authenticate(s, plain("alice", "alice-secret"));
@@ -280,7 +129,7 @@ TEST_F(SecurityTest, PlainRefusals) {
            {"one separator", bytes_of(std::string("alice\0secret", 12))},
            {"empty token", {}},
        }) {
-    expect_same_story("PLAIN, " + what, "SASL_PLAINTEXT", [&](session& s) {
+    expect_same_story("PLAIN, " + what, "SASL_PLAINTEXT", [&](story_session& s) {
       handshake(s, "PLAIN");
       if (auto r = authenticate(s, token); r && r->error_code == 0)
         metadata(s);
@@ -291,14 +140,14 @@ TEST_F(SecurityTest, PlainRefusals) {
 }
 
 TEST_F(SecurityTest, HandshakeV0ThenRawTokens) {
-  expect_same_story("v0 handshake, raw PLAIN token", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("v0 handshake, raw PLAIN token", "SASL_PLAINTEXT", [](story_session& s) {
     handshake(s, "PLAIN", 0);
     s.socket().send_frame(plain("alice", "alice-secret"));
     auto answer = s.socket().read_frame(10s);
     s.note(answer ? "raw answer of " + std::to_string(answer->size()) + " bytes" : "no raw answer");
     metadata(s);
   });
-  expect_same_story("v0 handshake, raw PLAIN token with a wrong password", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("v0 handshake, raw PLAIN token with a wrong password", "SASL_PLAINTEXT", [](story_session& s) {
     handshake(s, "PLAIN", 0);
     s.socket().send_frame(plain("alice", "wrong"));
     s.note_close();
@@ -309,57 +158,57 @@ TEST_F(SecurityTest, HandshakeV0ThenRawTokens) {
 
 TEST_F(SecurityTest, MechanismsNotEnabled) {
   for (const std::string mechanism : {"FOO", "GSSAPI", "OAUTHBEARER", "plain", ""}) {
-    expect_same_story("mechanism '" + mechanism + "'", "SASL_PLAINTEXT", [&](session& s) {
+    expect_same_story("mechanism '" + mechanism + "'", "SASL_PLAINTEXT", [&](story_session& s) {
       handshake(s, mechanism);
       s.note_close();
     });
   }
-  expect_same_story("SCRAM on a listener with PLAIN only", "SASL_SSL", [](session& s) {
+  expect_same_story("SCRAM on a listener with PLAIN only", "SASL_SSL", [](story_session& s) {
     handshake(s, "SCRAM-SHA-256");
     s.note_close();
   }, trusting_ca());
 }
 
 TEST_F(SecurityTest, RequestsOutOfOrder) {
-  expect_same_story("Metadata first", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("Metadata first", "SASL_PLAINTEXT", [](story_session& s) {
     metadata(s);
     s.note_close();
   });
   // Kafka answers Metadata here with its error response (ILLEGAL_SASL_STATE,
   // no brokers) before closing; Highwater closes unanswered
   // (FINDINGS.md). Both end the connection.
-  expect_same_story("Metadata after the handshake", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("Metadata after the handshake", "SASL_PLAINTEXT", [](story_session& s) {
     handshake(s, "PLAIN");
     metadata(s);
     s.story.pop_back();
     s.note_close();
   });
-  expect_same_story("ApiVersions after the handshake", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("ApiVersions after the handshake", "SASL_PLAINTEXT", [](story_session& s) {
     handshake(s, "PLAIN");
     api_versions(s);
     s.note_close();
   });
-  expect_same_story("SaslAuthenticate before any handshake", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("SaslAuthenticate before any handshake", "SASL_PLAINTEXT", [](story_session& s) {
     authenticate(s, plain("alice", "alice-secret"));
     s.note_close();
   });
-  expect_same_story("ApiVersions twice", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("ApiVersions twice", "SASL_PLAINTEXT", [](story_session& s) {
     api_versions(s);
     api_versions(s);
     s.note_close();
   });
-  expect_same_story("a second handshake", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("a second handshake", "SASL_PLAINTEXT", [](story_session& s) {
     handshake(s, "PLAIN");
     handshake(s, "PLAIN");
     s.note_close();
   });
-  expect_same_story("a handshake after authenticating", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("a handshake after authenticating", "SASL_PLAINTEXT", [](story_session& s) {
     handshake(s, "PLAIN");
     authenticate(s, plain("alice", "alice-secret"));
     handshake(s, "PLAIN");
     metadata(s);
   });
-  expect_same_story("SaslAuthenticate after authenticating", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("SaslAuthenticate after authenticating", "SASL_PLAINTEXT", [](story_session& s) {
     handshake(s, "PLAIN");
     authenticate(s, plain("alice", "alice-secret"));
     authenticate(s, plain("alice", "alice-secret"));
@@ -379,12 +228,12 @@ TEST_F(SecurityTest, SaslOnAPlaintextListener) {
 
 TEST_F(SecurityTest, TokensOverTheLimitBeforeAuthentication) {
   // sasl.server.max.receive.size is 4096 on both.
-  expect_same_story("a 5000-byte token", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("a 5000-byte token", "SASL_PLAINTEXT", [](story_session& s) {
     handshake(s, "PLAIN");
     authenticate(s, plain("alice", std::string(5000, 'x')));
     s.note_close();
   });
-  expect_same_story("a 4000-byte token", "SASL_PLAINTEXT", [](session& s) {
+  expect_same_story("a 4000-byte token", "SASL_PLAINTEXT", [](story_session& s) {
     handshake(s, "PLAIN");
     if (auto r = authenticate(s, plain("alice", std::string(4000, 'x'))); r && r->error_code) s.note_close();
   });
@@ -396,7 +245,7 @@ TEST_F(SecurityTest, ScramLogins) {
   ensure_scram_user(t());
   for (auto m : {scram_mechanism::sha256, scram_mechanism::sha512}) {
     const std::string name = protocol::scram_mechanism_name(m);
-    expect_same_story(name + ", right password", "SASL_PLAINTEXT", [&](session& s) {
+    expect_same_story(name + ", right password", "SASL_PLAINTEXT", [&](story_session& s) {
       handshake(s, name);
       protocol::scram_client client(m, k_scram_user, k_scram_password);
       std::string fin;
@@ -419,7 +268,7 @@ TEST_F(SecurityTest, ScramRefusals) {
            {"a PLAIN user without SCRAM credentials", "alice", "alice-secret"},
            {"an unknown user", "nobody", "x"},
        }) {
-    expect_same_story("SCRAM with " + what, "SASL_PLAINTEXT", [&](session& s) {
+    expect_same_story("SCRAM with " + what, "SASL_PLAINTEXT", [&](story_session& s) {
       handshake(s, "SCRAM-SHA-512");
       protocol::scram_client client(m, user, password);
       std::string fin;
@@ -428,7 +277,7 @@ TEST_F(SecurityTest, ScramRefusals) {
     });
   }
   // The final message's nonce must extend the server's.
-  expect_same_story("SCRAM client-final with another nonce", "SASL_PLAINTEXT", [&](session& s) {
+  expect_same_story("SCRAM client-final with another nonce", "SASL_PLAINTEXT", [&](story_session& s) {
     handshake(s, "SCRAM-SHA-512");
     protocol::scram_client client(m, k_scram_user, k_scram_password);
     std::string fin;
@@ -438,7 +287,7 @@ TEST_F(SecurityTest, ScramRefusals) {
     authenticate(s, bytes_of(fin));
     s.note_close();
   });
-  expect_same_story("SCRAM client-final with a corrupt proof", "SASL_PLAINTEXT", [&](session& s) {
+  expect_same_story("SCRAM client-final with a corrupt proof", "SASL_PLAINTEXT", [&](story_session& s) {
     handshake(s, "SCRAM-SHA-512");
     protocol::scram_client client(m, k_scram_user, k_scram_password);
     std::string fin;
@@ -458,7 +307,7 @@ TEST_F(SecurityTest, ScramRefusals) {
            {"client-first with a bad escape", "n,,n=scram=2Xuser,r=abcdef"},
            {"client-first with an extension", "n,,n=scram-user,r=abcdef,tokenauth=true"},
        }) {
-    expect_same_story("SCRAM " + what, "SASL_PLAINTEXT", [&](session& s) {
+    expect_same_story("SCRAM " + what, "SASL_PLAINTEXT", [&](story_session& s) {
       handshake(s, "SCRAM-SHA-512");
       if (auto r = authenticate(s, bytes_of(first)); r && r->error_code == 0) {
         const std::string server_first = text_of(r->auth_bytes);
@@ -474,15 +323,15 @@ TEST_F(SecurityTest, ScramRefusals) {
 // ---- TLS ---------------------------------------------------------------------------
 
 TEST_F(SecurityTest, TlsListeners) {
-  expect_same_story("SSL", "SSL", [](session& s) { metadata(s); }, trusting_ca());
-  expect_same_story("MTLS with alice's certificate", "MTLS", [](session& s) { metadata(s); },
+  expect_same_story("SSL", "SSL", [](story_session& s) { metadata(s); }, trusting_ca());
+  expect_same_story("MTLS with alice's certificate", "MTLS", [](story_session& s) { metadata(s); },
                     with_certificate(certificates_dir(), "alice"));
-  expect_same_story("SASL_SSL with PLAIN", "SASL_SSL", [](session& s) {
+  expect_same_story("SASL_SSL with PLAIN", "SASL_SSL", [](story_session& s) {
     handshake(s, "PLAIN");
     authenticate(s, plain("admin", "admin-secret"));
     metadata(s);
   }, trusting_ca());
-  expect_same_story("SASL_SSL with a wrong password", "SASL_SSL", [](session& s) {
+  expect_same_story("SASL_SSL with a wrong password", "SASL_SSL", [](story_session& s) {
     handshake(s, "PLAIN");
     authenticate(s, plain("admin", "wrong"));
     s.note_close();
@@ -492,13 +341,13 @@ TEST_F(SecurityTest, TlsListeners) {
 TEST_F(SecurityTest, ClientCertificatesRefused) {
   // TLS 1.3 ends the client's handshake before the server has checked its
   // certificate: the refusal arrives as an alert on the first read.
-  auto first_request = [](session& s) {
+  auto first_request = [](story_session& s) {
     metadata(s);
     if (!s.socket().tls_error().empty()) s.note("alert: " + reason_of(s.socket().tls_error()));
   };
   // Without a certificate Kafka's alert is bad_certificate, OpenSSL's the
   // certificate_required TLS 1.3 defines for it (FINDINGS.md): both refuse.
-  expect_same_story("MTLS without a certificate", "MTLS", [](session& s) {
+  expect_same_story("MTLS without a certificate", "MTLS", [](story_session& s) {
     metadata(s);
     s.note(s.socket().tls_error().empty() ? "no alert" : "an alert");
   }, trusting_ca());
@@ -521,7 +370,7 @@ TEST_F(SecurityTest, ProtocolMismatches) {
   // Kafka's TLS engine answers with an alert record before closing,
   // Highwater closes without one (FINDINGS.md); either way the client's
   // next read fails.
-  expect_same_story("plaintext ApiVersions on the SSL port", "SSL", [](session& s) {
+  expect_same_story("plaintext ApiVersions on the SSL port", "SSL", [](story_session& s) {
     s.socket().send_frame(api_versions_frame(3, 1));
     auto rest = s.socket().read_until_closed(5s);
     s.note(rest ? "closed" : "open");
@@ -529,13 +378,13 @@ TEST_F(SecurityTest, ProtocolMismatches) {
   });
   tls_client server_name_wrong = trusting_ca();
   server_name_wrong.server_name = "elsewhere.example";
-  expect_same_story("a server name the certificate does not have", "SSL", [](session& s) { metadata(s); },
+  expect_same_story("a server name the certificate does not have", "SSL", [](story_session& s) { metadata(s); },
                     server_name_wrong);
   const tls_client other_authority = trusting(certificates_dir() + "/other/ca.crt");
   expect_same_story("a server certificate of an authority the client does not trust", "SSL",
-                    [](session& s) { metadata(s); }, other_authority);
+                    [](story_session& s) { metadata(s); }, other_authority);
   // The brokers still serve.
-  expect_same_story("SSL afterwards", "SSL", [](session& s) { metadata(s); }, trusting_ca());
+  expect_same_story("SSL afterwards", "SSL", [](story_session& s) { metadata(s); }, trusting_ca());
 }
 
 // ---- Sensitive keys ----------------------------------------------------------------
@@ -543,7 +392,8 @@ TEST_F(SecurityTest, ProtocolMismatches) {
 // ---- Re-authentication (KIP-368) on REAUTH: logins last 1.5 s ------------
 
 TEST_F(SecurityTest, ReauthenticationRenewsTheLogin) {
-  const std::string kafka = expect_same_story("a login told its lifetime, then renewed on the same connection", "REAUTH", [](session& s) {
+  const std::string what = "a login told its lifetime, then renewed on the same connection";
+  const std::string kafka = expect_same_story(what, "REAUTH", [](story_session& s) {
     api_versions(s);
     handshake(s, "PLAIN");
     authenticate(s, plain("alice", "alice-secret"));
@@ -560,29 +410,30 @@ TEST_F(SecurityTest, ReauthenticationRenewsTheLogin) {
 }
 
 TEST_F(SecurityTest, ReauthenticationRefusals) {
-  const std::string other_user = expect_same_story("a re-authentication as another user", "REAUTH", [](session& s) {
-    handshake(s, "PLAIN");
-    authenticate(s, plain("alice", "alice-secret"));
-    handshake(s, "PLAIN");
-    authenticate(s, plain("admin", "admin-secret"));
-    s.note_close();
-  });
+  const std::string other_user =
+      expect_same_story("a re-authentication as another user", "REAUTH", [](story_session& s) {
+        handshake(s, "PLAIN");
+        authenticate(s, plain("alice", "alice-secret"));
+        handshake(s, "PLAIN");
+        authenticate(s, plain("admin", "admin-secret"));
+        s.note_close();
+      });
   EXPECT_NE(other_user.find("Cannot change principals during re-authentication"), std::string::npos) << other_user;
-  expect_same_story("a re-authentication with a wrong password", "REAUTH", [](session& s) {
+  expect_same_story("a re-authentication with a wrong password", "REAUTH", [](story_session& s) {
     handshake(s, "PLAIN");
     authenticate(s, plain("alice", "alice-secret"));
     handshake(s, "PLAIN");
     authenticate(s, plain("alice", "not-hers"));
     s.note_close();
   });
-  expect_same_story("a re-authentication with another mechanism", "REAUTH", [](session& s) {
+  expect_same_story("a re-authentication with another mechanism", "REAUTH", [](story_session& s) {
     handshake(s, "PLAIN");
     authenticate(s, plain("alice", "alice-secret"));
     handshake(s, "SCRAM-SHA-256");
     authenticate(s, bytes_of("n,,n=alice,r=fyko+d2lbbFgONRv9qkxdawL"));
     s.note_close();
   });
-  expect_same_story("ApiVersions to begin a re-authentication", "REAUTH", [](session& s) {
+  expect_same_story("ApiVersions to begin a re-authentication", "REAUTH", [](story_session& s) {
     handshake(s, "PLAIN");
     authenticate(s, plain("alice", "alice-secret"));
     api_versions(s);
@@ -591,7 +442,7 @@ TEST_F(SecurityTest, ReauthenticationRefusals) {
 }
 
 TEST_F(SecurityTest, ARequestAfterTheLoginExpiredCloses) {
-  const std::string kafka = expect_same_story("a request 2 s after a 1.5 s login", "REAUTH", [](session& s) {
+  const std::string kafka = expect_same_story("a request 2 s after a 1.5 s login", "REAUTH", [](story_session& s) {
     handshake(s, "PLAIN");
     authenticate(s, plain("alice", "alice-secret"));
     // The expiry is what is compared: the broker's clock decides.

@@ -1,7 +1,5 @@
 #include "twin.h"
 
-#include "sasl_login.h"
-
 #include <unistd.h>
 
 #include <atomic>
@@ -72,11 +70,14 @@ twin::twin() {
   for (side s : k_sides) sockets_[static_cast<int>(s)] = std::make_unique<kafka_socket>(broker_port(s));
 }
 
-twin::twin(const std::string& listener, const std::string& user, const std::string& password) {
+twin::twin(const std::string& listener, const std::string& user, const std::string& password)
+    : twin(listener, {sasl_credentials{"PLAIN", user, password}, sasl_credentials{"PLAIN", user, password}}) {}
+
+twin::twin(const std::string& listener, const std::array<sasl_credentials, 2>& who) {
   for (side s : k_sides) {
     auto socket = std::make_unique<kafka_socket>(listener_port(s, listener));
     if (socket->connected()) {
-      auto login = sasl_login(*socket, {"PLAIN", user, password});
+      auto login = sasl_login(*socket, who[static_cast<int>(s)]);
       EXPECT_TRUE(login) << side_name(s) << ": " << login.error;
       if (!login) socket = std::make_unique<kafka_socket>(uint16_t{0});
     }

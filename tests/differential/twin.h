@@ -19,6 +19,7 @@
 
 #include "dump_diff.h"
 #include "kafka_socket.h"
+#include "sasl_login.h"
 #include "protocol/messages/testing/dump.h"
 #include "protocol/wire/reader.h"
 #include "protocol/wire/uuid.h"
@@ -98,6 +99,10 @@ class twin {
   // logged in with PLAIN as user (both logins must succeed: check
   // connected()).
   twin(const std::string& listener, const std::string& user, const std::string& password);
+  // Likewise, logged in with each broker's credentials, Kafka's first (a
+  // SCRAM user's are the same on both; a delegation token's id and HMAC
+  // differ between the two).
+  twin(const std::string& listener, const std::array<sasl_credentials, 2>& who);
   bool connected() const { return sockets_[0]->connected() && sockets_[1]->connected(); }
   // The client id of the requests that follow ("differential" by default).
   void use_client_id(std::string id) { client_id_ = std::move(id); }

@@ -35,6 +35,13 @@ const std::vector<std::pair<std::string, std::string>> k_shared_settings = {
     // super user, so they see what they saw before; bob is not.
     {"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
     {"super.users", "User:ANONYMOUS;User:admin;User:alice;User:scram-user;User:oauth-user"},
+    // Delegation tokens (delegation_tokens_test.cc): without a secret Kafka
+    // refuses them all (DELEGATION_TOKEN_AUTH_DISABLED). Lifetimes shorter
+    // than the defaults (7 days, a day) and unlike each other, so that a
+    // test sees which bound a timestamp comes from.
+    {"delegation.token.secret.key", "differential-token-secret"},
+    {"delegation.token.max.lifetime.ms", "7200000"},
+    {"delegation.token.expiry.time.ms", "3600000"},
 };
 
 // The secured listeners (name, protocol), in the order Kafka's script binds
