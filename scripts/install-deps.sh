@@ -10,7 +10,7 @@ build_packages=(
   build-essential cmake ninja-build python3 pkg-config
   libboost1.81-dev libspdlog-dev libfmt-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
-  librdkafka-dev prometheus-cpp-dev nlohmann-json3-dev libssl-dev libkrb5-dev
+  librdkafka-dev prometheus-cpp-dev nlohmann-json3-dev libssl-dev libkrb5-dev libre2-dev libxxhash-dev
 )
 build_only=0
 [ "${1:-}" = "--build-only" ] && build_only=1

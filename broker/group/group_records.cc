@@ -105,6 +105,11 @@ std::optional<decoded_record> decode_record(byte_view key, std::optional<byte_vi
     }
     return out;
   }
+  if (consumer::is_consumer_group_record_type(key_version)) {
+    auto c = consumer::decode_consumer_group_record(key, value);
+    if (!c) return std::nullopt;
+    return std::move(*c);
+  }
   return other_record{key_version};
 }
 

@@ -14,18 +14,13 @@
 #include <variant>
 #include <vector>
 
+#include "broker/group/consumer/consumer_group_records.h"
+#include "broker/group/coordinator_record.h"
 #include "protocol/messages/group_coordinator_records.h"
 #include "protocol/wire/uuid.h"
 
 namespace hw::broker::group {
 
-using byte_view = std::span<const uint8_t>;
-
-struct coordinator_record {
-  std::vector<uint8_t> key;
-  std::optional<std::vector<uint8_t>> value;  // nullopt: tombstone
-  bool operator==(const coordinator_record&) const = default;
-};
 
 // One committed offset as the coordinator keeps it.
 struct committed_offset {
@@ -56,12 +51,11 @@ struct group_record {
   std::string group;
   std::optional<protocol::msg::group_metadata_value> value;  // nullopt: tombstone
 };
-// A record of the consumer (KIP-848) or share group protocols: not the
-// classic coordinator's business, skipped at load.
+// A record of the share or streams group protocols: skipped at load.
 struct other_record {
   int16_t key_version = 0;
 };
-using decoded_record = std::variant<offset_record, group_record, other_record>;
+using decoded_record = std::variant<offset_record, group_record, consumer::consumer_group_record, other_record>;
 
 // nullopt when the bytes are not a valid record of a known key version.
 std::optional<decoded_record> decode_record(byte_view key, std::optional<byte_view> value);

@@ -268,7 +268,7 @@ class MessageGen:
         for f in sorted((f for f in s.fields if f.tag is not None), key=lambda f: f.tag):
             out.append(f"        case {f.tag}:")
             out.append(f"          if ({cond(f.tagged)}) {{")
-            out.extend(self.read_value(f, "this->" + member_name(f), "sub", "true", "            "))
+            out.extend(self.read_value(f, "this->" + member_name(f), "sub", "true", "            ", tagged=True))
             out.append("            if (!sub.ok()) r.fail(sub.error());")
             out.append("            break;")
             out.append("          }")
@@ -282,7 +282,7 @@ class MessageGen:
         out.append("")
         return out
 
-    def read_value(self, f: Field, target: str, rd: str, flex: str, ind: str) -> list[str]:
+    def read_value(self, f: Field, target: str, rd: str, flex: str, ind: str, tagged: bool = False) -> list[str]:
         t = f.element_type
         nullable_now = cond(f.nullable)
         if f.is_array:
@@ -307,6 +307,14 @@ class MessageGen:
             lines.append(f"{ind}}}")
             return lines
         if f.is_struct:
+            if self.optional(f) and tagged:
+                # A tagged nullable struct starts with an unsigned varint: 0
+                # for null, 1 for a struct that follows (Kafka's generator).
+                return [f"{ind}if ({nullable_now} && {rd}.read_uvarint() == 0) {{",
+                        f"{ind}  {target}.reset();",
+                        f"{ind}}} else {{",
+                        f"{ind}  {target}.emplace().decode({rd}, version);",
+                        f"{ind}}}"]
             if self.optional(f):
                 return [f"{ind}if ({nullable_now} && {rd}.read_int8() < 0) {{",
                         f"{ind}  {target}.reset();",
@@ -366,7 +374,7 @@ class MessageGen:
             out.append(f"  if (has_{member_name(f)}) {{")
             out.append(f"    w.write_uvarint({f.tag});")
             out.append(f"    w.write_uvarint(static_cast<uint32_t>({self.value_size_expr(f, n, 'true')}));")
-            out.extend(self.write_value(f, n, "true", "    "))
+            out.extend(self.write_value(f, n, "true", "    ", tagged=True))
             out.append("  }")
         out.append("  while (next_unknown < unknown_tagged_fields.size())")
         out.append("    ::hw::protocol::codec::write_unknown_tag(w, unknown_tagged_fields[next_unknown++]);")
@@ -401,7 +409,7 @@ class MessageGen:
             return f"{n} != {float(f.default) if f.default else 0.0!r}"
         return f"{n} != {int_literal(t, f.default)}"
 
-    def write_value(self, f: Field, target: str, flex: str, ind: str) -> list[str]:
+    def write_value(self, f: Field, target: str, flex: str, ind: str, tagged: bool = False) -> list[str]:
         t = f.element_type
         if f.is_array:
             lines = []
@@ -423,6 +431,13 @@ class MessageGen:
                 lines.append(f"{ind}}}")
             return lines
         if f.is_struct:
+            if self.optional(f) and tagged:
+                return [f"{ind}if (!{target}) {{",
+                        f"{ind}  w.write_uvarint(0);",
+                        f"{ind}}} else {{",
+                        f"{ind}  if ({cond(f.nullable)}) w.write_uvarint(1);",
+                        f"{ind}  {target}->encode(w, version);",
+                        f"{ind}}}"]
             if self.optional(f):
                 return [f"{ind}if (!{target}) {{",
                         f"{ind}  w.write_int8(-1);",
@@ -533,7 +548,10 @@ def wrap(c: str, body: list[str], ind: str) -> list[str]:
 
 
 def is_null_default(d: str | None) -> bool:
-    return d in ("null", "None")
+    # "None" is a definition's JSON null: no default given, so the type's
+    # empty value (an empty struct or array), not null, as Kafka's
+    # generator reads it. Only the string "null" makes null the default.
+    return d == "null"
 
 
 def cpp_string(s: str | None) -> str:

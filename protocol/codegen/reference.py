@@ -73,6 +73,16 @@ def load_reference_file(path: str) -> Message:
                        fields=[_field(f) for f in s.get("fields", [])])
                 for s in d.get("commonStructs", [])]
     m.source = os.path.basename(path)
+    if d["type"].startswith("coordinator-"):
+        # Since 4.0 a record's key names its type in apiKey and has version 0;
+        # the type is still what is written where the key's version stands,
+        # which is how the project's schema (and the older reference) says it.
+        m.api_key = None
+        if d["type"] == "coordinator-key" and "apiKey" in d:
+            record_type = parse_range(str(d["apiKey"]))
+            m.versions = record_type
+            for f in m.fields:
+                f.versions = record_type
     return m
 
 
@@ -120,6 +130,16 @@ def reference_index(reference_dir: str, kafka_libs: str | None = None) -> dict[s
                 if member.startswith("common/metadata/") and member.endswith("Record.json"):
                     d = json.loads(_strip_comments(z.read(member).decode("utf-8")))
                     index[d["name"]] = f"{metadata_jars[0]}!{member}"
+    # So do the consumer-group records (4.3 added tagged fields and the
+    # regular-expression record): the kafka-group-coordinator jar.
+    group_jars = glob.glob(os.path.join(kafka_libs, "kafka-group-coordinator-4*.jar")) if kafka_libs else []
+    if group_jars:
+        with zipfile.ZipFile(group_jars[0]) as z:
+            for member in z.namelist():
+                base = os.path.basename(member)
+                if member.startswith("common/message/ConsumerGroup") and base.endswith(("Key.json", "Value.json")):
+                    d = json.loads(_strip_comments(z.read(member).decode("utf-8")))
+                    index[d["name"]] = f"{group_jars[0]}!{member}"
     return index
 
 

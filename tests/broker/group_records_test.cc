@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "tests/broker/group_test_support.h"
@@ -110,10 +111,17 @@ TEST(GroupRecords, RejectsGarbageAndSkipsOtherGroupTypes) {
   EXPECT_FALSE(decode_record(bad, std::nullopt).has_value());
   std::vector<uint8_t> truncated{0x00, 0x01, 0x00, 0x05, 'a'};
   EXPECT_FALSE(decode_record(truncated, std::nullopt).has_value());
-  std::vector<uint8_t> consumer_group_key{0x00, 0x03, 0x00, 0x01, 'g'};
-  auto d = decode_record(consumer_group_key, std::nullopt);
+  std::vector<uint8_t> share_group_key{0x00, 0x0b, 0x00, 0x01, 'g'};
+  auto d = decode_record(share_group_key, std::nullopt);
   ASSERT_TRUE(d.has_value());
-  EXPECT_EQ(std::get<other_record>(*d).key_version, 3);
+  EXPECT_EQ(std::get<other_record>(*d).key_version, 11);
+  // A consumer group's record is decoded (as a tombstone here), a broken one refused.
+  std::vector<uint8_t> consumer_group_key{0x00, 0x03, 0x00, 0x01, 'g'};
+  auto c = decode_record(consumer_group_key, std::nullopt);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_TRUE(std::holds_alternative<consumer::consumer_group_record>(*c));
+  std::vector<uint8_t> broken_consumer_group_key{0x00, 0x03, 0x00, 0x05, 'g'};
+  EXPECT_FALSE(decode_record(broken_consumer_group_key, std::nullopt).has_value());
 }
 
 TEST(GroupRecords, NewGroupWritesKafkasEmptyGroupRecord) {
@@ -265,6 +273,98 @@ TEST(GroupRecords, StaticMemberRestartWritesKafkasRecords) {
     rejoined = true;
   }
   EXPECT_TRUE(rejoined);
+}
+
+// Consumer groups (KIP-848): every record Kafka 4.3.1 wrote for a group of
+// regex and static members (fixtures/consumer_group_records_4_3.txt, from
+// tests/tools/capture_consumer_group_records.py) decodes, and encodes back to
+// Kafka's bytes.
+TEST(ConsumerGroupRecords, KafkasRecordsDecodeAndEncodeBackByteForByte) {
+  auto records = read_golden("consumer_group_records_4_3.txt");
+  std::map<int16_t, int> types;
+  for (const auto& g : records) {
+    SCOPED_TRACE("offset " + std::to_string(g.offset));
+    auto d = decode_record(g.key, g.value ? std::optional<byte_view>(*g.value) : std::nullopt);
+    ASSERT_TRUE(d.has_value());
+    if (std::holds_alternative<offset_record>(*d)) continue;  // the members' commits
+    auto* c = std::get_if<consumer::consumer_group_record>(&*d);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(consumer::group_of(*c), "cg-capture");
+    const auto again = consumer::encode_record(*c);
+    EXPECT_EQ(again.key, g.key);
+    EXPECT_EQ(again.value, g.value);
+    ++types[static_cast<int16_t>((g.key[0] << 8) | g.key[1])];
+  }
+  // Each kind Kafka 4.3 writes for such a group (not type 4, the partition
+  // metadata it stopped writing in 4.1).
+  for (int16_t type : {3, 5, 6, 7, 8, 16}) EXPECT_GT(types[type], 0) << "record type " << type;
+}
+
+TEST(ConsumerGroupRecords, KafkasRecordsSayWhatTheGroupDid) {
+  using namespace consumer;
+  std::vector<consumer_group_record> decoded;
+  for (const auto& g : read_golden("consumer_group_records_4_3.txt")) {
+    auto d = decode_record(g.key, g.value ? std::optional<byte_view>(*g.value) : std::nullopt);
+    ASSERT_TRUE(d.has_value());
+    if (auto* c = std::get_if<consumer_group_record>(&*d)) decoded.push_back(std::move(*c));
+  }
+  // The first member: librdkafka subscribing to a regular expression with the uniform assignor.
+  const auto& member = std::get<member_metadata_record>(decoded.at(0));
+  ASSERT_TRUE(member.value.has_value());
+  EXPECT_EQ(member.value->client_id, "rdkafka");
+  // librdkafka sends its subscribed expressions joined, each in parentheses.
+  EXPECT_EQ(member.value->subscribed_topic_regex, std::optional<std::string>("(^cap-.*)"));
+  EXPECT_EQ(member.value->server_assignor, std::optional<std::string>("uniform"));
+  EXPECT_FALSE(member.value->instance_id.has_value());
+  // The regular expression resolved to the two topics it matched, then to three once cap-c was made.
+  std::vector<std::vector<std::string>> resolved;
+  bool regex_removed = false;
+  int32_t last_epoch = 0, static_leave_epoch = 0;
+  bool assignment_epochs_seen = false;
+  for (const auto& r : decoded) {
+    if (auto* re = std::get_if<regular_expression_record>(&r)) {
+      EXPECT_EQ(re->key.regular_expression, "(^cap-.*)");
+      if (re->value) resolved.push_back(re->value->topics);
+      else regex_removed = true;
+    }
+    if (auto* e = std::get_if<group_epoch_record>(&r); e && e->value) {
+      EXPECT_GT(e->value->epoch, last_epoch);  // the group epoch only grows
+      last_epoch = e->value->epoch;
+      EXPECT_NE(e->value->metadata_hash, 0);
+    }
+    if (auto* a = std::get_if<current_assignment_record>(&r); a && a->value) {
+      for (const auto& tp : a->value->assigned_partitions) assignment_epochs_seen |= !tp.assignment_epochs->empty();
+      if (a->value->member_epoch == -2) static_leave_epoch = a->value->member_epoch;
+    }
+  }
+  EXPECT_EQ(resolved, (std::vector<std::vector<std::string>>{{"cap-a", "cap-b"}, {"cap-a", "cap-b", "cap-c"}}));
+  EXPECT_TRUE(regex_removed);           // once no member subscribed to it any more
+  EXPECT_TRUE(assignment_epochs_seen);  // 4.3's per-partition assignment epochs (tagged)
+  EXPECT_EQ(static_leave_epoch, -2);    // the static member left temporarily
+}
+
+TEST(ConsumerGroupRecords, BrokenRecordsAreRefused) {
+  using namespace consumer;
+  member_metadata_record m;
+  m.key.group_id = "g";
+  m.key.member_id = "m";
+  m.value.emplace();
+  m.value->client_id = "c";
+  auto rec = encode_record(m);
+  EXPECT_TRUE(decode_consumer_group_record(rec.key, byte_view(*rec.value)).has_value());
+  auto truncated = *rec.value;
+  truncated.pop_back();
+  EXPECT_FALSE(decode_consumer_group_record(rec.key, byte_view(truncated)).has_value());
+  auto wrong_version = *rec.value;
+  wrong_version[1] = 1;
+  EXPECT_FALSE(decode_consumer_group_record(rec.key, byte_view(wrong_version)).has_value());
+  auto trailing = *rec.value;
+  trailing.push_back(0);
+  EXPECT_FALSE(decode_consumer_group_record(rec.key, byte_view(trailing)).has_value());
+  std::vector<uint8_t> share_key{0x00, 0x0b, 0x00, 0x01, 'g'};
+  EXPECT_FALSE(decode_consumer_group_record(share_key, std::nullopt).has_value());
+  EXPECT_FALSE(is_consumer_group_record_type(11));
+  EXPECT_TRUE(is_consumer_group_record_type(16));
 }
 
 }  // namespace
