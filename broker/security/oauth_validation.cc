@@ -17,6 +17,7 @@
 
 #include "broker/asio.h"
 #include "broker/network/http_client.h"
+#include "protocol/java_string.h"
 #include "protocol/sasl/jws.h"
 #include "protocol/tls/tls_stores.h"
 
@@ -32,13 +33,6 @@ constexpr std::string_view k_jwks_key = "sasl.oauthbearer.jwks.endpoint.url";
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && static_cast<unsigned char>(s[b]) <= ' ') ++b;
-  while (e > b && static_cast<unsigned char>(s[e - 1]) <= ' ') --e;
-  return std::string(s.substr(b, e - b));
 }
 
 std::string restricted(std::string_view what, std::string_view property, const std::string& value) {
@@ -262,9 +256,9 @@ bool oauth_url_allowed(const std::optional<std::string>& allow_list, const std::
   size_t start = 0;
   for (;;) {
     const size_t comma = text.find(',', start);
-    if (trim(std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start)) ==
-        value)
-      return true;
+    const std::string_view item =
+        std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (protocol::java_trim(item) == value) return true;
     if (comma == std::string::npos) return false;
     start = comma + 1;
   }
