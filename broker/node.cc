@@ -44,6 +44,7 @@
 #include "config/listener_security.h"
 #include "broker/services.h"
 #include "broker/topics.h"
+#include "broker/wall_clock.h"
 #include "storage/io/file_system.h"
 #include "storage/late_transaction.h"
 #include "storage/log_manager.h"
@@ -57,11 +58,6 @@ namespace hw::broker {
 namespace {
 
 using namespace std::chrono_literals;
-
-int64_t wall_clock_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::vector<std::filesystem::path> storage_dirs(const config::broker_config& c) {
   std::vector<std::filesystem::path> dirs;

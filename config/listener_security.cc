@@ -8,19 +8,29 @@
 namespace hw::config {
 namespace {
 
-// The key's value for this listener, typed as the broker key is; an error
-// when the override does not parse (the message names the key; a password
-// key's text is not repeated).
-// `as` names the broker key a per-mechanism key is typed as.
+// The key's value for this listener, typed as the broker key is, from the
+// first that is set of: the mechanism's own
+// `listener.name.<listener>.<mechanism>.<key>` (when a mechanism is named;
+// in lower case), the listener's `listener.name.<listener>.<key>`, the
+// broker's `<key>`. An error when the override found does not parse (the
+// message names the key as written; a password key's text is not repeated).
 std::variant<config_value, std::string> typed_value(const broker_config& c, std::string_view listener,
-                                                    std::string_view key, std::string_view as = {}) {
-  if (as.empty()) as = key;
-  const auto text = listener_override(c, listener, key);
-  if (!text) return c.values.at(std::string(as));
+                                                    std::string_view key, std::string_view mechanism = {}) {
+  std::string written;
+  std::optional<std::string> text;
+  if (!mechanism.empty()) {
+    written = lower(mechanism) + "." + std::string(key);
+    text = listener_override(c, listener, written);
+  }
+  if (!text) {
+    written = std::string(key);
+    text = listener_override(c, listener, written);
+  }
+  if (!text) return c.values.at(std::string(key));
   // Parsed as the broker key, under the name that was written, so the
   // message names it (and hides a password as Kafka does).
-  const std::string name = "listener.name." + lower(listener) + "." + std::string(key);
-  config_key prefixed = *find_broker_key(as);
+  const std::string name = "listener.name." + lower(listener) + "." + written;
+  config_key prefixed = *find_broker_key(key);
   prefixed.name = name;
   parse_result parsed = parse_value(prefixed, *text);
   if (auto* err = std::get_if<std::string>(&parsed)) return *err;
@@ -85,9 +95,7 @@ std::optional<std::string> resolve_oauth(const broker_config& c, std::string_vie
   std::optional<std::string> error;
   auto value = [&](std::string_view key) -> std::optional<config_value> {
     if (error) return std::nullopt;
-    const std::string per_mechanism = "oauthbearer." + std::string(key);
-    auto v = listener_override(c, listener, per_mechanism) ? typed_value(c, listener, per_mechanism, key)
-                                                           : typed_value(c, listener, key);
+    auto v = typed_value(c, listener, key, "OAUTHBEARER");
     if (auto* e = std::get_if<std::string>(&v)) {
       error = *e;
       return std::nullopt;
@@ -195,19 +203,20 @@ std::variant<listener_security, std::string> resolve_listener_security(const bro
 
   if (auto error = resolve_tls(c, listener.name, s.tls)) return *error;
 
-  auto reauth = typed_value(c, listener.name, "connections.max.reauth.ms");
-  if (auto* err = std::get_if<std::string>(&reauth)) return *err;
-  const int64_t listener_reauth_ms = std::get<int64_t>(std::get<config_value>(reauth));
+  // The listener's own limit is checked even where every enabled mechanism
+  // sets its own, or none is enabled.
+  if (auto reauth = typed_value(c, listener.name, "connections.max.reauth.ms");
+      auto* err = std::get_if<std::string>(&reauth))
+    return *err;
   for (const std::string& mechanism : s.sasl_enabled_mechanisms) {
+    // A mechanism's JAAS value is read from its own key only, never from the
+    // listener's or the broker's sasl.jaas.config (Kafka's JaasContext; the
+    // JAAS file is the fallback, in sasl_listener).
     if (auto jaas = listener_override(c, listener.name, lower(mechanism) + ".sasl.jaas.config"))
       s.sasl_jaas_config.emplace(mechanism, std::move(*jaas));
-    int64_t ms = listener_reauth_ms;
-    const std::string per_mechanism = lower(mechanism) + ".connections.max.reauth.ms";
-    if (listener_override(c, listener.name, per_mechanism)) {
-      auto v = typed_value(c, listener.name, per_mechanism, "connections.max.reauth.ms");
-      if (auto* err = std::get_if<std::string>(&v)) return *err;
-      ms = std::get<int64_t>(std::get<config_value>(v));
-    }
+    auto reauth = typed_value(c, listener.name, "connections.max.reauth.ms", mechanism);
+    if (auto* err = std::get_if<std::string>(&reauth)) return *err;
+    const int64_t ms = std::get<int64_t>(std::get<config_value>(reauth));
     if (ms > 0) s.connections_max_reauth_ms.emplace(mechanism, ms);
   }
   if (std::find(s.sasl_enabled_mechanisms.begin(), s.sasl_enabled_mechanisms.end(), "GSSAPI") !=

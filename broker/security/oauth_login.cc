@@ -14,17 +14,13 @@
 #include "broker/network/http_client.h"
 #include "broker/security/oauth_validation.h"
 #include "broker/security/scram.h"
+#include "broker/wall_clock.h"
 #include "protocol/sasl/oauthbearer.h"
 
 namespace hw::broker {
 namespace {
 
 namespace oauth = protocol::oauthbearer;
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string form_encode(std::string_view s) {
   static constexpr char k_hex[] = "0123456789ABCDEF";
@@ -144,7 +140,7 @@ class endpoint_token_source final : public oauth_token_source {
   void adopt(std::pair<std::string, int64_t> fetched) {
     std::atomic_store(&token_, std::make_shared<const std::string>(std::move(fetched.first)));
     thread_local std::minstd_rand jitter{std::random_device{}()};
-    const int64_t left = std::max<int64_t>(fetched.second - now_ms(), 0);
+    const int64_t left = std::max<int64_t>(fetched.second - wall_clock_ms(), 0);
     const double share = 0.8 + 0.05 * std::uniform_real_distribution<double>(0, 1)(jitter);
     const auto wait = std::chrono::milliseconds(std::max<int64_t>(static_cast<int64_t>(left * share), 1000));
     spdlog::info("Listener {}: the broker's OAUTHBEARER token lasts {} ms; the next is fetched in {} ms", listener_,

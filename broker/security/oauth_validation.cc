@@ -17,6 +17,8 @@
 
 #include "broker/asio.h"
 #include "broker/network/http_client.h"
+#include "broker/wall_clock.h"
+#include "protocol/java_string.h"
 #include "protocol/sasl/jws.h"
 #include "protocol/tls/tls_stores.h"
 
@@ -28,18 +30,6 @@ namespace jws = protocol::jws;
 using key_set_ptr = std::shared_ptr<const jws::key_set>;
 
 constexpr std::string_view k_jwks_key = "sasl.oauthbearer.jwks.endpoint.url";
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && static_cast<unsigned char>(s[b]) <= ' ') ++b;
-  while (e > b && static_cast<unsigned char>(s[e - 1]) <= ' ') --e;
-  return std::string(s.substr(b, e - b));
-}
 
 std::string restricted(std::string_view what, std::string_view property, const std::string& value) {
   return "Invalid value " + value + " for configuration " + std::string(k_jwks_key) + ": The " + std::string(what) +
@@ -178,7 +168,7 @@ class endpoint_key_source final : public key_source, public std::enable_shared_f
     }
     {
       std::lock_guard lock(mu_);
-      const int64_t now = now_ms();
+      const int64_t now = wall_clock_ms();
       auto it = missing_.find(kid);
       if (it != missing_.end() && it->second > now) return;
       missing_[kid] = now + 60000;
@@ -262,9 +252,9 @@ bool oauth_url_allowed(const std::optional<std::string>& allow_list, const std::
   size_t start = 0;
   for (;;) {
     const size_t comma = text.find(',', start);
-    if (trim(std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start)) ==
-        value)
-      return true;
+    const std::string_view item =
+        std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (protocol::java_trim(item) == value) return true;
     if (comma == std::string::npos) return false;
     start = comma + 1;
   }
@@ -313,7 +303,7 @@ std::variant<oauth_validator, std::string> make_oauth_validator(const config::li
     auto parsed = oauth::unsecured_validator_options_from(options);
     if (auto* e = std::get_if<std::string>(&parsed)) return where + *e;
     return oauth_validator([opts = std::get<oauth::unsecured_validator_options>(std::move(parsed))](std::string_view t) {
-      return oauth::validate_unsecured(t, opts, now_ms());
+      return oauth::validate_unsecured(t, opts, wall_clock_ms());
     });
   }
   if (handler != k_oauth_validator_handler)
@@ -366,7 +356,7 @@ std::variant<oauth_validator, std::string> make_oauth_validator(const config::li
   v.scope_claim = o.scope_claim_name;
   v.clock_skew_seconds = o.clock_skew_seconds;
   return oauth_validator([source, v, listener = keys.listener](std::string_view token) {
-    jws::outcome out = jws::validate(token, *source->keys(), v, now_ms());
+    jws::outcome out = jws::validate(token, *source->keys(), v, wall_clock_ms());
     if (out.unknown_kid) source->unknown_kid(*out.unknown_kid);
     if (auto* f = std::get_if<oauth::token_failure>(&out.result))
       spdlog::warn("Listener {}: OAUTHBEARER token refused: {}", listener, f->reason);

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "broker/security/java_regex.h"
+#include "protocol/java_string.h"
 
 namespace hw::broker {
 
@@ -12,13 +13,6 @@ namespace {
 // Kafka's RULE_PATTERN: DEFAULT, RULE:<pattern>/<replacement>/[LU] (then
 // anything, lazily), or anything else (an invalid rule), lazily.
 const char* const rule_pattern = R"((DEFAULT)|RULE:((\\.|[^\\/])*)/((\\.|[^\\/])*)/([LU]?).*?|(.*?))";
-
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && static_cast<unsigned char>(s[b]) <= ' ') ++b;
-  while (e > b && static_cast<unsigned char>(s[e - 1]) <= ' ') --e;
-  return std::string(s.substr(b, e - b));
-}
 
 // Java's escapeLiteralBackReferences, as Kafka has it: a "$n" naming a
 // group the pattern lacks (after dropping trailing digits while n >= 10)
@@ -49,7 +43,7 @@ principal_mapping::principal_mapping() { rules_.push_back(rule{}); }
 std::optional<principal_mapping> principal_mapping::parse(std::string_view rules_text, std::string* error) {
   static const std::regex splitter(std::string(R"(\s*()") + rule_pattern + R"()\s*(,\s*|$))");
   static const std::regex parser(rule_pattern);
-  const std::string text = trim(rules_text);
+  const std::string text(protocol::java_trim(rules_text));
   principal_mapping out;
   out.rules_.clear();
   for (std::sregex_iterator it(text.begin(), text.end(), splitter), end; it != end; ++it) {

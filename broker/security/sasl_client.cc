@@ -1,9 +1,8 @@
 #include "broker/security/sasl_client.h"
 
-#include <chrono>
-
 #include "broker/security/gssapi_client.h"
 #include "broker/security/oauth_login.h"
+#include "broker/wall_clock.h"
 #include "protocol/sasl/oauthbearer.h"
 
 #include "broker/security/sasl_listener.h"
@@ -29,9 +28,7 @@ std::optional<std::vector<uint8_t>> sasl_client_exchange::first(std::string* err
     return std::vector<uint8_t>(message.begin(), message.end());
   }
   if (login_.mechanism == "OAUTHBEARER") {
-    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+    const int64_t now = wall_clock_ms();
     auto made = protocol::oauthbearer::make_unsecured_login_token(login_.oauth_options, now);
     // own_sasl_login made one at start-up, so the options are good.
     std::string message;
@@ -152,9 +149,7 @@ std::variant<std::shared_ptr<const sasl_login>, std::string> own_sasl_login(cons
       login->oauth_tokens = std::get<std::shared_ptr<const oauth_token_source>>(std::move(tokens));
       return std::shared_ptr<const sasl_login>(std::move(login));
     }
-    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+    const int64_t now = wall_clock_ms();
     auto made = protocol::oauthbearer::make_unsecured_login_token(options, now);
     if (auto* e = std::get_if<std::string>(&made)) return "Listener " + listener + ": OAUTHBEARER login: " + *e;
     auto login = std::make_shared<sasl_login>();

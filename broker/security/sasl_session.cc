@@ -2,7 +2,8 @@
 #include "broker/security/sasl_session.h"
 
 #include <algorithm>
-#include <chrono>
+
+#include "broker/wall_clock.h"
 
 namespace hw::broker {
 
@@ -121,9 +122,7 @@ sasl_session::authenticate_answer sasl_session::authenticate(std::span<const uin
     auto limit = max_reauth_ms_.find(mechanism_);
     if (credential_expiry || limit != max_reauth_ms_.end()) {
       expires_ = true;
-      const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 std::chrono::system_clock::now().time_since_epoch())
-                                 .count();
+      const int64_t now_ms = wall_clock_ms();
       int64_t ms = credential_expiry ? *credential_expiry - now_ms : limit->second;
       if (credential_expiry && limit != max_reauth_ms_.end()) ms = std::min(ms, limit->second);
       lifetime_ms_ = std::max<int64_t>(ms, 0);

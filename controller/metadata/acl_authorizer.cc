@@ -5,17 +5,12 @@
 #include <tuple>
 #include <utility>
 
+#include "protocol/java_string.h"
+
 namespace hw::controller {
 namespace {
 
 constexpr std::string_view wildcard_principal = "User:*";
-
-// Kafka trims with String.trim: every character up to and including space.
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && static_cast<unsigned char>(s.front()) <= ' ') s.remove_prefix(1);
-  while (!s.empty() && static_cast<unsigned char>(s.back()) <= ' ') s.remove_suffix(1);
-  return s;
-}
 
 bool usable(const acl_entry& acl) {
   return acl.resource_type != acl_resource_type::unknown && acl.resource_type != acl_resource_type::any &&
@@ -131,7 +126,7 @@ std::variant<std::set<std::string, std::less<>>, std::string> parse_super_users(
   std::set<std::string, std::less<>> users;
   while (true) {
     const size_t end = text.find(';');
-    const std::string_view principal = trim(text.substr(0, end));
+    const std::string_view principal = protocol::java_trim(text.substr(0, end));
     if (!principal.empty()) {
       if (principal.find(':') == std::string_view::npos)
         return "expected a string in format principalType:principalName but got " + std::string(principal);

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "protocol/java_string.h"
+
 namespace hw::protocol::oauthbearer {
 namespace {
 
@@ -67,13 +69,6 @@ bool blank(std::string_view s) {
   for (char c : s)
     if (!std::isspace(static_cast<unsigned char>(c))) return false;
   return true;
-}
-
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && static_cast<unsigned char>(s[b]) <= ' ') ++b;
-  while (e > b && static_cast<unsigned char>(s[e - 1]) <= ' ') --e;
-  return std::string(s.substr(b, e - b));
 }
 
 int base64url_value(char c) {
@@ -302,10 +297,10 @@ std::variant<unsecured_validator_options, std::string> unsecured_validator_optio
     auto it = jaas.find(name);
     return it == jaas.end() ? nullptr : &it->second;
   };
-  if (auto* v = option("unsecuredValidatorPrincipalClaimName"); v && !blank(*v)) o.principal_claim = trim(*v);
-  if (auto* v = option("unsecuredValidatorScopeClaimName"); v && !blank(*v)) o.scope_claim = trim(*v);
+  if (auto* v = option("unsecuredValidatorPrincipalClaimName"); v && !blank(*v)) o.principal_claim = java_trim(*v);
+  if (auto* v = option("unsecuredValidatorScopeClaimName"); v && !blank(*v)) o.scope_claim = java_trim(*v);
   if (auto* v = option("unsecuredValidatorRequiredScope"); v && !blank(*v)) {
-    const std::string scope = trim(*v);
+    const std::string scope(java_trim(*v));
     size_t start = 0;
     while (start <= scope.size()) {
       size_t sp = scope.find(' ', start);
@@ -321,8 +316,8 @@ std::variant<unsecured_validator_options, std::string> unsecured_validator_optio
     }
   }
   if (auto* v = option("unsecuredValidatorAllowableClockSkewMs"); v && !blank(*v)) {
-    auto ms = parse_int(trim(*v));
-    if (!ms) return "For input string: \"" + trim(*v) + "\"";
+    auto ms = parse_int(java_trim(*v));
+    if (!ms) return "For input string: \"" + std::string(java_trim(*v)) + "\"";
     if (*ms < 0) return "Allowable clock skew millis must not be negative: " + *v;
     o.allowable_clock_skew_ms = *ms;
   }
@@ -368,10 +363,10 @@ validation validate_unsecured(std::string_view token, const unsecured_validator_
   validated_token t;
   if (auto s = claims.find(o.scope_claim); s != claims.end()) {
     if (s->second.type == json_value::kind::text) {
-      if (!blank(s->second.text)) t.scope.insert(trim(s->second.text));
+      if (!blank(s->second.text)) t.scope.insert(std::string(java_trim(s->second.text)));
     } else if (s->second.type == json_value::kind::list) {
       for (const auto& item : s->second.list)
-        if (!blank(item)) t.scope.insert(trim(item));
+        if (!blank(item)) t.scope.insert(std::string(java_trim(item)));
     } else {
       return fail("The '" + o.scope_claim + "' claim was not of type List");
     }
@@ -422,7 +417,7 @@ std::variant<login_token, std::string> make_unsecured_login_token(const std::map
     return it->second;
   };
   std::string principal_claim = "sub";
-  if (auto v = option("unsecuredLoginPrincipalClaimName"); v && !blank(*v)) principal_claim = trim(*v);
+  if (auto v = option("unsecuredLoginPrincipalClaimName"); v && !blank(*v)) principal_claim = java_trim(*v);
   int64_t lifetime_s = 3600;
   if (auto v = option("unsecuredLoginLifetimeSeconds")) {
     int64_t parsed = 0;

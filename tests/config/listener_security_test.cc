@@ -33,6 +33,13 @@ const listener_endpoint& endpoint(const broker_config& c, const std::string& nam
   throw std::runtime_error("no listener " + name);
 }
 
+// Resolving listener fails, and the message names key.
+void expect_refusal_naming(const broker_config& c, const std::string& listener, const std::string& key) {
+  auto r = resolve_listener_security(c, endpoint(c, listener));
+  ASSERT_TRUE(std::holds_alternative<std::string>(r));
+  EXPECT_NE(std::get<std::string>(r).find(key), std::string::npos) << std::get<std::string>(r);
+}
+
 TEST(ListenerSecurity, PrefixedKeysAreKeptWithoutWarnings) {
   std::vector<config_entry> entries = base();
   entries.push_back({"listener.name.sasl_plaintext.plain.sasl.jaas.config", "secret text", "test"});
@@ -89,18 +96,39 @@ TEST(ListenerSecurity, ReauthLimitIsPerMechanismThenListenerThenBroker) {
       << "0 by default: logins last for ever";
   broker_config bad = build({{"listener.name.internal.plain.connections.max.reauth.ms", "soon", "test"},
                              {"sasl.enabled.mechanisms", "PLAIN", "test"}});
-  auto r = resolve_listener_security(bad, endpoint(bad, "INTERNAL"));
-  ASSERT_TRUE(std::holds_alternative<std::string>(r));
-  EXPECT_NE(std::get<std::string>(r).find("listener.name.internal.plain.connections.max.reauth.ms"), std::string::npos)
-      << std::get<std::string>(r);
+  expect_refusal_naming(bad, "INTERNAL", "listener.name.internal.plain.connections.max.reauth.ms");
+}
+
+TEST(ListenerSecurity, AnInvalidListenerReauthLimitIsRefusedEvenWhereEveryMechanismSetsItsOwn) {
+  broker_config c = build({{"sasl.enabled.mechanisms", "PLAIN", "test"},
+                           {"listener.name.internal.connections.max.reauth.ms", "soon", "test"},
+                           {"listener.name.internal.plain.connections.max.reauth.ms", "5000", "test"}});
+  expect_refusal_naming(c, "INTERNAL", "listener.name.internal.connections.max.reauth.ms");
+}
+
+TEST(ListenerSecurity, OauthKeysArePerMechanismThenListenerThenBroker) {
+  broker_config c = build({{"sasl.enabled.mechanisms", "OAUTHBEARER", "test"},
+                           {"sasl.oauthbearer.expected.issuer", "broker", "test"},
+                           {"sasl.oauthbearer.jwks.endpoint.refresh.ms", "1000", "test"},
+                           {"sasl.oauthbearer.clock.skew.seconds", "5", "test"},
+                           {"listener.name.internal.sasl.oauthbearer.expected.issuer", "listener", "test"},
+                           {"listener.name.internal.sasl.oauthbearer.jwks.endpoint.refresh.ms", "2000", "test"},
+                           {"listener.name.internal.oauthbearer.sasl.oauthbearer.expected.issuer", "mechanism", "test"}});
+  auto internal = std::get<listener_security>(resolve_listener_security(c, endpoint(c, "INTERNAL")));
+  EXPECT_EQ(internal.oauth.expected_issuer, "mechanism");
+  EXPECT_EQ(internal.oauth.jwks_refresh_ms, 2000);
+  EXPECT_EQ(internal.oauth.clock_skew_seconds, 5);
+  auto outer = std::get<listener_security>(resolve_listener_security(c, endpoint(c, "SASL_PLAINTEXT")));
+  EXPECT_EQ(outer.oauth.expected_issuer, "broker");
+  EXPECT_EQ(outer.oauth.jwks_refresh_ms, 1000);
+  broker_config bad = build({{"sasl.enabled.mechanisms", "OAUTHBEARER", "test"},
+                             {"listener.name.internal.oauthbearer.sasl.oauthbearer.clock.skew.seconds", "x", "test"}});
+  expect_refusal_naming(bad, "INTERNAL", "listener.name.internal.oauthbearer.sasl.oauthbearer.clock.skew.seconds");
 }
 
 TEST(ListenerSecurity, AnInvalidPrefixedValueNamesThePrefixedKey) {
   broker_config c = build({{"listener.name.internal.sasl.server.max.receive.size", "lots", "test"}});
-  auto r = resolve_listener_security(c, endpoint(c, "INTERNAL"));
-  ASSERT_TRUE(std::holds_alternative<std::string>(r));
-  EXPECT_NE(std::get<std::string>(r).find("listener.name.internal.sasl.server.max.receive.size"), std::string::npos)
-      << std::get<std::string>(r);
+  expect_refusal_naming(c, "INTERNAL", "listener.name.internal.sasl.server.max.receive.size");
 }
 
 TEST(ListenerSecurity, JaasFileComesFromKafkaOpts) {
