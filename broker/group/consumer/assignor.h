@@ -99,8 +99,8 @@ class partition_count_map final : public topic_describer {
 
 struct group_assignment {
   // Each member's new target assignment. Kafka's assignors answer every
-  // member or, when no member subscribes to a known topic, none; a member
-  // left out gets an empty assignment.
+  // member, except that the uniform one answers nobody when there is no
+  // subscribed topic to assign; a member left out gets an empty assignment.
   std::map<std::string, topic_partitions> members;
   // The same partitions in the order Kafka's coordinator would list them in
   // the member's target assignment record. Where a member's partitions

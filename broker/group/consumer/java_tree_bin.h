@@ -20,6 +20,7 @@
 // Operates on its map's node pool (java_hash_map.h); pure.
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace hw::broker::group::consumer {
