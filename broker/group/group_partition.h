@@ -7,8 +7,8 @@
 
 namespace hw::broker::group {
 
-// Java's String.hashCode over the UTF-16 code units of a UTF-8 string.
-// Invalid UTF-8 bytes count as U+FFFD, as Java's decoder substitutes them.
+// Java's String.hashCode over the UTF-16 code units of a UTF-8 string
+// (consumer::java_string_hash, shared with the consumer-group assignors).
 int32_t java_string_hash(std::string_view utf8);
 
 // Kafka's Utils.abs: the absolute value, except that Integer.MIN_VALUE
