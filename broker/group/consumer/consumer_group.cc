@@ -34,36 +34,60 @@ consumer_group_state consumer_group::state() const {
   return consumer_group_state::stable;
 }
 
-std::map<std::string, int> consumer_group::subscribed_regexes() const {
-  std::map<std::string, int> out;
-  for (const auto& [id, m] : members_)
-    if (!m.subscription.subscribed_topic_regex.empty()) ++out[m.subscription.subscribed_topic_regex];
+namespace {
+
+std::vector<const member_subscription*> subscriptions_of(const std::map<std::string, consumer_member>& members) {
+  std::vector<const member_subscription*> out;
+  for (const auto& [id, m] : members) out.push_back(&m.subscription);
   return out;
 }
 
-std::map<std::string, consumer_group::subscription_count> consumer_group::subscribed_topics() const {
+}  // namespace
+
+std::map<std::string, int> subscribed_regexes(const std::vector<const member_subscription*>& members) {
+  std::map<std::string, int> out;
+  for (const auto* m : members)
+    if (!m->subscribed_topic_regex.empty()) ++out[m->subscribed_topic_regex];
+  return out;
+}
+
+std::map<std::string, subscription_count> subscribed_topics(const std::vector<const member_subscription*>& members,
+                                                             const std::map<std::string, resolved_regex>& resolved) {
   std::map<std::string, subscription_count> out;
-  for (const auto& [id, m] : members_)
-    for (const auto& name : m.subscription.subscribed_topic_names) ++out[name].by_name;
-  for (const auto& [regex, members] : subscribed_regexes()) {
-    auto resolved = regexes_.find(regex);
-    if (resolved == regexes_.end()) continue;
-    for (const auto& topic : resolved->second.topics) ++out[topic].by_regex;
+  for (const auto* m : members)
+    for (const auto& name : m->subscribed_topic_names) ++out[name].by_name;
+  for (const auto& [regex, count] : subscribed_regexes(members)) {
+    auto r = resolved.find(regex);
+    if (r == resolved.end()) continue;
+    for (const auto& topic : r->second.topics) ++out[topic].by_regex;
   }
   return out;
+}
+
+bool homogeneous_subscriptions(const std::vector<const member_subscription*>& members,
+                               const std::map<std::string, resolved_regex>& resolved) {
+  const auto topics = subscribed_topics(members, resolved);
+  const auto regexes = subscribed_regexes(members);
+  const int count = static_cast<int>(members.size());
+  if (regexes.empty()) {
+    return std::all_of(topics.begin(), topics.end(), [&](const auto& t) { return t.second.by_name == count; });
+  }
+  // One regular expression that every member subscribes to, and no names.
+  if (regexes.size() != 1 || regexes.begin()->second != count) return false;
+  return std::all_of(topics.begin(), topics.end(),
+                     [](const auto& t) { return t.second.by_regex == 1 && t.second.by_name == 0; });
+}
+
+std::map<std::string, int> consumer_group::subscribed_regexes() const {
+  return consumer::subscribed_regexes(subscriptions_of(members_));
+}
+
+std::map<std::string, subscription_count> consumer_group::subscribed_topics() const {
+  return consumer::subscribed_topics(subscriptions_of(members_), regexes_);
 }
 
 bool consumer_group::homogeneous_subscriptions() const {
-  const auto topics = subscribed_topics();
-  const auto regexes = subscribed_regexes();
-  const int members = static_cast<int>(members_.size());
-  if (regexes.empty()) {
-    return std::all_of(topics.begin(), topics.end(), [&](const auto& t) { return t.second.by_name == members; });
-  }
-  // One regular expression that every member subscribes to, and no names.
-  if (regexes.size() != 1 || regexes.begin()->second != members) return false;
-  return std::all_of(topics.begin(), topics.end(),
-                     [](const auto& t) { return t.second.by_regex == 1 && t.second.by_name == 0; });
+  return consumer::homogeneous_subscriptions(subscriptions_of(members_), regexes_);
 }
 
 std::optional<std::string> consumer_group::replay(const consumer_group_record& record) {

@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "broker/group/consumer/consumer_group_records.h"
 #include "broker/group/consumer/consumer_member.h"
@@ -36,6 +37,14 @@ struct resolved_regex {
   int64_t version = 0;
   int64_t timestamp_ms = 0;
   bool operator==(const resolved_regex&) const = default;
+};
+
+// How a topic is subscribed to: by how many members by name, and by how
+// many distinct resolved regular expressions.
+struct subscription_count {
+  int by_name = 0;
+  int by_regex = 0;
+  bool operator==(const subscription_count&) const = default;
 };
 
 class consumer_group {
@@ -63,13 +72,6 @@ class consumer_group {
 
   consumer_group_state state() const;
 
-  // How a topic is subscribed to: by how many members by name, and by how
-  // many distinct resolved regular expressions.
-  struct subscription_count {
-    int by_name = 0;
-    int by_regex = 0;
-    bool operator==(const subscription_count&) const = default;
-  };
   // Every topic the members subscribe to, by name or through a resolved
   // regular expression.
   std::map<std::string, subscription_count> subscribed_topics() const;
@@ -103,6 +105,14 @@ class consumer_group {
   bool legacy_partition_metadata_ = false;
   bool deleted_ = false;
 };
+
+// The same over any members' subscriptions (the group's, or the group's
+// with a heartbeat's change applied).
+std::map<std::string, int> subscribed_regexes(const std::vector<const member_subscription*>& members);
+std::map<std::string, subscription_count> subscribed_topics(const std::vector<const member_subscription*>& members,
+                                                             const std::map<std::string, resolved_regex>& resolved);
+bool homogeneous_subscriptions(const std::vector<const member_subscription*>& members,
+                               const std::map<std::string, resolved_regex>& resolved);
 
 // --- Records of a member -------------------------------------------------
 // Between the members as kept here and their record values. Partitions are
