@@ -23,6 +23,11 @@ class image final : public topic_image_view {
     if (it == topics_.end()) return std::nullopt;
     return it->second.first;
   }
+  std::optional<std::string> topic_name(const protocol::uuid& id) const override {
+    for (const auto& [name, t] : topics_)
+      if (t.first == id) return name;
+    return std::nullopt;
+  }
   int32_t partition_count(const protocol::uuid& id) const override {
     for (const auto& [name, t] : topics_)
       if (t.first == id) return t.second;

@@ -29,6 +29,7 @@ namespace hw::broker::group::consumer {
 class topic_image_view : public topic_describer {
  public:
   virtual std::optional<protocol::uuid> topic_id(std::string_view name) const = 0;
+  virtual std::optional<std::string> topic_name(const protocol::uuid& id) const = 0;
 };
 
 // What the heartbeat changes before the assignment: a member added or
