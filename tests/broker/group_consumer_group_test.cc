@@ -8,36 +8,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "broker/group/group_records.h"
+#include "tests/broker/golden_records.h"
 
 namespace hw::broker::group::consumer {
 namespace {
 
-std::vector<uint8_t> unhex(const std::string& s) {
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i + 1 < s.size(); i += 2) out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
-  return out;
-}
-
 // The fixture's consumer-group records, in log order.
 std::vector<consumer_group_record> kafkas_records() {
-  std::ifstream in(std::string(HW_SOURCE_DIR) + "/tests/broker/fixtures/consumer_group_records_4_3.txt");
-  EXPECT_TRUE(in.good());
   std::vector<consumer_group_record> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    std::string offset, key, value;
-    fields >> offset >> key >> value;
-    const auto k = unhex(key);
-    std::optional<std::vector<uint8_t>> v;
-    if (value != "null") v = unhex(value);
-    auto d = decode_record(k, v ? std::optional<byte_view>(*v) : std::nullopt);
-    EXPECT_TRUE(d.has_value()) << "offset " << offset;
+  for (const auto& g : testing::read_golden("consumer_group_records_4_3.txt")) {
+    auto d = decode_record(g.key, g.value ? std::optional<byte_view>(*g.value) : std::nullopt);
+    EXPECT_TRUE(d.has_value()) << "offset " << g.offset;
     if (!d) continue;
     if (auto* c = std::get_if<consumer_group_record>(&*d)) out.push_back(std::move(*c));
   }

@@ -3,27 +3,20 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/broker/consumer_group_support.h"
+
 namespace hw::broker::group::consumer {
 namespace {
 
-protocol::uuid topic(uint8_t n) {
-  protocol::uuid id;
-  id.bytes[15] = n;
-  return id;
-}
+using testing::topic_map_image;
+const auto topic = testing::topic_id_of;
 
-class image final : public topic_image_view {
- public:
-  std::optional<protocol::uuid> topic_id(std::string_view name) const override {
-    if (name == "orders") return topic(1);
-    return std::nullopt;
-  }
-  std::optional<std::string> topic_name(const protocol::uuid& id) const override {
-    if (id == topic(1)) return "orders";
-    return std::nullopt;  // topic 9 was deleted
-  }
-  int32_t partition_count(const protocol::uuid& id) const override { return id == topic(1) ? 4 : -1; }
-};
+// orders (topic 1, four partitions); topic 9 was deleted.
+topic_map_image orders_image() {
+  topic_map_image image;
+  image.add("orders", 1, 4);
+  return image;
+}
 
 void replay(consumer_group& g, const consumer_group_record& r) { ASSERT_FALSE(g.replay(r)); }
 
@@ -79,7 +72,7 @@ consumer_group two_members() {
 
 TEST(Describe, AGroupMidRebalance) {
   const auto g = two_members();
-  const auto d = describe(g, "uniform", image());
+  const auto d = describe(g, "uniform", orders_image());
   EXPECT_EQ(d.group_id, "g");
   EXPECT_EQ(d.group_state, "Reconciling");
   EXPECT_EQ(d.group_epoch, 3);
@@ -109,7 +102,7 @@ TEST(Describe, AGroupMidRebalance) {
 TEST(Describe, TheDefaultAssignorWhenNoMemberAsks) {
   consumer_group g("empty");
   EXPECT_EQ(preferred_assignor(g, "uniform"), "uniform");
-  const auto d = describe(g, "uniform", image());
+  const auto d = describe(g, "uniform", orders_image());
   EXPECT_EQ(d.group_state, "Empty");
   EXPECT_EQ(d.assignment_epoch, -1);
   EXPECT_TRUE(d.members.empty());

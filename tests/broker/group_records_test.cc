@@ -5,10 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
+#include "tests/broker/golden_records.h"
 #include "tests/broker/group_test_support.h"
 
 namespace hw::broker::group {
@@ -16,36 +15,9 @@ namespace {
 
 using namespace testing;
 
-struct golden {
-  int64_t offset;
-  std::vector<uint8_t> key;
-  std::optional<std::vector<uint8_t>> value;
-};
-
-std::vector<uint8_t> unhex(const std::string& s) {
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i + 1 < s.size(); i += 2) out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
-  return out;
-}
-
-std::vector<golden> read_golden(const std::string& file = "group_golden_records.txt") {
-  std::ifstream in(std::string(HW_SOURCE_DIR) + "/tests/broker/fixtures/" + file);
-  EXPECT_TRUE(in.good());
-  std::vector<golden> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    golden g;
-    std::string key, value;
-    fields >> g.offset >> key >> value;
-    g.key = unhex(key);
-    if (value != "null") g.value = unhex(value);
-    out.push_back(std::move(g));
-  }
-  EXPECT_FALSE(out.empty());
-  return out;
-}
+using golden = hw::testing::golden_record;
+using hw::testing::read_golden;
+using hw::testing::unhex;
 
 loaded_record as_loaded(const golden& g) {
   loaded_record r{g.key, std::nullopt};
@@ -67,7 +39,7 @@ protocol::uuid golden_topic_id() {
 }
 
 TEST(GroupRecords, OffsetCommitRecordEqualsKafkas) {
-  auto g = read_golden();
+  auto g = read_golden("group_golden_records.txt");
   committed_offset p1{3, 0, "", committed_ms, std::nullopt, golden_topic_id()};
   EXPECT_EQ(offset_commit_record("golden-group", "golden", 1, p1), as_record(g[2]));
   committed_offset p0{0, -1, "", committed_ms, std::nullopt, golden_topic_id()};
@@ -77,7 +49,7 @@ TEST(GroupRecords, OffsetCommitRecordEqualsKafkas) {
 }
 
 TEST(GroupRecords, DecodesKafkasOffsetCommit) {
-  auto g = read_golden();
+  auto g = read_golden("group_golden_records.txt");
   auto d = decode_record(g[2].key, std::span<const uint8_t>(*g[2].value));
   ASSERT_TRUE(d.has_value());
   auto* o = std::get_if<offset_record>(&*d);
@@ -134,11 +106,11 @@ TEST(GroupRecords, NewGroupWritesKafkasEmptyGroupRecord) {
   EXPECT_EQ(r->error_code, code(error_code::member_id_required));
   ASSERT_EQ(h.pending.size(), 1u);
   ASSERT_EQ(h.pending[0].records.size(), 1u);
-  EXPECT_EQ(h.pending[0].records[0], as_record(read_golden()[0]));
+  EXPECT_EQ(h.pending[0].records[0], as_record(read_golden("group_golden_records.txt")[0]));
 }
 
 TEST(GroupRecords, LoadedStableGroupReencodesToKafkasBytes) {
-  auto g = read_golden();
+  auto g = read_golden("group_golden_records.txt");
   shard_harness h({}, 7, false);
   h.shard.begin_load();
   ASSERT_TRUE(h.shard.load(as_loaded(g[0])));
@@ -159,7 +131,7 @@ TEST(GroupRecords, LoadedStableGroupReencodesToKafkasBytes) {
 }
 
 TEST(GroupRecords, LeaveToEmptyAndDeleteEqualKafkas) {
-  auto g = read_golden();
+  auto g = read_golden("group_golden_records.txt");
   shard_harness h({}, 7, false);
   h.shard.begin_load();
   for (int i = 0; i <= 3; ++i) ASSERT_TRUE(h.shard.load(as_loaded(g[i])));

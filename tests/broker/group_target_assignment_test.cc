@@ -6,37 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/broker/consumer_group_support.h"
+
 namespace hw::broker::group::consumer {
 namespace {
 
-protocol::uuid topic(uint8_t n) {
-  protocol::uuid id;
-  id.bytes[15] = n;
-  return id;
-}
-
-class image final : public topic_image_view {
- public:
-  void add(const std::string& name, uint8_t id, int32_t partitions) { topics_[name] = {topic(id), partitions}; }
-  std::optional<protocol::uuid> topic_id(std::string_view name) const override {
-    auto it = topics_.find(std::string(name));
-    if (it == topics_.end()) return std::nullopt;
-    return it->second.first;
-  }
-  std::optional<std::string> topic_name(const protocol::uuid& id) const override {
-    for (const auto& [name, t] : topics_)
-      if (t.first == id) return name;
-    return std::nullopt;
-  }
-  int32_t partition_count(const protocol::uuid& id) const override {
-    for (const auto& [name, t] : topics_)
-      if (t.first == id) return t.second;
-    return -1;
-  }
-
- private:
-  std::map<std::string, std::pair<protocol::uuid, int32_t>> topics_;
-};
+using testing::topic_map_image;
+const auto topic = testing::topic_id_of;
 
 consumer_member member(const std::string& id, std::set<std::string> topics, std::string regex = "",
                        std::optional<std::string> instance = std::nullopt) {
@@ -62,7 +38,7 @@ void apply(consumer_group& g, const target_assignment_result& result) {
   for (const auto& r : result.records) ASSERT_FALSE(g.replay(r));
 }
 
-target_assignment_result assign(const consumer_group& g, const image& topics, int32_t epoch, const member_change& change,
+target_assignment_result assign(const consumer_group& g, const topic_map_image& topics, int32_t epoch, const member_change& change,
                                 const std::string& name = "uniform") {
   auto assignor = make_assignor(name);
   auto result = compute_target_assignment(g, epoch, 1000 + epoch, *assignor, topics, change);
@@ -84,7 +60,7 @@ std::vector<std::string> written_members(const target_assignment_result& r) {
 }
 
 TEST(TargetAssignment, MembersJoiningShareTheTopicAndEachChangeIsWritten) {
-  image topics;
+  topic_map_image topics;
   topics.add("orders", 1, 6);
   consumer_group g("g");
   for (const auto* id : {"a", "b", "c"}) {
@@ -100,7 +76,7 @@ TEST(TargetAssignment, MembersJoiningShareTheTopicAndEachChangeIsWritten) {
 }
 
 TEST(TargetAssignment, AMemberLeavingGivesItsPartitionsToTheOthers) {
-  image topics;
+  topic_map_image topics;
   topics.add("orders", 1, 6);
   consumer_group g("g");
   for (const auto* id : {"a", "b", "c"}) add_member(g, member(id, {"orders"}));
@@ -120,7 +96,7 @@ TEST(TargetAssignment, AMemberLeavingGivesItsPartitionsToTheOthers) {
 }
 
 TEST(TargetAssignment, NothingChangedWritesOnlyTheEpoch) {
-  image topics;
+  topic_map_image topics;
   topics.add("orders", 1, 4);
   consumer_group g("g");
   for (const auto* id : {"a", "b"}) add_member(g, member(id, {"orders"}));
@@ -131,7 +107,7 @@ TEST(TargetAssignment, NothingChangedWritesOnlyTheEpoch) {
 }
 
 TEST(TargetAssignment, AStaticMemberBackUnderANewIdStartsFromItsOldTarget) {
-  image topics;
+  topic_map_image topics;
   topics.add("orders", 1, 4);
   consumer_group g("g");
   add_member(g, member("a", {"orders"}));
@@ -145,7 +121,7 @@ TEST(TargetAssignment, AStaticMemberBackUnderANewIdStartsFromItsOldTarget) {
 }
 
 TEST(TargetAssignment, RegularExpressionsAndNamesResolveToTopicIds) {
-  image topics;
+  topic_map_image topics;
   topics.add("cap-a", 1, 2);
   topics.add("cap-b", 2, 2);
   topics.add("other", 3, 1);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "protocol/java_string.h"
+
 namespace hw::tools::java {
 namespace {
 
@@ -23,39 +25,7 @@ int32_t spread(int32_t h) {
 
 }  // namespace
 
-std::u16string utf16(std::string_view s) {
-  std::u16string out;
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (len == 0 || i + len > s.size()) {
-      out.push_back(0xfffd);
-      ++i;
-      continue;
-    }
-    uint32_t cp = len == 1 ? c : c & (0xff >> (len + 1));
-    bool ok = true;
-    for (int k = 1; k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      ok = ok && (cc & 0xc0) == 0x80;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    if (!ok) {
-      out.push_back(0xfffd);
-      ++i;
-      continue;
-    }
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      out.push_back(static_cast<char16_t>(0xd800 + (cp >> 10)));
-      out.push_back(static_cast<char16_t>(0xdc00 + (cp & 0x3ff)));
-    } else {
-      out.push_back(static_cast<char16_t>(cp));
-    }
-    i += len;
-  }
-  return out;
-}
+std::u16string utf16(std::string_view s) { return protocol::java_utf16(s); }
 
 std::string utf8(std::u16string_view s) {
   std::string out;

@@ -5,14 +5,10 @@
 
 #include <cstdint>
 #include <string_view>
-#include <vector>
 
 namespace hw::broker::group::consumer {
 
-// The UTF-16 code units Java decodes from these UTF-8 bytes. Invalid UTF-8
-// bytes count as U+FFFD, one per bad lead byte, as Java's decoder substitutes
-// them.
-std::vector<char16_t> java_utf16(std::string_view utf8);
+// The UTF-16 code units themselves: protocol::java_utf16 (protocol/java_string.h).
 
 // String.hashCode.
 int32_t java_string_hash(std::string_view utf8);

@@ -4,41 +4,11 @@
 
 #include <algorithm>
 
+#include "protocol/java_string.h"
+
 namespace hw::broker::group::consumer {
 
 namespace {
-
-// Java's view of a string. Invalid UTF-8 becomes U+FFFD per byte, as
-// Java's decoder would make it.
-std::vector<uint16_t> utf16(const std::string& s) {
-  std::vector<uint16_t> out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const auto b = static_cast<uint8_t>(s[i]);
-    const int extra = b < 0x80 ? 0 : (b >> 5) == 0x6 ? 1 : (b >> 4) == 0xE ? 2 : (b >> 3) == 0x1E ? 3 : -1;
-    uint32_t cp = extra == 0 ? b : extra == 1 ? (b & 0x1F) : extra == 2 ? (b & 0x0F) : (b & 0x07);
-    bool ok = extra >= 0 && i + extra < s.size();
-    for (int k = 1; ok && k <= extra; ++k) {
-      const auto c = static_cast<uint8_t>(s[i + k]);
-      if ((c & 0xC0) != 0x80) ok = false;
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    if (!ok) {
-      out.push_back(0xFFFD);
-      ++i;
-      continue;
-    }
-    i += 1 + extra;
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      out.push_back(static_cast<uint16_t>(0xD800 + (cp >> 10)));
-      out.push_back(static_cast<uint16_t>(0xDC00 + (cp & 0x3FF)));
-    } else {
-      out.push_back(static_cast<uint16_t>(cp));
-    }
-  }
-  return out;
-}
 
 // The byte stream Kafka's hasher (hash4j) is fed: numbers little-endian,
 // a string as its UTF-16 code units (little-endian) followed by its length
@@ -49,7 +19,7 @@ class hash_input {
   void int32(int32_t v) { little_endian(static_cast<uint32_t>(v), 4); }
   void int64(int64_t v) { little_endian(static_cast<uint64_t>(v), 8); }
   void string(const std::string& utf8) {
-    const auto units = utf16(utf8);
+    const auto units = protocol::java_utf16(utf8);
     for (uint16_t u : units) little_endian(u, 2);
     int32(static_cast<int32_t>(units.size()));
   }
@@ -86,7 +56,7 @@ int64_t topic_hash(const topic_shape& topic) {
     auto racks = topic.racks[p];
     std::sort(racks.begin(), racks.end());  // by UTF-16 code unit for ASCII names, as Java sorts them
     for (const auto& rack : racks) {
-      in.int32(static_cast<int32_t>(utf16(rack).size()));  // Java's length: UTF-16 code units
+      in.int32(static_cast<int32_t>(protocol::java_utf16(rack).size()));  // Java's length: UTF-16 code units
       in.string(rack);
     }
   }

@@ -1,0 +1,45 @@
+#pragma once
+// What the consumer-group (KIP-848) tests share: topic ids made from a
+// number, and a topic image held in a map.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "broker/group/consumer/target_assignment.h"
+
+namespace hw::testing {
+
+inline protocol::uuid topic_id_of(uint8_t n) {
+  protocol::uuid id;
+  id.bytes[15] = n;
+  return id;
+}
+
+// Topics by name, each with its id (topic_id_of) and partition count.
+class topic_map_image final : public broker::group::consumer::topic_image_view {
+ public:
+  void add(const std::string& name, uint8_t id, int32_t partitions) { topics_[name] = {topic_id_of(id), partitions}; }
+  std::optional<protocol::uuid> topic_id(std::string_view name) const override {
+    auto it = topics_.find(std::string(name));
+    if (it == topics_.end()) return std::nullopt;
+    return it->second.first;
+  }
+  std::optional<std::string> topic_name(const protocol::uuid& id) const override {
+    for (const auto& [name, t] : topics_)
+      if (t.first == id) return name;
+    return std::nullopt;
+  }
+  int32_t partition_count(const protocol::uuid& id) const override {
+    for (const auto& [name, t] : topics_)
+      if (t.first == id) return t.second;
+    return -1;
+  }
+
+ private:
+  std::map<std::string, std::pair<protocol::uuid, int32_t>> topics_;
+};
+
+}  // namespace hw::testing
