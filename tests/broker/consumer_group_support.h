@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "broker/group/consumer/target_assignment.h"
 
@@ -32,6 +33,12 @@ class topic_map_image final : public broker::group::consumer::topic_image_view {
       if (t.first == id) return name;
     return std::nullopt;
   }
+  std::vector<std::string> topic_names() const override {
+    std::vector<std::string> out;
+    for (const auto& [name, t] : topics_) out.push_back(name);
+    return out;
+  }
+  void remove(const std::string& name) { topics_.erase(name); }
   int32_t partition_count(const protocol::uuid& id) const override {
     for (const auto& [name, t] : topics_)
       if (t.first == id) return t.second;

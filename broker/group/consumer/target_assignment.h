@@ -30,6 +30,13 @@ class topic_image_view : public topic_describer {
  public:
   virtual std::optional<protocol::uuid> topic_id(std::string_view name) const = 0;
   virtual std::optional<std::string> topic_name(const protocol::uuid& id) const = 0;
+  // Every topic's name (regular expressions are resolved against them).
+  virtual std::vector<std::string> topic_names() const = 0;
+  // The topic's partitions' racks, for the metadata hash (none by default).
+  virtual std::vector<std::vector<std::string>> partition_racks(const protocol::uuid& id) const {
+    (void)id;
+    return {};
+  }
 };
 
 // What the heartbeat changes before the assignment: a member added or
