@@ -2,20 +2,11 @@
 
 #include <set>
 
-#include "broker/group/consumer/range_assignor.h"
-#include "broker/group/consumer/uniform_assignor.h"
-
 namespace hw::broker::group::consumer {
 
 int32_t partition_count_map::partition_count(const protocol::uuid& topic_id) const {
   auto it = counts_.find(topic_id);
   return it == counts_.end() ? -1 : it->second;
-}
-
-std::unique_ptr<const assignor> make_assignor(std::string_view name, jdk_release jdk) {
-  if (name == uniform_assignor::kName) return std::make_unique<uniform_assignor>(jdk);
-  if (name == range_assignor::kName) return std::make_unique<range_assignor>();
-  return nullptr;
 }
 
 partition_owners owners_of(const std::vector<member_spec>& members) {
