@@ -81,20 +81,18 @@ import re
 import shutil
 import signal
 import socket
-import ssl
 import struct
-import subprocess
 import sys
 import tempfile
 import time
 import unittest
-import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 from confluent_kafka import Consumer, KafkaException, Producer
 
 from highwater_process import Highwater, wait_for
+from idp_process import IdentityProvider
 from kafka_process import run, start_kafka, stop_kafka
 
 HIGHWATER = None
@@ -130,60 +128,6 @@ CLIENTS = {
     "broker-highwater": ("broker-highwater-secret", {}),
 }
 OAUTH = "org.apache.kafka.common.security.oauthbearer."
-
-
-class IdentityProvider:
-    """tests/support/oidc_provider.py as a process, and its control endpoints."""
-
-    def __init__(self, directory, certs):
-        self.dir = directory
-        port_file = os.path.join(directory, "idp.port")
-        self.log_path = os.path.join(directory, "idp.log")
-        script = os.path.join(SOURCE_DIR, "tests/support/oidc_provider.py")
-        with open(self.log_path, "w") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, script, "--cert", os.path.join(certs, "localhost.chain.pem"),
-                 "--key", os.path.join(certs, "localhost.key.pem"), "--port-file", port_file,
-                 "--audience", AUDIENCE],
-                stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, HW_CERT_PASSWORD=STORE_PASSWORD))
-        wait_for(lambda: os.path.exists(port_file) or self.proc.poll() is not None, 20, "the provider's port")
-        if self.proc.poll() is not None:
-            raise AssertionError("the identity provider exited:\n" + open(self.log_path).read())
-        with open(port_file) as f:
-            self.base = "https://127.0.0.1:%d" % int(f.read())
-        self.token_url = self.base + "/token"
-        self.jwks_url = self.base + "/jwks"
-        self.ssl = ssl.create_default_context(cafile=os.path.join(certs, "ca.crt"))
-        for client_id, (secret, settings) in CLIENTS.items():
-            self.post("/admin/clients", dict(settings, id=client_id, secret=secret))
-
-    def post(self, path, body):
-        req = urllib.request.Request(self.base + path, json.dumps(body).encode(), method="POST")
-        with urllib.request.urlopen(req, context=self.ssl, timeout=10) as r:
-            return json.loads(r.read())
-
-    def stats(self):
-        with urllib.request.urlopen(self.base + "/admin/stats", context=self.ssl, timeout=10) as r:
-            return json.loads(r.read())
-
-    def token(self, client_id):
-        """An access token for client_id, fetched as a client would."""
-        secret = CLIENTS[client_id][0]
-        basic = base64.b64encode(("%s:%s" % (client_id, secret)).encode()).decode()
-        req = urllib.request.Request(self.token_url, b"grant_type=client_credentials", method="POST",
-                                     headers={"Authorization": "Basic " + basic,
-                                              "Content-Type": "application/x-www-form-urlencoded"})
-        with urllib.request.urlopen(req, context=self.ssl, timeout=10) as r:
-            return json.loads(r.read())["access_token"]
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
 
 
 def jwks_url(broker_name):
@@ -585,7 +529,7 @@ def setUpModule():
     try:
         certs = os.path.join(WORK_DIR, "certs")
         make_certs(certs)
-        IDP = IdentityProvider(WORK_DIR, certs)
+        IDP = IdentityProvider(SOURCE_DIR, WORK_DIR, certs, STORE_PASSWORD, AUDIENCE, CLIENTS)
         kinds = [KafkaBroker] + ([] if SKIP_HIGHWATER else [HighwaterBroker])
         with ThreadPoolExecutor(max_workers=2) as pool:
             starts = [pool.submit(cls, os.path.join(WORK_DIR, cls.name)) for cls in kinds]
