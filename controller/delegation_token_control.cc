@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "controller/metadata/image_records.h"
 #include "protocol/sasl/scram.h"
 
 namespace hw::controller {
@@ -24,19 +25,6 @@ struct openssl_random {
   }
 };
 
-// The token's record, with this expiry.
-msg::delegation_token_record record_of(const delegation_token& t, int64_t expiry_ms) {
-  msg::delegation_token_record r;
-  r.token_id = t.token_id;
-  r.owner = t.owner;
-  r.requester = t.requester;
-  r.renewers = t.renewers;
-  r.issue_timestamp = t.issue_ms;
-  r.max_timestamp = t.max_ms;
-  r.expiration_timestamp = expiry_ms;
-  return r;
-}
-
 bool owner_or_renewer(const delegation_token& t, const std::string& principal) {
   return t.owner == principal || std::find(t.renewers.begin(), t.renewers.end(), principal) != t.renewers.end();
 }
@@ -54,6 +42,15 @@ const delegation_token* delegation_token_control::find(const metadata_image& ima
   for (const auto& [id, token] : image.delegation_tokens)
     if (protocol::scram::equal_constant_time(delegation_token_hmac(*settings_.secret_key, id), hmac)) found = &token;
   return found;
+}
+
+std::variant<const delegation_token*, error_code> delegation_token_control::token_to_change(
+    const metadata_image& image, const std::vector<uint8_t>& hmac) const {
+  if (!enabled()) return error_code::delegation_token_auth_disabled;
+  if (!image.version().delegation_token_supported()) return error_code::unsupported_version;
+  const delegation_token* token = find(image, hmac);
+  if (!token) return error_code::delegation_token_not_found;
+  return token;
 }
 
 controller_result<msg::create_delegation_token_response> delegation_token_control::create(
@@ -98,7 +95,7 @@ controller_result<msg::create_delegation_token_response> delegation_token_contro
   r.max_timestamp_ms = max_ts;
   r.token_id = token.token_id;
   r.hmac = delegation_token_hmac(*settings_.secret_key, token.token_id);
-  out.records.emplace_back(record_of(token, token.expiry_ms));
+  out.records.emplace_back(delegation_token_record_of(token, token.expiry_ms));
   return out;
 }
 
@@ -110,10 +107,9 @@ controller_result<msg::renew_delegation_token_response> delegation_token_control
     out.response.error_code = static_cast<int16_t>(code);
     return out;
   };
-  if (!enabled()) return refuse(error_code::delegation_token_auth_disabled);
-  if (!image.version().delegation_token_supported()) return refuse(error_code::unsupported_version);
-  const delegation_token* token = find(image, request.hmac);
-  if (!token) return refuse(error_code::delegation_token_not_found);
+  auto found = token_to_change(image, request.hmac);
+  if (auto* code = std::get_if<error_code>(&found)) return refuse(*code);
+  const delegation_token* token = std::get<const delegation_token*>(found);
   if (token->max_ms < now || token->expiry_ms < now) return refuse(error_code::delegation_token_expired);
   if (!owner_or_renewer(*token, requester)) return refuse(error_code::delegation_token_owner_mismatch);
   int64_t renew_life = settings_.expiry_time_ms;
@@ -121,7 +117,7 @@ controller_result<msg::renew_delegation_token_response> delegation_token_control
   const int64_t expiry = std::min(token->max_ms, now + renew_life);
   out.response.error_code = 0;
   out.response.expiry_timestamp_ms = expiry;
-  out.records.emplace_back(record_of(*token, expiry));
+  out.records.emplace_back(delegation_token_record_of(*token, expiry));
   return out;
 }
 
@@ -133,10 +129,9 @@ controller_result<msg::expire_delegation_token_response> delegation_token_contro
     out.response.error_code = static_cast<int16_t>(code);
     return out;
   };
-  if (!enabled()) return refuse(error_code::delegation_token_auth_disabled);
-  if (!image.version().delegation_token_supported()) return refuse(error_code::unsupported_version);
-  const delegation_token* token = find(image, request.hmac);
-  if (!token) return refuse(error_code::delegation_token_not_found);
+  auto found = token_to_change(image, request.hmac);
+  if (auto* code = std::get_if<error_code>(&found)) return refuse(*code);
+  const delegation_token* token = std::get<const delegation_token*>(found);
   if (!owner_or_renewer(*token, requester)) return refuse(error_code::delegation_token_owner_mismatch);
   if (request.expiry_time_period_ms < 0) {  // at once
     out.response.error_code = 0;
@@ -150,7 +145,7 @@ controller_result<msg::expire_delegation_token_response> delegation_token_contro
   const int64_t expiry = std::min(token->max_ms, sum(now, request.expiry_time_period_ms));
   out.response.error_code = 0;
   out.response.expiry_timestamp_ms = expiry;
-  out.records.emplace_back(record_of(*token, expiry));
+  out.records.emplace_back(delegation_token_record_of(*token, expiry));
   return out;
 }
 

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "controller/controller_result.h"
@@ -69,6 +70,10 @@ class delegation_token_control {
 
  private:
   const delegation_token* find(const metadata_image& image, const std::vector<uint8_t>& hmac) const;
+  // The token a renewal or an expiry names, or why there is none to change
+  // (tokens disabled, a metadata.version without them, no such token).
+  std::variant<const delegation_token*, protocol::error_code> token_to_change(const metadata_image& image,
+                                                                             const std::vector<uint8_t>& hmac) const;
 
   delegation_token_settings settings_;
 };

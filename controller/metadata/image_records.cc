@@ -170,20 +170,22 @@ void write_scram(const metadata_image& image, std::vector<metadata_record>& out)
 
 // Kafka writes them last, by token id.
 void write_delegation_tokens(const metadata_image& image, std::vector<metadata_record>& out) {
-  for (const auto& [id, t] : image.delegation_tokens) {
-    msg::delegation_token_record r;
-    r.token_id = t.token_id;
-    r.owner = t.owner;
-    r.requester = t.requester;
-    r.renewers = t.renewers;
-    r.issue_timestamp = t.issue_ms;
-    r.max_timestamp = t.max_ms;
-    r.expiration_timestamp = t.expiry_ms;
-    out.emplace_back(std::move(r));
-  }
+  for (const auto& [id, t] : image.delegation_tokens) out.emplace_back(delegation_token_record_of(t, t.expiry_ms));
 }
 
 }  // namespace
+
+msg::delegation_token_record delegation_token_record_of(const delegation_token& t, int64_t expiry_ms) {
+  msg::delegation_token_record r;
+  r.token_id = t.token_id;
+  r.owner = t.owner;
+  r.requester = t.requester;
+  r.renewers = t.renewers;
+  r.issue_timestamp = t.issue_ms;
+  r.max_timestamp = t.max_ms;
+  r.expiration_timestamp = expiry_ms;
+  return r;
+}
 
 std::vector<metadata_record> image_records(const metadata_image& image) {
   std::vector<metadata_record> out;

@@ -29,6 +29,10 @@ namespace hw::controller {
 
 std::vector<metadata_record> image_records(const metadata_image& image);
 
+// A delegation token's record, expiring at `expiry_ms` (its own expiry in a
+// snapshot; a renewal's or an expiry's new one at the controller).
+protocol::msg::delegation_token_record delegation_token_record_of(const delegation_token& token, int64_t expiry_ms);
+
 // image_records framed as metadata log values (encode_record_value at the
 // image's metadata.version): the record values of a snapshot file.
 std::vector<std::vector<uint8_t>> image_record_values(const metadata_image& image);

@@ -181,6 +181,13 @@ TEST(ConsumerHeartbeat, RefusalsLeaveTheGroupAsItWas) {
   assignor.server_assignor = "sticky";
   EXPECT_EQ(h.beat(assignor).response.error_code, static_cast<int16_t>(error_code::unsupported_assignor));
   EXPECT_EQ(h.written.size(), records_before);
+  // A refused join does not leave an empty group behind.
+  auto refused_join = join("n", {});
+  refused_join.group_id = "never-made";
+  refused_join.subscribed_topic_names.reset();
+  refused_join.subscribed_topic_regex = "(";
+  EXPECT_EQ(h.beat(refused_join).response.error_code, static_cast<int16_t>(error_code::invalid_regular_expression));
+  EXPECT_EQ(h.manager.group("never-made"), nullptr);
   consumer_group_options small;
   small.max_size = 1;
   consumer_group_manager full(small);

@@ -10,6 +10,20 @@ namespace hw::broker::group::consumer {
 namespace msg = protocol::msg;
 using protocol::error_code;
 
+// One call's records, each replayed into a copy of the group as it is
+// made, so that every step reads the state the earlier ones leave; the copy
+// replaces the group only once the call succeeds.
+struct draft {
+  consumer_group group;
+  std::vector<consumer_group_record> records;
+  std::optional<std::string> error;  // a record the group refused: a defect here, not bad input
+
+  void add(consumer_group_record record) {
+    if (auto e = group.replay(record); e && !error) error = "consumer group " + group.group_id() + ": " + *e;
+    records.push_back(std::move(record));
+  }
+};
+
 namespace {
 
 group_epoch_record epoch_record(const std::string& group_id, int32_t epoch, int64_t hash) {
@@ -29,14 +43,11 @@ Record tombstone(const std::string& group_id, const std::string& member_id) {
   return r;
 }
 
-// The members' subscriptions once `changed` replaces (or, null, removes) `member_id`'s.
-std::vector<const member_subscription*> subscriptions_with(const consumer_group& group, const std::string& member_id,
-                                                           const member_subscription* changed) {
-  std::vector<const member_subscription*> out;
-  for (const auto& [id, m] : group.members())
-    if (id != member_id) out.push_back(&m.subscription);
-  if (changed) out.push_back(changed);
-  return out;
+regular_expression_record regex_record(const std::string& group_id, const std::string& regex) {
+  regular_expression_record r;
+  r.key.group_id = group_id;
+  r.key.regular_expression = regex;
+  return r;
 }
 
 }  // namespace
@@ -59,15 +70,6 @@ std::optional<std::string> consumer_group_manager::replay(const consumer_group_r
   auto error = it->second.replay(record);
   if (it->second.deleted()) groups_.erase(it);
   return error;
-}
-
-std::optional<std::string> consumer_group_manager::apply(consumer_group& group,
-                                                         const std::vector<consumer_group_record>& records) {
-  // The records were made from this group's state: one it refuses is a
-  // defect here, not bad input; the caller answers UNKNOWN_SERVER_ERROR.
-  for (const auto& r : records)
-    if (auto error = group.replay(r)) return "consumer group " + group.group_id() + ": " + *error;
-  return std::nullopt;
 }
 
 int64_t consumer_group_manager::metadata_hash_of(const std::map<std::string, subscription_count>& subscribed,
@@ -101,37 +103,39 @@ const assignor* consumer_group_manager::assignor_for(const consumer_group& group
   return it == assignors_.end() ? nullptr : it->second.get();
 }
 
-std::vector<consumer_group_record> consumer_group_manager::remove_member(consumer_group& group,
-                                                                         const std::string& member_id,
-                                                                         const topic_image_view& topics,
-                                                                         int64_t now_ms) {
-  (void)now_ms;
-  std::vector<consumer_group_record> records;
-  records.emplace_back(tombstone<current_assignment_record>(group.group_id(), member_id));
-  records.emplace_back(tombstone<target_assignment_member_record>(group.group_id(), member_id));
-  records.emplace_back(tombstone<member_metadata_record>(group.group_id(), member_id));
-  // A regular expression nobody else subscribes to is forgotten.
-  const auto* member = group.member(member_id);
-  if (member && !member->subscription.subscribed_topic_regex.empty()) {
-    const auto& regex = member->subscription.subscribed_topic_regex;
-    if (group.subscribed_regexes().at(regex) == 1 && group.resolved_regexes().count(regex)) {
-      regular_expression_record r;
-      r.key.group_id = group.group_id();
-      r.key.regular_expression = regex;
-      records.emplace_back(std::move(r));
-    }
-  }
-  const auto remaining = subscriptions_with(group, member_id, nullptr);
-  auto resolved = group.resolved_regexes();
-  if (member) {
-    const auto& regex = member->subscription.subscribed_topic_regex;
-    if (!regex.empty() && group.subscribed_regexes().at(regex) == 1) resolved.erase(regex);
-  }
-  records.emplace_back(epoch_record(group.group_id(), group.group_epoch() + 1,
-                                    metadata_hash_of(subscribed_topics(remaining, resolved), topics)));
+std::optional<std::vector<consumer_group_record>> consumer_group_manager::remove_member(
+    consumer_group& group, const std::string& member_id, const topic_image_view& topics) {
+  const std::string regex =
+      group.member(member_id) ? group.member(member_id)->subscription.subscribed_topic_regex : std::string();
+  draft d{group, {}, std::nullopt};
+  d.add(tombstone<current_assignment_record>(group.group_id(), member_id));
+  d.add(tombstone<target_assignment_member_record>(group.group_id(), member_id));
+  d.add(tombstone<member_metadata_record>(group.group_id(), member_id));
+  // A regular expression nobody subscribes to any more is forgotten.
+  if (!regex.empty() && !d.group.subscribed_regexes().count(regex) && d.group.resolved_regexes().count(regex))
+    d.add(regex_record(group.group_id(), regex));
+  d.add(epoch_record(group.group_id(), group.group_epoch() + 1, metadata_hash_of(d.group.subscribed_topics(), topics)));
+  if (d.error) return std::nullopt;
   sessions_.erase({group.group_id(), member_id});
-  if (auto error = apply(group, records)) return {};
-  return records;
+  group = std::move(d.group);
+  return std::move(d.records);
+}
+
+std::optional<heartbeat_outcome> consumer_group_manager::leave(const msg::consumer_group_heartbeat_request& request,
+                                                               const topic_image_view& topics) {
+  auto git = groups_.find(request.group_id);
+  if (git == groups_.end())
+    return refuse(error_code::group_id_not_found, "Consumer group " + request.group_id + " not found.");
+  if (!git->second.member(request.member_id))
+    return refuse(error_code::unknown_member_id,
+                  "Member " + request.member_id + " is not a member of group " + request.group_id + ".");
+  auto records = remove_member(git->second, request.member_id, topics);
+  if (!records) return std::nullopt;
+  heartbeat_outcome out;
+  out.records = std::move(*records);
+  out.response.member_id = request.member_id;
+  out.response.member_epoch = request.member_epoch;
+  return out;
 }
 
 heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_heartbeat_request& request,
@@ -142,152 +146,135 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   if (auto refused = check_heartbeat_request(request, version, options_.assignors))
     return refuse(refused->code, refused->message);
   const member_epoch epoch{request.member_epoch};
-  auto git = groups_.find(request.group_id);
-
   if (epoch == leave_group_epoch || epoch == leave_group_static_epoch) {
-    if (git == groups_.end())
-      return refuse(error_code::group_id_not_found, "Consumer group " + request.group_id + " not found.");
-    if (!git->second.member(request.member_id))
-      return refuse(error_code::unknown_member_id,
-                    "Member " + request.member_id + " is not a member of group " + request.group_id + ".");
-    heartbeat_outcome out;
-    out.records = remove_member(git->second, request.member_id, topics, now_ms);
-    out.response.member_id = request.member_id;
-    out.response.member_epoch = epoch.value;
-    return out;
+    auto out = leave(request, topics);
+    return out ? std::move(*out) : refuse(error_code::unknown_server_error, "The group's records are inconsistent.");
   }
 
-  if (git == groups_.end()) {
-    if (epoch != joining_epoch)
-      return refuse(error_code::group_id_not_found, "Consumer group " + request.group_id + " not found.");
-    git = groups_.try_emplace(request.group_id, request.group_id).first;
-  }
-  consumer_group& group = git->second;
+  auto git = groups_.find(request.group_id);
+  if (git == groups_.end() && epoch != joining_epoch)
+    return refuse(error_code::group_id_not_found, "Consumer group " + request.group_id + " not found.");
+  // A group a join would make exists only once the join succeeds.
+  draft d{git == groups_.end() ? consumer_group(request.group_id) : git->second, {}, std::nullopt};
   const std::string member_id = request.member_id.empty() ? new_member_id() : request.member_id;
-  const consumer_member* known = group.member(member_id);
-  if (!known && static_cast<int64_t>(group.members().size()) >= options_.max_size) {
+  const consumer_member* known = d.group.member(member_id);
+  if (!known && static_cast<int64_t>(d.group.members().size()) >= options_.max_size) {
     return refuse(error_code::group_max_size_reached, "The consumer group has reached its maximum capacity of " +
                                                           std::to_string(options_.max_size) + " members.");
   }
   const auto owned = owned_partitions(request);
   consumer_member member;
+  member.member_id = member_id;
   if (known) {
     auto check = check_heartbeat_epoch(*known, epoch, owned);
     if (check.error != error_code::none) return refuse(check.error, check.message);
     member = *known;
-  } else {
-    if (epoch != joining_epoch)
-      return refuse(error_code::unknown_member_id,
-                    "Member " + member_id + " is not a member of group " + request.group_id + ".");
-    member.member_id = member_id;
+  } else if (epoch != joining_epoch) {
+    return refuse(error_code::unknown_member_id,
+                  "Member " + member_id + " is not a member of group " + request.group_id + ".");
   }
 
-  std::vector<consumer_group_record> records;
+  // 1. The member's subscription, its regular expression and the group epoch.
   consumer_member updated = with_heartbeat(member, request, client_id, client_host);
-  if (!known || updated.subscription != member.subscription) {
-    member_metadata_record m;
-    m.key.group_id = group.group_id();
-    m.key.member_id = member_id;
-    m.value = to_value(updated.subscription);
-    records.emplace_back(std::move(m));
-  }
-
-  // A new regular expression is checked and resolved against the image now.
-  auto resolved = group.resolved_regexes();
-  const auto& regex = updated.subscription.subscribed_topic_regex;
-  const bool regex_changed = regex != member.subscription.subscribed_topic_regex;
-  if (regex_changed && !regex.empty() && !resolved.count(regex)) {
-    auto compiled = topic_regex::compile(regex);
-    if (auto* e = std::get_if<std::string>(&compiled)) return refuse(error_code::invalid_regular_expression, *e);
-    const auto topics_matched = std::get<topic_regex>(compiled).resolve(topics.topic_names());
-    regular_expression_record r;
-    r.key.group_id = group.group_id();
-    r.key.regular_expression = regex;
-    r.value.emplace();
-    r.value->topics = topics_matched;
-    r.value->version = 0;
-    r.value->timestamp = now_ms;
-    records.emplace_back(r);
-    resolved[regex] = {{topics_matched.begin(), topics_matched.end()}, 0, now_ms};
-  }
-  // The member's old expression, if nobody else uses it any more.
-  const auto& old_regex = member.subscription.subscribed_topic_regex;
-  if (regex_changed && !old_regex.empty() && group.subscribed_regexes()[old_regex] == 1 && resolved.count(old_regex)) {
-    regular_expression_record r;
-    r.key.group_id = group.group_id();
-    r.key.regular_expression = old_regex;
-    records.emplace_back(std::move(r));
-    resolved.erase(old_regex);
-  }
-
-  const bool subscription_changed =
-      updated.subscription.subscribed_topic_names != member.subscription.subscribed_topic_names || regex_changed;
-  int32_t group_epoch = group.group_epoch();
+  const bool subscription_changed = !known || updated.subscription != member.subscription;
   if (subscription_changed) {
-    const auto after = subscriptions_with(group, member_id, &updated.subscription);
-    group_epoch += 1;
-    records.emplace_back(
-        epoch_record(group.group_id(), group_epoch, metadata_hash_of(subscribed_topics(after, resolved), topics)));
+    if (auto refused = subscribe(d, member, updated, topics, now_ms)) return refuse(refused->code, refused->message);
   }
 
-  // A target assignment for the group epoch, if it has none yet.
-  int32_t target_epoch = group.assignment_epoch();
-  topic_partitions target;
-  if (auto t = group.target_assignment().find(member_id); t != group.target_assignment().end()) target = t->second;
-  if (group_epoch > group.assignment_epoch()) {
-    // Computed on the group as the records above leave it.
-    consumer_group next = group;
-    for (const auto& r : records) next.replay(r);
-    const assignor* chosen = assignor_for(next, updated.subscription.server_assignor);
+  // 2. A target assignment for the group epoch, if it has none yet.
+  if (d.group.group_epoch() > d.group.assignment_epoch()) {
+    const assignor* chosen = assignor_for(d.group, updated.subscription.server_assignor);
     if (!chosen) return refuse(error_code::unknown_server_error, "No server assignor is configured.");
-    auto computed = compute_target_assignment(next, group_epoch, now_ms, *chosen, topics, {updated, std::nullopt});
+    auto computed = compute_target_assignment(d.group, d.group.group_epoch(), now_ms, *chosen, topics, {});
     if (auto* error = std::get_if<assignor_error>(&computed)) {
       return refuse(error_code::unknown_server_error, "Failed to compute a new target assignment for epoch " +
-                                                          std::to_string(group_epoch) + ": " + error->message + ".");
+                                                          std::to_string(d.group.group_epoch()) + ": " +
+                                                          error->message + ".");
     }
-    auto& result = std::get<target_assignment_result>(computed);
-    records.insert(records.end(), result.records.begin(), result.records.end());
-    target_epoch = group_epoch;
-    target = result.members[member_id];
+    for (auto& r : std::get<target_assignment_result>(computed).records) d.add(std::move(r));
   }
 
-  // The member's next step towards its target.
-  consumer_group next = group;
-  for (const auto& r : records) next.replay(r);
-  reconciliation_input input;
-  input.target_epoch = member_epoch{target_epoch};
-  input.target = target;
-  input.owned = owned;
-  input.subscription_changed = subscription_changed;
-  const std::set<std::string>* regex_topics = nullptr;
-  if (auto r = next.resolved_regexes().find(regex); !regex.empty() && r != next.resolved_regexes().end())
-    regex_topics = &r->second.topics;
-  input.subscribed_topic_ids = subscribed_topic_ids(updated, regex_topics, [&](std::string_view name) {
-    return topics.topic_id(name);
-  });
-  const auto& epochs = next.current_partition_epochs();
-  input.owner = [&](const protocol::uuid& topic_id, int32_t partition) { return epochs.owner_epoch(topic_id, partition); };
-  auto step = reconcile(updated, input);
+  // 3. The member's next step towards its target.
+  const bool topics_changed =
+      updated.subscription.subscribed_topic_names != member.subscription.subscribed_topic_names ||
+      updated.subscription.subscribed_topic_regex != member.subscription.subscribed_topic_regex;
+  auto step = reconcile(updated, reconciliation_of(d.group, updated, owned, topics_changed, topics));
   if (step.error != error_code::none) return refuse(step.error, step.error_message);
   updated.current = step.next;
   if (!known || updated.current != member.current) {
     current_assignment_record c;
-    c.key.group_id = group.group_id();
+    c.key.group_id = d.group.group_id();
     c.key.member_id = member_id;
     c.value = to_value(updated.current);
-    records.emplace_back(std::move(c));
+    d.add(std::move(c));
   }
+  if (d.error) return refuse(error_code::unknown_server_error, *d.error);
 
-  if (auto error = apply(group, records)) return refuse(error_code::unknown_server_error, *error);
-  sessions_[{group.group_id(), member_id}] = now_ms + options_.session_timeout_ms;
-
+  groups_.insert_or_assign(request.group_id, std::move(d.group));
+  sessions_[{request.group_id, member_id}] = now_ms + options_.session_timeout_ms;
   heartbeat_outcome out;
-  out.records = std::move(records);
+  out.records = std::move(d.records);
   out.response.member_id = member_id;
   out.response.member_epoch = updated.current.epoch.value;
   out.response.heartbeat_interval_ms = options_.heartbeat_interval_ms;
   if (!known || answer_carries_assignment(request, member, updated)) out.response.assignment = heartbeat_assignment(updated);
   return out;
+}
+
+std::optional<heartbeat_refusal> consumer_group_manager::subscribe(draft& d, const consumer_member& member,
+                                                                  const consumer_member& updated,
+                                                                  const topic_image_view& topics, int64_t now_ms) const {
+  member_metadata_record m;
+  m.key.group_id = d.group.group_id();
+  m.key.member_id = updated.member_id;
+  m.value = to_value(updated.subscription);
+  d.add(std::move(m));
+  const auto& regex = updated.subscription.subscribed_topic_regex;
+  const auto& old_regex = member.subscription.subscribed_topic_regex;
+  const bool regex_changed = regex != old_regex;
+  if (regex_changed && !regex.empty() && !d.group.resolved_regexes().count(regex)) {
+    // A new regular expression is checked and resolved against the image now.
+    auto compiled = topic_regex::compile(regex);
+    if (auto* e = std::get_if<std::string>(&compiled)) return heartbeat_refusal{error_code::invalid_regular_expression, *e};
+    auto r = regex_record(d.group.group_id(), regex);
+    r.value.emplace();
+    r.value->topics = std::get<topic_regex>(compiled).resolve(topics.topic_names());
+    r.value->timestamp = now_ms;
+    d.add(std::move(r));
+  }
+  if (regex_changed && !old_regex.empty() && !d.group.subscribed_regexes().count(old_regex) &&
+      d.group.resolved_regexes().count(old_regex))
+    d.add(regex_record(d.group.group_id(), old_regex));
+  // The group epoch moves when the topics subscribed to do.
+  if (updated.subscription.subscribed_topic_names != member.subscription.subscribed_topic_names || regex_changed) {
+    d.add(epoch_record(d.group.group_id(), d.group.group_epoch() + 1,
+                       metadata_hash_of(d.group.subscribed_topics(), topics)));
+  }
+  return std::nullopt;
+}
+
+reconciliation_input consumer_group_manager::reconciliation_of(const consumer_group& group,
+                                                               const consumer_member& member,
+                                                               const std::optional<topic_partitions>& owned,
+                                                               bool subscription_changed,
+                                                               const topic_image_view& topics) {
+  reconciliation_input input;
+  input.target_epoch = member_epoch{group.assignment_epoch()};
+  if (auto t = group.target_assignment().find(member.member_id); t != group.target_assignment().end())
+    input.target = t->second;
+  input.owned = owned;
+  input.subscription_changed = subscription_changed;
+  const auto& regex = member.subscription.subscribed_topic_regex;
+  const std::set<std::string>* regex_topics = nullptr;
+  if (auto r = group.resolved_regexes().find(regex); !regex.empty() && r != group.resolved_regexes().end())
+    regex_topics = &r->second.topics;
+  input.subscribed_topic_ids =
+      subscribed_topic_ids(member, regex_topics, [&](std::string_view name) { return topics.topic_id(name); });
+  const auto& epochs = group.current_partition_epochs();
+  input.owner = [&epochs](const protocol::uuid& topic_id, int32_t partition) {
+    return epochs.owner_epoch(topic_id, partition);
+  };
+  return input;
 }
 
 std::vector<consumer_group_record> consumer_group_manager::expire_sessions(int64_t now_ms,
@@ -302,8 +289,10 @@ std::vector<consumer_group_record> consumer_group_manager::expire_sessions(int64
       sessions_.erase(key);
       continue;
     }
-    auto removed = remove_member(git->second, key.member_id, topics, now_ms);
-    records.insert(records.end(), removed.begin(), removed.end());
+    if (auto removed = remove_member(git->second, key.member_id, topics))
+      records.insert(records.end(), removed->begin(), removed->end());
+    else
+      sessions_.erase(key);  // its records are inconsistent: it is not retried for ever
   }
   return records;
 }

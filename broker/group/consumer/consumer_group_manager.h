@@ -26,6 +26,8 @@
 #include <vector>
 
 #include "broker/group/consumer/consumer_group.h"
+#include "broker/group/consumer/heartbeat_request.h"
+#include "broker/group/consumer/member_reconciliation.h"
 #include "broker/group/consumer/target_assignment.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/consumer_group_heartbeat.h"
@@ -39,6 +41,9 @@ struct consumer_group_options {
   int32_t max_size = std::numeric_limits<int32_t>::max();
   std::vector<std::string> assignors{"uniform", "range"};  // the first is the default
 };
+
+// One call's records and the group they change (consumer_group_manager.cc).
+struct draft;
 
 struct heartbeat_outcome {
   std::vector<consumer_group_record> records;  // already replayed into the group
@@ -77,10 +82,24 @@ class consumer_group_manager {
   };
 
   heartbeat_outcome refuse(protocol::error_code code, std::string message) const;
-  // The records removing `member_id` from the group (a leave or a fence).
-  std::vector<consumer_group_record> remove_member(consumer_group& group, const std::string& member_id,
-                                                   const topic_image_view& topics, int64_t now_ms);
-  std::optional<std::string> apply(consumer_group& group, const std::vector<consumer_group_record>& records);
+  // A leave (-1, or -2 for now): nullopt when the group's records refuse it.
+  std::optional<heartbeat_outcome> leave(const protocol::msg::consumer_group_heartbeat_request& request,
+                                         const topic_image_view& topics);
+  // The records removing `member_id` from the group (a leave or a fence),
+  // the group changed by them; nullopt (the group unchanged) when its
+  // records refuse them.
+  std::optional<std::vector<consumer_group_record>> remove_member(consumer_group& group, const std::string& member_id,
+                                                                  const topic_image_view& topics);
+  // A member's new or changed subscription into the draft: its record, its
+  // regular expression resolved (or refused) and the one it left forgotten,
+  // and the group epoch bumped when the topics it subscribes to changed.
+  std::optional<heartbeat_refusal> subscribe(draft& d, const consumer_member& member,
+                                             const consumer_member& updated, const topic_image_view& topics,
+                                             int64_t now_ms) const;
+  // What reconciling `member` needs from the group as the heartbeat leaves it.
+  static reconciliation_input reconciliation_of(const consumer_group& group, const consumer_member& member,
+                                                const std::optional<topic_partitions>& owned,
+                                                bool subscription_changed, const topic_image_view& topics);
   int64_t metadata_hash_of(const std::map<std::string, subscription_count>& subscribed,
                            const topic_image_view& topics) const;
   // nullptr when the name is not among group.consumer.assignors.
