@@ -6,7 +6,8 @@ properties (env adds to its environment, e.g. KAFKA_OPTS), on a run of
 ports it probes (the script binds PLAINTEXT on p, CONTROLLER on p + 1 and
 the extra listener on p + 3), starting again on other ports when another
 process took one between the probe and Kafka's bind; it answers the extra
-listener's bootstrap address. stop_kafka stops it. run() runs a command to
+listener's bootstrap address. With sasl_listener=False it adds none and
+answers the PLAINTEXT listener's. stop_kafka stops it. run() runs a command to
 its end or its deadline (stdin_text, if given, is its standard input).
 """
 
@@ -47,10 +48,11 @@ def port_run():
     return None
 
 
-def start_kafka(source_dir, directory, settings, log_tail, env=None):
+def start_kafka(source_dir, directory, settings, log_tail, env=None, sasl_listener=True):
     """Starts Kafka in directory with settings ((key, value) pairs, or a function of the port p that gives them);
-    its SASL_PLAINTEXT bootstrap address. log_tail(lines) reads the end of its log for the failure message. env
-    adds to the script's environment (e.g. KAFKA_OPTS for the JVM's system properties)."""
+    its SASL_PLAINTEXT bootstrap address (without sasl_listener, its PLAINTEXT one, the only client listener).
+    log_tail(lines) reads the end of its log for the failure message. env adds to the script's environment (e.g.
+    KAFKA_OPTS for the JVM's system properties)."""
     script = os.path.join(source_dir, "scripts/kafka-server.sh")
     errors = []
     for _ in range(3):
@@ -61,10 +63,12 @@ def start_kafka(source_dir, directory, settings, log_tail, env=None):
         listed = settings(port) if callable(settings) else settings
         run_env = dict(os.environ, **(env or {}), HW_KAFKA_EXTRA_LISTENERS="SASL_PLAINTEXT:SASL_PLAINTEXT",
                        HW_KAFKA_EXTRA_PROPS="\n".join("%s=%s" % kv for kv in listed), HW_KAFKA_START_TIMEOUT="120")
+        if not sasl_listener:
+            del run_env["HW_KAFKA_EXTRA_LISTENERS"]
         shutil.rmtree(directory, ignore_errors=True)
         code, out, err = run([script, "start", directory, str(port)], 150, run_env)
         if code == 0:
-            return "127.0.0.1:%d" % (port + 3)
+            return "127.0.0.1:%d" % (port + 3 if sasl_listener else port)
         errors.append("kafka-server.sh start on %d: %s%s\n%s" % (port, out, err, log_tail(40)))
         stop_kafka(source_dir, directory)
     raise AssertionError("Apache Kafka 4.3.1 did not start (scripts/kafka-server.sh):\n" + "\n".join(errors))
