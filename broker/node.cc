@@ -115,6 +115,12 @@ group::coordinator_options group_coordinator_options(const config::broker_config
   o.group.offsets_retention_check_interval_ms = c.get_int("offsets.retention.check.interval.ms");
   o.num_partitions = static_cast<int32_t>(c.get_int("offsets.topic.num.partitions"));
   o.load_buffer_bytes = static_cast<int32_t>(c.get_int("offsets.load.buffer.size"));
+  o.consumer.session_timeout_ms = static_cast<int32_t>(c.get_int("group.consumer.session.timeout.ms"));
+  o.consumer.heartbeat_interval_ms = static_cast<int32_t>(c.get_int("group.consumer.heartbeat.interval.ms"));
+  o.consumer.max_size = static_cast<int32_t>(c.get_int("group.consumer.max.size"));
+  o.consumer.assignors = c.get_list("group.consumer.assignors");
+  o.consumer.assignment_interval_ms = static_cast<int32_t>(c.get_int("group.consumer.assignment.interval.ms"));
+  o.consumer.regex_refresh_interval_ms = static_cast<int32_t>(c.get_int("group.consumer.regex.refresh.interval.ms"));
   return o;
 }
 
@@ -512,6 +518,10 @@ void broker_node::impl::start_coordinators() {
   // The transaction log's record versions follow the finalized
   // transaction.version, as Kafka's coordinator's do.
   publisher->add_image_listener([this](const controller::metadata_image& image) { reload_tls(image); });
+  // Consumer groups assign the partitions of the topics the image has.
+  publisher->add_image_listener(
+      [g = groups.get(), p = publisher.get()](const controller::metadata_image&) { g->on_image(p->image()); });
+  groups->on_image(publisher->image());
   publisher->add_image_listener([t = txns.get()](const controller::metadata_image& image) {
     if (image.feature_level(controller::metadata_version::feature_name))
       t->set_transaction_version_level(image.feature_level("transaction.version").value_or(0));

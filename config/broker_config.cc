@@ -203,6 +203,30 @@ void resolve_fields(broker_config& c) {
   c.unclean_leader_election_enable = c.get_bool("unclean.leader.election.enable");
 }
 
+// The consumer group coordinator's bounds (Kafka's GroupCoordinatorConfig
+// requirements, in its order and words).
+void resolve_consumer_groups(const broker_config& c, config_errors& errors) {
+  auto at_least = [&](std::string_view key, std::string_view bound) {
+    if (c.get_int(key) < c.get_int(bound))
+      errors.push_back(std::string(key) + " must be greater than or equal to " + std::string(bound));
+  };
+  auto at_most = [&](std::string_view key, std::string_view bound) {
+    if (c.get_int(key) > c.get_int(bound))
+      errors.push_back(std::string(key) + " must be less than or equal to " + std::string(bound));
+  };
+  at_least("group.consumer.max.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms");
+  at_least("group.consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms");
+  at_most("group.consumer.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms");
+  at_least("group.consumer.max.session.timeout.ms", "group.consumer.min.session.timeout.ms");
+  at_least("group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms");
+  at_most("group.consumer.session.timeout.ms", "group.consumer.max.session.timeout.ms");
+  if (c.get_int("group.consumer.heartbeat.interval.ms") >= c.get_int("group.consumer.session.timeout.ms"))
+    errors.push_back("group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms");
+  at_least("group.consumer.max.assignment.interval.ms", "group.consumer.min.assignment.interval.ms");
+  at_least("group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms");
+  at_most("group.consumer.assignment.interval.ms", "group.consumer.max.assignment.interval.ms");
+}
+
 // Fills the typed fields from the validated values; returns cross-key errors.
 config_errors resolve(broker_config& c) {
   config_errors errors;
@@ -213,6 +237,7 @@ config_errors resolve(broker_config& c) {
   c.controller_quorum_bootstrap_servers = c.get_list("controller.quorum.bootstrap.servers");
   single_node_internal_topics(c);
   resolve_storage(c, errors);
+  resolve_consumer_groups(c, errors);
   resolve_fields(c);
   return errors;
 }

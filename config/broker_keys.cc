@@ -286,8 +286,16 @@ const std::vector<config_key>& table() {
        "Session timeout of members of consumer-protocol groups (KIP-848)."},
       {"group.consumer.heartbeat.interval.ms", T::int32, "5000", rule::at_least(1),
        "Heartbeat interval of members of consumer-protocol groups (KIP-848)."},
-      // The defaults and bounds of group-level configs (the GROUP resource);
-      // Highwater's coordinator does not serve these protocols yet.
+      {"group.consumer.max.size", T::int32, "2147483647", rule::at_least(1),
+       "Most members one consumer-protocol group may have."},
+      {"group.consumer.assignors", T::list, "uniform,range", rule::list_one_of({"uniform", "range"}),
+       "Server-side assignors consumer-protocol groups may ask for; the first is the default."},
+      {"group.consumer.migration.policy", T::string, "bidirectional",
+       rule::one_of({"bidirectional", "upgrade", "downgrade", "disabled"}),
+       "Whether a non-empty group may move between the classic and the consumer protocol."},
+      {"group.consumer.regex.refresh.interval.ms", T::int32, "600000", rule::at_least(10000),
+       "How old a consumer group's resolution of its regular expressions may grow before it is done again."},
+      // The defaults and bounds of group-level configs (the GROUP resource).
       {"group.consumer.min.session.timeout.ms", T::int32, "45000", rule::at_least(1),
        "Smallest consumer.session.timeout.ms a consumer group may set."},
       {"group.consumer.max.session.timeout.ms", T::int32, "60000", rule::at_least(1),

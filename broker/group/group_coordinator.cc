@@ -5,6 +5,7 @@
 #include "broker/coordinator_log/coordinator_log.h"
 #include "broker/coordinator_log/coordinator_runtime_impl.h"
 #include "broker/group/group_partition.h"
+#include "broker/group/image_topics.h"
 #include "broker/topics.h"
 #include "protocol/records/control_record.h"
 
@@ -43,9 +44,28 @@ std::unique_ptr<group_shard> group_coordinator::make_shard(int32_t partition, in
   const uint64_t seed = options_.random_seed != 0 ? options_.random_seed + static_cast<uint64_t>(partition)
                                                    : (static_cast<uint64_t>(device()) << 32) ^ device();
   auto rng = std::make_shared<std::mt19937_64>(seed);
-  auto shard = std::make_unique<group_shard>(options_.group, [rng] { return (*rng)(); });
+  auto shard = std::make_unique<group_shard>(options_.group, [rng] { return (*rng)(); }, options_.consumer);
+  {
+    std::lock_guard lock(image_mutex_);
+    if (topics_) shard->set_topics(topics_, {}, false);
+  }
   shard->begin_load();
   return shard;
+}
+
+void group_coordinator::on_image(std::shared_ptr<const controller::metadata_image> image) {
+  if (!image) return;
+  topic_changes changes;
+  std::shared_ptr<const consumer::topic_image_view> topics;
+  {
+    std::lock_guard lock(image_mutex_);
+    if (image_ == image) return;
+    if (image_) changes = changes_between(*image_, *image);
+    image_ = image;
+    topics_ = std::make_shared<const image_topics>(image);
+    topics = topics_;
+  }
+  post_to_each([topics, changes](group_shard& shard) { shard.set_topics(topics, changes.changed, changes.created); });
 }
 
 void group_coordinator::on_txn_marker(int32_t partition, int64_t producer_id, bool commit) {

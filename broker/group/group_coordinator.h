@@ -11,11 +11,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string_view>
 
 #include "broker/coordinator_log/coordinator_runtime.h"
 #include "broker/group/group_config.h"
 #include "broker/group/group_shard.h"
+#include "controller/metadata/image.h"
 
 namespace hw::broker::group {
 
@@ -27,6 +29,8 @@ struct coordinator_options {
   int32_t load_buffer_bytes = 5 * 1024 * 1024;
   // Seeds member-id randomness (fixed in tests).
   uint64_t random_seed = 0;
+  // group.consumer.* (KIP-848 consumer groups).
+  consumer::consumer_group_options consumer;
 };
 
 class group_coordinator : public coordinator_runtime<group_shard, shard_response> {
@@ -42,6 +46,11 @@ class group_coordinator : public coordinator_runtime<group_shard, shard_response
   // A shard still loading replays the marker from the log instead.
   void on_txn_marker(int32_t partition, int64_t producer_id, bool commit);
 
+  // Each new metadata image (publisher strand): the shards' consumer groups
+  // see its topics, and those that subscribe to a topic it changed check
+  // their metadata hash at their next heartbeat.
+  void on_image(std::shared_ptr<const controller::metadata_image> image);
+
  private:
   std::unique_ptr<group_shard> make_shard(int32_t partition, int32_t epoch) override;
   bool replay(group_shard& shard, const protocol::record_batch_view& batch, const protocol::record_view& record,
@@ -51,6 +60,9 @@ class group_coordinator : public coordinator_runtime<group_shard, shard_response
   bool handle_output(slot& s, output& out) override;
 
   coordinator_options options_;
+  mutable std::mutex image_mutex_;  // leaf: the last image and its view
+  std::shared_ptr<const controller::metadata_image> image_;
+  std::shared_ptr<const consumer::topic_image_view> topics_;
 };
 
 }  // namespace hw::broker::group

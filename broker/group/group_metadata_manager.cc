@@ -4,6 +4,8 @@
 #include <cctype>
 #include <utility>
 
+#include "broker/group/lower_trimmed.h"
+
 namespace hw::broker::group {
 
 namespace msg = protocol::msg;
@@ -188,17 +190,6 @@ std::vector<msg::describe_groups_response::described_group> group_metadata_manag
   return out;
 }
 
-namespace {
-
-std::string lower_trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
 
 error_code group_metadata_manager::list_groups(const std::vector<std::string>& states_filter,
                                     const std::vector<std::string>& types_filter,

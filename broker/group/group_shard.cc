@@ -1,5 +1,7 @@
 #include "broker/group/group_shard.h"
 
+#include "broker/group/lower_trimmed.h"
+
 #include <algorithm>
 #include <cassert>
 #include <utility>
@@ -10,16 +12,37 @@ namespace hw::broker::group {
 namespace msg = protocol::msg;
 using protocol::error_code;
 
-group_shard::group_shard(group_config config, random_source random)
+namespace {
+
+// A member id as Kafka makes one (Uuid.randomUuid().toString()).
+std::function<std::string()> member_ids_from(group_shard::random_source random) {
+  return [random = std::move(random)] {
+    auto next = [&random] { return random(); };
+    return protocol::uuid::random(next).to_string();
+  };
+}
+
+}  // namespace
+
+group_shard::group_shard(group_config config, random_source random, consumer::consumer_group_options consumer_options)
     : ctx_(config),
-      groups_(ctx_, committed_, std::move(random)),
-      offsets_(ctx_, groups_, committed_, pending_) {}
+      groups_(ctx_, committed_, random),
+      consumers_(ctx_, std::move(consumer_options), member_ids_from(random)),
+      offsets_(ctx_, groups_, consumers_, committed_, pending_) {}
+
+void group_shard::set_topics(std::shared_ptr<const consumer::topic_image_view> topics,
+                             const std::set<std::string>& changed, bool created) {
+  consumers_.set_topics(std::move(topics), changed, created);
+}
+
+size_t group_shard::consumer_group_count() const { return consumers_.size(); }
 
 // --- load / unload -----------------------------------------------------------
 
 void group_shard::begin_load() {
   assert(ctx_.mode() == shard_mode::inactive);
   groups_.clear();
+  consumers_.clear();
   offsets_.clear();
   ctx_.set_mode(shard_mode::loading);
 }
@@ -30,6 +53,9 @@ bool group_shard::load(const loaded_record& record) {
   if (!decoded) return false;
   if (auto* g = std::get_if<group_record>(&*decoded)) groups_.replay(*g);
   if (auto* o = std::get_if<offset_record>(&*decoded)) offsets_.replay(*o, record.producer_id);
+  // A record that breaks a group's invariants is left out (Kafka's replay
+  // fails it the same way); the rest of the log still loads.
+  if (auto* c = std::get_if<consumer::consumer_group_record>(&*decoded)) (void)consumers_.replay(*c);
   return true;
 }
 
@@ -39,6 +65,7 @@ void group_shard::end_load(int64_t now_ms) {
   assert(ctx_.mode() == shard_mode::loading);
   ctx_.set_mode(shard_mode::active);
   groups_.activate(now_ms);
+  consumers_.activate(now_ms);
   offsets_.start_retention(now_ms);
 }
 
@@ -49,6 +76,7 @@ void group_shard::unload() {
   groups_.answer_parked_not_coordinator();
   ctx_.fail_in_flight();
   groups_.clear();
+  consumers_.clear();
   offsets_.clear();
 }
 
@@ -56,7 +84,47 @@ void group_shard::unload() {
 
 void group_shard::join_group(request_token token, int16_t version, const client_info& client,
                              const msg::join_group_request& request, int64_t now_ms) {
+  if (ctx_.active() && consumers_.find(request.group_id) && !consumers_.remove_empty(request.group_id)) {
+    // A classic member joining a consumer group that has members takes the
+    // migration this coordinator does not do yet.
+    msg::join_group_response r;
+    r.error_code = static_cast<int16_t>(error_code::inconsistent_group_protocol);
+    r.member_id = "";
+    r.protocol_name = version >= 7 ? std::nullopt : std::optional<std::string>("");
+    return ctx_.reply(token, std::move(r));
+  }
   groups_.join_group(token, version, client, request, now_ms);
+}
+
+void group_shard::consumer_group_heartbeat(request_token token, int16_t version, const client_info& client,
+                                           const msg::consumer_group_heartbeat_request& request, int64_t now_ms) {
+  std::vector<coordinator_record> first;
+  const classic_group* classic = ctx_.active() ? groups_.find_group(request.group_id) : nullptr;
+  if (classic && !classic->in(group_state::dead)) {
+    const bool empty = classic->in(group_state::empty) && classic->members().pending_members().empty();
+    if (!empty || request.member_epoch != 0) {
+      msg::consumer_group_heartbeat_response r;
+      r.error_code = static_cast<int16_t>(error_code::group_id_not_found);
+      r.error_message = "Group " + request.group_id + " is not a consumer group.";
+      return ctx_.reply(token, std::move(r));
+    }
+    // An empty classic group gives way to the consumer group (its offsets stay).
+    first.push_back(group_tombstone_record(request.group_id));
+  }
+  const bool accepted = consumers_.heartbeat(token, version, client, request, now_ms, std::move(first));
+  if (accepted && classic) groups_.erase(request.group_id);
+}
+
+std::vector<msg::consumer_group_describe_response::described_group> group_shard::describe_consumer_groups(
+    const std::vector<std::string>& group_ids) const {
+  auto out = consumers_.describe(group_ids);
+  for (auto& d : out) {
+    const classic_group* classic = d.error_code == static_cast<int16_t>(error_code::group_id_not_found)
+                                       ? groups_.find_group(d.group_id)
+                                       : nullptr;
+    if (classic && !classic->in(group_state::dead)) d.error_message = "Group " + d.group_id + " is not a consumer group.";
+  }
+  return out;
 }
 
 void group_shard::sync_group(request_token token, int16_t version, const msg::sync_group_request& request,
@@ -99,13 +167,22 @@ void group_shard::delete_offsets(request_token token, const msg::offset_delete_r
 
 std::vector<msg::describe_groups_response::described_group> group_shard::describe_groups(
     const std::vector<std::string>& group_ids) const {
-  return groups_.describe_groups(group_ids);
+  auto out = groups_.describe_groups(group_ids);
+  for (auto& d : out) {
+    if (d.error_code == 0 && consumers_.find(d.group_id)) d.error_message = "Group " + d.group_id + " is not a classic group.";
+  }
+  return out;
 }
 
 error_code group_shard::list_groups(const std::vector<std::string>& states_filter,
                                     const std::vector<std::string>& types_filter,
                                     std::vector<msg::list_groups_response::listed_group>& out) const {
-  return groups_.list_groups(states_filter, types_filter, out);
+  const error_code e = groups_.list_groups(states_filter, types_filter, out);
+  if (e != error_code::none) return e;
+  bool consumer_wanted = types_filter.empty();
+  for (const auto& t : types_filter) consumer_wanted |= lower_trimmed(t) == "consumer";
+  if (consumer_wanted) consumers_.list(states_filter, out);
+  return e;
 }
 
 // --- time and durability ----------------------------------------------------------
@@ -113,15 +190,16 @@ error_code group_shard::list_groups(const std::vector<std::string>& states_filte
 void group_shard::tick(int64_t now_ms) {
   if (!ctx_.active()) return;
   groups_.tick(now_ms);
+  consumers_.tick(now_ms);
   offsets_.tick(now_ms);
 }
 
 std::optional<int64_t> group_shard::next_deadline_ms() const {
   if (!ctx_.active()) return std::nullopt;
-  std::optional<int64_t> groups = groups_.next_deadline_ms();
-  std::optional<int64_t> retention = offsets_.next_deadline_ms();
-  if (groups && retention) return std::min(*groups, *retention);
-  return groups ? groups : retention;
+  std::optional<int64_t> next;
+  for (auto d : {groups_.next_deadline_ms(), consumers_.next_deadline_ms(), offsets_.next_deadline_ms()})
+    if (d && (!next || *d < *next)) next = d;
+  return next;
 }
 
 void group_shard::on_append_done(append_token token, error_code error, int64_t now_ms) {

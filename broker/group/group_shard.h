@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "broker/group/classic_group.h"
+#include "broker/group/consumer_groups.h"
 #include "broker/group/group_config.h"
 #include "broker/group/group_metadata_manager.h"
 #include "broker/group/offset_metadata_manager.h"
@@ -50,7 +51,8 @@ class group_shard {
   // Returns uniformly random 64-bit values (seeded in tests).
   using random_source = group_metadata_manager::random_source;
 
-  group_shard(group_config config, random_source random);
+  group_shard(group_config config, random_source random,
+              consumer::consumer_group_options consumer_options = consumer::consumer_group_options{});
   // Pending append callbacks point back at the shard: it stays where it is.
   group_shard(const group_shard&) = delete;
   group_shard& operator=(const group_shard&) = delete;
@@ -70,7 +72,21 @@ class group_shard {
   void unload();
   bool active() const { return ctx_.active(); }
 
+  // The topics as the broker's metadata image has them (consumer groups
+  // assign their partitions); `changed`: the topics it created, deleted or
+  // changed since the last one, `created`: whether it created any.
+  void set_topics(std::shared_ptr<const consumer::topic_image_view> topics, const std::set<std::string>& changed,
+                  bool created);
+
   // --- requests (answers come out of take_output) -------------------------
+  // ConsumerGroupHeartbeat (KIP-848). A group id held by a classic group is
+  // refused (GROUP_ID_NOT_FOUND) unless that group is empty and the member
+  // joins: the classic group then gives way to the consumer group.
+  void consumer_group_heartbeat(request_token token, int16_t version, const client_info& client,
+                                const protocol::msg::consumer_group_heartbeat_request& request, int64_t now_ms);
+  // Read-only, answered at once.
+  std::vector<protocol::msg::consumer_group_describe_response::described_group> describe_consumer_groups(
+      const std::vector<std::string>& group_ids) const;
   void join_group(request_token token, int16_t version, const client_info& client,
                   const protocol::msg::join_group_request& request, int64_t now_ms);
   void sync_group(request_token token, int16_t version,
@@ -98,7 +114,8 @@ class group_shard {
                      bool require_stable);
   void delete_groups(request_token token, const std::vector<std::string>& group_ids);
   void delete_offsets(request_token token, const protocol::msg::offset_delete_request& request);
-  // Read-only, answered at once.
+  // Read-only, answered at once. A consumer group is described as a
+  // group that is not there (Dead), with Kafka's message for v6.
   std::vector<protocol::msg::describe_groups_response::described_group> describe_groups(
       const std::vector<std::string>& group_ids) const;
   // The error is COORDINATOR_LOAD_IN_PROGRESS / NOT_COORDINATOR when the
@@ -116,8 +133,12 @@ class group_shard {
 
   // --- inspection (tests, metrics) ----------------------------------------
   const classic_group* find_group(std::string_view group_id) const;
+  const consumer::consumer_group* find_consumer_group(const std::string& group_id) const {
+    return consumers_.find(group_id);
+  }
   const offset_store& offsets() const { return committed_; }
-  size_t group_count() const { return groups_.groups().size(); }
+  size_t group_count() const { return groups_.groups().size() + consumer_group_count(); }
+  size_t consumer_group_count() const;
 
  private:
   // Declared in construction order: the managers hold references to what
@@ -126,6 +147,7 @@ class group_shard {
   offset_store committed_;
   pending_txn_offsets pending_;
   group_metadata_manager groups_;
+  consumer_groups consumers_;
   offset_metadata_manager offsets_;
 };
 

@@ -1,6 +1,9 @@
+#include "broker/group/offset_metadata_manager.h"
+
 #include <cassert>
 
-#include "broker/group/offset_metadata_manager.h"
+#include "broker/group/consumer/consumer_group_manager.h"
+#include "broker/group/consumer/offset_rules.h"
 
 namespace hw::broker::group {
 
@@ -79,8 +82,30 @@ std::vector<coordinator_record> offset_records(const std::string& group_id, cons
 }  // namespace
 
 offset_metadata_manager::offset_metadata_manager(shard_context& context, group_metadata_manager& groups,
-                                                 offset_store& committed, pending_txn_offsets& pending)
-    : ctx_(context), groups_(groups), committed_(committed), pending_(pending) {}
+                                                 consumer_groups& consumers, offset_store& committed,
+                                                 pending_txn_offsets& pending)
+    : ctx_(context), groups_(groups), consumers_(consumers), committed_(committed), pending_(pending) {}
+
+template <typename Topics>
+error_code offset_metadata_manager::consumer_commit_error(const consumer::consumer_group& group,
+                                                          const std::string& member_id,
+                                                          const std::optional<std::string>& instance_id, int32_t epoch,
+                                                          bool transactional, int16_t version,
+                                                          const Topics& topics) const {
+  auto check = consumer::check_offset_commit(group, member_id, instance_id, epoch, transactional, version);
+  if (check.refusal) return check.refusal->code;
+  if (!check.per_partition) return error_code::none;
+  // One partition the member may not commit refuses the whole request, as
+  // Kafka's validator throws.
+  for (const auto& t : topics) {
+    protocol::uuid id;
+    if constexpr (requires { t.topic_id; }) id = t.topic_id;
+    if (id.is_zero()) id = consumers_.topics().topic_id(t.name).value_or(protocol::uuid{});
+    for (const auto& p : t.partitions)
+      if (auto refused = check.per_partition(id, t.name, p.partition_index)) return refused->code;
+  }
+  return error_code::none;
+}
 
 void offset_metadata_manager::clear() {
   committed_.clear();
@@ -97,7 +122,7 @@ void offset_metadata_manager::replay(const offset_record& record, int64_t produc
     return;
   }
   // An offset of an unknown group makes it exist (a simple consumer's).
-  groups_.get_or_create(record.group, 0);
+  if (!consumers_.find(record.group)) groups_.get_or_create(record.group, 0);
   if (producer_id >= 0) {
     pending_.put(producer_id, {record.group, record.topic, record.partition, *record.value});
     return;
@@ -136,6 +161,8 @@ void offset_metadata_manager::apply_records(const std::vector<coordinator_record
         committed_.erase(o->group, o->topic, o->partition);
         pending_.erase(o->group, o->topic, o->partition);
       }
+    } else if (auto* c = std::get_if<consumer::consumer_group_record>(&*decoded)) {
+      consumers_.apply(*c);
     } else if (auto* gr = std::get_if<group_record>(&*decoded); gr && !gr->value) {
       // Only an empty group goes: one that came back to life while the
       // tombstone was being written keeps its members (its next record wins).
@@ -152,23 +179,29 @@ void offset_metadata_manager::commit_offsets(request_token token, int16_t versio
   if (!ctx_.active()) return ctx_.reply(token, commit_response(request, ctx_.unavailable_error()));
   const std::string& group_id = request.group_id;
   const int32_t generation = request.generation_id_or_member_epoch;
-  classic_group* g = groups_.group(group_id);
   bool created = false;
-  if (!g) {
-    if (generation >= 0) {
-      auto e = version >= 9 ? error_code::group_id_not_found : error_code::illegal_generation;
-      return ctx_.reply(token, commit_response(request, e));
+  if (const auto* cg = consumers_.find(group_id)) {
+    const error_code e = consumer_commit_error(*cg, request.member_id, request.group_instance_id, generation,
+                                               /*transactional=*/false, version, request.topics);
+    if (e != error_code::none) return ctx_.reply(token, commit_response(request, e));
+  } else {
+    classic_group* g = groups_.group(group_id);
+    if (!g) {
+      if (generation >= 0) {
+        auto e = version >= 9 ? error_code::group_id_not_found : error_code::illegal_generation;
+        return ctx_.reply(token, commit_response(request, e));
+      }
+      // A simple consumer (no generation) commits to a group that exists from now on.
+      g = &groups_.get_or_create(group_id, now_ms);
+      created = true;
     }
-    // A simple consumer (no generation) commits to a group that exists from now on.
-    g = &groups_.get_or_create(group_id, now_ms);
-    created = true;
-  }
-  const error_code validation =
-      validate_commit(*g, request.member_id, request.group_instance_id, generation, /*transactional=*/false);
-  if (validation != error_code::none) return ctx_.reply(token, commit_response(request, validation));
-  if (g->in(group_state::stable) || g->in(group_state::preparing_rebalance)) {
-    group_member* m = g->members().find(request.member_id);
-    if (m) reschedule_heartbeat(*m, now_ms, m->session_timeout_ms);
+    const error_code validation =
+        validate_commit(*g, request.member_id, request.group_instance_id, generation, /*transactional=*/false);
+    if (validation != error_code::none) return ctx_.reply(token, commit_response(request, validation));
+    if (g->in(group_state::stable) || g->in(group_state::preparing_rebalance)) {
+      group_member* m = g->members().find(request.member_id);
+      if (m) reschedule_heartbeat(*m, now_ms, m->session_timeout_ms);
+    }
   }
   std::optional<int64_t> expire_ms;
   if (version <= 4 && request.retention_time_ms != -1) expire_ms = now_ms + request.retention_time_ms;
@@ -214,21 +247,28 @@ void offset_metadata_manager::commit_txn_offsets(request_token token,
   if (!ctx_.active()) return ctx_.reply(token, txn_commit_response(request, ctx_.unavailable_error()));
   const std::string& group_id = request.group_id;
   const int32_t generation = request.generation_id;
-  classic_group* g = groups_.group(group_id);
   bool created = false;
-  if (!g) {
-    // A producer outside group management (generation -1) commits for a
-    // group that exists from now on; a generation names a group that
-    // should have been here.
-    if (generation >= 0) return ctx_.reply(token, txn_commit_response(request, error_code::illegal_generation));
-    g = &groups_.get_or_create(group_id, now_ms);
-    created = true;
+  if (const auto* cg = consumers_.find(group_id)) {
+    // The member epoch stands where a classic group's generation does.
+    const error_code e = consumer_commit_error(*cg, request.member_id, request.group_instance_id, generation,
+                                               /*transactional=*/true, 0, request.topics);
+    if (e != error_code::none) return ctx_.reply(token, txn_commit_response(request, e));
+  } else {
+    classic_group* g = groups_.group(group_id);
+    if (!g) {
+      // A producer outside group management (generation -1) commits for a
+      // group that exists from now on; a generation names a group that
+      // should have been here.
+      if (generation >= 0) return ctx_.reply(token, txn_commit_response(request, error_code::illegal_generation));
+      g = &groups_.get_or_create(group_id, now_ms);
+      created = true;
+    }
+    // KIP-447: a member and generation, when given, must be the group's
+    // current ones, so a producer fenced out by a rebalance cannot commit.
+    const error_code validation =
+        validate_commit(*g, request.member_id, request.group_instance_id, generation, /*transactional=*/true);
+    if (validation != error_code::none) return ctx_.reply(token, txn_commit_response(request, validation));
   }
-  // KIP-447: a member and generation, when given, must be the group's
-  // current ones, so a producer fenced out by a rebalance cannot commit.
-  const error_code validation =
-      validate_commit(*g, request.member_id, request.group_instance_id, generation, /*transactional=*/true);
-  if (validation != error_code::none) return ctx_.reply(token, txn_commit_response(request, validation));
 
   auto response = txn_commit_response(request, error_code::none);
   std::vector<coordinator_record> records =
@@ -273,6 +313,13 @@ void offset_metadata_manager::fetch_offsets(request_token token,
     const classic_group* g = groups_.find_group(request.group_id);
     const offset_store::topics* stored =
         g && !g->in(group_state::dead) ? committed_.group_offsets(request.group_id) : nullptr;
+    if (const auto* cg = consumers_.find(request.group_id)) {
+      if (auto refused = consumer::check_offset_fetch(*cg, request.member_id, request.member_epoch)) {
+        r.error_code = code(refused->code);
+        return ctx_.reply(token, std::move(r));
+      }
+      stored = committed_.group_offsets(request.group_id);
+    }
     using topic_out = msg::offset_fetch_response::offset_fetch_response_topics;
     using partition_out = msg::offset_fetch_response::offset_fetch_response_partitions;
     auto partition = [&](const std::string& topic, int32_t index, const committed_offset* o) {
@@ -325,6 +372,19 @@ void offset_metadata_manager::fetch_offsets(request_token token,
 
 // --- DeleteGroups ------------------------------------------------------------------
 
+std::vector<coordinator_record> offset_metadata_manager::offset_tombstones_of(const std::string& group_id) const {
+  std::vector<coordinator_record> records;
+  if (const auto* stored = committed_.group_offsets(group_id)) {
+    for (const auto& [topic, parts] : *stored) {
+      for (const auto& [index, _] : parts) records.push_back(offset_tombstone_record(group_id, topic, index));
+    }
+  }
+  for (const auto& [topic, index] : pending_.partitions_of(group_id)) {
+    if (!committed_.get(group_id, topic, index)) records.push_back(offset_tombstone_record(group_id, topic, index));
+  }
+  return records;
+}
+
 void offset_metadata_manager::delete_groups(request_token token, const std::vector<std::string>& group_ids) {
   delete_groups_results results;
   auto result = [](const std::string& id, error_code e) {
@@ -340,6 +400,17 @@ void offset_metadata_manager::delete_groups(request_token token, const std::vect
   std::vector<coordinator_record> records;
   for (const auto& id : group_ids) {
     const classic_group* g = groups_.find_group(id);
+    const auto* cg = consumers_.find(id);
+    if (cg && !cg->members().empty()) {
+      results.push_back(result(id, error_code::non_empty_group));
+      continue;
+    }
+    if (cg) {
+      for (const auto& rec : offset_tombstones_of(id)) records.push_back(rec);
+      for (const auto& rec : consumer::deletion_records(*cg)) records.push_back(consumer::encode_record(rec));
+      results.push_back(result(id, error_code::none));
+      continue;
+    }
     if (!g || g->in(group_state::dead)) {
       results.push_back(result(id, error_code::group_id_not_found));
       continue;
@@ -348,14 +419,7 @@ void offset_metadata_manager::delete_groups(request_token token, const std::vect
       results.push_back(result(id, error_code::non_empty_group));
       continue;
     }
-    if (const auto* stored = committed_.group_offsets(id)) {
-      for (const auto& [topic, parts] : *stored) {
-        for (const auto& [index, _] : parts) records.push_back(offset_tombstone_record(id, topic, index));
-      }
-    }
-    for (const auto& [topic, index] : pending_.partitions_of(id)) {
-      if (!committed_.get(id, topic, index)) records.push_back(offset_tombstone_record(id, topic, index));
-    }
+    for (const auto& rec : offset_tombstones_of(id)) records.push_back(rec);
     records.push_back(group_tombstone_record(id));
     results.push_back(result(id, error_code::none));
   }
@@ -383,13 +447,14 @@ void offset_metadata_manager::delete_offsets(request_token token, const msg::off
   if (!ctx_.active()) return fail(ctx_.unavailable_error());
   if (request.group_id.empty()) return fail(error_code::invalid_group_id);
   const classic_group* g = groups_.find_group(request.group_id);
-  if (!g || g->in(group_state::dead)) return fail(error_code::group_id_not_found);
-  if (!g->in(group_state::empty) && !g->uses_consumer_protocol()) return fail(error_code::non_empty_group);
+  const auto* cg = consumers_.find(request.group_id);
+  if (!cg && (!g || g->in(group_state::dead))) return fail(error_code::group_id_not_found);
+  if (!cg && !g->in(group_state::empty) && !g->uses_consumer_protocol()) return fail(error_code::non_empty_group);
   std::vector<coordinator_record> records;
   for (const auto& t : request.topics) {
     msg::offset_delete_response::offset_delete_response_topic rt;
     rt.name = t.name;
-    bool subscribed = g->is_subscribed_to(t.name);
+    const bool subscribed = cg ? consumer::subscribes_to(*cg, t.name) : g->is_subscribed_to(t.name);
     for (const auto& p : t.partitions) {
       msg::offset_delete_response::offset_delete_response_partition rp;
       rp.partition_index = p.partition_index;
@@ -458,6 +523,31 @@ void offset_metadata_manager::expire_offsets(int64_t now_ms) {
     }
     if (all_expired && !pending_.group_has_open(id) && g.in(group_state::empty)) {
       records.push_back(group_tombstone_record(id));
+    }
+  }
+  // A consumer group's offsets of topics nobody in it subscribes to age
+  // from their commit; an empty group whose offsets are all gone goes too.
+  for (const auto& [id, cg] : consumers_.groups()) {
+    bool all_expired = true;
+    if (const offset_store::topics* stored = committed_.group_offsets(id)) {
+      for (const auto& [topic, parts] : *stored) {
+        if (consumer::subscribes_to(cg, topic)) {
+          all_expired = false;
+          continue;
+        }
+        for (const auto& [index, o] : parts) {
+          const bool expired = o.expire_timestamp_ms ? now_ms >= *o.expire_timestamp_ms
+                                                     : now_ms - o.commit_timestamp_ms >= ctx_.config().offsets_retention_ms;
+          if (expired && !pending_.pending(id, topic, index)) {
+            records.push_back(offset_tombstone_record(id, topic, index));
+          } else {
+            all_expired = false;
+          }
+        }
+      }
+    }
+    if (all_expired && !pending_.group_has_open(id) && cg.members().empty()) {
+      for (const auto& rec : consumer::deletion_records(cg)) records.push_back(consumer::encode_record(rec));
     }
   }
   if (records.empty()) return;

@@ -2,14 +2,16 @@
 // The offsets of one group shard, after Kafka 4.3's OffsetMetadataManager:
 // OffsetCommit, TxnOffsetCommit (pending until the producer's marker),
 // OffsetFetch, OffsetDelete, DeleteGroups, and the retention that expires
-// old offsets and empty groups. Validates commits against the groups of
-// the group_metadata_manager. Owned by the group_shard; runs on its strand.
+// old offsets and empty groups. Validates commits against the classic
+// groups of the group_metadata_manager and the consumer groups of
+// consumer_groups. Owned by the group_shard; runs on its strand.
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "broker/group/consumer_groups.h"
 #include "broker/group/group_metadata_manager.h"
 #include "broker/group/group_records.h"
 #include "broker/group/offset_store.h"
@@ -26,8 +28,8 @@ class offset_metadata_manager {
  public:
   // `committed` and `pending` are the shard's (the group manager reads
   // the committed ones too); this manager is the one that writes them.
-  offset_metadata_manager(shard_context& context, group_metadata_manager& groups, offset_store& committed,
-                          pending_txn_offsets& pending);
+  offset_metadata_manager(shard_context& context, group_metadata_manager& groups, consumer_groups& consumers,
+                          offset_store& committed, pending_txn_offsets& pending);
 
   const offset_store& committed() const { return committed_; }
   // Forgets every offset and stops retention until start_retention.
@@ -60,11 +62,19 @@ class offset_metadata_manager {
 
  private:
   void expire_offsets(int64_t now_ms);
+  // Tombstones of every offset of the group, committed or pending.
+  std::vector<coordinator_record> offset_tombstones_of(const std::string& group_id) const;
+  // The consumer group's answer to a commit of these topics (none: taken).
+  template <typename Topics>
+  protocol::error_code consumer_commit_error(const consumer::consumer_group& group, const std::string& member_id,
+                                             const std::optional<std::string>& instance_id, int32_t epoch,
+                                             bool transactional, int16_t version, const Topics& topics) const;
   // Applies written offset records and group tombstones once durable.
   void apply_records(const std::vector<coordinator_record>& records);
 
   shard_context& ctx_;
   group_metadata_manager& groups_;
+  consumer_groups& consumers_;
   offset_store& committed_;
   pending_txn_offsets& pending_;
   std::optional<int64_t> next_retention_check_ms_;

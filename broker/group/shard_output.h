@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "broker/group/group_records.h"
+#include "protocol/messages/consumer_group_heartbeat.h"
 #include "protocol/messages/delete_groups.h"
 #include "protocol/messages/heartbeat.h"
 #include "protocol/messages/join_group.h"
@@ -34,7 +35,7 @@ using shard_response =
                  protocol::msg::heartbeat_response, protocol::msg::leave_group_response,
                  protocol::msg::offset_commit_response, offset_fetch_group_response,
                  delete_groups_results, protocol::msg::offset_delete_response,
-                 protocol::msg::txn_offset_commit_response>;
+                 protocol::msg::txn_offset_commit_response, protocol::msg::consumer_group_heartbeat_response>;
 
 struct completion {
   request_token token = 0;

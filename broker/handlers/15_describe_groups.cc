@@ -22,7 +22,6 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   std::string error;
   auto request = decode_request<describe_groups_request>(ctx, &error);
   if (!request) co_return handler_result::close(error);
-  group::group_coordinator& coordinator = *ctx.services->groups;
 
   // Groups the principal may not describe are answered first (Kafka's
   // order), GROUP_AUTHORIZATION_FAILED; the shards describe the others.
@@ -37,29 +36,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     d.group_id = id;
     d.error_code = static_cast<int16_t>(error_code::group_authorization_failed);
   }
-  std::map<int32_t, std::vector<std::string>> by_partition;
-  for (const auto& id : allowed) by_partition[coordinator.partition_for(id)].push_back(id);
-  std::map<std::string, describe_groups_response::described_group> described;
-  for (auto& [partition, ids] : by_partition) {
-    std::vector<describe_groups_response::described_group> out;
-    const std::vector<std::string>& wanted = ids;
-    const group::group_coordinator::read_fn describe = [&](const group::group_shard& shard) {
-      out = shard.describe_groups(wanted);
-    };
-    const error_code e = co_await coordinator.read(partition, describe);
-    if (e != error_code::none) {
-      for (const auto& id : ids) {
-        describe_groups_response::described_group d;
-        d.group_id = id;
-        d.error_code = static_cast<int16_t>(e);
-        out.push_back(std::move(d));
-      }
-    }
-    for (auto& d : out) {
-      std::string id = d.group_id;
-      described.emplace(std::move(id), std::move(d));
-    }
-  }
+  using described_group = describe_groups_response::described_group;
+  const std::function<std::vector<described_group>(const group::group_shard&, const std::vector<std::string>&)>
+      describe = [](const group::group_shard& shard, const std::vector<std::string>& ids) {
+        return shard.describe_groups(ids);
+      };
+  auto described = co_await group::describe_on_shards<described_group>(ctx, allowed, describe);
   // In the order asked (a group named twice is described twice).
   const size_t first_described = response.groups.size();
   for (const auto& id : allowed) response.groups.push_back(described.at(id));
@@ -70,7 +52,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     // answers GROUP_ID_NOT_FOUND instead.
     if (ctx.api_version >= 6 && g.group_state == "Dead") {
       g.error_code = static_cast<int16_t>(error_code::group_id_not_found);
-      g.error_message = "Group " + g.group_id + " not found.";
+      // A consumer group's id: the shard says it is not a classic group.
+      if (!g.error_message) g.error_message = "Group " + g.group_id + " not found.";
       continue;
     }
     // Without an authorizer every operation on a group (READ, DELETE,

@@ -1,5 +1,10 @@
 #include "broker/handlers/group_request_support.h"
 
+#include <algorithm>
+
+#include "broker/metadata/metadata_publisher.h"
+#include "config/broker_config.h"
+
 namespace hw::broker::group {
 
 std::string client_host_of(std::string_view connection_name) {
@@ -18,6 +23,17 @@ client_info client_of(const request_context& ctx) {
   if (ctx.client_id) out.client_id = std::string(*ctx.client_id);
   out.client_host = client_host_of(ctx.connection_name);
   return out;
+}
+
+bool consumer_protocol_enabled(const request_context& ctx) {
+  const auto* services = ctx.services;
+  if (!services || !services->groups) return false;
+  if (services->config) {
+    const auto& protocols = services->config->get_list("group.coordinator.rebalance.protocols");
+    if (std::find(protocols.begin(), protocols.end(), "consumer") == protocols.end()) return false;
+  }
+  if (!services->metadata) return true;
+  return services->metadata->image()->feature_level("group.version").value_or(0) >= 1;
 }
 
 }  // namespace hw::broker::group

@@ -63,6 +63,8 @@ std::span<const api_handler> all_handlers() {
         describe_quorum_handler(),
         describe_cluster_handler(),
         describe_producers_handler(),
+        consumer_group_heartbeat_handler(),
+        consumer_group_describe_handler(),
         list_config_resources_handler(),
         describe_topic_partitions_handler(),
     };

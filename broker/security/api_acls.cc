@@ -22,7 +22,7 @@ constexpr auto group_refused = error_code::group_authorization_failed;
 constexpr auto txn_refused = error_code::transactional_id_authorization_failed;
 
 // From Kafka 4.3's KafkaApis, ControllerApis and AclApis.
-constexpr std::array<api_acl_check, 88> k_table{{
+constexpr std::array<api_acl_check, 91> k_table{{
     // Produce
     {0, "transactional_id", txn_id, acl_operation::write, txn_refused, acl_scope::request, "",
      "a batch is transactional"},
@@ -178,6 +178,12 @@ constexpr std::array<api_acl_check, 88> k_table{{
     // ListTransactions
     {66, "transactional_id", txn_id, acl_operation::describe, error_code::none, acl_scope::filter, "",
      "only the transactions described"},
+    // ConsumerGroupHeartbeat
+    {68, "group", group, acl_operation::read, group_refused, acl_scope::request, "", "always"},
+    {68, "topic", topic, acl_operation::describe, topic_refused, acl_scope::request, "",
+     "each topic subscribed to by name: one refused refuses the heartbeat"},
+    // ConsumerGroupDescribe
+    {69, "group", group, acl_operation::describe, group_refused, acl_scope::resource, "", "each group"},
     // ListConfigResources
     {74, "cluster", cluster, acl_operation::describe_configs, cluster_refused, acl_scope::request, "", "always"},
     // DescribeTopicPartitions

@@ -39,6 +39,8 @@ class topic_map_image final : public broker::group::consumer::topic_image_view {
     return out;
   }
   void remove(const std::string& name) { topics_.erase(name); }
+  void set_version(int64_t version) { version_ = version; }
+  int64_t version() const override { return version_; }
   int32_t partition_count(const protocol::uuid& id) const override {
     for (const auto& [name, t] : topics_)
       if (t.first == id) return t.second;
@@ -47,6 +49,7 @@ class topic_map_image final : public broker::group::consumer::topic_image_view {
 
  private:
   std::map<std::string, std::pair<protocol::uuid, int32_t>> topics_;
+  int64_t version_ = 0;
 };
 
 }  // namespace hw::testing

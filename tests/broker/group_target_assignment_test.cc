@@ -71,8 +71,8 @@ TEST(TargetAssignment, MembersJoiningShareTheTopicAndEachChangeIsWritten) {
   }
   ASSERT_EQ(g.target_assignment().size(), 3u);
   for (const auto& [id, target] : g.target_assignment()) EXPECT_EQ(count(target), 2u) << id;
-  EXPECT_EQ(g.assignment_epoch(), 1);  // the epoch the last computation was told
-  EXPECT_EQ(g.assignment_timestamp_ms(), 1001);
+  EXPECT_EQ(g.assignment_epoch(), 2);  // the epoch the last computation was told (a new group is at 1)
+  EXPECT_EQ(g.assignment_timestamp_ms(), 1002);
 }
 
 TEST(TargetAssignment, AMemberLeavingGivesItsPartitionsToTheOthers) {

@@ -54,7 +54,8 @@ class consumer_group {
   const std::string& group_id() const { return group_id_; }
   int32_t group_epoch() const { return group_epoch_; }
   int64_t metadata_hash() const { return metadata_hash_; }
-  // The epoch of the target assignment; -1 before the first one.
+  // The epoch of the target assignment: 1 in a new group, -1 once its
+  // record's tombstone is replayed.
   int32_t assignment_epoch() const { return assignment_epoch_; }
   int64_t assignment_timestamp_ms() const { return assignment_timestamp_ms_; }
   const std::map<std::string, consumer_member>& members() const { return members_; }
@@ -93,9 +94,11 @@ class consumer_group {
   std::optional<std::string> replay_group_epoch(const group_epoch_record& r);
 
   std::string group_id_;
-  int32_t group_epoch_ = 0;
+  // A new group starts at epoch 1 with a target of epoch 1 (Kafka 4.3), so
+  // that its first member is given epoch 2.
+  int32_t group_epoch_ = 1;
   int64_t metadata_hash_ = 0;
-  int32_t assignment_epoch_ = -1;
+  int32_t assignment_epoch_ = 1;
   int64_t assignment_timestamp_ms_ = 0;
   std::map<std::string, consumer_member> members_;
   std::map<std::string, std::string> static_members_;  // instance id → member id

@@ -1,5 +1,8 @@
 #include "broker/group/consumer/consumer_group_manager.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "broker/group/consumer/heartbeat_request.h"
 #include "broker/group/consumer/member_reconciliation.h"
 #include "broker/group/consumer/metadata_hash.h"
@@ -17,6 +20,7 @@ struct draft {
   consumer_group group;
   std::vector<consumer_group_record> records;
   std::optional<std::string> error;  // a record the group refused: a defect here, not bad input
+  std::optional<int32_t> hash_checked_at;  // the group epoch its metadata hash was checked at
 
   void add(consumer_group_record record) {
     if (auto e = group.replay(record); e && !error) error = "consumer group " + group.group_id() + ": " + *e;
@@ -107,7 +111,7 @@ std::optional<std::vector<consumer_group_record>> consumer_group_manager::remove
     consumer_group& group, const std::string& member_id, const topic_image_view& topics) {
   const std::string regex =
       group.member(member_id) ? group.member(member_id)->subscription.subscribed_topic_regex : std::string();
-  draft d{group, {}, std::nullopt};
+  draft d{group, {}, std::nullopt, std::nullopt};
   d.add(tombstone<current_assignment_record>(group.group_id(), member_id));
   d.add(tombstone<target_assignment_member_record>(group.group_id(), member_id));
   d.add(tombstone<member_metadata_record>(group.group_id(), member_id));
@@ -124,18 +128,68 @@ std::optional<std::vector<consumer_group_record>> consumer_group_manager::remove
 std::optional<heartbeat_outcome> consumer_group_manager::leave(const msg::consumer_group_heartbeat_request& request,
                                                                const topic_image_view& topics) {
   auto git = groups_.find(request.group_id);
-  if (git == groups_.end())
-    return refuse(error_code::group_id_not_found, "Consumer group " + request.group_id + " not found.");
-  if (!git->second.member(request.member_id))
-    return refuse(error_code::unknown_member_id,
-                  "Member " + request.member_id + " is not a member of group " + request.group_id + ".");
-  auto records = remove_member(git->second, request.member_id, topics);
-  if (!records) return std::nullopt;
+  if (git == groups_.end()) return refuse(error_code::group_id_not_found, "Group " + request.group_id + " not found.");
+  consumer_group& group = git->second;
   heartbeat_outcome out;
-  out.records = std::move(*records);
   out.response.member_id = request.member_id;
   out.response.member_epoch = request.member_epoch;
+  std::string leaving = request.member_id;
+  if (request.instance_id) {
+    const std::string* holder = group.static_member_id(*request.instance_id);
+    if (!holder) return refuse(error_code::unknown_member_id, "Instance id " + *request.instance_id + " is unknown.");
+    if (*holder != request.member_id) {
+      return refuse(error_code::fenced_instance_id, "Static member " + request.member_id + " with instance id " +
+                                                        *request.instance_id + " was fenced by member " + *holder + ".");
+    }
+    if (member_epoch{request.member_epoch} == leave_group_static_epoch) {
+      // Gone for now: it keeps its partitions (at assignment epoch 0) for
+      // whoever comes back under its instance id before its session ends.
+      draft d{group, {}, std::nullopt, std::nullopt};
+      current_assignment_record c;
+      c.key.group_id = group.group_id();
+      c.key.member_id = leaving;
+      c.value = to_value(static_member_left(*group.member(leaving)).current);
+      d.add(std::move(c));
+      if (d.error) return std::nullopt;
+      group = std::move(d.group);
+      out.records = std::move(d.records);
+      out.response.member_epoch = leave_group_static_epoch.value;
+      return out;
+    }
+  } else if (!group.member(leaving)) {
+    return refuse(error_code::unknown_member_id,
+                  "Member " + leaving + " is not a member of group " + request.group_id + ".");
+  }
+  auto records = remove_member(group, leaving, topics);
+  if (!records) return std::nullopt;
+  out.records = std::move(*records);
   return out;
+}
+
+void consumer_group_manager::replace_static_member(draft& d, const consumer_member& old_member,
+                                                   const consumer_member& replacement) const {
+  const std::string& group_id = d.group.group_id();
+  topic_partitions target;
+  if (auto t = d.group.target_assignment().find(old_member.member_id); t != d.group.target_assignment().end())
+    target = t->second;
+  d.add(tombstone<current_assignment_record>(group_id, old_member.member_id));
+  d.add(tombstone<target_assignment_member_record>(group_id, old_member.member_id));
+  d.add(tombstone<member_metadata_record>(group_id, old_member.member_id));
+  member_metadata_record m;
+  m.key.group_id = group_id;
+  m.key.member_id = replacement.member_id;
+  m.value = to_value(replacement.subscription);
+  d.add(std::move(m));
+  target_assignment_member_record t;
+  t.key.group_id = group_id;
+  t.key.member_id = replacement.member_id;
+  t.value = to_value(target);
+  d.add(std::move(t));
+  current_assignment_record c;
+  c.key.group_id = group_id;
+  c.key.member_id = replacement.member_id;
+  c.value = to_value(replacement.current);
+  d.add(std::move(c));
 }
 
 heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_heartbeat_request& request,
@@ -155,7 +209,7 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   if (git == groups_.end() && epoch != joining_epoch)
     return refuse(error_code::group_id_not_found, "Consumer group " + request.group_id + " not found.");
   // A group a join would make exists only once the join succeeds.
-  draft d{git == groups_.end() ? consumer_group(request.group_id) : git->second, {}, std::nullopt};
+  draft d{git == groups_.end() ? consumer_group(request.group_id) : git->second, {}, std::nullopt, std::nullopt};
   const std::string member_id = request.member_id.empty() ? new_member_id() : request.member_id;
   const consumer_member* known = d.group.member(member_id);
   if (!known && static_cast<int64_t>(d.group.members().size()) >= options_.max_size) {
@@ -165,7 +219,37 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   const auto owned = owned_partitions(request);
   consumer_member member;
   member.member_id = member_id;
-  if (known) {
+  if (request.instance_id) {
+    // A static member: its instance id says who it is.
+    const std::string& instance = *request.instance_id;
+    const std::string* holder = d.group.static_member_id(instance);
+    std::optional<consumer_member> held;
+    if (holder) held = *d.group.member(*holder);
+    if (epoch == joining_epoch) {
+      if (held) {
+        // Back under a new member id: only once the old one left with -2.
+        if (held->current.epoch != leave_group_static_epoch) {
+          return refuse(error_code::unreleased_instance_id,
+                        "Static member " + member_id + " with instance id " + instance +
+                            " cannot join the group because the instance id is owned by " + held->member_id +
+                            " member.");
+        }
+        member = static_member_replacement(*held, member_id);
+        replace_static_member(d, *held, member);
+        known = d.group.member(member_id);
+      }
+    } else {
+      if (!held) return refuse(error_code::unknown_member_id, "Instance id " + instance + " is unknown.");
+      if (held->member_id != member_id) {
+        return refuse(error_code::fenced_instance_id, "Static member " + member_id + " with instance id " + instance +
+                                                          " was fenced by member " + held->member_id + ".");
+      }
+      auto check = check_heartbeat_epoch(*held, epoch, owned);
+      if (check.error != error_code::none) return refuse(check.error, check.message);
+      member = *held;
+      known = d.group.member(member_id);
+    }
+  } else if (known) {
     auto check = check_heartbeat_epoch(*known, epoch, owned);
     if (check.error != error_code::none) return refuse(check.error, check.message);
     member = *known;
@@ -176,13 +260,18 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
 
   // 1. The member's subscription, its regular expression and the group epoch.
   consumer_member updated = with_heartbeat(member, request, client_id, client_host);
-  const bool subscription_changed = !known || updated.subscription != member.subscription;
-  if (subscription_changed) {
-    if (auto refused = subscribe(d, member, updated, topics, now_ms)) return refuse(refused->code, refused->message);
+  bool bump = false;
+  if (!known || updated.subscription != member.subscription) {
+    if (auto refused = subscribe(d, member, updated, topics, now_ms, bump)) return refuse(refused->code, refused->message);
   }
+  bump |= refresh_regexes(d, topics, now_ms);
+  maybe_bump_epoch(d, bump, topics);
 
-  // 2. A target assignment for the group epoch, if it has none yet.
-  if (d.group.group_epoch() > d.group.assignment_epoch()) {
+  // 2. A target assignment for the group epoch, if it has none yet and the
+  // last one is at least the assignment interval old.
+  const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || options_.assignment_interval_ms == 0 ||
+                               now_ms >= d.group.assignment_timestamp_ms() + options_.assignment_interval_ms;
+  if (d.group.group_epoch() > d.group.assignment_epoch() && interval_passed) {
     const assignor* chosen = assignor_for(d.group, updated.subscription.server_assignor);
     if (!chosen) return refuse(error_code::unknown_server_error, "No server assignor is configured.");
     auto computed = compute_target_assignment(d.group, d.group.group_epoch(), now_ms, *chosen, topics, {});
@@ -210,6 +299,7 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   }
   if (d.error) return refuse(error_code::unknown_server_error, *d.error);
 
+  if (d.hash_checked_at) hash_checked_[request.group_id] = *d.hash_checked_at;
   groups_.insert_or_assign(request.group_id, std::move(d.group));
   sessions_[{request.group_id, member_id}] = now_ms + options_.session_timeout_ms;
   heartbeat_outcome out;
@@ -223,34 +313,89 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
 
 std::optional<heartbeat_refusal> consumer_group_manager::subscribe(draft& d, const consumer_member& member,
                                                                   const consumer_member& updated,
-                                                                  const topic_image_view& topics, int64_t now_ms) const {
+                                                                  const topic_image_view& topics, int64_t now_ms,
+                                                                  bool& bump) const {
   member_metadata_record m;
   m.key.group_id = d.group.group_id();
   m.key.member_id = updated.member_id;
   m.value = to_value(updated.subscription);
   d.add(std::move(m));
+  bump = updated.subscription.subscribed_topic_names != member.subscription.subscribed_topic_names;
   const auto& regex = updated.subscription.subscribed_topic_regex;
   const auto& old_regex = member.subscription.subscribed_topic_regex;
-  const bool regex_changed = regex != old_regex;
-  if (regex_changed && !regex.empty() && !d.group.resolved_regexes().count(regex)) {
-    // A new regular expression is checked and resolved against the image now.
+  if (regex == old_regex) return std::nullopt;
+  // A regular expression nobody subscribes to any more is forgotten.
+  if (!old_regex.empty() && !d.group.subscribed_regexes().count(old_regex) &&
+      d.group.resolved_regexes().count(old_regex))
+    d.add(regex_record(d.group.group_id(), old_regex));
+  if (!regex.empty() && !d.group.resolved_regexes().count(regex)) {
+    // A new one is checked and resolved against the image now (Kafka
+    // resolves it in the background and bumps the epoch when it is done).
     auto compiled = topic_regex::compile(regex);
     if (auto* e = std::get_if<std::string>(&compiled)) return heartbeat_refusal{error_code::invalid_regular_expression, *e};
     auto r = regex_record(d.group.group_id(), regex);
     r.value.emplace();
     r.value->topics = std::get<topic_regex>(compiled).resolve(topics.topic_names());
+    r.value->version = topics.version();
     r.value->timestamp = now_ms;
     d.add(std::move(r));
   }
-  if (regex_changed && !old_regex.empty() && !d.group.subscribed_regexes().count(old_regex) &&
-      d.group.resolved_regexes().count(old_regex))
-    d.add(regex_record(d.group.group_id(), old_regex));
-  // The group epoch moves when the topics subscribed to do.
-  if (updated.subscription.subscribed_topic_names != member.subscription.subscribed_topic_names || regex_changed) {
-    d.add(epoch_record(d.group.group_id(), d.group.group_epoch() + 1,
-                       metadata_hash_of(d.group.subscribed_topics(), topics)));
-  }
+  bump = true;
   return std::nullopt;
+}
+
+bool consumer_group_manager::refresh_regexes(draft& d, const topic_image_view& topics, int64_t now_ms) const {
+  const auto subscribed = d.group.subscribed_regexes();
+  if (subscribed.empty()) return false;
+  // Kafka resolves them all together and reads the time and version of one;
+  // the oldest stands for them here (one resolved on its own since is newer).
+  const auto& resolved = d.group.resolved_regexes();
+  int64_t last_ms = std::numeric_limits<int64_t>::max();
+  int64_t last_version = std::numeric_limits<int64_t>::max();
+  for (const auto& [regex, r] : resolved) {
+    last_ms = std::min(last_ms, r.timestamp_ms);
+    last_version = std::min(last_version, r.version);
+  }
+  if (!resolved.empty() && now_ms <= last_ms + regex_min_refresh_interval_ms) return false;
+  const bool due = subscribed.size() != resolved.size() || resolved.empty() || last_version < new_topics_version_ ||
+                   now_ms > last_ms + options_.regex_refresh_interval_ms;
+  if (!due) return false;
+  const auto names = topics.topic_names();
+  bool changed = false;
+  for (const auto& [regex, members] : subscribed) {
+    auto compiled = topic_regex::compile(regex);
+    if (!std::holds_alternative<topic_regex>(compiled)) continue;  // refused when subscribed to
+    auto r = regex_record(d.group.group_id(), regex);
+    r.value.emplace();
+    r.value->topics = std::get<topic_regex>(compiled).resolve(names);
+    r.value->version = topics.version();
+    r.value->timestamp = now_ms;
+    auto old = resolved.find(regex);
+    if (old == resolved.end() ||
+        old->second.topics != std::set<std::string>(r.value->topics.begin(), r.value->topics.end()))
+      changed = true;
+    d.add(std::move(r));
+  }
+  return changed;
+}
+
+void consumer_group_manager::maybe_bump_epoch(draft& d, bool bump, const topic_image_view& topics) {
+  const std::string& id = d.group.group_id();
+  // Due when the image changed a subscribed topic or the shard loaded the
+  // group (no check yet), or a write that checked it was rolled back.
+  auto checked = hash_checked_.find(id);
+  const bool due = checked == hash_checked_.end() || d.group.group_epoch() < checked->second;
+  if (!bump && !due) return;
+  const int64_t hash = metadata_hash_of(d.group.subscribed_topics(), topics);
+  if (hash != d.group.metadata_hash()) bump = true;
+  if (bump) d.add(epoch_record(id, d.group.group_epoch() + 1, hash));
+  d.hash_checked_at = d.group.group_epoch();
+  // Subscription metadata of a release before 4.1 gives way to the hash.
+  if (d.group.has_legacy_partition_metadata()) {
+    partition_metadata_record r;
+    r.key.group_id = id;
+    d.add(std::move(r));
+  }
 }
 
 reconciliation_input consumer_group_manager::reconciliation_of(const consumer_group& group,
@@ -302,6 +447,88 @@ std::optional<int64_t> consumer_group_manager::next_deadline_ms() const {
   for (const auto& [key, deadline] : sessions_)
     if (!next || deadline < *next) next = deadline;
   return next;
+}
+
+std::vector<consumer_group_record> deletion_records(const consumer_group& group) {
+  const std::string& group_id = group.group_id();
+  std::vector<consumer_group_record> out;
+  for (const auto& [id, m] : group.members()) out.push_back(tombstone<current_assignment_record>(group_id, id));
+  for (const auto& [id, m] : group.members()) out.push_back(tombstone<target_assignment_member_record>(group_id, id));
+  target_assignment_epoch_record target;
+  target.key.group_id = group_id;
+  out.push_back(std::move(target));
+  for (const auto& [id, m] : group.members()) out.push_back(tombstone<member_metadata_record>(group_id, id));
+  for (const auto& [regex, r] : group.resolved_regexes()) out.push_back(regex_record(group_id, regex));
+  partition_metadata_record subscription;
+  subscription.key.group_id = group_id;
+  out.push_back(std::move(subscription));
+  group_epoch_record epoch;
+  epoch.key.group_id = group_id;
+  out.push_back(std::move(epoch));
+  return out;
+}
+
+std::vector<consumer_group_record> consumer_group_manager::delete_group(const std::string& group_id) {
+  auto git = groups_.find(group_id);
+  if (git == groups_.end()) return {};
+  draft d{git->second, {}, std::nullopt, std::nullopt};
+  for (auto& r : deletion_records(git->second)) d.add(std::move(r));
+  if (d.error) return {};
+  for (const auto& [id, m] : git->second.members()) sessions_.erase({group_id, id});
+  hash_checked_.erase(group_id);
+  groups_.erase(git);
+  return std::move(d.records);
+}
+
+void consumer_group_manager::activate(int64_t now_ms) {
+  hash_checked_.clear();
+  for (const auto& [group_id, group] : groups_)
+    for (const auto& [member_id, member] : group.members()) sessions_[{group_id, member_id}] = now_ms + options_.session_timeout_ms;
+}
+
+void consumer_group_manager::on_topics_changed(const std::set<std::string>& changed, bool created,
+                                               int64_t image_version) {
+  if (created) new_topics_version_ = image_version;
+  if (changed.empty()) return;
+  for (const auto& [group_id, group] : groups_) {
+    for (const auto& [name, count] : group.subscribed_topics()) {
+      if (changed.count(name)) {
+        hash_checked_.erase(group_id);
+        break;
+      }
+    }
+  }
+}
+
+std::optional<consumer_group> consumer_group_manager::snapshot(const std::string& group_id) const {
+  auto it = groups_.find(group_id);
+  if (it == groups_.end()) return std::nullopt;
+  return it->second;
+}
+
+void consumer_group_manager::restore(const std::string& group_id, std::optional<consumer_group> group,
+                                     int64_t now_ms) {
+  for (auto it = sessions_.lower_bound({group_id, ""}); it != sessions_.end() && it->first.group_id == group_id;) {
+    if (!group || !group->member(it->first.member_id))
+      it = sessions_.erase(it);
+    else
+      ++it;
+  }
+  hash_checked_.erase(group_id);
+  if (!group) {
+    groups_.erase(group_id);
+    return;
+  }
+  for (const auto& [member_id, member] : group->members())
+    sessions_.try_emplace({group_id, member_id}, now_ms + options_.session_timeout_ms);
+  groups_.insert_or_assign(group_id, std::move(*group));
+}
+
+std::set<std::string> consumer_group_manager::groups_with_ended_sessions(int64_t now_ms) const {
+  std::set<std::string> out;
+  for (const auto& [key, deadline] : sessions_)
+    if (deadline <= now_ms) out.insert(key.group_id);
+  return out;
 }
 
 }  // namespace hw::broker::group::consumer

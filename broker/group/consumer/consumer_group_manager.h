@@ -9,11 +9,13 @@
 // new member ids; on the shard's strand.
 //
 // Built so far: dynamic members subscribing by names or a regular
-// expression (resolved at once against the image), joins, heartbeats,
-// leaves and session expiry. Not yet: static members' leave (-2) and
-// return, the rebalance timeout of a member that does not revoke, the
-// assignment interval, rollback of writes whose append failed, classic
-// groups of the same id and the migration between them.
+// expression (resolved at once against the image, refreshed when topics
+// are created), joins, heartbeats, leaves and session expiry, the
+// assignment interval, the metadata hash recomputed when the image changes
+// a subscribed topic, and a group put back as it was when its write fails.
+// Not yet: static members' leave (-2) and return, the rebalance timeout of
+// a member that does not revoke, classic groups of the same id and the
+// migration between them.
 
 #include <cstdint>
 #include <functional>
@@ -21,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,10 +43,24 @@ struct consumer_group_options {
   int32_t heartbeat_interval_ms = 5000;
   int32_t max_size = std::numeric_limits<int32_t>::max();
   std::vector<std::string> assignors{"uniform", "range"};  // the first is the default
+  // group.consumer.assignment.interval.ms: the least time between two
+  // target assignments of a group (0: none).
+  int32_t assignment_interval_ms = 1000;
+  // group.consumer.regex.refresh.interval.ms: how old a resolution of the
+  // group's regular expressions may grow before it is done again.
+  int32_t regex_refresh_interval_ms = 10 * 60 * 1000;
 };
+
+// Kafka resolves a group's regular expressions at most this often.
+inline constexpr int64_t regex_min_refresh_interval_ms = 10000;
 
 // One call's records and the group they change (consumer_group_manager.cc).
 struct draft;
+
+// The tombstones that delete `group` from the log, in Kafka's order: the
+// members' current and target assignments, the target's epoch, the
+// members, the regular expressions, the subscription metadata, the group.
+std::vector<consumer_group_record> deletion_records(const consumer_group& group);
 
 struct heartbeat_outcome {
   std::vector<consumer_group_record> records;  // already replayed into the group
@@ -65,13 +82,37 @@ class consumer_group_manager {
   // When the next session ends, if any member has one.
   std::optional<int64_t> next_deadline_ms() const;
 
+  // The group's deletion_records, already replayed: the group is gone.
+  // Empty when there is no such group or its records refuse.
+  std::vector<consumer_group_record> delete_group(const std::string& group_id);
+
   // A record read from the log at load.
   std::optional<std::string> replay(const consumer_group_record& record);
+  // Loading is over: every member's session starts now, and each group's
+  // metadata hash is checked against the image at its next heartbeat.
+  void activate(int64_t now_ms);
+
+  // The topic image changed: groups that subscribe to a `changed` topic
+  // (created, deleted, repartitioned, moved) check their metadata hash at
+  // their next heartbeat; with `created`, regular expressions are resolved
+  // again at the next heartbeat of a group that has some (at most every
+  // regex_min_refresh_interval_ms).
+  void on_topics_changed(const std::set<std::string>& changed, bool created, int64_t image_version);
+
+  // What rolling back a write needs: the group as it stands (nullopt when
+  // there is none) and putting such a copy back. Members the copy brings
+  // back get a new session from now; members it drops lose theirs.
+  std::optional<consumer_group> snapshot(const std::string& group_id) const;
+  void restore(const std::string& group_id, std::optional<consumer_group> group, int64_t now_ms);
+  // The groups with a member whose session ended by now.
+  std::set<std::string> groups_with_ended_sessions(int64_t now_ms) const;
 
   const consumer_group* group(const std::string& group_id) const;
+  const std::map<std::string, consumer_group>& groups() const { return groups_; }
   void clear() {
     groups_.clear();
     sessions_.clear();
+    hash_checked_.clear();
   }
 
  private:
@@ -82,7 +123,9 @@ class consumer_group_manager {
   };
 
   heartbeat_outcome refuse(protocol::error_code code, std::string message) const;
-  // A leave (-1, or -2 for now): nullopt when the group's records refuse it.
+  // A leave: -1, or -2 for a static member gone for now (it keeps its
+  // partitions until its session ends or it comes back); nullopt when the
+  // group's records refuse it.
   std::optional<heartbeat_outcome> leave(const protocol::msg::consumer_group_heartbeat_request& request,
                                          const topic_image_view& topics);
   // The records removing `member_id` from the group (a leave or a fence),
@@ -91,17 +134,28 @@ class consumer_group_manager {
   std::optional<std::vector<consumer_group_record>> remove_member(consumer_group& group, const std::string& member_id,
                                                                   const topic_image_view& topics);
   // A member's new or changed subscription into the draft: its record, its
-  // regular expression resolved (or refused) and the one it left forgotten,
-  // and the group epoch bumped when the topics it subscribes to changed.
+  // regular expression resolved (or refused) and the one it left forgotten.
+  // `bump`: the subscribed topics changed (names, or a regular expression
+  // resolved).
   std::optional<heartbeat_refusal> subscribe(draft& d, const consumer_member& member,
                                              const consumer_member& updated, const topic_image_view& topics,
-                                             int64_t now_ms) const;
+                                             int64_t now_ms, bool& bump) const;
+  // The records that put `replacement` (a static member back under a new
+  // member id) in the place of `old_member`, keeping its target.
+  void replace_static_member(draft& d, const consumer_member& old_member, const consumer_member& replacement) const;
   // What reconciling `member` needs from the group as the heartbeat leaves it.
   static reconciliation_input reconciliation_of(const consumer_group& group, const consumer_member& member,
                                                 const std::optional<topic_partitions>& owned,
                                                 bool subscription_changed, const topic_image_view& topics);
   int64_t metadata_hash_of(const std::map<std::string, subscription_count>& subscribed,
                            const topic_image_view& topics) const;
+  // The group's regular expressions resolved again when due (Kafka's
+  // batch refresh): a record for each, and whether any matches other
+  // topics now.
+  bool refresh_regexes(draft& d, const topic_image_view& topics, int64_t now_ms) const;
+  // The group epoch record when the subscribed topics changed (`bump`) or
+  // the group's hash no longer matches the image; the hash marked checked.
+  void maybe_bump_epoch(draft& d, bool bump, const topic_image_view& topics);
   // nullptr when the name is not among group.consumer.assignors.
   const assignor* assignor_for(const consumer_group& group, const std::optional<std::string>& asked) const;
 
@@ -109,6 +163,14 @@ class consumer_group_manager {
   std::map<std::string, std::unique_ptr<const assignor>> assignors_;  // group.consumer.assignors, made once
   std::map<std::string, consumer_group> groups_;
   std::map<session_key, int64_t> sessions_;  // when each member's session ends
+  // The group epoch at which each group's metadata hash was last checked
+  // against the image (absent: due at its next heartbeat; an epoch above
+  // the group's: a rolled-back check, due again), as Kafka's refresh
+  // deadline.
+  std::map<std::string, int32_t> hash_checked_;
+  // The image version that last created topics (regular expressions
+  // resolved before it are due for a refresh).
+  int64_t new_topics_version_ = -1;
 };
 
 }  // namespace hw::broker::group::consumer

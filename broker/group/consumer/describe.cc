@@ -65,7 +65,8 @@ described::described_group describe(const consumer_group& group, const std::stri
     out.client_host = m.subscription.client_host;
     out.subscribed_topic_names = {m.subscription.subscribed_topic_names.begin(),
                                   m.subscription.subscribed_topic_names.end()};
-    if (!m.subscription.subscribed_topic_regex.empty()) out.subscribed_topic_regex = m.subscription.subscribed_topic_regex;
+    // Kafka keeps "" for a member without one, and shows it as such.
+    out.subscribed_topic_regex = m.subscription.subscribed_topic_regex;
     // What it holds: its partitions and those it is still giving up.
     for (const auto* held : {&m.current.assigned, &m.current.pending_revocation})
       for (const auto& [topic_id, epochs] : *held) add_named(out.assignment.topic_partitions, topic_id, partitions_in(epochs), topics);

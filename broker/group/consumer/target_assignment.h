@@ -37,6 +37,9 @@ class topic_image_view : public topic_describer {
     (void)id;
     return {};
   }
+  // The image's version (the metadata offset it stands at), which a
+  // regular expression's record keeps as the image it was resolved on.
+  virtual int64_t version() const { return 0; }
 };
 
 // What the heartbeat changes before the assignment: a member added or
