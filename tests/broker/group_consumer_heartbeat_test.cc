@@ -406,3 +406,52 @@ TEST(ConsumerHeartbeat, AStaticMemberThatDoesNotComeBackIsRemovedWhenItsSessionE
 
 }  // namespace
 }  // namespace hw::broker::group::consumer
+
+namespace hw::broker::group::consumer {
+namespace {
+
+TEST(ConsumerHeartbeat, AMemberThatDoesNotRevokeInItsRebalanceTimeoutIsFenced) {
+  harness h;
+  auto a = h.beat(join("a"));  // rebalance timeout 60 s
+  h.beat(join("b"));
+  auto told = h.beat(beat("a", 2, assigned(a)));  // told to give two partitions up
+  ASSERT_EQ(h.manager.group("g")->member("a")->current.state, member_state::unrevoked_partitions);
+  // It keeps heartbeating without letting them go: its session lives on,
+  // its rebalance timeout does not.
+  for (int i = 0; i < 11; ++i) {
+    h.now += 5000;
+    h.beat(beat("a", 2, assigned(a)));
+    h.beat(beat("b", 3, {}));
+  }
+  EXPECT_TRUE(h.manager.expire_sessions(h.now, h.topics).empty());
+  EXPECT_EQ(h.manager.next_deadline_ms(), int64_t{1000} + 60000);
+  h.now = 1000 + 60000;
+  auto fenced = h.manager.expire_sessions(h.now, h.topics);
+  EXPECT_FALSE(fenced.empty());
+  EXPECT_EQ(h.manager.group("g")->member("a"), nullptr);
+  // b now gets everything.
+  auto b = h.beat(beat("b", 3, {}));
+  EXPECT_EQ(assigned(b), (std::set<int32_t>{0, 1, 2, 3}));
+  (void)told;
+}
+
+TEST(ConsumerHeartbeat, AMemberThatRevokesInTimeKeepsItsPlace) {
+  harness h;
+  auto a = h.beat(join("a"));
+  h.beat(join("b"));
+  auto told = h.beat(beat("a", 2, assigned(a)));
+  h.now += 1000;
+  auto done = h.beat(beat("a", 2, assigned(told)));
+  EXPECT_EQ(done.response.member_epoch, 3);
+  // Both keep their sessions; no rebalance timeout is left to end at 61 s.
+  h.now = 45000;
+  h.beat(beat("a", 3, assigned(told)));
+  h.beat(beat("b", 3, {}));
+  EXPECT_EQ(h.manager.next_deadline_ms(), int64_t{45000} + 45000);
+  h.now = 1000 + 60000;
+  EXPECT_TRUE(h.manager.expire_sessions(h.now, h.topics).empty());
+  EXPECT_NE(h.manager.group("g")->member("a"), nullptr);
+}
+
+}  // namespace
+}  // namespace hw::broker::group::consumer

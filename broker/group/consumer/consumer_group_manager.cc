@@ -120,7 +120,7 @@ std::optional<std::vector<consumer_group_record>> consumer_group_manager::remove
     d.add(regex_record(group.group_id(), regex));
   d.add(epoch_record(group.group_id(), group.group_epoch() + 1, metadata_hash_of(d.group.subscribed_topics(), topics)));
   if (d.error) return std::nullopt;
-  sessions_.erase({group.group_id(), member_id});
+  forget_member(group.group_id(), member_id);
   group = std::move(d.group);
   return std::move(d.records);
 }
@@ -302,6 +302,7 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   if (d.hash_checked_at) hash_checked_[request.group_id] = *d.hash_checked_at;
   groups_.insert_or_assign(request.group_id, std::move(d.group));
   sessions_[{request.group_id, member_id}] = now_ms + options_.session_timeout_ms;
+  if (!known || updated.current != member.current) track_revocation(request.group_id, updated, now_ms);
   heartbeat_outcome out;
   out.records = std::move(d.records);
   out.response.member_id = member_id;
@@ -422,22 +423,50 @@ reconciliation_input consumer_group_manager::reconciliation_of(const consumer_gr
   return input;
 }
 
+void consumer_group_manager::track_revocation(const std::string& group_id, const consumer_member& member,
+                                              int64_t now_ms) {
+  if (member.current.state == member_state::unrevoked_partitions) {
+    rebalance_timeouts_[{group_id, member.member_id}] = {now_ms + member.subscription.rebalance_timeout_ms,
+                                                         member.current.epoch.value};
+  } else {
+    rebalance_timeouts_.erase({group_id, member.member_id});
+  }
+}
+
+void consumer_group_manager::forget_member(const std::string& group_id, const std::string& member_id) {
+  sessions_.erase({group_id, member_id});
+  rebalance_timeouts_.erase({group_id, member_id});
+}
+
 std::vector<consumer_group_record> consumer_group_manager::expire_sessions(int64_t now_ms,
                                                                            const topic_image_view& topics) {
   std::vector<consumer_group_record> records;
-  std::vector<session_key> ended;
+  std::set<session_key> ended;
   for (const auto& [key, deadline] : sessions_)
-    if (deadline <= now_ms) ended.push_back(key);
+    if (deadline <= now_ms) ended.insert(key);
+  for (const auto& [key, timeout] : rebalance_timeouts_)
+    if (timeout.deadline_ms <= now_ms) ended.insert(key);
   for (const auto& key : ended) {
     auto git = groups_.find(key.group_id);
     if (git == groups_.end() || !git->second.member(key.member_id)) {
-      sessions_.erase(key);
+      forget_member(key.group_id, key.member_id);
+      continue;
+    }
+    auto timeout = rebalance_timeouts_.find(key);
+    auto session = sessions_.find(key);
+    const bool session_over = session != sessions_.end() && session->second <= now_ms;
+    // Only a member still at the epoch it was to revoke in is fenced.
+    const bool revocation_over = timeout != rebalance_timeouts_.end() && timeout->second.deadline_ms <= now_ms &&
+                                 git->second.member(key.member_id)->current.epoch.value == timeout->second.epoch;
+    if (!session_over && !revocation_over) {
+      // A rebalance timeout of an epoch the member has moved on from.
+      if (timeout != rebalance_timeouts_.end() && timeout->second.deadline_ms <= now_ms) rebalance_timeouts_.erase(timeout);
       continue;
     }
     if (auto removed = remove_member(git->second, key.member_id, topics))
       records.insert(records.end(), removed->begin(), removed->end());
     else
-      sessions_.erase(key);  // its records are inconsistent: it is not retried for ever
+      forget_member(key.group_id, key.member_id);  // its records are inconsistent: it is not retried for ever
   }
   return records;
 }
@@ -446,6 +475,8 @@ std::optional<int64_t> consumer_group_manager::next_deadline_ms() const {
   std::optional<int64_t> next;
   for (const auto& [key, deadline] : sessions_)
     if (!next || deadline < *next) next = deadline;
+  for (const auto& [key, timeout] : rebalance_timeouts_)
+    if (!next || timeout.deadline_ms < *next) next = timeout.deadline_ms;
   return next;
 }
 
@@ -474,7 +505,7 @@ std::vector<consumer_group_record> consumer_group_manager::delete_group(const st
   draft d{git->second, {}, std::nullopt, std::nullopt};
   for (auto& r : deletion_records(git->second)) d.add(std::move(r));
   if (d.error) return {};
-  for (const auto& [id, m] : git->second.members()) sessions_.erase({group_id, id});
+  for (const auto& [id, m] : git->second.members()) forget_member(group_id, id);
   hash_checked_.erase(group_id);
   groups_.erase(git);
   return std::move(d.records);
@@ -482,8 +513,12 @@ std::vector<consumer_group_record> consumer_group_manager::delete_group(const st
 
 void consumer_group_manager::activate(int64_t now_ms) {
   hash_checked_.clear();
-  for (const auto& [group_id, group] : groups_)
-    for (const auto& [member_id, member] : group.members()) sessions_[{group_id, member_id}] = now_ms + options_.session_timeout_ms;
+  for (const auto& [group_id, group] : groups_) {
+    for (const auto& [member_id, member] : group.members()) {
+      sessions_[{group_id, member_id}] = now_ms + options_.session_timeout_ms;
+      track_revocation(group_id, member, now_ms);
+    }
+  }
 }
 
 void consumer_group_manager::on_topics_changed(const std::set<std::string>& changed, bool created,
@@ -514,6 +549,14 @@ void consumer_group_manager::restore(const std::string& group_id, std::optional<
     else
       ++it;
   }
+  for (auto it = rebalance_timeouts_.lower_bound({group_id, ""});
+       it != rebalance_timeouts_.end() && it->first.group_id == group_id;) {
+    const consumer_member* m = group ? group->member(it->first.member_id) : nullptr;
+    if (!m || m->current.state != member_state::unrevoked_partitions)
+      it = rebalance_timeouts_.erase(it);
+    else
+      ++it;
+  }
   hash_checked_.erase(group_id);
   if (!group) {
     groups_.erase(group_id);
@@ -528,6 +571,8 @@ std::set<std::string> consumer_group_manager::groups_with_ended_sessions(int64_t
   std::set<std::string> out;
   for (const auto& [key, deadline] : sessions_)
     if (deadline <= now_ms) out.insert(key.group_id);
+  for (const auto& [key, timeout] : rebalance_timeouts_)
+    if (timeout.deadline_ms <= now_ms) out.insert(key.group_id);
   return out;
 }
 

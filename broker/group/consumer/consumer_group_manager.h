@@ -76,10 +76,12 @@ class consumer_group_manager {
                               const topic_image_view& topics, int64_t now_ms,
                               const std::function<std::string()>& new_member_id);
 
-  // Fences every member whose session ended by now: the records that remove
-  // them (and give their partitions to the others).
+  // Fences every member whose session ended by now, and every member still
+  // at the epoch it was told to give partitions up in when its rebalance
+  // timeout ended: the records that remove them (and give their
+  // partitions to the others).
   std::vector<consumer_group_record> expire_sessions(int64_t now_ms, const topic_image_view& topics);
-  // When the next session ends, if any member has one.
+  // When the next session or rebalance timeout ends, if any.
   std::optional<int64_t> next_deadline_ms() const;
 
   // The group's deletion_records, already replayed: the group is gone.
@@ -104,7 +106,7 @@ class consumer_group_manager {
   // back get a new session from now; members it drops lose theirs.
   std::optional<consumer_group> snapshot(const std::string& group_id) const;
   void restore(const std::string& group_id, std::optional<consumer_group> group, int64_t now_ms);
-  // The groups with a member whose session ended by now.
+  // The groups with a member whose session or rebalance timeout ended by now.
   std::set<std::string> groups_with_ended_sessions(int64_t now_ms) const;
 
   const consumer_group* group(const std::string& group_id) const;
@@ -112,6 +114,7 @@ class consumer_group_manager {
   void clear() {
     groups_.clear();
     sessions_.clear();
+    rebalance_timeouts_.clear();
     hash_checked_.clear();
   }
 
@@ -163,6 +166,16 @@ class consumer_group_manager {
   std::map<std::string, std::unique_ptr<const assignor>> assignors_;  // group.consumer.assignors, made once
   std::map<std::string, consumer_group> groups_;
   std::map<session_key, int64_t> sessions_;  // when each member's session ends
+  // A member told to give partitions up (UNREVOKED_PARTITIONS) is fenced
+  // if it is still at that epoch when its rebalance timeout ends.
+  struct rebalance_timeout {
+    int64_t deadline_ms = 0;
+    int32_t epoch = 0;
+  };
+  std::map<session_key, rebalance_timeout> rebalance_timeouts_;
+  // Starts or cancels `member`'s rebalance timeout as its state says.
+  void track_revocation(const std::string& group_id, const consumer_member& member, int64_t now_ms);
+  void forget_member(const std::string& group_id, const std::string& member_id);
   // The group epoch at which each group's metadata hash was last checked
   // against the image (absent: due at its next heartbeat; an epoch above
   // the group's: a rolled-back check, due again), as Kafka's refresh
