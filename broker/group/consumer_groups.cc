@@ -34,11 +34,14 @@ consumer_groups::consumer_groups(shard_context& ctx, consumer::consumer_group_op
       options_(options),
       manager_(std::move(options)),
       new_member_id_(std::move(new_member_id)),
-      topics_(empty_topic_image()) {}
+      topics_(empty_topic_image()) {
+  manager_.set_config_source(topics_.get());
+}
 
 void consumer_groups::set_topics(std::shared_ptr<const consumer::topic_image_view> topics,
                                  const std::set<std::string>& changed, bool created) {
   topics_ = topics ? std::move(topics) : empty_topic_image();
+  manager_.set_config_source(topics_.get());
   manager_.on_topics_changed(changed, created, topics_->version());
 }
 

@@ -47,6 +47,10 @@ std::vector<std::vector<std::string>> image_topics::partition_racks(const protoc
   return out;
 }
 
+std::optional<std::string> image_topics::group_config(std::string_view group_id, std::string_view key) const {
+  return image_->config(controller::config_resource_type::group, group_id, key);
+}
+
 topic_changes changes_between(const controller::metadata_image& before, const controller::metadata_image& after) {
   topic_changes out;
   std::map<int32_t, std::optional<std::string>> racks_before, racks_after;

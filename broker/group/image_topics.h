@@ -2,7 +2,8 @@
 // The broker's metadata image as the consumer groups read it (glue between
 // controller/metadata/image.h and consumer/target_assignment.h's
 // topic_image_view): topics by name and id, partition counts, each
-// partition's replicas' racks, the image's offset as its version. Holds
+// partition's replicas' racks, the image's offset as its version, the
+// groups' own configs (the GROUP config resource). Holds
 // the image it was made from; immutable, so shards on any strand share it.
 
 #include <memory>
@@ -24,6 +25,7 @@ class image_topics final : public consumer::topic_image_view {
   int32_t partition_count(const protocol::uuid& id) const override;
   std::vector<std::vector<std::string>> partition_racks(const protocol::uuid& id) const override;
   int64_t version() const override { return image_->provenance.offset.value; }
+  std::optional<std::string> group_config(std::string_view group_id, std::string_view key) const override;
 
  private:
   std::shared_ptr<const controller::metadata_image> image_;

@@ -40,6 +40,14 @@ class topic_map_image final : public broker::group::consumer::topic_image_view {
   }
   void remove(const std::string& name) { topics_.erase(name); }
   void set_version(int64_t version) { version_ = version; }
+  void set_group_config(const std::string& group, const std::string& key, const std::string& value) {
+    group_configs_[{group, key}] = value;
+  }
+  std::optional<std::string> group_config(std::string_view group, std::string_view key) const override {
+    auto it = group_configs_.find({std::string(group), std::string(key)});
+    if (it == group_configs_.end()) return std::nullopt;
+    return it->second;
+  }
   int64_t version() const override { return version_; }
   int32_t partition_count(const protocol::uuid& id) const override {
     for (const auto& [name, t] : topics_)
@@ -50,6 +58,7 @@ class topic_map_image final : public broker::group::consumer::topic_image_view {
  private:
   std::map<std::string, std::pair<protocol::uuid, int32_t>> topics_;
   int64_t version_ = 0;
+  std::map<std::pair<std::string, std::string>, std::string> group_configs_;
 };
 
 }  // namespace hw::testing

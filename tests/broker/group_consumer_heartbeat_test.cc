@@ -455,3 +455,24 @@ TEST(ConsumerHeartbeat, AMemberThatRevokesInTimeKeepsItsPlace) {
 
 }  // namespace
 }  // namespace hw::broker::group::consumer
+
+namespace hw::broker::group::consumer {
+namespace {
+
+TEST(ConsumerHeartbeat, AGroupsOwnConfigsOverrideTheBrokersForThatGroupAlone) {
+  harness h;
+  h.topics.set_group_config("g", "consumer.session.timeout.ms", "50000");
+  h.topics.set_group_config("g", "consumer.heartbeat.interval.ms", "7000");
+  h.manager.set_config_source(&h.topics);
+  auto a = h.beat(join("a"));
+  EXPECT_EQ(a.response.heartbeat_interval_ms, 7000);
+  EXPECT_EQ(h.manager.next_deadline_ms(), h.now + 50000);
+  auto other = join("x");
+  other.group_id = "other";
+  auto o = h.beat(other);
+  EXPECT_EQ(o.response.heartbeat_interval_ms, 5000);
+  EXPECT_EQ(h.manager.next_deadline_ms(), h.now + 45000);
+}
+
+}  // namespace
+}  // namespace hw::broker::group::consumer

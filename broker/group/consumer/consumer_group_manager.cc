@@ -1,6 +1,7 @@
 #include "broker/group/consumer/consumer_group_manager.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 
 #include "broker/group/consumer/heartbeat_request.h"
@@ -269,8 +270,10 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
 
   // 2. A target assignment for the group epoch, if it has none yet and the
   // last one is at least the assignment interval old.
-  const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || options_.assignment_interval_ms == 0 ||
-                               now_ms >= d.group.assignment_timestamp_ms() + options_.assignment_interval_ms;
+  const int32_t interval =
+      group_option(request.group_id, "consumer.assignment.interval.ms", options_.assignment_interval_ms);
+  const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || interval == 0 ||
+                               now_ms >= d.group.assignment_timestamp_ms() + interval;
   if (d.group.group_epoch() > d.group.assignment_epoch() && interval_passed) {
     const assignor* chosen = assignor_for(d.group, updated.subscription.server_assignor);
     if (!chosen) return refuse(error_code::unknown_server_error, "No server assignor is configured.");
@@ -301,13 +304,14 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
 
   if (d.hash_checked_at) hash_checked_[request.group_id] = *d.hash_checked_at;
   groups_.insert_or_assign(request.group_id, std::move(d.group));
-  sessions_[{request.group_id, member_id}] = now_ms + options_.session_timeout_ms;
+  sessions_[{request.group_id, member_id}] = now_ms + session_timeout_ms(request.group_id);
   if (!known || updated.current != member.current) track_revocation(request.group_id, updated, now_ms);
   heartbeat_outcome out;
   out.records = std::move(d.records);
   out.response.member_id = member_id;
   out.response.member_epoch = updated.current.epoch.value;
-  out.response.heartbeat_interval_ms = options_.heartbeat_interval_ms;
+  out.response.heartbeat_interval_ms =
+      group_option(request.group_id, "consumer.heartbeat.interval.ms", options_.heartbeat_interval_ms);
   if (!known || answer_carries_assignment(request, member, updated)) out.response.assignment = heartbeat_assignment(updated);
   return out;
 }
@@ -511,11 +515,26 @@ std::vector<consumer_group_record> consumer_group_manager::delete_group(const st
   return std::move(d.records);
 }
 
+int32_t consumer_group_manager::group_option(const std::string& group_id, std::string_view key,
+                                             int32_t broker_value) const {
+  if (!configs_) return broker_value;
+  auto text = configs_->group_config(group_id, key);
+  if (!text) return broker_value;
+  int32_t value = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc{} || end != text->data() + text->size()) return broker_value;
+  return value;
+}
+
+int32_t consumer_group_manager::session_timeout_ms(const std::string& group_id) const {
+  return group_option(group_id, "consumer.session.timeout.ms", options_.session_timeout_ms);
+}
+
 void consumer_group_manager::activate(int64_t now_ms) {
   hash_checked_.clear();
   for (const auto& [group_id, group] : groups_) {
     for (const auto& [member_id, member] : group.members()) {
-      sessions_[{group_id, member_id}] = now_ms + options_.session_timeout_ms;
+      sessions_[{group_id, member_id}] = now_ms + session_timeout_ms(group_id);
       track_revocation(group_id, member, now_ms);
     }
   }
@@ -563,7 +582,7 @@ void consumer_group_manager::restore(const std::string& group_id, std::optional<
     return;
   }
   for (const auto& [member_id, member] : group->members())
-    sessions_.try_emplace({group_id, member_id}, now_ms + options_.session_timeout_ms);
+    sessions_.try_emplace({group_id, member_id}, now_ms + session_timeout_ms(group_id));
   groups_.insert_or_assign(group_id, std::move(*group));
 }
 

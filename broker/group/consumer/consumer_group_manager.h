@@ -88,6 +88,11 @@ class consumer_group_manager {
   // Empty when there is no such group or its records refuse.
   std::vector<consumer_group_record> delete_group(const std::string& group_id);
 
+  // Where group-level configs are read (consumer.session.timeout.ms,
+  // consumer.heartbeat.interval.ms, consumer.assignment.interval.ms over
+  // the options); null: the options alone. Must outlive its use.
+  void set_config_source(const topic_image_view* source) { configs_ = source; }
+
   // A record read from the log at load.
   std::optional<std::string> replay(const consumer_group_record& record);
   // Loading is over: every member's session starts now, and each group's
@@ -162,7 +167,13 @@ class consumer_group_manager {
   // nullptr when the name is not among group.consumer.assignors.
   const assignor* assignor_for(const consumer_group& group, const std::optional<std::string>& asked) const;
 
+  // The group's value of a group.consumer.* option: its group-level config
+  // when set, else the broker's.
+  int32_t group_option(const std::string& group_id, std::string_view key, int32_t broker_value) const;
+  int32_t session_timeout_ms(const std::string& group_id) const;
+
   consumer_group_options options_;
+  const topic_image_view* configs_ = nullptr;
   std::map<std::string, std::unique_ptr<const assignor>> assignors_;  // group.consumer.assignors, made once
   std::map<std::string, consumer_group> groups_;
   std::map<session_key, int64_t> sessions_;  // when each member's session ends

@@ -40,6 +40,13 @@ class topic_image_view : public topic_describer {
   // The image's version (the metadata offset it stands at), which a
   // regular expression's record keeps as the image it was resolved on.
   virtual int64_t version() const { return 0; }
+  // A group-level config the image holds for the group (the GROUP config
+  // resource: consumer.session.timeout.ms and the like), if set.
+  virtual std::optional<std::string> group_config(std::string_view group_id, std::string_view key) const {
+    (void)group_id;
+    (void)key;
+    return std::nullopt;
+  }
 };
 
 // What the heartbeat changes before the assignment: a member added or
