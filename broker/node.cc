@@ -696,7 +696,7 @@ std::optional<std::string> broker_node::impl::serve_metrics() {
   const int64_t max_txn_timeout_ms = cfg.get_int("transaction.max.timeout.ms");
   stats->set_quota_source([q = client_quotas.get()] { return quota::quota_gauges(*q, quota::now_ms()); });
   stats->set_gauge_source([r = replicas.get(), f = fetchers.get(), c = controller.get(), p = publisher.get(),
-                           t = txns.get(), max_txn_timeout_ms] {
+                           t = txns.get(), groups = groups.get(), max_txn_timeout_ms] {
     metrics::replica_gauges g;
     const int64_t now = wall_clock_ms();
     for (const auto& p : r->all()) {
@@ -717,6 +717,13 @@ std::optional<std::string> broker_node::impl::serve_metrics() {
         g.txn_load_time_max_ms = loads->max_ms;
         g.txn_load_time_avg_ms = loads->avg_ms;
       }
+    }
+    if (groups) {
+      const group::group_counts counts = groups->counts();
+      g.classic_groups = counts.classic;
+      g.consumer_groups = counts.consumer;
+      g.consumer_groups_by_state = counts.consumer_by_state;
+      g.consumer_group_rebalances = static_cast<int64_t>(counts.consumer_rebalances);
     }
     g.fetcher_max_lag = f ? f->max_lag() : 0;
     if (c && c->is_active() && p) {

@@ -140,6 +140,13 @@ class coordinator_runtime {
   // What the metrics count in a shard (open transactions), published after
   // each load and drain.
   virtual int64_t in_progress(const Shard&) const { return 0; }
+  // After each load and drain of the shard of `partition` (on its strand),
+  // and with null once it is unloaded: where a coordinator publishes what
+  // its metrics read of a shard.
+  virtual void published(int32_t partition, const Shard* shard) {
+    (void)partition;
+    (void)shard;
+  }
 
   // --- for the hooks --------------------------------------------------------
   void append(slot& s, uint64_t append_token, const std::vector<coordinator_append_record>& records,

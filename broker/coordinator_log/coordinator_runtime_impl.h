@@ -130,6 +130,7 @@ void coordinator_runtime<Shard, Answer>::stop_shard(int32_t partition) {
     s->timer.cancel();
     s->shard->unload();
     s->drain();
+    published(s->part->tp().partition, nullptr);
     // Whatever the shard did not answer (nothing, by its contract) learns
     // that this broker is no longer the coordinator.
     for (auto& [t, ch] : s->waiting) ch->close();
@@ -276,6 +277,7 @@ void coordinator_runtime<Shard, Answer>::slot::drain() {
     if (!any) break;
   }
   in_progress.store(owner.in_progress(*shard), std::memory_order_relaxed);
+  owner.published(part->tp().partition, shard.get());
   schedule_tick();
 }
 

@@ -77,6 +77,7 @@ class consumer_groups {
 
   const consumer::consumer_group* find(const std::string& group_id) const { return manager_.group(group_id); }
   size_t size() const { return manager_.groups().size(); }
+  uint64_t rebalances() const { return manager_.rebalances(); }
   const std::map<std::string, consumer::consumer_group>& groups() const { return manager_.groups(); }
   const consumer::topic_image_view& topics() const { return *topics_; }
 

@@ -53,6 +53,34 @@ std::unique_ptr<group_shard> group_coordinator::make_shard(int32_t partition, in
   return shard;
 }
 
+void group_coordinator::published(int32_t partition, const group_shard* shard) {
+  const int64_t now = now_ms();
+  std::lock_guard lock(counts_mutex_);
+  auto it = counts_.find(partition);
+  if (!shard) {
+    if (it == counts_.end()) return;
+    rebalances_ += it->second.counts.consumer_rebalances;
+    counts_.erase(it);
+    return;
+  }
+  // Counting walks every group: at most once a second per shard.
+  if (it != counts_.end() && now - it->second.at_ms < 1000) return;
+  counts_[partition] = {shard->counts(), now};
+}
+
+group_counts group_coordinator::counts() const {
+  std::lock_guard lock(counts_mutex_);
+  group_counts total;
+  total.consumer_rebalances = rebalances_;
+  for (const auto& [partition, c] : counts_) {
+    total.classic += c.counts.classic;
+    total.consumer += c.counts.consumer;
+    for (size_t i = 0; i < total.consumer_by_state.size(); ++i) total.consumer_by_state[i] += c.counts.consumer_by_state[i];
+    total.consumer_rebalances += c.counts.consumer_rebalances;
+  }
+  return total;
+}
+
 void group_coordinator::on_image(std::shared_ptr<const controller::metadata_image> image) {
   if (!image) return;
   topic_changes changes;

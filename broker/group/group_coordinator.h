@@ -10,6 +10,7 @@
 // connection; see the runtime for which call runs where.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -51,7 +52,13 @@ class group_coordinator : public coordinator_runtime<group_shard, shard_response
   // their metadata hash at their next heartbeat.
   void on_image(std::shared_ptr<const controller::metadata_image> image);
 
+  // For the metrics (any thread): the groups of every shard here, as each
+  // last published them (at most a second old), and the consumer group
+  // rebalances since this broker started.
+  group_counts counts() const;
+
  private:
+  void published(int32_t partition, const group_shard* shard) override;
   std::unique_ptr<group_shard> make_shard(int32_t partition, int32_t epoch) override;
   bool replay(group_shard& shard, const protocol::record_batch_view& batch, const protocol::record_view& record,
               int32_t partition) override;
@@ -63,6 +70,13 @@ class group_coordinator : public coordinator_runtime<group_shard, shard_response
   mutable std::mutex image_mutex_;  // leaf: the last image and its view
   std::shared_ptr<const controller::metadata_image> image_;
   std::shared_ptr<const consumer::topic_image_view> topics_;
+  struct shard_counts {
+    group_counts counts;
+    int64_t at_ms = 0;
+  };
+  mutable std::mutex counts_mutex_;  // leaf: the shards' published counts
+  std::map<int32_t, shard_counts> counts_;
+  uint64_t rebalances_ = 0;  // rebalances of shards since unloaded, and the published ones' before
 };
 
 }  // namespace hw::broker::group

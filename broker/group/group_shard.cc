@@ -37,6 +37,15 @@ void group_shard::set_topics(std::shared_ptr<const consumer::topic_image_view> t
 
 size_t group_shard::consumer_group_count() const { return consumers_.size(); }
 
+group_counts group_shard::counts() const {
+  group_counts c;
+  c.classic = static_cast<int64_t>(groups_.groups().size());
+  c.consumer = static_cast<int64_t>(consumers_.size());
+  for (const auto& [id, g] : consumers_.groups()) ++c.consumer_by_state[static_cast<size_t>(g.state())];
+  c.consumer_rebalances = consumers_.rebalances();
+  return c;
+}
+
 // --- load / unload -----------------------------------------------------------
 
 void group_shard::begin_load() {

@@ -8,6 +8,7 @@
 // routes each request to the group_metadata_manager (membership) or the
 // offset_metadata_manager (offsets), which share its shard_context.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -44,6 +45,14 @@ struct loaded_record {
   std::optional<std::span<const uint8_t>> value;
   // The batch's producer id when the batch is transactional, else -1.
   int64_t producer_id = -1;
+};
+
+// What the group coordinator's metrics count in a shard.
+struct group_counts {
+  int64_t classic = 0;
+  int64_t consumer = 0;
+  std::array<int64_t, 5> consumer_by_state{};  // Empty, Assigning, Reconciling, Stable, Dead
+  uint64_t consumer_rebalances = 0;            // since the shard was made
 };
 
 class group_shard {
@@ -139,6 +148,7 @@ class group_shard {
   const offset_store& offsets() const { return committed_; }
   size_t group_count() const { return groups_.groups().size() + consumer_group_count(); }
   size_t consumer_group_count() const;
+  group_counts counts() const;
 
  private:
   // Declared in construction order: the managers hold references to what

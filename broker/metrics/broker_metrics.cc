@@ -130,7 +130,24 @@ struct broker_metrics::impl : prometheus::Collectable {
                         .Register(*registry)),
         txn_load_avg(gauge("kafka_server_transaction_coordinator_metrics_partition_load_time_avg",
                            "The mean load time of __transaction_state partitions in the last minute, in ms "
-                           "(NaN: none)")) {}
+                           "(NaN: none)")),
+        group_count(prometheus::BuildGauge()
+                        .Name("kafka_server_group_coordinator_metrics_group_count")
+                        .Help("Groups coordinated here, per rebalance protocol (Kafka's group-count)")
+                        .Register(*registry)),
+        classic_groups(group_count.Add({{"protocol", "classic"}})),
+        consumer_groups(group_count.Add({{"protocol", "consumer"}})),
+        consumer_group_count(prometheus::BuildGauge()
+                                 .Name("kafka_server_group_coordinator_metrics_consumer_group_count")
+                                 .Help("Consumer-protocol groups coordinated here, per state (Kafka's "
+                                       "consumer-group-count)")
+                                 .Register(*registry)),
+        consumer_group_rebalances(gauge("kafka_server_group_coordinator_metrics_consumer_group_rebalance_count",
+                                        "Consumer-protocol group rebalances (group epoch bumps) coordinated here "
+                                        "since the broker started (Kafka's consumer-group-rebalance-count)")) {
+    for (const char* state : {"Empty", "Assigning", "Reconciling", "Stable", "Dead"})
+      consumer_groups_by_state.push_back(&consumer_group_count.Add({{"state", state}}));
+  }
 
   prometheus::Gauge& gauge(const char* name, const char* help) {
     return prometheus::BuildGauge().Name(name).Help(help).Register(*registry).Add({});
@@ -177,6 +194,11 @@ struct broker_metrics::impl : prometheus::Collectable {
       const double none = std::numeric_limits<double>::quiet_NaN();
       txn_load_max.Set(g.txn_load_time_max_ms.value_or(none));
       txn_load_avg.Set(g.txn_load_time_avg_ms.value_or(none));
+      classic_groups.Set(static_cast<double>(g.classic_groups));
+      consumer_groups.Set(static_cast<double>(g.consumer_groups));
+      for (size_t i = 0; i < consumer_groups_by_state.size(); ++i)
+        consumer_groups_by_state[i]->Set(static_cast<double>(g.consumer_groups_by_state[i]));
+      consumer_group_rebalances.Set(static_cast<double>(g.consumer_group_rebalances));
     }
     std::vector<prometheus::MetricFamily> families = registry->Collect();
     add_quota_families(families);
@@ -237,6 +259,12 @@ struct broker_metrics::impl : prometheus::Collectable {
   prometheus::Family<prometheus::Counter>& expired_logins_closed;
   prometheus::Family<prometheus::Gauge>& connections;
   prometheus::Gauge& txn_load_avg;
+  prometheus::Family<prometheus::Gauge>& group_count;
+  prometheus::Gauge& classic_groups;
+  prometheus::Gauge& consumer_groups;
+  prometheus::Family<prometheus::Gauge>& consumer_group_count;
+  std::vector<prometheus::Gauge*> consumer_groups_by_state;
+  prometheus::Gauge& consumer_group_rebalances;
   std::array<std::atomic<const request_slot*>, api_key_slots> slots{};
   std::atomic<const request_slot*> follower_fetch{nullptr};
   std::mutex slots_mutex;  // leaf: making a request name's series, once

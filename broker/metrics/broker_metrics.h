@@ -6,6 +6,7 @@
 // may be called from any thread; the gauge source runs on the endpoint's
 // threads at each scrape.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -40,6 +41,13 @@ struct replica_gauges {
   int64_t open_transactions = 0;
   std::optional<double> txn_load_time_max_ms;
   std::optional<double> txn_load_time_avg_ms;
+  // The group coordinator here: groups by protocol, consumer groups by
+  // state (Empty, Assigning, Reconciling, Stable, Dead), and the consumer
+  // groups' rebalances (group epoch bumps) since this process started.
+  int64_t classic_groups = 0;
+  int64_t consumer_groups = 0;
+  std::array<int64_t, 5> consumer_groups_by_state{};
+  int64_t consumer_group_rebalances = 0;
 };
 
 // One client quota measure's metric (Kafka's kafka.server:type=<group>,

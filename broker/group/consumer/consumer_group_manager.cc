@@ -22,6 +22,7 @@ struct draft {
   std::vector<consumer_group_record> records;
   std::optional<std::string> error;  // a record the group refused: a defect here, not bad input
   std::optional<int32_t> hash_checked_at;  // the group epoch its metadata hash was checked at
+  int bumps = 0;                           // group epoch bumps (rebalances) among the records
 
   void add(consumer_group_record record) {
     if (auto e = group.replay(record); e && !error) error = "consumer group " + group.group_id() + ": " + *e;
@@ -121,6 +122,7 @@ std::optional<std::vector<consumer_group_record>> consumer_group_manager::remove
     d.add(regex_record(group.group_id(), regex));
   d.add(epoch_record(group.group_id(), group.group_epoch() + 1, metadata_hash_of(d.group.subscribed_topics(), topics)));
   if (d.error) return std::nullopt;
+  ++rebalances_;
   forget_member(group.group_id(), member_id);
   group = std::move(d.group);
   return std::move(d.records);
@@ -303,6 +305,7 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   if (d.error) return refuse(error_code::unknown_server_error, *d.error);
 
   if (d.hash_checked_at) hash_checked_[request.group_id] = *d.hash_checked_at;
+  rebalances_ += static_cast<uint64_t>(d.bumps);
   groups_.insert_or_assign(request.group_id, std::move(d.group));
   sessions_[{request.group_id, member_id}] = now_ms + session_timeout_ms(request.group_id);
   if (!known || updated.current != member.current) track_revocation(request.group_id, updated, now_ms);
@@ -393,7 +396,10 @@ void consumer_group_manager::maybe_bump_epoch(draft& d, bool bump, const topic_i
   if (!bump && !due) return;
   const int64_t hash = metadata_hash_of(d.group.subscribed_topics(), topics);
   if (hash != d.group.metadata_hash()) bump = true;
-  if (bump) d.add(epoch_record(id, d.group.group_epoch() + 1, hash));
+  if (bump) {
+    d.add(epoch_record(id, d.group.group_epoch() + 1, hash));
+    ++d.bumps;
+  }
   d.hash_checked_at = d.group.group_epoch();
   // Subscription metadata of a release before 4.1 gives way to the hash.
   if (d.group.has_legacy_partition_metadata()) {

@@ -116,6 +116,8 @@ class consumer_group_manager {
 
   const consumer_group* group(const std::string& group_id) const;
   const std::map<std::string, consumer_group>& groups() const { return groups_; }
+  // Group epoch bumps this manager wrote (Kafka's consumer group rebalances).
+  uint64_t rebalances() const { return rebalances_; }
   void clear() {
     groups_.clear();
     sessions_.clear();
@@ -195,6 +197,7 @@ class consumer_group_manager {
   // The image version that last created topics (regular expressions
   // resolved before it are due for a refresh).
   int64_t new_topics_version_ = -1;
+  uint64_t rebalances_ = 0;
 };
 
 }  // namespace hw::broker::group::consumer
