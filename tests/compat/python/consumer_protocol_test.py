@@ -27,6 +27,10 @@ otherwise, and Kafka's own Java tools.
 - Kafka's Java console consumer with group.protocol=consumer reads what was written, and kafka-consumer-groups
   describes the group while it runs (--members, --verbose, --state) and after (--state, --offsets, --members,
   --list --type).
+- The native kafka-consumer-groups (highwater-tools, `--tools`, by default beside --highwater) prints what
+  Kafka's prints, stdout byte for byte and the notes on stderr, for a group of two members (one static) that
+  read and committed: --describe (offsets, --verbose, --offsets), --members (and --verbose), --state (and
+  --verbose), --list with --state/--type; and again once both left and the group is empty.
 - AdminClient describe_consumer_groups (ConsumerGroupDescribe, API key 69) of a live group of two: type
   CONSUMER, state STABLE, the assignor, each member's client id, host and assignment; a group that does not
   exist is described as librdkafka's fallback (DescribeGroups) has it: CLASSIC, DEAD.
@@ -58,6 +62,7 @@ from kafka_process import run, start_kafka, stop_kafka
 from highwater_process import Highwater, wait_for
 
 HIGHWATER = None
+TOOLS = None  # highwater-tools, for the native kafka-consumer-groups
 SOURCE_DIR = None
 ONLY = None  # "kafka" or "highwater": that broker alone
 BROKERS = []  # Kafka first: what it does is what highwater must do
@@ -970,6 +975,89 @@ class JavaToolsTest(ConsumerProtocolTest):
         return seen
 
 
+class NativeGroupCommandTest(ConsumerProtocolTest):
+    """The native kafka-consumer-groups (highwater-tools) and Kafka's ConsumerGroupCommand on one consumer group:
+    the same stdout, byte for byte, and the same notes on stderr."""
+    RECORDS = 24
+    LIVE = [[], ["--verbose"], ["--offsets"], ["--members"], ["--members", "--verbose"], ["--state"],
+            ["--state", "--verbose"]]
+    EMPTY = [[], ["--members", "--verbose"], ["--state", "--verbose"], ["--offsets", "--verbose"]]
+    LISTS = [["--list", "--state", "--type"], ["--list", "--type", "consumer", "--state", "stable,empty"]]
+
+    def test_native_tool_matches_kafka(self):
+        if not TOOLS:
+            self.skipTest("no highwater-tools (--tools, or beside --highwater)")
+        self.on_both(self.native_matches)
+
+    def both_tools(self, broker, args):
+        """Kafka's tool, then the native one, with args: asserts they printed the same; stdout."""
+        args = ["--bootstrap-server", broker.bootstrap] + args
+        code, out, err = java_tool(GROUP_COMMAND, args, 60)
+        native = run([TOOLS, "kafka-consumer-groups.sh"] + args, 60)
+        what = "kafka-consumer-groups %s on %s" % (" ".join(args), broker.name)
+        self.assertEqual(code, 0, "%s (java):\n%s%s" % (what, out, err))
+        self.assertEqual((native[0], native[1]), (code, out), "%s: the native tool (first) and Kafka's\n%s" % (what, err))
+        notes = lambda text: [line for line in text.splitlines() if line.strip() and not line.startswith("[")]
+        self.assertEqual(notes(native[2]), notes(err), "%s: the notes on stderr" % what)
+        return out
+
+    def views(self, broker, group, views):
+        # Each view's Java and native runs in a pair; two pairs at once (the group does not change meanwhile).
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            return list(pool.map(lambda v: self.both_tools(broker, v), [["--describe", "--group", group] + v
+                                                                      for v in views] if group else views))
+
+    def native_matches(self, broker):
+        topic, group = "cp-native", "cp-native-group"
+        broker.create_topic(topic, 6)
+        seen = {}
+        # Two members, the second static (a GROUP-INSTANCE-ID column), each having read and committed the records
+        # of its 3 partitions (written once the split is made).
+        members = [Member(broker, group, [topic], "cp-native-1"),
+                   Member(broker, group, [topic], "cp-native-2", **{"group.instance.id": "cp-native-static"})]
+        try:
+            poll_until(members, lambda: self.split_is(members, [(topic, p) for p in range(6)], [3, 3]), 40,
+                       "3 partitions each")
+            written = broker.produce(topic, [(None, "%s-%02d" % (topic, i), i % 6) for i in range(self.RECORDS)])
+            poll_until(members, lambda: sum(len(m.records) for m in members) >= len(written), 20, "every record")
+            self.assertEqual([m.commit() for m in members], [None, None])
+            broker.describe_settled(group, members)
+            start = time.monotonic()
+            live = self.views(broker, group, self.LIVE) + self.views(broker, None, self.LISTS)
+            self.timing(broker, "both tools, %d views of a live group" % len(live), time.monotonic() - start)
+            # The non-static member's GROUP-INSTANCE-ID is blank: its rows are read by their last column.
+            rows = [line for line in live[3].splitlines()[2:] if line.strip()]
+            seen["live --members"] = sorted(("cp-native-static" in line, line.split()[-1]) for line in rows)
+            self.assertEqual(seen["live --members"], [(False, "3"), (True, "3")], live[3])
+            seen["live --state"] = state_row(live[5], broker)
+            self.assertEqual(seen["live --state"], {"GROUP": group, "COORDINATOR": "the broker (1)",
+                                                    "ASSIGNMENT-STRATEGY": "uniform", "STATE": "Stable",
+                                                    "#MEMBERS": "2"}, live[5])
+        finally:
+            close_all(members)
+
+        # Both gone (the static member once its session ends): empty, with the commits.
+        last = [None]
+
+        def empty():
+            last[0] = run([TOOLS, "kafka-consumer-groups.sh", "--bootstrap-server", broker.bootstrap, "--describe",
+                           "--group", group, "--state"], 30)[1]
+            return "Empty" in last[0]
+        wait_for(empty, 30, "%s: the group empty (last: %s)" % (broker.name, last))
+        start = time.monotonic()
+        after = self.views(broker, group, self.EMPTY) + self.views(broker, None, self.LISTS)
+        self.timing(broker, "both tools, %d views of the empty group" % len(after), time.monotonic() - start)
+        seen["empty --offsets"] = table(after[0], "GROUP", [])
+        ends = broker.high_watermarks(topic, 6)
+        self.assertEqual(seen["empty --offsets"], [
+            {"GROUP": group, "TOPIC": topic, "PARTITION": str(p), "CURRENT-OFFSET": str(ends[p]),
+             "LOG-END-OFFSET": str(ends[p]), "LAG": "0", "CONSUMER-ID": "-", "HOST": "-", "CLIENT-ID": "-"}
+            for p in range(6)], after[0])
+        seen["empty --list"] = [r for r in table(after[-1], "GROUP", []) if r["GROUP"] == group]
+        self.assertEqual(seen["empty --list"], [{"GROUP": group, "TYPE": "Consumer", "STATE": "Empty"}], after[-1])
+        return seen
+
+
 def table(out, first_header, dropped):
     """The rows of the table in a tool's output whose header line starts with first_header, as dicts (columns
     split on whitespace), without the columns in dropped (their values differ from run to run)."""
@@ -1006,18 +1094,21 @@ def state_row(out, broker):
 
 
 def main():
-    global HIGHWATER, SOURCE_DIR, ONLY
+    global HIGHWATER, TOOLS, SOURCE_DIR, ONLY
     if sys.argv[1:2] == ["--worker"]:
         worker_main()
         return
     parser = argparse.ArgumentParser()
     parser.add_argument("--highwater")
     parser.add_argument("--source-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
+    parser.add_argument("--tools", help="highwater-tools (default: beside --highwater)")
     parser.add_argument("--only", choices=["kafka", "highwater"])
     args, rest = parser.parse_known_args()
     if args.only != "kafka" and not args.highwater:
         parser.error("--highwater is needed unless --only kafka")
     HIGHWATER = os.path.abspath(args.highwater) if args.highwater else None
+    if args.tools or HIGHWATER:
+        TOOLS = os.path.abspath(args.tools or os.path.join(os.path.dirname(HIGHWATER), "highwater-tools"))
     SOURCE_DIR = os.path.abspath(args.source_dir)
     ONLY = args.only
     # An ASan build's leak report at exit says nothing about consumer groups.
