@@ -3,7 +3,10 @@
 // against the same highwater print the same stdout, line by line, exit the
 // same way, and print the same messages on stderr. Groups are made by
 // Kafka's console consumer (one that stops after --max-messages, one left
-// running as an active member) and by committing offsets directly. Where a
+// running as an active member), by two console consumers with
+// group.protocol=consumer (a KIP-848 group, described through
+// ConsumerGroupDescribe: every view while both run, and once both left) and
+// by committing offsets directly. Where a
 // command changes a group, the Java tool runs first, the group is put back
 // (deleted and committed again), and the native tool runs on the same
 // state; Kafka's tool then describes what each left behind.
@@ -16,7 +19,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
+#include <memory>
 #include <regex>
 #include <sstream>
 
@@ -361,6 +366,82 @@ TEST_F(NativeGroupsIT, CommandLineErrorsMatchKafka) {
     EXPECT_NE(n.err.find("not supported"), std::string::npos) << n.all();
     EXPECT_TRUE(n.out.empty()) << n.all();
   }
+}
+
+// A broker whose consumer groups (KIP-848) heartbeat every second, so that
+// members reconcile within a few seconds.
+class NativeConsumerGroupsIT : public NativeGroupsIT {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(broker.start({"--override", "group.initial.rebalance.delay.ms=0", "--override",
+                              "group.consumer.heartbeat.interval.ms=1000", "--override",
+                              "group.consumer.min.heartbeat.interval.ms=1000"}))
+        << broker.log();
+  }
+  // Kafka's console consumer as a member of a consumer-protocol group,
+  // reading orders and payments from the start and committing as it goes.
+  std::unique_ptr<background_tool> member(const std::string& group, const std::string& client_id) {
+    return std::make_unique<background_tool>(
+        broker.dir(), client_id, k_console_consumer,
+        std::vector<std::string>{"--bootstrap-server", bootstrap(), "--include", "orders|payments", "--group", group,
+                                 "--from-beginning", "--consumer-property", "group.protocol=consumer",
+                                 "--consumer-property", "client.id=" + client_id, "--consumer-property",
+                                 "auto.commit.interval.ms=200"},
+        300);
+  }
+  // Every view of the group, and the listings, by both tools.
+  void every_view(const std::string& group) {
+    same({"--describe", "--group", group});
+    same({"--describe", "--group", group, "--verbose"});
+    same({"--describe", "--group", group, "--offsets"});
+    same({"--describe", "--group", group, "--members"});
+    same({"--describe", "--group", group, "--members", "--verbose"});
+    same({"--describe", "--group", group, "--state"});
+    same({"--describe", "--group", group, "--state", "--verbose"});
+    same({"--describe", "--all-groups", "--members", "--verbose"});
+    same({"--list"});
+    same({"--list", "--state", "--type"});
+    same({"--list", "--type", "consumer"});
+    same({"--list", "--type", "Consumer,classic", "--state"});
+    same({"--list", "--state", "stable", "--type", "consumer"});
+    same({"--list", "--state", "Empty", "--type"});
+  }
+};
+
+TEST_F(NativeConsumerGroupsIT, ConsumerProtocolGroupMatchesKafka) {
+  make_topics();
+  commit("ledger", {{"orders", 0, 2}, {"payments", 1, 1}});  // a classic group beside it
+  auto first = member("cg", "cg-member-1");
+  auto second = member("cg", "cg-member-2");
+  ASSERT_TRUE(first->started() && second->started());
+  // Both members hold the five partitions between them (assignment and
+  // target agree, at the target's epoch) and have committed all they read.
+  auto settled = [&] {
+    auto offsets = table_rows(native_describe("cg"), "GROUP");
+    auto members = table_rows(native({"--describe", "--group", "cg", "--members", "--verbose"}).out, "GROUP");
+    size_t partitions = 0;
+    for (auto& m : members) {
+      if (m["CURRENT-ASSIGNMENT"] != m["TARGET-ASSIGNMENT"] || m["CURRENT-EPOCH"] != m["TARGET-EPOCH"]) return false;
+      partitions += std::stoul(m["#PARTITIONS"]);
+    }
+    return members.size() == 2 && partitions == 5 && offsets.size() == 5 &&
+           std::all_of(offsets.begin(), offsets.end(),
+                       [](auto& r) { return r["LAG"] == "0" && r["CONSUMER-ID"] != "-"; }) &&
+           native_describe("cg", "--state").find("Stable") != std::string::npos;
+  };
+  ASSERT_TRUE(wait_until(settled, 120s)) << native_describe("cg", "--members") << first->all() << second->all();
+  // The new protocol's description: ConsumerGroupDescribe, not DescribeGroups.
+  const std::string state = native({"--describe", "--group", "cg", "--state", "--verbose"}).out;
+  EXPECT_NE(state.find(" uniform "), std::string::npos) << state;
+  EXPECT_EQ(table_rows(native({"--list", "--type"}).out, "GROUP").size(), 2u);
+  every_view("cg");
+
+  // Both members gone: an empty consumer group with its commits.
+  ASSERT_TRUE(first->stop(SIGTERM, 30s)) << first->all();
+  ASSERT_TRUE(second->stop(SIGTERM, 30s)) << second->all();
+  ASSERT_TRUE(wait_until([&] { return native_describe("cg", "--state").find("Empty") != std::string::npos; }, 60s))
+      << native_describe("cg", "--state");
+  every_view("cg");
 }
 
 class NativeGetOffsetsIT : public NativeGroupsIT {
