@@ -47,7 +47,7 @@ void consumer_groups::set_topics(std::shared_ptr<const consumer::topic_image_vie
 
 bool consumer_groups::heartbeat(request_token token, int16_t version, const client_info& client,
                                 const msg::consumer_group_heartbeat_request& request, int64_t now_ms,
-                                std::vector<coordinator_record> first) {
+                                std::vector<coordinator_record> first, const consumer::topic_filter& may_describe) {
   if (!ctx_.active()) {
     msg::consumer_group_heartbeat_response r;
     r.error_code = static_cast<int16_t>(ctx_.unavailable_error());
@@ -57,7 +57,7 @@ bool consumer_groups::heartbeat(request_token token, int16_t version, const clie
   std::map<std::string, std::optional<consumer::consumer_group>> before;
   before.emplace(request.group_id, manager_.snapshot(request.group_id));
   auto out = manager_.heartbeat(request, version, client.client_id, client.client_host, *topics_, now_ms,
-                                new_member_id_);
+                                new_member_id_, may_describe);
   if (out.response.error_code != 0) {
     ctx_.reply(token, std::move(out.response));
     return false;

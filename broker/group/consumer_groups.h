@@ -51,7 +51,7 @@ class consumer_groups {
   // are being written.
   bool heartbeat(request_token token, int16_t version, const client_info& client,
                  const protocol::msg::consumer_group_heartbeat_request& request, int64_t now_ms,
-                 std::vector<coordinator_record> first = {});
+                 std::vector<coordinator_record> first = {}, const consumer::topic_filter& may_describe = {});
   // A consumer group without members gives way to a classic group of the
   // same id (Kafka's conversion of an empty group): its tombstones are
   // written, the group is gone (back if their append fails). False when

@@ -106,7 +106,8 @@ void group_shard::join_group(request_token token, int16_t version, const client_
 }
 
 void group_shard::consumer_group_heartbeat(request_token token, int16_t version, const client_info& client,
-                                           const msg::consumer_group_heartbeat_request& request, int64_t now_ms) {
+                                           const msg::consumer_group_heartbeat_request& request, int64_t now_ms,
+                                           const consumer::topic_filter& may_describe) {
   std::vector<coordinator_record> first;
   const classic_group* classic = ctx_.active() ? groups_.find_group(request.group_id) : nullptr;
   if (classic && !classic->in(group_state::dead)) {
@@ -120,7 +121,7 @@ void group_shard::consumer_group_heartbeat(request_token token, int16_t version,
     // An empty classic group gives way to the consumer group (its offsets stay).
     first.push_back(group_tombstone_record(request.group_id));
   }
-  const bool accepted = consumers_.heartbeat(token, version, client, request, now_ms, std::move(first));
+  const bool accepted = consumers_.heartbeat(token, version, client, request, now_ms, std::move(first), may_describe);
   if (accepted && classic) groups_.erase(request.group_id);
 }
 

@@ -91,8 +91,11 @@ class group_shard {
   // ConsumerGroupHeartbeat (KIP-848). A group id held by a classic group is
   // refused (GROUP_ID_NOT_FOUND) unless that group is empty and the member
   // joins: the classic group then gives way to the consumer group.
+  // `may_describe`: the topics the member may see (its regular expression
+  // matches only those); empty: all.
   void consumer_group_heartbeat(request_token token, int16_t version, const client_info& client,
-                                const protocol::msg::consumer_group_heartbeat_request& request, int64_t now_ms);
+                                const protocol::msg::consumer_group_heartbeat_request& request, int64_t now_ms,
+                                const consumer::topic_filter& may_describe = {});
   // Read-only, answered at once.
   std::vector<protocol::msg::consumer_group_describe_response::described_group> describe_consumer_groups(
       const std::vector<std::string>& group_ids) const;

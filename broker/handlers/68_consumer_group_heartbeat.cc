@@ -15,6 +15,7 @@ namespace {
 using protocol::error_code;
 using protocol::msg::consumer_group_heartbeat_request;
 using protocol::msg::consumer_group_heartbeat_response;
+using consumer_topic_filter = group::consumer::topic_filter;
 
 handler_result refuse(request_context& ctx, error_code e) {
   consumer_group_heartbeat_response response;
@@ -31,15 +32,23 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     co_return refuse(ctx, error_code::group_authorization_failed);
   // A member may not subscribe to topics it may not see.
   if (request->subscribed_topic_names) {
-    authorized_names described(ctx, api_acl(68, "topic"));
+    authorized_names subscribed(ctx, api_acl(68, "topic"));
     for (const auto& name : *request->subscribed_topic_names)
-      if (!described(name)) co_return refuse(ctx, error_code::topic_authorization_failed);
+      if (!subscribed(name)) co_return refuse(ctx, error_code::topic_authorization_failed);
   }
   const int16_t version = ctx.api_version;
   const group::client_info client = group::client_of(ctx);
+  // A regular expression resolved in this heartbeat matches only the
+  // topics this member may describe (Kafka resolves it in its context).
+  consumer_topic_filter may_describe;
+  std::optional<authorized_names> described;
+  if (authorizer_configured(ctx)) {
+    described.emplace(ctx, api_acl(68, "topic"), false);
+    may_describe = [&described](const std::string& topic) { return (*described)(topic); };
+  }
   const group::group_coordinator::issue_fn issue = [&](group::group_shard& shard, group::request_token token,
                                                          int64_t now_ms) {
-    shard.consumer_group_heartbeat(token, version, client, *request, now_ms);
+    shard.consumer_group_heartbeat(token, version, client, *request, now_ms, may_describe);
   };
   error_code failure = error_code::none;
   auto answer = co_await group::call_shard<consumer_group_heartbeat_response>(ctx, request->group_id, issue, &failure);

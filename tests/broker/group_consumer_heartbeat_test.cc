@@ -476,3 +476,23 @@ TEST(ConsumerHeartbeat, AGroupsOwnConfigsOverrideTheBrokersForThatGroupAlone) {
 
 }  // namespace
 }  // namespace hw::broker::group::consumer
+
+namespace hw::broker::group::consumer {
+namespace {
+
+TEST(ConsumerHeartbeat, ARegularExpressionMatchesOnlyTheTopicsTheMemberMaySee) {
+  harness h;
+  h.topics.add("orders-eu", 2, 2);
+  auto r = join("r", {});
+  r.subscribed_topic_names.reset();
+  r.subscribed_topic_regex = "orders.*";
+  const topic_filter may_describe = [](const std::string& topic) { return topic != "orders-eu"; };
+  auto out = h.manager.heartbeat(r, 1, "client", "/127.0.0.1", h.topics, h.now, [] { return std::string("x"); },
+                                 may_describe);
+  EXPECT_EQ(out.response.error_code, 0);
+  EXPECT_EQ(h.manager.group("g")->resolved_regexes().at("orders.*").topics, (std::set<std::string>{"orders"}));
+  EXPECT_EQ(assigned(out), (std::set<int32_t>{0, 1, 2, 3}));
+}
+
+}  // namespace
+}  // namespace hw::broker::group::consumer

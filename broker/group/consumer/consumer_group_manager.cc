@@ -56,6 +56,13 @@ regular_expression_record regex_record(const std::string& group_id, const std::s
   return r;
 }
 
+// The topics a regular expression may match in this heartbeat.
+std::vector<std::string> visible_names(const topic_image_view& topics, const topic_filter& may_describe) {
+  std::vector<std::string> names = topics.topic_names();
+  if (may_describe) std::erase_if(names, [&](const std::string& n) { return !may_describe(n); });
+  return names;
+}
+
 }  // namespace
 
 heartbeat_outcome consumer_group_manager::refuse(error_code code, std::string message) const {
@@ -199,7 +206,8 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
                                                     int16_t version, const std::string& client_id,
                                                     const std::string& client_host, const topic_image_view& topics,
                                                     int64_t now_ms,
-                                                    const std::function<std::string()>& new_member_id) {
+                                                    const std::function<std::string()>& new_member_id,
+                                                    const topic_filter& may_describe) {
   if (auto refused = check_heartbeat_request(request, version, options_.assignors))
     return refuse(refused->code, refused->message);
   const member_epoch epoch{request.member_epoch};
@@ -265,9 +273,10 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   consumer_member updated = with_heartbeat(member, request, client_id, client_host);
   bool bump = false;
   if (!known || updated.subscription != member.subscription) {
-    if (auto refused = subscribe(d, member, updated, topics, now_ms, bump)) return refuse(refused->code, refused->message);
+    if (auto refused = subscribe(d, member, updated, topics, may_describe, now_ms, bump))
+      return refuse(refused->code, refused->message);
   }
-  bump |= refresh_regexes(d, topics, now_ms);
+  bump |= refresh_regexes(d, topics, may_describe, now_ms);
   maybe_bump_epoch(d, bump, topics);
 
   // 2. A target assignment for the group epoch, if it has none yet and the
@@ -321,7 +330,8 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
 
 std::optional<heartbeat_refusal> consumer_group_manager::subscribe(draft& d, const consumer_member& member,
                                                                   const consumer_member& updated,
-                                                                  const topic_image_view& topics, int64_t now_ms,
+                                                                  const topic_image_view& topics,
+                                                                  const topic_filter& may_describe, int64_t now_ms,
                                                                   bool& bump) const {
   member_metadata_record m;
   m.key.group_id = d.group.group_id();
@@ -343,7 +353,7 @@ std::optional<heartbeat_refusal> consumer_group_manager::subscribe(draft& d, con
     if (auto* e = std::get_if<std::string>(&compiled)) return heartbeat_refusal{error_code::invalid_regular_expression, *e};
     auto r = regex_record(d.group.group_id(), regex);
     r.value.emplace();
-    r.value->topics = std::get<topic_regex>(compiled).resolve(topics.topic_names());
+    r.value->topics = std::get<topic_regex>(compiled).resolve(visible_names(topics, may_describe));
     r.value->version = topics.version();
     r.value->timestamp = now_ms;
     d.add(std::move(r));
@@ -352,7 +362,8 @@ std::optional<heartbeat_refusal> consumer_group_manager::subscribe(draft& d, con
   return std::nullopt;
 }
 
-bool consumer_group_manager::refresh_regexes(draft& d, const topic_image_view& topics, int64_t now_ms) const {
+bool consumer_group_manager::refresh_regexes(draft& d, const topic_image_view& topics,
+                                             const topic_filter& may_describe, int64_t now_ms) const {
   const auto subscribed = d.group.subscribed_regexes();
   if (subscribed.empty()) return false;
   // Kafka resolves them all together and reads the time and version of one;
@@ -368,7 +379,7 @@ bool consumer_group_manager::refresh_regexes(draft& d, const topic_image_view& t
   const bool due = subscribed.size() != resolved.size() || resolved.empty() || last_version < new_topics_version_ ||
                    now_ms > last_ms + options_.regex_refresh_interval_ms;
   if (!due) return false;
-  const auto names = topics.topic_names();
+  const auto names = visible_names(topics, may_describe);
   bool changed = false;
   for (const auto& [regex, members] : subscribed) {
     auto compiled = topic_regex::compile(regex);

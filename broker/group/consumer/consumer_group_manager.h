@@ -57,6 +57,11 @@ inline constexpr int64_t regex_min_refresh_interval_ms = 10000;
 // One call's records and the group they change (consumer_group_manager.cc).
 struct draft;
 
+// Which topics the heartbeating member may see (DESCRIBE); regular
+// expressions resolved in its heartbeat match only those, as Kafka resolves
+// them in the member's context. Empty: every topic (no authorizer).
+using topic_filter = std::function<bool(const std::string&)>;
+
 // The tombstones that delete `group` from the log, in Kafka's order: the
 // members' current and target assignments, the target's epoch, the
 // members, the regular expressions, the subscription metadata, the group.
@@ -74,7 +79,8 @@ class consumer_group_manager {
   heartbeat_outcome heartbeat(const protocol::msg::consumer_group_heartbeat_request& request, int16_t version,
                               const std::string& client_id, const std::string& client_host,
                               const topic_image_view& topics, int64_t now_ms,
-                              const std::function<std::string()>& new_member_id);
+                              const std::function<std::string()>& new_member_id,
+                              const topic_filter& may_describe = {});
 
   // Fences every member whose session ended by now, and every member still
   // at the epoch it was told to give partitions up in when its rebalance
@@ -149,7 +155,7 @@ class consumer_group_manager {
   // resolved).
   std::optional<heartbeat_refusal> subscribe(draft& d, const consumer_member& member,
                                              const consumer_member& updated, const topic_image_view& topics,
-                                             int64_t now_ms, bool& bump) const;
+                                             const topic_filter& may_describe, int64_t now_ms, bool& bump) const;
   // The records that put `replacement` (a static member back under a new
   // member id) in the place of `old_member`, keeping its target.
   void replace_static_member(draft& d, const consumer_member& old_member, const consumer_member& replacement) const;
@@ -162,7 +168,8 @@ class consumer_group_manager {
   // The group's regular expressions resolved again when due (Kafka's
   // batch refresh): a record for each, and whether any matches other
   // topics now.
-  bool refresh_regexes(draft& d, const topic_image_view& topics, int64_t now_ms) const;
+  bool refresh_regexes(draft& d, const topic_image_view& topics, const topic_filter& may_describe,
+                       int64_t now_ms) const;
   // The group epoch record when the subscribed topics changed (`bump`) or
   // the group's hash no longer matches the image; the hash marked checked.
   void maybe_bump_epoch(draft& d, bool bump, const topic_image_view& topics);
