@@ -30,6 +30,9 @@ each broker, then that they saw the same on both.
   reports GROUP_AUTHORIZATION_FAILED.
 - Metadata: bob sees exactly the topics he may describe, through
   confluent-kafka and kcat.
+- A consumer-protocol member (group.protocol=consumer) as bob subscribing
+  with a regular expression is given the partitions of the matching topics
+  he may describe, and of no other.
 - AllowEveryoneAclTest runs on a second pair, started for it alone, with
   allow.everyone.if.no.acl.found=true besides: with no ACL on a topic, its
   group or the cluster, bob (named by no ACL) creates topics, writes,
@@ -728,6 +731,38 @@ class ConsumerAclTest(AclTest):
         self.assertIn(TOPIC_AUTHZ, seen["without topic READ"])
         self.assertIn(GROUP_AUTHZ, seen["without group READ"])
         return seen
+
+
+class RegexAclTest(AclTest):
+    """bob in a consumer-protocol group (KIP-848) subscribes with a regular expression that matches three topics:
+    the group coordinator gives him the partitions of those he may describe, and of no other (Kafka resolves the
+    expression in the member's context); one he may not describe is left out, not refused."""
+
+    def test_regex_subscription(self):
+        self.on_both(self.subscribe_by_regex)
+
+    def subscribe_by_regex(self, broker):
+        topics, group = ["acl-rx-read", "acl-rx-describe", "acl-rx-hidden"], "acl-rx-group"
+        broker.create_topics(topics)
+        broker.grant([acl("GROUP", group, "LITERAL", "User:bob", "READ"),
+                      acl("TOPIC", "acl-rx-read", "LITERAL", "User:bob", "READ"),
+                      acl("TOPIC", "acl-rx-describe", "LITERAL", "User:bob", "DESCRIBE")])
+        errors = collections.Counter()
+        c = Consumer({**broker.conf("bob"), "group.id": group, "group.protocol": "consumer",
+                      "error_cb": lambda e: errors.update([e.name()])})
+        try:
+            c.subscribe(["^acl-rx-.*"])
+            deadline = time.monotonic() + 30
+            while len(c.assignment()) < 2:
+                if time.monotonic() > deadline:
+                    raise AssertionError("%s: timed out waiting for bob's assignment (has %s, errors %s)"
+                                         % (broker.name, c.assignment(), dict(errors)))
+                c.poll(0.2)
+            assigned = sorted(p.topic for p in c.assignment())
+        finally:
+            c.close()
+        self.assertEqual(assigned, ["acl-rx-describe", "acl-rx-read"], "bob's partitions")
+        return {"assigned": assigned}
 
 
 KCAT = shutil.which("kcat")
