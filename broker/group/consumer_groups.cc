@@ -54,8 +54,6 @@ bool consumer_groups::heartbeat(request_token token, int16_t version, const clie
     ctx_.reply(token, std::move(r));
     return false;
   }
-  std::map<std::string, std::optional<consumer::consumer_group>> before;
-  before.emplace(request.group_id, manager_.snapshot(request.group_id));
   auto out = manager_.heartbeat(request, version, client.client_id, client.client_host, *topics_, now_ms,
                                 new_member_id_, may_describe);
   if (out.response.error_code != 0) {
@@ -72,6 +70,8 @@ bool consumer_groups::heartbeat(request_token token, int16_t version, const clie
     failed.error_code = static_cast<int16_t>(append_error_to_response_error(e));
     ctx_.reply(token, std::move(failed));
   };
+  std::map<std::string, std::optional<consumer::consumer_group>> before;
+  before.emplace(request.group_id, std::move(out.before));
   write(std::move(first), std::move(out.records), std::move(before), std::move(answer));
   return true;
 }

@@ -51,6 +51,14 @@ request join(const std::string& member_id, std::vector<std::string> topics = {"o
   return r;
 }
 
+// A join subscribing by regular expression alone.
+request regex_join(const std::string& member_id, const std::string& regex) {
+  request r = join(member_id, {});
+  r.subscribed_topic_names.reset();
+  r.subscribed_topic_regex = regex;
+  return r;
+}
+
 // A heartbeat saying the member owns `owned` (what its last answer gave it).
 request beat(const std::string& member_id, int32_t epoch, const std::set<int32_t>& owned) {
   request r;
@@ -152,9 +160,7 @@ TEST(ConsumerHeartbeat, AMemberLeavingOrTimingOutGivesItsPartitionsBack) {
 TEST(ConsumerHeartbeat, ARegularExpressionIsResolvedAgainstTheTopics) {
   harness h;
   h.topics.add("orders-eu", 2, 2);
-  auto r = join("r", {});
-  r.subscribed_topic_names.reset();
-  r.subscribed_topic_regex = "orders.*";
+  auto r = regex_join("r", "orders.*");
   auto out = h.beat(r);
   EXPECT_EQ(out.response.error_code, 0);
   size_t partitions = 0;
@@ -162,9 +168,7 @@ TEST(ConsumerHeartbeat, ARegularExpressionIsResolvedAgainstTheTopics) {
   EXPECT_EQ(partitions, 6u);
   EXPECT_EQ(h.manager.group("g")->resolved_regexes().at("orders.*").topics,
             (std::set<std::string>{"orders", "orders-eu"}));
-  auto bad = join("x", {});
-  bad.subscribed_topic_names.reset();
-  bad.subscribed_topic_regex = "orders(";
+  auto bad = regex_join("x", "orders(");
   auto refused = h.beat(bad);
   EXPECT_EQ(refused.response.error_code, static_cast<int16_t>(error_code::invalid_regular_expression));
   EXPECT_EQ(refused.response.error_message,
@@ -269,9 +273,7 @@ TEST(ConsumerHeartbeat, ANewPartitionCountBumpsTheGroupAtItsNextHeartbeat) {
 
 TEST(ConsumerHeartbeat, ARegularExpressionIsResolvedAgainWhenTopicsAreCreated) {
   harness h;
-  auto r = join("r", {});
-  r.subscribed_topic_names.reset();
-  r.subscribed_topic_regex = "orders.*";
+  auto r = regex_join("r", "orders.*");
   auto out = h.beat(r);
   const int32_t epoch = out.response.member_epoch;
   h.topics.add("orders-eu", 2, 2);
@@ -316,11 +318,6 @@ TEST(ConsumerHeartbeat, ARestoredGroupIsTheGroupBeforeTheWrite) {
   EXPECT_FALSE(h.manager.next_deadline_ms().has_value());
 }
 
-}  // namespace
-}  // namespace hw::broker::group::consumer
-
-namespace hw::broker::group::consumer {
-namespace {
 
 request static_join(const std::string& member_id, const std::string& instance) {
   auto r = join(member_id);
@@ -404,11 +401,6 @@ TEST(ConsumerHeartbeat, AStaticMemberThatDoesNotComeBackIsRemovedWhenItsSessionE
   (void)a;
 }
 
-}  // namespace
-}  // namespace hw::broker::group::consumer
-
-namespace hw::broker::group::consumer {
-namespace {
 
 TEST(ConsumerHeartbeat, AMemberThatDoesNotRevokeInItsRebalanceTimeoutIsFenced) {
   harness h;
@@ -453,11 +445,6 @@ TEST(ConsumerHeartbeat, AMemberThatRevokesInTimeKeepsItsPlace) {
   EXPECT_NE(h.manager.group("g")->member("a"), nullptr);
 }
 
-}  // namespace
-}  // namespace hw::broker::group::consumer
-
-namespace hw::broker::group::consumer {
-namespace {
 
 TEST(ConsumerHeartbeat, AGroupsOwnConfigsOverrideTheBrokersForThatGroupAlone) {
   harness h;
@@ -474,18 +461,11 @@ TEST(ConsumerHeartbeat, AGroupsOwnConfigsOverrideTheBrokersForThatGroupAlone) {
   EXPECT_EQ(h.manager.next_deadline_ms(), h.now + 45000);
 }
 
-}  // namespace
-}  // namespace hw::broker::group::consumer
-
-namespace hw::broker::group::consumer {
-namespace {
 
 TEST(ConsumerHeartbeat, ARegularExpressionMatchesOnlyTheTopicsTheMemberMaySee) {
   harness h;
   h.topics.add("orders-eu", 2, 2);
-  auto r = join("r", {});
-  r.subscribed_topic_names.reset();
-  r.subscribed_topic_regex = "orders.*";
+  auto r = regex_join("r", "orders.*");
   const topic_filter may_describe = [](const std::string& topic) { return topic != "orders-eu"; };
   auto out = h.manager.heartbeat(r, 1, "client", "/127.0.0.1", h.topics, h.now, [] { return std::string("x"); },
                                  may_describe);

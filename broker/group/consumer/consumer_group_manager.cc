@@ -63,6 +63,20 @@ std::vector<std::string> visible_names(const topic_image_view& topics, const top
   return names;
 }
 
+// A static member's heartbeat or leave names its instance id: refused when
+// nobody holds it or another member id does (Kafka's
+// throwIfStaticMemberIsUnknown / throwIfInstanceIdIsFenced).
+std::optional<heartbeat_refusal> check_instance_holder(const consumer_group& group, const std::string& instance,
+                                                       const std::string& member_id) {
+  const std::string* holder = group.static_member_id(instance);
+  if (!holder) return heartbeat_refusal{error_code::unknown_member_id, "Instance id " + instance + " is unknown."};
+  if (*holder != member_id) {
+    return heartbeat_refusal{error_code::fenced_instance_id, "Static member " + member_id + " with instance id " +
+                                                                 instance + " was fenced by member " + *holder + "."};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 heartbeat_outcome consumer_group_manager::refuse(error_code code, std::string message) const {
@@ -141,16 +155,13 @@ std::optional<heartbeat_outcome> consumer_group_manager::leave(const msg::consum
   if (git == groups_.end()) return refuse(error_code::group_id_not_found, "Group " + request.group_id + " not found.");
   consumer_group& group = git->second;
   heartbeat_outcome out;
+  out.before = group;  // leaves are rare: a copy for the caller's rollback
   out.response.member_id = request.member_id;
   out.response.member_epoch = request.member_epoch;
   std::string leaving = request.member_id;
   if (request.instance_id) {
-    const std::string* holder = group.static_member_id(*request.instance_id);
-    if (!holder) return refuse(error_code::unknown_member_id, "Instance id " + *request.instance_id + " is unknown.");
-    if (*holder != request.member_id) {
-      return refuse(error_code::fenced_instance_id, "Static member " + request.member_id + " with instance id " +
-                                                        *request.instance_id + " was fenced by member " + *holder + ".");
-    }
+    if (auto refused = check_instance_holder(group, *request.instance_id, leaving))
+      return refuse(refused->code, refused->message);
     if (member_epoch{request.member_epoch} == leave_group_static_epoch) {
       // Gone for now: it keeps its partitions (at assignment epoch 0) for
       // whoever comes back under its instance id before its session ends.
@@ -202,6 +213,52 @@ void consumer_group_manager::replace_static_member(draft& d, const consumer_memb
   d.add(std::move(c));
 }
 
+std::variant<consumer_group_manager::known_member, heartbeat_refusal> consumer_group_manager::identify(
+    draft& d, const msg::consumer_group_heartbeat_request& request, const std::string& member_id,
+    const std::optional<topic_partitions>& owned) const {
+  const member_epoch epoch{request.member_epoch};
+  const consumer_member* found = d.group.member(member_id);
+  if (!request.instance_id) {
+    if (!found) {
+      if (epoch != joining_epoch) {
+        return heartbeat_refusal{error_code::unknown_member_id,
+                                 "Member " + member_id + " is not a member of group " + request.group_id + "."};
+      }
+      consumer_member joining;
+      joining.member_id = member_id;
+      return known_member{std::move(joining), false};
+    }
+    auto check = check_heartbeat_epoch(*found, epoch, owned);
+    if (check.error != error_code::none) return heartbeat_refusal{check.error, check.message};
+    return known_member{*found, true};
+  }
+  // A static member: its instance id says who it is.
+  const std::string& instance = *request.instance_id;
+  const std::string* holder = d.group.static_member_id(instance);
+  if (epoch != joining_epoch) {
+    if (auto refused = check_instance_holder(d.group, instance, member_id)) return *refused;
+    auto check = check_heartbeat_epoch(*found, epoch, owned);
+    if (check.error != error_code::none) return heartbeat_refusal{check.error, check.message};
+    return known_member{*found, true};
+  }
+  if (!holder) {
+    consumer_member joining;
+    joining.member_id = member_id;
+    return known_member{std::move(joining), false};
+  }
+  const consumer_member held = *d.group.member(*holder);
+  // Back under a new member id: only once the old one left with -2.
+  if (held.current.epoch != leave_group_static_epoch) {
+    return heartbeat_refusal{error_code::unreleased_instance_id,
+                             "Static member " + member_id + " with instance id " + instance +
+                                 " cannot join the group because the instance id is owned by " + held.member_id +
+                                 " member."};
+  }
+  consumer_member replacement = static_member_replacement(held, member_id);
+  replace_static_member(d, held, replacement);
+  return known_member{std::move(replacement), true};
+}
+
 heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_heartbeat_request& request,
                                                     int16_t version, const std::string& client_id,
                                                     const std::string& client_host, const topic_image_view& topics,
@@ -222,52 +279,15 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   // A group a join would make exists only once the join succeeds.
   draft d{git == groups_.end() ? consumer_group(request.group_id) : git->second, {}, std::nullopt, std::nullopt};
   const std::string member_id = request.member_id.empty() ? new_member_id() : request.member_id;
-  const consumer_member* known = d.group.member(member_id);
-  if (!known && static_cast<int64_t>(d.group.members().size()) >= options_.max_size) {
+  if (!d.group.member(member_id) && static_cast<int64_t>(d.group.members().size()) >= options_.max_size) {
     return refuse(error_code::group_max_size_reached, "The consumer group has reached its maximum capacity of " +
                                                           std::to_string(options_.max_size) + " members.");
   }
   const auto owned = owned_partitions(request);
-  consumer_member member;
-  member.member_id = member_id;
-  if (request.instance_id) {
-    // A static member: its instance id says who it is.
-    const std::string& instance = *request.instance_id;
-    const std::string* holder = d.group.static_member_id(instance);
-    std::optional<consumer_member> held;
-    if (holder) held = *d.group.member(*holder);
-    if (epoch == joining_epoch) {
-      if (held) {
-        // Back under a new member id: only once the old one left with -2.
-        if (held->current.epoch != leave_group_static_epoch) {
-          return refuse(error_code::unreleased_instance_id,
-                        "Static member " + member_id + " with instance id " + instance +
-                            " cannot join the group because the instance id is owned by " + held->member_id +
-                            " member.");
-        }
-        member = static_member_replacement(*held, member_id);
-        replace_static_member(d, *held, member);
-        known = d.group.member(member_id);
-      }
-    } else {
-      if (!held) return refuse(error_code::unknown_member_id, "Instance id " + instance + " is unknown.");
-      if (held->member_id != member_id) {
-        return refuse(error_code::fenced_instance_id, "Static member " + member_id + " with instance id " + instance +
-                                                          " was fenced by member " + held->member_id + ".");
-      }
-      auto check = check_heartbeat_epoch(*held, epoch, owned);
-      if (check.error != error_code::none) return refuse(check.error, check.message);
-      member = *held;
-      known = d.group.member(member_id);
-    }
-  } else if (known) {
-    auto check = check_heartbeat_epoch(*known, epoch, owned);
-    if (check.error != error_code::none) return refuse(check.error, check.message);
-    member = *known;
-  } else if (epoch != joining_epoch) {
-    return refuse(error_code::unknown_member_id,
-                  "Member " + member_id + " is not a member of group " + request.group_id + ".");
-  }
+  auto identified = identify(d, request, member_id, owned);
+  if (auto* refused = std::get_if<heartbeat_refusal>(&identified)) return refuse(refused->code, refused->message);
+  const consumer_member member = std::move(std::get<known_member>(identified).member);
+  const bool known = std::get<known_member>(identified).known;
 
   // 1. The member's subscription, its regular expression and the group epoch.
   consumer_member updated = with_heartbeat(member, request, client_id, client_host);
@@ -315,10 +335,15 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
 
   if (d.hash_checked_at) hash_checked_[request.group_id] = *d.hash_checked_at;
   rebalances_ += static_cast<uint64_t>(d.bumps);
-  groups_.insert_or_assign(request.group_id, std::move(d.group));
+  heartbeat_outcome out;
+  if (git != groups_.end()) {
+    out.before = std::move(git->second);
+    git->second = std::move(d.group);
+  } else {
+    groups_.emplace(request.group_id, std::move(d.group));
+  }
   sessions_[{request.group_id, member_id}] = now_ms + session_timeout_ms(request.group_id);
   if (!known || updated.current != member.current) track_revocation(request.group_id, updated, now_ms);
-  heartbeat_outcome out;
   out.records = std::move(d.records);
   out.response.member_id = member_id;
   out.response.member_epoch = updated.current.epoch.value;
@@ -461,33 +486,29 @@ void consumer_group_manager::forget_member(const std::string& group_id, const st
 
 std::vector<consumer_group_record> consumer_group_manager::expire_sessions(int64_t now_ms,
                                                                            const topic_image_view& topics) {
-  std::vector<consumer_group_record> records;
-  std::set<session_key> ended;
+  std::set<session_key> fenced;
   for (const auto& [key, deadline] : sessions_)
-    if (deadline <= now_ms) ended.insert(key);
-  for (const auto& [key, timeout] : rebalance_timeouts_)
-    if (timeout.deadline_ms <= now_ms) ended.insert(key);
-  for (const auto& key : ended) {
-    auto git = groups_.find(key.group_id);
-    if (git == groups_.end() || !git->second.member(key.member_id)) {
-      forget_member(key.group_id, key.member_id);
+    if (deadline <= now_ms) fenced.insert(key);
+  for (auto it = rebalance_timeouts_.begin(); it != rebalance_timeouts_.end();) {
+    if (it->second.deadline_ms > now_ms) {
+      ++it;
       continue;
     }
-    auto timeout = rebalance_timeouts_.find(key);
-    auto session = sessions_.find(key);
-    const bool session_over = session != sessions_.end() && session->second <= now_ms;
     // Only a member still at the epoch it was to revoke in is fenced.
-    const bool revocation_over = timeout != rebalance_timeouts_.end() && timeout->second.deadline_ms <= now_ms &&
-                                 git->second.member(key.member_id)->current.epoch.value == timeout->second.epoch;
-    if (!session_over && !revocation_over) {
-      // A rebalance timeout of an epoch the member has moved on from.
-      if (timeout != rebalance_timeouts_.end() && timeout->second.deadline_ms <= now_ms) rebalance_timeouts_.erase(timeout);
-      continue;
-    }
-    if (auto removed = remove_member(git->second, key.member_id, topics))
-      records.insert(records.end(), removed->begin(), removed->end());
-    else
-      forget_member(key.group_id, key.member_id);  // its records are inconsistent: it is not retried for ever
+    auto git = groups_.find(it->first.group_id);
+    const consumer_member* m = git == groups_.end() ? nullptr : git->second.member(it->first.member_id);
+    if (m && m->current.epoch.value == it->second.epoch) fenced.insert(it->first);
+    it = rebalance_timeouts_.erase(it);
+  }
+  std::vector<consumer_group_record> records;
+  for (const auto& key : fenced) {
+    auto git = groups_.find(key.group_id);
+    auto removed = git != groups_.end() && git->second.member(key.member_id)
+                       ? remove_member(git->second, key.member_id, topics)
+                       : std::nullopt;
+    if (removed) records.insert(records.end(), removed->begin(), removed->end());
+    // Gone already, or its records are inconsistent: not retried for ever.
+    else forget_member(key.group_id, key.member_id);
   }
   return records;
 }

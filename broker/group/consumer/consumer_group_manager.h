@@ -26,6 +26,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "broker/group/consumer/consumer_group.h"
@@ -70,6 +71,9 @@ std::vector<consumer_group_record> deletion_records(const consumer_group& group)
 struct heartbeat_outcome {
   std::vector<consumer_group_record> records;  // already replayed into the group
   protocol::msg::consumer_group_heartbeat_response response;
+  // With records: the group as it was before them (nullopt: there was
+  // none), what rolling them back puts back.
+  std::optional<consumer_group> before;
 };
 
 class consumer_group_manager {
@@ -156,6 +160,18 @@ class consumer_group_manager {
   std::optional<heartbeat_refusal> subscribe(draft& d, const consumer_member& member,
                                              const consumer_member& updated, const topic_image_view& topics,
                                              const topic_filter& may_describe, int64_t now_ms, bool& bump) const;
+  // Who a heartbeat (not a leave) comes from: a known member whose epoch
+  // checks out, a new one joining, or a static member back under a new
+  // member id (its replacement's records already in the draft); else the
+  // refusal. `known`: the member was in the group (or replaces one).
+  struct known_member {
+    consumer_member member;
+    bool known = false;
+  };
+  std::variant<known_member, heartbeat_refusal> identify(draft& d,
+                                                         const protocol::msg::consumer_group_heartbeat_request& request,
+                                                         const std::string& member_id,
+                                                         const std::optional<topic_partitions>& owned) const;
   // The records that put `replacement` (a static member back under a new
   // member id) in the place of `old_member`, keeping its target.
   void replace_static_member(draft& d, const consumer_member& old_member, const consumer_member& replacement) const;
