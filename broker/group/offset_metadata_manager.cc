@@ -484,6 +484,31 @@ void offset_metadata_manager::delete_offsets(request_token token, const msg::off
 
 // --- retention ---------------------------------------------------------------------
 
+bool offset_metadata_manager::expire_group_offsets(const std::string& group_id,
+                                                   const std::function<bool(const std::string&)>& subscribed,
+                                                   const std::function<int64_t(const committed_offset&)>& age_from,
+                                                   int64_t now_ms, std::vector<coordinator_record>& records) const {
+  const offset_store::topics* stored = committed_.group_offsets(group_id);
+  if (!stored) return true;
+  bool all_expired = true;
+  for (const auto& [topic, parts] : *stored) {
+    if (subscribed(topic)) {
+      all_expired = false;
+      continue;
+    }
+    for (const auto& [index, o] : parts) {
+      const bool expired = o.expire_timestamp_ms ? now_ms >= *o.expire_timestamp_ms
+                                                 : now_ms - age_from(o) >= ctx_.config().offsets_retention_ms;
+      if (expired && !pending_.pending(group_id, topic, index)) {
+        records.push_back(offset_tombstone_record(group_id, topic, index));
+      } else {
+        all_expired = false;
+      }
+    }
+  }
+  return all_expired;
+}
+
 void offset_metadata_manager::expire_offsets(int64_t now_ms) {
   std::vector<coordinator_record> records;
   for (const auto& [id, g] : groups_.groups()) {
@@ -503,23 +528,13 @@ void offset_metadata_manager::expire_offsets(int64_t now_ms) {
         from = base::commit;
       }
       if (from == base::none) continue;
-      for (const auto& [topic, parts] : *stored) {
-        if (g.is_subscribed_to(topic)) {
-          all_expired = false;
-          continue;
-        }
-        for (const auto& [index, o] : parts) {
-          int64_t base_ms = from == base::state_change ? g.state_timestamp_ms().value_or(o.commit_timestamp_ms)
-                                                       : o.commit_timestamp_ms;
-          bool expired = o.expire_timestamp_ms ? now_ms >= *o.expire_timestamp_ms
-                                               : now_ms - base_ms >= ctx_.config().offsets_retention_ms;
-          if (expired && !pending_.pending(id, topic, index)) {
-            records.push_back(offset_tombstone_record(id, topic, index));
-          } else {
-            all_expired = false;
-          }
-        }
-      }
+      all_expired = expire_group_offsets(
+          id, [&g](const std::string& topic) { return g.is_subscribed_to(topic); },
+          [&](const committed_offset& o) {
+            return from == base::state_change ? g.state_timestamp_ms().value_or(o.commit_timestamp_ms)
+                                              : o.commit_timestamp_ms;
+          },
+          now_ms, records);
     }
     if (all_expired && !pending_.group_has_open(id) && g.in(group_state::empty)) {
       records.push_back(group_tombstone_record(id));
@@ -528,24 +543,10 @@ void offset_metadata_manager::expire_offsets(int64_t now_ms) {
   // A consumer group's offsets of topics nobody in it subscribes to age
   // from their commit; an empty group whose offsets are all gone goes too.
   for (const auto& [id, cg] : consumers_.groups()) {
-    bool all_expired = true;
-    if (const offset_store::topics* stored = committed_.group_offsets(id)) {
-      for (const auto& [topic, parts] : *stored) {
-        if (consumer::subscribes_to(cg, topic)) {
-          all_expired = false;
-          continue;
-        }
-        for (const auto& [index, o] : parts) {
-          const bool expired = o.expire_timestamp_ms ? now_ms >= *o.expire_timestamp_ms
-                                                     : now_ms - o.commit_timestamp_ms >= ctx_.config().offsets_retention_ms;
-          if (expired && !pending_.pending(id, topic, index)) {
-            records.push_back(offset_tombstone_record(id, topic, index));
-          } else {
-            all_expired = false;
-          }
-        }
-      }
-    }
+    const auto subscribed = cg.subscribed_topics();  // derived from the members: once per group
+    const bool all_expired = expire_group_offsets(
+        id, [&subscribed](const std::string& topic) { return subscribed.count(topic) > 0; },
+        [](const committed_offset& o) { return o.commit_timestamp_ms; }, now_ms, records);
     if (all_expired && !pending_.group_has_open(id) && cg.members().empty()) {
       for (const auto& rec : consumer::deletion_records(cg)) records.push_back(consumer::encode_record(rec));
     }

@@ -7,6 +7,7 @@
 // consumer_groups. Owned by the group_shard; runs on its strand.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,6 +63,12 @@ class offset_metadata_manager {
 
  private:
   void expire_offsets(int64_t now_ms);
+  // Tombstones for the group's offsets past retention (age counted from
+  // `age_from`), except on topics it still subscribes to; whether none of
+  // its offsets is left.
+  bool expire_group_offsets(const std::string& group_id, const std::function<bool(const std::string&)>& subscribed,
+                            const std::function<int64_t(const committed_offset&)>& age_from, int64_t now_ms,
+                            std::vector<coordinator_record>& records) const;
   // Tombstones of every offset of the group, committed or pending.
   std::vector<coordinator_record> offset_tombstones_of(const std::string& group_id) const;
   // The consumer group's answer to a commit of these topics (none: taken).

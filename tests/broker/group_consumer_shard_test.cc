@@ -21,7 +21,8 @@ consumer_group_options no_interval() {
 }
 
 struct consumer_shard : shard_harness {
-  explicit consumer_shard(bool start_active = true) : shard_harness({}, 7, false, no_interval()) {
+  explicit consumer_shard(bool start_active = true, group_config config = {})
+      : shard_harness(config, 7, false, no_interval()) {
     topics->add("orders", 1, 4);
     shard.set_topics(topics, {}, false);
     if (start_active) {
@@ -337,6 +338,28 @@ TEST(ConsumerShard, AGroupIsDeletedOnlyOnceEmptyWithItsOffsets) {
   loaded.load_from(h.log);
   EXPECT_EQ(loaded.s().find_consumer_group("g"), nullptr);
   EXPECT_EQ(loaded.s().find_group("g"), nullptr);
+}
+
+TEST(ConsumerShard, RetentionKeepsSubscribedOffsetsAndDeletesAnEmptyGroupWithItsOffsets) {
+  group_config config;
+  config.offsets_retention_ms = 60000;
+  config.offsets_retention_check_interval_ms = 10000;
+  consumer_shard h(true, config);
+  h.beat(join("a"));
+  EXPECT_EQ(h.commit_as("g", "a", 2, 0, 10), 0);
+  // A member still subscribes to the topic: its offset outlives retention
+  // (the member keeps heartbeating meanwhile).
+  for (int i = 0; i < 8; ++i) {
+    h.tick(10000);
+    h.beat(beat("a", 2, {}));
+  }
+  EXPECT_EQ(h.fetch_as("g", std::nullopt, -1).topics.at(0).partitions.at(0).committed_offset, 10);
+  // Once it leaves, the offset ages from its commit: already past, it goes
+  // at the next check, and the empty group with it.
+  h.beat(leave("a"));
+  h.tick(10000);
+  EXPECT_EQ(h.fetch_as("g", std::nullopt, -1).topics.at(0).partitions.at(0).committed_offset, -1);
+  EXPECT_EQ(h.s().find_consumer_group("g"), nullptr);
 }
 
 TEST(ConsumerShard, ATopicGrowingReachesTheGroupThroughTheImage) {
