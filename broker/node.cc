@@ -121,6 +121,9 @@ group::coordinator_options group_coordinator_options(const config::broker_config
   o.consumer.assignors = c.get_list("group.consumer.assignors");
   o.consumer.assignment_interval_ms = static_cast<int32_t>(c.get_int("group.consumer.assignment.interval.ms"));
   o.consumer.regex_refresh_interval_ms = static_cast<int32_t>(c.get_int("group.consumer.regex.refresh.interval.ms"));
+  o.consumer.migration = group::consumer::migration_policy_from(c.get_string("group.consumer.migration.policy"))
+                             .value_or(group::consumer::migration_policy::bidirectional);
+  o.consumer.classic_max_size = o.group.max_size;
   return o;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "broker/group/classic_group.h"
 #include "broker/group/consumer/describe.h"
 #include "broker/group/lower_trimmed.h"
 
@@ -56,6 +57,22 @@ bool consumer_groups::heartbeat(request_token token, int16_t version, const clie
   }
   auto out = manager_.heartbeat(request, version, client.client_id, client.client_host, *topics_, now_ms,
                                 new_member_id_, may_describe);
+  return answer_heartbeat(token, std::move(out), request.group_id, std::move(first), now_ms);
+}
+
+bool consumer_groups::heartbeat_upgrading(request_token token, int16_t version, const client_info& client,
+                                          const msg::consumer_group_heartbeat_request& request, int64_t now_ms,
+                                          std::vector<coordinator_record> first,
+                                          const consumer::topic_filter& may_describe,
+                                          const std::vector<consumer::consumer_group_record>& upgraded) {
+  auto out = manager_.heartbeat(request, version, client.client_id, client.client_host, *topics_, now_ms,
+                                new_member_id_, may_describe, &upgraded);
+  return answer_heartbeat(token, std::move(out), request.group_id, std::move(first), now_ms);
+}
+
+bool consumer_groups::answer_heartbeat(request_token token, consumer::heartbeat_outcome out,
+                                       const std::string& group_id, std::vector<coordinator_record> first,
+                                       int64_t now_ms) {
   if (out.response.error_code != 0) {
     ctx_.reply(token, std::move(out.response));
     return false;
@@ -71,9 +88,78 @@ bool consumer_groups::heartbeat(request_token token, int16_t version, const clie
     ctx_.reply(token, std::move(failed));
   };
   std::map<std::string, std::optional<consumer::consumer_group>> before;
-  before.emplace(request.group_id, std::move(out.before));
-  write(std::move(first), std::move(out.records), std::move(before), std::move(answer));
+  before.emplace(group_id, std::move(out.before));
+  std::vector<consumer::downgrade> downgrades;
+  if (out.downgraded) downgrades.push_back(std::move(*out.downgraded));
+  write(std::move(first), std::move(out.records), std::move(before), std::move(answer), std::move(downgrades), now_ms);
   return true;
+}
+
+// --- classic members -----------------------------------------------------------
+
+void consumer_groups::classic_join(request_token token, int16_t version, const client_info& client,
+                                   const msg::join_group_request& request, int64_t now_ms) {
+  auto reply = [this, token, version](msg::join_group_response r) {
+    // No protocol chosen: null from v7 (nullable there), "" before.
+    if (r.error_code != 0) r.protocol_name = version >= 7 ? std::nullopt : std::optional<std::string>("");
+    ctx_.reply(token, std::move(r));
+  };
+  if (request.session_timeout_ms < ctx_.config().min_session_timeout_ms ||
+      request.session_timeout_ms > ctx_.config().max_session_timeout_ms) {
+    msg::join_group_response r;
+    r.error_code = static_cast<int16_t>(error_code::invalid_session_timeout);
+    r.member_id = request.member_id;
+    return reply(std::move(r));
+  }
+  auto out = manager_.classic_join(request, version, client.client_id, client.client_host, *topics_, now_ms,
+                                   new_member_id_);
+  if (out.response.error_code != 0 || out.records.empty()) return reply(std::move(out.response));
+  auto answer = [reply, response = std::move(out.response)](error_code e) mutable {
+    if (e != error_code::none) {
+      msg::join_group_response failed;
+      failed.error_code = static_cast<int16_t>(append_error_to_response_error(e));
+      failed.member_id = response.member_id;
+      return reply(std::move(failed));
+    }
+    reply(std::move(response));
+  };
+  std::map<std::string, std::optional<consumer::consumer_group>> before;
+  before.emplace(request.group_id, std::move(out.before));
+  std::vector<consumer::downgrade> downgrades;
+  if (out.downgraded) downgrades.push_back(std::move(*out.downgraded));
+  write({}, std::move(out.records), std::move(before), std::move(answer), std::move(downgrades), now_ms);
+}
+
+void consumer_groups::classic_sync(request_token token, const msg::sync_group_request& request, int64_t now_ms) {
+  auto response = manager_.classic_sync(request, *topics_, now_ms);
+  if (response.error_code != 0) return ctx_.reply(token, std::move(response));
+  // What it is told must be durable first.
+  ctx_.after_appends([this, token, response = std::move(response)]() mutable {
+    if (!ctx_.active()) response = sync_error(ctx_.unavailable_error());
+    ctx_.reply(token, std::move(response));
+  });
+}
+
+void consumer_groups::classic_heartbeat(request_token token, const msg::heartbeat_request& request, int64_t now_ms) {
+  ctx_.reply(token, manager_.classic_heartbeat(request, now_ms));
+}
+
+void consumer_groups::classic_leave(request_token token, const msg::leave_group_request& request, int64_t now_ms) {
+  auto out = manager_.classic_leave(request, *topics_);
+  if (out.records.empty()) return ctx_.reply(token, std::move(out.response));
+  auto answer = [this, token, response = std::move(out.response)](error_code e) mutable {
+    if (e != error_code::none) {
+      msg::leave_group_response failed;
+      failed.error_code = static_cast<int16_t>(append_error_to_response_error(e));
+      return ctx_.reply(token, std::move(failed));
+    }
+    ctx_.reply(token, std::move(response));
+  };
+  std::map<std::string, std::optional<consumer::consumer_group>> before;
+  before.emplace(request.group_id, std::move(out.before));
+  std::vector<consumer::downgrade> downgrades;
+  if (out.downgraded) downgrades.push_back(std::move(*out.downgraded));
+  write({}, std::move(out.records), std::move(before), std::move(answer), std::move(downgrades), now_ms);
 }
 
 bool consumer_groups::remove_empty(const std::string& group_id) {
@@ -89,14 +175,27 @@ bool consumer_groups::remove_empty(const std::string& group_id) {
 
 void consumer_groups::write(std::vector<coordinator_record> first, std::vector<consumer::consumer_group_record> records,
                             std::map<std::string, std::optional<consumer::consumer_group>> before,
-                            std::function<void(error_code)> answer) {
+                            std::function<void(error_code)> answer, std::vector<consumer::downgrade> downgrades,
+                            int64_t now_ms) {
   std::vector<coordinator_record> encoded = std::move(first);
-  encoded.reserve(encoded.size() + records.size());
+  encoded.reserve(encoded.size() + records.size() + downgrades.size());
   for (const auto& r : records) encoded.push_back(consumer::encode_record(r));
+  std::vector<std::string> downgraded;
+  for (const auto& d : downgrades) {
+    if (!make_classic_) continue;
+    // The classic group exists from now on; its record follows the tombstones.
+    encoded.push_back(make_classic_(d, now_ms));
+    downgraded.push_back(d.group.group_id);
+  }
   const append_token token = ctx_.appends_issued() + 1;
-  pending_.emplace(token, pending_write{std::move(before), std::move(records)});
+  pending_.emplace(token, pending_write{std::move(before), std::move(records), std::move(downgraded)});
   ctx_.append(std::move(encoded), [this, token, answer = std::move(answer)](error_code e, int64_t now_ms) {
-    if (e != error_code::none) roll_back(token, now_ms);
+    if (e != error_code::none) {
+      // The classic groups it made go; the consumer groups come back.
+      if (auto it = pending_.find(token); it != pending_.end() && drop_classic_)
+        for (const auto& id : it->second.downgraded) drop_classic_(id);
+      roll_back(token, now_ms);
+    }
     pending_.erase(token);
     if (answer) answer(e);
   });
@@ -173,9 +272,9 @@ void consumer_groups::tick(int64_t now_ms) {
   if (ended.empty()) return;
   std::map<std::string, std::optional<consumer::consumer_group>> before;
   for (const auto& id : ended) before.emplace(id, manager_.snapshot(id));
-  auto records = manager_.expire_sessions(now_ms, *topics_);
-  if (records.empty()) return;
-  write({}, std::move(records), std::move(before), nullptr);
+  auto expired = manager_.expire_sessions(now_ms, *topics_);
+  if (expired.records.empty()) return;
+  write({}, std::move(expired.records), std::move(before), nullptr, std::move(expired.downgrades), now_ms);
 }
 
 std::optional<int64_t> consumer_groups::next_deadline_ms() const { return manager_.next_deadline_ms(); }

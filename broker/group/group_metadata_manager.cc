@@ -213,4 +213,77 @@ error_code group_metadata_manager::list_groups(const std::vector<std::string>& s
   return error_code::none;
 }
 
+// --- migration to and from consumer groups ---------------------------------------
+
+consumer::classic_group_snapshot group_metadata_manager::upgrade_snapshot(const classic_group& g) const {
+  consumer::classic_group_snapshot out;
+  out.group_id = g.group_id();
+  out.generation = g.generation();
+  out.protocol_type = g.protocol_type();
+  out.protocol_name = g.protocol_name();
+  for (const auto& [id, m] : g.members()) {
+    auto& c = out.members.emplace_back();
+    c.member_id = m.member_id;
+    c.instance_id = m.group_instance_id;
+    c.client_id = m.client_id;
+    c.client_host = m.client_host;
+    c.rebalance_timeout_ms = m.rebalance_timeout_ms;
+    c.session_timeout_ms = m.session_timeout_ms;
+    for (const auto& p : m.protocols) c.protocols.push_back({p.name, p.metadata});
+    c.assignment = m.assignment;
+  }
+  return out;
+}
+
+void group_metadata_manager::dissolve(std::string_view group_id, error_code error) {
+  auto it = groups_.find(group_id);
+  if (it == groups_.end()) return;
+  classic_group& g = it->second;
+  std::vector<std::string> ids;
+  for (const auto& [id, m] : g.members()) ids.push_back(id);
+  for (const auto& id : ids) {
+    group_member& m = *g.members().find(id);
+    msg::join_group_response join;
+    join.error_code = static_cast<int16_t>(error);
+    join.member_id = m.member_id;
+    join.protocol_name.reset();
+    g.complete_join(m, std::move(join), ctx_.completions());
+    g.complete_sync(m, sync_error(error), ctx_.completions());
+  }
+  groups_.erase(it);
+}
+
+coordinator_record group_metadata_manager::adopt(const consumer::downgrade& downgraded,
+                                                 const consumer::topic_image_view& topics, int64_t now_ms) {
+  const auto& s = downgraded.group;
+  groups_.erase(s.group_id);
+  classic_group& g = groups_.emplace(s.group_id, classic_group(s.group_id, now_ms)).first->second;
+  g.restore(s.generation, std::string("consumer"), std::nullopt, std::nullopt, now_ms, group_state::stable);
+  for (const auto& c : s.members) {
+    group_member m;
+    m.member_id = c.member_id;
+    m.group_instance_id = c.instance_id;
+    m.client_id = c.client_id;
+    m.client_host = c.client_host;
+    m.rebalance_timeout_ms = c.rebalance_timeout_ms;
+    m.session_timeout_ms = c.session_timeout_ms;
+    m.protocol_type = "consumer";
+    for (const auto& p : c.protocols) m.protocols.push_back({p.name, p.metadata});
+    reschedule_heartbeat(m, now_ms, m.session_timeout_ms);
+    g.add(std::move(m), std::nullopt);
+  }
+  const std::string protocol = g.members().select_protocol();
+  g.restore(s.generation, std::string("consumer"), protocol, g.leader_id(), now_ms, group_state::stable);
+  for (const auto& c : s.members) {
+    group_member& m = *g.members().find(c.member_id);
+    const auto* metadata = m.metadata(protocol);
+    auto sub = metadata ? consumer::decode_subscription(*metadata) : std::nullopt;
+    m.assignment = consumer::encode_assignment(c.target, topics, sub ? sub->version : 0);
+  }
+  g.refresh_subscribed_topics();
+  coordinator_record record = group_metadata_record(s.group_id, g.record_value(nullptr));
+  if (downgraded.rebalance) rebalance_.prepare_rebalance(g, now_ms);
+  return record;
+}
+
 }  // namespace hw::broker::group

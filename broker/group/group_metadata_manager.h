@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "broker/group/classic_group.h"
+#include "broker/group/consumer/consumer_group_manager.h"
 #include "broker/group/group_records.h"
 #include "broker/group/offset_store.h"
 #include "broker/group/rebalancer.h"
@@ -53,6 +54,21 @@ class group_metadata_manager {
   void erase(std::string_view group_id);
   const group_map& groups() const { return groups_; }
   void clear() { groups_.clear(); }
+
+  // --- migration to and from consumer groups (KIP-848) -----------------------
+  // The group as an upgrade to a consumer group reads it.
+  consumer::classic_group_snapshot upgrade_snapshot(const classic_group& g) const;
+  // The group became a consumer group (or a write that made it failed):
+  // every parked JoinGroup and SyncGroup is answered `error`, the group is
+  // forgotten (its offsets stay).
+  void dissolve(std::string_view group_id, protocol::error_code error);
+  // A consumer group handed back to the classic protocol: the classic
+  // group made Stable at its generation, the members' sessions starting
+  // now, each member's target written as its assignment in its consumer
+  // protocol's version; a rebalance prepared when asked. Returns the
+  // group's record, to be written after the consumer group's tombstones.
+  coordinator_record adopt(const consumer::downgrade& downgraded, const consumer::topic_image_view& topics,
+                           int64_t now_ms);
 
   // --- load and unload ------------------------------------------------------
   // A GroupMetadata record (or its tombstone) in log order.

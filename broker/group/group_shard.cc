@@ -28,7 +28,11 @@ group_shard::group_shard(group_config config, random_source random, consumer::co
     : ctx_(config),
       groups_(ctx_, committed_, random),
       consumers_(ctx_, std::move(consumer_options), member_ids_from(random)),
-      offsets_(ctx_, groups_, consumers_, committed_, pending_) {}
+      offsets_(ctx_, groups_, consumers_, committed_, pending_) {
+  consumers_.set_classic_side(
+      [this](const consumer::downgrade& d, int64_t now_ms) { return groups_.adopt(d, consumers_.topics(), now_ms); },
+      [this](const std::string& group_id) { groups_.dissolve(group_id, error_code::not_coordinator); });
+}
 
 void group_shard::set_topics(std::shared_ptr<const consumer::topic_image_view> topics,
                              const std::set<std::string>& changed, bool created) {
@@ -91,17 +95,18 @@ void group_shard::unload() {
 
 // --- requests ------------------------------------------------------------------
 
+bool group_shard::consumer_group_with_members(const std::string& group_id) const {
+  const auto* g = ctx_.active() ? consumers_.find(group_id) : nullptr;
+  return g && !g->members().empty();
+}
+
 void group_shard::join_group(request_token token, int16_t version, const client_info& client,
                              const msg::join_group_request& request, int64_t now_ms) {
-  if (ctx_.active() && consumers_.find(request.group_id) && !consumers_.remove_empty(request.group_id)) {
-    // A classic member joining a consumer group that has members takes the
-    // migration this coordinator does not do yet.
-    msg::join_group_response r;
-    r.error_code = static_cast<int16_t>(error_code::inconsistent_group_protocol);
-    r.member_id = "";
-    r.protocol_name = version >= 7 ? std::nullopt : std::optional<std::string>("");
-    return ctx_.reply(token, std::move(r));
-  }
+  // A classic member joins a consumer group with members as one of them;
+  // an empty consumer group gives way to a classic group.
+  if (consumer_group_with_members(request.group_id))
+    return consumers_.classic_join(token, version, client, request, now_ms);
+  if (ctx_.active() && consumers_.find(request.group_id)) consumers_.remove_empty(request.group_id);
   groups_.join_group(token, version, client, request, now_ms);
 }
 
@@ -110,19 +115,31 @@ void group_shard::consumer_group_heartbeat(request_token token, int16_t version,
                                            const consumer::topic_filter& may_describe) {
   std::vector<coordinator_record> first;
   const classic_group* classic = ctx_.active() ? groups_.find_group(request.group_id) : nullptr;
-  if (classic && !classic->in(group_state::dead)) {
-    const bool empty = classic->in(group_state::empty) && classic->members().pending_members().empty();
-    if (!empty || request.member_epoch != 0) {
-      msg::consumer_group_heartbeat_response r;
-      r.error_code = static_cast<int16_t>(error_code::group_id_not_found);
-      r.error_message = "Group " + request.group_id + " is not a consumer group.";
-      return ctx_.reply(token, std::move(r));
-    }
-    // An empty classic group gives way to the consumer group (its offsets stay).
-    first.push_back(group_tombstone_record(request.group_id));
+  if (!classic || classic->in(group_state::dead))
+    return (void)consumers_.heartbeat(token, version, client, request, now_ms, {}, may_describe);
+  auto refuse = [&](std::string message) {
+    msg::consumer_group_heartbeat_response r;
+    r.error_code = static_cast<int16_t>(error_code::group_id_not_found);
+    r.error_message = std::move(message);
+    ctx_.reply(token, std::move(r));
+  };
+  if (request.member_epoch != 0) return refuse("Group " + request.group_id + " is not a consumer group.");
+  // The classic group's tombstone comes first either way (its offsets stay).
+  first.push_back(group_tombstone_record(request.group_id));
+  const bool empty = classic->in(group_state::empty) && classic->members().pending_members().empty();
+  if (empty) {
+    // An empty classic group gives way to the consumer group.
+    if (consumers_.heartbeat(token, version, client, request, now_ms, std::move(first), may_describe))
+      groups_.erase(request.group_id);
+    return;
   }
-  const bool accepted = consumers_.heartbeat(token, version, client, request, now_ms, std::move(first), may_describe);
-  if (accepted && classic) groups_.erase(request.group_id);
+  // One with members is upgraded: its members become the consumer
+  // group's, holding what they were assigned.
+  auto upgraded = consumers_.upgrade_records(groups_.upgrade_snapshot(*classic));
+  if (auto* refused = std::get_if<consumer::heartbeat_refusal>(&upgraded)) return refuse(refused->message);
+  const auto& records = std::get<std::vector<consumer::consumer_group_record>>(upgraded);
+  if (consumers_.heartbeat_upgrading(token, version, client, request, now_ms, std::move(first), may_describe, records))
+    groups_.dissolve(request.group_id, error_code::rebalance_in_progress);
 }
 
 std::vector<msg::consumer_group_describe_response::described_group> group_shard::describe_consumer_groups(
@@ -139,16 +156,19 @@ std::vector<msg::consumer_group_describe_response::described_group> group_shard:
 
 void group_shard::sync_group(request_token token, int16_t version, const msg::sync_group_request& request,
                              int64_t now_ms) {
+  if (ctx_.active() && consumers_.find(request.group_id)) return consumers_.classic_sync(token, request, now_ms);
   groups_.sync_group(token, version, request, now_ms);
 }
 
 void group_shard::heartbeat(request_token token, int16_t version, const msg::heartbeat_request& request,
                             int64_t now_ms) {
+  if (ctx_.active() && consumers_.find(request.group_id)) return consumers_.classic_heartbeat(token, request, now_ms);
   groups_.heartbeat(token, version, request, now_ms);
 }
 
 void group_shard::leave_group(request_token token, int16_t version, const msg::leave_group_request& request,
                               int64_t now_ms) {
+  if (ctx_.active() && consumers_.find(request.group_id)) return consumers_.classic_leave(token, request, now_ms);
   groups_.leave_group(token, version, request, now_ms);
 }
 

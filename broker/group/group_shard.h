@@ -89,8 +89,11 @@ class group_shard {
 
   // --- requests (answers come out of take_output) -------------------------
   // ConsumerGroupHeartbeat (KIP-848). A group id held by a classic group is
-  // refused (GROUP_ID_NOT_FOUND) unless that group is empty and the member
-  // joins: the classic group then gives way to the consumer group.
+  // refused (GROUP_ID_NOT_FOUND) unless the member joins: an empty classic
+  // group then gives way to the consumer group, one with members is
+  // upgraded to it (under group.consumer.migration.policy; GROUP_ID_NOT_FOUND
+  // with Kafka's reason when it cannot be). JoinGroup, SyncGroup, Heartbeat
+  // and LeaveGroup to a consumer group are its classic members'.
   // `may_describe`: the topics the member may see (its regular expression
   // matches only those); empty: all.
   void consumer_group_heartbeat(request_token token, int16_t version, const client_info& client,
@@ -154,6 +157,8 @@ class group_shard {
   group_counts counts() const;
 
  private:
+  bool consumer_group_with_members(const std::string& group_id) const;
+
   // Declared in construction order: the managers hold references to what
   // comes before them.
   shard_context ctx_;

@@ -149,9 +149,9 @@ TEST(ConsumerHeartbeat, AMemberLeavingOrTimingOutGivesItsPartitionsBack) {
   EXPECT_EQ(assigned(next), (std::set<int32_t>{0, 1, 2, 3}));
   // a stops heartbeating: its session ends and it is removed.
   EXPECT_EQ(h.manager.next_deadline_ms(), h.now + 45000);
-  EXPECT_TRUE(h.manager.expire_sessions(h.now + 44999, h.topics).empty());
+  EXPECT_TRUE(h.manager.expire_sessions(h.now + 44999, h.topics).records.empty());
   auto expired = h.manager.expire_sessions(h.now + 45000, h.topics);
-  EXPECT_FALSE(expired.empty());
+  EXPECT_FALSE(expired.records.empty());
   EXPECT_TRUE(h.manager.group("g")->members().empty());
   EXPECT_EQ(h.manager.group("g")->state(), consumer_group_state::empty);
   EXPECT_FALSE(h.manager.next_deadline_ms().has_value());
@@ -305,7 +305,7 @@ TEST(ConsumerHeartbeat, ARestoredGroupIsTheGroupBeforeTheWrite) {
   EXPECT_EQ(h.manager.group("g")->group_epoch(), 2);
   // b's session went with it; a's is kept.
   EXPECT_EQ(h.manager.groups_with_ended_sessions(h.now + 45000), (std::set<std::string>{"g"}));
-  EXPECT_TRUE(h.manager.expire_sessions(h.now + 45000, h.topics).size() > 0);
+  EXPECT_TRUE(h.manager.expire_sessions(h.now + 45000, h.topics).records.size() > 0);
   EXPECT_TRUE(h.manager.group("g")->members().empty());
   // A group the write made goes entirely.
   EXPECT_FALSE(h.manager.snapshot("new"));
@@ -395,8 +395,8 @@ TEST(ConsumerHeartbeat, AStaticMemberThatDoesNotComeBackIsRemovedWhenItsSessionE
   away.instance_id = "instance-a";
   h.beat(away);
   // Its session runs from its last heartbeat before it left.
-  EXPECT_TRUE(h.manager.expire_sessions(h.now + 43999, h.topics).empty());
-  EXPECT_FALSE(h.manager.expire_sessions(h.now + 44000, h.topics).empty());
+  EXPECT_TRUE(h.manager.expire_sessions(h.now + 43999, h.topics).records.empty());
+  EXPECT_FALSE(h.manager.expire_sessions(h.now + 44000, h.topics).records.empty());
   EXPECT_TRUE(h.manager.group("g")->members().empty());
   (void)a;
 }
@@ -415,11 +415,11 @@ TEST(ConsumerHeartbeat, AMemberThatDoesNotRevokeInItsRebalanceTimeoutIsFenced) {
     h.beat(beat("a", 2, assigned(a)));
     h.beat(beat("b", 3, {}));
   }
-  EXPECT_TRUE(h.manager.expire_sessions(h.now, h.topics).empty());
+  EXPECT_TRUE(h.manager.expire_sessions(h.now, h.topics).records.empty());
   EXPECT_EQ(h.manager.next_deadline_ms(), int64_t{1000} + 60000);
   h.now = 1000 + 60000;
   auto fenced = h.manager.expire_sessions(h.now, h.topics);
-  EXPECT_FALSE(fenced.empty());
+  EXPECT_FALSE(fenced.records.empty());
   EXPECT_EQ(h.manager.group("g")->member("a"), nullptr);
   // b now gets everything.
   auto b = h.beat(beat("b", 3, {}));
@@ -441,7 +441,7 @@ TEST(ConsumerHeartbeat, AMemberThatRevokesInTimeKeepsItsPlace) {
   h.beat(beat("b", 3, {}));
   EXPECT_EQ(h.manager.next_deadline_ms(), int64_t{45000} + 45000);
   h.now = 1000 + 60000;
-  EXPECT_TRUE(h.manager.expire_sessions(h.now, h.topics).empty());
+  EXPECT_TRUE(h.manager.expire_sessions(h.now, h.topics).records.empty());
   EXPECT_NE(h.manager.group("g")->member("a"), nullptr);
 }
 

@@ -214,6 +214,52 @@ std::optional<std::string> consumer_group::replay_current_assignment(const curre
   return std::nullopt;
 }
 
+// --- Members of the classic protocol -----------------------------------------
+
+int consumer_group::classic_member_count() const {
+  int n = 0;
+  for (const auto& [id, m] : members_) n += m.uses_classic_protocol() ? 1 : 0;
+  return n;
+}
+
+bool consumer_group::supports_classic_protocols(std::string_view protocol_type,
+                                                const std::vector<std::string>& protocol_names) const {
+  if (protocol_type != "consumer") return false;
+  if (members_.empty()) return !protocol_names.empty();
+  const int classic = classic_member_count();
+  return std::any_of(protocol_names.begin(), protocol_names.end(), [&](const std::string& name) {
+    int offering = 0;
+    for (const auto& [id, m] : members_) {
+      if (!m.subscription.classic) continue;
+      for (const auto& p : m.subscription.classic->protocols) {
+        if (p.name == name) {
+          ++offering;
+          break;
+        }
+      }
+    }
+    return offering == classic;
+  });
+}
+
+bool consumer_group::all_classic_except(const std::set<std::string>& member_ids) const {
+  for (const auto& [id, m] : members_)
+    if (!member_ids.count(id) && !m.uses_classic_protocol()) return false;
+  return true;
+}
+
+bool consumer_group::waiting_on_unreleased_partition(const consumer_member& member) const {
+  if (member.current.state != member_state::unreleased_partitions) return false;
+  auto target = target_.find(member.member_id);
+  if (target == target_.end()) return false;
+  for (const auto& [topic_id, partitions] : target->second) {
+    for (int32_t p : partitions) {
+      if (!epoch_of(member.current.assigned, topic_id, p) && partition_epochs_.owner_epoch(topic_id, p)) return true;
+    }
+  }
+  return false;
+}
+
 // --- Records of a member ---------------------------------------------------
 
 member_subscription subscription_from(const msg::consumer_group_member_metadata_value& value) {
@@ -226,6 +272,12 @@ member_subscription subscription_from(const msg::consumer_group_member_metadata_
   s.subscribed_topic_regex = value.subscribed_topic_regex.value_or("");
   s.rebalance_timeout_ms = value.rebalance_timeout_ms;
   s.server_assignor = value.server_assignor;
+  if (value.classic_member_metadata) {
+    auto& c = s.classic.emplace();
+    c.session_timeout_ms = value.classic_member_metadata->session_timeout_ms;
+    for (const auto& p : value.classic_member_metadata->supported_protocols)
+      c.protocols.push_back({p.name, {p.metadata.begin(), p.metadata.end()}});
+  }
   return s;
 }
 
@@ -242,6 +294,15 @@ msg::consumer_group_member_metadata_value to_value(const member_subscription& s)
   // A member of the consumer protocol: Kafka writes its classic metadata as
   // an explicit null (the field's default is an empty struct).
   v.classic_member_metadata.reset();
+  if (s.classic) {
+    auto& c = v.classic_member_metadata.emplace();
+    c.session_timeout_ms = s.classic->session_timeout_ms;
+    for (const auto& p : s.classic->protocols) {
+      auto& out = c.supported_protocols.emplace_back();
+      out.name = p.name;
+      out.metadata = {p.metadata.begin(), p.metadata.end()};
+    }
+  }
   return v;
 }
 

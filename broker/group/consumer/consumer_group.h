@@ -83,6 +83,19 @@ class consumer_group {
   // path): all by the same names, or all by one regular expression alone.
   bool homogeneous_subscriptions() const;
 
+  // --- Members of the classic protocol (migration) -------------------------
+  int classic_member_count() const;
+  // Whether a classic member of `protocol_type` offering `protocol_names`
+  // may join: the consumer protocol type, and any protocol while the group
+  // is empty, else one every classic member offers too.
+  bool supports_classic_protocols(std::string_view protocol_type,
+                                  const std::vector<std::string>& protocol_names) const;
+  // Whether every member but those named speaks the classic protocol.
+  bool all_classic_except(const std::set<std::string>& member_ids) const;
+  // Whether `member` (UNRELEASED_PARTITIONS) waits for a partition of its
+  // target that another member still holds.
+  bool waiting_on_unreleased_partition(const consumer_member& member) const;
+
   // Applies one of this group's records. An error names an invariant the
   // records break (Kafka's IllegalStateException during replay); the group
   // is then as it was before the record.

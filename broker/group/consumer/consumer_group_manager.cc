@@ -1,10 +1,12 @@
 #include "broker/group/consumer/consumer_group_manager.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <limits>
 
 #include "broker/group/consumer/heartbeat_request.h"
+#include "broker/group/consumer/manager_draft.h"
 #include "broker/group/consumer/member_reconciliation.h"
 #include "broker/group/consumer/metadata_hash.h"
 #include "broker/group/consumer/topic_regex.h"
@@ -13,71 +15,6 @@ namespace hw::broker::group::consumer {
 
 namespace msg = protocol::msg;
 using protocol::error_code;
-
-// One call's records, each replayed into a copy of the group as it is
-// made, so that every step reads the state the earlier ones leave; the copy
-// replaces the group only once the call succeeds.
-struct draft {
-  consumer_group group;
-  std::vector<consumer_group_record> records;
-  std::optional<std::string> error;  // a record the group refused: a defect here, not bad input
-  std::optional<int32_t> hash_checked_at;  // the group epoch its metadata hash was checked at
-  int bumps = 0;                           // group epoch bumps (rebalances) among the records
-
-  void add(consumer_group_record record) {
-    if (auto e = group.replay(record); e && !error) error = "consumer group " + group.group_id() + ": " + *e;
-    records.push_back(std::move(record));
-  }
-};
-
-namespace {
-
-group_epoch_record epoch_record(const std::string& group_id, int32_t epoch, int64_t hash) {
-  group_epoch_record r;
-  r.key.group_id = group_id;
-  r.value.emplace();
-  r.value->epoch = epoch;
-  r.value->metadata_hash = hash;
-  return r;
-}
-
-template <class Record>
-Record tombstone(const std::string& group_id, const std::string& member_id) {
-  Record r;
-  r.key.group_id = group_id;
-  r.key.member_id = member_id;
-  return r;
-}
-
-regular_expression_record regex_record(const std::string& group_id, const std::string& regex) {
-  regular_expression_record r;
-  r.key.group_id = group_id;
-  r.key.regular_expression = regex;
-  return r;
-}
-
-// The topics a regular expression may match in this heartbeat.
-std::vector<std::string> visible_names(const topic_image_view& topics, const topic_filter& may_describe) {
-  std::vector<std::string> names = topics.topic_names();
-  if (may_describe) std::erase_if(names, [&](const std::string& n) { return !may_describe(n); });
-  return names;
-}
-
-// A static member's heartbeat or leave names its instance id: refused when
-// nobody holds it or another member id does (Kafka's
-// throwIfStaticMemberIsUnknown / throwIfInstanceIdIsFenced).
-std::optional<heartbeat_refusal> check_instance_holder(const consumer_group& group, const std::string& instance,
-                                                       const std::string& member_id) {
-  const std::string* holder = group.static_member_id(instance);
-  if (!holder) return heartbeat_refusal{error_code::unknown_member_id, "Instance id " + instance + " is unknown."};
-  if (*holder != member_id) {
-    return heartbeat_refusal{error_code::fenced_instance_id, "Static member " + member_id + " with instance id " +
-                                                                 instance + " was fenced by member " + *holder + "."};
-  }
-  return std::nullopt;
-}
-
-}  // namespace
 
 heartbeat_outcome consumer_group_manager::refuse(error_code code, std::string message) const {
   heartbeat_outcome out;
@@ -110,6 +47,16 @@ int64_t consumer_group_manager::metadata_hash_of(const std::map<std::string, sub
   return group_metadata_hash(hashes);
 }
 
+std::optional<migration_policy> migration_policy_from(std::string_view text) {
+  std::string lower(text);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "disabled") return migration_policy::disabled;
+  if (lower == "upgrade") return migration_policy::upgrade;
+  if (lower == "downgrade") return migration_policy::downgrade;
+  if (lower == "bidirectional") return migration_policy::bidirectional;
+  return std::nullopt;
+}
+
 consumer_group_manager::consumer_group_manager(consumer_group_options options) : options_(std::move(options)) {
   for (const auto& name : options_.assignors)
     if (auto a = make_assignor(name)) assignors_.emplace(name, std::move(a));
@@ -130,23 +77,82 @@ const assignor* consumer_group_manager::assignor_for(const consumer_group& group
   return it == assignors_.end() ? nullptr : it->second.get();
 }
 
-std::optional<std::vector<consumer_group_record>> consumer_group_manager::remove_member(
-    consumer_group& group, const std::string& member_id, const topic_image_view& topics) {
-  const std::string regex =
-      group.member(member_id) ? group.member(member_id)->subscription.subscribed_topic_regex : std::string();
+bool consumer_group_manager::downgrades_when_fenced(const consumer_group& group,
+                                                    const std::set<std::string>& member_ids) const {
+  const auto left = static_cast<int64_t>(group.members().size()) - static_cast<int64_t>(member_ids.size());
+  return group.all_classic_except(member_ids) && left > 0 && options_.downgrade_enabled() &&
+         left <= options_.classic_max_size;
+}
+
+classic_group_snapshot consumer_group_manager::classic_snapshot(const consumer_group& group,
+                                                                const std::set<std::string>& leaving,
+                                                                const consumer_member* joining) const {
+  classic_group_snapshot out;
+  out.group_id = group.group_id();
+  out.generation = group.group_epoch();
+  out.protocol_type = "consumer";
+  auto add = [&](const consumer_member& m, const std::string& target_of) {
+    auto& c = out.members.emplace_back();
+    c.member_id = m.member_id;
+    c.instance_id = m.subscription.instance_id;
+    c.client_id = m.subscription.client_id;
+    c.client_host = m.subscription.client_host;
+    c.rebalance_timeout_ms = m.subscription.rebalance_timeout_ms;
+    if (m.subscription.classic) {
+      c.session_timeout_ms = m.subscription.classic->session_timeout_ms;
+      c.protocols = m.subscription.classic->protocols;
+    }
+    if (auto t = group.target_assignment().find(target_of); t != group.target_assignment().end()) c.target = t->second;
+  };
+  for (const auto& [id, m] : group.members()) {
+    if (leaving.count(id)) continue;
+    if (joining && joining->subscription.instance_id && m.subscription.instance_id == joining->subscription.instance_id)
+      continue;
+    add(m, id);
+  }
+  if (joining) {
+    // It takes the place, and the target, of the static member it replaces.
+    const std::string* replaced = group.static_member_id(*joining->subscription.instance_id);
+    add(*joining, replaced ? *replaced : joining->member_id);
+  }
+  return out;
+}
+
+std::optional<consumer_group_manager::fence_result> consumer_group_manager::fence_members(
+    const std::string& group_id, const std::set<std::string>& member_ids, const topic_image_view& topics) {
+  auto git = groups_.find(group_id);
+  if (git == groups_.end()) return std::nullopt;
+  consumer_group& group = git->second;
+  fence_result out;
+  if (member_ids.empty()) return out;
+  if (downgrades_when_fenced(group, member_ids)) {
+    downgrade down{classic_snapshot(group, member_ids, nullptr), true};
+    auto records = delete_group(group_id);
+    if (records.empty()) return std::nullopt;
+    out.records = std::move(records);
+    out.downgraded = std::move(down);
+    return out;
+  }
   draft d{group, {}, std::nullopt, std::nullopt};
-  d.add(tombstone<current_assignment_record>(group.group_id(), member_id));
-  d.add(tombstone<target_assignment_member_record>(group.group_id(), member_id));
-  d.add(tombstone<member_metadata_record>(group.group_id(), member_id));
+  std::set<std::string> regexes;
+  for (const auto& id : member_ids) {
+    if (const auto* m = group.member(id); m && !m->subscription.subscribed_topic_regex.empty())
+      regexes.insert(m->subscription.subscribed_topic_regex);
+    d.add(tombstone<current_assignment_record>(group_id, id));
+    d.add(tombstone<target_assignment_member_record>(group_id, id));
+    d.add(tombstone<member_metadata_record>(group_id, id));
+  }
   // A regular expression nobody subscribes to any more is forgotten.
-  if (!regex.empty() && !d.group.subscribed_regexes().count(regex) && d.group.resolved_regexes().count(regex))
-    d.add(regex_record(group.group_id(), regex));
-  d.add(epoch_record(group.group_id(), group.group_epoch() + 1, metadata_hash_of(d.group.subscribed_topics(), topics)));
+  for (const auto& regex : regexes)
+    if (!d.group.subscribed_regexes().count(regex) && d.group.resolved_regexes().count(regex))
+      d.add(regex_record(group_id, regex));
+  d.add(epoch_record(group_id, group.group_epoch() + 1, metadata_hash_of(d.group.subscribed_topics(), topics)));
   if (d.error) return std::nullopt;
   ++rebalances_;
-  forget_member(group.group_id(), member_id);
+  for (const auto& id : member_ids) forget_member(group_id, id);
   group = std::move(d.group);
-  return std::move(d.records);
+  out.records = std::move(d.records);
+  return out;
 }
 
 std::optional<heartbeat_outcome> consumer_group_manager::leave(const msg::consumer_group_heartbeat_request& request,
@@ -181,9 +187,10 @@ std::optional<heartbeat_outcome> consumer_group_manager::leave(const msg::consum
     return refuse(error_code::unknown_member_id,
                   "Member " + leaving + " is not a member of group " + request.group_id + ".");
   }
-  auto records = remove_member(group, leaving, topics);
-  if (!records) return std::nullopt;
-  out.records = std::move(*records);
+  auto fenced = fence_members(request.group_id, {leaving}, topics);
+  if (!fenced) return std::nullopt;
+  out.records = std::move(fenced->records);
+  out.downgraded = std::move(fenced->downgraded);
   return out;
 }
 
@@ -247,8 +254,9 @@ std::variant<consumer_group_manager::known_member, heartbeat_refusal> consumer_g
     return known_member{std::move(joining), false};
   }
   const consumer_member held = *d.group.member(*holder);
-  // Back under a new member id: only once the old one left with -2.
-  if (held.current.epoch != leave_group_static_epoch) {
+  // Back under a new member id: only once the old one left with -2 (a
+  // classic member's place is taken at once, as a rolling upgrade needs).
+  if (held.current.epoch != leave_group_static_epoch && !held.uses_classic_protocol()) {
     return heartbeat_refusal{error_code::unreleased_instance_id,
                              "Static member " + member_id + " with instance id " + instance +
                                  " cannot join the group because the instance id is owned by " + held.member_id +
@@ -264,7 +272,8 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
                                                     const std::string& client_host, const topic_image_view& topics,
                                                     int64_t now_ms,
                                                     const std::function<std::string()>& new_member_id,
-                                                    const topic_filter& may_describe) {
+                                                    const topic_filter& may_describe,
+                                                    const std::vector<consumer_group_record>* upgraded) {
   if (auto refused = check_heartbeat_request(request, version, options_.assignors))
     return refuse(refused->code, refused->message);
   const member_epoch epoch{request.member_epoch};
@@ -276,8 +285,13 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   auto git = groups_.find(request.group_id);
   if (git == groups_.end() && epoch != joining_epoch)
     return refuse(error_code::group_id_not_found, "Consumer group " + request.group_id + " not found.");
-  // A group a join would make exists only once the join succeeds.
+  // A group a join would make exists only once the join succeeds; one
+  // upgraded from a classic group starts from the upgrade's records.
   draft d{git == groups_.end() ? consumer_group(request.group_id) : git->second, {}, std::nullopt, std::nullopt};
+  if (upgraded && git == groups_.end()) {
+    for (const auto& r : *upgraded) d.add(r);
+    d.hash_checked_at = d.group.group_epoch();
+  }
   const std::string member_id = request.member_id.empty() ? new_member_id() : request.member_id;
   if (!d.group.member(member_id) && static_cast<int64_t>(d.group.members().size()) >= options_.max_size) {
     return refuse(error_code::group_max_size_reached, "The consumer group has reached its maximum capacity of " +
@@ -301,21 +315,8 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
 
   // 2. A target assignment for the group epoch, if it has none yet and the
   // last one is at least the assignment interval old.
-  const int32_t interval =
-      group_option(request.group_id, "consumer.assignment.interval.ms", options_.assignment_interval_ms);
-  const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || interval == 0 ||
-                               now_ms >= d.group.assignment_timestamp_ms() + interval;
-  if (d.group.group_epoch() > d.group.assignment_epoch() && interval_passed) {
-    const assignor* chosen = assignor_for(d.group, updated.subscription.server_assignor);
-    if (!chosen) return refuse(error_code::unknown_server_error, "No server assignor is configured.");
-    auto computed = compute_target_assignment(d.group, d.group.group_epoch(), now_ms, *chosen, topics, {});
-    if (auto* error = std::get_if<assignor_error>(&computed)) {
-      return refuse(error_code::unknown_server_error, "Failed to compute a new target assignment for epoch " +
-                                                          std::to_string(d.group.group_epoch()) + ": " +
-                                                          error->message + ".");
-    }
-    for (auto& r : std::get<target_assignment_result>(computed).records) d.add(std::move(r));
-  }
+  if (auto refused = maybe_assign(d, updated.subscription.server_assignor, topics, now_ms))
+    return refuse(refused->code, refused->message);
 
   // 3. The member's next step towards its target.
   const bool topics_changed =
@@ -324,13 +325,7 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   auto step = reconcile(updated, reconciliation_of(d.group, updated, owned, topics_changed, topics));
   if (step.error != error_code::none) return refuse(step.error, step.error_message);
   updated.current = step.next;
-  if (!known || updated.current != member.current) {
-    current_assignment_record c;
-    c.key.group_id = d.group.group_id();
-    c.key.member_id = member_id;
-    c.value = to_value(updated.current);
-    d.add(std::move(c));
-  }
+  if (!known || updated.current != member.current) d.add(current_record(d.group.group_id(), updated));
   if (d.error) return refuse(error_code::unknown_server_error, *d.error);
 
   if (d.hash_checked_at) hash_checked_[request.group_id] = *d.hash_checked_at;
@@ -344,6 +339,11 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   }
   sessions_[{request.group_id, member_id}] = now_ms + session_timeout_ms(request.group_id);
   if (!known || updated.current != member.current) track_revocation(request.group_id, updated, now_ms);
+  if (upgraded && git == groups_.end()) {
+    // The classic members the upgrade brought keep their sessions.
+    for (const auto& [id, m] : groups_.at(request.group_id).members())
+      sessions_.try_emplace({request.group_id, id}, now_ms + session_timeout_of(request.group_id, m));
+  }
   out.records = std::move(d.records);
   out.response.member_id = member_id;
   out.response.member_epoch = updated.current.epoch.value;
@@ -351,6 +351,27 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
       group_option(request.group_id, "consumer.heartbeat.interval.ms", options_.heartbeat_interval_ms);
   if (!known || answer_carries_assignment(request, member, updated)) out.response.assignment = heartbeat_assignment(updated);
   return out;
+}
+
+std::optional<heartbeat_refusal> consumer_group_manager::maybe_assign(draft& d,
+                                                                     const std::optional<std::string>& asked_assignor,
+                                                                     const topic_image_view& topics,
+                                                                     int64_t now_ms) const {
+  const int32_t interval =
+      group_option(d.group.group_id(), "consumer.assignment.interval.ms", options_.assignment_interval_ms);
+  const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || interval == 0 ||
+                               now_ms >= d.group.assignment_timestamp_ms() + interval;
+  if (d.group.group_epoch() <= d.group.assignment_epoch() || !interval_passed) return std::nullopt;
+  const assignor* chosen = assignor_for(d.group, asked_assignor);
+  if (!chosen) return heartbeat_refusal{error_code::unknown_server_error, "No server assignor is configured."};
+  auto computed = compute_target_assignment(d.group, d.group.group_epoch(), now_ms, *chosen, topics, {});
+  if (auto* error = std::get_if<assignor_error>(&computed)) {
+    return heartbeat_refusal{error_code::unknown_server_error, "Failed to compute a new target assignment for epoch " +
+                                                                   std::to_string(d.group.group_epoch()) + ": " +
+                                                                   error->message + "."};
+  }
+  for (auto& r : std::get<target_assignment_result>(computed).records) d.add(std::move(r));
+  return std::nullopt;
 }
 
 std::optional<heartbeat_refusal> consumer_group_manager::subscribe(draft& d, const consumer_member& member,
@@ -470,7 +491,8 @@ reconciliation_input consumer_group_manager::reconciliation_of(const consumer_gr
 }
 
 void consumer_group_manager::track_revocation(const std::string& group_id, const consumer_member& member,
-                                              int64_t now_ms) {
+                                              int64_t now_ms, bool classic_too) {
+  if (member.uses_classic_protocol() && !classic_too) return;
   if (member.current.state == member_state::unrevoked_partitions) {
     rebalance_timeouts_[{group_id, member.member_id}] = {now_ms + member.subscription.rebalance_timeout_ms,
                                                          member.current.epoch.value};
@@ -482,13 +504,24 @@ void consumer_group_manager::track_revocation(const std::string& group_id, const
 void consumer_group_manager::forget_member(const std::string& group_id, const std::string& member_id) {
   sessions_.erase({group_id, member_id});
   rebalance_timeouts_.erase({group_id, member_id});
+  join_timeouts_.erase({group_id, member_id});
+  sync_timeouts_.erase({group_id, member_id});
 }
 
-std::vector<consumer_group_record> consumer_group_manager::expire_sessions(int64_t now_ms,
-                                                                           const topic_image_view& topics) {
+expiry consumer_group_manager::expire_sessions(int64_t now_ms, const topic_image_view& topics) {
   std::set<session_key> fenced;
   for (const auto& [key, deadline] : sessions_)
     if (deadline <= now_ms) fenced.insert(key);
+  for (auto* timeouts : {&join_timeouts_, &sync_timeouts_}) {
+    for (auto it = timeouts->begin(); it != timeouts->end();) {
+      if (it->second <= now_ms) {
+        fenced.insert(it->first);
+        it = timeouts->erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
   for (auto it = rebalance_timeouts_.begin(); it != rebalance_timeouts_.end();) {
     if (it->second.deadline_ms > now_ms) {
       ++it;
@@ -500,17 +533,22 @@ std::vector<consumer_group_record> consumer_group_manager::expire_sessions(int64
     if (m && m->current.epoch.value == it->second.epoch) fenced.insert(it->first);
     it = rebalance_timeouts_.erase(it);
   }
-  std::vector<consumer_group_record> records;
+  // One member at a time, as Kafka's timers fence them: a downgrade by one
+  // leaves nothing for the next.
+  expiry out;
   for (const auto& key : fenced) {
     auto git = groups_.find(key.group_id);
     auto removed = git != groups_.end() && git->second.member(key.member_id)
-                       ? remove_member(git->second, key.member_id, topics)
+                       ? fence_members(key.group_id, {key.member_id}, topics)
                        : std::nullopt;
-    if (removed) records.insert(records.end(), removed->begin(), removed->end());
+    if (removed) {
+      out.records.insert(out.records.end(), removed->records.begin(), removed->records.end());
+      if (removed->downgraded) out.downgrades.push_back(std::move(*removed->downgraded));
+    }
     // Gone already, or its records are inconsistent: not retried for ever.
     else forget_member(key.group_id, key.member_id);
   }
-  return records;
+  return out;
 }
 
 std::optional<int64_t> consumer_group_manager::next_deadline_ms() const {
@@ -519,6 +557,9 @@ std::optional<int64_t> consumer_group_manager::next_deadline_ms() const {
     if (!next || deadline < *next) next = deadline;
   for (const auto& [key, timeout] : rebalance_timeouts_)
     if (!next || timeout.deadline_ms < *next) next = timeout.deadline_ms;
+  for (const auto* timeouts : {&join_timeouts_, &sync_timeouts_})
+    for (const auto& [key, deadline] : *timeouts)
+      if (!next || deadline < *next) next = deadline;
   return next;
 }
 
@@ -568,12 +609,17 @@ int32_t consumer_group_manager::session_timeout_ms(const std::string& group_id) 
   return group_option(group_id, "consumer.session.timeout.ms", options_.session_timeout_ms);
 }
 
+int32_t consumer_group_manager::session_timeout_of(const std::string& group_id, const consumer_member& member) const {
+  return member.subscription.classic ? member.subscription.classic->session_timeout_ms : session_timeout_ms(group_id);
+}
+
 void consumer_group_manager::activate(int64_t now_ms) {
   hash_checked_.clear();
   for (const auto& [group_id, group] : groups_) {
+    // Kafka starts every loaded member's session at the group's timeout.
     for (const auto& [member_id, member] : group.members()) {
       sessions_[{group_id, member_id}] = now_ms + session_timeout_ms(group_id);
-      track_revocation(group_id, member, now_ms);
+      track_revocation(group_id, member, now_ms, true);
     }
   }
 }
@@ -614,13 +660,21 @@ void consumer_group_manager::restore(const std::string& group_id, std::optional<
     else
       ++it;
   }
+  for (auto* timeouts : {&join_timeouts_, &sync_timeouts_}) {
+    for (auto it = timeouts->lower_bound({group_id, ""}); it != timeouts->end() && it->first.group_id == group_id;) {
+      if (!group || !group->member(it->first.member_id))
+        it = timeouts->erase(it);
+      else
+        ++it;
+    }
+  }
   hash_checked_.erase(group_id);
   if (!group) {
     groups_.erase(group_id);
     return;
   }
   for (const auto& [member_id, member] : group->members())
-    sessions_.try_emplace({group_id, member_id}, now_ms + session_timeout_ms(group_id));
+    sessions_.try_emplace({group_id, member_id}, now_ms + session_timeout_of(group_id, member));
   groups_.insert_or_assign(group_id, std::move(*group));
 }
 
@@ -630,6 +684,9 @@ std::set<std::string> consumer_group_manager::groups_with_ended_sessions(int64_t
     if (deadline <= now_ms) out.insert(key.group_id);
   for (const auto& [key, timeout] : rebalance_timeouts_)
     if (timeout.deadline_ms <= now_ms) out.insert(key.group_id);
+  for (const auto* timeouts : {&join_timeouts_, &sync_timeouts_})
+    for (const auto& [key, deadline] : *timeouts)
+      if (deadline <= now_ms) out.insert(key.group_id);
   return out;
 }
 

@@ -8,14 +8,12 @@
 // and the answer. Pure: the caller supplies the clock, the topic image and
 // new member ids; on the shard's strand.
 //
-// Built so far: dynamic members subscribing by names or a regular
-// expression (resolved at once against the image, refreshed when topics
-// are created), joins, heartbeats, leaves and session expiry, the
-// assignment interval, the metadata hash recomputed when the image changes
-// a subscribed topic, and a group put back as it was when its write fails.
-// Not yet: static members' leave (-2) and return, the rebalance timeout of
-// a member that does not revoke, classic groups of the same id and the
-// migration between them.
+// Members of the classic protocol live in a consumer group too (KIP-848's
+// migration, consumer_group_manager_classic.cc): a classic group is
+// upgraded when a consumer-protocol member joins it, classic members join,
+// sync, heartbeat and leave a consumer group, and a group whose last
+// consumer-protocol member leaves is handed back as a classic group
+// (`downgrade`), under group.consumer.migration.policy.
 
 #include <cstdint>
 #include <functional>
@@ -29,14 +27,24 @@
 #include <variant>
 #include <vector>
 
+#include "broker/group/consumer/classic_protocol.h"
 #include "broker/group/consumer/consumer_group.h"
 #include "broker/group/consumer/heartbeat_request.h"
 #include "broker/group/consumer/member_reconciliation.h"
 #include "broker/group/consumer/target_assignment.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/consumer_group_heartbeat.h"
+#include "protocol/messages/heartbeat.h"
+#include "protocol/messages/join_group.h"
+#include "protocol/messages/leave_group.h"
+#include "protocol/messages/sync_group.h"
 
 namespace hw::broker::group::consumer {
+
+// group.consumer.migration.policy: which way a group may change protocol
+// while it has members.
+enum class migration_policy { disabled, upgrade, downgrade, bidirectional };
+std::optional<migration_policy> migration_policy_from(std::string_view text);
 
 // Kafka 4.3's group.consumer.* keys and defaults.
 struct consumer_group_options {
@@ -50,6 +58,49 @@ struct consumer_group_options {
   // group.consumer.regex.refresh.interval.ms: how old a resolution of the
   // group's regular expressions may grow before it is done again.
   int32_t regex_refresh_interval_ms = 10 * 60 * 1000;
+  migration_policy migration = migration_policy::bidirectional;
+  // group.max.size: a group larger than this is not handed back to the
+  // classic protocol.
+  int32_t classic_max_size = std::numeric_limits<int32_t>::max();
+
+  bool upgrade_enabled() const {
+    return migration == migration_policy::upgrade || migration == migration_policy::bidirectional;
+  }
+  bool downgrade_enabled() const {
+    return migration == migration_policy::downgrade || migration == migration_policy::bidirectional;
+  }
+};
+
+// A classic group as an upgrade reads it and a downgrade makes it: its
+// generation (the consumer group's epoch), protocol, and members with
+// what they hold (an upgrade: the classic assignment's bytes; a downgrade:
+// the consumer group's target for the member).
+struct classic_member_snapshot {
+  std::string member_id;
+  std::optional<std::string> instance_id;
+  std::string client_id;
+  std::string client_host;
+  int32_t rebalance_timeout_ms = 0;
+  int32_t session_timeout_ms = 0;
+  std::vector<classic_protocol> protocols;
+  std::vector<uint8_t> assignment;
+  topic_partitions target;
+};
+struct classic_group_snapshot {
+  std::string group_id;
+  int32_t generation = 0;
+  std::optional<std::string> protocol_type;
+  std::optional<std::string> protocol_name;
+  std::vector<classic_member_snapshot> members;
+};
+
+// A consumer group handed back to the classic protocol: its tombstones are
+// among the records; the caller makes the classic group (Stable at the
+// group's epoch, each member's target as its assignment) and writes its
+// record after them, then prepares a rebalance when asked.
+struct downgrade {
+  classic_group_snapshot group;
+  bool rebalance = false;
 };
 
 // Kafka resolves a group's regular expressions at most this often.
@@ -74,23 +125,80 @@ struct heartbeat_outcome {
   // With records: the group as it was before them (nullopt: there was
   // none), what rolling them back puts back.
   std::optional<consumer_group> before;
+  // The member's leave handed the group back to the classic protocol.
+  std::optional<downgrade> downgraded;
+};
+
+// A classic member's JoinGroup or LeaveGroup in a consumer group. A
+// response with an error changed nothing.
+struct classic_join_outcome {
+  std::vector<consumer_group_record> records;
+  std::optional<consumer_group> before;
+  protocol::msg::join_group_response response;
+  std::optional<downgrade> downgraded;
+};
+struct classic_leave_outcome {
+  std::vector<consumer_group_record> records;
+  std::optional<consumer_group> before;
+  protocol::msg::leave_group_response response;
+  std::optional<downgrade> downgraded;
+};
+
+// Session, rebalance, join and sync timeouts that ended: the records that
+// fence their members, and the groups handed back to the classic protocol
+// by them.
+struct expiry {
+  std::vector<consumer_group_record> records;
+  std::vector<downgrade> downgrades;
 };
 
 class consumer_group_manager {
  public:
   explicit consumer_group_manager(consumer_group_options options);
 
+  // `upgraded`: the records that turn the classic group of this id into a
+  // consumer group (`upgrade_records`), replayed ahead of the heartbeat's.
   heartbeat_outcome heartbeat(const protocol::msg::consumer_group_heartbeat_request& request, int16_t version,
                               const std::string& client_id, const std::string& client_host,
                               const topic_image_view& topics, int64_t now_ms,
                               const std::function<std::string()>& new_member_id,
-                              const topic_filter& may_describe = {});
+                              const topic_filter& may_describe = {},
+                              const std::vector<consumer_group_record>* upgraded = nullptr);
+
+  // --- Classic members (consumer_group_manager_classic.cc) ----------------
+  // The records that make `classic` a consumer group (Kafka's
+  // convertToConsumerGroup: members Stable at the generation, holding and
+  // targeted at their classic assignment), or the refusal
+  // (GROUP_ID_NOT_FOUND with Kafka's message) when the policy, the group's
+  // protocol, its size or its assignments do not allow it.
+  std::variant<std::vector<consumer_group_record>, heartbeat_refusal> upgrade_records(
+      const classic_group_snapshot& classic, const topic_image_view& topics) const;
+  // A classic member's JoinGroup to a consumer group with members: it
+  // joins or rejoins as a consumer member whose subscription is the one
+  // its protocols embed, and is answered with its epoch as the generation
+  // once the records are durable.
+  classic_join_outcome classic_join(const protocol::msg::join_group_request& request, int16_t version,
+                                    const std::string& client_id, const std::string& client_host,
+                                    const topic_image_view& topics, int64_t now_ms,
+                                    const std::function<std::string()>& new_member_id);
+  // SyncGroup: the member's assigned partitions as a ConsumerProtocol
+  // assignment (no records; the caller answers once earlier writes are
+  // durable), or REBALANCE_IN_PROGRESS when it must rejoin first.
+  protocol::msg::sync_group_response classic_sync(const protocol::msg::sync_group_request& request,
+                                                  const topic_image_view& topics, int64_t now_ms);
+  // Heartbeat: REBALANCE_IN_PROGRESS when the member must rejoin (behind
+  // the target, revoking, or its waited-for partitions are free).
+  protocol::msg::heartbeat_response classic_heartbeat(const protocol::msg::heartbeat_request& request,
+                                                      int64_t now_ms);
+  // LeaveGroup (also an administrator removing members by instance id).
+  classic_leave_outcome classic_leave(const protocol::msg::leave_group_request& request,
+                                      const topic_image_view& topics);
 
   // Fences every member whose session ended by now, and every member still
   // at the epoch it was told to give partitions up in when its rebalance
   // timeout ended: the records that remove them (and give their
   // partitions to the others).
-  std::vector<consumer_group_record> expire_sessions(int64_t now_ms, const topic_image_view& topics);
+  expiry expire_sessions(int64_t now_ms, const topic_image_view& topics);
   // When the next session or rebalance timeout ends, if any.
   std::optional<int64_t> next_deadline_ms() const;
 
@@ -132,6 +240,8 @@ class consumer_group_manager {
     groups_.clear();
     sessions_.clear();
     rebalance_timeouts_.clear();
+    join_timeouts_.clear();
+    sync_timeouts_.clear();
     hash_checked_.clear();
   }
 
@@ -148,11 +258,27 @@ class consumer_group_manager {
   // group's records refuse it.
   std::optional<heartbeat_outcome> leave(const protocol::msg::consumer_group_heartbeat_request& request,
                                          const topic_image_view& topics);
-  // The records removing `member_id` from the group (a leave or a fence),
+  // The records removing `member_ids` from the group (a leave or a fence),
   // the group changed by them; nullopt (the group unchanged) when its
-  // records refuse them.
-  std::optional<std::vector<consumer_group_record>> remove_member(consumer_group& group, const std::string& member_id,
-                                                                  const topic_image_view& topics);
+  // records refuse them. When only classic members would be left and the
+  // policy allows it, the group is deleted instead and handed back to the
+  // classic protocol (`downgraded`; Kafka's consumerGroupFenceMembers).
+  struct fence_result {
+    std::vector<consumer_group_record> records;
+    std::optional<downgrade> downgraded;
+  };
+  std::optional<fence_result> fence_members(const std::string& group_id, const std::set<std::string>& member_ids,
+                                            const topic_image_view& topics);
+  // Whether fencing `member_ids` hands the group back to the classic protocol.
+  bool downgrades_when_fenced(const consumer_group& group, const std::set<std::string>& member_ids) const;
+  // The classic group a downgrade makes: every member but `leaving`, each
+  // with its target (`joining` in the place of the static member it replaces).
+  classic_group_snapshot classic_snapshot(const consumer_group& group, const std::set<std::string>& leaving,
+                                          const consumer_member* joining) const;
+  // Step 2 of a heartbeat or a classic join: a new target assignment when
+  // the group epoch is ahead of it and the assignment interval has passed.
+  std::optional<heartbeat_refusal> maybe_assign(draft& d, const std::optional<std::string>& asked_assignor,
+                                                const topic_image_view& topics, int64_t now_ms) const;
   // A member's new or changed subscription into the draft: its record, its
   // regular expression resolved (or refused) and the one it left forgotten.
   // `bump`: the subscribed topics changed (names, or a regular expression
@@ -209,8 +335,16 @@ class consumer_group_manager {
     int32_t epoch = 0;
   };
   std::map<session_key, rebalance_timeout> rebalance_timeouts_;
-  // Starts or cancels `member`'s rebalance timeout as its state says.
-  void track_revocation(const std::string& group_id, const consumer_member& member, int64_t now_ms);
+  // A classic member told to rejoin is fenced if it has not within its
+  // rebalance timeout; one that joined, if it has not synced within it.
+  std::map<session_key, int64_t> join_timeouts_;
+  std::map<session_key, int64_t> sync_timeouts_;
+  // Starts or cancels `member`'s rebalance timeout as its state says (a
+  // classic member's only at load: it has its join and sync timeouts).
+  void track_revocation(const std::string& group_id, const consumer_member& member, int64_t now_ms,
+                        bool classic_too = false);
+  // A member's session timeout: its JoinGroup's for a classic member.
+  int32_t session_timeout_of(const std::string& group_id, const consumer_member& member) const;
   void forget_member(const std::string& group_id, const std::string& member_id);
   // The group epoch at which each group's metadata hash was last checked
   // against the image (absent: due at its next heartbeat; an epoch above

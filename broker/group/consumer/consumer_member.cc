@@ -59,6 +59,7 @@ consumer_member with_heartbeat(const consumer_member& member, const msg::consume
   if (request.subscribed_topic_regex) s.subscribed_topic_regex = *request.subscribed_topic_regex;
   s.client_id = std::move(client_id);
   s.client_host = std::move(client_host);
+  s.classic.reset();
   return out;
 }
 

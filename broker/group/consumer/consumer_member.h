@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "broker/group/consumer/member_epoch.h"
 #include "broker/group/consumer/topic_partitions.h"
@@ -44,8 +45,23 @@ topic_partitions partitions_of(const partitions_with_epochs& partitions);
 std::optional<member_epoch> epoch_of(const partitions_with_epochs& partitions, const protocol::uuid& topic_id,
                                      int32_t partition);
 
+// A member that speaks the classic protocol (JoinGroup, SyncGroup,
+// Heartbeat) inside a consumer group: its session timeout and the
+// protocols of its JoinGroup (name and embedded ConsumerProtocol
+// subscription), in the client's order (ClassicMemberMetadata).
+struct classic_protocol {
+  std::string name;
+  std::vector<uint8_t> metadata;
+  bool operator==(const classic_protocol&) const = default;
+};
+struct classic_member_metadata {
+  int32_t session_timeout_ms = 0;
+  std::vector<classic_protocol> protocols;
+  bool operator==(const classic_member_metadata&) const = default;
+};
+
 // ConsumerGroupMemberMetadataValue: the member's identity and subscription,
-// as its heartbeats set them.
+// as its heartbeats (or a classic member's JoinGroup) set them.
 struct member_subscription {
   std::optional<std::string> instance_id;  // group.instance.id: a static member
   std::optional<std::string> rack_id;
@@ -55,6 +71,9 @@ struct member_subscription {
   std::string subscribed_topic_regex;  // empty: none (the record may also hold null)
   int32_t rebalance_timeout_ms = -1;
   std::optional<std::string> server_assignor;
+  // Set for a member of the classic protocol, unset for one of the
+  // consumer protocol.
+  std::optional<classic_member_metadata> classic;
 
   bool operator==(const member_subscription&) const = default;
 };
@@ -77,6 +96,7 @@ struct consumer_member {
   member_assignment current;  // a new member: epoch 0, previous -1, stable, nothing held
 
   bool is_static() const { return subscription.instance_id.has_value(); }
+  bool uses_classic_protocol() const { return subscription.classic.has_value(); }
   // Stable at the target assignment's epoch: nothing left to reconcile.
   bool is_reconciled_to(member_epoch target_epoch) const {
     return current.state == member_state::stable && current.epoch == target_epoch;
@@ -89,7 +109,9 @@ struct consumer_member {
 
 // The member with a heartbeat's fields applied: a field the request leaves
 // null (or -1 for the rebalance timeout) keeps its value; the client id and
-// host are always the request's.
+// host are always the request's. The member speaks the consumer protocol
+// from now on (a static member replacing a classic one drops its classic
+// metadata).
 consumer_member with_heartbeat(const consumer_member& member, const protocol::msg::consumer_group_heartbeat_request& request,
                                std::string client_id, std::string client_host);
 

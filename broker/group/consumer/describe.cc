@@ -74,7 +74,8 @@ described::described_group describe(const consumer_group& group, const std::stri
       for (const auto& [topic_id, partitions] : target->second)
         add_named(out.target_assignment.topic_partitions, topic_id, {partitions.begin(), partitions.end()}, topics);
     }
-    out.member_type = 1;  // a member of the consumer protocol (0: a classic member in a consumer group)
+    // 1: a member of the consumer protocol, 0: a classic member in the group.
+    out.member_type = m.uses_classic_protocol() ? 0 : 1;
   }
   return d;
 }

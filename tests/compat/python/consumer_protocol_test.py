@@ -793,10 +793,6 @@ class ClassicMemberTest(ConsumerProtocolTest):
         self.on_both(self.classic_joins)
 
     def classic_joins(self, broker):
-        if broker.name == "highwater":
-            # Classic members in a consumer group (Kafka's online migration) are the next step of the consumer
-            # protocol's work; until then highwater refuses them with INCONSISTENT_GROUP_PROTOCOL.
-            raise unittest.SkipTest("classic members in consumer groups (migration) are not served yet")
         topic, group = "cp-mixed", "cp-mixed-group"
         partitions = [(topic, p) for p in range(6)]
         broker.create_topic(topic, 6)
