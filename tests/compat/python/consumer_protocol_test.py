@@ -37,6 +37,10 @@ otherwise, and Kafka's own Java tools.
 - A classic member (group.protocol=classic, JoinGroup) joins a live consumer group (the default
   group.consumer.migration.policy, bidirectional, lets it): the group gives it half of the partitions and every
   record is read once.
+- A rolling restart of two members from group.protocol=classic to consumer and back, one member at a time: the
+  group is described CLASSIC, then CONSUMER while any member speaks the consumer protocol, then CLASSIC again;
+  at every step the members split the partitions, read what is written once and their commits carry over.
+  The same with Kafka's Java console consumer (cooperative-sticky while classic), nothing lost at any step.
 """
 
 import argparse
@@ -833,6 +837,72 @@ class ClassicMemberTest(ConsumerProtocolTest):
         return seen
 
 
+class RollingMigrationTest(ConsumerProtocolTest):
+    """A rolling restart of a two-member application from group.protocol=classic to consumer and back, one member at
+    a time (Kafka's default group.consumer.migration.policy, bidirectional): the classic group is upgraded when the
+    first consumer-protocol member joins, its classic member keeps working inside the consumer group, and the group
+    is a classic group again once its last consumer-protocol member leaves. At every step the two members split the
+    partitions, read what is written once, and the committed offsets carry over (a new member starts where its
+    predecessor committed)."""
+    BATCH = 12
+
+    def test_rolling_upgrade_and_downgrade(self):
+        self.on_both(self.rolling)
+
+    def rolling(self, broker):
+        topic, group = "cp-rolling", "cp-rolling-group"
+        partitions = [(topic, p) for p in range(6)]
+        broker.create_topic(topic, 6)
+        seen = {"steps": []}
+        written, everyone, members = [], [], [None, None]
+
+        def start(i, protocol):
+            m = Member(broker, group, [topic], "cp-rolling-%d-%s" % (i, protocol), **{"group.protocol": protocol})
+            everyone.append(m)
+            members[i] = m
+
+        def settle_and_read(step):
+            took = poll_until(members, lambda: self.split_is(members, partitions, [3, 3]), 60,
+                              "the split after %s" % step)
+            self.timing(broker, "%s: the split" % step, took)
+            batch = broker.produce(topic, [(None, "%s-%s-%02d" % (topic, step, i), i % 6) for i in range(self.BATCH)])
+            written.extend(batch)
+            poll_until(members, lambda: sum(len(m.records) for m in everyone) >= len(written), 30,
+                       "the records of %s" % step)
+            for m in members:
+                self.assertIsNone(m.commit(), "%s: %s commits" % (step, m.name))
+            d = broker.describe(group)
+            if d.type.name == "CONSUMER":
+                d = broker.describe_settled(group, members)
+            read = sorted(r for m in everyone for r in m.records)
+            seen["steps"].append((step, d.type.name, d.state.name, len(d.members), read == sorted(written)))
+            self.assertEqual(read, sorted(written), "%s: every record read once" % step)
+
+        def replace(i, protocol, step):
+            members[i].close()  # it committed what it read (settle_and_read)
+            start(i, protocol)
+            settle_and_read(step)
+
+        try:
+            start(0, "classic")
+            start(1, "classic")
+            settle_and_read("classic")
+            replace(0, "consumer", "one upgraded")
+            replace(1, "consumer", "both upgraded")
+            replace(0, "classic", "one downgraded")
+            replace(1, "classic", "both downgraded")
+            self.assertEqual([s[1] for s in seen["steps"]], ["CLASSIC", "CONSUMER", "CONSUMER", "CONSUMER", "CLASSIC"])
+            self.assertEqual({s[2] for s in seen["steps"]}, {"STABLE"})
+            hw = broker.high_watermarks(topic, 6)
+            seen["committed"] = broker.committed(group) == {(topic, p): hw[p] for p in range(6)}
+            self.assertTrue(seen["committed"], "the group's committed offsets are the ends of its partitions")
+            seen["errors"] = [m.errors for m in everyone]
+            self.assertEqual(seen["errors"], [[]] * len(everyone))
+        finally:
+            close_all([m for m in everyone if m])
+        return seen
+
+
 class JavaProcess:
     """A Java tool run in the background (scripts/kafka-run-class.sh), its output lines gathered as they come."""
 
@@ -872,6 +942,76 @@ class JavaProcess:
 
     def err_tail(self):
         return "".join(self.err)[-3000:]
+
+
+class JavaRollingMigrationTest(ConsumerProtocolTest):
+    """Kafka's Java console consumer in the rolling restart of RollingMigrationTest: two members on the classic
+    protocol with the cooperative-sticky assignor (their JoinGroup carries what they own), replaced one at a time by
+    members on the consumer protocol and back. Each member is stopped with SIGTERM (it commits on its way out); at
+    every step the two split the partitions and every record written so far has been read."""
+    BATCH = 12
+
+    def test_java_rolling_upgrade_and_downgrade(self):
+        self.on_both(self.rolling)
+
+    def rolling(self, broker):
+        topic, group = "cp-java-rolling", "cp-java-rolling-group"
+        broker.create_topic(topic, 6)
+        seen = {"steps": []}
+        written, retired, members = [], [], [None, None]
+
+        def start(i, protocol):
+            args = [CONSOLE_CONSUMER, "--bootstrap-server", broker.bootstrap, "--topic", topic, "--group", group,
+                    "--from-beginning", "--command-property", "group.protocol=" + protocol,
+                    "--command-property", "client.id=cp-java-%d-%s" % (i, protocol),
+                    "--command-property", "auto.commit.interval.ms=500"]
+            if protocol == "classic":
+                args += ["--command-property", "partition.assignment.strategy="
+                         "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"]
+            members[i] = JavaProcess(args)
+
+        def split():
+            d = broker.describe(group)
+            owned = [len(tps(m.assignment.topic_partitions)) for m in d.members]
+            return d if d.state.name == "STABLE" and sorted(owned) == [3, 3] else None
+
+        def read():
+            return [line.rstrip("\n") for p in retired + members if p for line in p.out]
+
+        def step(name):
+            start_s = time.monotonic()
+            wait_for(split, 90, "%s: %s: two members holding 3 partitions each" % (broker.name, name))
+            self.timing(broker, "%s: the split (JVM start included)" % name, time.monotonic() - start_s)
+            batch = broker.produce(topic, [(None, "%s-%s-%02d" % (topic, name, i), i % 6) for i in range(self.BATCH)])
+            written.extend(r[4] for r in batch)
+            wait_for(lambda: set(written) <= set(read()), 60, "%s: %s: every record read" % (broker.name, name))
+            d = broker.describe(group)
+            seen["steps"].append((name, d.type.name, len(d.members)))
+
+        def replace(i, protocol, name):
+            old = members[i]
+            old.proc.terminate()  # the console consumer closes its consumer: a last commit, then it leaves
+            self.assertIsNotNone(old.wait(60), "%s: the old member stopped" % name)
+            retired.append(old)
+            start(i, protocol)
+            step(name)
+
+        try:
+            start(0, "classic")
+            start(1, "classic")
+            step("classic")
+            replace(0, "consumer", "one upgraded")
+            replace(1, "consumer", "both upgraded")
+            replace(0, "classic", "one downgraded")
+            replace(1, "classic", "both downgraded")
+            self.assertEqual([s[1] for s in seen["steps"]], ["CLASSIC", "CONSUMER", "CONSUMER", "CONSUMER", "CLASSIC"])
+            seen["nothing lost"] = set(written) <= set(read())
+            self.assertTrue(seen["nothing lost"])
+        finally:
+            for p in members + retired:
+                if p:
+                    p.kill()
+        return seen
 
 
 class JavaToolsTest(ConsumerProtocolTest):
