@@ -134,6 +134,11 @@ std::string_view error_name(error_code code) {
     case error_code::duplicate_voter: return "DUPLICATE_VOTER";
     case error_code::voter_not_found: return "VOTER_NOT_FOUND";
     case error_code::invalid_regular_expression: return "INVALID_REGULAR_EXPRESSION";
+    case error_code::rebootstrap_required: return "REBOOTSTRAP_REQUIRED";
+    case error_code::streams_invalid_topology: return "STREAMS_INVALID_TOPOLOGY";
+    case error_code::streams_invalid_topology_epoch: return "STREAMS_INVALID_TOPOLOGY_EPOCH";
+    case error_code::streams_topology_fenced: return "STREAMS_TOPOLOGY_FENCED";
+    case error_code::share_session_limit_reached: return "SHARE_SESSION_LIMIT_REACHED";
   }
   return "UNKNOWN";
 }

@@ -137,6 +137,11 @@ enum class error_code : int16_t {
   duplicate_voter = 126,
   voter_not_found = 127,
   invalid_regular_expression = 128,
+  rebootstrap_required = 129,
+  streams_invalid_topology = 130,
+  streams_invalid_topology_epoch = 131,
+  streams_topology_fenced = 132,
+  share_session_limit_reached = 133,
 };
 
 // Kafka's upper-case name of the code, as clients print it.

@@ -42,7 +42,7 @@ APIS = {
     66: "ListTransactions", 67: "AllocateProducerIds", 68: "ConsumerGroupHeartbeat",
     69: "ConsumerGroupDescribe", 70: "ControllerRegistration",
     75: "DescribeTopicPartitions", 80: "AddRaftVoter", 81: "RemoveRaftVoter",
-    82: "UpdateRaftVoter",
+    82: "UpdateRaftVoter", 88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe",
 }
 
 # Schema file → the non-API definitions it holds.
@@ -69,7 +69,13 @@ GROUPS = {
         "ConsumerGroupTargetAssignmentMetadataKey", "ConsumerGroupTargetAssignmentMetadataValue",
         "ConsumerGroupTargetAssignmentMemberKey", "ConsumerGroupTargetAssignmentMemberValue",
         "ConsumerGroupCurrentMemberAssignmentKey", "ConsumerGroupCurrentMemberAssignmentValue",
-        "ConsumerGroupRegularExpressionKey", "ConsumerGroupRegularExpressionValue"],
+        "ConsumerGroupRegularExpressionKey", "ConsumerGroupRegularExpressionValue",
+        "StreamsGroupMetadataKey", "StreamsGroupMetadataValue",
+        "StreamsGroupTopologyKey", "StreamsGroupTopologyValue",
+        "StreamsGroupMemberMetadataKey", "StreamsGroupMemberMetadataValue",
+        "StreamsGroupTargetAssignmentMetadataKey", "StreamsGroupTargetAssignmentMetadataValue",
+        "StreamsGroupTargetAssignmentMemberKey", "StreamsGroupTargetAssignmentMemberValue",
+        "StreamsGroupCurrentMemberAssignmentKey", "StreamsGroupCurrentMemberAssignmentValue"],
     "transaction_records": ["TransactionLogKey", "TransactionLogValue"],
     "producer_snapshot": ["ProducerSnapshot"],
     "quorum_state": ["QuorumStateData"],

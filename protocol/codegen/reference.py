@@ -131,13 +131,15 @@ def reference_index(reference_dir: str, kafka_libs: str | None = None) -> dict[s
                     d = json.loads(_strip_comments(z.read(member).decode("utf-8")))
                     index[d["name"]] = f"{metadata_jars[0]}!{member}"
     # So do the consumer-group records (4.3 added tagged fields and the
-    # regular-expression record): the kafka-group-coordinator jar.
+    # regular-expression record), and the streams-group records are only
+    # there: the kafka-group-coordinator jar.
     group_jars = glob.glob(os.path.join(kafka_libs, "kafka-group-coordinator-4*.jar")) if kafka_libs else []
     if group_jars:
         with zipfile.ZipFile(group_jars[0]) as z:
             for member in z.namelist():
                 base = os.path.basename(member)
-                if member.startswith("common/message/ConsumerGroup") and base.endswith(("Key.json", "Value.json")):
+                if (member.startswith(("common/message/ConsumerGroup", "common/message/StreamsGroup"))
+                        and base.endswith(("Key.json", "Value.json"))):
                     d = json.loads(_strip_comments(z.read(member).decode("utf-8")))
                     index[d["name"]] = f"{group_jars[0]}!{member}"
     return index

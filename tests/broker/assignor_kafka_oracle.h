@@ -1,6 +1,7 @@
 #pragma once
-// Kafka 4.3.1's own assignors behind a pipe: compiles
-// tests/broker/fixtures/assignor_oracle/AssignorOracle.java with javac
+// Kafka 4.3.1's own assignors (or its streams topology configuration)
+// behind a pipe: compiles tests/broker/fixtures/assignor_oracle/<main
+// class>.java (AssignorOracle, StreamsTopologyOracle) with javac
 // against Kafka's jars (once; the classes stay in the build folder until the
 // source changes) and runs every case through one JVM. Missing Java or jars
 // are reported, never skipped.
@@ -15,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <utility>
 
 namespace hw::broker::group::consumer::testing {
 
@@ -53,6 +55,9 @@ inline std::string read_text(const fs::path& p) {
 
 class kafka_assignor_oracle {
  public:
+  // The oracle's main class, its source in tests/broker/fixtures/assignor_oracle/.
+  explicit kafka_assignor_oracle(std::string main_class = "AssignorOracle") : main_class_(std::move(main_class)) {}
+
   // Finds Java and the jars and compiles the oracle if needed; an error
   // says what is missing.
   std::optional<std::string> prepare() {
@@ -68,7 +73,7 @@ class kafka_assignor_oracle {
     libs_ = dir / "libs";
     if (!fs::exists(libs_ / ".complete") || !fs::exists(libs_ / "kafka-group-coordinator-4.3.1.jar"))
       return "Kafka 4.3.1's jars are not in " + libs_.string() + " (scripts/fetch-kafka.sh fetches them)";
-    source_ = fs::path(HW_SOURCE_DIR) / "tests/broker/fixtures/assignor_oracle/AssignorOracle.java";
+    source_ = fs::path(HW_SOURCE_DIR) / "tests/broker/fixtures/assignor_oracle" / (main_class_ + ".java");
     classes_ = fs::path(HW_ASSIGNOR_ORACLE_DIR);
     if (!fs::exists(source_)) return "the oracle's source is missing: " + source_.string();
     return compile_if_stale(*javac);
@@ -85,7 +90,7 @@ class kafka_assignor_oracle {
     std::ofstream(in, std::ios::binary) << input;
     std::string classpath = classes_.string() + ":" + (libs_ / "*").string();
     std::string cmd = shell_quoted(java_) + " -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp " + shell_quoted(classpath) +
-                      " AssignorOracle < " + shell_quoted(in) + " > " + shell_quoted(out) + " 2> " + shell_quoted(err);
+                      " " + main_class_ + " < " + shell_quoted(in) + " > " + shell_quoted(out) + " 2> " + shell_quoted(err);
     int status = std::system(cmd.c_str());
     output = read_text(out);
     std::string errors = read_text(err);
@@ -117,7 +122,7 @@ class kafka_assignor_oracle {
 
   std::optional<std::string> compile_if_stale(const fs::path& javac) {
     std::error_code ec;
-    fs::path main_class = classes_ / "AssignorOracle.class";
+    fs::path main_class = classes_ / (main_class_ + ".class");
     if (fs::exists(main_class, ec) && fs::last_write_time(main_class, ec) >= fs::last_write_time(source_, ec))
       return std::nullopt;
     // Compiled aside and moved in, so a run that stops halfway leaves no
@@ -142,6 +147,7 @@ class kafka_assignor_oracle {
     return std::nullopt;
   }
 
+  std::string main_class_;
   fs::path java_, libs_, source_, classes_;
   int java_release_ = 0;
 };

@@ -1,6 +1,6 @@
 #include "broker/group/consumer/consumer_group_records.h"
 
-#include "protocol/wire/version_prefixed.h"
+#include "broker/group/consumer/keyed_record.h"
 
 namespace hw::broker::group::consumer {
 
@@ -24,21 +24,11 @@ constexpr int16_t record_type_of<current_assignment_record> = 8;
 template <>
 constexpr int16_t record_type_of<regular_expression_record> = 16;
 
-constexpr int16_t value_version = 0;
-
 template <class Record>
 std::optional<consumer_group_record> decode_as(byte_view key, std::optional<byte_view> value) {
-  constexpr int16_t type = record_type_of<Record>;
-  Record out;
-  auto k = protocol::decode_version_prefixed<decltype(out.key)>(key, type, type);
-  if (!k) return std::nullopt;
-  out.key = std::move(*k);
-  if (value) {
-    out.value = protocol::decode_version_prefixed<typename decltype(out.value)::value_type>(*value, value_version,
-                                                                                            value_version);
-    if (!out.value) return std::nullopt;
-  }
-  return out;
+  auto r = decode_keyed<Record>(key, value, record_type_of<Record>);
+  if (!r) return std::nullopt;
+  return std::move(*r);
 }
 
 }  // namespace
@@ -49,13 +39,7 @@ bool is_consumer_group_record_type(int16_t record_type) {
 
 coordinator_record encode_record(const consumer_group_record& record) {
   return std::visit(
-      [](const auto& r) {
-        using Record = std::decay_t<decltype(r)>;
-        coordinator_record out;
-        out.key = protocol::encode_version_prefixed(r.key, record_type_of<Record>);
-        if (r.value) out.value = protocol::encode_version_prefixed(*r.value, value_version);
-        return out;
-      },
+      [](const auto& r) { return encode_keyed(r, record_type_of<std::decay_t<decltype(r)>>); },
       record);
 }
 

@@ -13,18 +13,11 @@
 #include <string_view>
 #include <variant>
 
+#include "broker/group/consumer/keyed_record.h"
 #include "broker/group/coordinator_record.h"
 #include "protocol/messages/group_coordinator_records.h"
 
 namespace hw::broker::group::consumer {
-
-// A record's key and its value, or no value for a tombstone.
-template <class Key, class Value>
-struct keyed_record {
-  Key key;
-  std::optional<Value> value;
-  bool operator==(const keyed_record&) const = default;
-};
 
 namespace msg = protocol::msg;
 
