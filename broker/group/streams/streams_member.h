@@ -51,12 +51,34 @@ struct tasks_tuple {
   bool operator==(const tasks_tuple&) const = default;
 };
 
+// An endpoint for interactive queries.
+struct user_endpoint {
+  std::string host;
+  uint16_t port = 0;
+  bool operator==(const user_endpoint&) const = default;
+};
+
+// What the member declared (StreamsGroupMemberMetadataValue), beside its
+// process id.
+struct streams_member_metadata {
+  std::optional<std::string> instance_id;
+  std::optional<std::string> rack_id;
+  std::string client_id;
+  std::string client_host;
+  int32_t rebalance_timeout_ms = -1;
+  int32_t topology_epoch = 0;
+  std::optional<user_endpoint> endpoint;
+  std::map<std::string, std::string> client_tags;
+  bool operator==(const streams_member_metadata&) const = default;
+};
+
 struct streams_member {
   std::string member_id;
   int32_t epoch = 0;
   int32_t previous_epoch = -1;
   streams_member_state state = streams_member_state::stable;
   std::string process_id;
+  streams_member_metadata metadata;
   tasks_with_epochs assigned;
   tasks_with_epochs pending_revocation;
   bool operator==(const streams_member&) const = default;
