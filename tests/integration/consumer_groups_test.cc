@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "broker_process.h"
+#include "consumer_heartbeats.h"
 #include "metrics_scrape.h"
 #include "protocol/messages/consumer_group_describe.h"
 #include "protocol/messages/consumer_group_heartbeat.h"
@@ -24,28 +25,6 @@ using namespace std::chrono_literals;
 constexpr int16_t k_heartbeat_v = 1, k_describe_v = 1;
 const std::string k_group = "kip848-group";
 const std::string k_member = "kip848-member-0123456789";
-
-msg::consumer_group_heartbeat_request join_request(const std::string& topic) {
-  msg::consumer_group_heartbeat_request req;
-  req.group_id = k_group;
-  req.member_id = k_member;
-  req.member_epoch = 0;
-  req.rebalance_timeout_ms = 30000;
-  req.subscribed_topic_names = std::vector<std::string>{topic};
-  req.topic_partitions.emplace();
-  return req;
-}
-
-// A heartbeat of the member at `epoch` owning what `held` gave it.
-msg::consumer_group_heartbeat_request beat(int32_t epoch, const msg::consumer_group_heartbeat_response::assignment_data& held) {
-  msg::consumer_group_heartbeat_request req;
-  req.group_id = k_group;
-  req.member_id = k_member;
-  req.member_epoch = epoch;
-  req.topic_partitions.emplace();
-  for (const auto& tp : held.topic_partitions) req.topic_partitions->push_back({tp.topic_id, tp.partitions, {}});
-  return req;
-}
 
 // Finds the coordinator and heartbeats until it answers without a
 // coordinator error (loading, moving) or the deadline passes.
@@ -79,14 +58,14 @@ TEST(ConsumerGroupsIT, AGroupSurvivesItsCoordinatorsCrashWithoutARebalanceAndIsC
     ASSERT_TRUE(created);
     ASSERT_EQ(created->topics.at(0).error_code, 0);
   }
-  auto joined = heartbeat(b.port(), join_request("kip848-topic"));
+  auto joined = heartbeat(b.port(), consumer_join(k_group, k_member, {"kip848-topic"}));
   ASSERT_TRUE(joined);
   ASSERT_EQ(joined->error_code, 0) << joined->error_message.value_or("") << b.log();
   ASSERT_EQ(joined->member_epoch, 2);
   ASSERT_TRUE(joined->assignment);
   ASSERT_EQ(joined->assignment->topic_partitions.at(0).partitions, (std::vector<int32_t>{0, 1, 2, 3}));
   const auto held = *joined->assignment;
-  auto acked = heartbeat(b.port(), beat(2, held));
+  auto acked = heartbeat(b.port(), consumer_beat(k_group, k_member, 2, held));
   ASSERT_TRUE(acked);
   ASSERT_EQ(acked->error_code, 0);
 
@@ -96,7 +75,7 @@ TEST(ConsumerGroupsIT, AGroupSurvivesItsCoordinatorsCrashWithoutARebalanceAndIsC
   const std::string rebalances = "kafka_server_group_coordinator_metrics_consumer_group_rebalance_count";
   EXPECT_TRUE(wait_until(
       [&] {
-        heartbeat(b.port(), beat(2, held));  // each answer publishes the shard's counts (at most once a second)
+        heartbeat(b.port(), consumer_beat(k_group, k_member, 2, held));  // each answer publishes the shard's counts (at most once a second)
         const std::string text = scrape_metrics(b.port("METRICS"));
         return sample(text, consumer_groups) == 1 && sample(text, stable) == 1 && sample(text, rebalances) == 1;
       },
@@ -112,7 +91,7 @@ TEST(ConsumerGroupsIT, AGroupSurvivesItsCoordinatorsCrashWithoutARebalanceAndIsC
   ASSERT_TRUE(b.start(again, 60s)) << b.log();
 
   // The member goes on at its epoch with its partitions: no rebalance.
-  auto after = heartbeat(b.port(), beat(2, held));
+  auto after = heartbeat(b.port(), consumer_beat(k_group, k_member, 2, held));
   ASSERT_TRUE(after);
   EXPECT_EQ(after->error_code, 0) << after->error_message.value_or("") << b.log();
   EXPECT_EQ(after->member_epoch, 2);

@@ -19,6 +19,7 @@
 #include "protocol/messages/heartbeat.h"
 #include "protocol/messages/join_group.h"
 #include "protocol/messages/sync_group.h"
+#include "consumer_heartbeats.h"
 #include "replication_cluster.h"
 
 namespace hw::testing {
@@ -120,18 +121,9 @@ class group_driver {
     return out;
   }
 
-  msg::consumer_group_heartbeat_response consumer_beat(members& m) {
-    msg::consumer_group_heartbeat_request req;
-    req.group_id = k_group;
-    req.member_id = k_consumer;
-    req.member_epoch = m.consumer_epoch;
-    if (m.consumer_epoch == 0) {
-      req.rebalance_timeout_ms = 30000;
-      req.subscribed_topic_names = std::vector<std::string>{k_topic};
-    }
-    req.topic_partitions.emplace();
-    if (m.consumer_owns)
-      for (const auto& tp : m.consumer_owns->topic_partitions) req.topic_partitions->push_back({tp.topic_id, tp.partitions, {}});
+  msg::consumer_group_heartbeat_response consumer_heartbeat(members& m) {
+    const auto req = m.consumer_epoch == 0 ? consumer_join(k_group, k_consumer, {k_topic})
+                                           : consumer_beat(k_group, k_consumer, m.consumer_epoch, m.consumer_owns);
     auto resp = call<msg::consumer_group_heartbeat_response>(68, 1, req);
     if (!resp) return {};
     if (resp->error_code == 0) {
@@ -228,12 +220,12 @@ TEST_F(ReplicationGroupsIT, AMigratedGroupSurvivesItsCoordinatorsLossWithoutAReb
   ASSERT_TRUE(wait_until([&] { return g.classic_join_and_sync(m) && m.classic_owns.size() == 4; }, 60s)) << logs();
   // ...upgraded when a consumer-protocol member joins; the two settle on two
   // partitions each.
-  auto first = g.consumer_beat(m);
+  auto first = g.consumer_heartbeat(m);
   ASSERT_EQ(first.error_code, 0) << first.error_message.value_or("") << logs();
   ASSERT_TRUE(wait_until(
       [&] {
         if (g.classic_heartbeat(m) == k_rebalance_in_progress && !g.classic_join_and_sync(m)) return false;
-        if (g.consumer_beat(m).error_code != 0) return false;
+        if (g.consumer_heartbeat(m).error_code != 0) return false;
         return m.classic_owns.size() == 2 && count(m.consumer_owns) == 2 && g.classic_heartbeat(m) == 0;
       },
       60s))
@@ -266,7 +258,7 @@ TEST_F(ReplicationGroupsIT, AMigratedGroupSurvivesItsCoordinatorsLossWithoutAReb
   }
   // Both members carry on where they were: no rebalance.
   const int32_t epoch = m.consumer_epoch;
-  auto beat = g.consumer_beat(m);
+  auto beat = g.consumer_heartbeat(m);
   EXPECT_EQ(beat.error_code, 0);
   EXPECT_EQ(beat.member_epoch, epoch);
   EXPECT_EQ(g.classic_heartbeat(m), 0);
@@ -274,7 +266,7 @@ TEST_F(ReplicationGroupsIT, AMigratedGroupSurvivesItsCoordinatorsLossWithoutAReb
   // The consumer-protocol member leaves: a classic group again, which its
   // member rejoins and leads.
   m.consumer_epoch = -1;
-  EXPECT_EQ(g.consumer_beat(m).error_code, 0);
+  EXPECT_EQ(g.consumer_heartbeat(m).error_code, 0);
   ASSERT_TRUE(wait_until([&] { return g.classic_join_and_sync(m) && m.classic_owns.size() == 4; }, 60s)) << logs();
   msg::describe_groups_request dg;
   dg.groups = {k_group};

@@ -5,6 +5,8 @@
 
 #include "tests/integration/versions_support.h"
 
+#include "tests/integration/consumer_heartbeats.h"
+
 #include "protocol/messages/consumer_group_describe.h"
 #include "protocol/messages/consumer_group_heartbeat.h"
 
@@ -14,18 +16,6 @@ namespace {
 constexpr int16_t k_heartbeat68_v = 1, k_describe69_v = 1, k_group_id_not_found = 69;
 
 std::string gname(const char* api, int16_t v) { return std::string(api) + "-v" + std::to_string(v); }
-
-msg::consumer_group_heartbeat_request join_request(const std::string& group, const std::string& member_id,
-                                                   const std::string& topic) {
-  msg::consumer_group_heartbeat_request req;
-  req.group_id = group;
-  req.member_id = member_id;
-  req.member_epoch = 0;
-  req.rebalance_timeout_ms = 30000;
-  req.subscribed_topic_names = std::vector<std::string>{topic};
-  req.topic_partitions.emplace();
-  return req;
-}
 
 // Joins until the coordinator answers (Kafka may still be loading it).
 reply<msg::consumer_group_heartbeat_response> join(sweep_context& ctx, int16_t v,
@@ -50,7 +40,7 @@ void consumer_group_heartbeat_sweep(sweep_context& ctx, int16_t v) {
   const protocol::uuid topic_id = create_topic(c, topic, 3);
   // v0 lets the coordinator name the member; from v1 the member names itself.
   const std::string own_id = v >= 1 ? "member-of-v" + std::to_string(v) + "-0123456789" : "";
-  auto joined = join(ctx, v, join_request(gname("cgh", v), own_id, topic));
+  auto joined = join(ctx, v, consumer_join(gname("cgh", v), own_id, {topic}));
   ASSERT_TRUE(joined);
   EXPECT_EQ(joined->error_code, 0) << joined->error_message.value_or("");
   // Kafka's coordinator may not see a topic just created yet: the member
@@ -58,7 +48,7 @@ void consumer_group_heartbeat_sweep(sweep_context& ctx, int16_t v) {
   ctx.settled([&] {
     if (!joined || joined->error_code != 0 || !joined->assignment || !joined->assignment->topic_partitions.empty())
       return true;
-    auto full = join_request(gname("cgh", v), *joined->member_id, topic);
+    auto full = consumer_join(gname("cgh", v), *joined->member_id, {topic});
     full.member_epoch = joined->member_epoch;
     joined = c.call<msg::consumer_group_heartbeat_response>(68, v, full);
     return false;
@@ -114,14 +104,14 @@ void consumer_group_describe_sweep(sweep_context& ctx, int16_t v) {
   const std::string topic = gname("cgd-topic", v);
   const protocol::uuid topic_id = create_topic(c, topic, 2);
   const std::string member_id = "describe-member-v" + std::to_string(v) + "-0123456789";
-  auto joined = join(ctx, k_heartbeat68_v, join_request(gname("cgd", v), member_id, topic));
+  auto joined = join(ctx, k_heartbeat68_v, consumer_join(gname("cgd", v), member_id, {topic}));
   ASSERT_TRUE(joined);
   ASSERT_EQ(joined->error_code, 0) << joined->error_message.value_or("");
   // As above: Kafka may take a second heartbeat to see the new topic.
   ctx.settled([&] {
     if (!joined || joined->error_code != 0 || !joined->assignment || !joined->assignment->topic_partitions.empty())
       return true;
-    auto full = join_request(gname("cgd", v), member_id, topic);
+    auto full = consumer_join(gname("cgd", v), member_id, {topic});
     full.member_epoch = joined->member_epoch;
     joined = c.call<msg::consumer_group_heartbeat_response>(68, k_heartbeat68_v, full);
     return false;
