@@ -66,25 +66,7 @@ std::optional<streams_refusal> check_streams_heartbeat(const protocol::msg::stre
 }
 
 topology topology_from(const protocol::msg::streams_group_heartbeat_request::topology_data& t) {
-  topology out;
-  out.epoch = t.epoch;
-  auto info = [](const auto& i) {
-    topic_info ti{i.name, i.partitions, i.replication_factor, {}};
-    for (const auto& kv : i.topic_configs) ti.configs.emplace_back(kv.key, kv.value);
-    return ti;
-  };
-  for (const auto& s : t.subtopologies) {
-    auto& o = out.subtopologies.emplace_back();
-    o.id = s.subtopology_id;
-    o.source_topics = s.source_topics;
-    o.source_topic_regex = s.source_topic_regex;
-    for (const auto& c : s.state_changelog_topics) o.state_changelog_topics.push_back(info(c));
-    o.repartition_sink_topics = s.repartition_sink_topics;
-    for (const auto& r : s.repartition_source_topics) o.repartition_source_topics.push_back(info(r));
-    for (const auto& g : s.copartition_groups)
-      o.copartition_groups.push_back({g.source_topics, g.source_topic_regex, g.repartition_source_topics});
-  }
-  return out;
+  return topology_from_message(t);
 }
 
 }  // namespace hw::broker::group::streams

@@ -35,15 +35,6 @@ std::optional<streams_group_record> decode_as(byte_view key, std::optional<byte_
 
 using value_topic_info = msg::streams_group_topology_value::topic_info;
 
-topic_info topic_info_from(const value_topic_info& v) {
-  topic_info out;
-  out.name = v.name;
-  out.partitions = v.partitions;
-  out.replication_factor = v.replication_factor;
-  for (const auto& c : v.topic_configs) out.configs.emplace_back(c.key, c.value);
-  return out;
-}
-
 value_topic_info to_value(const topic_info& t) {
   value_topic_info out;
   out.name = t.name;
@@ -86,22 +77,7 @@ const std::string& group_of(const streams_group_record& record) {
   return std::visit([](const auto& r) -> const std::string& { return r.key.group_id; }, record);
 }
 
-topology topology_from(const msg::streams_group_topology_value& value) {
-  topology out;
-  out.epoch = value.epoch;
-  for (const auto& v : value.subtopologies) {
-    auto& s = out.subtopologies.emplace_back();
-    s.id = v.subtopology_id;
-    s.source_topics = v.source_topics;
-    s.source_topic_regex = v.source_topic_regex;
-    for (const auto& t : v.state_changelog_topics) s.state_changelog_topics.push_back(topic_info_from(t));
-    s.repartition_sink_topics = v.repartition_sink_topics;
-    for (const auto& t : v.repartition_source_topics) s.repartition_source_topics.push_back(topic_info_from(t));
-    for (const auto& g : v.copartition_groups)
-      s.copartition_groups.push_back({g.source_topics, g.source_topic_regex, g.repartition_source_topics});
-  }
-  return out;
-}
+topology topology_from(const msg::streams_group_topology_value& value) { return topology_from_message(value); }
 
 msg::streams_group_topology_value to_value(const topology& t) {
   msg::streams_group_topology_value out;

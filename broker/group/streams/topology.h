@@ -61,6 +61,32 @@ struct topology {
   bool operator==(const topology&) const = default;
 };
 
+// The topology from a generated message of its shape: the heartbeat's
+// Topology or the group's StreamsGroupTopologyValue (same fields), in the
+// member's order.
+template <class Message>
+topology topology_from_message(const Message& m) {
+  topology out;
+  out.epoch = m.epoch;
+  auto info = [](const auto& i) {
+    topic_info t{i.name, i.partitions, i.replication_factor, {}};
+    for (const auto& kv : i.topic_configs) t.configs.emplace_back(kv.key, kv.value);
+    return t;
+  };
+  for (const auto& s : m.subtopologies) {
+    auto& o = out.subtopologies.emplace_back();
+    o.id = s.subtopology_id;
+    o.source_topics = s.source_topics;
+    o.source_topic_regex = s.source_topic_regex;
+    for (const auto& c : s.state_changelog_topics) o.state_changelog_topics.push_back(info(c));
+    o.repartition_sink_topics = s.repartition_sink_topics;
+    for (const auto& r : s.repartition_source_topics) o.repartition_source_topics.push_back(info(r));
+    for (const auto& g : s.copartition_groups)
+      o.copartition_groups.push_back({g.source_topics, g.source_topic_regex, g.repartition_source_topics});
+  }
+  return out;
+}
+
 // StreamsGroupHeartbeatResponse.Status codes.
 enum class topology_status : int8_t {
   stale_topology = 0,
