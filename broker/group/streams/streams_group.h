@@ -69,7 +69,7 @@ class streams_group {
   void hold(const streams_member& m, int delta);
 
   std::string group_id_;
-  int32_t group_epoch_ = 0;
+  int32_t group_epoch_ = 1;  // Kafka 4.3: a new group is at epoch 1, its target too
   int64_t metadata_hash_ = 0;
   int32_t validated_topology_epoch_ = 0;
   std::map<std::string, std::string> last_assignment_configs_;

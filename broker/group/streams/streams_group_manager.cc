@@ -1,0 +1,442 @@
+// streams_group_manager: the shard's streams groups and their heartbeat
+// (see streams_group_manager.h).
+#include "broker/group/streams/streams_group_manager.h"
+
+#include "broker/group/consumer/metadata_hash.h"
+#include "broker/group/streams/target_assignment.h"
+#include "broker/group/streams/task_reconciliation.h"
+
+namespace hw::broker::group::streams {
+
+namespace msg = protocol::msg;
+using protocol::error_code;
+
+namespace {
+
+// One call's records, each replayed into a copy of the group as it is made.
+struct draft {
+  streams_group group;
+  std::vector<streams_group_record> records;
+  std::optional<std::string> error;
+
+  void add(streams_group_record record) {
+    if (auto e = group.replay(record); e && !error) error = "streams group " + group.group_id() + ": " + *e;
+    records.push_back(std::move(record));
+  }
+};
+
+group_metadata_record metadata_record(const std::string& group_id, int32_t epoch, int64_t hash, int32_t validated,
+                                      const std::map<std::string, std::string>& configs) {
+  group_metadata_record r;
+  r.key.group_id = group_id;
+  r.value.emplace();
+  r.value->epoch = epoch;
+  r.value->metadata_hash = hash;
+  r.value->validated_topology_epoch = validated;
+  r.value->last_assignment_configs.emplace();
+  for (const auto& [key, value] : configs) r.value->last_assignment_configs->push_back({key, value, {}});
+  return r;
+}
+
+member_metadata_record member_record(const std::string& group_id, const streams_member& m) {
+  member_metadata_record r;
+  r.key.group_id = group_id;
+  r.key.member_id = m.member_id;
+  r.value = to_value(m.metadata, m.process_id);
+  return r;
+}
+
+using current_task_ids = msg::streams_group_current_member_assignment_value::task_ids;
+
+std::vector<current_task_ids> ids_of(const task_set& tasks) {
+  std::vector<current_task_ids> out;
+  for (const auto& [id, ps] : tasks) {
+    auto& t = out.emplace_back();
+    t.subtopology_id = id;
+    t.partitions = {ps.begin(), ps.end()};
+  }
+  return out;
+}
+
+std::vector<current_task_ids> ids_of(const task_epochs& tasks) {
+  std::vector<current_task_ids> out;
+  for (const auto& [id, ps] : tasks) {
+    auto& t = out.emplace_back();
+    t.subtopology_id = id;
+    t.assignment_epochs.emplace();
+    for (const auto& [p, e] : ps) {
+      t.partitions.push_back(p);
+      t.assignment_epochs->push_back(e);
+    }
+  }
+  return out;
+}
+
+current_assignment_record assignment_record(const std::string& group_id, const streams_member& m) {
+  current_assignment_record r;
+  r.key.group_id = group_id;
+  r.key.member_id = m.member_id;
+  r.value.emplace();
+  r.value->member_epoch = m.epoch;
+  r.value->previous_member_epoch = m.previous_epoch;
+  r.value->state = static_cast<int8_t>(m.state);
+  r.value->active_tasks = ids_of(m.assigned.active);
+  r.value->standby_tasks = ids_of(m.assigned.standby);
+  r.value->warmup_tasks = ids_of(m.assigned.warmup);
+  r.value->active_tasks_pending_revocation = ids_of(m.pending_revocation.active);
+  r.value->standby_tasks_pending_revocation = ids_of(m.pending_revocation.standby);
+  r.value->warmup_tasks_pending_revocation = ids_of(m.pending_revocation.warmup);
+  return r;
+}
+
+template <class Record>
+Record tombstone(const std::string& group_id, const std::string& member_id) {
+  Record r;
+  r.key.group_id = group_id;
+  r.key.member_id = member_id;
+  return r;
+}
+
+using request_task_ids = msg::streams_group_heartbeat_request::task_ids;
+
+task_set tasks_of(const std::vector<request_task_ids>& ids) {
+  task_set out;
+  for (const auto& t : ids) out[t.subtopology_id].insert(t.partitions.begin(), t.partitions.end());
+  return out;
+}
+
+// Kafka's areOwnedTasksContainedInAssignedTasks: every owned task is assigned.
+template <class Held>
+bool contained(const std::optional<std::vector<request_task_ids>>& owned, const std::map<std::string, Held>& assigned) {
+  if (!owned) return false;
+  for (const auto& t : *owned) {
+    auto it = assigned.find(t.subtopology_id);
+    if (it == assigned.end()) return false;
+    for (int32_t p : t.partitions)
+      if (!it->second.count(p)) return false;
+  }
+  return true;
+}
+
+std::optional<streams_refusal> check_epoch(const streams_member& m, const msg::streams_group_heartbeat_request& r) {
+  const int32_t received = r.member_epoch;
+  if (received == 0) return std::nullopt;
+  auto fenced = [&](const char* which) {
+    return streams_refusal{error_code::fenced_member_epoch,
+                           std::string("The streams group member has a ") + which + " member epoch (" +
+                               std::to_string(received) + ") than the one known by the group coordinator (" +
+                               std::to_string(m.epoch) + "). The member must abandon all its partitions and rejoin."};
+  };
+  if (received > m.epoch) return fenced("greater");
+  if (received < m.epoch &&
+      (received != m.previous_epoch || !contained(r.active_tasks, m.assigned.active) ||
+       !contained(r.standby_tasks, m.assigned.standby) || !contained(r.warmup_tasks, m.assigned.warmup)))
+    return fenced("smaller");
+  return std::nullopt;
+}
+
+// A task the member says it owns must exist in the configured topology.
+std::optional<streams_refusal> check_tasks(const std::map<std::string, configured_subtopology>& subtopologies,
+                                           const std::optional<std::vector<request_task_ids>>& tasks) {
+  if (!tasks) return std::nullopt;
+  for (const auto& t : *tasks) {
+    auto s = subtopologies.find(t.subtopology_id);
+    if (s == subtopologies.end())
+      return streams_refusal{error_code::invalid_request,
+                             "Subtopology " + t.subtopology_id + " does not exist in the topology."};
+    for (int32_t p : t.partitions) {
+      if (p < 0 || p >= s->second.tasks) {
+        return streams_refusal{error_code::invalid_request,
+                               "Task " + std::to_string(p) + " for subtopology " + t.subtopology_id +
+                                   " is invalid. Number of tasks for this subtopology: " +
+                                   std::to_string(s->second.tasks)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+int64_t metadata_hash_of(const topology& t, const consumer::topic_image_view& topics) {
+  std::map<std::string, int64_t> hashes;
+  for (const auto& name : required_topics(t)) {
+    auto id = topics.topic_id(name);
+    if (!id) continue;
+    hashes[name] = consumer::topic_hash({*id, name, topics.partition_count(*id), topics.partition_racks(*id)});
+  }
+  return consumer::group_metadata_hash(hashes);
+}
+
+std::vector<msg::streams_group_heartbeat_response::task_ids> response_ids(const task_set& tasks) {
+  std::vector<msg::streams_group_heartbeat_response::task_ids> out;
+  for (const auto& [id, ps] : tasks) {
+    auto& t = out.emplace_back();
+    t.subtopology_id = id;
+    t.partitions = {ps.begin(), ps.end()};
+  }
+  return out;
+}
+
+task_set without_epochs(const task_epochs& tasks) {
+  task_set out;
+  for (const auto& [id, ps] : tasks)
+    for (const auto& [p, e] : ps) out[id].insert(p);
+  return out;
+}
+
+void add_status(msg::streams_group_heartbeat_response& r, topology_status code, std::string detail) {
+  if (!r.status) r.status.emplace();
+  auto& s = r.status->emplace_back();
+  s.status_code = static_cast<int8_t>(code);
+  s.status_detail = std::move(detail);
+}
+
+}  // namespace
+
+streams_heartbeat_outcome streams_group_manager::refuse(error_code code, std::string message) const {
+  streams_heartbeat_outcome out;
+  out.response.error_code = static_cast<int16_t>(code);
+  out.response.error_message = std::move(message);
+  return out;
+}
+
+const streams_group* streams_group_manager::group(const std::string& group_id) const {
+  auto it = groups_.find(group_id);
+  return it == groups_.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string> streams_group_manager::replay(const streams_group_record& record) {
+  const auto& id = group_of(record);
+  auto it = groups_.try_emplace(id, id).first;
+  auto error = it->second.replay(record);
+  if (it->second.deleted()) groups_.erase(it);
+  return error;
+}
+
+void streams_group_manager::activate(int64_t now_ms) {
+  for (const auto& [group_id, g] : groups_)
+    for (const auto& [member_id, m] : g.members()) sessions_[{group_id, member_id}] = now_ms + options_.session_timeout_ms;
+}
+
+std::vector<streams_group_record> streams_group_manager::fence(streams_group& group, const std::string& member_id) {
+  draft d{group, {}, std::nullopt};
+  const std::string& id = group.group_id();
+  d.add(tombstone<current_assignment_record>(id, member_id));
+  d.add(tombstone<target_assignment_member_record>(id, member_id));
+  d.add(tombstone<member_metadata_record>(id, member_id));
+  d.add(metadata_record(id, group.group_epoch() + 1, group.metadata_hash(), group.validated_topology_epoch(),
+                        group.last_assignment_configs()));
+  if (d.error) return {};
+  sessions_.erase({id, member_id});
+  group = std::move(d.group);
+  return std::move(d.records);
+}
+
+streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_group_heartbeat_request& request,
+                                                           const std::string& client_id,
+                                                           const std::string& client_host,
+                                                           const consumer::topic_image_view& topics, int64_t now_ms) {
+  if (auto refused = check_streams_heartbeat(request)) return refuse(refused->code, refused->message);
+  auto git = groups_.find(request.group_id);
+  const bool joining = request.member_epoch == 0;
+
+  // A leave: the member fenced, the group epoch bumped.
+  if (request.member_epoch == -1) {
+    if (git == groups_.end())
+      return refuse(error_code::group_id_not_found, "Streams group " + request.group_id + " not found.");
+    if (!git->second.member(request.member_id)) {
+      return refuse(error_code::unknown_member_id,
+                    "Member " + request.member_id + " is not a member of group " + request.group_id + ".");
+    }
+    streams_heartbeat_outcome out;
+    out.before = git->second;
+    out.records = fence(git->second, request.member_id);
+    out.response.member_id = request.member_id;
+    out.response.member_epoch = -1;
+    out.response.status.emplace();
+    return out;
+  }
+  if (git == groups_.end() && !joining)
+    return refuse(error_code::group_id_not_found, "Streams group " + request.group_id + " not found.");
+  draft d{git == groups_.end() ? streams_group(request.group_id) : git->second, {}, std::nullopt};
+  if (joining && static_cast<int64_t>(d.group.members().size()) >= options_.max_size) {
+    return refuse(error_code::group_max_size_reached, "The streams group has reached its maximum capacity of " +
+                                                          std::to_string(options_.max_size) + " members.");
+  }
+
+  // The member: known, or a new one with Kafka's defaults.
+  streams_member member;
+  if (const auto* found = d.group.member(request.member_id)) {
+    member = *found;
+  } else if (joining) {
+    member.member_id = request.member_id;
+    member.epoch = 0;
+    member.previous_epoch = 0;
+    member.metadata.topology_epoch = -1;
+  } else {
+    return refuse(error_code::unknown_member_id,
+                  "Member " + request.member_id + " is not a member of group " + request.group_id + ".");
+  }
+  if (auto refused = check_epoch(member, request)) return refuse(refused->code, refused->message);
+
+  // 1. The member's metadata.
+  streams_member updated = member;
+  auto& md = updated.metadata;
+  if (request.rack_id) md.rack_id = request.rack_id;
+  if (request.rebalance_timeout_ms != -1) md.rebalance_timeout_ms = request.rebalance_timeout_ms;
+  if (request.topology) md.topology_epoch = request.topology->epoch;
+  md.client_id = client_id;
+  md.client_host = client_host;
+  if (request.process_id) updated.process_id = *request.process_id;
+  if (request.client_tags) {
+    md.client_tags.clear();
+    for (const auto& kv : *request.client_tags) md.client_tags[kv.key] = kv.value;
+  }
+  if (request.user_endpoint) md.endpoint = user_endpoint{request.user_endpoint->host, request.user_endpoint->port};
+  bool bump = false;
+  if (!d.group.member(request.member_id) || updated != member) {
+    d.add(member_record(d.group.group_id(), updated));
+    bump = true;
+  }
+
+  // 2. The topology: the first member's initialises the group's.
+  msg::streams_group_heartbeat_response response;
+  response.status.emplace();  // Kafka answers a list, empty when all is well
+  const bool had_topology = d.group.declared_topology().has_value();
+  topology group_topology;
+  if (request.topology) {
+    topology declared = topology_from(*request.topology);
+    if (!had_topology) {
+      topology_record t;
+      t.key.group_id = d.group.group_id();
+      t.value = to_value(declared);
+      d.add(std::move(t));
+      group_topology = declared;
+    } else if (d.group.declared_topology()->epoch > declared.epoch || *d.group.declared_topology() == declared) {
+      group_topology = *d.group.declared_topology();
+    } else {
+      return refuse(error_code::invalid_request, "Topology updates are not supported yet.");
+    }
+  } else if (had_topology) {
+    group_topology = *d.group.declared_topology();
+  } else {
+    return refuse(error_code::unknown_server_error, "The topology is null and the group topology is also null.");
+  }
+  if (had_topology && updated.metadata.topology_epoch < group_topology.epoch) {
+    add_status(response, topology_status::stale_topology,
+               "The member's topology epoch " + std::to_string(updated.metadata.topology_epoch) +
+                   " is behind the group's topology epoch " + std::to_string(group_topology.epoch) + ".");
+  }
+
+  // 3. The topology against the image, when it is new or the topics changed.
+  const int64_t hash = metadata_hash_of(group_topology, topics);
+  if (hash != d.group.metadata_hash()) bump = true;
+  std::optional<configured_topology> configured = d.group.configured();
+  if (!had_topology || !configured || hash != d.group.metadata_hash()) {
+    auto result = configure_topics(group_topology, hash, [&](const std::string& name) -> std::optional<int32_t> {
+      auto id = topics.topic_id(name);
+      if (!id) return std::nullopt;
+      return topics.partition_count(*id);
+    });
+    if (auto* failed = std::get_if<topology_failure>(&result)) return refuse(failed->code, failed->message);
+    configured = std::get<configured_topology>(result);
+  }
+  int32_t validated = -1;
+  if (configured->ready()) {
+    validated = group_topology.epoch;
+    for (const auto* owned : {&request.active_tasks, &request.standby_tasks, &request.warmup_tasks})
+      if (auto refused = check_tasks(*configured->subtopologies, *owned)) return refuse(refused->code, refused->message);
+  }
+  if (validated != d.group.validated_topology_epoch()) bump = true;
+  const std::map<std::string, std::string> configs{{"num.standby.replicas", std::to_string(options_.num_standby_replicas)}};
+  if (!bump && configs != d.group.last_assignment_configs()) bump = true;
+  if (bump) d.add(metadata_record(d.group.group_id(), d.group.group_epoch() + 1, hash, validated, configs));
+  d.group.set_configured(configured);
+
+  // 4. A target for the group epoch, at most every assignment interval.
+  if (d.group.assignment_epoch() < d.group.group_epoch()) {
+    const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || options_.assignment_interval_ms == 0 ||
+                                 now_ms >= d.group.assignment_timestamp_ms() + options_.assignment_interval_ms;
+    if (interval_passed) {
+      auto target = compute_streams_target(d.group, d.group.group_epoch(), now_ms, {updated, std::nullopt}, *configured,
+                                           options_.num_standby_replicas);
+      if (auto* e = std::get_if<task_assignor_error>(&target)) return refuse(error_code::unknown_server_error, e->message);
+      for (auto& r : std::get<streams_target_result>(target).records) d.add(std::move(r));
+    } else {
+      add_status(response, topology_status::assignment_delayed,
+                 "Assignment delayed due to the configured assignment interval.");
+    }
+  }
+
+  // 5. The member's next step towards its target.
+  streams_member current = updated;
+  if (!(current.state == streams_member_state::stable && current.epoch == d.group.assignment_epoch())) {
+    task_reconciliation_input in;
+    in.target_epoch = d.group.assignment_epoch();
+    if (auto t = d.group.target_assignment().find(request.member_id); t != d.group.target_assignment().end())
+      in.target = t->second;
+    if (request.active_tasks && request.standby_tasks && request.warmup_tasks)
+      in.owned = tasks_tuple{tasks_of(*request.active_tasks), tasks_of(*request.standby_tasks), tasks_of(*request.warmup_tasks)};
+    const streams_group& g = d.group;
+    in.owners.active_process = [&g](const std::string& s, int32_t p) { return g.active_process(s, p); };
+    in.owners.standby_processes = [&g](const std::string& s, int32_t p) { return g.standby_processes(s, p); };
+    in.owners.warmup_processes = [&g](const std::string& s, int32_t p) { return g.warmup_processes(s, p); };
+    auto step = reconcile_tasks(current, in);
+    if (step.error != error_code::none) return refuse(step.error, step.error_message);
+    if (step.next != current) {
+      d.add(assignment_record(d.group.group_id(), step.next));
+      current = step.next;
+    }
+  }
+  if (d.error) return refuse(error_code::unknown_server_error, *d.error);
+
+  streams_heartbeat_outcome out;
+  if (git != groups_.end()) {
+    out.before = std::move(git->second);
+    git->second = std::move(d.group);
+  } else {
+    groups_.emplace(request.group_id, std::move(d.group));
+  }
+  sessions_[{request.group_id, request.member_id}] = now_ms + options_.session_timeout_ms;
+  out.records = std::move(d.records);
+  response.member_id = request.member_id;
+  response.member_epoch = current.epoch;
+  response.heartbeat_interval_ms = options_.heartbeat_interval_ms;
+  if (joining || current.assigned != member.assigned) {
+    response.active_tasks = response_ids(without_epochs(current.assigned.active));
+    response.standby_tasks = response_ids(current.assigned.standby);
+    response.warmup_tasks = response_ids(current.assigned.warmup);
+  }
+  if (configured->error) {
+    add_status(response, configured->error->status, configured->error->message);
+    out.to_create = configured->to_create;
+  }
+  out.response = std::move(response);
+  return out;
+}
+
+std::vector<streams_group_record> streams_group_manager::expire_sessions(int64_t now_ms) {
+  std::vector<std::pair<std::string, std::string>> ended;
+  for (const auto& [key, deadline] : sessions_)
+    if (deadline <= now_ms) ended.push_back(key);
+  std::vector<streams_group_record> out;
+  for (const auto& [group_id, member_id] : ended) {
+    auto git = groups_.find(group_id);
+    if (git == groups_.end() || !git->second.member(member_id)) {
+      sessions_.erase({group_id, member_id});
+      continue;
+    }
+    auto records = fence(git->second, member_id);
+    if (records.empty()) sessions_.erase({group_id, member_id});
+    out.insert(out.end(), records.begin(), records.end());
+  }
+  return out;
+}
+
+std::optional<int64_t> streams_group_manager::next_deadline_ms() const {
+  std::optional<int64_t> next;
+  for (const auto& [key, deadline] : sessions_)
+    if (!next || deadline < *next) next = deadline;
+  return next;
+}
+
+}  // namespace hw::broker::group::streams

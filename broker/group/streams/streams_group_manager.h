@@ -1,0 +1,82 @@
+#pragma once
+// The streams groups of one `__consumer_offsets` shard and the
+// StreamsGroupHeartbeat that drives them (Kafka 4.3.1's GroupMetadataManager
+// for the streams protocol): a member joins with its topology, heartbeats,
+// is reconciled towards its target task by task, leaves or is fenced when
+// its session ends. Each call returns the records that persist what it
+// decided, already replayed into the group, and the answer (with the
+// internal topics the broker should create). Pure: the caller supplies the
+// clock and the topic image; on the shard's strand.
+//
+// Built so far: joins, heartbeats and leaves of dynamic members; the
+// topology initialised by the first member and STALE_TOPOLOGY for members
+// behind it; the topology configured against the image (its metadata hash
+// checked at each heartbeat), the validated topology epoch and the
+// assignment configs in the group record; the target assignment (at most
+// every assignment interval) and each member's reconciliation; statuses
+// MISSING_SOURCE_TOPICS, INCORRECTLY_PARTITIONED_TOPICS,
+// MISSING_INTERNAL_TOPICS, STALE_TOPOLOGY, ASSIGNMENT_DELAYED; session
+// expiry. Not yet: the initial rebalance delay, endpoints for interactive
+// queries, shutdown requests, rebalance timeouts.
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "broker/group/consumer/target_assignment.h"
+#include "broker/group/streams/heartbeat_request.h"
+#include "broker/group/streams/streams_group.h"
+#include "protocol/messages/streams_group_heartbeat.h"
+
+namespace hw::broker::group::streams {
+
+// Kafka 4.3's group.streams.* keys and defaults.
+struct streams_group_options {
+  int32_t session_timeout_ms = 45000;
+  int32_t heartbeat_interval_ms = 5000;
+  int32_t max_size = std::numeric_limits<int32_t>::max();
+  int32_t num_standby_replicas = 0;
+  int32_t assignment_interval_ms = 1000;
+};
+
+struct streams_heartbeat_outcome {
+  std::vector<streams_group_record> records;  // already replayed into the group
+  protocol::msg::streams_group_heartbeat_response response;
+  // With records: the group as it was before them (nullopt: none).
+  std::optional<streams_group> before;
+  // Internal topics the topology needs that do not exist yet.
+  std::vector<internal_topic> to_create;
+};
+
+class streams_group_manager {
+ public:
+  explicit streams_group_manager(streams_group_options options) : options_(options) {}
+
+  streams_heartbeat_outcome heartbeat(const protocol::msg::streams_group_heartbeat_request& request,
+                                      const std::string& client_id, const std::string& client_host,
+                                      const consumer::topic_image_view& topics, int64_t now_ms);
+
+  // Fences every member whose session ended by now: the records removing them.
+  std::vector<streams_group_record> expire_sessions(int64_t now_ms);
+  std::optional<int64_t> next_deadline_ms() const;
+
+  std::optional<std::string> replay(const streams_group_record& record);
+  void activate(int64_t now_ms);
+
+  const streams_group* group(const std::string& group_id) const;
+  const std::map<std::string, streams_group>& groups() const { return groups_; }
+
+ private:
+  streams_heartbeat_outcome refuse(protocol::error_code code, std::string message) const;
+  // The records fencing `member_id` (its tombstones, then the group epoch bumped).
+  std::vector<streams_group_record> fence(streams_group& group, const std::string& member_id);
+
+  streams_group_options options_;
+  std::map<std::string, streams_group> groups_;
+  std::map<std::pair<std::string, std::string>, int64_t> sessions_;  // (group, member) → when it ends
+};
+
+}  // namespace hw::broker::group::streams

@@ -1,0 +1,166 @@
+// StreamsGroupHeartbeat through the shard's streams groups, as Kafka 4.3.1's
+// coordinator answers it: the first member's topology initialises the
+// group, tasks are assigned and reconciled (revoked before they move), the
+// topology's problems come back as statuses (with the internal topics to
+// create), a member behind the topology is told it is stale, epochs are
+// checked, members leave or are fenced when their session ends.
+#include <gtest/gtest.h>
+
+#include "broker/group/streams/streams_group_manager.h"
+#include "tests/broker/consumer_group_support.h"
+
+namespace hw::broker::group::streams {
+namespace {
+
+using protocol::error_code;
+using request = protocol::msg::streams_group_heartbeat_request;
+using response = protocol::msg::streams_group_heartbeat_response;
+
+request join(const std::string& member, const std::string& process, int32_t topology_epoch = 1,
+             const std::string& source = "in") {
+  request r;
+  r.group_id = "app";
+  r.member_id = member;
+  r.member_epoch = 0;
+  r.rebalance_timeout_ms = 30000;
+  r.process_id = process;
+  r.active_tasks.emplace();
+  r.standby_tasks.emplace();
+  r.warmup_tasks.emplace();
+  r.topology.emplace();
+  r.topology->epoch = topology_epoch;
+  auto& s = r.topology->subtopologies.emplace_back();
+  s.subtopology_id = "0";
+  s.source_topics = {source};
+  return r;
+}
+
+request beat(const std::string& member, int32_t epoch, const std::set<int32_t>& owned) {
+  request r;
+  r.group_id = "app";
+  r.member_id = member;
+  r.member_epoch = epoch;
+  r.active_tasks.emplace();
+  if (!owned.empty()) r.active_tasks->push_back({"0", {owned.begin(), owned.end()}, {}});
+  r.standby_tasks.emplace();
+  r.warmup_tasks.emplace();
+  return r;
+}
+
+std::set<int32_t> active_of(const response& r) {
+  std::set<int32_t> out;
+  if (r.active_tasks)
+    for (const auto& t : *r.active_tasks) out.insert(t.partitions.begin(), t.partitions.end());
+  return out;
+}
+
+struct harness {
+  streams_group_manager manager{streams_group_options{45000, 5000, 100, 0, 0}};
+  hw::testing::topic_map_image topics;
+  int64_t now = 1000;
+  harness() { topics.add("in", 1, 4); }
+  streams_heartbeat_outcome send(const request& r) { return manager.heartbeat(r, "client", "/127.0.0.1", topics, now); }
+};
+
+TEST(StreamsManager, MembersJoinGetTasksAndHandThemOverBeforeTheyMove) {
+  harness h;
+  auto a = h.send(join("a", "p1"));
+  ASSERT_EQ(a.response.error_code, 0) << a.response.error_message.value_or("");
+  EXPECT_EQ(a.response.member_epoch, 2);
+  EXPECT_EQ(active_of(a.response), (std::set<int32_t>{0, 1, 2, 3}));
+  EXPECT_TRUE(a.response.status->empty());
+  EXPECT_TRUE(a.to_create.empty());
+  EXPECT_EQ(h.manager.group("app")->state(), streams_group_state::stable);
+  // member metadata, topology, group, target of a, target epoch, a's assignment
+  EXPECT_EQ(a.records.size(), 6u);
+
+  auto b = h.send(join("b", "p2"));
+  ASSERT_EQ(b.response.error_code, 0);
+  EXPECT_EQ(b.response.member_epoch, 3);
+  EXPECT_TRUE(active_of(b.response).empty());  // its tasks are still a's
+  // a revokes what its new target drops, then moves on.
+  auto a2 = h.send(beat("a", 2, {0, 1, 2, 3}));
+  ASSERT_EQ(a2.response.error_code, 0);
+  EXPECT_EQ(a2.response.member_epoch, 2);
+  const auto kept = active_of(a2.response);
+  EXPECT_EQ(kept.size(), 2u);
+  auto a3 = h.send(beat("a", 2, kept));
+  EXPECT_EQ(a3.response.member_epoch, 3);
+  auto b2 = h.send(beat("b", 3, {}));
+  EXPECT_EQ(active_of(b2.response).size(), 2u);
+  for (int32_t t : active_of(b2.response)) EXPECT_FALSE(kept.count(t));
+  h.send(beat("a", 3, kept));
+  h.send(beat("b", 3, active_of(b2.response)));
+  EXPECT_EQ(h.manager.group("app")->state(), streams_group_state::stable);
+}
+
+TEST(StreamsManager, TopologyProblemsAreStatuses) {
+  harness h;
+  auto missing = h.send(join("a", "p1", 1, "absent"));
+  ASSERT_EQ(missing.response.error_code, 0);
+  ASSERT_EQ(missing.response.status->size(), 1u);
+  EXPECT_EQ(missing.response.status->at(0).status_code, 1);
+  EXPECT_EQ(missing.response.status->at(0).status_detail, "Source topics absent are missing.");
+  EXPECT_TRUE(active_of(missing.response).empty());
+  EXPECT_EQ(h.manager.group("app")->state(), streams_group_state::not_ready);
+
+  harness s;
+  auto r = join("a", "p1");
+  r.topology->subtopologies[0].state_changelog_topics.push_back({"app-store-changelog", 0, 0, {}, {}});
+  auto out = s.send(r);
+  ASSERT_EQ(out.response.status->size(), 1u);
+  EXPECT_EQ(out.response.status->at(0).status_code, 3);
+  EXPECT_EQ(out.response.status->at(0).status_detail, "Internal topics are missing: app-store-changelog");
+  ASSERT_EQ(out.to_create.size(), 1u);
+  EXPECT_EQ(out.to_create[0].partitions, 4);
+  // Once the broker made it, the next heartbeat gets the tasks.
+  s.topics.add("app-store-changelog", 2, 4);
+  auto ready = s.send(beat("a", out.response.member_epoch, {}));
+  EXPECT_TRUE(ready.response.status->empty());
+  EXPECT_EQ(active_of(ready.response).size(), 4u);
+}
+
+TEST(StreamsManager, TheFirstTopologyStandsAndOlderMembersAreStale) {
+  harness h;
+  ASSERT_EQ(h.send(join("a", "p1", 2)).response.error_code, 0);
+  auto changed = join("b", "p2", 3, "other");
+  auto refused = h.send(changed);
+  EXPECT_EQ(refused.response.error_code, static_cast<int16_t>(error_code::invalid_request));
+  EXPECT_EQ(refused.response.error_message, std::optional<std::string>("Topology updates are not supported yet."));
+  auto old = h.send(join("c", "p3", 1, "other"));
+  ASSERT_EQ(old.response.error_code, 0);
+  ASSERT_FALSE(old.response.status->empty());
+  EXPECT_EQ(old.response.status->at(0).status_code, 0);
+  EXPECT_EQ(old.response.status->at(0).status_detail, "The member's topology epoch 1 is behind the group's topology epoch 2.");
+}
+
+TEST(StreamsManager, EpochsAreCheckedAndMembersLeaveOrExpire) {
+  harness h;
+  auto a = h.send(join("a", "p1"));
+  auto ahead = h.send(beat("a", 9, {}));
+  EXPECT_EQ(ahead.response.error_code, static_cast<int16_t>(error_code::fenced_member_epoch));
+  EXPECT_EQ(ahead.response.error_message,
+            std::optional<std::string>("The streams group member has a greater member epoch (9) than the one known by "
+                                       "the group coordinator (2). The member must abandon all its partitions and "
+                                       "rejoin."));
+  EXPECT_EQ(h.send(beat("x", 2, {})).response.error_code, static_cast<int16_t>(error_code::unknown_member_id));
+  auto other = beat("a", 2, {});
+  other.group_id = "nope";
+  EXPECT_EQ(h.send(other).response.error_message, std::optional<std::string>("Streams group nope not found."));
+  h.send(join("b", "p2"));
+  // b leaves: fenced, the group epoch bumped.
+  auto left = h.send(beat("b", -1, {}));
+  ASSERT_EQ(left.response.error_code, 0);
+  EXPECT_EQ(left.response.member_epoch, -1);
+  EXPECT_EQ(h.manager.group("app")->member("b"), nullptr);
+  EXPECT_EQ(h.manager.group("app")->group_epoch(), 4);
+  // a stops heartbeating: its session ends.
+  EXPECT_EQ(h.manager.next_deadline_ms(), h.now + 45000);
+  EXPECT_FALSE(h.manager.expire_sessions(h.now + 45000).empty());
+  EXPECT_TRUE(h.manager.group("app")->members().empty());
+  EXPECT_EQ(h.manager.group("app")->state(), streams_group_state::empty);
+  (void)a;
+}
+
+}  // namespace
+}  // namespace hw::broker::group::streams
