@@ -23,15 +23,6 @@ namespace hw::testing::differential {
 namespace {
 
 namespace msg = protocol::msg;
-using R = allowed::rule;
-
-const allowlist& member_allow() {
-  static const allowlist k = {
-      {"*member_id", R::same_emptiness, "member ids are generated (client id + random UUID) by each broker"},
-      {"leader", R::same_emptiness, "JoinGroup: the leader is a generated member id"},
-  };
-  return k;
-}
 
 msg::join_group_request join_req(const std::string& group, const std::string& member_id) {
   msg::join_group_request req;

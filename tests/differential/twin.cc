@@ -45,6 +45,15 @@ const allowlist& common_allowlist() {
   return k_common;
 }
 
+const allowlist& member_allow() {
+  using R = allowed::rule;
+  static const allowlist k = {
+      {"*member_id", R::same_emptiness, "member ids are generated (client id + random UUID) by each broker"},
+      {"leader", R::same_emptiness, "JoinGroup: the leader is a generated member id"},
+  };
+  return k;
+}
+
 bool expect_same(const exchange& e, const allowlist& extra) {
   const std::string title = e.what + " (api " + std::to_string(e.key) + " v" + std::to_string(e.version) + ")";
   const answer& k = e.of(side::kafka);

@@ -85,6 +85,9 @@ struct exchange {
 
 // Differences every comparison tolerates, each with its reason (twin.cc).
 const allowlist& common_allowlist();
+// And those of group answers: member ids and the JoinGroup leader are each
+// broker's own generated ids.
+const allowlist& member_allow();
 
 // A gtest failure listing every field that differs (beyond the common
 // allowlist and extra) or a side that did not answer, with both dumps.

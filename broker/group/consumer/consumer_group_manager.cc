@@ -138,9 +138,9 @@ std::optional<consumer_group_manager::fence_result> consumer_group_manager::fenc
   for (const auto& id : member_ids) {
     if (const auto* m = group.member(id); m && !m->subscription.subscribed_topic_regex.empty())
       regexes.insert(m->subscription.subscribed_topic_regex);
-    d.add(tombstone<current_assignment_record>(group_id, id));
-    d.add(tombstone<target_assignment_member_record>(group_id, id));
-    d.add(tombstone<member_metadata_record>(group_id, id));
+    d.add(member_tombstone<current_assignment_record>(group_id, id));
+    d.add(member_tombstone<target_assignment_member_record>(group_id, id));
+    d.add(member_tombstone<member_metadata_record>(group_id, id));
   }
   // A regular expression nobody subscribes to any more is forgotten.
   for (const auto& regex : regexes)
@@ -200,9 +200,9 @@ void consumer_group_manager::replace_static_member(draft& d, const consumer_memb
   topic_partitions target;
   if (auto t = d.group.target_assignment().find(old_member.member_id); t != d.group.target_assignment().end())
     target = t->second;
-  d.add(tombstone<current_assignment_record>(group_id, old_member.member_id));
-  d.add(tombstone<target_assignment_member_record>(group_id, old_member.member_id));
-  d.add(tombstone<member_metadata_record>(group_id, old_member.member_id));
+  d.add(member_tombstone<current_assignment_record>(group_id, old_member.member_id));
+  d.add(member_tombstone<target_assignment_member_record>(group_id, old_member.member_id));
+  d.add(member_tombstone<member_metadata_record>(group_id, old_member.member_id));
   member_metadata_record m;
   m.key.group_id = group_id;
   m.key.member_id = replacement.member_id;
@@ -566,12 +566,15 @@ std::optional<int64_t> consumer_group_manager::next_deadline_ms() const {
 std::vector<consumer_group_record> deletion_records(const consumer_group& group) {
   const std::string& group_id = group.group_id();
   std::vector<consumer_group_record> out;
-  for (const auto& [id, m] : group.members()) out.push_back(tombstone<current_assignment_record>(group_id, id));
-  for (const auto& [id, m] : group.members()) out.push_back(tombstone<target_assignment_member_record>(group_id, id));
+  for (const auto& [id, m] : group.members())
+    out.push_back(member_tombstone<current_assignment_record>(group_id, id));
+  for (const auto& [id, m] : group.members())
+    out.push_back(member_tombstone<target_assignment_member_record>(group_id, id));
   target_assignment_epoch_record target;
   target.key.group_id = group_id;
   out.push_back(std::move(target));
-  for (const auto& [id, m] : group.members()) out.push_back(tombstone<member_metadata_record>(group_id, id));
+  for (const auto& [id, m] : group.members())
+    out.push_back(member_tombstone<member_metadata_record>(group_id, id));
   for (const auto& [regex, r] : group.resolved_regexes()) out.push_back(regex_record(group_id, regex));
   partition_metadata_record subscription;
   subscription.key.group_id = group_id;

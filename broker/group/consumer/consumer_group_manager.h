@@ -343,6 +343,9 @@ class consumer_group_manager {
   // classic member's only at load: it has its join and sync timeouts).
   void track_revocation(const std::string& group_id, const consumer_member& member, int64_t now_ms,
                         bool classic_too = false);
+  // A classic member told to rejoin (REBALANCE_IN_PROGRESS), its join
+  // timeout started unless it runs already.
+  protocol::error_code ask_to_rejoin(const std::string& group_id, const consumer_member& member, int64_t now_ms);
   // A member's session timeout: its JoinGroup's for a classic member.
   int32_t session_timeout_of(const std::string& group_id, const consumer_member& member) const;
   void forget_member(const std::string& group_id, const std::string& member_id);

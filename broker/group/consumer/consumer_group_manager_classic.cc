@@ -65,6 +65,22 @@ std::variant<const consumer_member*, error_code> classic_member_at(const consume
   return m;
 }
 
+// A classic member's subscription after its JoinGroup: its protocols'
+// embedded subscription and its timeouts (a field not given keeps its value).
+member_subscription classic_subscription_of(member_subscription s, const msg::join_group_request& request,
+                                            const classic_subscription& embedded, int32_t rebalance_timeout_ms,
+                                            const std::string& client_id, const std::string& client_host) {
+  if (request.group_instance_id) s.instance_id = request.group_instance_id;
+  if (embedded.rack_id && !embedded.rack_id->empty()) s.rack_id = embedded.rack_id;
+  if (rebalance_timeout_ms != -1) s.rebalance_timeout_ms = rebalance_timeout_ms;
+  s.subscribed_topic_names = {embedded.topics.begin(), embedded.topics.end()};
+  s.subscribed_topic_regex.clear();  // a classic member resolves its pattern itself
+  s.client_id = client_id;
+  s.client_host = client_host;
+  s.classic = classic_member_metadata{request.session_timeout_ms, protocols_of(request)};
+  return s;
+}
+
 }  // namespace
 
 // --- Upgrade -------------------------------------------------------------------
@@ -222,15 +238,8 @@ classic_join_outcome consumer_group_manager::classic_join(const msg::join_group_
   // 1. The member's subscription, as its protocols embed it.
   const int32_t rebalance_timeout = version == 0 ? request.session_timeout_ms : request.rebalance_timeout_ms;
   consumer_member updated = member;
-  auto& s = updated.subscription;
-  if (request.group_instance_id) s.instance_id = request.group_instance_id;
-  if (subscription->rack_id && !subscription->rack_id->empty()) s.rack_id = subscription->rack_id;
-  if (rebalance_timeout != -1) s.rebalance_timeout_ms = rebalance_timeout;
-  s.subscribed_topic_names = {subscription->topics.begin(), subscription->topics.end()};
-  s.subscribed_topic_regex.clear();  // a classic member resolves its pattern itself
-  s.client_id = client_id;
-  s.client_host = client_host;
-  s.classic = classic_member_metadata{request.session_timeout_ms, protocols_of(request)};
+  updated.subscription = classic_subscription_of(member.subscription, request, *subscription, rebalance_timeout,
+                                                 client_id, client_host);
   bool bump = false;
   if (!known || updated.subscription != member.subscription) {
     if (auto refused = subscribe(d, member, updated, topics, {}, now_ms, bump)) return fail(refused->code);
@@ -280,6 +289,13 @@ classic_join_outcome consumer_group_manager::classic_join(const msg::join_group_
 
 // --- SyncGroup and Heartbeat ------------------------------------------------------
 
+error_code consumer_group_manager::ask_to_rejoin(const std::string& group_id, const consumer_member& member,
+                                                 int64_t now_ms) {
+  // It is fenced if it has not rejoined within its rebalance timeout.
+  join_timeouts_.try_emplace({group_id, member.member_id}, now_ms + member.subscription.rebalance_timeout_ms);
+  return error_code::rebalance_in_progress;
+}
+
 msg::sync_group_response consumer_group_manager::classic_sync(const msg::sync_group_request& request,
                                                               const topic_image_view& topics, int64_t now_ms) {
   msg::sync_group_response out;
@@ -298,8 +314,7 @@ msg::sync_group_response consumer_group_manager::classic_sync(const msg::sync_gr
   if (group->assignment_epoch() > member.current.epoch.value &&
       member.current.state != member_state::unrevoked_partitions) {
     // A new target since it joined: it must join again to catch up.
-    join_timeouts_.try_emplace({group->group_id(), member.member_id}, now_ms + member.subscription.rebalance_timeout_ms);
-    out.error_code = code(error_code::rebalance_in_progress);
+    out.error_code = code(ask_to_rejoin(group->group_id(), member, now_ms));
     return out;
   }
   sync_timeouts_.erase({group->group_id(), member.member_id});
@@ -326,8 +341,7 @@ msg::heartbeat_response consumer_group_manager::classic_heartbeat(const msg::hea
   if (member.current.epoch.value < group->assignment_epoch() ||
       member.current.state == member_state::unrevoked_partitions ||
       (member.current.state == member_state::unreleased_partitions && !group->waiting_on_unreleased_partition(member))) {
-    join_timeouts_.try_emplace({group->group_id(), member.member_id}, now_ms + member.subscription.rebalance_timeout_ms);
-    out.error_code = code(error_code::rebalance_in_progress);
+    out.error_code = code(ask_to_rejoin(group->group_id(), member, now_ms));
   }
   return out;
 }

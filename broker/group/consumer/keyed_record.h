@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "broker/group/coordinator_record.h"
 #include "protocol/wire/version_prefixed.h"
@@ -20,6 +21,15 @@ struct keyed_record {
 };
 
 inline constexpr int16_t keyed_value_version = 0;
+
+// A member's record deleted: its key, no value.
+template <class Record>
+Record member_tombstone(const std::string& group_id, const std::string& member_id) {
+  Record r;
+  r.key.group_id = group_id;
+  r.key.member_id = member_id;
+  return r;
+}
 
 template <class Record>
 coordinator_record encode_keyed(const Record& r, int16_t record_type) {

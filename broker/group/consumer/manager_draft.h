@@ -42,14 +42,6 @@ inline group_epoch_record epoch_record(const std::string& group_id, int32_t epoc
   return r;
 }
 
-template <class Record>
-Record tombstone(const std::string& group_id, const std::string& member_id) {
-  Record r;
-  r.key.group_id = group_id;
-  r.key.member_id = member_id;
-  return r;
-}
-
 // The member's current assignment record.
 inline current_assignment_record current_record(const std::string& group_id, const consumer_member& member) {
   current_assignment_record r;

@@ -89,14 +89,6 @@ current_assignment_record assignment_record(const std::string& group_id, const s
   return r;
 }
 
-template <class Record>
-Record tombstone(const std::string& group_id, const std::string& member_id) {
-  Record r;
-  r.key.group_id = group_id;
-  r.key.member_id = member_id;
-  return r;
-}
-
 using request_task_ids = msg::streams_group_heartbeat_request::task_ids;
 
 task_set tasks_of(const std::vector<request_task_ids>& ids) {
@@ -220,9 +212,9 @@ void streams_group_manager::activate(int64_t now_ms) {
 std::vector<streams_group_record> streams_group_manager::fence(streams_group& group, const std::string& member_id) {
   draft d{group, {}, std::nullopt};
   const std::string& id = group.group_id();
-  d.add(tombstone<current_assignment_record>(id, member_id));
-  d.add(tombstone<target_assignment_member_record>(id, member_id));
-  d.add(tombstone<member_metadata_record>(id, member_id));
+  d.add(consumer::member_tombstone<current_assignment_record>(id, member_id));
+  d.add(consumer::member_tombstone<target_assignment_member_record>(id, member_id));
+  d.add(consumer::member_tombstone<member_metadata_record>(id, member_id));
   d.add(metadata_record(id, group.group_epoch() + 1, group.metadata_hash(), group.validated_topology_epoch(),
                         group.last_assignment_configs()));
   if (d.error) return {};
@@ -231,41 +223,22 @@ std::vector<streams_group_record> streams_group_manager::fence(streams_group& gr
   return std::move(d.records);
 }
 
-streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_group_heartbeat_request& request,
-                                                           const std::string& client_id,
-                                                           const std::string& client_host,
-                                                           const consumer::topic_image_view& topics, int64_t now_ms) {
-  if (auto refused = check_streams_heartbeat(request)) return refuse(refused->code, refused->message);
-  auto git = groups_.find(request.group_id);
+namespace {
+
+using refusal_or = std::optional<streams_refusal>;
+
+// Who the heartbeat comes from: the member as known, or a new one with
+// Kafka's defaults when it joins; its epoch checked.
+std::variant<streams_member, streams_refusal> identify(const streams_group& group,
+                                                       const msg::streams_group_heartbeat_request& request,
+                                                       const streams_group_options& options) {
   const bool joining = request.member_epoch == 0;
-
-  // A leave: the member fenced, the group epoch bumped.
-  if (request.member_epoch == -1) {
-    if (git == groups_.end())
-      return refuse(error_code::group_id_not_found, "Streams group " + request.group_id + " not found.");
-    if (!git->second.member(request.member_id)) {
-      return refuse(error_code::unknown_member_id,
-                    "Member " + request.member_id + " is not a member of group " + request.group_id + ".");
-    }
-    streams_heartbeat_outcome out;
-    out.before = git->second;
-    out.records = fence(git->second, request.member_id);
-    out.response.member_id = request.member_id;
-    out.response.member_epoch = -1;
-    out.response.status.emplace();
-    return out;
+  if (joining && static_cast<int64_t>(group.members().size()) >= options.max_size) {
+    return streams_refusal{error_code::group_max_size_reached, "The streams group has reached its maximum capacity of " +
+                                                                   std::to_string(options.max_size) + " members."};
   }
-  if (git == groups_.end() && !joining)
-    return refuse(error_code::group_id_not_found, "Streams group " + request.group_id + " not found.");
-  draft d{git == groups_.end() ? streams_group(request.group_id) : git->second, {}, std::nullopt};
-  if (joining && static_cast<int64_t>(d.group.members().size()) >= options_.max_size) {
-    return refuse(error_code::group_max_size_reached, "The streams group has reached its maximum capacity of " +
-                                                          std::to_string(options_.max_size) + " members.");
-  }
-
-  // The member: known, or a new one with Kafka's defaults.
   streams_member member;
-  if (const auto* found = d.group.member(request.member_id)) {
+  if (const auto* found = group.member(request.member_id)) {
     member = *found;
   } else if (joining) {
     member.member_id = request.member_id;
@@ -273,91 +246,156 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
     member.previous_epoch = 0;
     member.metadata.topology_epoch = -1;
   } else {
-    return refuse(error_code::unknown_member_id,
-                  "Member " + request.member_id + " is not a member of group " + request.group_id + ".");
+    return streams_refusal{error_code::unknown_member_id,
+                           "Member " + request.member_id + " is not a member of group " + request.group_id + "."};
   }
-  if (auto refused = check_epoch(member, request)) return refuse(refused->code, refused->message);
+  if (auto refused = check_epoch(member, request)) return *refused;
+  return member;
+}
 
-  // 1. The member's metadata.
-  streams_member updated = member;
-  auto& md = updated.metadata;
+// The member with the heartbeat's metadata applied (a field left null keeps its value).
+streams_member with_metadata(streams_member m, const msg::streams_group_heartbeat_request& request,
+                             const std::string& client_id, const std::string& client_host) {
+  auto& md = m.metadata;
   if (request.rack_id) md.rack_id = request.rack_id;
   if (request.rebalance_timeout_ms != -1) md.rebalance_timeout_ms = request.rebalance_timeout_ms;
   if (request.topology) md.topology_epoch = request.topology->epoch;
   md.client_id = client_id;
   md.client_host = client_host;
-  if (request.process_id) updated.process_id = *request.process_id;
+  if (request.process_id) m.process_id = *request.process_id;
   if (request.client_tags) {
     md.client_tags.clear();
     for (const auto& kv : *request.client_tags) md.client_tags[kv.key] = kv.value;
   }
   if (request.user_endpoint) md.endpoint = user_endpoint{request.user_endpoint->host, request.user_endpoint->port};
-  bool bump = false;
-  if (!d.group.member(request.member_id) || updated != member) {
-    d.add(member_record(d.group.group_id(), updated));
-    bump = true;
-  }
+  return m;
+}
 
-  // 2. The topology: the first member's initialises the group's.
-  msg::streams_group_heartbeat_response response;
-  response.status.emplace();  // Kafka answers a list, empty when all is well
-  const bool had_topology = d.group.declared_topology().has_value();
-  topology group_topology;
+// The group's topology: the first member's initialises it (its record
+// into the draft); a member behind it is told it is stale.
+std::variant<topology, streams_refusal> group_topology(draft& d, const msg::streams_group_heartbeat_request& request,
+                                                       const streams_member& member,
+                                                       msg::streams_group_heartbeat_response& response) {
+  const auto& existing = d.group.declared_topology();
+  topology out;
   if (request.topology) {
     topology declared = topology_from(*request.topology);
-    if (!had_topology) {
+    if (!existing) {
       topology_record t;
       t.key.group_id = d.group.group_id();
       t.value = to_value(declared);
       d.add(std::move(t));
-      group_topology = declared;
-    } else if (d.group.declared_topology()->epoch > declared.epoch || *d.group.declared_topology() == declared) {
-      group_topology = *d.group.declared_topology();
-    } else {
-      return refuse(error_code::invalid_request, "Topology updates are not supported yet.");
+      return declared;
     }
-  } else if (had_topology) {
-    group_topology = *d.group.declared_topology();
+    if (existing->epoch <= declared.epoch && *existing != declared)
+      return streams_refusal{error_code::invalid_request, "Topology updates are not supported yet."};
+    out = *existing;
+  } else if (existing) {
+    out = *existing;
   } else {
-    return refuse(error_code::unknown_server_error, "The topology is null and the group topology is also null.");
+    return streams_refusal{error_code::unknown_server_error,
+                           "The topology is null and the group topology is also null."};
   }
-  if (had_topology && updated.metadata.topology_epoch < group_topology.epoch) {
+  if (member.metadata.topology_epoch < out.epoch) {
     add_status(response, topology_status::stale_topology,
-               "The member's topology epoch " + std::to_string(updated.metadata.topology_epoch) +
-                   " is behind the group's topology epoch " + std::to_string(group_topology.epoch) + ".");
+               "The member's topology epoch " + std::to_string(member.metadata.topology_epoch) +
+                   " is behind the group's topology epoch " + std::to_string(out.epoch) + ".");
   }
+  return out;
+}
 
-  // 3. The topology against the image, when it is new or the topics changed.
-  const int64_t hash = metadata_hash_of(group_topology, topics);
+// The topology against the image, configured again when the group had none
+// or its topics changed (metadata hash); the group record when the epoch
+// moves (`bump` already, a new hash, a newly validated topology epoch, other
+// assignment configs).
+std::variant<configured_topology, streams_refusal> configure(draft& d, const topology& t, bool new_topology, bool bump,
+                                                             const msg::streams_group_heartbeat_request& request,
+                                                             const consumer::topic_image_view& topics,
+                                                             const streams_group_options& options) {
+  const int64_t hash = metadata_hash_of(t, topics);
   if (hash != d.group.metadata_hash()) bump = true;
   std::optional<configured_topology> configured = d.group.configured();
-  if (!had_topology || !configured || hash != d.group.metadata_hash()) {
-    auto result = configure_topics(group_topology, hash, [&](const std::string& name) -> std::optional<int32_t> {
+  if (new_topology || !configured || hash != d.group.metadata_hash()) {
+    auto result = configure_topics(t, hash, [&](const std::string& name) -> std::optional<int32_t> {
       auto id = topics.topic_id(name);
-      if (!id) return std::nullopt;
-      return topics.partition_count(*id);
+      return id ? std::optional<int32_t>(topics.partition_count(*id)) : std::nullopt;
     });
-    if (auto* failed = std::get_if<topology_failure>(&result)) return refuse(failed->code, failed->message);
+    if (auto* failed = std::get_if<topology_failure>(&result)) return streams_refusal{failed->code, failed->message};
     configured = std::get<configured_topology>(result);
   }
   int32_t validated = -1;
   if (configured->ready()) {
-    validated = group_topology.epoch;
+    validated = t.epoch;
     for (const auto* owned : {&request.active_tasks, &request.standby_tasks, &request.warmup_tasks})
-      if (auto refused = check_tasks(*configured->subtopologies, *owned)) return refuse(refused->code, refused->message);
+      if (auto refused = check_tasks(*configured->subtopologies, *owned)) return *refused;
   }
   if (validated != d.group.validated_topology_epoch()) bump = true;
-  const std::map<std::string, std::string> configs{{"num.standby.replicas", std::to_string(options_.num_standby_replicas)}};
-  if (!bump && configs != d.group.last_assignment_configs()) bump = true;
+  const std::map<std::string, std::string> configs{{"num.standby.replicas", std::to_string(options.num_standby_replicas)}};
+  if (configs != d.group.last_assignment_configs()) bump = true;
   if (bump) d.add(metadata_record(d.group.group_id(), d.group.group_epoch() + 1, hash, validated, configs));
   d.group.set_configured(configured);
+  return *configured;
+}
 
-  // 4. A target for the group epoch, at most every assignment interval.
+// The member's next step towards its target (its record when it moves).
+std::variant<streams_member, streams_refusal> reconcile(draft& d, const streams_member& member,
+                                                        const msg::streams_group_heartbeat_request& request) {
+  if (member.state == streams_member_state::stable && member.epoch == d.group.assignment_epoch()) return member;
+  task_reconciliation_input in;
+  in.target_epoch = d.group.assignment_epoch();
+  if (auto t = d.group.target_assignment().find(member.member_id); t != d.group.target_assignment().end())
+    in.target = t->second;
+  if (request.active_tasks && request.standby_tasks && request.warmup_tasks)
+    in.owned = tasks_tuple{tasks_of(*request.active_tasks), tasks_of(*request.standby_tasks),
+                           tasks_of(*request.warmup_tasks)};
+  const streams_group& g = d.group;
+  in.owners.active_process = [&g](const std::string& s, int32_t p) { return g.active_process(s, p); };
+  in.owners.standby_processes = [&g](const std::string& s, int32_t p) { return g.standby_processes(s, p); };
+  in.owners.warmup_processes = [&g](const std::string& s, int32_t p) { return g.warmup_processes(s, p); };
+  auto step = reconcile_tasks(member, in);
+  if (step.error != error_code::none) return streams_refusal{step.error, step.error_message};
+  if (step.next != member) d.add(assignment_record(d.group.group_id(), step.next));
+  return step.next;
+}
+
+}  // namespace
+
+streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_group_heartbeat_request& request,
+                                                           const std::string& client_id,
+                                                           const std::string& client_host,
+                                                           const consumer::topic_image_view& topics, int64_t now_ms) {
+  if (auto refused = check_streams_heartbeat(request)) return refuse(refused->code, refused->message);
+  if (request.member_epoch == -1) return leave(request);
+  auto git = groups_.find(request.group_id);
+  const bool joining = request.member_epoch == 0;
+  if (git == groups_.end() && !joining)
+    return refuse(error_code::group_id_not_found, "Streams group " + request.group_id + " not found.");
+  draft d{git == groups_.end() ? streams_group(request.group_id) : git->second, {}, std::nullopt};
+
+  // 1. Who it is, and its metadata.
+  auto identified = identify(d.group, request, options_);
+  if (auto* refused = std::get_if<streams_refusal>(&identified)) return refuse(refused->code, refused->message);
+  const streams_member member = std::get<streams_member>(identified);
+  const streams_member updated = with_metadata(member, request, client_id, client_host);
+  const bool bump = !d.group.member(request.member_id) || updated != member;
+  if (bump) d.add(member_record(d.group.group_id(), updated));
+
+  // 2. The topology, configured against the image, and the group epoch.
+  msg::streams_group_heartbeat_response response;
+  response.status.emplace();  // Kafka answers a list, empty when all is well
+  const bool new_topology = !d.group.declared_topology();
+  auto t = group_topology(d, request, updated, response);
+  if (auto* refused = std::get_if<streams_refusal>(&t)) return refuse(refused->code, refused->message);
+  auto configured = configure(d, std::get<topology>(t), new_topology, bump, request, topics, options_);
+  if (auto* refused = std::get_if<streams_refusal>(&configured)) return refuse(refused->code, refused->message);
+  const auto& config = std::get<configured_topology>(configured);
+
+  // 3. A target for the group epoch, at most every assignment interval.
   if (d.group.assignment_epoch() < d.group.group_epoch()) {
     const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || options_.assignment_interval_ms == 0 ||
                                  now_ms >= d.group.assignment_timestamp_ms() + options_.assignment_interval_ms;
     if (interval_passed) {
-      auto target = compute_streams_target(d.group, d.group.group_epoch(), now_ms, {updated, std::nullopt}, *configured,
+      auto target = compute_streams_target(d.group, d.group.group_epoch(), now_ms, {updated, std::nullopt}, config,
                                            options_.num_standby_replicas);
       if (auto* e = std::get_if<task_assignor_error>(&target)) return refuse(error_code::unknown_server_error, e->message);
       for (auto& r : std::get<streams_target_result>(target).records) d.add(std::move(r));
@@ -367,26 +405,10 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
     }
   }
 
-  // 5. The member's next step towards its target.
-  streams_member current = updated;
-  if (!(current.state == streams_member_state::stable && current.epoch == d.group.assignment_epoch())) {
-    task_reconciliation_input in;
-    in.target_epoch = d.group.assignment_epoch();
-    if (auto t = d.group.target_assignment().find(request.member_id); t != d.group.target_assignment().end())
-      in.target = t->second;
-    if (request.active_tasks && request.standby_tasks && request.warmup_tasks)
-      in.owned = tasks_tuple{tasks_of(*request.active_tasks), tasks_of(*request.standby_tasks), tasks_of(*request.warmup_tasks)};
-    const streams_group& g = d.group;
-    in.owners.active_process = [&g](const std::string& s, int32_t p) { return g.active_process(s, p); };
-    in.owners.standby_processes = [&g](const std::string& s, int32_t p) { return g.standby_processes(s, p); };
-    in.owners.warmup_processes = [&g](const std::string& s, int32_t p) { return g.warmup_processes(s, p); };
-    auto step = reconcile_tasks(current, in);
-    if (step.error != error_code::none) return refuse(step.error, step.error_message);
-    if (step.next != current) {
-      d.add(assignment_record(d.group.group_id(), step.next));
-      current = step.next;
-    }
-  }
+  // 4. The member's next step towards its target.
+  auto stepped = reconcile(d, updated, request);
+  if (auto* refused = std::get_if<streams_refusal>(&stepped)) return refuse(refused->code, refused->message);
+  const streams_member current = std::get<streams_member>(stepped);
   if (d.error) return refuse(error_code::unknown_server_error, *d.error);
 
   streams_heartbeat_outcome out;
@@ -406,11 +428,28 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
     response.standby_tasks = response_ids(current.assigned.standby);
     response.warmup_tasks = response_ids(current.assigned.warmup);
   }
-  if (configured->error) {
-    add_status(response, configured->error->status, configured->error->message);
-    out.to_create = configured->to_create;
+  if (config.error) {
+    add_status(response, config.error->status, config.error->message);
+    out.to_create = config.to_create;
   }
   out.response = std::move(response);
+  return out;
+}
+
+streams_heartbeat_outcome streams_group_manager::leave(const msg::streams_group_heartbeat_request& request) {
+  auto git = groups_.find(request.group_id);
+  if (git == groups_.end())
+    return refuse(error_code::group_id_not_found, "Streams group " + request.group_id + " not found.");
+  if (!git->second.member(request.member_id)) {
+    return refuse(error_code::unknown_member_id,
+                  "Member " + request.member_id + " is not a member of group " + request.group_id + ".");
+  }
+  streams_heartbeat_outcome out;
+  out.before = git->second;
+  out.records = fence(git->second, request.member_id);
+  out.response.member_id = request.member_id;
+  out.response.member_epoch = -1;
+  out.response.status.emplace();
   return out;
 }
 

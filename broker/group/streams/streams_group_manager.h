@@ -71,6 +71,8 @@ class streams_group_manager {
 
  private:
   streams_heartbeat_outcome refuse(protocol::error_code code, std::string message) const;
+  // Epoch -1: the member fenced, the group epoch bumped.
+  streams_heartbeat_outcome leave(const protocol::msg::streams_group_heartbeat_request& request);
   // The records fencing `member_id` (its tombstones, then the group epoch bumped).
   std::vector<streams_group_record> fence(streams_group& group, const std::string& member_id);
 
