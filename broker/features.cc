@@ -8,12 +8,13 @@
 namespace hw::broker {
 
 std::span<const supported_feature> supported_features() {
-  static constexpr std::array<supported_feature, 5> kFeatures{{
+  static constexpr std::array<supported_feature, 6> kFeatures{{
       {"metadata.version", 7, 30},
       {"kraft.version", 0, 1},
       {"transaction.version", 0, 2},
       {"group.version", 0, 1},
       {"eligible.leader.replicas.version", 0, 1},
+      {"streams.version", 0, 1},
   }};
   return kFeatures;
 }

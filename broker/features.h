@@ -30,8 +30,8 @@ struct finalized_feature {
 // (captured in tests/protocol/fixtures): metadata.version 7 (3.3-IV3, the
 // oldest Kafka 4.x accepts) to 30 (4.3-IV0), kraft.version 0-1,
 // transaction.version 0-2, group.version 0-1, eligible.leader.replicas.version
-// 0-1. Kafka's share.version and streams.version are left out: Highwater has
-// no share or streams groups.
+// 0-1, streams.version 0-1. Kafka's share.version is left out: Highwater has
+// no share groups.
 std::span<const supported_feature> supported_features();
 
 // The cluster-wide levels in force.

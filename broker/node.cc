@@ -1,5 +1,7 @@
 #include "broker/node.h"
 
+#include "broker/admin/streams_topic_creator.h"
+
 #include <atomic>
 #include <csignal>
 #include <map>
@@ -124,6 +126,11 @@ group::coordinator_options group_coordinator_options(const config::broker_config
   o.consumer.migration = group::consumer::migration_policy_from(c.get_string("group.consumer.migration.policy"))
                              .value_or(group::consumer::migration_policy::bidirectional);
   o.consumer.classic_max_size = o.group.max_size;
+  o.streams.session_timeout_ms = static_cast<int32_t>(c.get_int("group.streams.session.timeout.ms"));
+  o.streams.heartbeat_interval_ms = static_cast<int32_t>(c.get_int("group.streams.heartbeat.interval.ms"));
+  o.streams.max_size = static_cast<int32_t>(c.get_int("group.streams.max.size"));
+  o.streams.num_standby_replicas = static_cast<int32_t>(c.get_int("group.streams.num.standby.replicas"));
+  o.streams.assignment_interval_ms = static_cast<int32_t>(c.get_int("group.streams.assignment.interval.ms"));
   return o;
 }
 
@@ -209,6 +216,7 @@ struct broker_node::impl {
   std::unique_ptr<txn::txn_verifier> txn_verifier;
   std::unique_ptr<txn::txn_coordinator> txns;
   std::unique_ptr<fetch::shared_fetch_sessions> fetch_sessions;
+  std::unique_ptr<streams_topic_creator> streams_topics;
   std::unique_ptr<authorizer_store> authorizer;  // null without authorizer.class.name
   std::unique_ptr<delegation_token_store> delegation_tokens;
   std::unique_ptr<quota::client_quotas> client_quotas;
@@ -560,6 +568,8 @@ void broker_node::impl::fill_services() {
   services.scram_credentials = &publisher->scram_credentials();
   services.replicas = replicas.get();
   services.groups = groups.get();
+  streams_topics = std::make_unique<streams_topic_creator>(services, io.get_executor());
+  services.streams_topics = streams_topics.get();
   services.txns = txns.get();
   services.txn_verifier = txn_verifier.get();
   fetch_sessions = std::make_unique<fetch::shared_fetch_sessions>(fetch::fetch_session_cache::options{

@@ -21,6 +21,7 @@ namespace hw::broker {
 namespace fetch {
 class shared_fetch_sessions;
 }
+class streams_topic_creator;
 namespace group {
 class group_coordinator;
 }
@@ -63,6 +64,9 @@ struct broker_services {
   fetch::shared_fetch_sessions* fetch_sessions = nullptr;
   // The classic group coordinator's shards on this broker.
   group::group_coordinator* groups = nullptr;
+  // The internal topics streams groups need, created in the background
+  // (null: none are created).
+  streams_topic_creator* streams_topics = nullptr;
   // The transaction coordinator's shards on this broker.
   txn::txn_coordinator* txns = nullptr;
   // Asks transaction coordinators before a producer's first transactional

@@ -50,13 +50,13 @@ std::vector<metadata_record> feature_control::bootstrap_records(
   }
   out.push_back(feature(std::string(metadata_version::feature_name), mv.level));
   // The other features Kafka 4.3.1's storage tool finalizes by default at
-  // 4.3-IV0, except share.version and streams.version: Highwater has no
-  // share or streams groups, so its brokers do not support them (and would
-  // be refused registration). Older metadata versions start with
-  // metadata.version alone.
+  // 4.3-IV0, except share.version: Highwater has no share groups, so its
+  // brokers do not support it (and would be refused registration). Older
+  // metadata versions start with metadata.version alone.
   if (mv >= latest_production_metadata_version) {
     out.push_back(feature("eligible.leader.replicas.version", 1));
     out.push_back(feature("group.version", 1));
+    out.push_back(feature("streams.version", 1));
     out.push_back(feature("transaction.version", 2));
   }
   out.insert(out.end(), scram.begin(), scram.end());

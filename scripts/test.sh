@@ -20,6 +20,8 @@ fi
 ./scripts/build.sh
 # Apache Kafka's jars (clients, tools, broker) for the compat tests: cached.
 ./scripts/fetch-kafka.sh >/dev/null
+# Kafka Streams 4.3.1 (with rocksdbjni) for the streams group compat test: cached.
+./scripts/fetch-kafka-streams.sh >/dev/null
 # franz-go's kgo suite for the three-node transactions test: cached.
 ./scripts/fetch-franz-go.sh >/dev/null
 # A container runtime with the docker CLI and compose for tests/containers

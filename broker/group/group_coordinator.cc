@@ -44,7 +44,8 @@ std::unique_ptr<group_shard> group_coordinator::make_shard(int32_t partition, in
   const uint64_t seed = options_.random_seed != 0 ? options_.random_seed + static_cast<uint64_t>(partition)
                                                    : (static_cast<uint64_t>(device()) << 32) ^ device();
   auto rng = std::make_shared<std::mt19937_64>(seed);
-  auto shard = std::make_unique<group_shard>(options_.group, [rng] { return (*rng)(); }, options_.consumer);
+  auto shard = std::make_unique<group_shard>(options_.group, [rng] { return (*rng)(); }, options_.consumer,
+                                             options_.streams);
   {
     std::lock_guard lock(image_mutex_);
     if (topics_) shard->set_topics(topics_, {}, false);

@@ -32,6 +32,8 @@ struct coordinator_options {
   uint64_t random_seed = 0;
   // group.consumer.* (KIP-848 consumer groups).
   consumer::consumer_group_options consumer;
+  // group.streams.* (KIP-1071 streams groups).
+  streams::streams_group_options streams;
 };
 
 class group_coordinator : public coordinator_runtime<group_shard, shard_response> {

@@ -110,6 +110,11 @@ std::optional<decoded_record> decode_record(byte_view key, std::optional<byte_vi
     if (!c) return std::nullopt;
     return std::move(*c);
   }
+  if (streams::is_streams_group_record_type(key_version)) {
+    auto c = streams::decode_streams_group_record(key, value);
+    if (!c) return std::nullopt;
+    return std::move(*c);
+  }
   return other_record{key_version};
 }
 

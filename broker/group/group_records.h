@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "broker/group/consumer/consumer_group_records.h"
+#include "broker/group/streams/streams_group_records.h"
 #include "broker/group/coordinator_record.h"
 #include "protocol/messages/group_coordinator_records.h"
 #include "protocol/wire/uuid.h"
@@ -51,11 +52,12 @@ struct group_record {
   std::string group;
   std::optional<protocol::msg::group_metadata_value> value;  // nullopt: tombstone
 };
-// A record of the share or streams group protocols: skipped at load.
+// A record of the share group protocol: skipped at load.
 struct other_record {
   int16_t key_version = 0;
 };
-using decoded_record = std::variant<offset_record, group_record, consumer::consumer_group_record, other_record>;
+using decoded_record = std::variant<offset_record, group_record, consumer::consumer_group_record,
+                                    streams::streams_group_record, other_record>;
 
 // nullopt when the bytes are not a valid record of a known key version.
 std::optional<decoded_record> decode_record(byte_view key, std::optional<byte_view> value);

@@ -24,11 +24,13 @@ std::function<std::string()> member_ids_from(group_shard::random_source random) 
 
 }  // namespace
 
-group_shard::group_shard(group_config config, random_source random, consumer::consumer_group_options consumer_options)
+group_shard::group_shard(group_config config, random_source random, consumer::consumer_group_options consumer_options,
+                         streams::streams_group_options streams_options)
     : ctx_(config),
       groups_(ctx_, committed_, random),
       consumers_(ctx_, std::move(consumer_options), member_ids_from(random)),
-      offsets_(ctx_, groups_, consumers_, committed_, pending_) {
+      streams_(ctx_, streams_options),
+      offsets_(ctx_, groups_, consumers_, streams_, committed_, pending_) {
   consumers_.set_classic_side(
       [this](const consumer::downgrade& d, int64_t now_ms) { return groups_.adopt(d, consumers_.topics(), now_ms); },
       [this](const std::string& group_id) { groups_.dissolve(group_id, error_code::not_coordinator); });
@@ -47,6 +49,7 @@ group_counts group_shard::counts() const {
   c.consumer = static_cast<int64_t>(consumers_.size());
   for (const auto& [id, g] : consumers_.groups()) ++c.consumer_by_state[static_cast<size_t>(g.state())];
   c.consumer_rebalances = consumers_.rebalances();
+  c.streams = static_cast<int64_t>(streams_.size());
   return c;
 }
 
@@ -56,6 +59,7 @@ void group_shard::begin_load() {
   assert(ctx_.mode() == shard_mode::inactive);
   groups_.clear();
   consumers_.clear();
+  streams_.clear();
   offsets_.clear();
   ctx_.set_mode(shard_mode::loading);
 }
@@ -69,6 +73,7 @@ bool group_shard::load(const loaded_record& record) {
   // A record that breaks a group's invariants is left out (Kafka's replay
   // fails it the same way); the rest of the log still loads.
   if (auto* c = std::get_if<consumer::consumer_group_record>(&*decoded)) (void)consumers_.replay(*c);
+  if (auto* sr = std::get_if<streams::streams_group_record>(&*decoded)) (void)streams_.replay(*sr);
   return true;
 }
 
@@ -79,6 +84,7 @@ void group_shard::end_load(int64_t now_ms) {
   ctx_.set_mode(shard_mode::active);
   groups_.activate(now_ms);
   consumers_.activate(now_ms);
+  streams_.activate(now_ms);
   offsets_.start_retention(now_ms);
 }
 
@@ -90,6 +96,7 @@ void group_shard::unload() {
   ctx_.fail_in_flight();
   groups_.clear();
   consumers_.clear();
+  streams_.clear();
   offsets_.clear();
 }
 
@@ -100,19 +107,44 @@ bool group_shard::consumer_group_with_members(const std::string& group_id) const
   return g && !g->members().empty();
 }
 
+std::optional<std::string> group_shard::held_by_other_kind(const std::string& group_id, std::string_view kind) const {
+  if (!ctx_.active()) return std::nullopt;
+  const classic_group* classic = groups_.find_group(group_id);
+  const bool held = (kind != "classic" && classic && !classic->in(group_state::dead)) ||
+                    (kind != "consumer" && consumers_.find(group_id)) || (kind != "streams" && streams_.find(group_id));
+  if (!held) return std::nullopt;
+  return "Group " + group_id + " is not a " + std::string(kind) + " group.";
+}
+
 void group_shard::join_group(request_token token, int16_t version, const client_info& client,
                              const msg::join_group_request& request, int64_t now_ms) {
   // A classic member joins a consumer group with members as one of them;
-  // an empty consumer group gives way to a classic group.
+  // an empty consumer or streams group gives way to a classic group; one
+  // with members refuses it.
   if (consumer_group_with_members(request.group_id))
     return consumers_.classic_join(token, version, client, request, now_ms);
   if (ctx_.active() && consumers_.find(request.group_id)) consumers_.remove_empty(request.group_id);
+  if (const auto* sg = ctx_.active() ? streams_.find(request.group_id) : nullptr) {
+    if (!sg->members().empty()) {
+      msg::join_group_response r;
+      r.error_code = static_cast<int16_t>(error_code::inconsistent_group_protocol);
+      r.protocol_name = version >= 7 ? std::nullopt : std::optional<std::string>("");
+      return ctx_.reply(token, std::move(r));
+    }
+    streams_.remove_empty(request.group_id);
+  }
   groups_.join_group(token, version, client, request, now_ms);
 }
 
 void group_shard::consumer_group_heartbeat(request_token token, int16_t version, const client_info& client,
                                            const msg::consumer_group_heartbeat_request& request, int64_t now_ms,
                                            const consumer::topic_filter& may_describe) {
+  if (ctx_.active() && streams_.find(request.group_id)) {
+    msg::consumer_group_heartbeat_response r;
+    r.error_code = static_cast<int16_t>(error_code::group_id_not_found);
+    r.error_message = "Group " + request.group_id + " is not a consumer group.";
+    return ctx_.reply(token, std::move(r));
+  }
   std::vector<coordinator_record> first;
   const classic_group* classic = ctx_.active() ? groups_.find_group(request.group_id) : nullptr;
   if (!classic || classic->in(group_state::dead))
@@ -142,15 +174,49 @@ void group_shard::consumer_group_heartbeat(request_token token, int16_t version,
     groups_.dissolve(request.group_id, error_code::rebalance_in_progress);
 }
 
+void group_shard::streams_group_heartbeat(request_token token, const client_info& client,
+                                          const msg::streams_group_heartbeat_request& request, int64_t now_ms) {
+  std::vector<coordinator_record> first;
+  const classic_group* classic = ctx_.active() ? groups_.find_group(request.group_id) : nullptr;
+  // A joining member replaces an empty classic group (its offsets stay).
+  const bool replaces_classic = classic && request.member_epoch == 0 && classic->in(group_state::empty) &&
+                                classic->members().pending_members().empty();
+  if (replaces_classic) {
+    first.push_back(group_tombstone_record(request.group_id));
+  } else if (auto other = held_by_other_kind(request.group_id, "streams")) {
+    streams_heartbeat_answer a;
+    a.response.error_code = static_cast<int16_t>(error_code::group_id_not_found);
+    a.response.error_message = std::move(*other);
+    return ctx_.reply(token, std::move(a));
+  }
+  if (streams_.heartbeat(token, client, request, consumers_.topics(), now_ms, std::move(first)) && replaces_classic)
+    groups_.erase(request.group_id);
+}
+
+namespace {
+
+// A group of another kind described as not found: Kafka's message names its kind.
+template <class Described>
+void name_other_kinds(std::vector<Described>& out,
+                      const std::function<std::optional<std::string>(const std::string&)>& other) {
+  for (auto& d : out)
+    if (d.error_code == static_cast<int16_t>(error_code::group_id_not_found))
+      if (auto message = other(d.group_id)) d.error_message = std::move(*message);
+}
+
+}  // namespace
+
 std::vector<msg::consumer_group_describe_response::described_group> group_shard::describe_consumer_groups(
     const std::vector<std::string>& group_ids) const {
   auto out = consumers_.describe(group_ids);
-  for (auto& d : out) {
-    const classic_group* classic = d.error_code == static_cast<int16_t>(error_code::group_id_not_found)
-                                       ? groups_.find_group(d.group_id)
-                                       : nullptr;
-    if (classic && !classic->in(group_state::dead)) d.error_message = "Group " + d.group_id + " is not a consumer group.";
-  }
+  name_other_kinds(out, [this](const std::string& id) { return held_by_other_kind(id, "consumer"); });
+  return out;
+}
+
+std::vector<msg::streams_group_describe_response::described_group> group_shard::describe_streams_groups(
+    const std::vector<std::string>& group_ids) const {
+  auto out = streams_.describe(group_ids);
+  name_other_kinds(out, [this](const std::string& id) { return held_by_other_kind(id, "streams"); });
   return out;
 }
 
@@ -199,7 +265,8 @@ std::vector<msg::describe_groups_response::described_group> group_shard::describ
     const std::vector<std::string>& group_ids) const {
   auto out = groups_.describe_groups(group_ids);
   for (auto& d : out) {
-    if (d.error_code == 0 && consumers_.find(d.group_id)) d.error_message = "Group " + d.group_id + " is not a classic group.";
+    if (d.error_code == 0 && (consumers_.find(d.group_id) || streams_.find(d.group_id)))
+      d.error_message = "Group " + d.group_id + " is not a classic group.";
   }
   return out;
 }
@@ -210,8 +277,13 @@ error_code group_shard::list_groups(const std::vector<std::string>& states_filte
   const error_code e = groups_.list_groups(states_filter, types_filter, out);
   if (e != error_code::none) return e;
   bool consumer_wanted = types_filter.empty();
-  for (const auto& t : types_filter) consumer_wanted |= lower_trimmed(t) == "consumer";
+  bool streams_wanted = types_filter.empty();
+  for (const auto& t : types_filter) {
+    consumer_wanted |= lower_trimmed(t) == "consumer";
+    streams_wanted |= lower_trimmed(t) == "streams";
+  }
   if (consumer_wanted) consumers_.list(states_filter, out);
+  if (streams_wanted) streams_.list(states_filter, out);
   return e;
 }
 
@@ -221,13 +293,15 @@ void group_shard::tick(int64_t now_ms) {
   if (!ctx_.active()) return;
   groups_.tick(now_ms);
   consumers_.tick(now_ms);
+  streams_.tick(now_ms);
   offsets_.tick(now_ms);
 }
 
 std::optional<int64_t> group_shard::next_deadline_ms() const {
   if (!ctx_.active()) return std::nullopt;
   std::optional<int64_t> next;
-  for (auto d : {groups_.next_deadline_ms(), consumers_.next_deadline_ms(), offsets_.next_deadline_ms()})
+  for (auto d : {groups_.next_deadline_ms(), consumers_.next_deadline_ms(), streams_.next_deadline_ms(),
+                 offsets_.next_deadline_ms()})
     if (d && (!next || *d < *next)) next = d;
   return next;
 }

@@ -25,6 +25,7 @@
 #include "broker/group/pending_txn_offsets.h"
 #include "broker/group/shard_context.h"
 #include "broker/group/shard_output.h"
+#include "broker/group/streams_groups.h"
 #include "protocol/error_code.h"
 #include "protocol/messages/delete_groups.h"
 #include "protocol/messages/describe_groups.h"
@@ -32,6 +33,8 @@
 #include "protocol/messages/join_group.h"
 #include "protocol/messages/leave_group.h"
 #include "protocol/messages/list_groups.h"
+#include "protocol/messages/streams_group_describe.h"
+#include "protocol/messages/streams_group_heartbeat.h"
 #include "protocol/messages/offset_commit.h"
 #include "protocol/messages/offset_delete.h"
 #include "protocol/messages/offset_fetch.h"
@@ -53,6 +56,7 @@ struct group_counts {
   int64_t consumer = 0;
   std::array<int64_t, 5> consumer_by_state{};  // Empty, Assigning, Reconciling, Stable, Dead
   uint64_t consumer_rebalances = 0;            // since the shard was made
+  int64_t streams = 0;
 };
 
 class group_shard {
@@ -61,7 +65,8 @@ class group_shard {
   using random_source = group_metadata_manager::random_source;
 
   group_shard(group_config config, random_source random,
-              consumer::consumer_group_options consumer_options = consumer::consumer_group_options{});
+              consumer::consumer_group_options consumer_options = consumer::consumer_group_options{},
+              streams::streams_group_options streams_options = streams::streams_group_options{});
   // Pending append callbacks point back at the shard: it stays where it is.
   group_shard(const group_shard&) = delete;
   group_shard& operator=(const group_shard&) = delete;
@@ -101,6 +106,15 @@ class group_shard {
                                 const consumer::topic_filter& may_describe = {});
   // Read-only, answered at once.
   std::vector<protocol::msg::consumer_group_describe_response::described_group> describe_consumer_groups(
+      const std::vector<std::string>& group_ids) const;
+  // StreamsGroupHeartbeat (KIP-1071). A group id held by a group of another
+  // kind is refused (GROUP_ID_NOT_FOUND, "Group <id> is not a streams
+  // group."), except an empty classic group, which a joining member
+  // replaces. The answer is a streams_heartbeat_answer.
+  void streams_group_heartbeat(request_token token, const client_info& client,
+                               const protocol::msg::streams_group_heartbeat_request& request, int64_t now_ms);
+  // Read-only, answered at once.
+  std::vector<protocol::msg::streams_group_describe_response::described_group> describe_streams_groups(
       const std::vector<std::string>& group_ids) const;
   void join_group(request_token token, int16_t version, const client_info& client,
                   const protocol::msg::join_group_request& request, int64_t now_ms);
@@ -152,12 +166,15 @@ class group_shard {
     return consumers_.find(group_id);
   }
   const offset_store& offsets() const { return committed_; }
-  size_t group_count() const { return groups_.groups().size() + consumer_group_count(); }
+  size_t group_count() const { return groups_.groups().size() + consumer_group_count() + streams_.size(); }
   size_t consumer_group_count() const;
+  const streams::streams_group* find_streams_group(const std::string& group_id) const { return streams_.find(group_id); }
   group_counts counts() const;
 
  private:
   bool consumer_group_with_members(const std::string& group_id) const;
+  // "Group <id> is not a <kind> group." when a group of another kind holds the id.
+  std::optional<std::string> held_by_other_kind(const std::string& group_id, std::string_view kind) const;
 
   // Declared in construction order: the managers hold references to what
   // comes before them.
@@ -166,6 +183,7 @@ class group_shard {
   pending_txn_offsets pending_;
   group_metadata_manager groups_;
   consumer_groups consumers_;
+  streams_groups streams_;
   offset_metadata_manager offsets_;
 };
 

@@ -1,5 +1,7 @@
 #include "broker/group/offset_metadata_manager.h"
 
+#include "broker/group/streams/offset_rules.h"
+
 #include <cassert>
 
 #include "broker/group/consumer/consumer_group_manager.h"
@@ -82,17 +84,24 @@ std::vector<coordinator_record> offset_records(const std::string& group_id, cons
 }  // namespace
 
 offset_metadata_manager::offset_metadata_manager(shard_context& context, group_metadata_manager& groups,
-                                                 consumer_groups& consumers, offset_store& committed,
-                                                 pending_txn_offsets& pending)
-    : ctx_(context), groups_(groups), consumers_(consumers), committed_(committed), pending_(pending) {}
+                                                 consumer_groups& consumers, streams_groups& streams,
+                                                 offset_store& committed, pending_txn_offsets& pending)
+    : ctx_(context), groups_(groups), consumers_(consumers), streams_(streams), committed_(committed), pending_(pending) {}
 
 template <typename Topics>
-error_code offset_metadata_manager::consumer_commit_error(const consumer::consumer_group& group,
-                                                          const std::string& member_id,
-                                                          const std::optional<std::string>& instance_id, int32_t epoch,
-                                                          bool transactional, int16_t version,
-                                                          const Topics& topics) const {
-  auto check = consumer::check_offset_commit(group, member_id, instance_id, epoch, transactional, version);
+std::optional<error_code> offset_metadata_manager::member_commit_error(const std::string& group_id,
+                                                                       const std::string& member_id,
+                                                                       const std::optional<std::string>& instance_id,
+                                                                       int32_t epoch, bool transactional,
+                                                                       int16_t version, const Topics& topics) const {
+  consumer::commit_check check;
+  if (const auto* cg = consumers_.find(group_id)) {
+    check = consumer::check_offset_commit(*cg, member_id, instance_id, epoch, transactional, version);
+  } else if (const auto* sg = streams_.find(group_id)) {
+    check = streams::check_offset_commit(*sg, member_id, instance_id, epoch, transactional, version);
+  } else {
+    return std::nullopt;
+  }
   if (check.refusal) return check.refusal->code;
   if (!check.per_partition) return error_code::none;
   // One partition the member may not commit refuses the whole request, as
@@ -122,7 +131,7 @@ void offset_metadata_manager::replay(const offset_record& record, int64_t produc
     return;
   }
   // An offset of an unknown group makes it exist (a simple consumer's).
-  if (!consumers_.find(record.group)) groups_.get_or_create(record.group, 0);
+  if (!consumers_.find(record.group) && !streams_.find(record.group)) groups_.get_or_create(record.group, 0);
   if (producer_id >= 0) {
     pending_.put(producer_id, {record.group, record.topic, record.partition, *record.value});
     return;
@@ -163,6 +172,8 @@ void offset_metadata_manager::apply_records(const std::vector<coordinator_record
       }
     } else if (auto* c = std::get_if<consumer::consumer_group_record>(&*decoded)) {
       consumers_.apply(*c);
+    } else if (auto* sr = std::get_if<streams::streams_group_record>(&*decoded)) {
+      (void)streams_.replay(*sr);
     } else if (auto* gr = std::get_if<group_record>(&*decoded); gr && !gr->value) {
       // Only an empty group goes: one that came back to life while the
       // tombstone was being written keeps its members (its next record wins).
@@ -180,10 +191,9 @@ void offset_metadata_manager::commit_offsets(request_token token, int16_t versio
   const std::string& group_id = request.group_id;
   const int32_t generation = request.generation_id_or_member_epoch;
   bool created = false;
-  if (const auto* cg = consumers_.find(group_id)) {
-    const error_code e = consumer_commit_error(*cg, request.member_id, request.group_instance_id, generation,
-                                               /*transactional=*/false, version, request.topics);
-    if (e != error_code::none) return ctx_.reply(token, commit_response(request, e));
+  if (auto e = member_commit_error(group_id, request.member_id, request.group_instance_id, generation,
+                                   /*transactional=*/false, version, request.topics)) {
+    if (*e != error_code::none) return ctx_.reply(token, commit_response(request, *e));
   } else {
     classic_group* g = groups_.group(group_id);
     if (!g) {
@@ -248,11 +258,10 @@ void offset_metadata_manager::commit_txn_offsets(request_token token,
   const std::string& group_id = request.group_id;
   const int32_t generation = request.generation_id;
   bool created = false;
-  if (const auto* cg = consumers_.find(group_id)) {
-    // The member epoch stands where a classic group's generation does.
-    const error_code e = consumer_commit_error(*cg, request.member_id, request.group_instance_id, generation,
-                                               /*transactional=*/true, 0, request.topics);
-    if (e != error_code::none) return ctx_.reply(token, txn_commit_response(request, e));
+  // The member epoch stands where a classic group's generation does.
+  if (auto e = member_commit_error(group_id, request.member_id, request.group_instance_id, generation,
+                                   /*transactional=*/true, 0, request.topics)) {
+    if (*e != error_code::none) return ctx_.reply(token, txn_commit_response(request, *e));
   } else {
     classic_group* g = groups_.group(group_id);
     if (!g) {
@@ -313,13 +322,16 @@ void offset_metadata_manager::fetch_offsets(request_token token,
     const classic_group* g = groups_.find_group(request.group_id);
     const offset_store::topics* stored =
         g && !g->in(group_state::dead) ? committed_.group_offsets(request.group_id) : nullptr;
-    if (const auto* cg = consumers_.find(request.group_id)) {
-      if (auto refused = consumer::check_offset_fetch(*cg, request.member_id, request.member_epoch)) {
-        r.error_code = code(refused->code);
-        return ctx_.reply(token, std::move(r));
-      }
-      stored = committed_.group_offsets(request.group_id);
+    std::optional<consumer::offset_refusal> refused;
+    const auto* cg = consumers_.find(request.group_id);
+    const auto* sg = streams_.find(request.group_id);
+    if (cg) refused = consumer::check_offset_fetch(*cg, request.member_id, request.member_epoch);
+    if (sg) refused = streams::check_offset_fetch(*sg, request.member_id, request.member_epoch);
+    if (refused) {
+      r.error_code = code(refused->code);
+      return ctx_.reply(token, std::move(r));
     }
+    if (cg || sg) stored = committed_.group_offsets(request.group_id);
     using topic_out = msg::offset_fetch_response::offset_fetch_response_topics;
     using partition_out = msg::offset_fetch_response::offset_fetch_response_partitions;
     auto partition = [&](const std::string& topic, int32_t index, const committed_offset* o) {
@@ -411,6 +423,17 @@ void offset_metadata_manager::delete_groups(request_token token, const std::vect
       results.push_back(result(id, error_code::none));
       continue;
     }
+    if (const auto* sg = streams_.find(id)) {
+      // Kafka deletes a streams group only when it is Empty.
+      if (sg->state() != streams::streams_group_state::empty) {
+        results.push_back(result(id, error_code::non_empty_group));
+        continue;
+      }
+      for (const auto& rec : offset_tombstones_of(id)) records.push_back(rec);
+      for (const auto& rec : streams::deletion_records(*sg)) records.push_back(streams::encode_record(rec));
+      results.push_back(result(id, error_code::none));
+      continue;
+    }
     if (!g || g->in(group_state::dead)) {
       results.push_back(result(id, error_code::group_id_not_found));
       continue;
@@ -448,13 +471,16 @@ void offset_metadata_manager::delete_offsets(request_token token, const msg::off
   if (request.group_id.empty()) return fail(error_code::invalid_group_id);
   const classic_group* g = groups_.find_group(request.group_id);
   const auto* cg = consumers_.find(request.group_id);
-  if (!cg && (!g || g->in(group_state::dead))) return fail(error_code::group_id_not_found);
-  if (!cg && !g->in(group_state::empty) && !g->uses_consumer_protocol()) return fail(error_code::non_empty_group);
+  const auto* sg = streams_.find(request.group_id);
+  if (!cg && !sg && (!g || g->in(group_state::dead))) return fail(error_code::group_id_not_found);
+  if (!cg && !sg && !g->in(group_state::empty) && !g->uses_consumer_protocol()) return fail(error_code::non_empty_group);
   std::vector<coordinator_record> records;
   for (const auto& t : request.topics) {
     msg::offset_delete_response::offset_delete_response_topic rt;
     rt.name = t.name;
-    const bool subscribed = cg ? consumer::subscribes_to(*cg, t.name) : g->is_subscribed_to(t.name);
+    const bool subscribed = cg   ? consumer::subscribes_to(*cg, t.name)
+                            : sg ? streams::subscribes_to(*sg, t.name)
+                                 : g->is_subscribed_to(t.name);
     for (const auto& p : t.partitions) {
       msg::offset_delete_response::offset_delete_response_partition rp;
       rp.partition_index = p.partition_index;
@@ -549,6 +575,15 @@ void offset_metadata_manager::expire_offsets(int64_t now_ms) {
         [](const committed_offset& o) { return o.commit_timestamp_ms; }, now_ms, records);
     if (all_expired && !pending_.group_has_open(id) && cg.members().empty()) {
       for (const auto& rec : consumer::deletion_records(cg)) records.push_back(consumer::encode_record(rec));
+    }
+  }
+  // A streams group's the same, subscribed to its topology's sources while it has members.
+  for (const auto& [id, sg] : streams_.groups()) {
+    const bool all_expired = expire_group_offsets(
+        id, [&sg](const std::string& topic) { return streams::subscribes_to(sg, topic); },
+        [](const committed_offset& o) { return o.commit_timestamp_ms; }, now_ms, records);
+    if (all_expired && !pending_.group_has_open(id) && sg.state() == streams::streams_group_state::empty) {
+      for (const auto& rec : streams::deletion_records(sg)) records.push_back(streams::encode_record(rec));
     }
   }
   if (records.empty()) return;

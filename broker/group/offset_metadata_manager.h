@@ -17,6 +17,7 @@
 #include "broker/group/group_records.h"
 #include "broker/group/offset_store.h"
 #include "broker/group/pending_txn_offsets.h"
+#include "broker/group/streams_groups.h"
 #include "broker/group/shard_context.h"
 #include "protocol/messages/offset_commit.h"
 #include "protocol/messages/offset_delete.h"
@@ -30,7 +31,7 @@ class offset_metadata_manager {
   // `committed` and `pending` are the shard's (the group manager reads
   // the committed ones too); this manager is the one that writes them.
   offset_metadata_manager(shard_context& context, group_metadata_manager& groups, consumer_groups& consumers,
-                          offset_store& committed, pending_txn_offsets& pending);
+                          streams_groups& streams, offset_store& committed, pending_txn_offsets& pending);
 
   const offset_store& committed() const { return committed_; }
   // Forgets every offset and stops retention until start_retention.
@@ -71,17 +72,20 @@ class offset_metadata_manager {
                             std::vector<coordinator_record>& records) const;
   // Tombstones of every offset of the group, committed or pending.
   std::vector<coordinator_record> offset_tombstones_of(const std::string& group_id) const;
-  // The consumer group's answer to a commit of these topics (none: taken).
+  // A consumer or streams group's answer to a commit of these topics
+  // (none: taken); nullopt when the group is neither.
   template <typename Topics>
-  protocol::error_code consumer_commit_error(const consumer::consumer_group& group, const std::string& member_id,
-                                             const std::optional<std::string>& instance_id, int32_t epoch,
-                                             bool transactional, int16_t version, const Topics& topics) const;
+  std::optional<protocol::error_code> member_commit_error(const std::string& group_id, const std::string& member_id,
+                                                          const std::optional<std::string>& instance_id,
+                                                          int32_t epoch, bool transactional, int16_t version,
+                                                          const Topics& topics) const;
   // Applies written offset records and group tombstones once durable.
   void apply_records(const std::vector<coordinator_record>& records);
 
   shard_context& ctx_;
   group_metadata_manager& groups_;
   consumer_groups& consumers_;
+  streams_groups& streams_;
   offset_store& committed_;
   pending_txn_offsets& pending_;
   std::optional<int64_t> next_retention_check_ms_;

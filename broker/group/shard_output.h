@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "broker/group/group_records.h"
+#include "broker/group/streams/topology.h"
 #include "protocol/messages/consumer_group_heartbeat.h"
 #include "protocol/messages/delete_groups.h"
 #include "protocol/messages/heartbeat.h"
@@ -17,6 +18,7 @@
 #include "protocol/messages/offset_commit.h"
 #include "protocol/messages/offset_delete.h"
 #include "protocol/messages/offset_fetch.h"
+#include "protocol/messages/streams_group_heartbeat.h"
 #include "protocol/messages/sync_group.h"
 #include "protocol/messages/txn_offset_commit.h"
 
@@ -30,12 +32,20 @@ using append_token = uint64_t;
 using offset_fetch_group_response = protocol::msg::offset_fetch_response::offset_fetch_response_group;
 using delete_groups_results = std::vector<protocol::msg::delete_groups_response::deletable_group_result>;
 
+// A StreamsGroupHeartbeat's answer, with the internal topics its topology
+// needs that do not exist yet (the handler has the broker create them).
+struct streams_heartbeat_answer {
+  protocol::msg::streams_group_heartbeat_response response;
+  std::vector<streams::internal_topic> to_create;
+};
+
 using shard_response =
     std::variant<protocol::msg::join_group_response, protocol::msg::sync_group_response,
                  protocol::msg::heartbeat_response, protocol::msg::leave_group_response,
                  protocol::msg::offset_commit_response, offset_fetch_group_response,
                  delete_groups_results, protocol::msg::offset_delete_response,
-                 protocol::msg::txn_offset_commit_response, protocol::msg::consumer_group_heartbeat_response>;
+                 protocol::msg::txn_offset_commit_response, protocol::msg::consumer_group_heartbeat_response,
+                 streams_heartbeat_answer>;
 
 struct completion {
   request_token token = 0;

@@ -25,15 +25,27 @@ client_info client_of(const request_context& ctx) {
   return out;
 }
 
-bool consumer_protocol_enabled(const request_context& ctx) {
+namespace {
+
+bool protocol_enabled(const request_context& ctx, std::string_view protocol, std::string_view feature) {
   const auto* services = ctx.services;
   if (!services || !services->groups) return false;
   if (services->config) {
     const auto& protocols = services->config->get_list("group.coordinator.rebalance.protocols");
-    if (std::find(protocols.begin(), protocols.end(), "consumer") == protocols.end()) return false;
+    if (std::find(protocols.begin(), protocols.end(), protocol) == protocols.end()) return false;
   }
   if (!services->metadata) return true;
-  return services->metadata->image()->feature_level("group.version").value_or(0) >= 1;
+  return services->metadata->image()->feature_level(std::string(feature)).value_or(0) >= 1;
+}
+
+}  // namespace
+
+bool consumer_protocol_enabled(const request_context& ctx) {
+  return protocol_enabled(ctx, "consumer", "group.version");
+}
+
+bool streams_protocol_enabled(const request_context& ctx) {
+  return protocol_enabled(ctx, "streams", "streams.version");
 }
 
 }  // namespace hw::broker::group

@@ -29,6 +29,11 @@ client_info client_of(const request_context& ctx);
 // finalized group.version 1 (else Kafka answers UNSUPPORTED_VERSION).
 bool consumer_protocol_enabled(const request_context& ctx);
 
+// Whether StreamsGroupHeartbeat and StreamsGroupDescribe are served:
+// group.coordinator.rebalance.protocols names streams and the cluster
+// finalized streams.version 1 (else Kafka answers UNSUPPORTED_VERSION).
+bool streams_protocol_enabled(const request_context& ctx);
+
 // Sends a request to the shard coordinating group_id. The shard's answer
 // of type R, or nothing with *error set (NOT_COORDINATOR,
 // COORDINATOR_LOAD_IN_PROGRESS) when no shard here can take it. `issue`

@@ -64,6 +64,8 @@ std::span<const api_handler> all_handlers() {
         describe_cluster_handler(),
         describe_producers_handler(),
         consumer_group_heartbeat_handler(),
+        streams_group_heartbeat_handler(),
+        streams_group_describe_handler(),
         consumer_group_describe_handler(),
         list_config_resources_handler(),
         describe_topic_partitions_handler(),

@@ -75,6 +75,8 @@ api_handler envelope_handler();               // 58_envelope.cc, controller list
 api_handler describe_producers_handler();  // 61_describe_producers.cc
 api_handler consumer_group_heartbeat_handler();  // 68_consumer_group_heartbeat.cc
 api_handler consumer_group_describe_handler();   // 69_consumer_group_describe.cc
+api_handler streams_group_heartbeat_handler();  // 88_streams_group_heartbeat.cc
+api_handler streams_group_describe_handler();   // 89_streams_group_describe.cc
 api_handler list_config_resources_handler();  // 74_list_config_resources.cc
 api_handler describe_topic_partitions_handler();  // 75_describe_topic_partitions.cc
 api_handler write_txn_markers_handler();      // 27_write_txn_markers.cc

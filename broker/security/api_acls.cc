@@ -22,7 +22,7 @@ constexpr auto group_refused = error_code::group_authorization_failed;
 constexpr auto txn_refused = error_code::transactional_id_authorization_failed;
 
 // From Kafka 4.3's KafkaApis, ControllerApis and AclApis.
-constexpr std::array<api_acl_check, 91> k_table{{
+constexpr std::array<api_acl_check, 97> k_table{{
     // Produce
     {0, "transactional_id", txn_id, acl_operation::write, txn_refused, acl_scope::request, "",
      "a batch is transactional"},
@@ -189,6 +189,18 @@ constexpr std::array<api_acl_check, 91> k_table{{
     // DescribeTopicPartitions
     {75, "topic", topic, acl_operation::describe, topic_refused, acl_scope::filter, "",
      "all topics: only those described; named ones refused"},
+    // StreamsGroupHeartbeat
+    {88, "group", group, acl_operation::read, group_refused, acl_scope::request, "", "always"},
+    {88, "topic", topic, acl_operation::describe, topic_refused, acl_scope::request, "",
+     "each topic of the member's topology: one refused refuses the heartbeat"},
+    {88, "create_cluster", cluster, acl_operation::create, error_code::none, acl_scope::filter, "create_topic",
+     "internal topics to create: those refused are named in the MISSING_INTERNAL_TOPICS status"},
+    {88, "create_topic", topic, acl_operation::create, error_code::none, acl_scope::filter, "create_cluster",
+     "internal topics to create: those refused are named in the MISSING_INTERNAL_TOPICS status"},
+    // StreamsGroupDescribe
+    {89, "group", group, acl_operation::describe, group_refused, acl_scope::resource, "", "each group"},
+    {89, "topic", topic, acl_operation::describe, error_code::none, acl_scope::filter, "",
+     "a group whose topology names a topic not described is refused"},
 }};
 
 }  // namespace

@@ -50,11 +50,11 @@ class NativeStorageIT : public ::testing::Test {
   fs::path root;
 };
 
-// The one line that differs by design: Kafka bootstraps share.version and
-// streams.version too, which the Highwater broker does not support, so the
-// native tool shows the features the broker will in fact finalize.
+// The one line that differs by design: Kafka bootstraps share.version too,
+// which the Highwater broker does not support, so the native tool shows the
+// features the broker will in fact finalize.
 std::string without_unsupported_features(std::string line) {
-  for (const char* f : {"share.version", "streams.version"}) {
+  for (const char* f : {"share.version"}) {
     const std::string record =
         ", ApiMessageAndVersion(FeatureLevelRecord(name='" + std::string(f) + "', featureLevel=1) at version 0)";
     if (auto at = line.find(record); at != std::string::npos) line.erase(at, record.size());

@@ -226,8 +226,8 @@ TEST(ControllerConfigs, GroupConfigs) {
 
 // The first batch of Kafka 4.3.1's log (fixture offsets 1-9) is what
 // bootstrap_records writes for 4.3-IV0, byte for byte, except the
-// share.version and streams.version features Highwater leaves out (its
-// brokers have no share or streams groups).
+// share.version feature Highwater leaves out (its brokers have no share
+// groups).
 TEST(ControllerConfigs, BootstrapRecordsMatchKafkaFormat) {
   std::ifstream in(std::string(HW_SOURCE_DIR) + "/tests/controller/fixtures/kafka_4_3_1_cluster_metadata.log",
                    std::ios::binary);
@@ -246,13 +246,13 @@ TEST(ControllerConfigs, BootstrapRecordsMatchKafkaFormat) {
     std::string error;
     ASSERT_TRUE(decode_record_value(*rec.value, &record, &error)) << error;
     if (auto* f = std::get_if<msg::feature_level_record>(&record)) {
-      if (f->name == "share.version" || f->name == "streams.version") continue;
+      if (f->name == "share.version") continue;
     }
     kafkas.emplace_back(rec.value->begin(), rec.value->end());
   }
   std::vector<metadata_record> ours = feature_control::bootstrap_records(latest_production_metadata_version, 1);
   ASSERT_EQ(ours.size(), kafkas.size());
-  ASSERT_EQ(ours.size(), 7u);
+  ASSERT_EQ(ours.size(), 8u);
   for (size_t i = 0; i < ours.size(); ++i) {
     EXPECT_EQ(encode_record_value(ours[i]), kafkas[i]) << "record " << i << " (" << record_name(ours[i]) << ")";
   }

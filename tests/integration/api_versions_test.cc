@@ -68,6 +68,7 @@ TEST_F(ApiVersionsIT, EveryVersionDecodes) {
       EXPECT_EQ(finalized["transaction.version"], std::make_pair(int16_t{2}, int16_t{2}));
       EXPECT_EQ(finalized["group.version"], std::make_pair(int16_t{1}, int16_t{1}));
       EXPECT_EQ(finalized["eligible.leader.replicas.version"], std::make_pair(int16_t{1}, int16_t{1}));
+      EXPECT_EQ(finalized["streams.version"], std::make_pair(int16_t{1}, int16_t{1}));
     }
   }
 }

@@ -45,7 +45,8 @@ class ControllerListenerIT : public ::testing::Test {
     // What a Kafka 4.3 broker supports.
     for (const auto& [name, lo, hi] : {std::tuple{"metadata.version", 7, 30}, std::tuple{"kraft.version", 0, 1},
                                        std::tuple{"transaction.version", 0, 2}, std::tuple{"group.version", 0, 1},
-                                       std::tuple{"eligible.leader.replicas.version", 0, 1}}) {
+                                       std::tuple{"eligible.leader.replicas.version", 0, 1},
+                                       std::tuple{"streams.version", 0, 1}}) {
       msg::broker_registration_request::feature f;
       f.name = name;
       f.min_supported_version = static_cast<int16_t>(lo);

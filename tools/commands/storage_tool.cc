@@ -106,10 +106,10 @@ bool format_request_from(const cli::arg_values& v, const config::broker_config& 
   req->ignore_formatted = v.has("ignore_formatted");
   req->metadata_level = latest_production_metadata_level;
   // What the broker's controller finalizes for a new cluster at 4.3-IV0
-  // (Kafka's defaults less share.version and streams.version, which
-  // Highwater does not support); kraft.version follows the quorum's kind.
-  req->features = {{"eligible.leader.replicas.version", 1}, {"group.version", 1}, {"transaction.version", 2},
-                   {"kraft.version", static_voters ? 0 : 1}};
+  // (Kafka's defaults less share.version, which Highwater does not
+  // support); kraft.version follows the quorum's kind.
+  req->features = {{"eligible.leader.replicas.version", 1}, {"group.version", 1}, {"streams.version", 1},
+                   {"transaction.version", 2}, {"kraft.version", static_voters ? 0 : 1}};
   return scram_records(v.values("add_scram"), &req->scram, error);
 }
 

@@ -198,6 +198,9 @@ const streams_group* streams_group_manager::group(const std::string& group_id) c
 
 std::optional<std::string> streams_group_manager::replay(const streams_group_record& record) {
   const auto& id = group_of(record);
+  // A tombstone of a group that is not there is ignored, as Kafka's replay does.
+  const bool tombstone = std::visit([](const auto& r) { return !r.value.has_value(); }, record);
+  if (tombstone && !groups_.count(id)) return std::nullopt;
   auto it = groups_.try_emplace(id, id).first;
   auto error = it->second.replay(record);
   if (it->second.deleted()) groups_.erase(it);
@@ -207,6 +210,66 @@ std::optional<std::string> streams_group_manager::replay(const streams_group_rec
 void streams_group_manager::activate(int64_t now_ms) {
   for (const auto& [group_id, g] : groups_)
     for (const auto& [member_id, m] : g.members()) sessions_[{group_id, member_id}] = now_ms + options_.session_timeout_ms;
+}
+
+void streams_group_manager::clear() {
+  groups_.clear();
+  sessions_.clear();
+}
+
+std::optional<streams_group> streams_group_manager::snapshot(const std::string& group_id) const {
+  const auto* g = group(group_id);
+  return g ? std::optional<streams_group>(*g) : std::nullopt;
+}
+
+void streams_group_manager::restore(const std::string& group_id, std::optional<streams_group> was, int64_t now_ms) {
+  std::erase_if(sessions_, [&](const auto& s) {
+    return s.first.first == group_id && (!was || !was->member(s.first.second));
+  });
+  if (!was) {
+    groups_.erase(group_id);
+    return;
+  }
+  for (const auto& [member_id, m] : was->members()) sessions_.try_emplace({group_id, member_id}, now_ms + options_.session_timeout_ms);
+  groups_.insert_or_assign(group_id, std::move(*was));
+}
+
+std::vector<streams_group_record> deletion_records(const streams_group& group) {
+  const std::string& id = group.group_id();
+  std::vector<streams_group_record> out;
+  for (const auto& [member_id, m] : group.members())
+    out.push_back(consumer::member_tombstone<current_assignment_record>(id, member_id));
+  for (const auto& [member_id, m] : group.members())
+    out.push_back(consumer::member_tombstone<target_assignment_member_record>(id, member_id));
+  target_assignment_epoch_record target;
+  target.key.group_id = id;
+  out.push_back(std::move(target));
+  for (const auto& [member_id, m] : group.members())
+    out.push_back(consumer::member_tombstone<member_metadata_record>(id, member_id));
+  group_metadata_record epoch;
+  epoch.key.group_id = id;
+  out.push_back(std::move(epoch));
+  topology_record topology;
+  topology.key.group_id = id;
+  out.push_back(std::move(topology));
+  return out;
+}
+
+std::vector<streams_group_record> streams_group_manager::delete_group(const std::string& group_id) {
+  auto git = groups_.find(group_id);
+  if (git == groups_.end()) return {};
+  auto records = deletion_records(git->second);
+  for (const auto& r : records) (void)replay(r);
+  std::erase_if(sessions_, [&](const auto& s) { return s.first.first == group_id; });
+  groups_.erase(group_id);
+  return records;
+}
+
+std::vector<std::string> streams_group_manager::groups_with_ended_sessions(int64_t now_ms) const {
+  std::vector<std::string> out;
+  for (const auto& [key, deadline] : sessions_)
+    if (deadline <= now_ms && (out.empty() || out.back() != key.first)) out.push_back(key.first);
+  return out;
 }
 
 std::vector<streams_group_record> streams_group_manager::fence(streams_group& group, const std::string& member_id) {
@@ -454,12 +517,22 @@ streams_heartbeat_outcome streams_group_manager::leave(const msg::streams_group_
 }
 
 std::vector<streams_group_record> streams_group_manager::expire_sessions(int64_t now_ms) {
-  std::vector<std::pair<std::string, std::string>> ended;
-  for (const auto& [key, deadline] : sessions_)
-    if (deadline <= now_ms) ended.push_back(key);
   std::vector<streams_group_record> out;
-  for (const auto& [group_id, member_id] : ended) {
-    auto git = groups_.find(group_id);
+  for (const auto& group_id : groups_with_ended_sessions(now_ms)) {
+    auto records = expire_sessions_of(group_id, now_ms);
+    out.insert(out.end(), records.begin(), records.end());
+  }
+  return out;
+}
+
+std::vector<streams_group_record> streams_group_manager::expire_sessions_of(const std::string& group_id,
+                                                                            int64_t now_ms) {
+  std::vector<std::string> ended;
+  for (auto it = sessions_.lower_bound({group_id, ""}); it != sessions_.end() && it->first.first == group_id; ++it)
+    if (it->second <= now_ms) ended.push_back(it->first.second);
+  std::vector<streams_group_record> out;
+  auto git = groups_.find(group_id);
+  for (const auto& member_id : ended) {
     if (git == groups_.end() || !git->second.member(member_id)) {
       sessions_.erase({group_id, member_id});
       continue;

@@ -51,6 +51,10 @@ struct streams_heartbeat_outcome {
   std::vector<internal_topic> to_create;
 };
 
+// The tombstones deleting a group, in Kafka's order: current assignments,
+// targets, the target's epoch, members, the group, the topology.
+std::vector<streams_group_record> deletion_records(const streams_group& group);
+
 class streams_group_manager {
  public:
   explicit streams_group_manager(streams_group_options options) : options_(options) {}
@@ -61,10 +65,23 @@ class streams_group_manager {
 
   // Fences every member whose session ended by now: the records removing them.
   std::vector<streams_group_record> expire_sessions(int64_t now_ms);
+  // The same for one group's members.
+  std::vector<streams_group_record> expire_sessions_of(const std::string& group_id, int64_t now_ms);
   std::optional<int64_t> next_deadline_ms() const;
 
   std::optional<std::string> replay(const streams_group_record& record);
   void activate(int64_t now_ms);
+  void clear();
+
+  // The group as it is now (nullopt: none), and the group put back as a
+  // snapshot had it (a write that failed), its members' sessions from now.
+  std::optional<streams_group> snapshot(const std::string& group_id) const;
+  void restore(const std::string& group_id, std::optional<streams_group> was, int64_t now_ms);
+  // The group's deletion_records, already replayed: the group is gone.
+  // Empty when there is no such group.
+  std::vector<streams_group_record> delete_group(const std::string& group_id);
+  // The groups with a member whose session ended by now.
+  std::vector<std::string> groups_with_ended_sessions(int64_t now_ms) const;
 
   const streams_group* group(const std::string& group_id) const;
   const std::map<std::string, streams_group>& groups() const { return groups_; }

@@ -1,0 +1,138 @@
+#include "broker/group/streams_groups.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "broker/group/group_metadata_manager.h"
+#include "broker/group/lower_trimmed.h"
+#include "broker/group/streams/describe.h"
+
+namespace hw::broker::group {
+
+namespace msg = protocol::msg;
+using protocol::error_code;
+
+streams_groups::streams_groups(shard_context& ctx, streams::streams_group_options options)
+    : ctx_(ctx), options_(options), manager_(options) {}
+
+bool streams_groups::heartbeat(request_token token, const client_info& client,
+                               const msg::streams_group_heartbeat_request& request,
+                               const consumer::topic_image_view& topics, int64_t now_ms,
+                               std::vector<coordinator_record> first) {
+  auto refuse = [&](error_code e) {
+    streams_heartbeat_answer a;
+    a.response.error_code = static_cast<int16_t>(e);
+    ctx_.reply(token, std::move(a));
+    return false;
+  };
+  if (!ctx_.active()) return refuse(ctx_.unavailable_error());
+  auto out = manager_.heartbeat(request, client.client_id, client.client_host, topics, now_ms);
+  streams_heartbeat_answer answer{std::move(out.response), std::move(out.to_create)};
+  if (answer.response.error_code != 0 || (out.records.empty() && first.empty())) {
+    const bool accepted = answer.response.error_code == 0;
+    ctx_.reply(token, std::move(answer));
+    return accepted;
+  }
+  auto reply = [this, token, answer = std::move(answer)](error_code e) mutable {
+    if (e == error_code::none) return ctx_.reply(token, std::move(answer));
+    streams_heartbeat_answer failed;
+    failed.response.error_code = static_cast<int16_t>(append_error_to_response_error(e));
+    ctx_.reply(token, std::move(failed));
+  };
+  write(std::move(first), request.group_id, std::move(out.before), std::move(out.records), std::move(reply));
+  return true;
+}
+
+bool streams_groups::remove_empty(const std::string& group_id) {
+  const auto* group = manager_.group(group_id);
+  if (!group || !group->members().empty()) return false;
+  auto before = manager_.snapshot(group_id);
+  auto records = manager_.delete_group(group_id);
+  if (records.empty()) return false;
+  write({}, group_id, std::move(before), std::move(records), nullptr);
+  return true;
+}
+
+void streams_groups::write(std::vector<coordinator_record> first, const std::string& group_id,
+                           std::optional<streams::streams_group> before,
+                           std::vector<streams::streams_group_record> records,
+                           std::function<void(error_code)> answer) {
+  std::vector<coordinator_record> encoded = std::move(first);
+  encoded.reserve(encoded.size() + records.size());
+  for (const auto& r : records) encoded.push_back(streams::encode_record(r));
+  const append_token token = ctx_.appends_issued() + 1;
+  pending_.emplace(token, pending_write{group_id, std::move(before), std::move(records)});
+  ctx_.append(std::move(encoded), [this, token, answer = std::move(answer)](error_code e, int64_t now_ms) {
+    if (e != error_code::none) roll_back(token, now_ms);
+    pending_.erase(token);
+    if (answer) answer(e);
+  });
+}
+
+void streams_groups::roll_back(append_token token, int64_t now_ms) {
+  auto failed = pending_.find(token);
+  if (failed == pending_.end()) return;
+  const std::string& group_id = failed->second.group_id;
+  manager_.restore(group_id, failed->second.before, now_ms);
+  // Writes after this one may still succeed: the group is what they leave.
+  for (auto later = std::next(failed); later != pending_.end(); ++later) {
+    if (later->second.group_id != group_id) continue;
+    later->second.before = manager_.snapshot(group_id);
+    for (const auto& r : later->second.records) (void)manager_.replay(r);
+  }
+  manager_.restore(group_id, manager_.snapshot(group_id), now_ms);
+}
+
+std::vector<msg::streams_group_describe_response::described_group> streams_groups::describe(
+    const std::vector<std::string>& group_ids) const {
+  std::vector<msg::streams_group_describe_response::described_group> out;
+  for (const auto& id : group_ids) {
+    if (!ctx_.active()) {
+      auto& d = out.emplace_back();
+      d.group_id = id;
+      d.error_code = static_cast<int16_t>(ctx_.unavailable_error());
+      continue;
+    }
+    if (const auto* g = manager_.group(id)) {
+      out.push_back(streams::describe(*g));
+      continue;
+    }
+    auto& d = out.emplace_back();
+    d.group_id = id;
+    d.error_code = static_cast<int16_t>(error_code::group_id_not_found);
+    d.error_message = "Group " + id + " not found.";
+  }
+  return out;
+}
+
+void streams_groups::list(const std::vector<std::string>& states,
+                          std::vector<msg::list_groups_response::listed_group>& out) const {
+  std::vector<std::string> wanted;
+  for (const auto& s : states) wanted.push_back(lower_trimmed(s));
+  for (const auto& [id, g] : manager_.groups()) {
+    const std::string state(streams::to_string(g.state()));
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), lower_trimmed(state)) == wanted.end()) continue;
+    msg::list_groups_response::listed_group l;
+    l.group_id = id;
+    l.protocol_type = "streams";
+    l.group_state = state;
+    l.group_type = "streams";
+    out.push_back(std::move(l));
+  }
+}
+
+void streams_groups::tick(int64_t now_ms) {
+  if (!ctx_.active()) return;
+  for (const auto& id : manager_.groups_with_ended_sessions(now_ms)) {
+    auto before = manager_.snapshot(id);
+    auto expired = manager_.expire_sessions_of(id, now_ms);
+    if (!expired.empty()) write({}, id, std::move(before), std::move(expired), nullptr);
+  }
+}
+
+void streams_groups::clear() {
+  manager_.clear();
+  pending_.clear();
+}
+
+}  // namespace hw::broker::group
