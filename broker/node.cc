@@ -131,6 +131,8 @@ group::coordinator_options group_coordinator_options(const config::broker_config
   o.streams.max_size = static_cast<int32_t>(c.get_int("group.streams.max.size"));
   o.streams.num_standby_replicas = static_cast<int32_t>(c.get_int("group.streams.num.standby.replicas"));
   o.streams.assignment_interval_ms = static_cast<int32_t>(c.get_int("group.streams.assignment.interval.ms"));
+  o.streams.initial_rebalance_delay_ms =
+      static_cast<int32_t>(c.get_int("group.streams.initial.rebalance.delay.ms"));
   return o;
 }
 

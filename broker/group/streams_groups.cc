@@ -123,6 +123,7 @@ void streams_groups::list(const std::vector<std::string>& states,
 
 void streams_groups::tick(int64_t now_ms) {
   if (!ctx_.active()) return;
+  for (auto& t : manager_.delayed_targets(now_ms)) write({}, t.group_id, std::move(t.before), std::move(t.records), nullptr);
   for (const auto& id : manager_.groups_with_ended_sessions(now_ms)) {
     auto before = manager_.snapshot(id);
     auto expired = manager_.expire_sessions_of(id, now_ms);

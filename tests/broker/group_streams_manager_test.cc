@@ -55,7 +55,7 @@ std::set<int32_t> active_of(const response& r) {
 }
 
 struct harness {
-  streams_group_manager manager{streams_group_options{45000, 5000, 100, 0, 0}};
+  streams_group_manager manager{streams_group_options{45000, 5000, 100, 0, 0, 0}};
   hw::testing::topic_map_image topics;
   int64_t now = 1000;
   harness() { topics.add("in", 1, 4); }
@@ -160,6 +160,40 @@ TEST(StreamsManager, EpochsAreCheckedAndMembersLeaveOrExpire) {
   EXPECT_TRUE(h.manager.group("app")->members().empty());
   EXPECT_EQ(h.manager.group("app")->state(), streams_group_state::empty);
   (void)a;
+}
+
+// A group that had no members waits group.streams.initial.rebalance.delay.ms
+// before its first target, whoever joins meanwhile; then the target is
+// computed once for all of them (by the timer, or by a heartbeat after it).
+TEST(StreamsManager, TheFirstTargetWaitsForTheInitialRebalanceDelay) {
+  harness h;
+  h.manager = streams_group_manager{streams_group_options{45000, 5000, 100, 0, 0, 3000}};
+  auto a = h.send(join("a", "p1"));
+  ASSERT_EQ(a.response.error_code, 0);
+  EXPECT_TRUE(active_of(a.response).empty());
+  ASSERT_EQ(a.response.status->size(), 1u);
+  EXPECT_EQ(a.response.status->at(0).status_code, 5);  // ASSIGNMENT_DELAYED
+  EXPECT_EQ(a.response.status->at(0).status_detail, "Assignment delayed due to the configured initial rebalance delay.");
+  EXPECT_EQ(h.manager.next_deadline_ms(), std::optional<int64_t>(h.now + 3000));
+  h.now += 1000;
+  auto b = h.send(join("b", "p2"));
+  EXPECT_EQ(b.response.status->at(0).status_code, 5);
+  EXPECT_TRUE(h.manager.delayed_targets(h.now).empty());
+  h.now += 2000;
+  auto due = h.manager.delayed_targets(h.now);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].group_id, "app");
+  EXPECT_EQ(due[0].before.assignment_epoch(), 1);
+  EXPECT_EQ(h.manager.group("app")->assignment_epoch(), h.manager.group("app")->group_epoch());
+  // Both were targeted at once: two tasks each.
+  auto a2 = h.send(beat("a", a.response.member_epoch, {}));
+  auto b2 = h.send(beat("b", b.response.member_epoch, {}));
+  EXPECT_EQ(active_of(a2.response).size() + active_of(b2.response).size(), 4u);
+  EXPECT_EQ(active_of(a2.response).size(), 2u);
+  EXPECT_TRUE(a2.response.status->empty());
+  // A member joining a group with members does not wait again.
+  auto c = h.send(join("c", "p3"));
+  for (const auto& st : *c.response.status) EXPECT_NE(st.status_code, 5);
 }
 
 }  // namespace

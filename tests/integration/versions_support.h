@@ -133,12 +133,14 @@ struct api_sweep {
 std::vector<api_sweep> data_sweeps();   // versions_data_test.cc
 std::vector<api_sweep> group_sweeps();  // versions_groups_test.cc
 std::vector<api_sweep> consumer_group_sweeps();  // versions_consumer_groups_test.cc
+std::vector<api_sweep> streams_group_sweeps();   // versions_streams_groups_test.cc
 std::vector<api_sweep> admin_sweeps();  // versions_admin_test.cc
 std::vector<api_sweep> txn_sweeps();    // versions_txn_test.cc
 
 inline std::vector<api_sweep> all_sweeps() {
   std::vector<api_sweep> all;
-  for (auto part : {data_sweeps(), group_sweeps(), consumer_group_sweeps(), admin_sweeps(), txn_sweeps()})
+  for (auto part : {data_sweeps(), group_sweeps(), consumer_group_sweeps(), streams_group_sweeps(), admin_sweeps(),
+                    txn_sweeps()})
     all.insert(all.end(), part.begin(), part.end());
   return all;
 }

@@ -215,6 +215,7 @@ void streams_group_manager::activate(int64_t now_ms) {
 void streams_group_manager::clear() {
   groups_.clear();
   sessions_.clear();
+  initial_delays_.clear();
 }
 
 std::optional<streams_group> streams_group_manager::snapshot(const std::string& group_id) const {
@@ -434,6 +435,7 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
   if (git == groups_.end() && !joining)
     return refuse(error_code::group_id_not_found, "Streams group " + request.group_id + " not found.");
   draft d{git == groups_.end() ? streams_group(request.group_id) : git->second, {}, std::nullopt};
+  const bool was_empty = d.group.members().empty();
 
   // 1. Who it is, and its metadata.
   auto identified = identify(d.group, request, options_);
@@ -453,8 +455,16 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
   if (auto* refused = std::get_if<streams_refusal>(&configured)) return refuse(refused->code, refused->message);
   const auto& config = std::get<configured_topology>(configured);
 
-  // 3. A target for the group epoch, at most every assignment interval.
-  if (d.group.assignment_epoch() < d.group.group_epoch()) {
+  // 3. A target for the group epoch, at most every assignment interval,
+  // not while a group that had no members waits for more.
+  if (was_empty && options_.initial_rebalance_delay_ms > 0)
+    initial_delays_.try_emplace(request.group_id, now_ms + options_.initial_rebalance_delay_ms);
+  if (auto delay = initial_delays_.find(request.group_id); delay != initial_delays_.end() && delay->second <= now_ms)
+    initial_delays_.erase(delay);  // ended: this heartbeat computes the target
+  if (initial_delays_.count(request.group_id)) {
+    add_status(response, topology_status::assignment_delayed,
+               "Assignment delayed due to the configured initial rebalance delay.");
+  } else if (d.group.assignment_epoch() < d.group.group_epoch()) {
     const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || options_.assignment_interval_ms == 0 ||
                                  now_ms >= d.group.assignment_timestamp_ms() + options_.assignment_interval_ms;
     if (interval_passed) {
@@ -548,7 +558,36 @@ std::optional<int64_t> streams_group_manager::next_deadline_ms() const {
   std::optional<int64_t> next;
   for (const auto& [key, deadline] : sessions_)
     if (!next || deadline < *next) next = deadline;
+  for (const auto& [group_id, deadline] : initial_delays_)
+    if (!next || deadline < *next) next = deadline;
   return next;
+}
+
+std::vector<streams_group_manager::delayed_target> streams_group_manager::delayed_targets(int64_t now_ms) {
+  std::vector<delayed_target> out;
+  for (auto it = initial_delays_.begin(); it != initial_delays_.end();) {
+    if (it->second > now_ms) {
+      ++it;
+      continue;
+    }
+    const std::string group_id = it->first;
+    it = initial_delays_.erase(it);
+    auto git = groups_.find(group_id);
+    // Kafka's delayed assignment: nothing for a group emptied meanwhile,
+    // one whose target is current, or one whose topology is not configured.
+    if (git == groups_.end() || git->second.members().empty() || !git->second.configured() ||
+        git->second.assignment_epoch() >= git->second.group_epoch())
+      continue;
+    draft d{git->second, {}, std::nullopt};
+    auto target = compute_streams_target(d.group, d.group.group_epoch(), now_ms, {}, *d.group.configured(),
+                                         options_.num_standby_replicas);
+    if (std::holds_alternative<task_assignor_error>(target)) continue;
+    for (auto& r : std::get<streams_target_result>(target).records) d.add(std::move(r));
+    if (d.error) continue;
+    out.push_back({group_id, std::move(git->second), std::move(d.records)});
+    git->second = std::move(d.group);
+  }
+  return out;
 }
 
 }  // namespace hw::broker::group::streams

@@ -16,8 +16,10 @@
 // every assignment interval) and each member's reconciliation; statuses
 // MISSING_SOURCE_TOPICS, INCORRECTLY_PARTITIONED_TOPICS,
 // MISSING_INTERNAL_TOPICS, STALE_TOPOLOGY, ASSIGNMENT_DELAYED; session
-// expiry. Not yet: the initial rebalance delay, endpoints for interactive
-// queries, shutdown requests, rebalance timeouts.
+// expiry; the initial rebalance delay (a group that had no members waits
+// before its first target, computed by `delayed_targets` when it ends). Not
+// yet: endpoints for interactive queries, shutdown requests, rebalance
+// timeouts.
 
 #include <cstdint>
 #include <limits>
@@ -40,6 +42,8 @@ struct streams_group_options {
   int32_t max_size = std::numeric_limits<int32_t>::max();
   int32_t num_standby_replicas = 0;
   int32_t assignment_interval_ms = 1000;
+  // A new group's first target waits this long for more members.
+  int32_t initial_rebalance_delay_ms = 3000;
 };
 
 struct streams_heartbeat_outcome {
@@ -68,6 +72,14 @@ class streams_group_manager {
   // The same for one group's members.
   std::vector<streams_group_record> expire_sessions_of(const std::string& group_id, int64_t now_ms);
   std::optional<int64_t> next_deadline_ms() const;
+  // The targets of groups whose initial rebalance delay ended by now
+  // (records already replayed, `before` the group as it was).
+  struct delayed_target {
+    std::string group_id;
+    streams_group before;
+    std::vector<streams_group_record> records;
+  };
+  std::vector<delayed_target> delayed_targets(int64_t now_ms);
 
   std::optional<std::string> replay(const streams_group_record& record);
   void activate(int64_t now_ms);
@@ -96,6 +108,7 @@ class streams_group_manager {
   streams_group_options options_;
   std::map<std::string, streams_group> groups_;
   std::map<std::pair<std::string, std::string>, int64_t> sessions_;  // (group, member) → when it ends
+  std::map<std::string, int64_t> initial_delays_;  // group → when its first target is due
 };
 
 }  // namespace hw::broker::group::streams
