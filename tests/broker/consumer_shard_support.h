@@ -26,8 +26,9 @@ inline consumer_group_options no_interval() {
 
 struct consumer_shard : shard_harness {
   explicit consumer_shard(bool start_active = true, group_config config = {},
-                          consumer_group_options options = no_interval())
-      : shard_harness(config, 7, false, std::move(options)) {
+                          consumer_group_options options = no_interval(),
+                          streams::streams_group_options streams = {})
+      : shard_harness(config, 7, false, std::move(options), streams) {
     topics->add("orders", 1, 4);
     shard.set_topics(topics, {}, false);
     if (start_active) {

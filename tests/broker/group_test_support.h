@@ -60,8 +60,9 @@ inline join_args args(std::string group = "g", std::string client_id = "client")
 class shard_harness {
  public:
   explicit shard_harness(group_config config = {}, uint64_t seed = 7, bool start_active = true,
-                         consumer::consumer_group_options consumer = {})
-      : rng_(seed), shard(config, [this] { return rng_(); }, std::move(consumer)) {
+                         consumer::consumer_group_options consumer = {},
+                         streams::streams_group_options streams = {})
+      : rng_(seed), shard(config, [this] { return rng_(); }, std::move(consumer), streams) {
     if (start_active) {
       shard.begin_load();
       shard.end_load(now);
