@@ -38,6 +38,7 @@ group_shard::group_shard(group_config config, random_source random, consumer::co
 
 void group_shard::set_topics(std::shared_ptr<const consumer::topic_image_view> topics,
                              const std::set<std::string>& changed, bool created) {
+  streams_.set_topics(topics);
   consumers_.set_topics(std::move(topics), changed, created);
 }
 
@@ -189,7 +190,7 @@ void group_shard::streams_group_heartbeat(request_token token, const client_info
     a.response.error_message = std::move(*other);
     return ctx_.reply(token, std::move(a));
   }
-  if (streams_.heartbeat(token, client, request, consumers_.topics(), now_ms, std::move(first)) && replaces_classic)
+  if (streams_.heartbeat(token, client, request, now_ms, std::move(first)) && replaces_classic)
     groups_.erase(request.group_id);
 }
 

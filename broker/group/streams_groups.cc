@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "broker/group/consumer_groups.h"
 #include "broker/group/group_metadata_manager.h"
 #include "broker/group/lower_trimmed.h"
 #include "broker/group/streams/describe.h"
@@ -13,11 +14,17 @@ namespace msg = protocol::msg;
 using protocol::error_code;
 
 streams_groups::streams_groups(shard_context& ctx, streams::streams_group_options options)
-    : ctx_(ctx), options_(options), manager_(options) {}
+    : ctx_(ctx), options_(options), manager_(options), topics_(empty_topic_image()) {
+  manager_.set_config_source(topics_.get());
+}
+
+void streams_groups::set_topics(std::shared_ptr<const consumer::topic_image_view> topics) {
+  topics_ = topics ? std::move(topics) : empty_topic_image();
+  manager_.set_config_source(topics_.get());
+}
 
 bool streams_groups::heartbeat(request_token token, const client_info& client,
-                               const msg::streams_group_heartbeat_request& request,
-                               const consumer::topic_image_view& topics, int64_t now_ms,
+                               const msg::streams_group_heartbeat_request& request, int64_t now_ms,
                                std::vector<coordinator_record> first) {
   auto refuse = [&](error_code e) {
     streams_heartbeat_answer a;
@@ -26,7 +33,7 @@ bool streams_groups::heartbeat(request_token token, const client_info& client,
     return false;
   };
   if (!ctx_.active()) return refuse(ctx_.unavailable_error());
-  auto out = manager_.heartbeat(request, client.client_id, client.client_host, topics, now_ms);
+  auto out = manager_.heartbeat(request, client.client_id, client.client_host, *topics_, now_ms);
   streams_heartbeat_answer answer{std::move(out.response), std::move(out.to_create)};
   if (answer.response.error_code != 0 || (out.records.empty() && first.empty())) {
     const bool accepted = answer.response.error_code == 0;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,14 +35,17 @@ class streams_groups {
 
   const streams::streams_group_options& options() const { return options_; }
 
+  // The topics (and group configs) as the broker's metadata image has them.
+  void set_topics(std::shared_ptr<const consumer::topic_image_view> topics);
+
   // StreamsGroupHeartbeat; the answer (a streams_heartbeat_answer) comes
   // out of the shard's output. `first`: records of the shard's own written
   // ahead of the heartbeat's when it is accepted (the tombstone of an empty
   // group of another kind the new streams group replaces); true when the
   // heartbeat was accepted with records being written.
   bool heartbeat(request_token token, const client_info& client,
-                 const protocol::msg::streams_group_heartbeat_request& request,
-                 const consumer::topic_image_view& topics, int64_t now_ms, std::vector<coordinator_record> first = {});
+                 const protocol::msg::streams_group_heartbeat_request& request, int64_t now_ms,
+                 std::vector<coordinator_record> first = {});
 
   // DeleteGroups of an empty group: its tombstones, the group gone from now
   // (back if their append fails).
@@ -81,6 +85,7 @@ class streams_groups {
   shard_context& ctx_;
   streams::streams_group_options options_;
   streams::streams_group_manager manager_;
+  std::shared_ptr<const consumer::topic_image_view> topics_;
   std::map<append_token, pending_write> pending_;
 };
 

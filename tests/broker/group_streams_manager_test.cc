@@ -196,5 +196,83 @@ TEST(StreamsManager, TheFirstTargetWaitsForTheInitialRebalanceDelay) {
   for (const auto& st : *c.response.status) EXPECT_NE(st.status_code, 5);
 }
 
+// A member's fatal error (ShutdownApplication) is told to every member, its
+// own answer included, until the group has no members.
+TEST(StreamsManager, AShutdownRequestIsToldToEveryMemberUntilTheGroupEmpties) {
+  harness h;
+  auto a = h.send(join("a", "p1"));
+  auto b = h.send(join("b", "p2"));
+  auto stop = beat("a", a.response.member_epoch, active_of(a.response));
+  stop.shutdown_application = true;
+  auto told = h.send(stop);
+  ASSERT_EQ(told.response.error_code, 0);
+  auto shutdown_of = [](const response& r) -> std::optional<std::string> {
+    for (const auto& st : *r.status)
+      if (st.status_code == 4) return st.status_detail;
+    return std::nullopt;
+  };
+  const std::string detail =
+      "Streams group member a encountered a fatal error and requested a shutdown for the entire application.";
+  EXPECT_EQ(shutdown_of(told.response), detail);
+  EXPECT_EQ(shutdown_of(h.send(beat("b", b.response.member_epoch, {})).response), detail);
+  // Once everyone left, a new member of the group is not told.
+  for (const char* m : {"a", "b"}) {
+    request leave;
+    leave.group_id = "app";
+    leave.member_id = m;
+    leave.member_epoch = -1;
+    ASSERT_EQ(h.send(leave).response.error_code, 0);
+  }
+  EXPECT_FALSE(shutdown_of(h.send(join("c", "p3")).response));
+}
+
+// Members with a user endpoint: the partitions behind the tasks each holds,
+// sent when a member's endpoint information epoch is behind the group's.
+TEST(StreamsManager, EndpointsMapToThePartitionsTheirTasksRead) {
+  harness h;
+  auto with_endpoint = [](request r, uint16_t port) {
+    r.user_endpoint = request::endpoint{"host-" + std::to_string(port), port, {}};
+    return r;
+  };
+  auto a = h.send(with_endpoint(join("a", "p1"), 7001));
+  ASSERT_EQ(a.response.error_code, 0);
+  EXPECT_EQ(a.response.endpoint_information_epoch, 0);  // the group was made by this heartbeat
+  auto b = h.send(with_endpoint(join("b", "p2"), 7002));
+  ASSERT_EQ(b.response.error_code, 0);
+  ASSERT_TRUE(b.response.partitions_by_user_endpoint);
+  const int32_t epoch = b.response.endpoint_information_epoch;
+  EXPECT_GT(epoch, 0);
+  // a (still holding everything) first, b (holding nothing yet) last.
+  const auto& parts = *b.response.partitions_by_user_endpoint;
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].user_endpoint.port, 7001);
+  ASSERT_EQ(parts[0].active_partitions.size(), 1u);
+  EXPECT_EQ(parts[0].active_partitions[0].topic, "in");
+  EXPECT_EQ(parts[0].active_partitions[0].partitions, (std::vector<int32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(parts[1].user_endpoint.port, 7002);
+  EXPECT_TRUE(parts[1].active_partitions.empty());
+  // A member that is up to date is not sent them again.
+  auto current = beat("b", b.response.member_epoch, {});
+  current.endpoint_information_epoch = epoch;
+  EXPECT_FALSE(h.send(current).response.partitions_by_user_endpoint);
+}
+
+// streams.* group configs override the broker's group.streams.* ones.
+TEST(StreamsManager, GroupConfigsOverrideTheBrokersSettings) {
+  harness h;
+  h.topics.set_group_config("app", "streams.heartbeat.interval.ms", "2500");
+  h.topics.set_group_config("app", "streams.session.timeout.ms", "50000");
+  h.manager.set_config_source(&h.topics);
+  auto a = h.send(join("a", "p1"));
+  ASSERT_EQ(a.response.error_code, 0);
+  EXPECT_EQ(a.response.heartbeat_interval_ms, 2500);
+  EXPECT_EQ(h.manager.next_deadline_ms(), std::optional<int64_t>(h.now + 50000));
+  h.topics.set_group_config("app", "streams.num.standby.replicas", "1");
+  auto again = h.send(beat("a", a.response.member_epoch, active_of(a.response)));
+  // Other assignment configs bump the group epoch for a new target.
+  EXPECT_EQ(again.response.member_epoch, a.response.member_epoch + 1);
+  EXPECT_EQ(h.manager.group("app")->last_assignment_configs().at("num.standby.replicas"), "1");
+}
+
 }  // namespace
 }  // namespace hw::broker::group::streams

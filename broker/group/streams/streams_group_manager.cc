@@ -2,7 +2,10 @@
 // (see streams_group_manager.h).
 #include "broker/group/streams/streams_group_manager.h"
 
+#include <charconv>
+
 #include "broker/group/consumer/metadata_hash.h"
+#include "broker/group/streams/endpoints.h"
 #include "broker/group/streams/target_assignment.h"
 #include "broker/group/streams/task_reconciliation.h"
 
@@ -209,13 +212,34 @@ std::optional<std::string> streams_group_manager::replay(const streams_group_rec
 
 void streams_group_manager::activate(int64_t now_ms) {
   for (const auto& [group_id, g] : groups_)
-    for (const auto& [member_id, m] : g.members()) sessions_[{group_id, member_id}] = now_ms + options_.session_timeout_ms;
+    for (const auto& [member_id, m] : g.members())
+      sessions_[{group_id, member_id}] = now_ms + options_for(group_id).session_timeout_ms;
+}
+
+streams_group_options streams_group_manager::options_for(const std::string& group_id) const {
+  streams_group_options o = options_;
+  if (!configs_) return o;
+  auto override_with = [&](std::string_view key, int32_t& value) {
+    auto text = configs_->group_config(group_id, key);
+    if (!text) return;
+    int32_t parsed = 0;
+    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), parsed);
+    if (ec == std::errc{} && end == text->data() + text->size()) value = parsed;
+  };
+  override_with("streams.session.timeout.ms", o.session_timeout_ms);
+  override_with("streams.heartbeat.interval.ms", o.heartbeat_interval_ms);
+  override_with("streams.num.standby.replicas", o.num_standby_replicas);
+  override_with("streams.initial.rebalance.delay.ms", o.initial_rebalance_delay_ms);
+  override_with("streams.assignment.interval.ms", o.assignment_interval_ms);
+  return o;
 }
 
 void streams_group_manager::clear() {
   groups_.clear();
   sessions_.clear();
   initial_delays_.clear();
+  shutdown_requests_.clear();
+  endpoint_epochs_.clear();
 }
 
 std::optional<streams_group> streams_group_manager::snapshot(const std::string& group_id) const {
@@ -231,7 +255,8 @@ void streams_group_manager::restore(const std::string& group_id, std::optional<s
     groups_.erase(group_id);
     return;
   }
-  for (const auto& [member_id, m] : was->members()) sessions_.try_emplace({group_id, member_id}, now_ms + options_.session_timeout_ms);
+  for (const auto& [member_id, m] : was->members())
+    sessions_.try_emplace({group_id, member_id}, now_ms + options_for(group_id).session_timeout_ms);
   groups_.insert_or_assign(group_id, std::move(*was));
 }
 
@@ -284,6 +309,10 @@ std::vector<streams_group_record> streams_group_manager::fence(streams_group& gr
   if (d.error) return {};
   sessions_.erase({id, member_id});
   group = std::move(d.group);
+  if (group.members().empty()) {
+    shutdown_requests_.erase(id);
+    endpoint_epochs_.erase(id);
+  }
   return std::move(d.records);
 }
 
@@ -438,7 +467,8 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
   const bool was_empty = d.group.members().empty();
 
   // 1. Who it is, and its metadata.
-  auto identified = identify(d.group, request, options_);
+  const streams_group_options options = options_for(request.group_id);
+  auto identified = identify(d.group, request, options);
   if (auto* refused = std::get_if<streams_refusal>(&identified)) return refuse(refused->code, refused->message);
   const streams_member member = std::get<streams_member>(identified);
   const streams_member updated = with_metadata(member, request, client_id, client_host);
@@ -451,25 +481,25 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
   const bool new_topology = !d.group.declared_topology();
   auto t = group_topology(d, request, updated, response);
   if (auto* refused = std::get_if<streams_refusal>(&t)) return refuse(refused->code, refused->message);
-  auto configured = configure(d, std::get<topology>(t), new_topology, bump, request, topics, options_);
+  auto configured = configure(d, std::get<topology>(t), new_topology, bump, request, topics, options);
   if (auto* refused = std::get_if<streams_refusal>(&configured)) return refuse(refused->code, refused->message);
   const auto& config = std::get<configured_topology>(configured);
 
   // 3. A target for the group epoch, at most every assignment interval,
   // not while a group that had no members waits for more.
-  if (was_empty && options_.initial_rebalance_delay_ms > 0)
-    initial_delays_.try_emplace(request.group_id, now_ms + options_.initial_rebalance_delay_ms);
+  if (was_empty && options.initial_rebalance_delay_ms > 0)
+    initial_delays_.try_emplace(request.group_id, now_ms + options.initial_rebalance_delay_ms);
   if (auto delay = initial_delays_.find(request.group_id); delay != initial_delays_.end() && delay->second <= now_ms)
     initial_delays_.erase(delay);  // ended: this heartbeat computes the target
   if (initial_delays_.count(request.group_id)) {
     add_status(response, topology_status::assignment_delayed,
                "Assignment delayed due to the configured initial rebalance delay.");
   } else if (d.group.assignment_epoch() < d.group.group_epoch()) {
-    const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || options_.assignment_interval_ms == 0 ||
-                                 now_ms >= d.group.assignment_timestamp_ms() + options_.assignment_interval_ms;
+    const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || options.assignment_interval_ms == 0 ||
+                                 now_ms >= d.group.assignment_timestamp_ms() + options.assignment_interval_ms;
     if (interval_passed) {
       auto target = compute_streams_target(d.group, d.group.group_epoch(), now_ms, {updated, std::nullopt}, config,
-                                           options_.num_standby_replicas);
+                                           options.num_standby_replicas);
       if (auto* e = std::get_if<task_assignor_error>(&target)) return refuse(error_code::unknown_server_error, e->message);
       for (auto& r : std::get<streams_target_result>(target).records) d.add(std::move(r));
     } else {
@@ -491,19 +521,35 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
   } else {
     groups_.emplace(request.group_id, std::move(d.group));
   }
-  sessions_[{request.group_id, request.member_id}] = now_ms + options_.session_timeout_ms;
+  sessions_[{request.group_id, request.member_id}] = now_ms + options.session_timeout_ms;
   out.records = std::move(d.records);
   response.member_id = request.member_id;
   response.member_epoch = current.epoch;
-  response.heartbeat_interval_ms = options_.heartbeat_interval_ms;
+  response.heartbeat_interval_ms = options.heartbeat_interval_ms;
+  const bool created = git == groups_.end();
+  const streams_group& group = groups_.at(request.group_id);
   if (joining || current.assigned != member.assigned) {
     response.active_tasks = response_ids(without_epochs(current.assigned.active));
     response.standby_tasks = response_ids(current.assigned.standby);
     response.warmup_tasks = response_ids(current.assigned.warmup);
+    // Who holds what changed: the endpoint information moves on (a group
+    // this heartbeat creates starts again at 0, as Kafka's does).
+    if (current.metadata.endpoint && !created) ++endpoint_epochs_[request.group_id];
   }
+  const int32_t endpoint_epoch = endpoint_epochs_[request.group_id];
+  if (endpoint_epoch != request.endpoint_information_epoch)
+    response.partitions_by_user_endpoint = endpoint_partitions(group, current, topics);
+  if (!created) response.endpoint_information_epoch = endpoint_epoch;
   if (config.error) {
     add_status(response, config.error->status, config.error->message);
     out.to_create = config.to_create;
+  }
+  // A member's fatal error stops the whole application: every member is told.
+  if (request.shutdown_application) shutdown_requests_.try_emplace(request.group_id, request.member_id);
+  if (auto s = shutdown_requests_.find(request.group_id); s != shutdown_requests_.end()) {
+    add_status(response, topology_status::shutdown_application,
+               "Streams group member " + s->second +
+                   " encountered a fatal error and requested a shutdown for the entire application.");
   }
   out.response = std::move(response);
   return out;
@@ -580,7 +626,7 @@ std::vector<streams_group_manager::delayed_target> streams_group_manager::delaye
       continue;
     draft d{git->second, {}, std::nullopt};
     auto target = compute_streams_target(d.group, d.group.group_epoch(), now_ms, {}, *d.group.configured(),
-                                         options_.num_standby_replicas);
+                                         options_for(group_id).num_standby_replicas);
     if (std::holds_alternative<task_assignor_error>(target)) continue;
     for (auto& r : std::get<streams_target_result>(target).records) d.add(std::move(r));
     if (d.error) continue;

@@ -17,9 +17,12 @@
 // MISSING_SOURCE_TOPICS, INCORRECTLY_PARTITIONED_TOPICS,
 // MISSING_INTERNAL_TOPICS, STALE_TOPOLOGY, ASSIGNMENT_DELAYED; session
 // expiry; the initial rebalance delay (a group that had no members waits
-// before its first target, computed by `delayed_targets` when it ends). Not
-// yet: endpoints for interactive queries, shutdown requests, rebalance
-// timeouts.
+// before its first target, computed by `delayed_targets` when it ends);
+// group-level configs; a member's request to shut the application down
+// (SHUTDOWN_APPLICATION to every member until the group empties); the
+// endpoint information for interactive queries (partitions by user
+// endpoint, sent when a member's epoch of it is behind). Not yet: rebalance
+// timeouts, static members (Kafka 4.3 refuses them too).
 
 #include <cstdint>
 #include <limits>
@@ -62,6 +65,14 @@ std::vector<streams_group_record> deletion_records(const streams_group& group);
 class streams_group_manager {
  public:
   explicit streams_group_manager(streams_group_options options) : options_(options) {}
+
+  // Where group-level configs are read (streams.session.timeout.ms,
+  // streams.heartbeat.interval.ms, streams.num.standby.replicas,
+  // streams.initial.rebalance.delay.ms, streams.assignment.interval.ms over
+  // the options); null: the options alone. Must outlive its use.
+  void set_config_source(const consumer::topic_image_view* source) { configs_ = source; }
+  // The options as they stand for one group.
+  streams_group_options options_for(const std::string& group_id) const;
 
   streams_heartbeat_outcome heartbeat(const protocol::msg::streams_group_heartbeat_request& request,
                                       const std::string& client_id, const std::string& client_host,
@@ -106,9 +117,14 @@ class streams_group_manager {
   std::vector<streams_group_record> fence(streams_group& group, const std::string& member_id);
 
   streams_group_options options_;
+  const consumer::topic_image_view* configs_ = nullptr;
   std::map<std::string, streams_group> groups_;
   std::map<std::pair<std::string, std::string>, int64_t> sessions_;  // (group, member) → when it ends
   std::map<std::string, int64_t> initial_delays_;  // group → when its first target is due
+  // Not persisted, as Kafka keeps them: who asked the application to shut
+  // down (until the group empties), and the endpoint information's epoch.
+  std::map<std::string, std::string> shutdown_requests_;
+  std::map<std::string, int32_t> endpoint_epochs_;
 };
 
 }  // namespace hw::broker::group::streams
