@@ -274,5 +274,35 @@ TEST(StreamsManager, GroupConfigsOverrideTheBrokersSettings) {
   EXPECT_EQ(h.manager.group("app")->last_assignment_configs().at("num.standby.replicas"), "1");
 }
 
+// A member asked to give tasks up has its rebalance timeout to do it: one
+// that keeps heartbeating but never revokes is fenced when it ends.
+TEST(StreamsManager, AMemberThatDoesNotRevokeWithinItsRebalanceTimeoutIsFenced) {
+  harness h;
+  auto a = h.send(join("a", "p1"));
+  ASSERT_EQ(active_of(a.response).size(), 4u);
+  h.send(join("b", "p2"));
+  auto asked = h.send(beat("a", a.response.member_epoch, {0, 1, 2, 3}));
+  ASSERT_EQ(asked.response.error_code, 0);
+  ASSERT_EQ(h.manager.group("app")->member("a")->state, streams_member_state::unrevoked_tasks);
+  const int64_t deadline = h.now + 30000;  // join()'s rebalance timeout
+  EXPECT_EQ(h.manager.next_deadline_ms(), std::optional<int64_t>(deadline));
+  h.now += 20000;
+  ASSERT_EQ(h.send(beat("a", a.response.member_epoch, {0, 1, 2, 3})).response.error_code, 0);  // still holding on
+  EXPECT_TRUE(h.manager.expire_sessions(deadline - 1).empty());
+  EXPECT_FALSE(h.manager.expire_sessions(deadline).empty());
+  EXPECT_EQ(h.manager.group("app")->member("a"), nullptr);
+  ASSERT_NE(h.manager.group("app")->member("b"), nullptr);
+
+  // One that revokes in time is not.
+  harness k;
+  auto c = k.send(join("c", "p1"));
+  k.send(join("d", "p2"));
+  auto told = k.send(beat("c", c.response.member_epoch, {0, 1, 2, 3}));
+  k.send(beat("c", c.response.member_epoch, active_of(told.response)));
+  EXPECT_NE(k.manager.group("app")->member("c")->state, streams_member_state::unrevoked_tasks);
+  EXPECT_TRUE(k.manager.expire_sessions(k.now + 30000).empty());
+  EXPECT_NE(k.manager.group("app")->member("c"), nullptr);
+}
+
 }  // namespace
 }  // namespace hw::broker::group::streams

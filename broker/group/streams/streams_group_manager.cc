@@ -238,6 +238,7 @@ void streams_group_manager::clear() {
   groups_.clear();
   sessions_.clear();
   initial_delays_.clear();
+  revocations_.clear();
   shutdown_requests_.clear();
   endpoint_epochs_.clear();
 }
@@ -287,15 +288,18 @@ std::vector<streams_group_record> streams_group_manager::delete_group(const std:
   auto records = deletion_records(git->second);
   for (const auto& r : records) (void)replay(r);
   std::erase_if(sessions_, [&](const auto& s) { return s.first.first == group_id; });
+  std::erase_if(revocations_, [&](const auto& r) { return r.first.first == group_id; });
   groups_.erase(group_id);
   return records;
 }
 
 std::vector<std::string> streams_group_manager::groups_with_ended_sessions(int64_t now_ms) const {
-  std::vector<std::string> out;
+  std::set<std::string> out;
   for (const auto& [key, deadline] : sessions_)
-    if (deadline <= now_ms && (out.empty() || out.back() != key.first)) out.push_back(key.first);
-  return out;
+    if (deadline <= now_ms) out.insert(key.first);
+  for (const auto& [key, r] : revocations_)
+    if (r.deadline_ms <= now_ms) out.insert(key.first);
+  return {out.begin(), out.end()};
 }
 
 std::vector<streams_group_record> streams_group_manager::fence(streams_group& group, const std::string& member_id) {
@@ -308,6 +312,7 @@ std::vector<streams_group_record> streams_group_manager::fence(streams_group& gr
                         group.last_assignment_configs()));
   if (d.error) return {};
   sessions_.erase({id, member_id});
+  revocations_.erase({id, member_id});
   group = std::move(d.group);
   if (group.members().empty()) {
     shutdown_requests_.erase(id);
@@ -522,6 +527,14 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
     groups_.emplace(request.group_id, std::move(d.group));
   }
   sessions_[{request.group_id, request.member_id}] = now_ms + options.session_timeout_ms;
+  // A member asked to revoke tasks has its rebalance timeout to do it.
+  if (current != updated) {
+    const auto key = std::make_pair(request.group_id, request.member_id);
+    if (current.state == streams_member_state::unrevoked_tasks)
+      revocations_[key] = {now_ms + current.metadata.rebalance_timeout_ms, current.epoch};
+    else
+      revocations_.erase(key);
+  }
   out.records = std::move(d.records);
   response.member_id = request.member_id;
   response.member_epoch = current.epoch;
@@ -583,9 +596,20 @@ std::vector<streams_group_record> streams_group_manager::expire_sessions(int64_t
 
 std::vector<streams_group_record> streams_group_manager::expire_sessions_of(const std::string& group_id,
                                                                             int64_t now_ms) {
-  std::vector<std::string> ended;
+  std::set<std::string> ended;
   for (auto it = sessions_.lower_bound({group_id, ""}); it != sessions_.end() && it->first.first == group_id; ++it)
-    if (it->second <= now_ms) ended.push_back(it->first.second);
+    if (it->second <= now_ms) ended.insert(it->first.second);
+  // A member that did not revoke its tasks within its rebalance timeout,
+  // still at the epoch it was asked at, is fenced too.
+  for (auto it = revocations_.lower_bound({group_id, ""}); it != revocations_.end() && it->first.first == group_id;) {
+    if (it->second.deadline_ms > now_ms) {
+      ++it;
+      continue;
+    }
+    const auto* m = groups_.count(group_id) ? groups_.at(group_id).member(it->first.second) : nullptr;
+    if (m && m->epoch == it->second.epoch) ended.insert(it->first.second);
+    it = revocations_.erase(it);
+  }
   std::vector<streams_group_record> out;
   auto git = groups_.find(group_id);
   for (const auto& member_id : ended) {
@@ -606,6 +630,8 @@ std::optional<int64_t> streams_group_manager::next_deadline_ms() const {
     if (!next || deadline < *next) next = deadline;
   for (const auto& [group_id, deadline] : initial_delays_)
     if (!next || deadline < *next) next = deadline;
+  for (const auto& [key, r] : revocations_)
+    if (!next || r.deadline_ms < *next) next = r.deadline_ms;
   return next;
 }
 

@@ -21,8 +21,9 @@
 // group-level configs; a member's request to shut the application down
 // (SHUTDOWN_APPLICATION to every member until the group empties); the
 // endpoint information for interactive queries (partitions by user
-// endpoint, sent when a member's epoch of it is behind). Not yet: rebalance
-// timeouts, static members (Kafka 4.3 refuses them too).
+// endpoint, sent when a member's epoch of it is behind); a member that does
+// not revoke its tasks within its rebalance timeout fenced. Static members
+// are refused, as Kafka 4.3 refuses them.
 
 #include <cstdint>
 #include <limits>
@@ -78,7 +79,8 @@ class streams_group_manager {
                                       const std::string& client_id, const std::string& client_host,
                                       const consumer::topic_image_view& topics, int64_t now_ms);
 
-  // Fences every member whose session ended by now: the records removing them.
+  // Fences every member whose session ended by now, or that did not revoke
+  // its tasks within its rebalance timeout: the records removing them.
   std::vector<streams_group_record> expire_sessions(int64_t now_ms);
   // The same for one group's members.
   std::vector<streams_group_record> expire_sessions_of(const std::string& group_id, int64_t now_ms);
@@ -103,7 +105,7 @@ class streams_group_manager {
   // The group's deletion_records, already replayed: the group is gone.
   // Empty when there is no such group.
   std::vector<streams_group_record> delete_group(const std::string& group_id);
-  // The groups with a member whose session ended by now.
+  // The groups with a member whose session or rebalance timeout ended by now.
   std::vector<std::string> groups_with_ended_sessions(int64_t now_ms) const;
 
   const streams_group* group(const std::string& group_id) const;
@@ -121,6 +123,12 @@ class streams_group_manager {
   std::map<std::string, streams_group> groups_;
   std::map<std::pair<std::string, std::string>, int64_t> sessions_;  // (group, member) → when it ends
   std::map<std::string, int64_t> initial_delays_;  // group → when its first target is due
+  // Members asked to revoke tasks: by when, at which epoch (Kafka's rebalance timeout).
+  struct revocation {
+    int64_t deadline_ms = 0;
+    int32_t epoch = 0;
+  };
+  std::map<std::pair<std::string, std::string>, revocation> revocations_;
   // Not persisted, as Kafka keeps them: who asked the application to shut
   // down (until the group empties), and the endpoint information's epoch.
   std::map<std::string, std::string> shutdown_requests_;
