@@ -5,7 +5,7 @@
 
 #include "broker/group/classic_group.h"
 #include "broker/group/consumer/describe.h"
-#include "broker/group/lower_trimmed.h"
+#include "broker/group/group_listing.h"
 
 namespace hw::broker::group {
 
@@ -223,41 +223,16 @@ void consumer_groups::roll_back(append_token token, int64_t now_ms) {
 
 std::vector<msg::consumer_group_describe_response::described_group> consumer_groups::describe(
     const std::vector<std::string>& group_ids) const {
-  std::vector<msg::consumer_group_describe_response::described_group> out;
   const std::string default_assignor = options_.assignors.empty() ? "uniform" : options_.assignors.front();
-  for (const auto& id : group_ids) {
-    if (!ctx_.active()) {
-      auto& d = out.emplace_back();
-      d.group_id = id;
-      d.error_code = static_cast<int16_t>(ctx_.unavailable_error());
-      continue;
-    }
-    if (const auto* g = manager_.group(id)) {
-      out.push_back(consumer::describe(*g, default_assignor, *topics_));
-      continue;
-    }
-    auto& d = out.emplace_back();
-    d.group_id = id;
-    d.error_code = static_cast<int16_t>(error_code::group_id_not_found);
-    d.error_message = "Group " + id + " not found.";
-  }
-  return out;
+  return describe_each<msg::consumer_group_describe_response::described_group>(
+      ctx_, group_ids, [this](const std::string& id) { return manager_.group(id); },
+      [&](const consumer::consumer_group& g) { return consumer::describe(g, default_assignor, *topics_); });
 }
 
 void consumer_groups::list(const std::vector<std::string>& states,
                            std::vector<msg::list_groups_response::listed_group>& out) const {
-  std::vector<std::string> wanted;
-  for (const auto& s : states) wanted.push_back(lower_trimmed(s));
-  for (const auto& [id, g] : manager_.groups()) {
-    const std::string state(consumer::to_string(g.state()));
-    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), lower_trimmed(state)) == wanted.end()) continue;
-    msg::list_groups_response::listed_group l;
-    l.group_id = id;
-    l.protocol_type = "consumer";
-    l.group_state = state;
-    l.group_type = "consumer";
-    out.push_back(std::move(l));
-  }
+  list_groups_of(manager_.groups(), states, "consumer",
+                 [](const consumer::consumer_group& g) { return consumer::to_string(g.state()); }, out);
 }
 
 std::optional<std::string> consumer_groups::replay(const consumer::consumer_group_record& record) {

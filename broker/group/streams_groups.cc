@@ -1,11 +1,10 @@
 #include "broker/group/streams_groups.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "broker/group/consumer_groups.h"
 #include "broker/group/group_metadata_manager.h"
-#include "broker/group/lower_trimmed.h"
+#include "broker/group/group_listing.h"
 #include "broker/group/streams/describe.h"
 
 namespace hw::broker::group {
@@ -92,40 +91,15 @@ void streams_groups::roll_back(append_token token, int64_t now_ms) {
 
 std::vector<msg::streams_group_describe_response::described_group> streams_groups::describe(
     const std::vector<std::string>& group_ids) const {
-  std::vector<msg::streams_group_describe_response::described_group> out;
-  for (const auto& id : group_ids) {
-    if (!ctx_.active()) {
-      auto& d = out.emplace_back();
-      d.group_id = id;
-      d.error_code = static_cast<int16_t>(ctx_.unavailable_error());
-      continue;
-    }
-    if (const auto* g = manager_.group(id)) {
-      out.push_back(streams::describe(*g));
-      continue;
-    }
-    auto& d = out.emplace_back();
-    d.group_id = id;
-    d.error_code = static_cast<int16_t>(error_code::group_id_not_found);
-    d.error_message = "Group " + id + " not found.";
-  }
-  return out;
+  return describe_each<msg::streams_group_describe_response::described_group>(
+      ctx_, group_ids, [this](const std::string& id) { return manager_.group(id); },
+      [](const streams::streams_group& g) { return streams::describe(g); });
 }
 
 void streams_groups::list(const std::vector<std::string>& states,
                           std::vector<msg::list_groups_response::listed_group>& out) const {
-  std::vector<std::string> wanted;
-  for (const auto& s : states) wanted.push_back(lower_trimmed(s));
-  for (const auto& [id, g] : manager_.groups()) {
-    const std::string state(streams::to_string(g.state()));
-    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), lower_trimmed(state)) == wanted.end()) continue;
-    msg::list_groups_response::listed_group l;
-    l.group_id = id;
-    l.protocol_type = "streams";
-    l.group_state = state;
-    l.group_type = "streams";
-    out.push_back(std::move(l));
-  }
+  list_groups_of(manager_.groups(), states, "streams",
+                 [](const streams::streams_group& g) { return streams::to_string(g.state()); }, out);
 }
 
 void streams_groups::tick(int64_t now_ms) {

@@ -47,28 +47,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     }
     co_return respond(ctx, response);
   }
-  std::vector<std::string> allowed;
-  for (const auto& id : request->group_ids) {
-    if (authorize(ctx, api_acl(89, "group"), id)) {
-      allowed.push_back(id);
-      continue;
-    }
-    auto& d = response.groups.emplace_back();
-    d.group_id = id;
-    d.error_code = static_cast<int16_t>(error_code::group_authorization_failed);
-  }
   const std::function<std::vector<described_group>(const group::group_shard&, const std::vector<std::string>&)>
       describe = [](const group::group_shard& shard, const std::vector<std::string>& ids) {
         return shard.describe_streams_groups(ids);
       };
-  auto described = co_await group::describe_on_shards<described_group>(ctx, allowed, describe);
+  response.groups = co_await group::describe_authorized_groups<described_group>(
+      ctx, request->group_ids, api_acl(89, "group"), request->include_authorized_operations, describe);
   authorized_names topics(ctx, api_acl(89, "topic"), false);
-  for (const auto& id : allowed) {
-    described_group g = described.at(id);
-    if (g.error_code == 0 && request->include_authorized_operations)
-      g.authorized_operations = authorized_operations(ctx, controller::acl_resource_type::group, g.group_id);
-    response.groups.push_back(std::move(g));
-  }
   if (authorizer_configured(ctx)) {
     for (auto& g : response.groups) {
       if (!shows_hidden_topic(g, topics)) continue;

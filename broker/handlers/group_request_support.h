@@ -14,6 +14,7 @@
 #include "broker/asio.h"
 #include "broker/group/group_coordinator.h"
 #include "broker/request_context.h"
+#include "broker/security/authorization.h"
 #include "broker/services.h"
 
 namespace hw::broker::group {
@@ -78,6 +79,37 @@ asio::awaitable<std::map<std::string, Described>> describe_on_shards(
     }
   }
   co_return described;
+}
+
+// ConsumerGroupDescribe and StreamsGroupDescribe: the groups the principal
+// may not describe (`group_check`) answered GROUP_AUTHORIZATION_FAILED
+// first, as Kafka orders them, then the others as their shards describe
+// them, with their authorized operations when asked. `describe` must be a
+// named local of the caller.
+template <typename Described>
+asio::awaitable<std::vector<Described>> describe_authorized_groups(
+    const request_context& ctx, const std::vector<std::string>& group_ids, const api_acl_check& group_check,
+    bool include_authorized_operations,
+    const std::function<std::vector<Described>(const group_shard&, const std::vector<std::string>&)>& describe) {
+  std::vector<Described> out;
+  std::vector<std::string> allowed;
+  for (const auto& id : group_ids) {
+    if (authorize(ctx, group_check, id)) {
+      allowed.push_back(id);
+      continue;
+    }
+    auto& d = out.emplace_back();
+    d.group_id = id;
+    d.error_code = static_cast<int16_t>(protocol::error_code::group_authorization_failed);
+  }
+  auto described = co_await describe_on_shards<Described>(ctx, allowed, describe);
+  for (const auto& id : allowed) {
+    Described g = described.at(id);
+    if (g.error_code == 0 && include_authorized_operations)
+      g.authorized_operations = authorized_operations(ctx, controller::acl_resource_type::group, g.group_id);
+    out.push_back(std::move(g));
+  }
+  co_return out;
 }
 
 }  // namespace hw::broker::group

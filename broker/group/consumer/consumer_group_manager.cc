@@ -600,12 +600,7 @@ std::vector<consumer_group_record> consumer_group_manager::delete_group(const st
 int32_t consumer_group_manager::group_option(const std::string& group_id, std::string_view key,
                                              int32_t broker_value) const {
   if (!configs_) return broker_value;
-  auto text = configs_->group_config(group_id, key);
-  if (!text) return broker_value;
-  int32_t value = 0;
-  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (ec != std::errc{} || end != text->data() + text->size()) return broker_value;
-  return value;
+  return configs_->group_config_int(group_id, key).value_or(broker_value);
 }
 
 int32_t consumer_group_manager::session_timeout_ms(const std::string& group_id) const {

@@ -1,8 +1,18 @@
 #include "broker/group/consumer/target_assignment.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace hw::broker::group::consumer {
+
+std::optional<int32_t> topic_image_view::group_config_int(std::string_view group_id, std::string_view key) const {
+  auto text = group_config(group_id, key);
+  if (!text) return std::nullopt;
+  int32_t value = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc{} || end != text->data() + text->size()) return std::nullopt;
+  return value;
+}
 
 member_spec spec_of(const consumer_member& member, const consumer_group& group, const topic_image_view& topics,
                     const topic_partitions& current_target) {

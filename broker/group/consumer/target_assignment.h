@@ -47,6 +47,8 @@ class topic_image_view : public topic_describer {
     (void)key;
     return std::nullopt;
   }
+  // The same as an int32 (nullopt when unset or not a whole int32).
+  std::optional<int32_t> group_config_int(std::string_view group_id, std::string_view key) const;
 };
 
 // What the heartbeat changes before the assignment: a member added or

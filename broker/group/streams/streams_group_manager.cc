@@ -2,8 +2,6 @@
 // (see streams_group_manager.h).
 #include "broker/group/streams/streams_group_manager.h"
 
-#include <charconv>
-
 #include "broker/group/consumer/metadata_hash.h"
 #include "broker/group/streams/endpoints.h"
 #include "broker/group/streams/target_assignment.h"
@@ -220,11 +218,7 @@ streams_group_options streams_group_manager::options_for(const std::string& grou
   streams_group_options o = options_;
   if (!configs_) return o;
   auto override_with = [&](std::string_view key, int32_t& value) {
-    auto text = configs_->group_config(group_id, key);
-    if (!text) return;
-    int32_t parsed = 0;
-    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), parsed);
-    if (ec == std::errc{} && end == text->data() + text->size()) value = parsed;
+    value = configs_->group_config_int(group_id, key).value_or(value);
   };
   override_with("streams.session.timeout.ms", o.session_timeout_ms);
   override_with("streams.heartbeat.interval.ms", o.heartbeat_interval_ms);
