@@ -739,6 +739,9 @@ std::optional<std::string> broker_node::impl::serve_metrics() {
       g.consumer_groups = counts.consumer;
       g.consumer_groups_by_state = counts.consumer_by_state;
       g.consumer_group_rebalances = static_cast<int64_t>(counts.consumer_rebalances);
+      g.streams_groups = counts.streams;
+      g.streams_groups_by_state = counts.streams_by_state;
+      g.streams_group_rebalances = static_cast<int64_t>(counts.streams_rebalances);
     }
     g.fetcher_max_lag = f ? f->max_lag() : 0;
     if (c && c->is_active() && p) {

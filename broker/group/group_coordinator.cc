@@ -61,6 +61,7 @@ void group_coordinator::published(int32_t partition, const group_shard* shard) {
   if (!shard) {
     if (it == counts_.end()) return;
     rebalances_ += it->second.counts.consumer_rebalances;
+    streams_rebalances_ += it->second.counts.streams_rebalances;
     counts_.erase(it);
     return;
   }
@@ -73,11 +74,15 @@ group_counts group_coordinator::counts() const {
   std::lock_guard lock(counts_mutex_);
   group_counts total;
   total.consumer_rebalances = rebalances_;
+  total.streams_rebalances = streams_rebalances_;
   for (const auto& [partition, c] : counts_) {
     total.classic += c.counts.classic;
     total.consumer += c.counts.consumer;
     for (size_t i = 0; i < total.consumer_by_state.size(); ++i) total.consumer_by_state[i] += c.counts.consumer_by_state[i];
     total.consumer_rebalances += c.counts.consumer_rebalances;
+    total.streams += c.counts.streams;
+    for (size_t i = 0; i < total.streams_by_state.size(); ++i) total.streams_by_state[i] += c.counts.streams_by_state[i];
+    total.streams_rebalances += c.counts.streams_rebalances;
   }
   return total;
 }

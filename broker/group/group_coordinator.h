@@ -79,6 +79,7 @@ class group_coordinator : public coordinator_runtime<group_shard, shard_response
   mutable std::mutex counts_mutex_;  // leaf: the shards' published counts
   std::map<int32_t, shard_counts> counts_;
   uint64_t rebalances_ = 0;  // rebalances of shards since unloaded, and the published ones' before
+  uint64_t streams_rebalances_ = 0;  // the same for streams groups
 };
 
 }  // namespace hw::broker::group

@@ -51,6 +51,8 @@ group_counts group_shard::counts() const {
   for (const auto& [id, g] : consumers_.groups()) ++c.consumer_by_state[static_cast<size_t>(g.state())];
   c.consumer_rebalances = consumers_.rebalances();
   c.streams = static_cast<int64_t>(streams_.size());
+  for (const auto& [id, g] : streams_.groups()) ++c.streams_by_state[static_cast<size_t>(g.state())];
+  c.streams_rebalances = streams_.rebalances();
   return c;
 }
 

@@ -57,6 +57,8 @@ struct group_counts {
   std::array<int64_t, 5> consumer_by_state{};  // Empty, Assigning, Reconciling, Stable, Dead
   uint64_t consumer_rebalances = 0;            // since the shard was made
   int64_t streams = 0;
+  std::array<int64_t, 6> streams_by_state{};  // Empty, NotReady, Assigning, Reconciling, Stable, Dead
+  uint64_t streams_rebalances = 0;             // since the shard was made
 };
 
 class group_shard {

@@ -69,6 +69,7 @@ class streams_groups {
   const streams::streams_group* find(const std::string& group_id) const { return manager_.group(group_id); }
   const std::map<std::string, streams::streams_group>& groups() const { return manager_.groups(); }
   size_t size() const { return manager_.groups().size(); }
+  uint64_t rebalances() const { return manager_.rebalances(); }
 
  private:
   struct pending_write {

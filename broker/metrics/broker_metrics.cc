@@ -137,6 +137,7 @@ struct broker_metrics::impl : prometheus::Collectable {
                         .Register(*registry)),
         classic_groups(group_count.Add({{"protocol", "classic"}})),
         consumer_groups(group_count.Add({{"protocol", "consumer"}})),
+        streams_groups(group_count.Add({{"protocol", "streams"}})),
         consumer_group_count(prometheus::BuildGauge()
                                  .Name("kafka_server_group_coordinator_metrics_consumer_group_count")
                                  .Help("Consumer-protocol groups coordinated here, per state (Kafka's "
@@ -144,9 +145,18 @@ struct broker_metrics::impl : prometheus::Collectable {
                                  .Register(*registry)),
         consumer_group_rebalances(gauge("kafka_server_group_coordinator_metrics_consumer_group_rebalance_count",
                                         "Consumer-protocol group rebalances (group epoch bumps) coordinated here "
-                                        "since the broker started (Kafka's consumer-group-rebalance-count)")) {
+                                        "since the broker started (Kafka's consumer-group-rebalance-count)")),
+        streams_group_count(prometheus::BuildGauge()
+                                .Name("kafka_server_group_coordinator_metrics_streams_group_count")
+                                .Help("Streams groups coordinated here, per state (Kafka's streams-group-count)")
+                                .Register(*registry)),
+        streams_group_rebalances(gauge("kafka_server_group_coordinator_metrics_streams_group_rebalance_count",
+                                       "Streams group rebalances (group epoch bumps) coordinated here since the "
+                                       "broker started (Kafka's streams-group-rebalance-count)")) {
     for (const char* state : {"Empty", "Assigning", "Reconciling", "Stable", "Dead"})
       consumer_groups_by_state.push_back(&consumer_group_count.Add({{"state", state}}));
+    for (const char* state : {"Empty", "NotReady", "Assigning", "Reconciling", "Stable", "Dead"})
+      streams_groups_by_state.push_back(&streams_group_count.Add({{"state", state}}));
   }
 
   prometheus::Gauge& gauge(const char* name, const char* help) {
@@ -199,6 +209,10 @@ struct broker_metrics::impl : prometheus::Collectable {
       for (size_t i = 0; i < consumer_groups_by_state.size(); ++i)
         consumer_groups_by_state[i]->Set(static_cast<double>(g.consumer_groups_by_state[i]));
       consumer_group_rebalances.Set(static_cast<double>(g.consumer_group_rebalances));
+      streams_groups.Set(static_cast<double>(g.streams_groups));
+      for (size_t i = 0; i < streams_groups_by_state.size(); ++i)
+        streams_groups_by_state[i]->Set(static_cast<double>(g.streams_groups_by_state[i]));
+      streams_group_rebalances.Set(static_cast<double>(g.streams_group_rebalances));
     }
     std::vector<prometheus::MetricFamily> families = registry->Collect();
     add_quota_families(families);
@@ -262,9 +276,13 @@ struct broker_metrics::impl : prometheus::Collectable {
   prometheus::Family<prometheus::Gauge>& group_count;
   prometheus::Gauge& classic_groups;
   prometheus::Gauge& consumer_groups;
+  prometheus::Gauge& streams_groups;
   prometheus::Family<prometheus::Gauge>& consumer_group_count;
   std::vector<prometheus::Gauge*> consumer_groups_by_state;
   prometheus::Gauge& consumer_group_rebalances;
+  prometheus::Family<prometheus::Gauge>& streams_group_count;
+  std::vector<prometheus::Gauge*> streams_groups_by_state;
+  prometheus::Gauge& streams_group_rebalances;
   std::array<std::atomic<const request_slot*>, api_key_slots> slots{};
   std::atomic<const request_slot*> follower_fetch{nullptr};
   std::mutex slots_mutex;  // leaf: making a request name's series, once

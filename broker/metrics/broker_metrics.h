@@ -48,6 +48,11 @@ struct replica_gauges {
   int64_t consumer_groups = 0;
   std::array<int64_t, 5> consumer_groups_by_state{};
   int64_t consumer_group_rebalances = 0;
+  // And streams groups: by state (Empty, NotReady, Assigning, Reconciling,
+  // Stable, Dead), and their rebalances.
+  int64_t streams_groups = 0;
+  std::array<int64_t, 6> streams_groups_by_state{};
+  int64_t streams_group_rebalances = 0;
 };
 
 // One client quota measure's metric (Kafka's kafka.server:type=<group>,

@@ -529,6 +529,8 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
     else
       revocations_.erase(key);
   }
+  for (const auto& r : d.records)
+    if (const auto* m = std::get_if<group_metadata_record>(&r); m && m->value) ++rebalances_;
   out.records = std::move(d.records);
   response.member_id = request.member_id;
   response.member_epoch = current.epoch;

@@ -110,6 +110,9 @@ class streams_group_manager {
 
   const streams_group* group(const std::string& group_id) const;
   const std::map<std::string, streams_group>& groups() const { return groups_; }
+  // Group epoch bumps by heartbeats since the manager was made (Kafka's
+  // streams-group-rebalance-count).
+  uint64_t rebalances() const { return rebalances_; }
 
  private:
   streams_heartbeat_outcome refuse(protocol::error_code code, std::string message) const;
@@ -133,6 +136,7 @@ class streams_group_manager {
   // down (until the group empties), and the endpoint information's epoch.
   std::map<std::string, std::string> shutdown_requests_;
   std::map<std::string, int32_t> endpoint_epochs_;
+  uint64_t rebalances_ = 0;
 };
 
 }  // namespace hw::broker::group::streams
