@@ -12,10 +12,8 @@ namespace hw::broker::group::streams {
 namespace msg = protocol::msg;
 using protocol::error_code;
 
-namespace {
-
 // One call's records, each replayed into a copy of the group as it is made.
-struct draft {
+struct streams_draft {
   streams_group group;
   std::vector<streams_group_record> records;
   std::optional<std::string> error;
@@ -25,6 +23,10 @@ struct draft {
     records.push_back(std::move(record));
   }
 };
+
+namespace {
+
+using draft = streams_draft;
 
 group_metadata_record metadata_record(const std::string& group_id, int32_t epoch, int64_t hash, int32_t validated,
                                       const std::map<std::string, std::string>& configs) {
@@ -484,28 +486,9 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
   if (auto* refused = std::get_if<streams_refusal>(&configured)) return refuse(refused->code, refused->message);
   const auto& config = std::get<configured_topology>(configured);
 
-  // 3. A target for the group epoch, at most every assignment interval,
-  // not while a group that had no members waits for more.
-  if (was_empty && options.initial_rebalance_delay_ms > 0)
-    initial_delays_.try_emplace(request.group_id, now_ms + options.initial_rebalance_delay_ms);
-  if (auto delay = initial_delays_.find(request.group_id); delay != initial_delays_.end() && delay->second <= now_ms)
-    initial_delays_.erase(delay);  // ended: this heartbeat computes the target
-  if (initial_delays_.count(request.group_id)) {
-    add_status(response, topology_status::assignment_delayed,
-               "Assignment delayed due to the configured initial rebalance delay.");
-  } else if (d.group.assignment_epoch() < d.group.group_epoch()) {
-    const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || options.assignment_interval_ms == 0 ||
-                                 now_ms >= d.group.assignment_timestamp_ms() + options.assignment_interval_ms;
-    if (interval_passed) {
-      auto target = compute_streams_target(d.group, d.group.group_epoch(), now_ms, {updated, std::nullopt}, config,
-                                           options.num_standby_replicas);
-      if (auto* e = std::get_if<task_assignor_error>(&target)) return refuse(error_code::unknown_server_error, e->message);
-      for (auto& r : std::get<streams_target_result>(target).records) d.add(std::move(r));
-    } else {
-      add_status(response, topology_status::assignment_delayed,
-                 "Assignment delayed due to the configured assignment interval.");
-    }
-  }
+  // 3. A target for the group epoch.
+  if (auto refused = next_target(d, updated, config, options, was_empty, now_ms, response))
+    return refuse(refused->code, refused->message);
 
   // 4. The member's next step towards its target.
   auto stepped = reconcile(d, updated, request);
@@ -520,48 +503,88 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
   } else {
     groups_.emplace(request.group_id, std::move(d.group));
   }
-  sessions_[{request.group_id, request.member_id}] = now_ms + options.session_timeout_ms;
-  // A member asked to revoke tasks has its rebalance timeout to do it.
-  if (current != updated) {
-    const auto key = std::make_pair(request.group_id, request.member_id);
-    if (current.state == streams_member_state::unrevoked_tasks)
-      revocations_[key] = {now_ms + current.metadata.rebalance_timeout_ms, current.epoch};
-    else
-      revocations_.erase(key);
-  }
+  track(request.group_id, updated, current, options, now_ms);
   for (const auto& r : d.records)
     if (const auto* m = std::get_if<group_metadata_record>(&r); m && m->value) ++rebalances_;
   out.records = std::move(d.records);
+  if (config.error) out.to_create = config.to_create;
+  answer(response, request, member, current, git == groups_.end(), config, topics);
+  response.heartbeat_interval_ms = options.heartbeat_interval_ms;
+  out.response = std::move(response);
+  return out;
+}
+
+std::optional<streams_refusal> streams_group_manager::next_target(draft& d, const streams_member& updated,
+                                                                  const configured_topology& config,
+                                                                  const streams_group_options& options,
+                                                                  bool was_empty, int64_t now_ms,
+                                                                  msg::streams_group_heartbeat_response& response) {
+  // Not while a group that had no members waits for more.
+  const std::string& group_id = d.group.group_id();
+  if (was_empty && options.initial_rebalance_delay_ms > 0)
+    initial_delays_.try_emplace(group_id, now_ms + options.initial_rebalance_delay_ms);
+  if (auto delay = initial_delays_.find(group_id); delay != initial_delays_.end() && delay->second <= now_ms)
+    initial_delays_.erase(delay);  // ended: this heartbeat computes the target
+  if (initial_delays_.count(group_id)) {
+    add_status(response, topology_status::assignment_delayed,
+               "Assignment delayed due to the configured initial rebalance delay.");
+    return std::nullopt;
+  }
+  if (d.group.assignment_epoch() >= d.group.group_epoch()) return std::nullopt;
+  // At most every assignment interval.
+  const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || options.assignment_interval_ms == 0 ||
+                               now_ms >= d.group.assignment_timestamp_ms() + options.assignment_interval_ms;
+  if (!interval_passed) {
+    add_status(response, topology_status::assignment_delayed,
+               "Assignment delayed due to the configured assignment interval.");
+    return std::nullopt;
+  }
+  auto target = compute_streams_target(d.group, d.group.group_epoch(), now_ms, {updated, std::nullopt}, config,
+                                       options.num_standby_replicas);
+  if (auto* e = std::get_if<task_assignor_error>(&target)) return streams_refusal{error_code::unknown_server_error, e->message};
+  for (auto& r : std::get<streams_target_result>(target).records) d.add(std::move(r));
+  return std::nullopt;
+}
+
+void streams_group_manager::track(const std::string& group_id, const streams_member& before,
+                                  const streams_member& after, const streams_group_options& options, int64_t now_ms) {
+  const auto key = std::make_pair(group_id, after.member_id);
+  sessions_[key] = now_ms + options.session_timeout_ms;
+  // A member asked to revoke tasks has its rebalance timeout to do it.
+  if (after == before) return;
+  if (after.state == streams_member_state::unrevoked_tasks)
+    revocations_[key] = {now_ms + after.metadata.rebalance_timeout_ms, after.epoch};
+  else
+    revocations_.erase(key);
+}
+
+void streams_group_manager::answer(msg::streams_group_heartbeat_response& response,
+                                   const msg::streams_group_heartbeat_request& request, const streams_member& member,
+                                   const streams_member& current, bool created, const configured_topology& config,
+                                   const consumer::topic_image_view& topics) {
+  const std::string& group_id = request.group_id;
   response.member_id = request.member_id;
   response.member_epoch = current.epoch;
-  response.heartbeat_interval_ms = options.heartbeat_interval_ms;
-  const bool created = git == groups_.end();
-  const streams_group& group = groups_.at(request.group_id);
-  if (joining || current.assigned != member.assigned) {
+  if (request.member_epoch == 0 || current.assigned != member.assigned) {
     response.active_tasks = response_ids(without_epochs(current.assigned.active));
     response.standby_tasks = response_ids(current.assigned.standby);
     response.warmup_tasks = response_ids(current.assigned.warmup);
     // Who holds what changed: the endpoint information moves on (a group
     // this heartbeat creates starts again at 0, as Kafka's does).
-    if (current.metadata.endpoint && !created) ++endpoint_epochs_[request.group_id];
+    if (current.metadata.endpoint && !created) ++endpoint_epochs_[group_id];
   }
-  const int32_t endpoint_epoch = endpoint_epochs_[request.group_id];
+  const int32_t endpoint_epoch = endpoint_epochs_[group_id];
   if (endpoint_epoch != request.endpoint_information_epoch)
-    response.partitions_by_user_endpoint = endpoint_partitions(group, current, topics);
+    response.partitions_by_user_endpoint = endpoint_partitions(groups_.at(group_id), current, topics);
   if (!created) response.endpoint_information_epoch = endpoint_epoch;
-  if (config.error) {
-    add_status(response, config.error->status, config.error->message);
-    out.to_create = config.to_create;
-  }
+  if (config.error) add_status(response, config.error->status, config.error->message);
   // A member's fatal error stops the whole application: every member is told.
-  if (request.shutdown_application) shutdown_requests_.try_emplace(request.group_id, request.member_id);
-  if (auto s = shutdown_requests_.find(request.group_id); s != shutdown_requests_.end()) {
+  if (request.shutdown_application) shutdown_requests_.try_emplace(group_id, request.member_id);
+  if (auto s = shutdown_requests_.find(group_id); s != shutdown_requests_.end()) {
     add_status(response, topology_status::shutdown_application,
                "Streams group member " + s->second +
                    " encountered a fatal error and requested a shutdown for the entire application.");
   }
-  out.response = std::move(response);
-  return out;
 }
 
 streams_heartbeat_outcome streams_group_manager::leave(const msg::streams_group_heartbeat_request& request) {

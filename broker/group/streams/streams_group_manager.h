@@ -59,6 +59,8 @@ struct streams_heartbeat_outcome {
   std::vector<internal_topic> to_create;
 };
 
+struct streams_draft;
+
 // The tombstones deleting a group, in Kafka's order: current assignments,
 // targets, the target's epoch, members, the group, the topology.
 std::vector<streams_group_record> deletion_records(const streams_group& group);
@@ -118,6 +120,19 @@ class streams_group_manager {
   streams_heartbeat_outcome refuse(protocol::error_code code, std::string message) const;
   // Epoch -1: the member fenced, the group epoch bumped.
   streams_heartbeat_outcome leave(const protocol::msg::streams_group_heartbeat_request& request);
+  // The heartbeat's steps after the topology: the group's next target
+  // (unless it waits), the member's session and rebalance timeout, the
+  // answer's tasks, endpoint information and statuses.
+  std::optional<streams_refusal> next_target(streams_draft& d, const streams_member& updated,
+                                             const configured_topology& config, const streams_group_options& options,
+                                             bool was_empty, int64_t now_ms,
+                                             protocol::msg::streams_group_heartbeat_response& response);
+  void track(const std::string& group_id, const streams_member& before, const streams_member& after,
+             const streams_group_options& options, int64_t now_ms);
+  void answer(protocol::msg::streams_group_heartbeat_response& response,
+              const protocol::msg::streams_group_heartbeat_request& request, const streams_member& member,
+              const streams_member& current, bool created, const configured_topology& config,
+              const consumer::topic_image_view& topics);
   // The records fencing `member_id` (its tombstones, then the group epoch bumped).
   std::vector<streams_group_record> fence(streams_group& group, const std::string& member_id);
 
