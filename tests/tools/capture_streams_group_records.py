@@ -59,6 +59,7 @@ from confluent_kafka import Producer, TopicCollection  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 import streams_group_test as sgt  # noqa: E402  (definitions only; its globals are set below)
+from broker_pair import file_tail, java_env  # noqa: E402
 from capture_consumer_group_records import records_of  # noqa: E402
 from highwater_process import wait_for  # noqa: E402
 from kafka_process import run, start_kafka, stop_kafka  # noqa: E402
@@ -99,7 +100,7 @@ class Broker:
 def tool(bootstrap, args):
     """kafka-streams-groups with args: its stdout."""
     code, out, err = run([os.path.join(ROOT, "scripts/kafka-run-class.sh"), sgt.STREAMS_GROUP_COMMAND,
-                          "--bootstrap-server", bootstrap] + args, 60, sgt.java_env())
+                          "--bootstrap-server", bootstrap] + args, 60, java_env())
     if code != 0:
         raise AssertionError("kafka-streams-groups %s: exit %d\n%s%s" % (" ".join(args), code, out, err))
     return out
@@ -153,7 +154,7 @@ def main():
         f.write(sgt.APP_LOG4J)
     sgt.compile_app()
     kafka_dir = os.path.join(work, "kafka")
-    log_tail = lambda n=40: sgt.file_tail(os.path.join(kafka_dir, "kafka.log"), n)  # noqa: E731
+    log_tail = lambda n=40: file_tail(os.path.join(kafka_dir, "kafka.log"), n)  # noqa: E731
     bootstrap = start_kafka(ROOT, kafka_dir, SETTINGS, log_tail, sasl_listener=False)
     broker = Broker(bootstrap)
     output = None

@@ -50,29 +50,26 @@ each broker, then that they saw the same on both.
 Every test starts and ends with no ACLs on either broker.
 """
 
-import argparse
 import collections
 import os
 import re
 import shutil
-import signal
-import sys
 import tempfile
 import time
-import unittest
-from concurrent.futures import ThreadPoolExecutor
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import (AclBinding, AclBindingFilter, AclOperation, AclPermissionType, AdminClient,
                                    ConfigResource, NewTopic, ResourcePatternType, ResourceType)
 
-from kafka_process import run, start_kafka, stop_kafka
-from highwater_process import Highwater, wait_for
+import broker_pair
+from broker_pair import SASL_LISTENERS, java_env
+from kafka_process import run
+from highwater_process import wait_for
 
 HIGHWATER = None
 SOURCE_DIR = None
-BROKERS = []  # Kafka first: what it does is what highwater must do
-OPEN_BROKERS = []  # the same with allow.everyone.if.no.acl.found=true, while AllowEveryoneAclTest runs
+BROKERS = broker_pair.Pair()  # Kafka first: what it does is what highwater must do
+OPEN_BROKERS = broker_pair.Pair()  # the same with allow.everyone.if.no.acl.found=true (AllowEveryoneAclTest)
 WORK_DIR = None
 FAILURE_LOGS = []  # (test, broker, the end of its log) for each failed test, printed at the end
 
@@ -156,25 +153,10 @@ def error_text(future, timeout_s=20):
         return e.args[0].str()
 
 
-
-
-class Broker:
-    """What a test needs of either broker: logins on its SASL_PLAINTEXT listener, an admin, its ACLs, its log."""
-    name = ""
-
-    def __init__(self):
-        self.bootstrap = None
-        self._admin = None
-
-    def conf(self, user):
-        return {"bootstrap.servers": self.bootstrap, "security.protocol": "SASL_PLAINTEXT",
-                "sasl.mechanisms": "PLAIN", "sasl.username": user, "sasl.password": PASSWORDS[user]}
-
-    @property
-    def admin(self):
-        if self._admin is None:
-            self._admin = AdminClient(self.conf("admin"))
-        return self._admin
+class Broker(broker_pair.Broker):
+    """broker_pair's, with PLAIN logins on its SASL_PLAINTEXT listener (admin's for the admin) and its ACLs."""
+    passwords = PASSWORDS
+    admin_user = "admin"
 
     def described(self, flt=None, client=None):
         """The rows describe_acls answers for flt (everything by default)."""
@@ -218,22 +200,6 @@ class Broker:
             f.result(20)
         self.wait_described(set())
 
-    def create_topics(self, names, client=None):
-        """Creates names (one partition each) as admin, or as client, and waits for their leaders."""
-        client = self.admin if client is None else client
-        fs = client.create_topics([NewTopic(n, num_partitions=1, replication_factor=1) for n in names],
-                                  operation_timeout=15)
-        for f in fs.values():
-            f.result(20)
-        self.wait_leaders(names)
-
-    def wait_leaders(self, names):
-        # A new topic's leader may lag its creation: wait until admin's metadata has one for each.
-        wait_for(lambda: all(t in md.topics and md.topics[t].error is None and md.topics[t].partitions
-                             and md.topics[t].partitions[0].leader >= 0
-                             for md in [self.admin.list_topics(timeout=10)] for t in names), 15,
-                 "%s: the leaders of %s" % (self.name, names))
-
     def read_all(self, topic):
         """Every value in partition 0 of topic, read as admin up to its high watermark."""
         c = Consumer({**self.conf("admin"), "group.id": "acl-test-reader", "enable.auto.commit": False,
@@ -253,82 +219,19 @@ class Broker:
         finally:
             c.close()
 
-    def log_path(self):
-        raise NotImplementedError
 
-    def log_tail(self, lines=80):
-        try:
-            with open(self.log_path(), errors="replace") as f:
-                return "".join(collections.deque(f, lines))
-        except OSError as e:
-            return str(e)
-
-    def close_clients(self):
-        self._admin = None  # before the broker goes, or librdkafka logs reconnect failures
-
-    def stop(self):
-        raise NotImplementedError
+class KafkaBroker(Broker, broker_pair.KafkaBroker):
+    pass
 
 
-class HighwaterBroker(Broker):
-    name = "highwater"
-
-    def __init__(self, directory, settings):
-        super().__init__()
-        os.makedirs(directory)
-        overrides = settings + [
-            ("listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0"),
-            ("inter.broker.listener.name", "PLAINTEXT"),
-        ]
-        self.process = Highwater(HIGHWATER, directory, overrides)
-        self.bootstrap = self.process.listeners["SASL_PLAINTEXT"]
-
-    def log_path(self):
-        return self.process.log_path
-
-    def stop(self):
-        self.close_clients()
-        self.process.stop()
-
-
-
-
-class KafkaBroker(Broker):
-    name = "kafka"
-
-    def __init__(self, directory, settings):
-        super().__init__()
-        self.dir = directory
-        self.bootstrap = start_kafka(SOURCE_DIR, directory, settings, self.log_tail)
-
-    def log_path(self):
-        return os.path.join(self.dir, "kafka.log")
-
-    def stop(self):
-        self.close_clients()
-        stop_kafka(SOURCE_DIR, self.dir)
+class HighwaterBroker(Broker, broker_pair.HighwaterBroker):
+    pass
 
 
 def start_brokers(brokers, directory, settings):
     """Starts Kafka and highwater with settings into brokers (Kafka first); on a failure stops what started."""
-    # Kafka's JVM takes a few seconds to start: highwater starts meanwhile.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        starts = [pool.submit(KafkaBroker, os.path.join(directory, "kafka"), settings),
-                  pool.submit(HighwaterBroker, os.path.join(directory, "highwater"), settings)]
-    failures = []
-    for start in starts:
-        try:
-            brokers.append(start.result())
-        except Exception as e:  # noqa: BLE001 (the other broker must still be stopped)
-            failures.append(str(e))
-    if failures:
-        stop_brokers(brokers)
-        raise AssertionError("\n".join(failures))
-
-
-def stop_brokers(brokers):
-    while brokers:
-        brokers.pop().stop()
+    brokers.start(directory, lambda d: KafkaBroker(SOURCE_DIR, d, settings),
+                  lambda d: HighwaterBroker(HIGHWATER, d, settings + SASL_LISTENERS, "SASL_PLAINTEXT"))
 
 
 def setUpModule():
@@ -347,46 +250,26 @@ def tearDownModule():
 
 def close_brokers():
     global WORK_DIR
-    stop_brokers(OPEN_BROKERS)
-    stop_brokers(BROKERS)
+    OPEN_BROKERS.stop()
+    BROKERS.stop()
     if WORK_DIR:
         shutil.rmtree(WORK_DIR, ignore_errors=True)
         WORK_DIR = None
 
 
-class AclTest(unittest.TestCase):
-    maxDiff = None
+class AclTest(broker_pair.PairTest):
     brokers = BROKERS  # the pair a test runs on (the same list object: filled by setUpModule)
+    failure_logs = FAILURE_LOGS
 
     def setUp(self):
-        if len(self.brokers) != 2:
-            self.skipTest("the brokers did not start")
+        super().setUp()
         for broker in self.brokers:
             broker.revoke_all()
-        self.problems_before = self.problems()
-
-    def problems(self):
-        # The run's failures and errors so far, a failed subtest's included.
-        result = self._outcome.result
-        return len(result.failures) + len(result.errors)
 
     def tearDown(self):
-        if self.problems() > self.problems_before:
-            for broker in self.brokers:
-                FAILURE_LOGS.append((self.id(), broker.name, broker.log_tail()))
+        super().tearDown()
         for broker in self.brokers:
             broker.revoke_all()
-
-    def on_both(self, scenario, *args):
-        """Runs scenario(broker, *args) on Kafka, then on highwater, each in its own subtest (a scenario asserts
-        what its clients must see); then what they saw must be the same on both."""
-        seen = {}
-        for broker in self.brokers:
-            with self.subTest(broker=broker.name):
-                seen[broker.name] = scenario(broker, *args)
-        if len(seen) == 2:
-            self.assertEqual(seen["highwater"], seen["kafka"],
-                             "what the clients saw on highwater (first) and on Kafka (second)")
 
 
 # The ACLs of AdminAclTest: indices in the comments of the filters below.
@@ -547,11 +430,9 @@ def acl_command_refusal(broker, user):
         f.write("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
                 "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
                 'username="%s" password="%s";\n' % (user, PASSWORDS[user]))
-    # A short-lived client JVM: C1 only and the serial collector start in about half the CPU time.
-    env = dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m",
-               KAFKA_JVM_PERFORMANCE_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true")
     code, out, err = run([os.path.join(SOURCE_DIR, "scripts/kafka-run-class.sh"), "org.apache.kafka.tools.AclCommand",
-                          "--bootstrap-server", broker.bootstrap, "--command-config", config, "--list"], 60, env)
+                          "--bootstrap-server", broker.bootstrap, "--command-config", config, "--list"], 60,
+                         java_env())
     m = re.search(r"org\.apache\.kafka\.common\.errors\.(\w+)", out + err)
     if code == 0 and not m:
         return None
@@ -993,7 +874,7 @@ class AllowEveryoneAclTest(AclTest):
 
     @classmethod
     def tearDownClass(cls):
-        stop_brokers(OPEN_BROKERS)
+        OPEN_BROKERS.stop()
 
     def test_no_acls(self):
         self.on_both(self.without_acls)
@@ -1207,27 +1088,9 @@ class AllowEveryoneAclTest(AclTest):
 
 def main():
     global HIGHWATER, SOURCE_DIR
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--highwater", required=True)
-    parser.add_argument("--source-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
-    args, rest = parser.parse_known_args()
-    HIGHWATER = os.path.abspath(args.highwater)
-    SOURCE_DIR = os.path.abspath(args.source_dir)
-    # An ASan build's leak report at exit says nothing about ACLs.
-    os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=0")
-
-    # A SIGTERM (ctest's timeout) unwinds like ^C, so both brokers and the temporary directory still go.
-    def interrupted(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, interrupted)
-    try:
-        result = unittest.main(argv=[sys.argv[0]] + rest, verbosity=2, exit=False).result
-    finally:
-        close_brokers()
-    for test, name, tail in FAILURE_LOGS:
-        print("\n--- %s: the end of %s's log ---\n%s" % (test, name, tail), file=sys.stderr)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    args, rest = broker_pair.parse_arguments()
+    HIGHWATER, SOURCE_DIR = args.highwater, args.source_dir
+    broker_pair.run_tests(rest, close_brokers, lambda seconds: broker_pair.print_failure_logs(FAILURE_LOGS))
 
 
 if __name__ == "__main__":

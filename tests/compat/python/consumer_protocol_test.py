@@ -43,33 +43,31 @@ otherwise, and Kafka's own Java tools.
   The same with Kafka's Java console consumer (cooperative-sticky while classic), nothing lost at any step.
 """
 
-import argparse
 import collections
 import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import unittest
 from concurrent.futures import ThreadPoolExecutor
 
 from confluent_kafka import (Consumer, ConsumerGroupTopicPartitions, KafkaError, KafkaException, Producer,
                              TopicPartition)
-from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafka_process import run, start_kafka, stop_kafka
-from highwater_process import Highwater, wait_for
+import broker_pair
+from broker_pair import PLAINTEXT_LISTENER, java_env
+from kafka_process import run
+from highwater_process import wait_for
 
 HIGHWATER = None
 TOOLS = None  # highwater-tools, for the native kafka-consumer-groups
 SOURCE_DIR = None
 ONLY = None  # "kafka" or "highwater": that broker alone
-BROKERS = []  # Kafka first: what it does is what highwater must do
+BROKERS = broker_pair.Pair()  # Kafka first: what it does is what highwater must do
 WORK_DIR = None
 FAILURE_LOGS = []  # (test, broker, the end of its log) for each failed test, printed at the end
 TIMINGS = []  # (test, broker, seconds, what): printed at the end
@@ -92,28 +90,8 @@ UNSUPPORTED_ASSIGNOR_TEXT = "The assignor or its version range is not supported 
 INVALID_REGEX_TEXT = "The regular expression is not valid"
 
 
-class Broker:
-    name = ""
-
-    def __init__(self):
-        self.bootstrap = None
-        self._admin = None
-
-    @property
-    def admin(self):
-        if self._admin is None:
-            self._admin = AdminClient({"bootstrap.servers": self.bootstrap})
-        return self._admin
-
-    def create_topic(self, name, partitions):
-        """Creates name and waits until the metadata has a leader for each of its partitions."""
-        self.admin.create_topics([NewTopic(name, partitions, 1)], operation_timeout=15)[name].result(20)
-
-        def led():
-            md = self.admin.list_topics(topic=name, timeout=10).topics.get(name)
-            return (md is not None and md.error is None and len(md.partitions) == partitions
-                    and all(p.leader >= 0 for p in md.partitions.values()))
-        wait_for(led, 20, "%s: the leaders of %s" % (self.name, name))
+class Broker(broker_pair.Broker):
+    """broker_pair's, with the group clients these tests use."""
 
     def produce(self, topic, records):
         """Writes records ((key, value, partition or None) each; keys through the default partitioner) with
@@ -168,75 +146,13 @@ class Broker:
                    % (group, describe_text(last[0])))
         return last[0]
 
-    def log_path(self):
-        raise NotImplementedError
 
-    def log_tail(self, lines=80):
-        try:
-            with open(self.log_path(), errors="replace") as f:
-                return "".join(collections.deque(f, lines))
-        except OSError as e:
-            return str(e)
-
-    def stop(self):
-        raise NotImplementedError
+class KafkaBroker(Broker, broker_pair.KafkaBroker):
+    pass
 
 
-class HighwaterBroker(Broker):
-    name = "highwater"
-
-    def __init__(self, directory):
-        super().__init__()
-        os.makedirs(directory)
-        self.process = Highwater(HIGHWATER, directory, SHARED_SETTINGS + [("listeners", "PLAINTEXT://127.0.0.1:0")])
-        self.bootstrap = self.process.listeners["PLAINTEXT"]
-
-    def log_path(self):
-        return self.process.log_path
-
-    def stop(self):
-        self._admin = None
-        self.process.stop()
-
-
-class KafkaBroker(Broker):
-    name = "kafka"
-
-    def __init__(self, directory):
-        super().__init__()
-        self.dir = directory
-        self.bootstrap = start_kafka(SOURCE_DIR, directory, SHARED_SETTINGS, self.log_tail, sasl_listener=False)
-
-    def log_path(self):
-        return os.path.join(self.dir, "kafka.log")
-
-    def stop(self):
-        self._admin = None
-        stop_kafka(SOURCE_DIR, self.dir)
-
-
-def start_brokers():
-    """Starts Kafka and highwater (or the one of --only) into BROKERS, Kafka first; on a failure stops what
-    started."""
-    kinds = [(KafkaBroker, "kafka"), (HighwaterBroker, "highwater")]
-    kinds = [(k, n) for k, n in kinds if ONLY in (None, n)]
-    # Kafka's JVM takes a few seconds to start: highwater starts meanwhile.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        starts = [pool.submit(kind, os.path.join(WORK_DIR, name)) for kind, name in kinds]
-    failures = []
-    for start in starts:
-        try:
-            BROKERS.append(start.result())
-        except Exception as e:  # noqa: BLE001 (the other broker must still be stopped)
-            failures.append(str(e))
-    if failures:
-        stop_brokers()
-        raise AssertionError("\n".join(failures))
-
-
-def stop_brokers():
-    while BROKERS:
-        BROKERS.pop().stop()
+class HighwaterBroker(Broker, broker_pair.HighwaterBroker):
+    pass
 
 
 def stop_workers():
@@ -251,7 +167,9 @@ def setUpModule():
     global WORK_DIR
     WORK_DIR = tempfile.mkdtemp(prefix="hw-py-cp-")
     try:
-        start_brokers()
+        # Kafka with its PLAINTEXT listener alone, highwater alike (or the one of --only).
+        BROKERS.start(WORK_DIR, lambda d: KafkaBroker(SOURCE_DIR, d, SHARED_SETTINGS, sasl_listener=False),
+                      lambda d: HighwaterBroker(HIGHWATER, d, SHARED_SETTINGS + PLAINTEXT_LISTENER), ONLY)
     except Exception:
         close_brokers()
         raise
@@ -264,7 +182,7 @@ def tearDownModule():
 def close_brokers():
     global WORK_DIR
     stop_workers()
-    stop_brokers()
+    BROKERS.stop()
     if WORK_DIR:
         shutil.rmtree(WORK_DIR, ignore_errors=True)
         WORK_DIR = None
@@ -369,50 +287,16 @@ def java_tool(main_class, args, timeout_s=90):
     return run([os.path.join(SOURCE_DIR, "scripts/kafka-run-class.sh"), main_class] + args, timeout_s, java_env())
 
 
-def java_env():
-    # Short-lived client JVMs: C1 only and the serial collector start in about half the CPU time.
-    return dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m",
-                KAFKA_JVM_PERFORMANCE_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true")
-
-
 CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 
 
-class ConsumerProtocolTest(unittest.TestCase):
-    maxDiff = None
-
-    def setUp(self):
-        if not BROKERS or (ONLY is None and len(BROKERS) != 2):
-            self.skipTest("the brokers did not start")
-        self.problems_before = self.problems()
-
-    def problems(self):
-        # The run's failures and errors so far, a failed subtest's included.
-        result = self._outcome.result
-        return len(result.failures) + len(result.errors)
+class ConsumerProtocolTest(broker_pair.PairTest):
+    brokers, failure_logs, timings = BROKERS, FAILURE_LOGS, TIMINGS
 
     def tearDown(self):
         stop_workers()
-        if self.problems() > self.problems_before:
-            for broker in BROKERS:
-                FAILURE_LOGS.append((self.id(), broker.name, broker.log_tail()))
-
-    def on_both(self, scenario, *args):
-        """Runs scenario(broker, *args) on Kafka, then on highwater, each in its own subtest (a scenario asserts
-        what its clients must see); then what they saw must be the same on both."""
-        seen = {}
-        for broker in BROKERS:
-            with self.subTest(broker=broker.name):
-                start = time.monotonic()
-                seen[broker.name] = scenario(broker, *args)
-                TIMINGS.append((self.id().rsplit(".", 1)[-1], broker.name, time.monotonic() - start, "the scenario"))
-        if len(seen) == 2:
-            self.assertEqual(seen["highwater"], seen["kafka"],
-                             "what the clients saw on highwater (first) and on Kafka (second)")
-
-    def timing(self, broker, what, seconds):
-        TIMINGS.append((self.id().rsplit(".", 1)[-1], broker.name, seconds, what))
+        super().tearDown()
 
     def assert_split(self, members, partitions, sizes, what):
         """The members own disjoint sets of partitions that make up partitions, of the given sizes."""
@@ -1234,39 +1118,13 @@ def main():
     if sys.argv[1:2] == ["--worker"]:
         worker_main()
         return
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--highwater")
-    parser.add_argument("--source-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
-    parser.add_argument("--tools", help="highwater-tools (default: beside --highwater)")
-    parser.add_argument("--only", choices=["kafka", "highwater"])
-    args, rest = parser.parse_known_args()
-    if args.only != "kafka" and not args.highwater:
-        parser.error("--highwater is needed unless --only kafka")
-    HIGHWATER = os.path.abspath(args.highwater) if args.highwater else None
-    if args.tools or HIGHWATER:
-        TOOLS = os.path.abspath(args.tools or os.path.join(os.path.dirname(HIGHWATER), "highwater-tools"))
-    SOURCE_DIR = os.path.abspath(args.source_dir)
-    ONLY = args.only
-    # An ASan build's leak report at exit says nothing about consumer groups.
-    os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=0")
+    args, rest = broker_pair.parse_arguments(only=True, tools=True)
+    HIGHWATER, TOOLS, SOURCE_DIR, ONLY = args.highwater, args.tools, args.source_dir, args.only
 
-    # A SIGTERM (ctest's timeout) unwinds like ^C, so the brokers, the member processes and the temporary
-    # directory still go.
-    def interrupted(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, interrupted)
-    started = time.monotonic()
-    try:
-        result = unittest.main(argv=[sys.argv[0]] + rest, verbosity=2, exit=False).result
-    finally:
-        close_brokers()
-    print("\nTimings (%.0f s in all):" % (time.monotonic() - started), file=sys.stderr)
-    for test, broker, seconds, what in TIMINGS:
-        print("  %-45s %-9s %6.1f s  %s" % (test, broker, seconds, what), file=sys.stderr)
-    for test, name, tail in FAILURE_LOGS:
-        print("\n--- %s: the end of %s's log ---\n%s" % (test, name, tail), file=sys.stderr)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    def report(seconds):
+        broker_pair.print_timings(TIMINGS, seconds)
+        broker_pair.print_failure_logs(FAILURE_LOGS)
+    broker_pair.run_tests(rest, close_brokers, report)
 
 
 if __name__ == "__main__":

@@ -44,32 +44,27 @@ asserts what the clients must see and that they saw the same on both:
   refusal, which names neither, is in the README).
 """
 
-import argparse
-import collections
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 import re
 import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../support"))
 
+import broker_pair  # noqa: E402
 import kdc as kdc_support  # noqa: E402
-from highwater_process import Highwater, wait_for  # noqa: E402
-from kafka_process import run, start_kafka, stop_kafka  # noqa: E402
+from kafka_process import run  # noqa: E402
 
 HIGHWATER = None
 PROBE = None
 SOURCE_DIR = None
 WORK_DIR = None
 KDC = None
-BROKERS = []  # Kafka first: what it does is what highwater must do
+BROKERS = broker_pair.Pair()  # Kafka first: what it does is what highwater must do
 FAILURE_LOGS = []
 SKIP_HIGHWATER = os.environ.get("HW_SKIP_HIGHWATER_GSSAPI") == "1"
 REALM = "EXAMPLE.COM"
@@ -115,24 +110,8 @@ def kerberos_env(cache_name):
             "KAFKA_OPTS": "-Djava.security.krb5.conf=%s -Dsun.security.krb5.disableReferrals=true" % KDC.krb5_conf}
 
 
-class Broker:
-    name = ""
-    bootstrap = None
-
-    def log_tail(self, lines=80):
-        try:
-            with open(self.log_path(), errors="replace") as f:
-                return "".join(collections.deque(f, lines))
-        except OSError as e:
-            return str(e)
-
-
-class KafkaBroker(Broker):
-    name = "kafka"
-
+class KafkaBroker(broker_pair.KafkaBroker):
     def __init__(self, directory):
-        self.dir = directory
-
         def settings(port):
             # Later lines of server.properties win: the controller listener on SASL_PLAINTEXT, the client listener
             # (port + 3) advertised as localhost (the clients' service principal names that host).
@@ -140,14 +119,8 @@ class KafkaBroker(Broker):
                 ("listener.security.protocol.map",
                  "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT"),
                 ("advertised.listeners", "PLAINTEXT://127.0.0.1:%d,SASL_PLAINTEXT://localhost:%d" % (port, port + 3))]
-        bound = start_kafka(SOURCE_DIR, directory, settings, self.log_tail, kerberos_env("kafka-broker"))
-        self.bootstrap = bound.replace("127.0.0.1:", "localhost:")
-
-    def log_path(self):
-        return os.path.join(self.dir, "kafka.log")
-
-    def stop(self):
-        stop_kafka(SOURCE_DIR, self.dir)
+        super().__init__(SOURCE_DIR, directory, settings, kerberos_env("kafka-broker"))
+        self.bootstrap = self.bootstrap.replace("127.0.0.1:", "localhost:")
 
 
 def highwater_overrides(controller, keytab=None):
@@ -159,36 +132,11 @@ def highwater_overrides(controller, keytab=None):
         ("inter.broker.listener.name", "PLAINTEXT")]
 
 
-def free_controller():
-    """A localhost port the kernel called free (the voter's address is named before the broker binds it)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return "localhost:%d" % probe.getsockname()[1]
-
-
-class HighwaterBroker(Broker):
-    name = "highwater"
-
+class HighwaterBroker(broker_pair.HighwaterBroker):
     def __init__(self, directory):
-        errors = []
-        for attempt in range(3):
-            attempt_dir = "%s-%d" % (directory, attempt)
-            os.makedirs(attempt_dir)
-            try:
-                self.process = Highwater(HIGHWATER, attempt_dir, highwater_overrides(free_controller()),
-                                         env=kerberos_env("highwater-broker"))
-                break
-            except AssertionError as e:
-                errors.append(str(e))
-        else:
-            raise AssertionError("\n".join(errors))
-        self.bootstrap = self.process.listeners["SASL_PLAINTEXT"]
-
-    def log_path(self):
-        return self.process.log_path
-
-    def stop(self):
-        self.process.stop()
+        # The voter's address is named before the broker binds it: a localhost port the kernel called free.
+        super().__init__(HIGHWATER, directory, highwater_overrides, "SASL_PLAINTEXT", kerberos_env("highwater-broker"),
+                         controller_host="localhost")
 
 
 # --- clients --------------------------------------------------------------------------------------------------
@@ -242,9 +190,8 @@ def setUpModule():
     except kdc_support.Unavailable as e:
         KDC = None
         raise unittest.SkipTest(str(e))
-    kinds = [KafkaBroker] + ([] if SKIP_HIGHWATER else [HighwaterBroker])
-    for cls in kinds:
-        BROKERS.append(cls(os.path.join(WORK_DIR, cls.name)))
+    # One after the other, Kafka first.
+    BROKERS.start(WORK_DIR, KafkaBroker, None if SKIP_HIGHWATER else HighwaterBroker, workers=1)
 
 
 def tearDownModule():
@@ -253,8 +200,7 @@ def tearDownModule():
 
 def close_all():
     global KDC
-    while BROKERS:
-        BROKERS.pop().stop()
+    BROKERS.stop()
     if KDC:
         KDC.stop()
         KDC = None
@@ -262,29 +208,9 @@ def close_all():
         shutil.rmtree(WORK_DIR, ignore_errors=True)
 
 
-class GssapiTest(unittest.TestCase):
-    def setUp(self):
-        self.problems_before = self.problems()
-
-    def problems(self):
-        outcome = getattr(self, "_outcome", None)
-        result = getattr(outcome, "result", None)
-        return len(result.failures) + len(result.errors) if result else 0
-
-    def tearDown(self):
-        if self.problems() > self.problems_before:
-            for broker in BROKERS:
-                FAILURE_LOGS.append((self.id(), broker.name, broker.log_tail()))
-
-    def on_both(self, scenario):
-        """scenario(broker) on each broker, Kafka first; what it saw must be the same on both."""
-        seen = {}
-        for broker in BROKERS:
-            with self.subTest(broker=broker.name):
-                seen[broker.name] = scenario(broker)
-        if len(seen) == 2:
-            self.assertEqual(seen["highwater"], seen["kafka"], "highwater saw otherwise than Kafka")
-        return seen
+class GssapiTest(broker_pair.PairTest):
+    brokers, failure_logs = BROKERS, FAILURE_LOGS
+    SAME = "highwater saw otherwise than Kafka"
 
 
 @unittest.skipIf(KCAT is None, "kcat is not installed (scripts/install-deps.sh installs it)")
@@ -384,7 +310,7 @@ class BadKeytabTest(GssapiTest):
         directory = os.path.join(WORK_DIR, "bad-" + name)
         os.makedirs(directory)
         args = [HIGHWATER]
-        for key, value in highwater_overrides(free_controller(), keytab):
+        for key, value in highwater_overrides(broker_pair.free_address("localhost"), keytab):
             args += ["--override", "%s=%s" % (key, value)]
         p = subprocess.run(args, cwd=directory, capture_output=True, text=True, timeout=60,
                            env=dict(os.environ, **kerberos_env("bad")))
@@ -410,29 +336,10 @@ class BadKeytabTest(GssapiTest):
 
 def main():
     global HIGHWATER, PROBE, SOURCE_DIR
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--highwater")
-    parser.add_argument("--probe", required=True)
-    parser.add_argument("--source-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
-    args, rest = parser.parse_known_args()
-    if not args.highwater and not SKIP_HIGHWATER:
-        parser.error("--highwater is needed (or HW_SKIP_HIGHWATER_GSSAPI=1 to run Apache Kafka alone)")
-    HIGHWATER = os.path.abspath(args.highwater) if args.highwater else None
-    PROBE = os.path.abspath(args.probe)
-    SOURCE_DIR = os.path.abspath(args.source_dir)
-    os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=0")
-
-    def interrupted(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, interrupted)
-    try:
-        result = unittest.main(argv=[sys.argv[0]] + rest, verbosity=2, exit=False).result
-    finally:
-        close_all()
-    for test, name, tail in FAILURE_LOGS:
-        print("\n--- %s: the end of %s's log ---\n%s" % (test, name, tail), file=sys.stderr)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    args, rest = broker_pair.parse_arguments(skip_variable="HW_SKIP_HIGHWATER_GSSAPI",
+                                             more=lambda parser: parser.add_argument("--probe", required=True))
+    HIGHWATER, PROBE, SOURCE_DIR = args.highwater, os.path.abspath(args.probe), args.source_dir
+    broker_pair.run_tests(rest, close_all, lambda seconds: broker_pair.print_failure_logs(FAILURE_LOGS))
 
 
 if __name__ == "__main__":

@@ -72,34 +72,33 @@ and that they saw the same on both:
   expire, and no node refuses a login.
 """
 
-import argparse
 import base64
 import collections
 import json
 import os
 import re
 import shutil
-import signal
 import socket
 import struct
 import sys
 import tempfile
 import time
-import unittest
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 from confluent_kafka import Consumer, KafkaException, Producer
 
+import broker_pair
+from broker_pair import SASL_LISTENERS, java_env
 from highwater_process import Highwater, wait_for
 from idp_process import IdentityProvider
-from kafka_process import run, start_kafka, stop_kafka
+from kafka_process import run
 
 HIGHWATER = None
 SOURCE_DIR = None
 WORK_DIR = None
 IDP = None
-BROKERS = []  # Kafka first: what it does is what highwater must do
+BROKERS = broker_pair.Pair()  # Kafka first: what it does is what highwater must do
 FAILURE_LOGS = []
 SKIP_HIGHWATER = os.environ.get("HW_SKIP_HIGHWATER_OAUTH") == "1"
 STARTED_AT = 0  # when the brokers were up: their JWKS fetches since then are checked
@@ -197,82 +196,29 @@ def jvm_trust():
             % (os.path.join(WORK_DIR, "certs", "truststore.p12"), STORE_PASSWORD))
 
 
-class Broker:
-    name = ""
-    bootstrap = None
-
-    def log_path(self):
-        raise NotImplementedError
-
-    def log_tail(self, lines=80):
-        try:
-            with open(self.log_path(), errors="replace") as f:
-                return "".join(collections.deque(f, lines))
-        except OSError as e:
-            return str(e)
-
-
-class KafkaBroker(Broker):
-    name = "kafka"
-
+class KafkaBroker(broker_pair.KafkaBroker):
     def __init__(self, directory, own_login=False):
-        self.dir = directory
         settings = broker_settings(self.name)
         if own_login:
             # scripts/kafka-server.sh puts CONTROLLER on PLAINTEXT; a later line of server.properties wins.
             settings += [("listener.security.protocol.map",
                           "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT")]
             settings += own_login_settings(self.name)
-        self.bootstrap = start_kafka(SOURCE_DIR, directory, settings, self.log_tail,
-                                     broker_env(self.name, own_login))
-
-    def log_path(self):
-        return os.path.join(self.dir, "kafka.log")
-
-    def stop(self):
-        stop_kafka(SOURCE_DIR, self.dir)
+        super().__init__(SOURCE_DIR, directory, settings, broker_env(self.name, own_login))
 
 
-class HighwaterBroker(Broker):
-    name = "highwater"
-
+class HighwaterBroker(broker_pair.HighwaterBroker):
     def __init__(self, directory, own_login=False):
-        if not own_login:
-            os.makedirs(directory)
-            overrides = broker_settings(self.name) + [
-                ("listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0"),
+        def with_controller(controller):
+            # The controller listener needs a port named in advance (the voter): broker_pair names one.
+            return broker_settings(self.name) + own_login_settings(self.name) + [
+                ("listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller),
+                ("listener.security.protocol.map",
+                 "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT"),
+                ("controller.listener.names", "CONTROLLER"), ("controller.quorum.voters", "1@" + controller),
                 ("inter.broker.listener.name", "PLAINTEXT")]
-            self.process = Highwater(HIGHWATER, directory, overrides, env=broker_env(self.name))
-        else:
-            # The controller listener needs a port named in advance (the voter): one the kernel called free,
-            # again on another when the broker could not start on it.
-            errors = []
-            for attempt in range(3):
-                with socket.socket() as probe:
-                    probe.bind(("127.0.0.1", 0))
-                    controller = "127.0.0.1:%d" % probe.getsockname()[1]
-                attempt_dir = "%s-%d" % (directory, attempt)
-                os.makedirs(attempt_dir)
-                overrides = broker_settings(self.name) + own_login_settings(self.name) + [
-                    ("listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0,CONTROLLER://" + controller),
-                    ("listener.security.protocol.map",
-                     "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT"),
-                    ("controller.listener.names", "CONTROLLER"), ("controller.quorum.voters", "1@" + controller),
-                    ("inter.broker.listener.name", "PLAINTEXT")]
-                try:
-                    self.process = Highwater(HIGHWATER, attempt_dir, overrides, env=broker_env(self.name, True))
-                    break
-                except AssertionError as e:
-                    errors.append(str(e))
-            else:
-                raise AssertionError("\n".join(errors))
-        self.bootstrap = self.process.listeners["SASL_PLAINTEXT"]
-
-    def log_path(self):
-        return self.process.log_path
-
-    def stop(self):
-        self.process.stop()
+        overrides = with_controller if own_login else broker_settings(self.name) + SASL_LISTENERS
+        super().__init__(HIGHWATER, directory, overrides, "SASL_PLAINTEXT", broker_env(self.name, own_login))
 
 
 # --- confluent-kafka ------------------------------------------------------------------------------------------
@@ -358,14 +304,11 @@ def java_config(client_id, secret=None, jaas_trust=True):
 
 
 def java_tool(main_class, args, stdin_text=None, jaas_trust=True, timeout_s=90):
-    # Short-lived client JVMs: C1 only and the serial collector start in about half the CPU time.
     opts = "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=" + IDP.token_url
     if not jaas_trust:
         opts += " " + jvm_trust()
-    env = dict(os.environ, KAFKA_OPTS=opts, KAFKA_HEAP_OPTS="-Xmx256m",
-               KAFKA_JVM_PERFORMANCE_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true")
-    return run([os.path.join(SOURCE_DIR, "scripts/kafka-run-class.sh"), main_class] + args, timeout_s, env,
-               stdin_text)
+    return run([os.path.join(SOURCE_DIR, "scripts/kafka-run-class.sh"), main_class] + args, timeout_s,
+               java_env(KAFKA_OPTS=opts), stdin_text)
 
 
 def java_produce(broker, client_id, topic, values, jaas_trust=True):
@@ -530,17 +473,7 @@ def setUpModule():
         certs = os.path.join(WORK_DIR, "certs")
         make_certs(certs)
         IDP = IdentityProvider(SOURCE_DIR, WORK_DIR, certs, STORE_PASSWORD, AUDIENCE, CLIENTS)
-        kinds = [KafkaBroker] + ([] if SKIP_HIGHWATER else [HighwaterBroker])
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            starts = [pool.submit(cls, os.path.join(WORK_DIR, cls.name)) for cls in kinds]
-        failures = []
-        for start in starts:
-            try:
-                BROKERS.append(start.result())
-            except Exception as e:  # noqa: BLE001 (the other broker must still be stopped)
-                failures.append(str(e))
-        if failures:
-            raise AssertionError("\n".join(failures))
+        BROKERS.start(WORK_DIR, KafkaBroker, None if SKIP_HIGHWATER else HighwaterBroker)
         STARTED_AT = time.time()
     except Exception:
         close_all()
@@ -553,8 +486,7 @@ def tearDownModule():
 
 def close_all():
     global WORK_DIR, IDP
-    while BROKERS:
-        BROKERS.pop().stop()
+    BROKERS.stop()
     if IDP:
         IDP.stop()
         IDP = None
@@ -566,35 +498,13 @@ def close_all():
         WORK_DIR = None
 
 
-class OAuthTest(unittest.TestCase):
-    maxDiff = None
-
-    def setUp(self):
-        if not BROKERS:
-            self.skipTest("the brokers did not start")
-        self.problems_before = self.problems()
-
-    def problems(self):
-        result = self._outcome.result
-        return len(result.failures) + len(result.errors)
-
-    def tearDown(self):
-        if self.problems() > self.problems_before:
-            for broker in BROKERS:
-                FAILURE_LOGS.append((self.id(), broker.name, broker.log_tail()))
+class OAuthTest(broker_pair.PairTest):
+    brokers, failure_logs = BROKERS, FAILURE_LOGS
 
     def on_both(self, scenario, *args, brokers=None):
-        """Runs scenario(broker, *args) on Kafka, then on highwater (or on brokers), each in its own subtest; then
-        what their clients saw must be the same on both."""
-        seen = {}
-        for broker in BROKERS if brokers is None else brokers:
-            with self.subTest(broker=broker.name):
-                seen[broker.name] = scenario(broker, *args)
+        seen = super().on_both(scenario, *args, brokers=brokers)
         if SKIP_HIGHWATER:
             print("\n  (highwater skipped: HW_SKIP_HIGHWATER_OAUTH=1)", file=sys.stderr)
-        if len(seen) == 2:
-            self.assertEqual(seen["highwater"], seen["kafka"],
-                             "what the clients saw on highwater (first) and on Kafka (second)")
         return seen
 
 
@@ -990,16 +900,10 @@ class BrokerLoginTest(OAuthTest):
     def test_broker_login(self):
         pair = []
         failed = False
-        kinds = [KafkaBroker] + ([] if SKIP_HIGHWATER else [HighwaterBroker])
         try:
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                starts = [pool.submit(cls, os.path.join(WORK_DIR, cls.name + "-own-login"), True) for cls in kinds]
-            failures = []
-            for start in starts:
-                try:
-                    pair.append(start.result())
-                except Exception as e:  # noqa: BLE001 (the other broker must still be stopped)
-                    failures.append(str(e))
+            own_highwater = None if SKIP_HIGHWATER else lambda d: HighwaterBroker(d, True)
+            pair, failures = broker_pair.start_each(WORK_DIR, lambda d: KafkaBroker(d, True), own_highwater,
+                                                    suffix="-own-login")
             self.assertFalse(failures, "\n".join(failures))
 
             def scenario(broker):
@@ -1025,27 +929,9 @@ class BrokerLoginTest(OAuthTest):
 
 def main():
     global HIGHWATER, SOURCE_DIR
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--highwater")
-    parser.add_argument("--source-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
-    args, rest = parser.parse_known_args()
-    if not args.highwater and not SKIP_HIGHWATER:
-        parser.error("--highwater is needed (or HW_SKIP_HIGHWATER_OAUTH=1 to run Apache Kafka alone)")
-    HIGHWATER = os.path.abspath(args.highwater) if args.highwater else None
-    SOURCE_DIR = os.path.abspath(args.source_dir)
-    os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=0")
-
-    def interrupted(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, interrupted)
-    try:
-        result = unittest.main(argv=[sys.argv[0]] + rest, verbosity=2, exit=False).result
-    finally:
-        close_all()
-    for test, name, tail in FAILURE_LOGS:
-        print("\n--- %s: the end of %s's log ---\n%s" % (test, name, tail), file=sys.stderr)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    args, rest = broker_pair.parse_arguments(skip_variable="HW_SKIP_HIGHWATER_OAUTH")
+    HIGHWATER, SOURCE_DIR = args.highwater, args.source_dir
+    broker_pair.run_tests(rest, close_all, lambda seconds: broker_pair.print_failure_logs(FAILURE_LOGS))
 
 
 if __name__ == "__main__":

@@ -96,13 +96,11 @@ About 2 minutes on two cores (Kafka's part and highwater's about 55 s
 each).
 """
 
-import argparse
 import collections
 import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -112,14 +110,15 @@ import unittest
 from concurrent.futures import ThreadPoolExecutor
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafka_process import run, start_kafka, stop_kafka
-from highwater_process import Highwater, wait_for
+import broker_pair
+from broker_pair import SASL_LISTENERS, java_env
+from kafka_process import run
+from highwater_process import wait_for
 
 HIGHWATER = None
 SOURCE_DIR = None
-BROKERS = []  # Kafka first: what it does is what highwater must do
+BROKERS = broker_pair.Pair()  # Kafka first: what it does is what highwater must do
 WORK_DIR = None
 WORKERS = set()  # the client processes running, stopped with the brokers
 FAILED_LOGS = {}  # broker name -> the end of its log, for the brokers a test failed on (printed at the end)
@@ -185,35 +184,10 @@ def rate_text(bytes_per_s):
     return "%d B/s (%.1f KiB/s)" % (bytes_per_s, bytes_per_s / KiB)
 
 
-class Broker:
-    """What the test needs of either broker: logins on its SASL_PLAINTEXT listener, an admin, quotas, its log."""
-    name = ""
-
-    def __init__(self, directory):
-        self.dir = directory
-        self.bootstrap = None
-        self._admin = None
-
-    def conf(self, user):
-        return {"bootstrap.servers": self.bootstrap, "security.protocol": "SASL_PLAINTEXT",
-                "sasl.mechanisms": "PLAIN", "sasl.username": user, "sasl.password": PASSWORDS[user]}
-
-    @property
-    def admin(self):
-        if self._admin is None:
-            self._admin = AdminClient(self.conf("admin"))
-        return self._admin
-
-    def create_topics(self, names):
-        """Creates names (one partition each) as admin and waits for their leaders."""
-        fs = self.admin.create_topics([NewTopic(n, num_partitions=1, replication_factor=1) for n in names],
-                                      operation_timeout=15)
-        for f in fs.values():
-            f.result(20)
-        wait_for(lambda: all(t in md.topics and md.topics[t].error is None and md.topics[t].partitions
-                             and md.topics[t].partitions[0].leader >= 0
-                             for md in [self.admin.list_topics(timeout=10)] for t in names), 15,
-                 "%s: the leaders of %s" % (self.name, names))
+class Broker(broker_pair.Broker):
+    """broker_pair's, with PLAIN logins on its SASL_PLAINTEXT listener (admin's for the admin) and quotas."""
+    passwords = PASSWORDS
+    admin_user = "admin"
 
     def fill(self, topic, size):
         """Writes size bytes of VALUE_SIZE records to topic as admin (client id quota-filler, no quota)."""
@@ -251,12 +225,9 @@ class Broker:
                 f.write("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
                         "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
                         'username="admin" password="%s";\n' % PASSWORDS["admin"])
-        # A short-lived client JVM: C1 only and the serial collector start in about half the CPU time.
-        env = dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m",
-                   KAFKA_JVM_PERFORMANCE_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true")
         cmd = [os.path.join(SOURCE_DIR, "scripts/kafka-run-class.sh"), "kafka.admin.ConfigCommand",
                "--bootstrap-server", self.bootstrap, "--command-config", config] + list(args)
-        code, out, err = run(cmd, 60, env)
+        code, out, err = run(cmd, 60, java_env())
         if code != 0:
             raise AssertionError("%s: kafka-configs %s exited %d:\n%s%s" % (self.name, " ".join(args), code, out, err))
         return out
@@ -284,81 +255,13 @@ class Broker:
             raise AssertionError("%s: kafka-configs --describe --entity-type %s --entity-name %s shows %s, not %s=%d"
                                  % (self.name, entity_type, name, last[0], key, value))
 
-    def log_path(self):
-        raise NotImplementedError
 
-    def log_tail(self, lines=80):
-        try:
-            with open(self.log_path(), errors="replace") as f:
-                return "".join(collections.deque(f, lines))
-        except OSError as e:
-            return str(e)
-
-    def close_clients(self):
-        self._admin = None  # before the broker goes, or librdkafka logs reconnect failures
-
-    def stop(self):
-        raise NotImplementedError
+class KafkaBroker(Broker, broker_pair.KafkaBroker):
+    pass
 
 
-class HighwaterBroker(Broker):
-    name = "highwater"
-
-    def __init__(self, directory, settings):
-        super().__init__(directory)
-        os.makedirs(directory)
-        overrides = settings + [
-            ("listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0"),
-            ("inter.broker.listener.name", "PLAINTEXT"),
-        ]
-        self.process = Highwater(HIGHWATER, directory, overrides)
-        self.bootstrap = self.process.listeners["SASL_PLAINTEXT"]
-
-    def log_path(self):
-        return self.process.log_path
-
-    def stop(self):
-        self.close_clients()
-        self.process.stop()
-
-
-
-
-class KafkaBroker(Broker):
-    name = "kafka"
-
-    def __init__(self, directory, settings):
-        super().__init__(directory)
-        self.bootstrap = start_kafka(SOURCE_DIR, directory, settings, self.log_tail)
-
-    def log_path(self):
-        return os.path.join(self.dir, "kafka.log")
-
-    def stop(self):
-        self.close_clients()
-        stop_kafka(SOURCE_DIR, self.dir)
-
-
-def start_brokers(brokers, directory, settings):
-    """Starts Kafka and highwater with settings into brokers (Kafka first); on a failure stops what started."""
-    # Kafka's JVM takes a few seconds to start: highwater starts meanwhile.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        starts = [pool.submit(KafkaBroker, os.path.join(directory, "kafka"), settings),
-                  pool.submit(HighwaterBroker, os.path.join(directory, "highwater"), settings)]
-    failures = []
-    for start in starts:
-        try:
-            brokers.append(start.result())
-        except Exception as e:  # noqa: BLE001 (the other broker must still be stopped)
-            failures.append(str(e))
-    if failures:
-        stop_brokers(brokers)
-        raise AssertionError("\n".join(failures))
-
-
-def stop_brokers(brokers):
-    while brokers:
-        brokers.pop().stop()
+class HighwaterBroker(Broker, broker_pair.HighwaterBroker):
+    pass
 
 
 def stop_workers():
@@ -373,7 +276,8 @@ def setUpModule():
     global WORK_DIR
     WORK_DIR = tempfile.mkdtemp(prefix="hw-py-quota-")
     try:
-        start_brokers(BROKERS, WORK_DIR, SHARED_SETTINGS)
+        BROKERS.start(WORK_DIR, lambda d: KafkaBroker(SOURCE_DIR, d, SHARED_SETTINGS),
+                      lambda d: HighwaterBroker(HIGHWATER, d, SHARED_SETTINGS + SASL_LISTENERS, "SASL_PLAINTEXT"))
     except Exception:
         close_brokers()
         raise
@@ -386,7 +290,7 @@ def tearDownModule():
 def close_brokers():
     global WORK_DIR
     stop_workers()
-    stop_brokers(BROKERS)
+    BROKERS.stop()
     if WORK_DIR:
         shutil.rmtree(WORK_DIR, ignore_errors=True)
         WORK_DIR = None
@@ -712,28 +616,14 @@ def main():
     if sys.argv[1:2] == ["--worker"]:
         worker_main()
         return
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--highwater", required=True)
-    parser.add_argument("--source-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
-    args, rest = parser.parse_known_args()
-    HIGHWATER = os.path.abspath(args.highwater)
-    SOURCE_DIR = os.path.abspath(args.source_dir)
-    # An ASan build's leak report at exit says nothing about quotas.
-    os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=0")
+    args, rest = broker_pair.parse_arguments()
+    HIGHWATER, SOURCE_DIR = args.highwater, args.source_dir
 
-    # A SIGTERM (ctest's timeout) unwinds like ^C, so the brokers, the clients and the temporary directory still go.
-    def interrupted(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, interrupted)
-    try:
-        result = unittest.main(argv=[sys.argv[0]] + rest, verbosity=2, exit=False).result
-    finally:
-        close_brokers()
-    for name, tail in FAILED_LOGS.items():
-        print("\n--- the end of %s's log ---\n%s" % (name, tail), file=sys.stderr)
-    print(figures_table(), file=sys.stderr)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    def report(seconds):
+        for name, tail in FAILED_LOGS.items():
+            print("\n--- the end of %s's log ---\n%s" % (name, tail), file=sys.stderr)
+        print(figures_table(), file=sys.stderr)
+    broker_pair.run_tests(rest, close_brokers, report)
 
 
 if __name__ == "__main__":

@@ -57,9 +57,7 @@ HW_REAUTH_KEEP_WORK_DIR=1 keeps the brokers' logs and the clients' output;
 HW_REAUTH_RDKAFKA_DEBUG=broker,security,... writes librdkafka's debug lines there too.
 """
 
-import argparse
 import base64
-import collections
 import hashlib
 import hmac
 import json
@@ -68,7 +66,6 @@ import os
 import re
 import select
 import shutil
-import signal
 import socket
 import struct
 import subprocess
@@ -76,7 +73,6 @@ import sys
 import tempfile
 import threading
 import time
-import unittest
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
@@ -84,15 +80,17 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import (AdminClient, NewTopic, ScramCredentialInfo, ScramMechanism,
                                    UserScramCredentialUpsertion)
 
-from highwater_process import Highwater, wait_for
+import broker_pair
+from broker_pair import SASL_LISTENERS, java_env as client_java_env
+from highwater_process import wait_for
 from idp_process import IdentityProvider
-from kafka_process import run, start_kafka, stop_kafka
+from kafka_process import run
 
 HIGHWATER = None
 SOURCE_DIR = None
 WORK_DIR = None
 IDP = None
-BROKERS = []  # Kafka first: what it does is what highwater must do
+BROKERS = broker_pair.Pair()  # Kafka first: what it does is what highwater must do
 FAILURE_LOGS = []
 SKIP_HIGHWATER = os.environ.get("HW_SKIP_HIGHWATER_REAUTH") == "1"
 RDKAFKA_DEBUG = os.environ.get("HW_REAUTH_RDKAFKA_DEBUG")  # librdkafka's debug contexts, e.g. broker,security
@@ -182,41 +180,18 @@ def log4j_config(name, levels):
     return "-Dlog4j2.configurationFile=" + path
 
 
-class Broker:
-    name = ""
-    bootstrap = None  # the SASL_PLAINTEXT listener
-    plaintext = None  # for the setup's admin client
-
-    def log_path(self):
-        raise NotImplementedError
-
-    def log_tail(self, lines=80):
-        try:
-            with open(self.log_path(), errors="replace") as f:
-                return "".join(collections.deque(f, lines))
-        except OSError as e:
-            return str(e)
-
-    def evidence(self):
-        """What the broker itself says of re-authentications and expired logins, cumulative."""
-        raise NotImplementedError
-
-
-class KafkaBroker(Broker):
-    name = "kafka"
+# Each broker's bootstrap is its SASL_PLAINTEXT listener; plaintext is its PLAINTEXT one, for the setup's admin
+# client. evidence() is what the broker itself says of re-authentications and expired logins, cumulative.
+class KafkaBroker(broker_pair.KafkaBroker):
     AUTHENTICATOR = "org.apache.kafka.common.security.authenticator.SaslServerAuthenticator"
 
     def __init__(self, directory):
-        self.dir = directory
         env = dict(broker_env(self.name),
                    KAFKA_LOG4J_OPTS=log4j_config("kafka", {self.AUTHENTICATOR: "DEBUG",
                                                            "kafka.network.Processor": "DEBUG"}))
-        self.bootstrap = start_kafka(SOURCE_DIR, directory, broker_settings(self.name), self.log_tail, env)
+        super().__init__(SOURCE_DIR, directory, broker_settings(self.name), env)
         host, port = self.bootstrap.rsplit(":", 1)
         self.plaintext = "%s:%d" % (host, int(port) - 3)  # scripts/kafka-server.sh: PLAINTEXT on p, ours on p + 3
-
-    def log_path(self):
-        return os.path.join(self.dir, "kafka.log")
 
     def evidence(self):
         with open(self.log_path(), errors="replace") as f:
@@ -224,26 +199,14 @@ class KafkaBroker(Broker):
         return {"re-authentications": text.count("Beginning re-authentication: "),
                 "expired connections closed": text.count("Disconnecting expired channel: ")}
 
-    def stop(self):
-        stop_kafka(SOURCE_DIR, self.dir)
 
-
-class HighwaterBroker(Broker):
-    name = "highwater"
-
+class HighwaterBroker(broker_pair.HighwaterBroker):
     def __init__(self, directory):
-        os.makedirs(directory)
-        overrides = broker_settings(self.name) + [
-            ("listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0"),
-            ("inter.broker.listener.name", "PLAINTEXT"),
+        overrides = broker_settings(self.name) + SASL_LISTENERS + [
             ("highwater.metrics.port", "0"),
             ("highwater.metrics.host", "127.0.0.1")]
-        self.process = Highwater(HIGHWATER, directory, overrides, env=broker_env(self.name))
-        self.bootstrap = self.process.listeners["SASL_PLAINTEXT"]
+        super().__init__(HIGHWATER, directory, overrides, "SASL_PLAINTEXT", broker_env(self.name))
         self.plaintext = self.process.listeners["PLAINTEXT"]
-
-    def log_path(self):
-        return self.process.log_path
 
     def metric(self, text, name, **labels):
         wanted = ",".join('%s="%s"' % kv for kv in sorted(labels.items()))
@@ -264,9 +227,6 @@ class HighwaterBroker(Broker):
         out["expired connections closed"] = self.metric(text, "expired_connections_killed_count",
                                                         listener="SASL_PLAINTEXT")
         return out
-
-    def stop(self):
-        self.process.stop()
 
 
 def make_scram_user(broker):
@@ -444,12 +404,9 @@ def produce_consume(producer_conf, consumer_conf, name, topic, seconds):
 # --- Kafka's Java console clients ----------------------------------------------------------------------------
 
 def java_env():
-    # Short-lived client JVMs: C1 only and the serial collector start in about half the CPU time.
-    return dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m",
-                KAFKA_JVM_PERFORMANCE_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true",
-                KAFKA_LOG4J_OPTS=log4j_config(
-                    "java-client", {"org.apache.kafka.common.security.authenticator.SaslClientAuthenticator": "DEBUG",
-                                    "org.apache.kafka.clients.NetworkClient": "INFO"}))
+    return client_java_env(KAFKA_LOG4J_OPTS=log4j_config(
+        "java-client", {"org.apache.kafka.common.security.authenticator.SaslClientAuthenticator": "DEBUG",
+                        "org.apache.kafka.clients.NetworkClient": "INFO"}))
 
 
 def java_config(name, extra=""):
@@ -862,17 +819,7 @@ def setUpModule():
         make_certs(certs)
         IDP = IdentityProvider(SOURCE_DIR, WORK_DIR, certs, STORE_PASSWORD, AUDIENCE, CLIENTS,
                                {"lifetime": TOKEN_LIFETIME_S})
-        kinds = [KafkaBroker] + ([] if SKIP_HIGHWATER else [HighwaterBroker])
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            starts = [pool.submit(cls, os.path.join(WORK_DIR, cls.name)) for cls in kinds]
-        failures = []
-        for start in starts:
-            try:
-                BROKERS.append(start.result())
-            except Exception as e:  # noqa: BLE001 (the other broker must still be stopped)
-                failures.append(str(e))
-        if failures:
-            raise AssertionError("\n".join(failures))
+        BROKERS.start(WORK_DIR, KafkaBroker, None if SKIP_HIGHWATER else HighwaterBroker)
         for broker in BROKERS:
             make_scram_user(broker)
     except Exception:
@@ -886,8 +833,7 @@ def tearDownModule():
 
 def close_all():
     global WORK_DIR, IDP
-    while BROKERS:
-        BROKERS.pop().stop()
+    BROKERS.stop()
     if IDP:
         IDP.stop()
         IDP = None
@@ -899,36 +845,13 @@ def close_all():
         WORK_DIR = None
 
 
-class ReauthTest(unittest.TestCase):
-    maxDiff = None
+class ReauthTest(broker_pair.PairTest):
+    brokers, failure_logs = BROKERS, FAILURE_LOGS
 
-    def setUp(self):
-        if not BROKERS:
-            self.skipTest("the brokers did not start")
-        self.problems_before = self.problems()
-
-    def problems(self):
-        result = self._outcome.result
-        return len(result.failures) + len(result.errors)
-
-    def tearDown(self):
-        if self.problems() > self.problems_before:
-            for broker in BROKERS:
-                FAILURE_LOGS.append((self.id(), broker.name, broker.log_tail()))
-
-    def on_both(self, scenario, known_differences=None):
-        """Runs scenario(broker) on Kafka, then on highwater, each in its own subtest; then what their clients saw
-        must be the same on both, or what known_differences ({broker name: outcome}) records."""
-        seen = {}
-        for broker in BROKERS:
-            with self.subTest(broker=broker.name):
-                seen[broker.name] = scenario(broker)
+    def on_both(self, scenario, *args, brokers=None):
+        seen = super().on_both(scenario, *args, brokers=brokers)
         if SKIP_HIGHWATER:
             print("\n  (highwater skipped: HW_SKIP_HIGHWATER_REAUTH=1)", file=sys.stderr)
-        known = (known_differences or {}).get("highwater")
-        if len(seen) == 2 and not (known is not None and seen["highwater"] == known):
-            self.assertEqual(seen["highwater"], seen["kafka"],
-                             "what the clients saw on highwater (first) and on Kafka (second)")
         return seen
 
 
@@ -1177,27 +1100,9 @@ class RawClientsTest(ReauthTest):
 
 def main():
     global HIGHWATER, SOURCE_DIR
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--highwater")
-    parser.add_argument("--source-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
-    args, rest = parser.parse_known_args()
-    if not args.highwater and not SKIP_HIGHWATER:
-        parser.error("--highwater is needed (or HW_SKIP_HIGHWATER_REAUTH=1 to run Apache Kafka alone)")
-    HIGHWATER = os.path.abspath(args.highwater) if args.highwater else None
-    SOURCE_DIR = os.path.abspath(args.source_dir)
-    os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=0")
-
-    def interrupted(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, interrupted)
-    try:
-        result = unittest.main(argv=[sys.argv[0]] + rest, verbosity=2, exit=False).result
-    finally:
-        close_all()
-    for test, name, tail in FAILURE_LOGS:
-        print("\n--- %s: the end of %s's log ---\n%s" % (test, name, tail), file=sys.stderr)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    args, rest = broker_pair.parse_arguments(skip_variable="HW_SKIP_HIGHWATER_REAUTH")
+    HIGHWATER, SOURCE_DIR = args.highwater, args.source_dir
+    broker_pair.run_tests(rest, close_all, lambda seconds: broker_pair.print_failure_logs(FAILURE_LOGS))
 
 
 if __name__ == "__main__":

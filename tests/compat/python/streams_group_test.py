@@ -35,7 +35,6 @@ file in its own directory.
   what ApiVersions advertised. About 30 s a broker (Kafka's start included).
 """
 
-import argparse
 import collections
 import hashlib
 import os
@@ -43,26 +42,25 @@ import random
 import re
 import shutil
 import signal
-import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import unittest
 from concurrent.futures import ThreadPoolExecutor
 
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewTopic, ResourceType
+from confluent_kafka.admin import ConfigResource, ConfigSource, ResourceType
 
-from kafka_process import run, start_kafka, stop_kafka
-from highwater_process import Highwater, wait_for
+import broker_pair
+from broker_pair import PLAINTEXT_LISTENER, file_tail, java_env
+from kafka_process import run
+from highwater_process import wait_for
 
 HIGHWATER = None
 SOURCE_DIR = None
 ONLY = None  # "kafka" or "highwater": that broker alone
-BROKERS = []  # Kafka first: what it does is what highwater must do
+BROKERS = broker_pair.Pair()  # Kafka first: what it does is what highwater must do
 WORK_DIR = None
 APP_CLASSES = None  # the compiled CountApp
 STREAMS_LIBS = None  # Kafka Streams 4.3.1 and its dependencies (scripts/fetch-kafka-streams.sh)
@@ -109,28 +107,8 @@ rootLogger.appenderRef.file.ref = FILE
 """
 
 
-class Broker:
-    name = ""
-
-    def __init__(self):
-        self.bootstrap = None
-        self._admin = None
-
-    @property
-    def admin(self):
-        if self._admin is None:
-            self._admin = AdminClient({"bootstrap.servers": self.bootstrap})
-        return self._admin
-
-    def create_topic(self, name, partitions):
-        """Creates name and waits until the metadata has a leader for each of its partitions."""
-        self.admin.create_topics([NewTopic(name, partitions, 1)], operation_timeout=15)[name].result(20)
-
-        def led():
-            md = self.admin.list_topics(topic=name, timeout=10).topics.get(name)
-            return (md is not None and md.error is None and len(md.partitions) == partitions
-                    and all(p.leader >= 0 for p in md.partitions.values()))
-        wait_for(led, 20, "%s: the leaders of %s" % (self.name, name))
+class Broker(broker_pair.Broker):
+    """broker_pair's, with the clients these tests use."""
 
     def topics(self):
         """{name: partition count} of every topic the metadata shows."""
@@ -165,32 +143,13 @@ class Broker:
         """Starts writing records in the background, per_second of them a second: a Trickle."""
         return Trickle(self, topic, records, per_second)
 
-    def api_versions(self, keys):
-        """{key: (min, max) or None} from an ApiVersions v0 request on a socket of its own."""
-        host, port = self.bootstrap.rsplit(":", 1)
-        client = b"hw-streams-test"
-        body = struct.pack(">hhih", 18, 0, 1, len(client)) + client
-        with socket.create_connection((host, int(port)), timeout=10) as s:
-            s.sendall(struct.pack(">i", len(body)) + body)
-            size = struct.unpack(">i", recv_exactly(s, 4))[0]
-            data = recv_exactly(s, size)
-        _, error, count = struct.unpack_from(">ihi", data, 0)
-        if error:
-            raise AssertionError("%s: ApiVersions v0 answered error %d" % (self.name, error))
-        offered = {}
-        for i in range(count):
-            key, low, high = struct.unpack_from(">hhh", data, 10 + 6 * i)
-            offered[key] = (low, high)
-        return {key: offered.get(key) for key in keys}
 
-    def log_path(self):
-        raise NotImplementedError
+class KafkaBroker(Broker, broker_pair.KafkaBroker):
+    pass
 
-    def log_tail(self, lines=80):
-        return file_tail(self.log_path(), lines)
 
-    def stop(self):
-        raise NotImplementedError
+class HighwaterBroker(Broker, broker_pair.HighwaterBroker):
+    pass
 
 
 class Trickle:
@@ -232,81 +191,6 @@ class Trickle:
             raise AssertionError("%s: the trickle wrote %d of %d records to %s, %d acknowledged (failures %s)"
                                  % (self.broker.name, self.written, len(self.records), self.topic, self.acked,
                                     sorted(set(self.failed))))
-
-
-def recv_exactly(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise AssertionError("the broker closed the connection")
-        data += chunk
-    return data
-
-
-def file_tail(path, lines=80):
-    try:
-        with open(path, errors="replace") as f:
-            return "".join(collections.deque(f, lines))
-    except OSError as e:
-        return str(e)
-
-
-class HighwaterBroker(Broker):
-    name = "highwater"
-
-    def __init__(self, directory):
-        super().__init__()
-        os.makedirs(directory)
-        self.process = Highwater(HIGHWATER, directory, SHARED_SETTINGS + [("listeners", "PLAINTEXT://127.0.0.1:0")])
-        self.bootstrap = self.process.listeners["PLAINTEXT"]
-
-    def log_path(self):
-        return self.process.log_path
-
-    def stop(self):
-        self._admin = None
-        self.process.stop()
-
-
-class KafkaBroker(Broker):
-    name = "kafka"
-
-    def __init__(self, directory):
-        super().__init__()
-        self.dir = directory
-        self.bootstrap = start_kafka(SOURCE_DIR, directory, SHARED_SETTINGS, self.log_tail, sasl_listener=False)
-
-    def log_path(self):
-        return os.path.join(self.dir, "kafka.log")
-
-    def stop(self):
-        self._admin = None
-        stop_kafka(SOURCE_DIR, self.dir)
-
-
-def start_brokers():
-    """Starts Kafka and highwater (or the one of --only) into BROKERS, Kafka first; on a failure stops what
-    started."""
-    kinds = [(KafkaBroker, "kafka"), (HighwaterBroker, "highwater")]
-    kinds = [(k, n) for k, n in kinds if ONLY in (None, n)]
-    # Kafka's JVM takes a few seconds to start: highwater starts meanwhile.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        starts = [pool.submit(kind, os.path.join(WORK_DIR, name)) for kind, name in kinds]
-    failures = []
-    for start in starts:
-        try:
-            BROKERS.append(start.result())
-        except Exception as e:  # noqa: BLE001 (the other broker must still be stopped)
-            failures.append(str(e))
-    if failures:
-        stop_brokers()
-        raise AssertionError("\n".join(failures))
-
-
-def stop_brokers():
-    while BROKERS:
-        BROKERS.pop().stop()
 
 
 def stop_apps():
@@ -353,7 +237,9 @@ def setUpModule():
         # javac (when the source changed) while the brokers start.
         with ThreadPoolExecutor(max_workers=1) as pool:
             compiled = pool.submit(compile_app)
-            start_brokers()
+            # Kafka with its PLAINTEXT listener alone, highwater alike (or the one of --only).
+            BROKERS.start(WORK_DIR, lambda d: KafkaBroker(SOURCE_DIR, d, SHARED_SETTINGS, sasl_listener=False),
+                          lambda d: HighwaterBroker(HIGHWATER, d, SHARED_SETTINGS + PLAINTEXT_LISTENER), ONLY)
             compiled.result()
     except Exception:
         close_brokers()
@@ -367,7 +253,7 @@ def tearDownModule():
 def close_brokers():
     global WORK_DIR
     stop_apps()
-    stop_brokers()
+    BROKERS.stop()
     if WORK_DIR:
         shutil.rmtree(WORK_DIR, ignore_errors=True)
         WORK_DIR = None
@@ -521,46 +407,25 @@ def check_apps(apps, note=""):
                                                                     "\n".join(x.report() for x in apps)))
 
 
-class StreamsGroupTest(unittest.TestCase):
-    maxDiff = None
+class StreamsGroupTest(broker_pair.PairTest):
+    brokers, failure_logs, timings = BROKERS, FAILURE_LOGS, TIMINGS
 
     def setUp(self):
-        if not BROKERS or (ONLY is None and len(BROKERS) != 2):
-            self.skipTest("the brokers did not start")
-        self.problems_before = self.problems()
+        super().setUp()
         self.apps = []
-
-    def problems(self):
-        # The run's failures and errors so far, a failed subtest's included.
-        result = self._outcome.result
-        return len(result.failures) + len(result.errors)
 
     def tearDown(self):
         stop_apps()
-        if self.problems() > self.problems_before:
-            for broker in BROKERS:
-                FAILURE_LOGS.append((self.id(), broker.name, broker.log_tail()))
+        super().tearDown()
+        if self.failed():
             for app in {app.log_path: app for app in self.apps}.values():  # a restarted one's log is the same
                 FAILURE_LOGS.append((self.id(), "%s %s" % (app.broker.name, app.name),
                                      file_tail(app.log_path, 60) + "--- its stderr ---\n"
                                      + file_tail(app.stderr_path, 30)))
 
-    def on_both(self, scenario, *args):
-        """Runs scenario(broker, *args) on Kafka, then on highwater, each in its own subtest (a scenario asserts
-        what its clients must see); then what they saw must be the same on both."""
-        seen = {}
-        for broker in BROKERS:
-            with self.subTest(broker=broker.name):
-                start = time.monotonic()
-                seen[broker.name] = scenario(broker, *args)
-                self.timing(broker, "the scenario", time.monotonic() - start)
-                SEEN.append((self.id().rsplit(".", 1)[-1], broker.name, seen[broker.name]))
-        if len(seen) == 2:
-            self.assertEqual(seen["highwater"], seen["kafka"],
-                             "what the clients saw on highwater (first) and on Kafka (second)")
-
-    def timing(self, broker, what, seconds):
-        TIMINGS.append((self.id().rsplit(".", 1)[-1], broker.name, seconds, what))
+    def scenario_ran(self, broker, seen, seconds):
+        super().scenario_ran(broker, seen, seconds)
+        SEEN.append((self.id().rsplit(".", 1)[-1], broker.name, seen))
 
     def start_app(self, broker, name, app_id, settings):
         app = App(broker, os.path.join(WORK_DIR, broker.name + "-apps", name), [
@@ -583,12 +448,6 @@ class StreamsGroupTest(unittest.TestCase):
         return out
 
 
-def java_env():
-    # Short-lived client JVMs: C1 only and the serial collector start in about half the CPU time.
-    return dict(os.environ, KAFKA_HEAP_OPTS="-Xmx256m",
-                KAFKA_JVM_PERFORMANCE_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true")
-
-
 class StreamsCountTest(StreamsGroupTest):
     """Two instances of CountApp (group.protocol=streams, exactly_once_v2), one killed and started again: the
     counts come out exact."""
@@ -605,7 +464,8 @@ class StreamsCountTest(StreamsGroupTest):
         app_id, source, sink = "hw-streams-count", "streams-words", "streams-counts"
         repartition, changelog = app_id + "-by-word-repartition", app_id + "-word-counts-changelog"
         seen = {}
-        seen["api versions"] = broker.api_versions([STREAMS_GROUP_HEARTBEAT, STREAMS_GROUP_DESCRIBE])
+        seen["api versions"] = broker.api_versions([STREAMS_GROUP_HEARTBEAT, STREAMS_GROUP_DESCRIBE],
+                                                   "hw-streams-test")
         broker.create_topic(source, self.PARTITIONS)
         broker.create_topic(sink, self.PARTITIONS)
         rnd = random.Random(1071)
@@ -804,42 +664,19 @@ def wait_for_what(pred, timeout_s, what):
 
 def main():
     global HIGHWATER, SOURCE_DIR, ONLY
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--highwater")
-    parser.add_argument("--source-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
-    parser.add_argument("--only", choices=["kafka", "highwater"])
-    args, rest = parser.parse_known_args()
-    if args.only != "kafka" and not args.highwater:
-        parser.error("--highwater is needed unless --only kafka")
-    HIGHWATER = os.path.abspath(args.highwater) if args.highwater else None
-    SOURCE_DIR = os.path.abspath(args.source_dir)
-    ONLY = args.only
-    # An ASan build's leak report at exit says nothing about streams groups.
-    os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=0")
+    args, rest = broker_pair.parse_arguments(only=True)
+    HIGHWATER, SOURCE_DIR, ONLY = args.highwater, args.source_dir, args.only
 
-    # A SIGTERM (ctest's timeout) unwinds like ^C, so the brokers, the applications and the temporary directory
-    # still go.
-    def interrupted(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, interrupted)
-    started = time.monotonic()
-    try:
-        result = unittest.main(argv=[sys.argv[0]] + rest, verbosity=2, exit=False).result
-    finally:
-        close_brokers()
-    for broker, command, out in TOOL_OUTPUTS:
-        print("\n--- %s: %s ---\n%s" % (broker, command, out.rstrip("\n")), file=sys.stderr)
-    for test, broker, seen in SEEN:
-        print("\n--- %s, %s: what the clients saw ---" % (test, broker), file=sys.stderr)
-        for key, value in seen.items():
-            print("  %s: %s" % (key, value), file=sys.stderr)
-    print("\nTimings (%.0f s in all):" % (time.monotonic() - started), file=sys.stderr)
-    for test, broker, seconds, what in TIMINGS:
-        print("  %-28s %-9s %6.1f s  %s" % (test, broker, seconds, what), file=sys.stderr)
-    for test, name, tail in FAILURE_LOGS:
-        print("\n--- %s: the end of %s's log ---\n%s" % (test, name, tail), file=sys.stderr)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    def report(seconds):
+        for broker, command, out in TOOL_OUTPUTS:
+            print("\n--- %s: %s ---\n%s" % (broker, command, out.rstrip("\n")), file=sys.stderr)
+        for test, broker, seen in SEEN:
+            print("\n--- %s, %s: what the clients saw ---" % (test, broker), file=sys.stderr)
+            for key, value in seen.items():
+                print("  %s: %s" % (key, value), file=sys.stderr)
+        broker_pair.print_timings(TIMINGS, seconds, 28)
+        broker_pair.print_failure_logs(FAILURE_LOGS)
+    broker_pair.run_tests(rest, close_brokers, report)
 
 
 if __name__ == "__main__":
