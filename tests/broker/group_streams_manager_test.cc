@@ -304,5 +304,33 @@ TEST(StreamsManager, AMemberThatDoesNotRevokeWithinItsRebalanceTimeoutIsFenced) 
   EXPECT_NE(k.manager.group("app")->member("c"), nullptr);
 }
 
+// A member whose answer was lost (its coordinator died after writing the
+// member's new epoch and tasks, before answering) heartbeats at its previous
+// epoch: it is told its tasks again, not only its epoch.
+TEST(StreamsManager, AMemberAtItsPreviousEpochIsToldItsTasksAgain) {
+  harness h;
+  auto a = h.send(join("a", "p1"));
+  auto b = h.send(join("b", "p2"));
+  auto a2 = h.send(beat("a", a.response.member_epoch, {0, 1, 2, 3}));
+  const auto kept = active_of(a2.response);
+  ASSERT_EQ(kept.size(), 2u);
+  auto a3 = h.send(beat("a", a.response.member_epoch, kept));  // moves a to b's epoch
+  ASSERT_EQ(a3.response.member_epoch, b.response.member_epoch);
+  // b is given its tasks at its epoch; say that answer is lost.
+  auto b2 = h.send(beat("b", b.response.member_epoch, {}));
+  ASSERT_EQ(active_of(b2.response).size(), 2u);
+  // Then a leaves: b is given everything at a new epoch, and that answer is lost too.
+  ASSERT_EQ(h.send(beat("a", -1, {})).response.error_code, 0);
+  auto b3 = h.send(beat("b", b2.response.member_epoch, active_of(b2.response)));
+  ASSERT_GT(b3.response.member_epoch, b2.response.member_epoch);
+  ASSERT_EQ(active_of(b3.response).size(), 4u);
+  auto again = h.send(beat("b", b2.response.member_epoch, active_of(b2.response)));
+  ASSERT_EQ(again.response.error_code, 0) << again.response.error_message.value_or("");
+  EXPECT_EQ(again.response.member_epoch, b3.response.member_epoch);
+  EXPECT_EQ(active_of(again.response), (std::set<int32_t>{0, 1, 2, 3}));
+  // At its epoch, with nothing new, it is told nothing.
+  EXPECT_FALSE(h.send(beat("b", b3.response.member_epoch, {0, 1, 2, 3})).response.active_tasks.has_value());
+}
+
 }  // namespace
 }  // namespace hw::broker::group::streams

@@ -565,7 +565,12 @@ void streams_group_manager::answer(msg::streams_group_heartbeat_response& respon
   const std::string& group_id = request.group_id;
   response.member_id = request.member_id;
   response.member_epoch = current.epoch;
-  if (request.member_epoch == 0 || current.assigned != member.assigned) {
+  // Also to a member at its previous epoch: the answer that moved it on
+  // was lost (its coordinator died before sending it), so it never heard of
+  // the tasks that answer gave. Kafka 4.3.1 sends none then, and the member
+  // stays without them until the next rebalance.
+  const bool answer_lost = request.member_epoch > 0 && request.member_epoch < member.epoch;
+  if (request.member_epoch == 0 || answer_lost || current.assigned != member.assigned) {
     response.active_tasks = response_ids(without_epochs(current.assigned.active));
     response.standby_tasks = response_ids(current.assigned.standby);
     response.warmup_tasks = response_ids(current.assigned.warmup);
