@@ -115,7 +115,7 @@ void create_internal_topics(request_context& ctx, const std::string& group_id,
     return;
   }
   auto* creator = ctx.services->streams_topics;
-  if (!creator) return;
+  if (!creator || !ctx.services->config) return;
   (void)group_id;  // Kafka 4.3 takes the group's own heartbeat interval override; the broker's here
   const int64_t ttl_ms = 2 * ctx.services->config->get_int("group.streams.heartbeat.interval.ms");
   const int64_t now_ms = ctx.services->now_ms ? ctx.services->now_ms() : 0;

@@ -49,7 +49,7 @@ TEST_F(NativeFeaturesIT, DescribePrintsKafkasLines) {
   expect_same({"--bootstrap-controller", controller, "describe"});
   expect_same({"--bootstrap-server", server, "describe", "--node-id", "1"});
   auto native = run_native_tool(broker.dir(), "kafka-features.sh", {"--bootstrap-server", server, "describe"});
-  EXPECT_EQ(lines_of(native.out).size(), 5u) << native.all();
+  EXPECT_EQ(lines_of(native.out).size(), 6u) << native.all();
 }
 
 TEST_F(NativeFeaturesIT, StaticTablesAndUpdatesTheBrokerRefuses) {
