@@ -267,10 +267,9 @@ void group_shard::delete_offsets(request_token token, const msg::offset_delete_r
 std::vector<msg::describe_groups_response::described_group> group_shard::describe_groups(
     const std::vector<std::string>& group_ids) const {
   auto out = groups_.describe_groups(group_ids);
-  for (auto& d : out) {
-    if (d.error_code == 0 && (consumers_.find(d.group_id) || streams_.find(d.group_id)))
-      d.error_message = "Group " + d.group_id + " is not a classic group.";
-  }
+  for (auto& d : out)
+    if (d.error_code == 0)
+      if (auto other = held_by_other_kind(d.group_id, "classic")) d.error_message = std::move(*other);
   return out;
 }
 

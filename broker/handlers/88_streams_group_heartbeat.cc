@@ -90,8 +90,7 @@ streams_group_heartbeat_response::status_data* missing_status(streams_group_hear
 
 // The internal topics to create: created when the principal may, else the
 // members told who may not; failed creations told while remembered.
-void create_internal_topics(request_context& ctx, const std::string& group_id,
-                            const std::vector<group::streams::internal_topic>& to_create,
+void create_internal_topics(request_context& ctx, const std::vector<group::streams::internal_topic>& to_create,
                             streams_group_heartbeat_response& response) {
   if (to_create.empty()) return;
   std::vector<std::string> names;
@@ -116,7 +115,7 @@ void create_internal_topics(request_context& ctx, const std::string& group_id,
   }
   auto* creator = ctx.services->streams_topics;
   if (!creator || !ctx.services->config) return;
-  (void)group_id;  // Kafka 4.3 takes the group's own heartbeat interval override; the broker's here
+  // Kafka 4.3 remembers failures for twice the group's own heartbeat interval; the broker's here.
   const int64_t ttl_ms = 2 * ctx.services->config->get_int("group.streams.heartbeat.interval.ms");
   const int64_t now_ms = ctx.services->now_ms ? ctx.services->now_ms() : 0;
   creator->create(to_create, ttl_ms, now_ms);
@@ -150,7 +149,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
   error_code failure = error_code::none;
   auto answer = co_await group::call_shard<group::streams_heartbeat_answer>(ctx, request->group_id, issue, &failure);
   if (!answer) co_return refuse(ctx, failure);
-  if (answer->response.error_code == 0) create_internal_topics(ctx, request->group_id, answer->to_create, answer->response);
+  if (answer->response.error_code == 0) create_internal_topics(ctx, answer->to_create, answer->response);
   co_return respond(ctx, answer->response);
 }
 

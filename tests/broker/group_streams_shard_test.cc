@@ -22,21 +22,9 @@ streams::streams_group_options quick_streams() {
   return o;
 }
 
+// A member's join with a topology reading "orders" (the harness's topic).
 streams_request streams_join(const std::string& member, const std::string& group = "app") {
-  streams_request r;
-  r.group_id = group;
-  r.member_id = member;
-  r.member_epoch = 0;
-  r.rebalance_timeout_ms = 30000;
-  r.process_id = "process-" + member;
-  r.active_tasks.emplace();
-  r.standby_tasks.emplace();
-  r.warmup_tasks.emplace();
-  r.topology.emplace();
-  auto& s = r.topology->subtopologies.emplace_back();
-  s.subtopology_id = "0";
-  s.source_topics = {"orders"};
-  return r;
+  return ::hw::testing::streams_join(group, member, "process-" + member, "orders");
 }
 
 struct streams_shard : consumer_shard {

@@ -15,6 +15,7 @@
 #include "protocol/messages/join_group.h"
 #include "protocol/messages/streams_group_describe.h"
 #include "protocol/messages/streams_group_heartbeat.h"
+#include "tests/integration/streams_heartbeats.h"
 #include "twin.h"
 
 namespace hw::testing::differential {
@@ -23,35 +24,18 @@ namespace {
 namespace msg = protocol::msg;
 using R = allowed::rule;
 
+// A join whose one subtopology reads `sources`, at topology epoch `epoch`.
 msg::streams_group_heartbeat_request streams_join(const std::string& group, const std::string& member_id,
                                                   const std::vector<std::string>& sources, int32_t epoch = 0) {
-  msg::streams_group_heartbeat_request req;
-  req.group_id = group;
-  req.member_id = member_id;
-  req.member_epoch = 0;
-  req.rebalance_timeout_ms = 30000;
-  req.process_id = "process-" + member_id;
-  req.active_tasks.emplace();
-  req.standby_tasks.emplace();
-  req.warmup_tasks.emplace();
-  req.topology.emplace();
+  auto req = hw::testing::streams_join(group, member_id, "process-" + member_id, "");
   req.topology->epoch = epoch;
-  auto& s = req.topology->subtopologies.emplace_back();
-  s.subtopology_id = "0";
-  s.source_topics = sources;
+  req.topology->subtopologies[0].source_topics = sources;
   return req;
 }
 
 msg::streams_group_heartbeat_request streams_beat(const std::string& group, const std::string& member_id,
                                                   int32_t epoch) {
-  msg::streams_group_heartbeat_request req;
-  req.group_id = group;
-  req.member_id = member_id;
-  req.member_epoch = epoch;
-  req.active_tasks.emplace();
-  req.standby_tasks.emplace();
-  req.warmup_tasks.emplace();
-  return req;
+  return hw::testing::streams_beat(group, member_id, epoch, {});
 }
 
 const allowlist& describe_allow() {
