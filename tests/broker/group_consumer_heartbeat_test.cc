@@ -112,9 +112,13 @@ TEST(ConsumerHeartbeat, ASecondMemberGetsPartitionsOnlyOnceTheFirstLetsThemGo) {
   // Nothing b is given is still a's.
   for (int32_t p : b_owns) EXPECT_FALSE(a_owns.count(p)) << p;
   EXPECT_TRUE(b_owns.empty());
+  // Waiting for a's partitions, b is asked back sooner than the interval.
+  EXPECT_EQ(b.response.heartbeat_interval_ms, k_unreleased_heartbeat_interval_ms);
+  EXPECT_EQ(h.beat(beat("b", 3, b_owns)).response.heartbeat_interval_ms, k_unreleased_heartbeat_interval_ms);
   // a is told to give two partitions up, and stays at its epoch until it does.
   auto a2 = h.beat(beat("a", 2, a_owns));
   EXPECT_EQ(a2.response.member_epoch, 2);
+  EXPECT_EQ(a2.response.heartbeat_interval_ms, 5000);
   ASSERT_TRUE(a2.response.assignment.has_value());
   a_owns = assigned(a2);
   EXPECT_EQ(a_owns.size(), 2u);
@@ -125,6 +129,7 @@ TEST(ConsumerHeartbeat, ASecondMemberGetsPartitionsOnlyOnceTheFirstLetsThemGo) {
   auto b2 = h.beat(beat("b", 3, b_owns));
   b_owns = assigned(b2);
   EXPECT_EQ(b_owns.size(), 2u);
+  EXPECT_EQ(b2.response.heartbeat_interval_ms, 5000);
   for (int32_t p : b_owns) EXPECT_FALSE(a_owns.count(p)) << p;
   EXPECT_EQ(h.manager.group("g")->state(), consumer_group_state::stable);
 }
