@@ -5,8 +5,9 @@
 // producers write numbered values to a 6-partition topic (RF 3,
 // min.insync.replicas=2), a transactional producer writes transactions
 // over several partitions (committing three in four, aborting the rest),
-// two consumers of one group read it all and a read_committed consumer of
-// another reads what is committed (workload.h). Afterwards everything is
+// two consumers of one group read it all, two members of a group of the
+// consumer protocol (KIP-848) read it too, and a read_committed consumer of
+// another group reads what is committed (workload.h). Afterwards everything is
 // healed and restarted, the ISR of every partition must be whole again,
 // the producers flush, a fresh reader reads every partition from the
 // beginning (up to the last stable offset, marking what the transaction
@@ -67,6 +68,7 @@ constexpr int k_producers = 3;
 constexpr int k_consumers = 2;
 constexpr int k_txn_producers = 1;       // ids after the plain producers'
 constexpr int k_committed_consumers = 1;  // ids after the plain consumers'
+constexpr int k_protocol_consumers = 2;   // KIP-848 members, ids after the read_committed consumers'
 const std::string k_topic = "chaos";
 
 // ---- what to run ----
@@ -183,6 +185,7 @@ class chaos_run {
     settings_.topic = k_topic;
     settings_.partitions = k_partitions;
     settings_.group = "chaos-" + std::to_string(s.seed);
+    settings_.python = HW_PY_PYTHON;
   }
 
   run_outcome run() {
@@ -253,6 +256,9 @@ class chaos_run {
     for (int i = 0; i < k_committed_consumers; ++i)
       consumers_.push_back(
           std::make_unique<consumer>(k_consumers + i, settings_, history_, notes_, /*read_committed=*/true));
+    for (int i = 0; i < k_protocol_consumers; ++i)
+      protocol_consumers_.push_back(std::make_unique<protocol_consumer>(k_consumers + k_committed_consumers + i,
+                                                                        settings_, history_, notes_));
     return true;
   }
 
@@ -266,6 +272,8 @@ class chaos_run {
           for (auto& p : txn_producers_)
             if (!p->ok() || p->committed() == 0) return false;
           for (auto& c : consumers_)
+            if (!c->ok() || !c->assigned()) return false;
+          for (auto& c : protocol_consumers_)
             if (!c->ok() || !c->assigned()) return false;
           return true;
         },
@@ -449,9 +457,11 @@ class chaos_run {
                                    " times (an outcome it could not tell, or a fatal error; clients.log says which)");
     }
     for (auto& c : consumers_) c->finish();
+    for (auto& c : protocol_consumers_) c->finish();
     producers_.clear();
     txn_producers_.clear();
     consumers_.clear();
+    protocol_consumers_.clear();
   }
 
   void report() {
@@ -506,6 +516,7 @@ class chaos_run {
   std::vector<std::unique_ptr<producer>> producers_;
   std::vector<std::unique_ptr<txn_producer>> txn_producers_;
   std::vector<std::unique_ptr<consumer>> consumers_;
+  std::vector<std::unique_ptr<protocol_consumer>> protocol_consumers_;
   const clock_type::time_point run_began_ = clock_type::now();
   std::set<int> down_;              // nodes the schedule has stopped
   std::map<size_t, size_t> restarts_seen_;   // producer → its restarts already said

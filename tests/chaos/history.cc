@@ -85,6 +85,9 @@ struct indexed {
   std::map<std::string, txn_status> final_status;              // value → the final read's decision (first copy)
   std::vector<const event*> committed_reads;                   // read_committed consumers' reads
   std::vector<const event*> epoch_bumps;                       // producers' clients' epoch bumps
+  // Groups: consumer → its member event; group → partition → offsets its members read.
+  std::map<int, const event*> member_of;
+  std::map<std::string, std::map<int32_t, std::set<int64_t>>> group_reads;
 };
 
 const char* status_name(txn_status s) {
@@ -151,8 +154,11 @@ indexed index_of(const std::vector<event>& events, check_counts& counts) {
       case event::type::rebalance: ++counts.rebalances; break;
       case event::type::client_reset: break;
       case event::type::epoch_bump: ix.epoch_bumps.push_back(&e); break;
+      case event::type::member: ix.member_of[e.consumer] = &e; break;
       case event::type::read:
         ++counts.consumer_reads;
+        if (auto m = ix.member_of.find(e.consumer); m != ix.member_of.end())
+          ix.group_reads[m->second->value][e.partition].insert(e.offset);
         if (e.read_committed) ix.committed_reads.push_back(&e);
         ix.read_at[e.value][position{e.partition, e.offset}].add(seen_by(e));
         add_sighting(ix, {e.partition, e.offset}, e.value, seen_by(e));
@@ -442,6 +448,39 @@ void find_transaction_outcomes(const indexed& ix, std::vector<finding>& out) {
   }
 }
 
+// A group's members together read each partition from where they start
+// up: a record of the final read below the highest offset the group read
+// in its partition, read by none of its members, was skipped. Its
+// positions come from offsets its members committed, which never pass
+// what they read (auto commit stores a record's offset once it is
+// returned), and any reset goes back to the earliest offset, so a gap is
+// a record the group lost: an assignment that started past a committed
+// position, or a fetch that left records out. A read_committed group
+// skips aborted (and undecided) records by design; those are left out.
+void find_skipped(const indexed& ix, std::vector<finding>& out) {
+  std::map<std::string, bool> committed_only;
+  for (const auto& [consumer, e] : ix.member_of) committed_only[e->value] = e->read_committed;
+  for (const auto& [group, partitions] : ix.group_reads) {
+    for (const auto& [partition, offsets] : partitions) {
+      auto log = ix.final_log.find(partition);
+      if (log == ix.final_log.end() || offsets.empty()) continue;
+      const int64_t highest = *offsets.rbegin();
+      for (auto it = log->second.begin(); it != log->second.end() && it->first < highest; ++it) {
+        if (offsets.count(it->first)) continue;
+        if (committed_only[group]) {
+          auto status = ix.final_status.find(it->second);
+          if (status != ix.final_status.end() && (status->second == txn_status::aborted ||
+                                                   status->second == txn_status::open))
+            continue;
+        }
+        out.push_back({finding_kind::skipped, partition, it->first,
+                       it->second + " at " + at({partition, it->first}) + " was read by no member of the group " +
+                           group + ", which read the partition up to offset " + std::to_string(highest)});
+      }
+    }
+  }
+}
+
 void find_unknown_values(const indexed& ix, std::vector<finding>& out) {
   for (const auto& [value, positions] : ix.read_at) {
     if (ix.sends.count(value)) continue;
@@ -556,6 +595,15 @@ void history::final_read(int32_t partition, int64_t offset, const std::string& v
   add(std::move(e));
 }
 
+void history::member(int consumer, const std::string& group, bool read_committed) {
+  event e;
+  e.kind = event::type::member;
+  e.consumer = consumer;
+  e.value = group;
+  e.read_committed = read_committed;
+  add(std::move(e));
+}
+
 void history::epoch_bump(int64_t producer_id, int16_t epoch, const std::string& why) {
   event e;
   e.kind = event::type::epoch_bump;
@@ -623,6 +671,9 @@ void history::write(std::ostream& out) const {
       case event::type::epoch_bump:
         out << "epoch-bump producer id " << e.origin.producer_id << " to epoch " << e.origin.producer_epoch << " ("
             << e.error << ")";
+        break;
+      case event::type::member:
+        out << "member consumer " << e.consumer << " group " << e.value << (e.read_committed ? " read_committed" : "");
         break;
       case event::type::final_read:
         out << "final " << e.value << " partition " << e.partition << " offset " << e.offset << " ("
@@ -696,6 +747,7 @@ const char* to_string(finding_kind k) {
     case finding_kind::aborted_read: return "aborted-read";
     case finding_kind::wrong_outcome: return "wrong-outcome";
     case finding_kind::partial_transaction: return "partial-transaction";
+    case finding_kind::skipped: return "skipped";
   }
   return "?";
 }
@@ -712,6 +764,7 @@ check_result check(const std::vector<event>& events) {
     if (!log.empty()) log_end[partition] = log.rbegin()->first + 1;
   find_positions_backwards(events, std::move(log_end), r);
   find_unknown_values(ix, r.findings);
+  find_skipped(ix, r.findings);
   find_aborted_reads(ix, r.findings);
   find_transaction_outcomes(ix, r.findings);
   return r;

@@ -78,6 +78,7 @@ struct event {
     txn_end,        // transaction `txn` ended with `outcome` (error: the client's words when unknown)
     epoch_bump,     // an idempotent producer's client bumped its epoch (KIP-360) to origin.producer_epoch of
                     // origin.producer_id, having drained its partitions (error: the client's reason)
+    member,         // consumer reads in the group named by value (read_committed: committed records only)
   };
   type kind = type::send;
   int64_t at_ms = 0;  // since the history began
@@ -112,6 +113,8 @@ class history {
   void txn_end(const std::string& txn, txn_outcome outcome, const std::string& detail = {});
   void client_reset(int consumer, int32_t partition, int64_t offset, const std::string& why);
   void epoch_bump(int64_t producer_id, int16_t epoch, const std::string& why);
+  // Consumer reads in this group (recorded once, before its first read).
+  void member(int consumer, const std::string& group, bool read_committed);
   std::vector<event> events() const;
   // Every event, one line each, for a failed run's files.
   void write(std::ostream& out) const;
@@ -134,6 +137,7 @@ enum class finding_kind {
   aborted_read,         // a read_committed consumer read a value of an aborted or undecided transaction
   wrong_outcome,        // the final read decided a transaction's value otherwise than its producer was told
   partial_transaction,  // some values of one transaction committed, others not
+  skipped,              // a record below what a group read in its partition, read by none of its members
 };
 const char* to_string(finding_kind k);
 

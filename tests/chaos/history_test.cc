@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "history.h"
 
 namespace hw::chaos {
@@ -505,6 +507,76 @@ TEST(ChaosChecker, AValueOfACommittedTransactionMissingFromTheFinalReadIsLost) {
   EXPECT_NE(lost[0].detail.find("p5-1 of transaction t5-0"), std::string::npos) << lost[0].detail;
   // Half of it committed: partial too.
   EXPECT_EQ(of_kind(r, finding_kind::partial_transaction).size(), 1u) << r.report();
+}
+
+// Two members of a group share partition 0: between them they read
+// offsets 0-3, one of them re-reading after a rebalance. A record below
+// the highest offset the group read that none of them read was skipped.
+TEST(ChaosChecker, ARecordNoMemberOfAGroupReadBelowWhatItReadWasSkipped) {
+  auto run = [](bool skip_one) {
+    history h;
+    h.member(0, "g", false);
+    h.member(1, "g", false);
+    h.member(2, "other", false);
+    for (int64_t o = 0; o < 4; ++o) {
+      const std::string value = make_value(0, o);
+      h.send(value, 0);
+      h.ack(value, 0, o);
+    }
+    h.rebalance(0, 1, {0});
+    h.read(0, 1, 0, 0, "p0-0");
+    h.read(0, 1, 0, 1, "p0-1");
+    h.rebalance(1, 1, {0});
+    h.read(1, 1, 0, 1, "p0-1");
+    if (!skip_one) h.read(1, 1, 0, 2, "p0-2");
+    h.read(1, 1, 0, 3, "p0-3");
+    // Another group that read only the first record skipped nothing.
+    h.rebalance(2, 1, {0});
+    h.read(2, 1, 0, 0, "p0-0");
+    for (int64_t o = 0; o < 4; ++o) h.final_read(0, o, make_value(0, o));
+    return check(h.events());
+  };
+  const auto clean = run(false);
+  EXPECT_TRUE(clean.ok()) << clean.report();
+  const auto r = run(true);
+  auto found = of_kind(r, finding_kind::skipped);
+  ASSERT_EQ(found.size(), 1u) << r.report();
+  EXPECT_EQ(found[0].partition, 0);
+  EXPECT_EQ(found[0].offset, 2);
+  EXPECT_NE(found[0].detail.find("p0-2"), std::string::npos) << found[0].detail;
+  EXPECT_NE(found[0].detail.find("group g, which read the partition up to offset 3"), std::string::npos)
+      << found[0].detail;
+  EXPECT_EQ(r.findings.size(), 1u) << r.report();
+}
+
+// A read_committed group skips what the markers abort, not what they commit:
+// its member read p5-0 (offset 0) and then p5-5 (offset 6); between them
+// p5-2 is aborted and p5-4, committed, is read only when read_p5_4.
+check_result read_committed_group(bool read_p5_4) {
+  history h;
+  h.member(3, "committed", true);
+  transactions(h);
+  for (const auto& [value, txn, offset] : {std::tuple{"p5-4", "t5-2", 4}, std::tuple{"p5-5", "t5-3", 6}}) {
+    h.send(value, 0, txn);
+    h.ack(value, 0, offset);
+    h.txn_end(txn, txn_outcome::committed);
+  }
+  if (read_p5_4) h.read(3, 1, 0, 4, "p5-4", true);
+  h.read(3, 1, 0, 6, "p5-5", true);
+  final_read_of_transactions(h);
+  h.final_read(0, 4, "p5-4", {}, txn_status::committed);
+  h.final_read(0, 6, "p5-5", {}, txn_status::committed);
+  return check(h.events());
+}
+
+TEST(ChaosChecker, AReadCommittedGroupSkipsOnlyAbortedRecords) {
+  const auto clean = read_committed_group(true);
+  EXPECT_TRUE(clean.ok()) << clean.report();
+  const auto r = read_committed_group(false);
+  auto found = of_kind(r, finding_kind::skipped);
+  ASSERT_EQ(found.size(), 1u) << r.report();
+  EXPECT_EQ(found[0].offset, 4);
+  EXPECT_EQ(r.findings.size(), 1u) << r.report();
 }
 
 }  // namespace

@@ -1,7 +1,17 @@
 #include "workload.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -406,6 +416,7 @@ consumer::consumer(int id, const workload_settings& settings, history& h, client
                    bool read_committed)
     : id_(id), history_(h), notes_(notes), read_committed_(read_committed) {
   std::string problem;
+  h.member(id, read_committed ? settings.group + "-committed" : settings.group, read_committed);
   auto* opaque = new consumer_opaque{{&notes, "consumer", this}, this};
   rd_kafka_conf_t* conf = make_conf(settings,
                                     {{"group.id", read_committed ? settings.group + "-committed" : settings.group},
@@ -496,6 +507,170 @@ void consumer::on_client_log(const char* line) {
 void consumer::finish() {
   stopping_ = true;
   if (thread_.joinable()) thread_.join();
+}
+
+// ---- protocol_consumer ----
+
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(c));
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+protocol_consumer::protocol_consumer(int id, const workload_settings& settings, history& h, client_notes& notes)
+    : id_(id), history_(h), notes_(notes) {
+  std::map<std::string, std::string> all{{"bootstrap.servers", settings.bootstrap},
+                                         {"topic.metadata.refresh.interval.ms", "2000"},
+                                         {"log.connection.close", "false"}};
+  for (const auto& [k, v] : settings.connection) all[k] = v;
+  all["group.id"] = settings.group + "-848";
+  h.member(id, all["group.id"], false);
+  all["group.protocol"] = "consumer";
+  all["client.id"] = "chaos-consumer-" + std::to_string(id);
+  all["auto.offset.reset"] = "earliest";
+  all["enable.auto.commit"] = "true";
+  all["auto.commit.interval.ms"] = "1000";
+  all["isolation.level"] = "read_uncommitted";
+  if (const char* debug = std::getenv("HW_CHAOS_RDKAFKA_DEBUG")) all["debug"] = debug;
+  std::string config = "{\"topic\": " + json_string(settings.topic) + ", \"settings\": {";
+  for (const auto& [k, v] : all)
+    config += (config.back() == '{' ? "" : ", ") + json_string(k) + ": " + json_string(v);
+  config += "}}\n";
+
+  // Everything the child needs, made before the fork.
+  std::vector<std::string> args{settings.python, HW_SOURCE_DIR "/tests/chaos/group_member.py"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) {
+    notes.add("protocol consumer " + std::to_string(id) + " not started: pipe: " + std::strerror(errno));
+    return;
+  }
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    notes.add("protocol consumer " + std::to_string(id) + " not started: pipe: " + std::strerror(errno));
+    ::close(in[0]);
+    ::close(in[1]);
+    return;
+  }
+  const pid_t parent = ::getpid();
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  if (pid_ < 0) {
+    notes.add("protocol consumer " + std::to_string(id) + " not started: fork: " + std::strerror(errno));
+    ::close(in[1]);
+    ::close(out[0]);
+    return;
+  }
+  // The settings are a few hundred bytes: the pipe takes them whole.
+  if (::write(in[1], config.data(), config.size()) != static_cast<ssize_t>(config.size()))
+    notes.add("protocol consumer " + std::to_string(id) + ": its settings were not written");
+  ::close(in[1]);
+  thread_ = std::thread([this, fd = out[0]] { run(fd); });
+}
+
+protocol_consumer::~protocol_consumer() { finish(); }
+
+void protocol_consumer::finish() {
+  if (pid_ > 0 && !exited_) {
+    ::kill(pid_, SIGTERM);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!exited_ && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!exited_) {
+      notes_.add("protocol consumer " + std::to_string(id_) + " did not close within 30 s: killed");
+      ::kill(pid_, SIGKILL);
+    }
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void protocol_consumer::run(int out_fd) {
+  std::string pending;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(out_fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pending.append(buffer, static_cast<size_t>(n));
+    size_t start = 0;
+    for (size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1)
+      on_line(pending.substr(start, end - start));
+    pending.erase(0, start);
+  }
+  if (!pending.empty()) on_line(pending);
+  ::close(out_fd);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    notes_.add("protocol consumer " + std::to_string(id_) + " exited with status " + std::to_string(status));
+  exited_ = true;
+}
+
+void protocol_consumer::on_line(const std::string& line) {
+  std::istringstream words(line);
+  std::string kind;
+  words >> kind;
+  if (kind == "read") {
+    int32_t partition = -1;
+    int64_t offset = -1;
+    std::string value;
+    if (words >> partition >> offset >> value) {
+      history_.read(id_, generation_, partition, offset, value);
+      ++reads_;
+      return;
+    }
+  } else if (kind == "rebalance") {
+    std::vector<int32_t> assignment;
+    for (int32_t p; words >> p;) assignment.push_back(p);
+    ++generation_;
+    if (!assignment.empty()) assigned_ = true;
+    history_.rebalance(id_, generation_, std::move(assignment));
+    return;
+  } else if (kind == "error") {
+    std::string name;
+    words >> name;
+    notes_.add("protocol consumer error " + name);
+    return;
+  } else if (kind == "subscribed" || kind == "closed") {
+    return;
+  }
+  // librdkafka's log (stderr), or anything else the process said.
+  static const bool shown = [] {
+    const char* v = std::getenv("HW_CHAOS_RDKAFKA_LOG");
+    return v && std::string(v) == "1";
+  }();
+  if (shown) std::fprintf(stderr, "chaos-consumer-%d: %s\n", id_, line.c_str());
+  notes_.log(wall_clock(std::chrono::system_clock::now()) + " chaos-consumer-" + std::to_string(id_) + " " + line);
+  if (auto reset = parse_offset_reset(line))
+    history_.client_reset(id_, reset->partition, reset->offset,
+                          "broker " + std::to_string(reset->broker) + " answered OFFSET_OUT_OF_RANGE");
 }
 
 }  // namespace hw::chaos

@@ -12,6 +12,7 @@
 // every few milliseconds).
 
 #include <librdkafka/rdkafka.h>
+#include <sys/types.h>
 
 #include <atomic>
 #include <chrono>
@@ -36,6 +37,8 @@ struct workload_settings {
   std::string topic;
   int partitions = 6;
   std::string group = "chaos";
+  // The Python that runs protocol_consumer's members (confluent-kafka's venv).
+  std::string python;
   std::chrono::milliseconds send_interval{20};
   // How long a producer keeps retrying a message (message.timeout.ms):
   // longer than any fault and the recovery after it, so that a write fails
@@ -182,6 +185,45 @@ class consumer {
   int generation_ = 0;  // the consumer thread's only
   std::atomic<bool> assigned_{false};
   std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> reads_{0};
+  std::thread thread_;
+};
+
+// A member of the group <group>-848, which speaks the consumer protocol of
+// KIP-848 (group.protocol=consumer: ConsumerGroupHeartbeat, the assignment
+// computed by the group coordinator): read_uncommitted, auto commit.
+// Debian's librdkafka 2.0 predates the protocol, so the member is
+// confluent-kafka (librdkafka 2.16) in a Python process of its own
+// (tests/chaos/group_member.py, given its settings on stdin); a thread
+// turns the lines it prints into the history's events as consumer records
+// its own: each change of assignment a new generation, each record read.
+// Its librdkafka log goes into the clients' log. The process dies with
+// the test.
+class protocol_consumer {
+ public:
+  protocol_consumer(int id, const workload_settings& settings, history& h, client_notes& notes);
+  ~protocol_consumer();
+  protocol_consumer(const protocol_consumer&) = delete;
+  protocol_consumer& operator=(const protocol_consumer&) = delete;
+
+  bool ok() const { return pid_ > 0 && !exited_; }
+  bool assigned() const { return assigned_; }
+  int64_t reads() const { return reads_; }
+  // Asks the member to leave the group (SIGTERM) and waits for it to close
+  // (killed after 30 s).
+  void finish();
+
+ private:
+  void run(int out_fd);
+  void on_line(const std::string& line);
+
+  const int id_;
+  history& history_;
+  client_notes& notes_;
+  pid_t pid_ = -1;
+  int generation_ = 0;  // the reading thread's only
+  std::atomic<bool> assigned_{false};
+  std::atomic<bool> exited_{false};
   std::atomic<int64_t> reads_{0};
   std::thread thread_;
 };

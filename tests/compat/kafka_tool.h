@@ -179,21 +179,17 @@ class background_tool {
   background_tool(const std::string& work_dir, const std::string& name, const std::string& main_class,
                   const std::vector<std::string>& args, int timeout_s = 0)
       : base_(work_dir + "/" + name) {
-    std::vector<std::string> argv;
-    if (timeout_s > 0) argv = {"timeout", "-k", "10", std::to_string(timeout_s)};
-    argv.push_back(HW_SOURCE_DIR "/scripts/kafka-run-class.sh");
-    argv.push_back(main_class);
+    std::vector<std::string> argv{HW_SOURCE_DIR "/scripts/kafka-run-class.sh", main_class};
     argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, (base_ + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, (base_ + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (posix_spawnp(&pid_, cargv[0], &fa, nullptr, cargv.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&fa);
+    spawn(std::move(argv), timeout_s);
+  }
+  // Any program (argv[0] looked up on PATH) rather than a Kafka class.
+  struct program {
+    std::vector<std::string> argv;
+  };
+  background_tool(const std::string& work_dir, const std::string& name, program p, int timeout_s = 0)
+      : base_(work_dir + "/" + name) {
+    spawn(std::move(p.argv), timeout_s);
   }
   background_tool(const background_tool&) = delete;
   background_tool& operator=(const background_tool&) = delete;
@@ -260,6 +256,21 @@ class background_tool {
   }
 
  private:
+  void spawn(std::vector<std::string> command, int timeout_s) {
+    std::vector<std::string> argv;
+    if (timeout_s > 0) argv = {"timeout", "-k", "10", std::to_string(timeout_s)};
+    argv.insert(argv.end(), command.begin(), command.end());
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, (base_ + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, (base_ + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (posix_spawnp(&pid_, cargv[0], &fa, nullptr, cargv.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&fa);
+  }
   static int code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status); }
 
   std::string base_;

@@ -66,10 +66,32 @@ struct kraft_nodes {
   }
 
   broker_process& node(int id) { return *nodes[id - 1]; }
-  // Started again with the arguments of its first start.
-  bool restart(int id) {
+  // Started again with the arguments of its first start: its client
+  // listener on a new port, or, with same_client_port, on the port it had
+  // (as a restarted broker of a real cluster comes back at its address;
+  // librdkafka 2.16 does not find a transaction coordinator that moved to
+  // another port). The controller ports are always the same.
+  bool restart(int id, bool same_client_port = false) {
     using namespace std::chrono_literals;
-    return node(id).start(args[id - 1], 60s);
+    std::vector<std::string> again = args[id - 1];
+    if (same_client_port && node(id).port() != 0) {
+      const std::string own = "PLAINTEXT://127.0.0.1:" + std::to_string(node(id).port());
+      bool replaced = false;
+      for (auto& a : again)
+        if (a.rfind("listeners=PLAINTEXT://127.0.0.1:0", 0) == 0) {
+          a.replace(std::string("listeners=").size(), std::string("PLAINTEXT://127.0.0.1:0").size(), own);
+          replaced = true;
+        }
+      if (!replaced) again.insert(again.end(), {"--override", "listeners=" + own});
+    }
+    return node(id).start(again, 60s);
+  }
+  // The client ports of the nodes running now.
+  std::vector<uint16_t> running_ports() {
+    std::vector<uint16_t> out;
+    for (auto& n : nodes)
+      if (n->running()) out.push_back(n->port());
+    return out;
   }
 };
 

@@ -98,6 +98,7 @@
 #include <vector>
 
 #include "broker_process.h"
+#include "cluster_queries.h"
 #include "kafka_socket.h"
 #include "kafka_tool.h"
 #include "kraft_nodes.h"
@@ -722,79 +723,17 @@ class StreamsThreeNodesIT : public ::testing::Test {
       out += "--- node " + std::to_string(i + 1) + " log (end) ---\n" + tail(cluster.nodes[i]->log(), 12000);
     return out;
   }
-  std::vector<uint16_t> running_ports() {
-    std::vector<uint16_t> out;
-    for (auto& n : cluster.nodes)
-      if (n->running()) out.push_back(n->port());
-    return out;
-  }
-
-  // A request on a connection of its own, without a test failure when the
-  // node does not answer (nodes come and go here).
-  template <class Response, class Request>
-  static std::optional<Response> quiet_call(uint16_t port, int16_t key, int16_t version, const Request& req) {
-    kafka_socket s{endpoint(port)};
-    if (!s.connected()) return std::nullopt;
-    std::vector<uint8_t> body;
-    protocol::writer w(body);
-    req.encode(w, version);
-    if (!s.send_frame(request_frame(key, version, 1, body, "streams-three-nodes-test"))) return std::nullopt;
-    auto frame = s.read_frame(10s);
-    if (!frame) return std::nullopt;
-    protocol::reader r(*frame);
-    msg::response_header h;
-    h.decode(r, protocol::response_header_version(key, version));
-    Response resp;
-    resp.decode(r, version);
-    if (!r.ok() || r.remaining() != 0 || h.correlation_id != 1) return std::nullopt;
-    return resp;
-  }
-
+  std::vector<uint16_t> running_ports() { return cluster.running_ports(); }
   std::optional<msg::metadata_response> metadata(const std::vector<std::string>& topics) {
-    msg::metadata_request req;
-    req.topics.emplace();
-    for (const auto& t : topics) req.topics->emplace_back().name = t;
-    req.allow_auto_topic_creation = false;
-    for (uint16_t port : running_ports())
-      if (auto md = quiet_call<msg::metadata_response>(port, 3, k_metadata_version, req); md) return md;
-    return std::nullopt;
+    return cluster_metadata(running_ports(), topics);
   }
   // "" when each of the topics has `partitions` partitions, each with a
   // leader and three replicas in sync; else what is not so.
   std::string unwhole(const std::vector<std::string>& topics, int partitions) {
-    auto md = metadata(topics);
-    if (!md) return "no metadata";
-    std::string out;
-    for (const auto& t : md->topics) {
-      const std::string name = t.name.value_or("?");
-      if (t.error_code != 0) {
-        out += name + ": error " + std::to_string(t.error_code) + "; ";
-        continue;
-      }
-      if (static_cast<int>(t.partitions.size()) != partitions)
-        out += name + ": " + std::to_string(t.partitions.size()) + " partitions; ";
-      for (const auto& p : t.partitions)
-        if (p.error_code != 0 || p.leader_id < 0 || p.replica_nodes.size() != 3 || p.isr_nodes.size() != 3)
-          out += name + "-" + std::to_string(p.partition_index) + ": leader " + std::to_string(p.leader_id) +
-                 ", replicas " + std::to_string(p.replica_nodes.size()) + ", isr " +
-                 std::to_string(p.isr_nodes.size()) + "; ";
-    }
-    if (md->topics.size() != topics.size()) out += std::to_string(md->topics.size()) + " topics in the metadata; ";
-    return out;
+    return hw::testing::unwhole(running_ports(), topics, partitions);
   }
-
-  // The group's coordinator as a running node names it (FindCoordinator
-  // v4, key type 0); -1 when none answers.
-  int coordinator() {
-    msg::find_coordinator_request req;
-    req.key_type = 0;
-    req.coordinator_keys = {k_app_id};
-    for (uint16_t port : running_ports()) {
-      auto r = quiet_call<msg::find_coordinator_response>(port, 10, 4, req);
-      if (r && r->coordinators.size() == 1 && r->coordinators[0].error_code == 0) return r->coordinators[0].node_id;
-    }
-    return -1;
-  }
+  // The group's coordinator as a running node names it; -1 when none answers.
+  int coordinator() { return coordinator_of(running_ports(), 0, k_app_id); }
 
   // StreamsGroupDescribe of the group at its coordinator.
   std::optional<msg::streams_group_describe_response::described_group> describe() {

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "broker_process.h"
+#include "cluster_queries.h"
 #include "kafka_tool.h"
 #include "kraft_nodes.h"
 #include "protocol/messages/find_coordinator.h"
@@ -450,37 +451,13 @@ class ToolsTransactionsBounceIT : public copier_test {
   // The coordinator of a transactional id (key type 1) or group (0) as a
   // running node names it; -1 when none answers.
   int coordinator(int8_t key_type, const std::string& key) {
-    msg::find_coordinator_request req;
-    req.key_type = key_type;
-    req.coordinator_keys = {key};
-    for (const auto& node : all_nodes()) {
-      raw_client c(node);
-      if (!c.connected()) continue;
-      auto r = c.call<msg::find_coordinator_response>(10, 4, req);
-      if (r && r->coordinators.size() == 1 && r->coordinators[0].error_code == 0) return r->coordinators[0].node_id;
-    }
-    return -1;
+    return coordinator_of(cluster.running_ports(), key_type, key);
   }
   // Partition p's leader of the topic, as a running node's metadata has it.
-  int leader(const std::string& topic, int32_t p) {
-    raw_client c(any_node());
-    auto md = c.metadata(std::vector<std::string>{topic});
-    if (!md || md->topics.size() != 1) return -1;
-    for (const auto& part : md->topics[0].partitions)
-      if (part.partition_index == p && part.error_code == 0) return part.leader_id;
-    return -1;
-  }
+  int leader(const std::string& topic, int32_t p) { return leader_of(cluster.running_ports(), topic, p); }
   // Every partition of the topics with all three replicas in sync.
   bool whole(const std::vector<std::string>& topics) {
-    raw_client c(any_node());
-    auto md = c.metadata(topics);
-    if (!md || md->topics.size() != topics.size()) return false;
-    for (const auto& t : md->topics) {
-      if (t.error_code != 0 || t.partitions.empty()) return false;
-      for (const auto& part : t.partitions)
-        if (part.error_code != 0 || part.isr_nodes.size() != 3) return false;
-    }
-    return true;
+    return unwhole(cluster.running_ports(), topics, -1).empty();
   }
 
   // copier-in and copier-out at replication factor 3, whole, and copier-in

@@ -25,11 +25,13 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "broker_process.h"
+#include "cluster_queries.h"
 #include "kafka_tool.h"
 #include "kraft_nodes.h"
 #include "raw_requests.h"
@@ -56,7 +58,7 @@ class TxnEtlIT : public ::testing::Test {
  protected:
   void SetUp() override {
     setenv("CLUSTER_ID", "TxnEtlOnThreeNodes0000", 1);
-    ASSERT_TRUE(cluster.start(false, k_cluster_settings)) << logs();
+    ASSERT_TRUE(cluster.start(false, cluster_settings())) << logs();
     // Every broker registered and unfenced as the metadata says, so that a
     // topic of replication factor 3 can be placed at once.
     ASSERT_TRUE(wait_until(
@@ -69,6 +71,7 @@ class TxnEtlIT : public ::testing::Test {
         << logs();
   }
   void TearDown() override { unsetenv("CLUSTER_ID"); }
+  virtual std::vector<std::string> cluster_settings() const { return k_cluster_settings; }
 
   std::string bootstrap() const {
     std::string out;
@@ -90,9 +93,11 @@ class TxnEtlIT : public ::testing::Test {
 // KGO_TEST_RECORDS records, committing every 10,000, while three levels of
 // transactional consume-transform-produce groups copy them on, members
 // joining and quitting after a few transactions each, for each of the
-// eager (range), cooperative-sticky and static-member balancers (the
-// KIP-848 variants skip themselves: the broker does not offer it yet).
-// The test checks every record arrives once at the last level, in order.
+// eager (range), cooperative-sticky and static-member balancers, and with
+// the consumer protocol of KIP-848 (range/848, sticky/848 and a static
+// sticky/848: franz-go runs them when the broker offers
+// ConsumerGroupHeartbeat). The test checks every record arrives once at
+// the last level, in order.
 TEST_F(TxnEtlIT, FranzGoTxnEtlPasses) {
   auto fetched = run_captured(cluster.nodes[0]->dir(), "fetch-franz-go", HW_SOURCE_DIR "/scripts/fetch-franz-go.sh",
                               "", 900);
@@ -112,8 +117,10 @@ TEST_F(TxnEtlIT, FranzGoTxnEtlPasses) {
   EXPECT_EQ(run.exit_code, 0) << summary << "--- franz-go (end) ---\n"
                               << tail(run.out, 20000) << tail(run.err, 5000) << logs();
   EXPECT_NE(run.out.find("--- PASS: TestTxnEtl"), std::string::npos) << summary;
-  // The three group-protocol variants the broker serves ran, none skipped.
-  for (const char* variant : {"TestTxnEtl/range", "TestTxnEtl/cooperative-sticky", "TestTxnEtl/cooperative-sticky/static"})
+  // Every variant ran, none skipped: the classic protocol's three and the
+  // consumer protocol's three.
+  for (const char* variant : {"TestTxnEtl/range", "TestTxnEtl/cooperative-sticky", "TestTxnEtl/cooperative-sticky/static",
+                              "TestTxnEtl/range/848", "TestTxnEtl/sticky/848", "TestTxnEtl/sticky/848/static"})
     EXPECT_NE(run.out.find(std::string("--- PASS: ") + variant + " "), std::string::npos) << variant << "\n" << summary;
 }
 
@@ -163,15 +170,21 @@ class etl_worker {
       done_ = true;
     });
   }
-  ~etl_worker() { stop(); }
-  // Leaves the group, once the member has had its first assignment:
-  // librdkafka before 2.2.1 (Debian 12 ships 2.0.2) dereferences the
+  ~etl_worker() { stop(false); }
+  // Stops copying; with leave_group, leaves the group (closes the
+  // consumer) once the member has had its first assignment: librdkafka
+  // before 2.2.1 (Debian 12 ships 2.0.2) dereferences the
   // cooperative-sticky assignor's state, which only the first assignment
   // makes, when a consumer is closed before that (its issue 4312), and
   // crashes. A member that joins as the chain finishes can be asked to
-  // stop that early.
-  void stop() {
-    wait_until([&] { return assigned_.load() || done_.load(); }, 60s);
+  // stop that early. Without leave_group the client is destroyed without
+  // closing its consumer: the chain's end, where what is checked is the
+  // output, not the group, and where 2.0.2's cooperative close, racing
+  // the rebalances the other members' departures start, is the one step
+  // that can bring the client down.
+  void stop(bool leave_group = true) {
+    leave_group_ = leave_group;
+    if (leave_group) wait_until([&] { return assigned_.load() || done_.load(); }, 60s);
     stop_ = true;
     if (thread_.joinable()) thread_.join();
   }
@@ -312,14 +325,15 @@ class etl_worker {
       }
       if (rewound) rewind(consumer, first);
     }
-    rd_kafka_consumer_close(consumer);
-    rd_kafka_destroy(consumer);
+    if (leave_group_) rd_kafka_consumer_close(consumer);
+    rd_kafka_destroy_flags(consumer, leave_group_ ? 0 : RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
     rd_kafka_destroy(producer);
   }
 
   std::string bootstrap_, id_, strategy_;
   chain_state& state_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> leave_group_{true};
   std::atomic<bool> assigned_{false};  // a first assignment came
   std::atomic<bool> done_{false};      // run() returned
   bool broken_ = false;
@@ -431,7 +445,7 @@ TEST_P(LibrdkafkaEtlIT, MembersJoiningAndLeavingCopyEachRecordOnce) {
   ASSERT_TRUE(moved_past(4 * total / 6)) << "no progress after the first left\n" << logs();
   start_one();
   ASSERT_TRUE(moved_past(total)) << state.committed << " of " << total << " copied\n" << logs();
-  for (auto& w : workers) w->stop();
+  for (auto& w : workers) w->stop(/*leave_group=*/false);
 
   for (const auto& f : state.failures) ADD_FAILURE() << f;
   EXPECT_EQ(state.committed.load(), total) << "records committed more than once";
@@ -446,6 +460,240 @@ TEST_P(LibrdkafkaEtlIT, MembersJoiningAndLeavingCopyEachRecordOnce) {
 
 INSTANTIATE_TEST_SUITE_P(Protocols, LibrdkafkaEtlIT, ::testing::Values("range", "cooperative-sticky"),
                          [](const auto& info) { return std::string(info.param) == "range" ? "Eager" : "Cooperative"; });
+
+// --- confluent-kafka with group.protocol=consumer, under bounces ------------
+
+// The same chain with KIP-848 members (tests/compat/python/etl_member.py:
+// confluent-kafka, librdkafka 2.16, group.protocol=consumer, transactions
+// with the consumer's group metadata, so each TxnOffsetCommit carries the
+// member epoch), each in a process of its own, paced so that the faults
+// meet the copy mid-way, as Kafka's transactions system test bounces its
+// copiers' cluster: the group's coordinator killed (SIGKILL) and started
+// again, which moves the group to another node that must carry it on from
+// its records in __consumer_offsets without a new assignment; a member
+// leaving and another joining; the transaction coordinator of a member
+// killed; the leader of an output partition stopped cleanly (SIGTERM).
+// Every input record still comes out once, in order, for read_committed,
+// and no member is ever told anything but an abortable error.
+class ConsumerProtocolEtlIT : public TxnEtlIT {
+ protected:
+  static constexpr int k_records_per_partition = 600;
+
+  // Sessions of 10 s rather than 45: a member that librdkafka left stuck
+  // (see spawn) gives its partitions up sooner.
+  std::vector<std::string> cluster_settings() const override {
+    auto settings = k_cluster_settings;
+    settings.insert(settings.end(),
+                    {"group.consumer.min.session.timeout.ms=10000", "group.consumer.session.timeout.ms=10000"});
+    return settings;
+  }
+
+  // One member process and what it printed so far.
+  struct member {
+    std::string id;
+    std::unique_ptr<background_tool> process;
+    int runs = 0;         // processes started under this id
+    bool stopping = false;  // asked to leave
+    int committed = 0;    // records of its committed transactions
+    int changes = 0;      // rebalance callbacks that gave or took partitions
+    std::set<int32_t> held;  // its partitions, as its callbacks said
+    std::vector<std::string> failures;
+  };
+
+  // The member's process, started again under the same transactional.id
+  // after librdkafka got stuck (etl_member.py's "stuck", exit code 4).
+  void spawn(member& m) {
+    // HW_ETL_MEMBER_DIR keeps the members' output (<id>[-<run>].out, .err) there.
+    const char* kept = std::getenv("HW_ETL_MEMBER_DIR");
+    const std::string name = m.id + (m.runs ? "-" + std::to_string(m.runs + 1) : "");
+    ++m.runs;
+    m.held.clear();
+    m.process = std::make_unique<background_tool>(
+        kept && *kept ? std::string(kept) : cluster.nodes[0]->dir(), name,
+        background_tool::program{{HW_PY_PYTHON, HW_SOURCE_DIR "/tests/compat/python/etl_member.py", "--bootstrap",
+                                  bootstrap(), "--id", m.id, "--protocol", "consumer", "--batch", "10",
+                                  "--pause-ms", "150"}},
+        300);
+  }
+  void start_member() {
+    auto m = std::make_unique<member>();
+    m->id = "etl-848-" + std::to_string(members_.size() + 1);
+    spawn(*m);
+    ASSERT_TRUE(m->process->started()) << m->id;
+    members_.push_back(std::move(m));
+  }
+  void stop_member(member& m) {
+    m.stopping = true;
+    drain();
+    EXPECT_EQ(m.process->stop(SIGTERM, 60s), 0) << m.id << "\n" << member_outputs();
+    drain();
+  }
+
+  // Reads what the members printed since the last call; a member that
+  // exited stuck is started again, one that exited otherwise unasked is
+  // a failure.
+  void drain() {
+    for (auto& m : members_) {
+      for (const auto& line : m->process->new_lines()) {
+        if (auto n = number_after(line, "\"committed\": ")) m->committed += *n;
+        const bool assigned = line.find("\"assigned\": [") != std::string::npos;
+        if (assigned || line.find("\"revoked\": [") != std::string::npos) {
+          const auto parts = partitions_in(line);
+          if (!parts.empty()) ++m->changes;
+          for (int32_t p : parts) assigned ? (void)m->held.insert(p) : (void)m->held.erase(p);
+        }
+        if (line.find("\"failed\"") != std::string::npos) m->failures.push_back(m->id + ": " + line);
+        if (line.find("\"stuck\"") != std::string::npos) stuck_.push_back(m->id + ": " + line);
+      }
+      if (m->stopping || m->process->running()) continue;
+      const int code = m->process->wait().exit_code;
+      if (code == 4 && m->runs < 3) {
+        std::printf("%s stuck in librdkafka: started again\n", m->id.c_str());
+        spawn(*m);
+      } else if (m->failures.empty()) {
+        m->failures.push_back(m->id + " exited with " + std::to_string(code));
+      }
+    }
+  }
+  int committed() {
+    drain();
+    int n = 0;
+    for (const auto& m : members_) n += m->committed;
+    return n;
+  }
+  bool failed() {
+    drain();
+    for (const auto& m : members_)
+      if (!m->failures.empty()) return true;
+    return false;
+  }
+  int changes() {
+    drain();
+    int n = 0;
+    for (const auto& m : members_) n += m->changes;
+    return n;
+  }
+  std::string member_outputs() const {
+    std::string out;
+    for (const auto& m : members_) out += "--- member " + m->id + " ---\n" + tail(m->process->all(), 6000);
+    return out;
+  }
+
+  // Every member of the chain holds partitions, and they hold all of
+  // etl-in's between them.
+  bool stable() {
+    drain();
+    size_t held = 0;
+    for (const auto& m : members_) {
+      if (m->stopping) continue;
+      if (m->held.empty()) return false;
+      held += m->held.size();
+    }
+    return held == static_cast<size_t>(k_partitions);
+  }
+
+  // The numbers of a line's JSON list ("[0, 3]").
+  static std::vector<int32_t> partitions_in(const std::string& line) {
+    std::vector<int32_t> out;
+    const auto open = line.find('['), close = line.find(']');
+    if (open == std::string::npos || close == std::string::npos) return out;
+    std::istringstream list(line.substr(open + 1, close - open - 1));
+    for (std::string item; std::getline(list, item, ',');)
+      if (item.find_first_of("0123456789") != std::string::npos) out.push_back(std::atoi(item.c_str()));
+    return out;
+  }
+
+  static std::optional<int> number_after(const std::string& line, const std::string& key) {
+    const auto at = line.find(key);
+    if (at == std::string::npos) return std::nullopt;
+    return std::atoi(line.c_str() + at + key.size());
+  }
+
+  std::vector<std::unique_ptr<member>> members_;
+  std::vector<std::string> stuck_;  // the stuck lines, reported
+};
+
+TEST_F(ConsumerProtocolEtlIT, BouncedCoordinatorsLeadersAndMembersCopyEachRecordOnce) {
+  std::vector<std::vector<std::string>> in(k_partitions);
+  for (int32_t p = 0; p < k_partitions; ++p)
+    for (int i = 0; i < k_records_per_partition; ++i) in[p].push_back("p" + std::to_string(p) + "-" + std::to_string(i));
+  const int total = k_partitions * k_records_per_partition;
+  ASSERT_NO_FATAL_FAILURE(fill_input(bootstrap(), in));
+  const std::vector<std::string> topics{"etl-in", "etl-out", "__consumer_offsets", "__transaction_state"};
+  for (int i = 0; i < 3; ++i) ASSERT_NO_FATAL_FAILURE(start_member());
+
+  int progress = 0;
+  auto moved_on = [&](const std::string& before) {
+    ASSERT_TRUE(wait_until([&] { return committed() >= progress + 200 || failed(); }, 90s))
+        << "no progress (" << committed() << " copied) before " << before << "\n"
+        << member_outputs() << logs();
+    ASSERT_FALSE(failed()) << member_outputs();
+    progress = committed();
+    ASSERT_LT(progress, total) << "the chain had finished before " << before;
+  };
+  auto bounce = [&](const std::string& what, int target, int sig) {
+    ASSERT_GT(target, 0) << "no node for " << what << "\n" << logs();
+    if (sig == SIGKILL) {
+      ASSERT_EQ(cluster.node(target).stop(SIGKILL), -SIGKILL) << what;
+    } else {
+      ASSERT_EQ(cluster.node(target).stop(SIGTERM, 60s), 0) << what << "\n" << logs();
+    }
+    std::printf("bounced %s (node %d) with %d records copied\n", what.c_str(), target, committed());
+    ASSERT_TRUE(cluster.restart(target, /*same_client_port=*/true))
+        << what << " (node " << target << ") did not start again\n" << logs();
+    std::string how;
+    ASSERT_TRUE(wait_until([&] { return (how = unwhole(cluster.running_ports(), topics, -1)).empty(); }, 90s))
+        << "ISR not whole after bouncing " << what << ": " << how << "\n" << logs();
+  };
+
+  // The group's coordinator dies: the next one loads the group from its
+  // records and the members go on with the partitions they had.
+  ASSERT_NO_FATAL_FAILURE(moved_on("killing the group coordinator"));
+  ASSERT_TRUE(wait_until([&] { return stable() || failed(); }, 60s))
+      << "the members never held every partition between them\n" << member_outputs();
+  const int changes_before = changes();
+  auto runs = [&] {
+    int n = 0;
+    for (const auto& m : members_) n += m->runs;
+    return n;
+  };
+  const int runs_before = runs();
+  int group_coordinator = -1;
+  ASSERT_TRUE(wait_until([&] { return (group_coordinator = coordinator_of(cluster.running_ports(), 0, "etl-group")) > 0; },
+                         30s));
+  ASSERT_NO_FATAL_FAILURE(bounce("the group coordinator", group_coordinator, SIGKILL));
+  ASSERT_NO_FATAL_FAILURE(moved_on("a member leaves"));
+  // (Unless librdkafka got a member stuck and it had to start again.)
+  if (runs() == runs_before)
+    EXPECT_EQ(changes(), changes_before) << "the members' assignment changed when the group's coordinator moved\n"
+                                         << member_outputs();
+
+  // One member leaves, another joins.
+  stop_member(*members_.front());
+  ASSERT_NO_FATAL_FAILURE(start_member());
+  ASSERT_NO_FATAL_FAILURE(moved_on("killing a transaction coordinator"));
+
+  // The transaction coordinator of a member dies, then an output
+  // partition's leader stops cleanly.
+  ASSERT_NO_FATAL_FAILURE(
+      bounce("the transaction coordinator of etl-848-2", coordinator_of(cluster.running_ports(), 1, "etl-848-2"), SIGKILL));
+  ASSERT_NO_FATAL_FAILURE(moved_on("stopping the leader of etl-out-0"));
+  ASSERT_NO_FATAL_FAILURE(
+      bounce("the leader of etl-out-0", leader_of(cluster.running_ports(), "etl-out", 0), SIGTERM));
+
+  ASSERT_TRUE(wait_until([&] { return committed() >= total || failed(); }, 180s))
+      << committed() << " of " << total << " copied\n" << member_outputs() << logs();
+  for (size_t i = 1; i < members_.size(); ++i) stop_member(*members_[i]);
+  for (const auto& m : members_)
+    for (const auto& f : m->failures) ADD_FAILURE() << f;
+  for (const auto& s : stuck_) std::printf("started again after librdkafka's hang: %s\n", s.c_str());
+  EXPECT_EQ(committed(), total) << "records committed more than once\n" << member_outputs();
+  const auto out = read_output(bootstrap(), static_cast<size_t>(total));
+  for (int32_t p = 0; p < k_partitions; ++p) {
+    EXPECT_EQ(out[p].size(), in[p].size()) << "partition " << p;
+    EXPECT_TRUE(out[p] == in[p]) << "partition " << p << " is not its input, once and in order";
+  }
+}
 
 }  // namespace
 }  // namespace hw::testing

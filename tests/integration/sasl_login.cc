@@ -12,6 +12,7 @@
 #include "protocol/sasl/scram_client.h"
 #include "protocol/wire/reader.h"
 #include "protocol/wire/writer.h"
+#include "request_exchange.h"
 
 namespace hw::testing {
 
@@ -23,26 +24,6 @@ constexpr int16_t k_handshake_key = 17;
 constexpr int16_t k_handshake_version = 1;  // v0 would make the tokens raw frames
 constexpr int16_t k_authenticate_key = 36;
 constexpr int16_t k_authenticate_version = 2;
-
-// One request and its decoded answer; nothing when the connection failed,
-// no answer came in time or it does not decode.
-template <class Response, class Request>
-std::optional<Response> exchange(kafka_socket& socket, int16_t key, int16_t version, int32_t correlation_id,
-                                 const Request& req, std::chrono::milliseconds timeout) {
-  std::vector<uint8_t> body;
-  protocol::writer w(body);
-  req.encode(w, version);
-  if (!socket.send_frame(request_frame(key, version, correlation_id, body, "sasl-login"))) return std::nullopt;
-  auto frame = socket.read_frame(timeout);
-  if (!frame) return std::nullopt;
-  protocol::reader r(*frame);
-  msg::response_header h;
-  h.decode(r, protocol::response_header_version(key, version));
-  Response resp;
-  resp.decode(r, version);
-  if (!r.ok() || h.correlation_id != correlation_id) return std::nullopt;
-  return resp;
-}
 
 std::string named(int16_t code) {
   return std::string(protocol::error_name(static_cast<protocol::error_code>(code))) + " (" + std::to_string(code) + ")";
@@ -62,7 +43,7 @@ sasl_login_result sasl_login(kafka_socket& socket, const sasl_credentials& who, 
   msg::sasl_handshake_request hello;
   hello.mechanism = who.mechanism;
   auto handshake = exchange<msg::sasl_handshake_response>(socket, k_handshake_key, k_handshake_version,
-                                                          ++correlation_id, hello, timeout);
+                                                          ++correlation_id, hello, timeout, "sasl-login");
   if (!handshake) return unanswered(socket, "SaslHandshake");
   if (handshake->error_code != 0) {
     std::string offered;
@@ -83,7 +64,7 @@ sasl_login_result sasl_login(kafka_socket& socket, const sasl_credentials& who, 
     msg::sasl_authenticate_request req;
     req.auth_bytes.assign(token.begin(), token.end());
     auto answer = exchange<msg::sasl_authenticate_response>(socket, k_authenticate_key, k_authenticate_version,
-                                                            ++correlation_id, req, timeout);
+                                                            ++correlation_id, req, timeout, "sasl-login");
     if (!answer) return unanswered(socket, "SaslAuthenticate (round " + std::to_string(round) + ")");
     if (answer->error_code != 0)
       return refused("SaslAuthenticate as " + who.user + " with " + who.mechanism + ": " + named(answer->error_code) +
