@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "broker/group/heartbeat_interval.h"
 #include "tests/broker/consumer_group_support.h"
 
 namespace hw::broker::group::consumer {

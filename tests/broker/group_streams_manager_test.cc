@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "broker/group/streams/streams_group_manager.h"
+#include "broker/group/heartbeat_interval.h"
 #include "tests/broker/consumer_group_support.h"
 
 namespace hw::broker::group::streams {
@@ -78,16 +79,20 @@ TEST(StreamsManager, MembersJoinGetTasksAndHandThemOverBeforeTheyMove) {
   ASSERT_EQ(b.response.error_code, 0);
   EXPECT_EQ(b.response.member_epoch, 3);
   EXPECT_TRUE(active_of(b.response).empty());  // its tasks are still a's
+  // Waiting for them, b is asked back sooner than the interval.
+  EXPECT_EQ(b.response.heartbeat_interval_ms, k_unreleased_heartbeat_interval_ms);
   // a revokes what its new target drops, then moves on.
   auto a2 = h.send(beat("a", 2, {0, 1, 2, 3}));
   ASSERT_EQ(a2.response.error_code, 0);
   EXPECT_EQ(a2.response.member_epoch, 2);
+  EXPECT_EQ(a2.response.heartbeat_interval_ms, 5000);
   const auto kept = active_of(a2.response);
   EXPECT_EQ(kept.size(), 2u);
   auto a3 = h.send(beat("a", 2, kept));
   EXPECT_EQ(a3.response.member_epoch, 3);
   auto b2 = h.send(beat("b", 3, {}));
   EXPECT_EQ(active_of(b2.response).size(), 2u);
+  EXPECT_EQ(b2.response.heartbeat_interval_ms, 5000);
   for (int32_t t : active_of(b2.response)) EXPECT_FALSE(kept.count(t));
   h.send(beat("a", 3, kept));
   h.send(beat("b", 3, active_of(b2.response)));

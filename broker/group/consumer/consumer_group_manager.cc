@@ -10,6 +10,7 @@
 #include "broker/group/consumer/member_reconciliation.h"
 #include "broker/group/consumer/metadata_hash.h"
 #include "broker/group/consumer/topic_regex.h"
+#include "broker/group/heartbeat_interval.h"
 
 namespace hw::broker::group::consumer {
 
@@ -354,15 +355,9 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
 
 int32_t consumer_group_manager::heartbeat_interval_for(const std::string& group_id,
                                                        const consumer_member& member) const {
-  const int32_t configured = group_option(group_id, "consumer.heartbeat.interval.ms", options_.heartbeat_interval_ms);
-  // A member waiting for partitions that others still hold gets them at the
-  // first heartbeat after the last of those owners has let go: asked back
-  // soon, it takes them within a fraction of a second of their release
-  // rather than up to a whole interval later (Kafka answers every member
-  // the configured interval). Every other member keeps the configured one.
-  if (member.current.state == member_state::unreleased_partitions)
-    return std::min(configured, k_unreleased_heartbeat_interval_ms);
-  return configured;
+  return answered_heartbeat_interval(
+      group_option(group_id, "consumer.heartbeat.interval.ms", options_.heartbeat_interval_ms),
+      member.current.state == member_state::unreleased_partitions);
 }
 
 std::optional<heartbeat_refusal> consumer_group_manager::maybe_assign(draft& d,

@@ -47,10 +47,6 @@ enum class migration_policy { disabled, upgrade, downgrade, bidirectional };
 std::optional<migration_policy> migration_policy_from(std::string_view text);
 
 // Kafka 4.3's group.consumer.* keys and defaults.
-// The heartbeat interval of a member waiting for partitions others still
-// hold (consumer_group_manager::heartbeat_interval_for).
-inline constexpr int32_t k_unreleased_heartbeat_interval_ms = 250;
-
 struct consumer_group_options {
   int32_t session_timeout_ms = 45000;
   int32_t heartbeat_interval_ms = 5000;
@@ -279,7 +275,7 @@ class consumer_group_manager {
   // with its target (`joining` in the place of the static member it replaces).
   classic_group_snapshot classic_snapshot(const consumer_group& group, const std::set<std::string>& leaving,
                                           const consumer_member* joining) const;
-  // The heartbeat interval a member's answer carries (see the definition).
+  // The heartbeat interval a member's answer carries (heartbeat_interval.h).
   int32_t heartbeat_interval_for(const std::string& group_id, const consumer_member& member) const;
   // Step 2 of a heartbeat or a classic join: a new target assignment when
   // the group epoch is ahead of it and the assignment interval has passed.

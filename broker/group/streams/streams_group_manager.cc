@@ -3,6 +3,7 @@
 #include "broker/group/streams/streams_group_manager.h"
 
 #include "broker/group/consumer/metadata_hash.h"
+#include "broker/group/heartbeat_interval.h"
 #include "broker/group/streams/endpoints.h"
 #include "broker/group/streams/target_assignment.h"
 #include "broker/group/streams/task_reconciliation.h"
@@ -509,7 +510,8 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
   out.records = std::move(d.records);
   if (config.error) out.to_create = config.to_create;
   answer(response, request, member, current, git == groups_.end(), config, topics);
-  response.heartbeat_interval_ms = options.heartbeat_interval_ms;
+  response.heartbeat_interval_ms = answered_heartbeat_interval(
+      options.heartbeat_interval_ms, current.state == streams_member_state::unreleased_tasks);
   out.response = std::move(response);
   return out;
 }
