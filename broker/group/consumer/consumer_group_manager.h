@@ -300,6 +300,18 @@ class consumer_group_manager {
                                                          const protocol::msg::consumer_group_heartbeat_request& request,
                                                          const std::string& member_id,
                                                          const std::optional<topic_partitions>& owned) const;
+  // Who a classic JoinGroup comes from: a member (new or known), or a
+  // static member back under a new member id taking the place of the one
+  // holding its instance id (its replacement's records already in the
+  // draft; `replaced`: the id it takes the place of); else the refusal.
+  struct classic_joiner {
+    consumer_member member;
+    bool known = false;
+    std::optional<std::string> replaced;
+  };
+  std::variant<classic_joiner, heartbeat_refusal> identify_classic(draft& d,
+                                                                   const protocol::msg::join_group_request& request,
+                                                                   const std::string& member_id) const;
   // The records that put `replacement` (a static member back under a new
   // member id) in the place of `old_member`, keeping its target.
   void replace_static_member(draft& d, const consumer_member& old_member, const consumer_member& replacement) const;

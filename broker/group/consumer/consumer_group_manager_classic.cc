@@ -172,6 +172,29 @@ std::variant<std::vector<consumer_group_record>, heartbeat_refusal> consumer_gro
 
 // --- JoinGroup -----------------------------------------------------------------
 
+std::variant<consumer_group_manager::classic_joiner, heartbeat_refusal> consumer_group_manager::identify_classic(
+    draft& d, const msg::join_group_request& request, const std::string& member_id) const {
+  const consumer_group& group = d.group;
+  classic_joiner out;
+  if (!request.group_instance_id) {
+    if (const auto* found = group.member(member_id)) out.member = *found, out.known = true;
+    else out.member.member_id = member_id;
+  } else if (!request.member_id.empty()) {
+    if (auto refused = check_instance_holder(group, *request.group_instance_id, member_id)) return *refused;
+    out.member = *group.member(member_id);
+    out.known = true;
+  } else if (const std::string* holder = group.static_member_id(*request.group_instance_id)) {
+    const consumer_member held = *group.member(*holder);
+    out.member = static_member_replacement(held, member_id);
+    out.replaced = *holder;
+    replace_static_member(d, held, out.member);
+    out.known = true;
+  } else {
+    out.member.member_id = member_id;
+  }
+  return out;
+}
+
 classic_join_outcome consumer_group_manager::classic_join(const msg::join_group_request& request, int16_t version,
                                                           const std::string& client_id,
                                                           const std::string& client_host,
@@ -206,29 +229,10 @@ classic_join_outcome consumer_group_manager::classic_join(const msg::join_group_
   auto subscription = decode_subscription(request.protocols.front().metadata);
   if (!subscription) return fail(error_code::unknown_server_error);
 
-  // Who joins: a member (new or known), or a static member back under a
-  // new member id taking the place of the one holding its instance id.
   draft d{group, {}, std::nullopt, std::nullopt};
-  consumer_member member;
-  bool known = false;
-  std::optional<std::string> replaced;
-  if (!request.group_instance_id) {
-    if (const auto* found = group.member(member_id)) member = *found, known = true;
-    else member.member_id = member_id;
-  } else if (!unknown_member) {
-    if (auto refused = check_instance_holder(group, *request.group_instance_id, member_id))
-      return fail(refused->code);
-    member = *group.member(member_id);
-    known = true;
-  } else if (const std::string* holder = group.static_member_id(*request.group_instance_id)) {
-    const consumer_member& held = *group.member(*holder);
-    member = static_member_replacement(held, member_id);
-    replace_static_member(d, held, member);
-    known = true;
-    replaced = *holder;
-  } else {
-    member.member_id = member_id;
-  }
+  auto identified = identify_classic(d, request, member_id);
+  if (auto* refused = std::get_if<heartbeat_refusal>(&identified)) return fail(refused->code);
+  const auto& [member, known, replaced] = std::get<classic_joiner>(identified);
   // The static member it replaces was the group's last consumer-protocol
   // member: the group goes back to the classic protocol.
   const bool downgrading = replaced && !group.member(*replaced)->uses_classic_protocol() &&
