@@ -55,6 +55,8 @@ WORKLOAD_SETS = {
     # `--security sasl,acls` runs.
     "authorization": ["producer_1k_acks1", "producer_1k_acksall_idempotent", "consumer_1k", "loadgen_produce",
                       "loadgen_consume"],
+    # The group protocols issue's rebalance lines (bench/RESULTS-rebalance.md).
+    "rebalance": ["rebalance_classic", "rebalance_consumer"],
 }
 
 

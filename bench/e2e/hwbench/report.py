@@ -102,6 +102,14 @@ TABLE["replication_lag"] = ("Replication lag at a steady rate (Sizes: lag_rate; 
                              ("latency_p50_ms", "end-to-end latency p50 (ms)", "lower"),
                              ("latency_p99_ms", "end-to-end latency p99 (ms)", "lower"),
                              ("ack_latency_p99_ms", "produce acknowledgement p99 (ms)", "lower")])
+_REBALANCE = [("rebalance_ms", "join to every partition consumed again, newcomer's share held (ms)", "lower"),
+              ("max_stall_ms", "longest a partition delivered nothing meanwhile (ms)", "lower"),
+              ("stalled", "partitions that stood still for over a second", "lower"),
+              ("dip_ratio", "slowest 500 ms of the rate / the rate before", "higher")]
+TABLE["rebalance_classic"] = ("Rebalance, classic protocol (eager range): a member joins 20 consuming 120 "
+                              "partitions (bench/e2e/rebalance.py)", _REBALANCE)
+TABLE["rebalance_consumer"] = ("Rebalance, consumer protocol (KIP-848, uniform): a member joins 20 consuming 120 "
+                               "partitions (bench/e2e/rebalance.py)", _REBALANCE)
 TABLE["leader_failover"] = ("Leader failover: SIGKILL of a partition's leader (not the active controller), "
                             "each kind's default broker.session.timeout.ms (9 s)",
                             [("kill_to_new_leader_ms", "kill to a new leader in a survivor's metadata (ms)", "lower"),
@@ -136,6 +144,8 @@ GOALS += [("p99 end-to-end latency (EndToEndLatency)", "e2e_latency_kafka_tool",
            "records_per_s", ">=", 1.5),
           ("read_committed consumer throughput, 1 KiB", "consumer_1k_read_committed", "records_per_s", ">=", 1.5),
           ("transaction commit p99 (hw_loadgen txn)", "loadgen_txn", "commit_p99_ms", "<=", 0.5),
+          ("consumer-protocol rebalance, a member joins 20 on 120 partitions", "rebalance_consumer", "rebalance_ms",
+           "<=", 0.5),
           ("peak RSS", "resources", "peak_rss_mib", "<=", 0.2),
           ("start-up to first produce", "startup", "startup_to_first_produce_ms", "<=", 0.1)]
 # The security issue's goal for new connections, on every listener kind.

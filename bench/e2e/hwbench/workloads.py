@@ -610,6 +610,41 @@ def leader_failover(s):
             "killed_node": victim.node_id, "active_controller": controller}
 
 
+REBALANCE_PARTITIONS = 120
+REBALANCE_MEMBERS = 20
+
+
+def python_with_clients():
+    """The venv scripts/install-deps.sh fills with confluent-kafka (librdkafka 2.16, both group protocols)."""
+    venv = os.environ.get("HW_PY_VENV") or os.path.expanduser("~/.cache/highwater/py-venv")
+    return os.path.join(venv, "bin", "python")
+
+
+def rebalance(protocol):
+    """A member joins a group of REBALANCE_MEMBERS consuming a topic of
+    REBALANCE_PARTITIONS partitions while a producer writes to every
+    partition (bench/e2e/rebalance.py, confluent-kafka): how long until
+    the group holds every partition again with the newcomer's share and
+    each partition delivers records written after the join, how many
+    partitions stood still for over a second, and the dip in the rate.
+    `classic`: JoinGroup/SyncGroup (librdkafka's default eager range
+    assignor); `consumer`: KIP-848 (the coordinator's uniform assignor)."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rebalance.py")
+
+    def run(s):
+        topic = f"rebalance-{protocol}"
+        s.create_topic(topic, REBALANCE_PARTITIONS)
+        out, err, _ = s.tools.run([python_with_clients(), script, "--bootstrap", s.cluster.bootstrap,
+                                   "--topic", topic, "--partitions", REBALANCE_PARTITIONS,
+                                   "--members", REBALANCE_MEMBERS, "--protocol", protocol]
+                                  + s.tools.security.loadgen_args(), 300)
+        try:
+            return json.loads(out.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            raise ToolError("rebalance.py printed no JSON", "rebalance.py", out + err) from None
+    return run
+
+
 def all_workloads(nodes=1):
     """(name, function) in the order they run on a fresh cluster."""
     runs = [("idle_rss_100_partitions", idle_rss_100_partitions)]
@@ -628,7 +663,8 @@ def all_workloads(nodes=1):
              ("loadgen_produce", loadgen_produce), ("loadgen_consume", loadgen_consume),
              ("loadgen_fill_wide", loadgen_fill_wide), ("loadgen_consume_parallel", loadgen_consume_parallel),
              ("loadgen_fetch_parallel", loadgen_fetch_parallel),
-             ("scram_connections", scram_connections)]
+             ("scram_connections", scram_connections),
+             ("rebalance_classic", rebalance("classic")), ("rebalance_consumer", rebalance("consumer"))]
     if nodes >= 3:
         # Last: it kills a broker (started again before it ends).
         runs += [("replication_lag", replication_lag), ("leader_failover", leader_failover)]
