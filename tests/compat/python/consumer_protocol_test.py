@@ -24,6 +24,8 @@ otherwise, and Kafka's own Java tools.
   makes a fatal error of its consumer).
 - Regular expressions the broker's RE2 refuses (librdkafka's own parser takes them) are refused
   (INVALID_REGULAR_EXPRESSION, a fatal error too), and the group's other member keeps its partitions.
+- Kafka's ConsumerPerformance (kafka-consumer-perf-test) with group.protocol=consumer reads all 3,000 records of a
+  3-partition topic; the group it leaves is listed as a Consumer group with no lag.
 - Kafka's Java console consumer with group.protocol=consumer reads what was written, and kafka-consumer-groups
   describes the group while it runs (--members, --verbose, --state) and after (--state, --offsets, --members,
   --list --type).
@@ -289,6 +291,7 @@ def java_tool(main_class, args, timeout_s=90):
 
 CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+PERF_CONSUMER = "org.apache.kafka.tools.ConsumerPerformance"
 
 
 class ConsumerProtocolTest(broker_pair.PairTest):
@@ -899,9 +902,42 @@ class JavaRollingMigrationTest(ConsumerProtocolTest):
 
 
 class JavaToolsTest(ConsumerProtocolTest):
-    """Kafka's console consumer in a consumer group, and kafka-consumer-groups describing it."""
+    """Kafka's console consumer in a consumer group, and kafka-consumer-groups describing it; Kafka's
+    ConsumerPerformance with the consumer protocol."""
     RECORDS = 30
     LATER = 6
+    PERF_RECORDS = 3000
+
+    def test_consumer_performance_with_the_consumer_protocol(self):
+        self.on_both(self.consumer_performance)
+
+    def consumer_performance(self, broker):
+        """kafka-consumer-perf-test (ConsumerPerformance) in a group of the consumer protocol reads every record
+        of a 3-partition topic; the group it leaves is a consumer group, its offsets at the topic's end."""
+        topic, group = "cp-perf", "cp-perf-group"
+        broker.create_topic(topic, 3)
+        broker.produce(topic, [(None, "%s-%05d" % (topic, i), i % 3) for i in range(self.PERF_RECORDS)])
+        start = time.monotonic()
+        code, out, err = java_tool(PERF_CONSUMER, ["--bootstrap-server", broker.bootstrap, "--topic", topic,
+                                                   "--group", group, "--messages", str(self.PERF_RECORDS),
+                                                   "--command-property", "group.protocol=consumer",
+                                                   "--timeout", "60000"], 120)
+        self.assertEqual(code, 0, "%s: ConsumerPerformance:\n%s%s" % (broker.name, out, err))
+        self.timing(broker, "ConsumerPerformance of %d records (JVM start included)" % self.PERF_RECORDS,
+                    time.monotonic() - start)
+        lines = [line for line in out.splitlines() if line.strip()]
+        header = next((i for i, line in enumerate(lines) if line.startswith("start.time")), None)
+        self.assertIsNotNone(header, "%s: no statistics header:\n%s%s" % (broker.name, out, err))
+        stats = dict(zip([c.strip() for c in lines[header].split(",")],
+                         [v.strip() for v in lines[header + 1].split(",")]))
+        seen = {"records": int(stats["data.consumed.in.nMsg"])}
+        listed = self.groups(broker, ["--list", "--type"])
+        seen["type"] = next((row.split()[1] for row in listed.splitlines() if row.split()[:1] == [group]), None)
+        offsets = self.groups(broker, ["--describe", "--group", group, "--offsets"])
+        seen["lag"] = sorted({row["LAG"] for row in table(offsets, "GROUP", ["CONSUMER-ID", "HOST", "CLIENT-ID"])})
+        self.assertEqual(seen, {"records": self.PERF_RECORDS, "type": "Consumer", "lag": ["0"]},
+                         "%s:\n%s\n%s\n%s" % (broker.name, out, listed, offsets))
+        return seen
 
     def test_console_consumer_and_group_command(self):
         self.on_both(self.console_and_group_command)
