@@ -44,20 +44,27 @@ void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
 
 void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
 
-// Common settings, how to reach the cluster, then the client's own; the
-// opaque starts with a notes_ref, where on_error counts the client's
-// errors. Settings the client refuses go to `problem`.
-rd_kafka_conf_t* make_conf(const workload_settings& common, const std::map<std::string, std::string>& settings,
-                           void* opaque, std::string& problem) {
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  char err[512];
+// Every client's librdkafka settings: common ones, how to reach the
+// cluster, then the client's own (and HW_CHAOS_RDKAFKA_DEBUG's contexts).
+std::map<std::string, std::string> client_settings(const workload_settings& common,
+                                                   const std::map<std::string, std::string>& settings) {
   std::map<std::string, std::string> all{{"bootstrap.servers", common.bootstrap},
                                          {"topic.metadata.refresh.interval.ms", "2000"},
                                          {"log.connection.close", "false"}};
   for (const auto& [k, v] : common.connection) all[k] = v;
   for (const auto& [k, v] : settings) all[k] = v;
   if (const char* debug = std::getenv("HW_CHAOS_RDKAFKA_DEBUG")) all["debug"] = debug;
-  for (const auto& [k, v] : all)
+  return all;
+}
+
+// client_settings in a librdkafka configuration; the opaque starts with a
+// notes_ref, where on_error counts the client's errors. Settings the
+// client refuses go to `problem`.
+rd_kafka_conf_t* make_conf(const workload_settings& common, const std::map<std::string, std::string>& settings,
+                           void* opaque, std::string& problem) {
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char err[512];
+  for (const auto& [k, v] : client_settings(common, settings))
     if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK)
       problem += k + ": " + err + "; ";
   rd_kafka_conf_set_log_cb(conf, on_log);
@@ -534,21 +541,16 @@ std::string json_string(const std::string& s) {
 
 protocol_consumer::protocol_consumer(int id, const workload_settings& settings, history& h, client_notes& notes)
     : id_(id), history_(h), notes_(notes) {
-  std::map<std::string, std::string> all{{"bootstrap.servers", settings.bootstrap},
-                                         {"topic.metadata.refresh.interval.ms", "2000"},
-                                         {"log.connection.close", "false"}};
-  for (const auto& [k, v] : settings.connection) all[k] = v;
-  all["group.id"] = settings.group + "-848";
-  h.member(id, all["group.id"], false);
-  all["group.protocol"] = "consumer";
-  all["client.id"] = "chaos-consumer-" + std::to_string(id);
-  all["auto.offset.reset"] = "earliest";
-  all["enable.auto.commit"] = "true";
-  all["auto.commit.interval.ms"] = "1000";
-  all["isolation.level"] = "read_uncommitted";
-  if (const char* debug = std::getenv("HW_CHAOS_RDKAFKA_DEBUG")) all["debug"] = debug;
+  const std::string group = settings.group + "-848";
+  h.member(id, group, false);
   std::string config = "{\"topic\": " + json_string(settings.topic) + ", \"settings\": {";
-  for (const auto& [k, v] : all)
+  for (const auto& [k, v] : client_settings(settings, {{"group.id", group},
+                                                       {"group.protocol", "consumer"},
+                                                       {"client.id", "chaos-consumer-" + std::to_string(id)},
+                                                       {"auto.offset.reset", "earliest"},
+                                                       {"enable.auto.commit", "true"},
+                                                       {"auto.commit.interval.ms", "1000"},
+                                                       {"isolation.level", "read_uncommitted"}}))
     config += (config.back() == '{' ? "" : ", ") + json_string(k) + ": " + json_string(v);
   config += "}}\n";
 

@@ -555,23 +555,21 @@ class ConsumerProtocolEtlIT : public TxnEtlIT {
       }
     }
   }
-  int committed() {
+  // A count summed over the members, after reading what they printed.
+  int total(int member::*count) {
     drain();
     int n = 0;
-    for (const auto& m : members_) n += m->committed;
+    for (const auto& m : members_) n += (*m).*count;
     return n;
   }
+  int committed() { return total(&member::committed); }
+  int changes() { return total(&member::changes); }
+  int runs() { return total(&member::runs); }
   bool failed() {
     drain();
     for (const auto& m : members_)
       if (!m->failures.empty()) return true;
     return false;
-  }
-  int changes() {
-    drain();
-    int n = 0;
-    for (const auto& m : members_) n += m->changes;
-    return n;
   }
   std::string member_outputs() const {
     std::string out;
@@ -652,11 +650,6 @@ TEST_F(ConsumerProtocolEtlIT, BouncedCoordinatorsLeadersAndMembersCopyEachRecord
   ASSERT_TRUE(wait_until([&] { return stable() || failed(); }, 60s))
       << "the members never held every partition between them\n" << member_outputs();
   const int changes_before = changes();
-  auto runs = [&] {
-    int n = 0;
-    for (const auto& m : members_) n += m->runs;
-    return n;
-  };
   const int runs_before = runs();
   int group_coordinator = -1;
   ASSERT_TRUE(wait_until([&] { return (group_coordinator = coordinator_of(cluster.running_ports(), 0, "etl-group")) > 0; },
