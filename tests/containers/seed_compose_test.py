@@ -392,10 +392,24 @@ def step_down_up(expected_values):
     log("down/up: topic and %d records still there (%.1fs to ISR 3)" % (len(values), time.monotonic() - started))
 
 
+def preferred_replicas_in_isr():
+    """True once every partition of every topic (the internal ones too) has
+    its first replica in its ISR: only then can a preferred election of all
+    partitions succeed, on Kafka as here (a preferred replica still catching
+    up is PREFERRED_LEADER_NOT_AVAILABLE, and the tool exits 1)."""
+    rc, out, _ = kexec("kafka-r1", "kafka-topics.sh", "--bootstrap-server", "kafka-1:9092", "--describe",
+                       check=False, timeout=90)
+    if rc != 0:
+        return False
+    parts = PARTITION_RE.findall(out)
+    return bool(parts) and all(replicas.split(",")[0] in isr.split(",") for _, _, _, replicas, isr in parts)
+
+
 def step_preferred_election():
     """Seed 001's leader switch: the native kafka-leader-election.sh in the
     image moves every partition's leadership back to its first replica
     (the leader stops of the steps above left some elsewhere)."""
+    wait_for(preferred_replicas_in_isr, 180, "every partition's first replica back in its ISR")
     before = describe()
     moved = [p for p, (leader, replicas, _) in before.items() if leader != replicas[0]]
     rc, out, err = kexec("kafka-r1", "kafka-leader-election.sh", "--bootstrap-server", "kafka-1:9092",
