@@ -284,7 +284,9 @@ const std::vector<config_key>& table() {
        rule::list_one_of({"classic", "consumer", "share", "streams"}), "Group protocols the coordinator offers."},
       {"group.consumer.session.timeout.ms", T::int32, "45000", rule::at_least(1),
        "Session timeout of members of consumer-protocol groups (KIP-848)."},
-      {"group.consumer.heartbeat.interval.ms", T::int32, "5000", rule::at_least(1),
+      // 1 s where Kafka says 5 s: a moved partition changes hands at its old owner's next heartbeat
+      // (README, "Group protocols"); a heartbeat costs this broker little.
+      {"group.consumer.heartbeat.interval.ms", T::int32, "1000", rule::at_least(1),
        "Heartbeat interval of members of consumer-protocol groups (KIP-848)."},
       {"group.consumer.max.size", T::int32, "2147483647", rule::at_least(1),
        "Most members one consumer-protocol group may have."},
@@ -300,7 +302,7 @@ const std::vector<config_key>& table() {
        "Smallest consumer.session.timeout.ms a consumer group may set."},
       {"group.consumer.max.session.timeout.ms", T::int32, "60000", rule::at_least(1),
        "Largest consumer.session.timeout.ms a consumer group may set."},
-      {"group.consumer.min.heartbeat.interval.ms", T::int32, "5000", rule::at_least(1),
+      {"group.consumer.min.heartbeat.interval.ms", T::int32, "1000", rule::at_least(1),
        "Smallest consumer.heartbeat.interval.ms a consumer group may set."},
       {"group.consumer.max.heartbeat.interval.ms", T::int32, "15000", rule::at_least(1),
        "Largest consumer.heartbeat.interval.ms a consumer group may set."},

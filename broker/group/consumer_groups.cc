@@ -88,7 +88,8 @@ bool consumer_groups::answer_heartbeat(request_token token, consumer::heartbeat_
     ctx_.reply(token, std::move(failed));
   };
   std::map<std::string, std::optional<consumer::consumer_group>> before;
-  before.emplace(group_id, std::move(out.before));
+  // Records of its own or not, the group as it stands is what a failed write puts back.
+  before.emplace(group_id, out.records.empty() ? manager_.snapshot(group_id) : std::move(out.before));
   std::vector<consumer::downgrade> downgrades;
   if (out.downgraded) downgrades.push_back(std::move(*out.downgraded));
   write(std::move(first), std::move(out.records), std::move(before), std::move(answer), std::move(downgrades), now_ms);

@@ -45,7 +45,9 @@ bool streams_groups::heartbeat(request_token token, const client_info& client,
     failed.response.error_code = static_cast<int16_t>(append_error_to_response_error(e));
     ctx_.reply(token, std::move(failed));
   };
-  write(std::move(first), request.group_id, std::move(out.before), std::move(out.records), std::move(reply));
+  // Records of its own or not, the group as it stands is what a failed write puts back.
+  auto before = out.records.empty() ? manager_.snapshot(request.group_id) : std::move(out.before);
+  write(std::move(first), request.group_id, std::move(before), std::move(out.records), std::move(reply));
   return true;
 }
 

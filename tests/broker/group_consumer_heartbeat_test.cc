@@ -86,7 +86,7 @@ TEST(ConsumerHeartbeat, AFirstMemberGetsEveryPartition) {
   EXPECT_EQ(out.response.error_code, 0);
   EXPECT_EQ(out.response.member_id, std::optional<std::string>("m-1"));
   EXPECT_EQ(out.response.member_epoch, 2);  // a new group is at epoch 1 (Kafka 4.3)
-  EXPECT_EQ(out.response.heartbeat_interval_ms, 5000);
+  EXPECT_EQ(out.response.heartbeat_interval_ms, 1000);
   EXPECT_EQ(assigned(out), (std::set<int32_t>{0, 1, 2, 3}));
   // Member, group epoch, its target and the target's epoch, then where it stands.
   ASSERT_EQ(out.records.size(), 5u);
@@ -119,7 +119,7 @@ TEST(ConsumerHeartbeat, ASecondMemberGetsPartitionsOnlyOnceTheFirstLetsThemGo) {
   // a is told to give two partitions up, and stays at its epoch until it does.
   auto a2 = h.beat(beat("a", 2, a_owns));
   EXPECT_EQ(a2.response.member_epoch, 2);
-  EXPECT_EQ(a2.response.heartbeat_interval_ms, 5000);
+  EXPECT_EQ(a2.response.heartbeat_interval_ms, 1000);
   ASSERT_TRUE(a2.response.assignment.has_value());
   a_owns = assigned(a2);
   EXPECT_EQ(a_owns.size(), 2u);
@@ -130,7 +130,7 @@ TEST(ConsumerHeartbeat, ASecondMemberGetsPartitionsOnlyOnceTheFirstLetsThemGo) {
   auto b2 = h.beat(beat("b", 3, b_owns));
   b_owns = assigned(b2);
   EXPECT_EQ(b_owns.size(), 2u);
-  EXPECT_EQ(b2.response.heartbeat_interval_ms, 5000);
+  EXPECT_EQ(b2.response.heartbeat_interval_ms, 1000);
   for (int32_t p : b_owns) EXPECT_FALSE(a_owns.count(p)) << p;
   EXPECT_EQ(h.manager.group("g")->state(), consumer_group_state::stable);
 }
@@ -463,8 +463,43 @@ TEST(ConsumerHeartbeat, AGroupsOwnConfigsOverrideTheBrokersForThatGroupAlone) {
   auto other = join("x");
   other.group_id = "other";
   auto o = h.beat(other);
-  EXPECT_EQ(o.response.heartbeat_interval_ms, 5000);
+  EXPECT_EQ(o.response.heartbeat_interval_ms, 1000);
   EXPECT_EQ(h.manager.next_deadline_ms(), h.now + 45000);
+}
+
+// What the coordinator keeps of a group: its epochs, members and target.
+bool same_group(const consumer_group& a, const consumer_group& b) {
+  return a.group_epoch() == b.group_epoch() && a.assignment_epoch() == b.assignment_epoch() &&
+         a.members() == b.members() && a.target_assignment() == b.target_assignment();
+}
+
+// The common heartbeat, a stable member holding what it was given: no
+// records, nothing for a rollback to keep, and the group as it was.
+TEST(ConsumerHeartbeat, AHeartbeatThatChangesNothingWritesNothing) {
+  harness h;
+  auto a = h.beat(join("a"));
+  auto b = h.beat(join("b"));
+  std::set<int32_t> a_owns = assigned(h.beat(beat("a", 2, assigned(a))));
+  h.beat(beat("a", 2, a_owns));
+  std::set<int32_t> b_owns = assigned(h.beat(beat("b", 3, assigned(b))));
+  ASSERT_EQ(h.manager.group("g")->state(), consumer_group_state::stable);
+  const consumer_group before = *h.manager.group("g");
+  auto again = h.beat(beat("b", 3, b_owns));
+  EXPECT_EQ(again.response.error_code, 0);
+  EXPECT_EQ(again.response.member_epoch, 3);
+  EXPECT_TRUE(again.records.empty());
+  EXPECT_FALSE(again.before.has_value());
+  EXPECT_FALSE(again.response.assignment.has_value());
+  EXPECT_TRUE(same_group(*h.manager.group("g"), before));
+  // The next change copies the group as usual: a's leave is undone by its before.
+  auto leave = request{};
+  leave.group_id = "g";
+  leave.member_id = "a";
+  leave.member_epoch = -1;
+  auto left = h.beat(leave);
+  ASSERT_FALSE(left.records.empty());
+  ASSERT_TRUE(left.before.has_value());
+  EXPECT_TRUE(same_group(*left.before, before));
 }
 
 

@@ -99,6 +99,32 @@ TEST(StreamsManager, MembersJoinGetTasksAndHandThemOverBeforeTheyMove) {
   EXPECT_EQ(h.manager.group("app")->state(), streams_group_state::stable);
 }
 
+// A stable member's heartbeat changes nothing: no records, nothing kept for
+// a rollback, the group's epochs and members as they were.
+TEST(StreamsManager, AHeartbeatThatChangesNothingWritesNothing) {
+  harness h;
+  auto a = h.send(join("a", "p1"));
+  ASSERT_EQ(a.response.error_code, 0);
+  h.send(beat("a", 2, active_of(a.response)));
+  const streams_group before = *h.manager.group("app");
+  auto again = h.send(beat("a", 2, active_of(a.response)));
+  ASSERT_EQ(again.response.error_code, 0) << again.response.error_message.value_or("");
+  EXPECT_EQ(again.response.member_epoch, 2);
+  EXPECT_TRUE(again.records.empty());
+  EXPECT_FALSE(again.before.has_value());
+  const streams_group& now = *h.manager.group("app");
+  EXPECT_EQ(now.group_epoch(), before.group_epoch());
+  EXPECT_EQ(now.assignment_epoch(), before.assignment_epoch());
+  EXPECT_EQ(now.members().size(), 1u);
+  EXPECT_TRUE(now.configured().has_value());
+  // A second member's join changes it, and keeps the group it changed.
+  auto b = h.send(join("b", "p2"));
+  ASSERT_EQ(b.response.error_code, 0);
+  ASSERT_TRUE(b.before.has_value());
+  EXPECT_EQ(b.before->group_epoch(), before.group_epoch());
+  EXPECT_EQ(b.before->members().size(), 1u);
+}
+
 TEST(StreamsManager, TopologyProblemsAreStatuses) {
   harness h;
   auto missing = h.send(join("a", "p1", 1, "absent"));

@@ -107,7 +107,9 @@ TEST_F(DifferentialTest, IncrementalAlterBrokerConfigs) {
 TEST_F(DifferentialTest, GroupConfigs) {
   const std::string group = fresh_name("gcfg");
   const std::vector<std::string> keys = {"consumer.session.timeout.ms", "consumer.heartbeat.interval.ms"};
-  for (const auto& key : keys) expect_same(t().call("DescribeConfigs group " + key, 32, 4, describe_req(k_group, group, {key})));
+  // The heartbeat interval's default differs on purpose (1 s here, 5 s in
+  // Kafka: README "Group protocols"), so only the session timeout's is compared.
+  expect_same(t().call("DescribeConfigs group " + keys[0], 32, 4, describe_req(k_group, group, {keys[0]})));
   expect_same(t().call("IncrementalAlterConfigs group", 44, 1,
                        alter_req(k_group, group,
                                  {{"consumer.session.timeout.ms", "50000"}, {"consumer.heartbeat.interval.ms", "6000"}})));

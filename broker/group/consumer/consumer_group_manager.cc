@@ -134,7 +134,7 @@ std::optional<consumer_group_manager::fence_result> consumer_group_manager::fenc
     out.downgraded = std::move(down);
     return out;
   }
-  draft d{group, {}, std::nullopt, std::nullopt};
+  draft d(group);
   std::set<std::string> regexes;
   for (const auto& id : member_ids) {
     if (const auto* m = group.member(id); m && !m->subscription.subscribed_topic_regex.empty())
@@ -145,13 +145,13 @@ std::optional<consumer_group_manager::fence_result> consumer_group_manager::fenc
   }
   // A regular expression nobody subscribes to any more is forgotten.
   for (const auto& regex : regexes)
-    if (!d.group.subscribed_regexes().count(regex) && d.group.resolved_regexes().count(regex))
+    if (!d.group().subscribed_regexes().count(regex) && d.group().resolved_regexes().count(regex))
       d.add(regex_record(group_id, regex));
-  d.add(epoch_record(group_id, group.group_epoch() + 1, metadata_hash_of(d.group.subscribed_topics(), topics)));
+  d.add(epoch_record(group_id, group.group_epoch() + 1, metadata_hash_of(d.group().subscribed_topics(), topics)));
   if (d.error) return std::nullopt;
   ++rebalances_;
   for (const auto& id : member_ids) forget_member(group_id, id);
-  group = std::move(d.group);
+  group = std::move(d).take();
   out.records = std::move(d.records);
   return out;
 }
@@ -172,14 +172,14 @@ std::optional<heartbeat_outcome> consumer_group_manager::leave(const msg::consum
     if (member_epoch{request.member_epoch} == leave_group_static_epoch) {
       // Gone for now: it keeps its partitions (at assignment epoch 0) for
       // whoever comes back under its instance id before its session ends.
-      draft d{group, {}, std::nullopt, std::nullopt};
+      draft d(group);
       current_assignment_record c;
       c.key.group_id = group.group_id();
       c.key.member_id = leaving;
       c.value = to_value(static_member_left(*group.member(leaving)).current);
       d.add(std::move(c));
       if (d.error) return std::nullopt;
-      group = std::move(d.group);
+      group = std::move(d).take();
       out.records = std::move(d.records);
       out.response.member_epoch = leave_group_static_epoch.value;
       return out;
@@ -197,9 +197,9 @@ std::optional<heartbeat_outcome> consumer_group_manager::leave(const msg::consum
 
 void consumer_group_manager::replace_static_member(draft& d, const consumer_member& old_member,
                                                    const consumer_member& replacement) const {
-  const std::string& group_id = d.group.group_id();
+  const std::string& group_id = d.group().group_id();
   topic_partitions target;
-  if (auto t = d.group.target_assignment().find(old_member.member_id); t != d.group.target_assignment().end())
+  if (auto t = d.group().target_assignment().find(old_member.member_id); t != d.group().target_assignment().end())
     target = t->second;
   d.add(member_tombstone<current_assignment_record>(group_id, old_member.member_id));
   d.add(member_tombstone<target_assignment_member_record>(group_id, old_member.member_id));
@@ -225,7 +225,7 @@ std::variant<consumer_group_manager::known_member, heartbeat_refusal> consumer_g
     draft& d, const msg::consumer_group_heartbeat_request& request, const std::string& member_id,
     const std::optional<topic_partitions>& owned) const {
   const member_epoch epoch{request.member_epoch};
-  const consumer_member* found = d.group.member(member_id);
+  const consumer_member* found = d.group().member(member_id);
   if (!request.instance_id) {
     if (!found) {
       if (epoch != joining_epoch) {
@@ -242,9 +242,9 @@ std::variant<consumer_group_manager::known_member, heartbeat_refusal> consumer_g
   }
   // A static member: its instance id says who it is.
   const std::string& instance = *request.instance_id;
-  const std::string* holder = d.group.static_member_id(instance);
+  const std::string* holder = d.group().static_member_id(instance);
   if (epoch != joining_epoch) {
-    if (auto refused = check_instance_holder(d.group, instance, member_id)) return *refused;
+    if (auto refused = check_instance_holder(d.group(), instance, member_id)) return *refused;
     auto check = check_heartbeat_epoch(*found, epoch, owned);
     if (check.error != error_code::none) return heartbeat_refusal{check.error, check.message};
     return known_member{*found, true};
@@ -254,7 +254,7 @@ std::variant<consumer_group_manager::known_member, heartbeat_refusal> consumer_g
     joining.member_id = member_id;
     return known_member{std::move(joining), false};
   }
-  const consumer_member held = *d.group.member(*holder);
+  const consumer_member held = *d.group().member(*holder);
   // Back under a new member id: only once the old one left with -2 (a
   // classic member's place is taken at once, as a rolling upgrade needs).
   if (held.current.epoch != leave_group_static_epoch && !held.uses_classic_protocol()) {
@@ -288,21 +288,22 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
     return refuse(error_code::group_id_not_found, "Consumer group " + request.group_id + " not found.");
   // A group a join would make exists only once the join succeeds; one
   // upgraded from a classic group starts from the upgrade's records.
-  draft d{git == groups_.end() ? consumer_group(request.group_id) : git->second, {}, std::nullopt, std::nullopt};
+  draft d = git == groups_.end() ? draft::of_new_group(request.group_id) : draft(git->second);
   if (upgraded && git == groups_.end()) {
     for (const auto& r : *upgraded) d.add(r);
-    d.hash_checked_at = d.group.group_epoch();
+    d.hash_checked_at = d.group().group_epoch();
   }
   const std::string member_id = request.member_id.empty() ? new_member_id() : request.member_id;
-  if (!d.group.member(member_id) && static_cast<int64_t>(d.group.members().size()) >= options_.max_size) {
+  if (!d.group().member(member_id) && static_cast<int64_t>(d.group().members().size()) >= options_.max_size) {
     return refuse(error_code::group_max_size_reached, "The consumer group has reached its maximum capacity of " +
                                                           std::to_string(options_.max_size) + " members.");
   }
   const auto owned = owned_partitions(request);
   auto identified = identify(d, request, member_id, owned);
   if (auto* refused = std::get_if<heartbeat_refusal>(&identified)) return refuse(refused->code, refused->message);
-  const consumer_member member = std::move(std::get<known_member>(identified).member);
-  const bool known = std::get<known_member>(identified).known;
+  const known_member before = std::move(std::get<known_member>(identified));
+  const consumer_member& member = before.member;
+  const bool known = before.known;
 
   // 1. The member's subscription, its regular expression and the group epoch.
   consumer_member updated = with_heartbeat(member, request, client_id, client_host);
@@ -323,33 +324,42 @@ heartbeat_outcome consumer_group_manager::heartbeat(const msg::consumer_group_he
   const bool topics_changed =
       updated.subscription.subscribed_topic_names != member.subscription.subscribed_topic_names ||
       updated.subscription.subscribed_topic_regex != member.subscription.subscribed_topic_regex;
-  auto step = reconcile(updated, reconciliation_of(d.group, updated, owned, topics_changed, topics));
+  auto step = reconcile(updated, reconciliation_of(d.group(), updated, owned, topics_changed, topics));
   if (step.error != error_code::none) return refuse(step.error, step.error_message);
   updated.current = step.next;
-  if (!known || updated.current != member.current) d.add(current_record(d.group.group_id(), updated));
+  if (!known || updated.current != member.current) d.add(current_record(d.group().group_id(), updated));
   if (d.error) return refuse(error_code::unknown_server_error, *d.error);
+  return commit_heartbeat(d, request, before, updated, now_ms, upgraded && git == groups_.end());
+}
 
-  if (d.hash_checked_at) hash_checked_[request.group_id] = *d.hash_checked_at;
+heartbeat_outcome consumer_group_manager::commit_heartbeat(draft& d,
+                                                           const msg::consumer_group_heartbeat_request& request,
+                                                           const known_member& before, const consumer_member& updated,
+                                                           int64_t now_ms, bool made_by_upgrade) {
+  const std::string& group_id = request.group_id;
+  if (d.hash_checked_at) hash_checked_[group_id] = *d.hash_checked_at;
   rebalances_ += static_cast<uint64_t>(d.bumps);
   heartbeat_outcome out;
-  if (git != groups_.end()) {
+  if (auto git = groups_.find(group_id); git == groups_.end()) {
+    groups_.emplace(group_id, std::move(d).take());
+  } else if (d.changed()) {
     out.before = std::move(git->second);
-    git->second = std::move(d.group);
-  } else {
-    groups_.emplace(request.group_id, std::move(d.group));
+    git->second = std::move(d).take();
   }
-  sessions_[{request.group_id, member_id}] = now_ms + session_timeout_ms(request.group_id);
-  if (!known || updated.current != member.current) track_revocation(request.group_id, updated, now_ms);
-  if (upgraded && git == groups_.end()) {
+  sessions_[{group_id, updated.member_id}] = now_ms + session_timeout_ms(group_id);
+  const bool moved = !before.known || updated.current != before.member.current;
+  if (moved) track_revocation(group_id, updated, now_ms);
+  if (made_by_upgrade) {
     // The classic members the upgrade brought keep their sessions.
-    for (const auto& [id, m] : groups_.at(request.group_id).members())
-      sessions_.try_emplace({request.group_id, id}, now_ms + session_timeout_of(request.group_id, m));
+    for (const auto& [id, m] : groups_.at(group_id).members())
+      sessions_.try_emplace({group_id, id}, now_ms + session_timeout_of(group_id, m));
   }
   out.records = std::move(d.records);
-  out.response.member_id = member_id;
+  out.response.member_id = updated.member_id;
   out.response.member_epoch = updated.current.epoch.value;
-  out.response.heartbeat_interval_ms = heartbeat_interval_for(request.group_id, updated);
-  if (!known || answer_carries_assignment(request, member, updated)) out.response.assignment = heartbeat_assignment(updated);
+  out.response.heartbeat_interval_ms = heartbeat_interval_for(group_id, updated);
+  if (!before.known || answer_carries_assignment(request, before.member, updated))
+    out.response.assignment = heartbeat_assignment(updated);
   return out;
 }
 
@@ -365,16 +375,16 @@ std::optional<heartbeat_refusal> consumer_group_manager::maybe_assign(draft& d,
                                                                      const topic_image_view& topics,
                                                                      int64_t now_ms) const {
   const int32_t interval =
-      group_option(d.group.group_id(), "consumer.assignment.interval.ms", options_.assignment_interval_ms);
-  const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || interval == 0 ||
-                               now_ms >= d.group.assignment_timestamp_ms() + interval;
-  if (d.group.group_epoch() <= d.group.assignment_epoch() || !interval_passed) return std::nullopt;
-  const assignor* chosen = assignor_for(d.group, asked_assignor);
+      group_option(d.group().group_id(), "consumer.assignment.interval.ms", options_.assignment_interval_ms);
+  const bool interval_passed = d.group().assignment_timestamp_ms() == 0 || interval == 0 ||
+                               now_ms >= d.group().assignment_timestamp_ms() + interval;
+  if (d.group().group_epoch() <= d.group().assignment_epoch() || !interval_passed) return std::nullopt;
+  const assignor* chosen = assignor_for(d.group(), asked_assignor);
   if (!chosen) return heartbeat_refusal{error_code::unknown_server_error, "No server assignor is configured."};
-  auto computed = compute_target_assignment(d.group, d.group.group_epoch(), now_ms, *chosen, topics, {});
+  auto computed = compute_target_assignment(d.group(), d.group().group_epoch(), now_ms, *chosen, topics, {});
   if (auto* error = std::get_if<assignor_error>(&computed)) {
     return heartbeat_refusal{error_code::unknown_server_error, "Failed to compute a new target assignment for epoch " +
-                                                                   std::to_string(d.group.group_epoch()) + ": " +
+                                                                   std::to_string(d.group().group_epoch()) + ": " +
                                                                    error->message + "."};
   }
   for (auto& r : std::get<target_assignment_result>(computed).records) d.add(std::move(r));
@@ -387,7 +397,7 @@ std::optional<heartbeat_refusal> consumer_group_manager::subscribe(draft& d, con
                                                                   const topic_filter& may_describe, int64_t now_ms,
                                                                   bool& bump) const {
   member_metadata_record m;
-  m.key.group_id = d.group.group_id();
+  m.key.group_id = d.group().group_id();
   m.key.member_id = updated.member_id;
   m.value = to_value(updated.subscription);
   d.add(std::move(m));
@@ -396,15 +406,15 @@ std::optional<heartbeat_refusal> consumer_group_manager::subscribe(draft& d, con
   const auto& old_regex = member.subscription.subscribed_topic_regex;
   if (regex == old_regex) return std::nullopt;
   // A regular expression nobody subscribes to any more is forgotten.
-  if (!old_regex.empty() && !d.group.subscribed_regexes().count(old_regex) &&
-      d.group.resolved_regexes().count(old_regex))
-    d.add(regex_record(d.group.group_id(), old_regex));
-  if (!regex.empty() && !d.group.resolved_regexes().count(regex)) {
+  if (!old_regex.empty() && !d.group().subscribed_regexes().count(old_regex) &&
+      d.group().resolved_regexes().count(old_regex))
+    d.add(regex_record(d.group().group_id(), old_regex));
+  if (!regex.empty() && !d.group().resolved_regexes().count(regex)) {
     // A new one is checked and resolved against the image now (Kafka
     // resolves it in the background and bumps the epoch when it is done).
     auto compiled = topic_regex::compile(regex);
     if (auto* e = std::get_if<std::string>(&compiled)) return heartbeat_refusal{error_code::invalid_regular_expression, *e};
-    auto r = regex_record(d.group.group_id(), regex);
+    auto r = regex_record(d.group().group_id(), regex);
     r.value.emplace();
     r.value->topics = std::get<topic_regex>(compiled).resolve(visible_names(topics, may_describe));
     r.value->version = topics.version();
@@ -417,11 +427,11 @@ std::optional<heartbeat_refusal> consumer_group_manager::subscribe(draft& d, con
 
 bool consumer_group_manager::refresh_regexes(draft& d, const topic_image_view& topics,
                                              const topic_filter& may_describe, int64_t now_ms) const {
-  const auto subscribed = d.group.subscribed_regexes();
+  const auto subscribed = d.group().subscribed_regexes();
   if (subscribed.empty()) return false;
   // Kafka resolves them all together and reads the time and version of one;
   // the oldest stands for them here (one resolved on its own since is newer).
-  const auto& resolved = d.group.resolved_regexes();
+  const auto& resolved = d.group().resolved_regexes();
   int64_t last_ms = std::numeric_limits<int64_t>::max();
   int64_t last_version = std::numeric_limits<int64_t>::max();
   for (const auto& [regex, r] : resolved) {
@@ -437,7 +447,7 @@ bool consumer_group_manager::refresh_regexes(draft& d, const topic_image_view& t
   for (const auto& [regex, members] : subscribed) {
     auto compiled = topic_regex::compile(regex);
     if (!std::holds_alternative<topic_regex>(compiled)) continue;  // refused when subscribed to
-    auto r = regex_record(d.group.group_id(), regex);
+    auto r = regex_record(d.group().group_id(), regex);
     r.value.emplace();
     r.value->topics = std::get<topic_regex>(compiled).resolve(names);
     r.value->version = topics.version();
@@ -452,21 +462,21 @@ bool consumer_group_manager::refresh_regexes(draft& d, const topic_image_view& t
 }
 
 void consumer_group_manager::maybe_bump_epoch(draft& d, bool bump, const topic_image_view& topics) {
-  const std::string& id = d.group.group_id();
+  const std::string& id = d.group().group_id();
   // Due when the image changed a subscribed topic or the shard loaded the
   // group (no check yet), or a write that checked it was rolled back.
   auto checked = hash_checked_.find(id);
-  const bool due = checked == hash_checked_.end() || d.group.group_epoch() < checked->second;
+  const bool due = checked == hash_checked_.end() || d.group().group_epoch() < checked->second;
   if (!bump && !due) return;
-  const int64_t hash = metadata_hash_of(d.group.subscribed_topics(), topics);
-  if (hash != d.group.metadata_hash()) bump = true;
+  const int64_t hash = metadata_hash_of(d.group().subscribed_topics(), topics);
+  if (hash != d.group().metadata_hash()) bump = true;
   if (bump) {
-    d.add(epoch_record(id, d.group.group_epoch() + 1, hash));
+    d.add(epoch_record(id, d.group().group_epoch() + 1, hash));
     ++d.bumps;
   }
-  d.hash_checked_at = d.group.group_epoch();
+  d.hash_checked_at = d.group().group_epoch();
   // Subscription metadata of a release before 4.1 gives way to the hash.
-  if (d.group.has_legacy_partition_metadata()) {
+  if (d.group().has_legacy_partition_metadata()) {
     partition_metadata_record r;
     r.key.group_id = id;
     d.add(std::move(r));
@@ -595,7 +605,7 @@ std::vector<consumer_group_record> deletion_records(const consumer_group& group)
 std::vector<consumer_group_record> consumer_group_manager::delete_group(const std::string& group_id) {
   auto git = groups_.find(group_id);
   if (git == groups_.end()) return {};
-  draft d{git->second, {}, std::nullopt, std::nullopt};
+  draft d(git->second);
   for (auto& r : deletion_records(git->second)) d.add(std::move(r));
   if (d.error) return {};
   for (const auto& [id, m] : git->second.members()) forget_member(group_id, id);

@@ -46,10 +46,11 @@ namespace hw::broker::group::consumer {
 enum class migration_policy { disabled, upgrade, downgrade, bidirectional };
 std::optional<migration_policy> migration_policy_from(std::string_view text);
 
-// Kafka 4.3's group.consumer.* keys and defaults.
+// Kafka 4.3's group.consumer.* keys and defaults, but for the heartbeat
+// interval: 1 s where Kafka's is 5 s (config/broker_keys.cc says why).
 struct consumer_group_options {
   int32_t session_timeout_ms = 45000;
-  int32_t heartbeat_interval_ms = 5000;
+  int32_t heartbeat_interval_ms = 1000;
   int32_t max_size = std::numeric_limits<int32_t>::max();
   std::vector<std::string> assignors{"uniform", "range"};  // the first is the default
   // group.consumer.assignment.interval.ms: the least time between two
@@ -107,7 +108,7 @@ struct downgrade {
 inline constexpr int64_t regex_min_refresh_interval_ms = 10000;
 
 // One call's records and the group they change (consumer_group_manager.cc).
-struct draft;
+class draft;
 
 // Which topics the heartbeating member may see (DESCRIBE); regular
 // expressions resolved in its heartbeat match only those, as Kafka resolves
@@ -300,6 +301,14 @@ class consumer_group_manager {
                                                          const protocol::msg::consumer_group_heartbeat_request& request,
                                                          const std::string& member_id,
                                                          const std::optional<topic_partitions>& owned) const;
+  // The end of an accepted heartbeat: the draft's group put in place (the
+  // one it replaces kept in the outcome), the member's session and
+  // revocation deadline set, the answer made. `made_by_upgrade`: the draft
+  // began from a classic group's upgrade records, whose members keep their
+  // sessions.
+  heartbeat_outcome commit_heartbeat(draft& d, const protocol::msg::consumer_group_heartbeat_request& request,
+                                     const known_member& before, const consumer_member& updated, int64_t now_ms,
+                                     bool made_by_upgrade);
   // Who a classic JoinGroup comes from: a member (new or known), or a
   // static member back under a new member id taking the place of the one
   // holding its instance id (its replacement's records already in the

@@ -85,55 +85,55 @@ member_subscription classic_subscription_of(member_subscription s, const msg::jo
 
 // --- Upgrade -------------------------------------------------------------------
 
-std::variant<std::vector<consumer_group_record>, heartbeat_refusal> consumer_group_manager::upgrade_records(
-    const classic_group_snapshot& classic, const topic_image_view& topics) const {
-  const std::string& id = classic.group_id;
-  auto refuse_upgrade = [&](const std::string& why) { return heartbeat_refusal{error_code::group_id_not_found, cannot_upgrade(id, why)}; };
-  if (!options_.upgrade_enabled()) return refuse_upgrade("online upgrade is disabled.");
-  if (classic.protocol_type != "consumer") return refuse_upgrade("the group does not use the consumer embedded protocol.");
-  if (static_cast<int64_t>(classic.members.size()) > options_.max_size)
-    return refuse_upgrade("the group size exceeds the consumer group maximum size.");
-  const member_epoch generation{classic.generation};
-  std::vector<consumer_member> members;
-  for (const auto& c : classic.members) {
-    topic_partitions assigned;
-    // A member that joined and never synced holds nothing yet.
-    if (!c.assignment.empty()) {
-      auto a = decode_assignment(c.assignment);
-      if (!a) return refuse_upgrade("the embedded consumer protocol is malformed.");
-      if (a->has_user_data) {
-        return refuse_upgrade(
-            "an unsupported custom assignor is in use. Please refer to the documentation or switch to a default "
-            "assignor before re-attempting the upgrade.");
-      }
-      assigned = by_topic_id(a->partitions, topics);
+namespace {
+
+// A classic member as the consumer group it is upgraded into holds it: its
+// subscription from the protocol the group chose, stable at the classic
+// generation with what it was assigned; or why it cannot be upgraded.
+std::variant<consumer_member, std::string> upgraded_member(const classic_member_snapshot& c,
+                                                           const std::optional<std::string>& protocol_name,
+                                                           member_epoch generation, const topic_image_view& topics) {
+  const std::string malformed = "the embedded consumer protocol is malformed.";
+  topic_partitions assigned;
+  // A member that joined and never synced holds nothing yet.
+  if (!c.assignment.empty()) {
+    auto a = decode_assignment(c.assignment);
+    if (!a) return malformed;
+    if (a->has_user_data) {
+      return std::string(
+          "an unsupported custom assignor is in use. Please refer to the documentation or switch to a default "
+          "assignor before re-attempting the upgrade.");
     }
-    const std::vector<uint8_t>* metadata = nullptr;
-    for (const auto& p : c.protocols)
-      if (!metadata && (!classic.protocol_name || p.name == *classic.protocol_name)) metadata = &p.metadata;
-    auto sub = metadata ? decode_subscription(*metadata) : std::nullopt;
-    if (!sub) return refuse_upgrade("the embedded consumer protocol is malformed.");
-    consumer_member m;
-    m.member_id = c.member_id;
-    m.subscription.instance_id = c.instance_id;
-    m.subscription.rack_id = sub->rack_id;
-    m.subscription.client_id = c.client_id;
-    m.subscription.client_host = c.client_host;
-    m.subscription.subscribed_topic_names = {sub->topics.begin(), sub->topics.end()};
-    m.subscription.rebalance_timeout_ms = c.rebalance_timeout_ms;
-    m.subscription.classic = classic_member_metadata{c.session_timeout_ms, c.protocols};
-    m.current.epoch = generation;
-    m.current.previous_epoch = generation;
-    m.current.state = member_state::stable;
-    for (const auto& [topic_id, partitions] : assigned)
-      for (int32_t p : partitions) m.current.assigned[topic_id][p] = generation;
-    members.push_back(std::move(m));
+    assigned = by_topic_id(a->partitions, topics);
   }
-  // The records Kafka's createConsumerGroupRecords writes, in its order.
-  consumer_group group(id);
-  std::vector<const member_subscription*> subscriptions;
-  for (const auto& m : members) subscriptions.push_back(&m.subscription);
-  const int64_t hash = metadata_hash_of(subscribed_topics(subscriptions, {}), topics);
+  const std::vector<uint8_t>* metadata = nullptr;
+  for (const auto& p : c.protocols)
+    if (!metadata && (!protocol_name || p.name == *protocol_name)) metadata = &p.metadata;
+  auto sub = metadata ? decode_subscription(*metadata) : std::nullopt;
+  if (!sub) return malformed;
+  consumer_member m;
+  m.member_id = c.member_id;
+  m.subscription.instance_id = c.instance_id;
+  m.subscription.rack_id = sub->rack_id;
+  m.subscription.client_id = c.client_id;
+  m.subscription.client_host = c.client_host;
+  m.subscription.subscribed_topic_names = {sub->topics.begin(), sub->topics.end()};
+  m.subscription.rebalance_timeout_ms = c.rebalance_timeout_ms;
+  m.subscription.classic = classic_member_metadata{c.session_timeout_ms, c.protocols};
+  m.current.epoch = generation;
+  m.current.previous_epoch = generation;
+  m.current.state = member_state::stable;
+  for (const auto& [topic_id, partitions] : assigned)
+    for (int32_t p : partitions) m.current.assigned[topic_id][p] = generation;
+  return m;
+}
+
+// The records Kafka's createConsumerGroupRecords writes for a group made
+// from classic members, in its order: every member's metadata, the group
+// epoch, every member's target, the target's epoch, every member's current
+// assignment.
+std::vector<consumer_group_record> creation_records(const std::string& id, int32_t generation, int64_t metadata_hash,
+                                                    const std::vector<consumer_member>& members) {
   std::vector<consumer_group_record> out;
   for (const auto& m : members) {
     member_metadata_record r;
@@ -142,7 +142,7 @@ std::variant<std::vector<consumer_group_record>, heartbeat_refusal> consumer_gro
     r.value = to_value(m.subscription);
     out.push_back(std::move(r));
   }
-  out.push_back(epoch_record(id, classic.generation, hash));
+  out.push_back(epoch_record(id, generation, metadata_hash));
   for (const auto& m : members) {
     target_assignment_member_record r;
     r.key.group_id = id;
@@ -153,7 +153,7 @@ std::variant<std::vector<consumer_group_record>, heartbeat_refusal> consumer_gro
   target_assignment_epoch_record target;
   target.key.group_id = id;
   target.value.emplace();
-  target.value->assignment_epoch = classic.generation;
+  target.value->assignment_epoch = generation;
   target.value->assignment_timestamp = 0;
   out.push_back(std::move(target));
   for (const auto& m : members) {
@@ -163,7 +163,31 @@ std::variant<std::vector<consumer_group_record>, heartbeat_refusal> consumer_gro
     r.value = to_value(m.current);
     out.push_back(std::move(r));
   }
+  return out;
+}
+
+}  // namespace
+
+std::variant<std::vector<consumer_group_record>, heartbeat_refusal> consumer_group_manager::upgrade_records(
+    const classic_group_snapshot& classic, const topic_image_view& topics) const {
+  const std::string& id = classic.group_id;
+  auto refuse_upgrade = [&](const std::string& why) { return heartbeat_refusal{error_code::group_id_not_found, cannot_upgrade(id, why)}; };
+  if (!options_.upgrade_enabled()) return refuse_upgrade("online upgrade is disabled.");
+  if (classic.protocol_type != "consumer") return refuse_upgrade("the group does not use the consumer embedded protocol.");
+  if (static_cast<int64_t>(classic.members.size()) > options_.max_size)
+    return refuse_upgrade("the group size exceeds the consumer group maximum size.");
+  std::vector<consumer_member> members;
+  for (const auto& c : classic.members) {
+    auto m = upgraded_member(c, classic.protocol_name, member_epoch{classic.generation}, topics);
+    if (auto* why = std::get_if<std::string>(&m)) return refuse_upgrade(*why);
+    members.push_back(std::move(std::get<consumer_member>(m)));
+  }
+  std::vector<const member_subscription*> subscriptions;
+  for (const auto& m : members) subscriptions.push_back(&m.subscription);
+  const int64_t hash = metadata_hash_of(subscribed_topics(subscriptions, {}), topics);
+  auto out = creation_records(id, classic.generation, hash, members);
   // Two members claiming one partition: the group would not replay.
+  consumer_group group(id);
   for (const auto& r : out) {
     if (auto e = group.replay(r)) return heartbeat_refusal{error_code::unknown_server_error, *e};
   }
@@ -174,7 +198,7 @@ std::variant<std::vector<consumer_group_record>, heartbeat_refusal> consumer_gro
 
 std::variant<consumer_group_manager::classic_joiner, heartbeat_refusal> consumer_group_manager::identify_classic(
     draft& d, const msg::join_group_request& request, const std::string& member_id) const {
-  const consumer_group& group = d.group;
+  const consumer_group& group = d.group();
   classic_joiner out;
   if (!request.group_instance_id) {
     if (const auto* found = group.member(member_id)) out.member = *found, out.known = true;
@@ -229,7 +253,7 @@ classic_join_outcome consumer_group_manager::classic_join(const msg::join_group_
   auto subscription = decode_subscription(request.protocols.front().metadata);
   if (!subscription) return fail(error_code::unknown_server_error);
 
-  draft d{group, {}, std::nullopt, std::nullopt};
+  draft d(group);
   auto identified = identify_classic(d, request, member_id);
   if (auto* refused = std::get_if<heartbeat_refusal>(&identified)) return fail(refused->code);
   const auto& [member, known, replaced] = std::get<classic_joiner>(identified);
@@ -254,23 +278,25 @@ classic_join_outcome consumer_group_manager::classic_join(const msg::join_group_
   // 2. and 3. A new target when due, then the member's next step (skipped
   // when a downgrade with a stale assignment rebalances anyway).
   const auto owned = by_topic_id(subscription->owned, topics);
-  const bool rebalance = downgrading && d.group.assignment_epoch() < d.group.group_epoch();
+  const bool rebalance = downgrading && d.group().assignment_epoch() < d.group().group_epoch();
   if (!downgrading) {
     if (auto refused = maybe_assign(d, updated.subscription.server_assignor, topics, now_ms))
       return fail(refused->code);
   }
-  if (!rebalance && (bump || !updated.is_reconciled_to(member_epoch{d.group.assignment_epoch()}))) {
-    auto step = reconcile(updated, reconciliation_of(d.group, updated, owned, bump, topics));
+  if (!rebalance && (bump || !updated.is_reconciled_to(member_epoch{d.group().assignment_epoch()}))) {
+    auto step = reconcile(updated, reconciliation_of(d.group(), updated, owned, bump, topics));
     if (step.error != error_code::none) return fail(step.error);
     updated.current = step.next;
   }
-  if (!known || updated.current != member.current) d.add(current_record(d.group.group_id(), updated));
+  if (!known || updated.current != member.current) d.add(current_record(d.group().group_id(), updated));
   if (d.error) return fail(error_code::unknown_server_error);
 
   if (d.hash_checked_at) hash_checked_[request.group_id] = *d.hash_checked_at;
   rebalances_ += static_cast<uint64_t>(d.bumps);
-  out.before = std::move(git->second);
-  git->second = std::move(d.group);
+  if (d.changed()) {
+    out.before = std::move(git->second);
+    git->second = std::move(d).take();
+  }
   out.records = std::move(d.records);
   if (replaced) forget_member(request.group_id, *replaced);
   out.response.member_id = member_id;

@@ -12,23 +12,24 @@
 #include "broker/group/consumer/consumer_group.h"
 #include "broker/group/consumer/consumer_group_manager.h"
 #include "broker/group/consumer/heartbeat_request.h"
+#include "broker/group/group_draft.h"
 
 namespace hw::broker::group::consumer {
 
-// One call's records, each replayed into a copy of the group as it is
-// made, so that every step reads the state the earlier ones leave; the copy
-// replaces the group only once the call succeeds.
-struct draft {
-  consumer_group group;
-  std::vector<consumer_group_record> records;
-  std::optional<std::string> error;  // a record the group refused: a defect here, not bad input
+// One call's records (broker/group/group_draft.h), and what the manager
+// learns along the way.
+class draft : public group_draft<consumer_group, consumer_group_record> {
+ public:
+  explicit draft(const consumer_group& base) : group_draft(base, "consumer group") {}
+  static draft of_new_group(const std::string& group_id) {
+    return draft(group_draft::of_new_group(group_id, "consumer group"));
+  }
+
   std::optional<int32_t> hash_checked_at;  // the group epoch its metadata hash was checked at
   int bumps = 0;                           // group epoch bumps (rebalances) among the records
 
-  void add(consumer_group_record record) {
-    if (auto e = group.replay(record); e && !error) error = "consumer group " + group.group_id() + ": " + *e;
-    records.push_back(std::move(record));
-  }
+ private:
+  explicit draft(group_draft base) : group_draft(std::move(base)) {}
 };
 
 // --- Records and checks both parts of the manager make -------------------

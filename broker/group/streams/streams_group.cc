@@ -94,95 +94,102 @@ void streams_group::update_member(const std::string& member_id, streams_member n
 }
 
 std::optional<std::string> streams_group::replay(const streams_group_record& record) {
-  return std::visit(
-      [&](const auto& r) -> std::optional<std::string> {
-        using Record = std::decay_t<decltype(r)>;
-        if constexpr (std::is_same_v<Record, group_metadata_record>) {
-          if (r.value) {
-            group_epoch_ = r.value->epoch;
-            metadata_hash_ = r.value->metadata_hash;
-            validated_topology_epoch_ = r.value->validated_topology_epoch;
-            last_assignment_configs_.clear();
-            if (r.value->last_assignment_configs)
-              for (const auto& c : *r.value->last_assignment_configs) last_assignment_configs_[c.key] = c.value;
-            return std::nullopt;
-          }
-          if (!members_.empty()) {
-            return "Received a tombstone record to delete group " + group_id_ + " but the group still has " +
-                   std::to_string(members_.size()) + " members.";
-          }
-          if (assignment_epoch_ != -1) {
-            return "Received a tombstone record to delete group " + group_id_ +
-                   " but did not receive StreamsGroupTargetAssignmentMetadataValue tombstone.";
-          }
-          deleted_ = true;
-          return std::nullopt;
-        } else if constexpr (std::is_same_v<Record, member_metadata_record>) {
-          const std::string& id = r.key.member_id;
-          if (r.value) {
-            streams_member next = members_.count(id) ? members_.at(id) : streams_member{};
-            next.member_id = id;
-            next.metadata = metadata_from(*r.value, next.process_id);
-            update_member(id, std::move(next));
-            return std::nullopt;
-          }
-          auto it = members_.find(id);
-          if (it == members_.end()) return std::nullopt;
-          if (it->second.epoch != -1) {
-            return "Received a tombstone record to delete member " + id +
-                   " but did not receive StreamsGroupCurrentMemberAssignmentValue tombstone.";
-          }
-          if (target_.count(id)) {
-            return "Received a tombstone record to delete member " + id +
-                   " but did not receive StreamsGroupTargetAssignmentMetadataValue tombstone.";
-          }
-          hold(it->second, -1);
-          members_.erase(it);
-          return std::nullopt;
-        } else if constexpr (std::is_same_v<Record, target_assignment_epoch_record>) {
-          if (r.value) {
-            assignment_epoch_ = r.value->assignment_epoch;
-            assignment_timestamp_ms_ = r.value->assignment_timestamp;
-            return std::nullopt;
-          }
-          if (!target_.empty()) {
-            return "Received a tombstone record to delete target assignment of " + group_id_ +
-                   " but the assignment still has " + std::to_string(target_.size()) + " members.";
-          }
-          assignment_epoch_ = -1;
-          assignment_timestamp_ms_ = 0;
-          return std::nullopt;
-        } else if constexpr (std::is_same_v<Record, target_assignment_member_record>) {
-          if (r.value) target_[r.key.member_id] = target_from(*r.value);
-          else target_.erase(r.key.member_id);
-          return std::nullopt;
-        } else if constexpr (std::is_same_v<Record, current_assignment_record>) {
-          const std::string& id = r.key.member_id;
-          if (r.value) {
-            streams_member next = members_.count(id) ? members_.at(id) : streams_member{};
-            next.member_id = id;
-            assignment_from(*r.value, next);
-            update_member(id, std::move(next));
-            return std::nullopt;
-          }
-          auto it = members_.find(id);
-          if (it == members_.end()) return std::nullopt;
-          streams_member next = it->second;
-          next.epoch = -1;
-          next.previous_epoch = -1;
-          next.assigned = {};
-          next.pending_revocation = {};
-          update_member(id, std::move(next));
-          return std::nullopt;
-        } else {
-          static_assert(std::is_same_v<Record, topology_record>);
-          if (r.value) topology_ = topology_from(*r.value);
-          else topology_.reset();
-          configured_.reset();
-          return std::nullopt;
-        }
-      },
-      record);
+  return std::visit([&](const auto& r) { return apply(r); }, record);
+}
+
+std::optional<std::string> streams_group::apply(const group_metadata_record& r) {
+  if (r.value) {
+    group_epoch_ = r.value->epoch;
+    metadata_hash_ = r.value->metadata_hash;
+    validated_topology_epoch_ = r.value->validated_topology_epoch;
+    last_assignment_configs_.clear();
+    if (r.value->last_assignment_configs)
+      for (const auto& c : *r.value->last_assignment_configs) last_assignment_configs_[c.key] = c.value;
+    return std::nullopt;
+  }
+  if (!members_.empty()) {
+    return "Received a tombstone record to delete group " + group_id_ + " but the group still has " +
+           std::to_string(members_.size()) + " members.";
+  }
+  if (assignment_epoch_ != -1) {
+    return "Received a tombstone record to delete group " + group_id_ +
+           " but did not receive StreamsGroupTargetAssignmentMetadataValue tombstone.";
+  }
+  deleted_ = true;
+  return std::nullopt;
+}
+
+std::optional<std::string> streams_group::apply(const member_metadata_record& r) {
+  const std::string& id = r.key.member_id;
+  if (r.value) {
+    streams_member next = members_.count(id) ? members_.at(id) : streams_member{};
+    next.member_id = id;
+    next.metadata = metadata_from(*r.value, next.process_id);
+    update_member(id, std::move(next));
+    return std::nullopt;
+  }
+  auto it = members_.find(id);
+  if (it == members_.end()) return std::nullopt;
+  if (it->second.epoch != -1) {
+    return "Received a tombstone record to delete member " + id +
+           " but did not receive StreamsGroupCurrentMemberAssignmentValue tombstone.";
+  }
+  if (target_.count(id)) {
+    return "Received a tombstone record to delete member " + id +
+           " but did not receive StreamsGroupTargetAssignmentMetadataValue tombstone.";
+  }
+  hold(it->second, -1);
+  members_.erase(it);
+  return std::nullopt;
+}
+
+std::optional<std::string> streams_group::apply(const target_assignment_epoch_record& r) {
+  if (r.value) {
+    assignment_epoch_ = r.value->assignment_epoch;
+    assignment_timestamp_ms_ = r.value->assignment_timestamp;
+    return std::nullopt;
+  }
+  if (!target_.empty()) {
+    return "Received a tombstone record to delete target assignment of " + group_id_ +
+           " but the assignment still has " + std::to_string(target_.size()) + " members.";
+  }
+  assignment_epoch_ = -1;
+  assignment_timestamp_ms_ = 0;
+  return std::nullopt;
+}
+
+std::optional<std::string> streams_group::apply(const target_assignment_member_record& r) {
+  if (r.value) target_[r.key.member_id] = target_from(*r.value);
+  else target_.erase(r.key.member_id);
+  return std::nullopt;
+}
+
+std::optional<std::string> streams_group::apply(const current_assignment_record& r) {
+  const std::string& id = r.key.member_id;
+  if (r.value) {
+    streams_member next = members_.count(id) ? members_.at(id) : streams_member{};
+    next.member_id = id;
+    assignment_from(*r.value, next);
+    update_member(id, std::move(next));
+    return std::nullopt;
+  }
+  // A tombstone leaves the member unassigned until its metadata's goes too.
+  auto it = members_.find(id);
+  if (it == members_.end()) return std::nullopt;
+  streams_member next = it->second;
+  next.epoch = -1;
+  next.previous_epoch = -1;
+  next.assigned = {};
+  next.pending_revocation = {};
+  update_member(id, std::move(next));
+  return std::nullopt;
+}
+
+std::optional<std::string> streams_group::apply(const topology_record& r) {
+  if (r.value) topology_ = topology_from(*r.value);
+  else topology_.reset();
+  configured_.reset();
+  return std::nullopt;
 }
 
 // --- Records of a member -------------------------------------------------

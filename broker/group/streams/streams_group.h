@@ -65,6 +65,13 @@ class streams_group {
   std::optional<std::string> replay(const streams_group_record& record);
 
  private:
+  // replay's step for each record type.
+  std::optional<std::string> apply(const group_metadata_record& r);
+  std::optional<std::string> apply(const member_metadata_record& r);
+  std::optional<std::string> apply(const target_assignment_epoch_record& r);
+  std::optional<std::string> apply(const target_assignment_member_record& r);
+  std::optional<std::string> apply(const current_assignment_record& r);
+  std::optional<std::string> apply(const topology_record& r);
   void update_member(const std::string& member_id, streams_member next);
   void hold(const streams_member& m, int delta);
 

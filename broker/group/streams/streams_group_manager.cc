@@ -3,6 +3,7 @@
 #include "broker/group/streams/streams_group_manager.h"
 
 #include "broker/group/consumer/metadata_hash.h"
+#include "broker/group/group_draft.h"
 #include "broker/group/heartbeat_interval.h"
 #include "broker/group/streams/endpoints.h"
 #include "broker/group/streams/target_assignment.h"
@@ -13,16 +14,17 @@ namespace hw::broker::group::streams {
 namespace msg = protocol::msg;
 using protocol::error_code;
 
-// One call's records, each replayed into a copy of the group as it is made.
-struct streams_draft {
-  streams_group group;
-  std::vector<streams_group_record> records;
-  std::optional<std::string> error;
-
-  void add(streams_group_record record) {
-    if (auto e = group.replay(record); e && !error) error = "streams group " + group.group_id() + ": " + *e;
-    records.push_back(std::move(record));
+// One call's records (broker/group/group_draft.h).
+class streams_draft : public group_draft<streams_group, streams_group_record> {
+ public:
+  explicit streams_draft(const streams_group& base) : group_draft(base, "streams group") {}
+  static streams_draft of_new_group(const std::string& group_id) {
+    return streams_draft(group_draft::of_new_group(group_id, "streams group"));
   }
+  void set_configured(std::optional<configured_topology> c) { writable().set_configured(std::move(c)); }
+
+ private:
+  explicit streams_draft(group_draft base) : group_draft(std::move(base)) {}
 };
 
 namespace {
@@ -300,7 +302,7 @@ std::vector<std::string> streams_group_manager::groups_with_ended_sessions(int64
 }
 
 std::vector<streams_group_record> streams_group_manager::fence(streams_group& group, const std::string& member_id) {
-  draft d{group, {}, std::nullopt};
+  draft d(group);
   const std::string& id = group.group_id();
   d.add(consumer::member_tombstone<current_assignment_record>(id, member_id));
   d.add(consumer::member_tombstone<target_assignment_member_record>(id, member_id));
@@ -310,7 +312,7 @@ std::vector<streams_group_record> streams_group_manager::fence(streams_group& gr
   if (d.error) return {};
   sessions_.erase({id, member_id});
   revocations_.erase({id, member_id});
-  group = std::move(d.group);
+  group = std::move(d).take();
   if (group.members().empty()) {
     shutdown_requests_.erase(id);
     endpoint_epochs_.erase(id);
@@ -371,13 +373,13 @@ streams_member with_metadata(streams_member m, const msg::streams_group_heartbea
 std::variant<topology, streams_refusal> group_topology(draft& d, const msg::streams_group_heartbeat_request& request,
                                                        const streams_member& member,
                                                        msg::streams_group_heartbeat_response& response) {
-  const auto& existing = d.group.declared_topology();
+  const auto& existing = d.group().declared_topology();
   topology out;
   if (request.topology) {
     topology declared = topology_from(*request.topology);
     if (!existing) {
       topology_record t;
-      t.key.group_id = d.group.group_id();
+      t.key.group_id = d.group().group_id();
       t.value = to_value(declared);
       d.add(std::move(t));
       return declared;
@@ -408,9 +410,10 @@ std::variant<configured_topology, streams_refusal> configure(draft& d, const top
                                                              const consumer::topic_image_view& topics,
                                                              const streams_group_options& options) {
   const int64_t hash = metadata_hash_of(t, topics);
-  if (hash != d.group.metadata_hash()) bump = true;
-  std::optional<configured_topology> configured = d.group.configured();
-  if (new_topology || !configured || hash != d.group.metadata_hash()) {
+  if (hash != d.group().metadata_hash()) bump = true;
+  std::optional<configured_topology> configured = d.group().configured();
+  const bool configure_again = new_topology || !configured || hash != d.group().metadata_hash();
+  if (configure_again) {
     auto result = configure_topics(t, hash, [&](const std::string& name) -> std::optional<int32_t> {
       auto id = topics.topic_id(name);
       return id ? std::optional<int32_t>(topics.partition_count(*id)) : std::nullopt;
@@ -424,32 +427,34 @@ std::variant<configured_topology, streams_refusal> configure(draft& d, const top
     for (const auto* owned : {&request.active_tasks, &request.standby_tasks, &request.warmup_tasks})
       if (auto refused = check_tasks(*configured->subtopologies, *owned)) return *refused;
   }
-  if (validated != d.group.validated_topology_epoch()) bump = true;
+  if (validated != d.group().validated_topology_epoch()) bump = true;
   const std::map<std::string, std::string> configs{{"num.standby.replicas", std::to_string(options.num_standby_replicas)}};
-  if (configs != d.group.last_assignment_configs()) bump = true;
-  if (bump) d.add(metadata_record(d.group.group_id(), d.group.group_epoch() + 1, hash, validated, configs));
-  d.group.set_configured(configured);
+  if (configs != d.group().last_assignment_configs()) bump = true;
+  if (bump) d.add(metadata_record(d.group().group_id(), d.group().group_epoch() + 1, hash, validated, configs));
+  // Kept with the group when configured anew, or when a topology record of
+  // this call cleared it.
+  if (configure_again || !d.group().configured()) d.set_configured(configured);
   return *configured;
 }
 
 // The member's next step towards its target (its record when it moves).
 std::variant<streams_member, streams_refusal> reconcile(draft& d, const streams_member& member,
                                                         const msg::streams_group_heartbeat_request& request) {
-  if (member.state == streams_member_state::stable && member.epoch == d.group.assignment_epoch()) return member;
+  if (member.state == streams_member_state::stable && member.epoch == d.group().assignment_epoch()) return member;
   task_reconciliation_input in;
-  in.target_epoch = d.group.assignment_epoch();
-  if (auto t = d.group.target_assignment().find(member.member_id); t != d.group.target_assignment().end())
+  in.target_epoch = d.group().assignment_epoch();
+  if (auto t = d.group().target_assignment().find(member.member_id); t != d.group().target_assignment().end())
     in.target = t->second;
   if (request.active_tasks && request.standby_tasks && request.warmup_tasks)
     in.owned = tasks_tuple{tasks_of(*request.active_tasks), tasks_of(*request.standby_tasks),
                            tasks_of(*request.warmup_tasks)};
-  const streams_group& g = d.group;
+  const streams_group& g = d.group();
   in.owners.active_process = [&g](const std::string& s, int32_t p) { return g.active_process(s, p); };
   in.owners.standby_processes = [&g](const std::string& s, int32_t p) { return g.standby_processes(s, p); };
   in.owners.warmup_processes = [&g](const std::string& s, int32_t p) { return g.warmup_processes(s, p); };
   auto step = reconcile_tasks(member, in);
   if (step.error != error_code::none) return streams_refusal{step.error, step.error_message};
-  if (step.next != member) d.add(assignment_record(d.group.group_id(), step.next));
+  if (step.next != member) d.add(assignment_record(d.group().group_id(), step.next));
   return step.next;
 }
 
@@ -465,22 +470,22 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
   const bool joining = request.member_epoch == 0;
   if (git == groups_.end() && !joining)
     return refuse(error_code::group_id_not_found, "Streams group " + request.group_id + " not found.");
-  draft d{git == groups_.end() ? streams_group(request.group_id) : git->second, {}, std::nullopt};
-  const bool was_empty = d.group.members().empty();
+  draft d = git == groups_.end() ? draft::of_new_group(request.group_id) : draft(git->second);
+  const bool was_empty = d.group().members().empty();
 
   // 1. Who it is, and its metadata.
   const streams_group_options options = options_for(request.group_id);
-  auto identified = identify(d.group, request, options);
+  auto identified = identify(d.group(), request, options);
   if (auto* refused = std::get_if<streams_refusal>(&identified)) return refuse(refused->code, refused->message);
   const streams_member member = std::get<streams_member>(identified);
   const streams_member updated = with_metadata(member, request, client_id, client_host);
-  const bool bump = !d.group.member(request.member_id) || updated != member;
-  if (bump) d.add(member_record(d.group.group_id(), updated));
+  const bool bump = !d.group().member(request.member_id) || updated != member;
+  if (bump) d.add(member_record(d.group().group_id(), updated));
 
   // 2. The topology, configured against the image, and the group epoch.
   msg::streams_group_heartbeat_response response;
   response.status.emplace();  // Kafka answers a list, empty when all is well
-  const bool new_topology = !d.group.declared_topology();
+  const bool new_topology = !d.group().declared_topology();
   auto t = group_topology(d, request, updated, response);
   if (auto* refused = std::get_if<streams_refusal>(&t)) return refuse(refused->code, refused->message);
   auto configured = configure(d, std::get<topology>(t), new_topology, bump, request, topics, options);
@@ -498,11 +503,11 @@ streams_heartbeat_outcome streams_group_manager::heartbeat(const msg::streams_gr
   if (d.error) return refuse(error_code::unknown_server_error, *d.error);
 
   streams_heartbeat_outcome out;
-  if (git != groups_.end()) {
+  if (git == groups_.end()) {
+    groups_.emplace(request.group_id, std::move(d).take());
+  } else if (d.changed()) {
     out.before = std::move(git->second);
-    git->second = std::move(d.group);
-  } else {
-    groups_.emplace(request.group_id, std::move(d.group));
+    git->second = std::move(d).take();
   }
   track(request.group_id, updated, current, options, now_ms);
   for (const auto& r : d.records)
@@ -522,7 +527,7 @@ std::optional<streams_refusal> streams_group_manager::next_target(draft& d, cons
                                                                   bool was_empty, int64_t now_ms,
                                                                   msg::streams_group_heartbeat_response& response) {
   // Not while a group that had no members waits for more.
-  const std::string& group_id = d.group.group_id();
+  const std::string& group_id = d.group().group_id();
   if (was_empty && options.initial_rebalance_delay_ms > 0)
     initial_delays_.try_emplace(group_id, now_ms + options.initial_rebalance_delay_ms);
   if (auto delay = initial_delays_.find(group_id); delay != initial_delays_.end() && delay->second <= now_ms)
@@ -532,16 +537,16 @@ std::optional<streams_refusal> streams_group_manager::next_target(draft& d, cons
                "Assignment delayed due to the configured initial rebalance delay.");
     return std::nullopt;
   }
-  if (d.group.assignment_epoch() >= d.group.group_epoch()) return std::nullopt;
+  if (d.group().assignment_epoch() >= d.group().group_epoch()) return std::nullopt;
   // At most every assignment interval.
-  const bool interval_passed = d.group.assignment_timestamp_ms() == 0 || options.assignment_interval_ms == 0 ||
-                               now_ms >= d.group.assignment_timestamp_ms() + options.assignment_interval_ms;
+  const bool interval_passed = d.group().assignment_timestamp_ms() == 0 || options.assignment_interval_ms == 0 ||
+                               now_ms >= d.group().assignment_timestamp_ms() + options.assignment_interval_ms;
   if (!interval_passed) {
     add_status(response, topology_status::assignment_delayed,
                "Assignment delayed due to the configured assignment interval.");
     return std::nullopt;
   }
-  auto target = compute_streams_target(d.group, d.group.group_epoch(), now_ms, {updated, std::nullopt}, config,
+  auto target = compute_streams_target(d.group(), d.group().group_epoch(), now_ms, {updated, std::nullopt}, config,
                                        options.num_standby_replicas);
   if (auto* e = std::get_if<task_assignor_error>(&target)) return streams_refusal{error_code::unknown_server_error, e->message};
   for (auto& r : std::get<streams_target_result>(target).records) d.add(std::move(r));
@@ -676,14 +681,14 @@ std::vector<streams_group_manager::delayed_target> streams_group_manager::delaye
     if (git == groups_.end() || git->second.members().empty() || !git->second.configured() ||
         git->second.assignment_epoch() >= git->second.group_epoch())
       continue;
-    draft d{git->second, {}, std::nullopt};
-    auto target = compute_streams_target(d.group, d.group.group_epoch(), now_ms, {}, *d.group.configured(),
+    draft d(git->second);
+    auto target = compute_streams_target(d.group(), d.group().group_epoch(), now_ms, {}, *d.group().configured(),
                                          options_for(group_id).num_standby_replicas);
     if (std::holds_alternative<task_assignor_error>(target)) continue;
     for (auto& r : std::get<streams_target_result>(target).records) d.add(std::move(r));
     if (d.error) continue;
     out.push_back({group_id, std::move(git->second), std::move(d.records)});
-    git->second = std::move(d.group);
+    git->second = std::move(d).take();
   }
   return out;
 }

@@ -59,7 +59,7 @@ struct streams_heartbeat_outcome {
   std::vector<internal_topic> to_create;
 };
 
-struct streams_draft;
+class streams_draft;
 
 // The tombstones deleting a group, in Kafka's order: current assignments,
 // targets, the target's epoch, members, the group, the topology.
