@@ -103,7 +103,9 @@ TEST_F(DifferentialTest, StreamsGroupRefusalsAndStatuses) {
   const std::string consumer_group = fresh_name("sg-consumer");
   wait_for_coordinator(t(), consumer_group);
   consumer.group_id = consumer_group;
-  expect_same(t().call("ConsumerGroupHeartbeat join", 68, 1, consumer));
+  expect_same(t().call("ConsumerGroupHeartbeat join", 68, 1, consumer),
+              {{"heartbeat_interval_ms", allowed::rule::any_value,
+                "1 s by default here, 5 s in Kafka (README, Group protocols)"}});
   expect_same(t().call("StreamsGroupHeartbeat to a consumer group", 88, 0,
                        streams_join(consumer_group, "member-c-0123456789", {missing})));
 
