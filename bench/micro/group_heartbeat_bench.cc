@@ -20,23 +20,11 @@ using hw::broker::group::consumer::consumer_group_options;
 using hw::broker::group::consumer::heartbeat_outcome;
 using request = hw::protocol::msg::consumer_group_heartbeat_request;
 
-request heartbeat_of(const std::string& member_id, int32_t epoch, const std::vector<int32_t>& owned) {
-  request r;
-  r.group_id = "g";
-  r.member_id = member_id;
-  r.member_epoch = epoch;
-  r.topic_partitions.emplace();
-  auto& tp = r.topic_partitions->emplace_back();
-  tp.topic_id = hw::testing::topic_id_of(1);
-  tp.partitions = owned;
-  return r;
-}
-
 struct stable_group {
   explicit stable_group(int members) : manager(options()) {
     topics.add("orders", 1, members * 2);
     for (int i = 0; i < members; ++i) {
-      request join = heartbeat_of("m-" + std::to_string(i), 0, {});
+      request join = hw::testing::heartbeat_owning("m-" + std::to_string(i), 0, {});
       join.rebalance_timeout_ms = 60000;
       join.subscribed_topic_names = std::vector<std::string>{"orders"};
       join.topic_partitions->clear();
@@ -47,7 +35,7 @@ struct stable_group {
       moved = false;
       for (int i = 0; i < members; ++i) {
         const std::string id = "m-" + std::to_string(i);
-        auto out = beat(heartbeat_of(id, epochs[id], owned[id]));
+        auto out = beat(hw::testing::heartbeat_owning(id, epochs[id], owned[id]));
         moved |= !out.records.empty();
       }
     }
@@ -80,7 +68,7 @@ struct stable_group {
 
 void BM_StableMemberHeartbeat(benchmark::State& state) {
   stable_group g(static_cast<int>(state.range(0)));
-  const request r = heartbeat_of("m-0", g.epochs["m-0"], g.owned["m-0"]);
+  const request r = hw::testing::heartbeat_owning("m-0", g.epochs["m-0"], g.owned["m-0"]);
   for (auto _ : state) {
     auto out = g.manager.heartbeat(r, 1, "client", "/127.0.0.1", g.topics, g.now, [] { return std::string(); });
     if (!out.records.empty() || out.response.error_code != 0) {

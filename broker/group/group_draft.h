@@ -34,13 +34,6 @@ class group_draft {
   bool changed() const { return copy_.has_value(); }
   // The group to keep: only once changed().
   Group take() && { return std::move(*copy_); }
-  // The copy, made now if it was not yet: for derived state that is not
-  // written as records (a streams group's configured topology).
-  Group& writable() {
-    if (!copy_) copy_.emplace(*base_);
-    return *copy_;
-  }
-
   void add(Record record) {
     Group& g = writable();
     if (auto e = g.replay(record); e && !error) error = std::string(kind_) + " " + g.group_id() + ": " + *e;
@@ -49,6 +42,14 @@ class group_draft {
 
   std::vector<Record> records;
   std::optional<std::string> error;  // a record the group refused: a defect here, not bad input
+
+ protected:
+  // The copy, made now if it was not yet: for derived state that is not
+  // written as records (a streams group's configured topology).
+  Group& writable() {
+    if (!copy_) copy_.emplace(*base_);
+    return *copy_;
+  }
 
  private:
   explicit group_draft(const char* kind) : kind_(kind) {}

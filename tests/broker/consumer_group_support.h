@@ -1,6 +1,6 @@
 #pragma once
-// What the consumer-group (KIP-848) tests share: topic ids made from a
-// number, and a topic image held in a map.
+// What the consumer-group (KIP-848) tests and benchmarks share: topic ids
+// made from a number, a topic image held in a map, and a member's heartbeat.
 
 #include <cstdint>
 #include <map>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "broker/group/consumer/target_assignment.h"
+#include "protocol/messages/consumer_group_heartbeat.h"
 
 namespace hw::testing {
 
@@ -60,5 +61,20 @@ class topic_map_image final : public broker::group::consumer::topic_image_view {
   int64_t version_ = 0;
   std::map<std::pair<std::string, std::string>, std::string> group_configs_;
 };
+
+// A heartbeat of group "g" saying the member owns these partitions of topic
+// topic_id_of(1) (what its last answer gave it).
+inline protocol::msg::consumer_group_heartbeat_request heartbeat_owning(const std::string& member_id, int32_t epoch,
+                                                                         std::vector<int32_t> owned) {
+  protocol::msg::consumer_group_heartbeat_request r;
+  r.group_id = "g";
+  r.member_id = member_id;
+  r.member_epoch = epoch;
+  r.topic_partitions.emplace();
+  auto& tp = r.topic_partitions->emplace_back();
+  tp.topic_id = topic_id_of(1);
+  tp.partitions = std::move(owned);
+  return r;
+}
 
 }  // namespace hw::testing

@@ -62,15 +62,7 @@ request regex_join(const std::string& member_id, const std::string& regex) {
 
 // A heartbeat saying the member owns `owned` (what its last answer gave it).
 request beat(const std::string& member_id, int32_t epoch, const std::set<int32_t>& owned) {
-  request r;
-  r.group_id = "g";
-  r.member_id = member_id;
-  r.member_epoch = epoch;
-  r.topic_partitions.emplace();
-  auto& tp = r.topic_partitions->emplace_back();
-  tp.topic_id = testing::topic_id_of(1);
-  tp.partitions = {owned.begin(), owned.end()};
-  return r;
+  return testing::heartbeat_owning(member_id, epoch, {owned.begin(), owned.end()});
 }
 
 std::set<int32_t> assigned(const heartbeat_outcome& out) {

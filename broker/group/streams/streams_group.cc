@@ -119,11 +119,18 @@ std::optional<std::string> streams_group::apply(const group_metadata_record& r) 
   return std::nullopt;
 }
 
+streams_member streams_group::member_or_new(const std::string& id) const {
+  auto it = members_.find(id);
+  if (it != members_.end()) return it->second;
+  streams_member fresh;
+  fresh.member_id = id;
+  return fresh;
+}
+
 std::optional<std::string> streams_group::apply(const member_metadata_record& r) {
   const std::string& id = r.key.member_id;
   if (r.value) {
-    streams_member next = members_.count(id) ? members_.at(id) : streams_member{};
-    next.member_id = id;
+    streams_member next = member_or_new(id);
     next.metadata = metadata_from(*r.value, next.process_id);
     update_member(id, std::move(next));
     return std::nullopt;
@@ -167,8 +174,7 @@ std::optional<std::string> streams_group::apply(const target_assignment_member_r
 std::optional<std::string> streams_group::apply(const current_assignment_record& r) {
   const std::string& id = r.key.member_id;
   if (r.value) {
-    streams_member next = members_.count(id) ? members_.at(id) : streams_member{};
-    next.member_id = id;
+    streams_member next = member_or_new(id);
     assignment_from(*r.value, next);
     update_member(id, std::move(next));
     return std::nullopt;

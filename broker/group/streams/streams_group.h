@@ -72,6 +72,8 @@ class streams_group {
   std::optional<std::string> apply(const target_assignment_member_record& r);
   std::optional<std::string> apply(const current_assignment_record& r);
   std::optional<std::string> apply(const topology_record& r);
+  // A copy of the member with this id, or a new one with just the id.
+  streams_member member_or_new(const std::string& id) const;
   void update_member(const std::string& member_id, streams_member next);
   void hold(const streams_member& m, int delta);
 
