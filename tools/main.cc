@@ -33,6 +33,7 @@ constexpr tool_entry tools[] = {
     {"kafka-dump-log.sh", hw::tools::kafka_dump_log},
     {"kafka-acls.sh", hw::tools::kafka_acls},
     {"kafka-delegation-tokens.sh", hw::tools::kafka_delegation_tokens},
+    {"kafka-cluster.sh", hw::tools::kafka_cluster},
 };
 
 const tool_entry* find_tool(std::string_view name) {

@@ -61,6 +61,7 @@ api_handler expire_delegation_token_handler();          // 40_expire_delegation_
 api_handler describe_delegation_token_handler();        // 41_describe_delegation_token.cc
 api_handler describe_quorum_handler();  // 55_describe_quorum.cc
 api_handler describe_cluster_handler();  // 60_describe_cluster.cc
+api_handler unregister_broker_handler();  // 64_unregister_broker.cc
 // Served on controller listeners only (not in all_handlers()).
 api_handler broker_registration_handler();  // 62_broker_registration.cc
 api_handler broker_heartbeat_handler();     // 63_broker_heartbeat.cc

@@ -37,6 +37,7 @@
 #include "protocol/messages/describe_acls.h"
 #include "protocol/messages/describe_client_quotas.h"
 #include "protocol/messages/describe_cluster.h"
+#include "protocol/messages/unregister_broker.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/describe_groups.h"
 #include "protocol/messages/describe_log_dirs.h"
@@ -533,6 +534,12 @@ std::vector<probe> cluster_probes(const resources& n) {
     msg::describe_cluster_request r;
     r.include_cluster_authorized_operations = true;
     out.push_back(same_probe("DescribeCluster", 60, 1, r));
+  }
+  {
+    // An id nobody registered: refused before or after the cluster's ALTER.
+    msg::unregister_broker_request r;
+    r.broker_id = 99;
+    out.push_back(same_probe("UnregisterBroker", 64, 0, r));
   }
   {
     msg::describe_configs_request r;

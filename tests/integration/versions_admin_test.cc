@@ -1,7 +1,7 @@
 // Version sweeps of ApiVersions and the admin APIs: CreateTopics,
 // DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs,
 // IncrementalAlterConfigs, DescribeLogDirs, ElectLeaders, DescribeQuorum,
-// DescribeCluster, ListConfigResources and DescribeTopicPartitions. Each version changes topics
+// DescribeCluster, UnregisterBroker, ListConfigResources and DescribeTopicPartitions. Each version changes topics
 // of its own and reads the change back.
 
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 #include "protocol/messages/delete_topics.h"
 #include "protocol/messages/describe_client_quotas.h"
 #include "protocol/messages/describe_cluster.h"
+#include "protocol/messages/unregister_broker.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/describe_log_dirs.h"
 #include "protocol/messages/describe_quorum.h"
@@ -463,6 +464,16 @@ void describe_cluster_sweep(sweep_context& ctx, int16_t v) {
   EXPECT_EQ(resp->cluster_authorized_operations, INT32_MIN);  // not asked for
 }
 
+// The one broker stays: an id nobody registered gets the controller's refusal.
+void unregister_broker_sweep(sweep_context& ctx, int16_t v) {
+  msg::unregister_broker_request req;
+  req.broker_id = 900 + v;
+  auto resp = ctx.client.call<msg::unregister_broker_response>(64, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, 102);  // BROKER_ID_NOT_REGISTERED
+  EXPECT_EQ(resp->error_message, "Broker ID " + std::to_string(req.broker_id) + " is not currently registered");
+}
+
 void describe_topic_partitions_sweep(sweep_context& ctx, int16_t v) {
   auto& c = ctx.client;
   const std::string topic = tname("describe-topic-partitions", v);
@@ -794,6 +805,7 @@ std::vector<api_sweep> admin_sweeps() {
       {51, "AlterUserScramCredentials", &alter_user_scram_credentials_sweep},
       {55, "DescribeQuorum", &describe_quorum_sweep},
       {60, "DescribeCluster", &describe_cluster_sweep},
+      {64, "UnregisterBroker", &unregister_broker_sweep},
       {74, "ListConfigResources", &list_config_resources_sweep},
       {75, "DescribeTopicPartitions", &describe_topic_partitions_sweep},
   };

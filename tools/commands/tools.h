@@ -21,5 +21,6 @@ int kafka_transactions(tool_args args, tool_io io);
 int kafka_dump_log(tool_args args, tool_io io);
 int kafka_acls(tool_args args, tool_io io);
 int kafka_delegation_tokens(tool_args args, tool_io io);
+int kafka_cluster(tool_args args, tool_io io);
 
 }  // namespace hw::tools
