@@ -36,16 +36,18 @@ std::vector<uint8_t> control_value(const Message& m) {
   return out;
 }
 
-// One control batch of one record at base_offset.
+// One control batch at base_offset of these records.
 void append_control_batch(std::vector<uint8_t>& out, int64_t base_offset, int32_t epoch, int64_t time_ms,
-                          control_record_type type, const std::vector<uint8_t>& value) {
+                          const std::vector<std::pair<control_record_type, std::vector<uint8_t>>>& records) {
   protocol::record_batch_options o;
   o.base_offset = base_offset;
   o.partition_leader_epoch = epoch;
   o.control = true;
   protocol::record_batch_builder builder(o);
-  const auto key = protocol::encode_control_key(type);
-  builder.append(time_ms, protocol::bytes_view(key.data(), key.size()), protocol::bytes_view(value.data(), value.size()));
+  for (const auto& [type, value] : records) {
+    const auto key = protocol::encode_control_key(type);
+    builder.append(time_ms, protocol::bytes_view(key.data(), key.size()), protocol::bytes_view(value.data(), value.size()));
+  }
   builder.finish_into(out);
 }
 
@@ -121,11 +123,19 @@ std::vector<uint8_t> encode_snapshot_batches(int32_t partition_leader_epoch,
   protocol::msg::snapshot_header_record header;
   header.version = 0;
   header.last_contained_log_timestamp = options.last_contained_log_timestamp_ms;
-  append_control_batch(out, 0, partition_leader_epoch, options.write_time_ms, control_record_type::snapshot_header,
-                       control_value(header));
+  std::vector<std::pair<control_record_type, std::vector<uint8_t>>> first{
+      {control_record_type::snapshot_header, control_value(header)}};
+  if (options.voters_record) {
+    protocol::msg::k_raft_version_record kraft;
+    kraft.version = 0;
+    kraft.k_raft_version = 1;
+    first.emplace_back(control_record_type::kraft_version, control_value(kraft));
+    first.emplace_back(control_record_type::kraft_voters, *options.voters_record);
+  }
+  append_control_batch(out, 0, partition_leader_epoch, options.write_time_ms, first);
 
   batch_cutter cutter(partition_leader_epoch, options, out);
-  cutter.set_next_offset(1);
+  cutter.set_next_offset(static_cast<int64_t>(first.size()));
   for (size_t i = 0; i < record_values.size(); i += options.records_per_append) {
     cutter.add_group(record_values.subspan(i, std::min(options.records_per_append, record_values.size() - i)));
   }
@@ -133,8 +143,8 @@ std::vector<uint8_t> encode_snapshot_batches(int32_t partition_leader_epoch,
 
   protocol::msg::snapshot_footer_record footer;
   footer.version = 0;
-  append_control_batch(out, cutter.next_offset(), partition_leader_epoch, options.write_time_ms, control_record_type::snapshot_footer,
-                       control_value(footer));
+  append_control_batch(out, cutter.next_offset(), partition_leader_epoch, options.write_time_ms,
+                       {{control_record_type::snapshot_footer, control_value(footer)}});
   return out;
 }
 

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct snapshot_write_options {
   int64_t write_time_ms = 0;
   size_t records_per_append = 1024;   // SnapshotEmitter's group size
   size_t max_batch_bytes = 8u << 20;  // KafkaRaftClient.MAX_BATCH_SIZE_BYTES
+  // A dynamic quorum's voter set (KIP-853): this VotersRecord value, after a
+  // KRaftVersionRecord of level 1, follows the header in its batch (what
+  // Kafka writes under kraft.version 1, and what `kafka-storage.sh format
+  // --standalone` writes alone in the bootstrap checkpoint).
+  std::optional<std::vector<uint8_t>> voters_record;
 };
 
 // The file's bytes for the record values (each a framed metadata record).

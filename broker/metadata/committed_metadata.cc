@@ -8,6 +8,7 @@
 
 #include "controller/metadata/delta.h"
 #include "controller/metadata/image_records.h"
+#include "controller/raft/raft_batches.h"
 #include "controller/raft/raft_quorum_state.h"
 #include "controller/raft/snapshot_file.h"
 
@@ -41,6 +42,8 @@ storage::storage_error committed_metadata::load(controller::metadata_log& log, r
       return {std::make_error_code(std::errc::illegal_byte_sequence),
               "Cannot load the metadata snapshot " + raft::snapshot_file_name(id) + ": " + why};
     disk.snapshot = id;
+    // A dynamic quorum's voters (the bootstrap checkpoint's, or a later snapshot's).
+    disk.snapshot_voters = snapshot_voters(bytes);
     disk.snapshot_bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
     loaded_ = std::move(batch);
     if (log.end_offset() < id.end_offset) {
@@ -107,6 +110,13 @@ void committed_metadata::deliver_committed(const raft::raft_log& log, storage::o
     image_ = delta.apply(batch.last, batch.epoch);
   }
   for (auto& l : listeners_) l(batch);
+}
+
+std::optional<raft::voter_set> snapshot_voters(const std::vector<uint8_t>& bytes) {
+  auto decoded = raft::decode_snapshot(protocol::bytes_view(bytes.data(), bytes.size()));
+  if (!decoded.ok() || !decoded.voters_record) return std::nullopt;
+  const auto& v = *decoded.voters_record;
+  return raft::decode_voters_record(protocol::bytes_view(v.data(), v.size()));
 }
 
 bool committed_metadata::decode(raft::snapshot_id id, const std::vector<uint8_t>& bytes, committed_batch* out,
@@ -185,6 +195,7 @@ void committed_metadata::maybe_snapshot(raft::raft_core& core, controller::metad
   raft::snapshot_write_options wo;
   wo.last_contained_log_timestamp_ms = last->append_time_ms;
   wo.write_time_ms = now;
+  if (core.dynamic_quorum()) wo.voters_record = raft::voters_record(core.voters_at(applied_ - 1));
   const auto values = controller::image_record_values(*image_);
   auto payload = std::make_shared<const std::vector<uint8_t>>(raft::encode_snapshot(id, values, wo));
   const auto& dir = options_.partition_dir;

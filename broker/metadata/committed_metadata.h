@@ -29,6 +29,9 @@
 
 namespace hw::broker {
 
+// The voter set a snapshot holds (a dynamic quorum's: KIP-853), or none.
+std::optional<controller::raft::voter_set> snapshot_voters(const std::vector<uint8_t>& bytes);
+
 struct committed_metadata_options {
   std::filesystem::path partition_dir;  // __cluster_metadata-0: the snapshot files
   int64_t snapshot_max_bytes = 20 << 20;     // metadata.log.max.record.bytes.between.snapshots

@@ -97,8 +97,8 @@ raft::raft_options raft_driver::core_options() {
   ro.request_timeout_ms = options_.request_timeout_ms;
   ro.retry_backoff_ms = options_.retry_backoff_ms;
   ro.fetch_max_wait_ms = options_.fetch_max_wait_ms;
-  ro.leader_change_record = [voter_ids](raft::node_id leader, raft::epoch) {
-    return raft::leader_change_record(leader, voter_ids);
+  ro.leader_change_record = [](raft::node_id leader, raft::epoch, const std::vector<raft::node_id>& voters) {
+    return raft::leader_change_record(leader, voters);
   };
   ro.random = [this](int64_t lo_ms, int64_t hi_ms) {
     return std::uniform_int_distribution<int64_t>(lo_ms, hi_ms - 1)(random_);

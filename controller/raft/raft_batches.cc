@@ -1,5 +1,7 @@
 #include "controller/raft/raft_batches.h"
 
+#include <array>
+
 #include "protocol/messages/kraft_control_records.h"
 #include "protocol/records/control_record.h"
 #include "protocol/records/record_batch.h"
@@ -7,6 +9,27 @@
 #include "protocol/wire/writer.h"
 
 namespace hw::controller::raft {
+namespace {
+
+// The control batches a log entry can be: LeaderChange records only, or a
+// VotersRecord after a KRaftVersionRecord (the upgrade to kraft.version 1)
+// after a LeaderChange (the start of an epoch whose voters are not yet in
+// the log), or alone (a voter added or removed).
+bool control_types_known(const std::vector<int16_t>& types, bool voters) {
+  using protocol::control_record_type;
+  auto is = [](int16_t t, control_record_type want) { return t == static_cast<int16_t>(want); };
+  if (!voters) {
+    for (int16_t t : types)
+      if (!is(t, control_record_type::leader_change)) return false;
+    return true;
+  }
+  const size_t n = types.size();
+  if (n == 0 || n > 3 || !is(types[n - 1], control_record_type::kraft_voters)) return false;
+  if (n >= 2 && !is(types[n - 2], control_record_type::kraft_version)) return false;
+  return n < 3 || is(types[0], control_record_type::leader_change);
+}
+
+}  // namespace
 
 void encode_entry(const log_entry& e, std::vector<uint8_t>& out) {
   protocol::record_batch_options o;
@@ -14,10 +37,21 @@ void encode_entry(const log_entry& e, std::vector<uint8_t>& out) {
   o.partition_leader_epoch = e.leader_epoch.value;
   o.control = e.control;
   protocol::record_batch_builder builder(o);
-  const auto control_key = protocol::encode_control_key(protocol::control_record_type::leader_change);
-  for (const auto& r : e.records) {
+  using protocol::control_record_type;
+  for (size_t i = 0; i < e.records.size(); ++i) {
+    const auto& r = e.records[i];
+    std::array<uint8_t, 4> control_key{};
     std::optional<protocol::bytes_view> key;
-    if (e.control) key = protocol::bytes_view(control_key.data(), control_key.size());
+    if (e.control) {
+      // A KRaftVoters entry: its last record is the VotersRecord, one before it a
+      // KRaftVersionRecord, and one before that the LeaderChange of an epoch's start.
+      const size_t from_end = e.records.size() - i;
+      const control_record_type type = !e.voters || from_end == 3 ? control_record_type::leader_change
+                                       : from_end == 1            ? control_record_type::kraft_voters
+                                                                  : control_record_type::kraft_version;
+      control_key = protocol::encode_control_key(type);
+      key = protocol::bytes_view(control_key.data(), control_key.size());
+    }
     builder.append(e.append_time_ms, key, protocol::bytes_view(r.data(), r.size()));
   }
   builder.finish_into(out);
@@ -55,20 +89,30 @@ bool decode_entries(protocol::bytes_view bytes, std::vector<log_entry>* out, std
     entry.append_time_ms = batch.base_timestamp();
     protocol::record_view r;
     int64_t expected = batch.base_offset();
+    std::vector<int16_t> types;
     while (it.next(r)) {
       if (r.offset != expected++) {
         *error = "records of the batch at offset " + std::to_string(batch.base_offset()) + " are not consecutive";
         return false;
       }
+      auto v = r.value.value_or(protocol::bytes_view());
       if (entry.control) {
         auto key = protocol::parse_control_key(r);
-        if (!key || key->type != static_cast<int16_t>(protocol::control_record_type::leader_change)) {
-          *error = "control batch at offset " + std::to_string(batch.base_offset()) + " is not a LeaderChange";
-          return false;
+        types.push_back(key ? key->type : int16_t{-1});
+        if (key && key->type == static_cast<int16_t>(protocol::control_record_type::kraft_voters)) {
+          entry.voters = decode_voters_record(v);
+          if (!entry.voters) {
+            *error = "the VotersRecord at offset " + std::to_string(r.offset) + " does not decode";
+            return false;
+          }
         }
       }
-      auto v = r.value.value_or(protocol::bytes_view());
       entry.records.emplace_back(v.begin(), v.end());
+    }
+    if (entry.control && !control_types_known(types, entry.voters.has_value())) {
+      *error = "control batch at offset " + std::to_string(batch.base_offset()) +
+               " is neither a LeaderChange nor a KRaftVoters batch";
+      return false;
     }
     if (it.error() != protocol::batch_error::none || entry.records.empty() ||
         entry.end_offset().value != batch.next_offset()) {
@@ -99,6 +143,59 @@ std::vector<uint8_t> leader_change_record(node_id leader, std::span<const node_i
   protocol::writer w(value);
   message.encode(w, 0);
   return value;
+}
+
+std::vector<uint8_t> kraft_version_record(int16_t level) {
+  protocol::msg::k_raft_version_record record;
+  record.version = 0;
+  record.k_raft_version = level;
+  std::vector<uint8_t> value;
+  protocol::writer w(value);
+  record.encode(w, 0);
+  return value;
+}
+
+std::vector<uint8_t> voters_record(const voter_set& voters) {
+  protocol::msg::voters_record record;
+  record.version = 0;
+  for (const auto& v : voters.voters) {
+    protocol::msg::voters_record::voter out;
+    out.voter_id = v.id.value;
+    out.voter_directory_id = v.directory_id;
+    for (const auto& e : v.endpoints) {
+      protocol::msg::voters_record::endpoint wire;
+      wire.name = e.name;
+      wire.host = e.host;
+      wire.port = e.port;
+      out.endpoints.push_back(std::move(wire));
+    }
+    out.k_raft_version_feature.min_supported_version = v.min_kraft_version;
+    out.k_raft_version_feature.max_supported_version = v.max_kraft_version;
+    record.voters.push_back(std::move(out));
+  }
+  std::vector<uint8_t> value;
+  protocol::writer w(value);
+  record.encode(w, 0);
+  return value;
+}
+
+std::optional<voter_set> decode_voters_record(protocol::bytes_view value) {
+  protocol::msg::voters_record record;
+  protocol::reader r(value);
+  record.decode(r, 0);
+  if (!r.ok()) return std::nullopt;
+  voter_set out;
+  for (const auto& in : record.voters) {
+    voter v;
+    v.id = node_id(in.voter_id);
+    v.directory_id = in.voter_directory_id;
+    for (const auto& e : in.endpoints) v.endpoints.push_back({e.name, e.host, e.port});
+    v.min_kraft_version = in.k_raft_version_feature.min_supported_version;
+    v.max_kraft_version = in.k_raft_version_feature.max_supported_version;
+    if (out.contains(v.id)) return std::nullopt;  // one voter per id
+    out = out.with(std::move(v));
+  }
+  return out;
 }
 
 }  // namespace hw::controller::raft

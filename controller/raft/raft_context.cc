@@ -10,17 +10,40 @@ raft_context::raft_context(raft_options o, raft_disk_state disk, int64_t now)
     : options(std::move(o)),
       state(disk.state),
       log(disk.snapshot, std::move(disk.entries)),
+      voters(options.voters.empty() ? voter_history::dynamic(std::move(disk.snapshot_voters))
+                                    : voter_history::fixed(voter_set::of_ids(options.voters))),
       now_ms(now),
       durable_end(log.end_offset()),
       high_watermark(log.start_offset()),
       snapshot_bytes(std::move(disk.snapshot_bytes)) {
   assert(options.random);
-  assert(!options.voters.empty());
   std::sort(options.voters.begin(), options.voters.end());
+  if (options.bootstrap.empty()) options.bootstrap = options.voters;
+  if (voters.is_dynamic())
+    for (const auto& e : log.entries())
+      if (e.voters) voters.record(e.end_offset() - 1, *e.voters);
 }
 
-bool raft_context::is_voter_id(node_id n) const {
-  return std::binary_search(options.voters.begin(), options.voters.end(), n);
+bool raft_context::append(log_entry e) {
+  // The set holds from its VotersRecord, the batch's last record.
+  const bool changes = e.voters.has_value() && voters.is_dynamic();
+  if (changes) voters.record(e.end_offset() - 1, *e.voters);
+  log.append(std::move(e));
+  return changes;
+}
+
+bool raft_context::truncate_to(offset o, offset* new_end) {
+  *new_end = log.truncate_to(o);
+  const offset before = voters.latest_offset();
+  voters.truncate_to(*new_end);
+  return voters.latest_offset() != before;
+}
+
+bool raft_context::reset_to_snapshot(snapshot_id s, std::optional<voter_set> voters_at) {
+  const voter_set before = voters.latest();
+  log.reset_to_snapshot(s);
+  voters.reset(s.end_offset, std::move(voters_at));
+  return !(voters.latest() == before);
 }
 
 void raft_context::set_state(persistent_state s) {
@@ -40,6 +63,13 @@ void raft_context::note_leader_change() {
   if (le == last_reported_leader) return;
   last_reported_leader = le;
   pending.leader = le;
+}
+
+fetch_request raft_context::fetch_request_from_end(uint64_t correlation) const {
+  fetch_request r{correlation,        options.self,      state.current_epoch, log.end_offset(),
+                  log.last_epoch(),   options.fetch_max_wait_ms, high_watermark};
+  r.replica_directory_id = options.directory_id;
+  return r;
 }
 
 int64_t raft_context::random_election_timeout() {

@@ -15,15 +15,37 @@
 #include "controller/raft/raft_interface.h"
 #include "controller/raft/raft_log.h"
 #include "controller/raft/raft_roles.h"
+#include "controller/raft/raft_voters.h"
 
 namespace hw::controller::raft {
 
 struct raft_context {
   raft_context(raft_options o, raft_disk_state disk, int64_t now);
 
+  // Voters are the newest set's (raft_voters.h).
   bool is_voter() const { return is_voter_id(options.self); }
-  bool is_voter_id(node_id n) const;
-  size_t majority() const { return options.voters.size() / 2 + 1; }
+  bool is_voter_id(node_id n) const { return voters.latest().contains(n); }
+  size_t majority() const { return voters.latest().majority(); }
+  // Whether this node may stand for election: it is a voter, or the newest
+  // change, not known to be committed, removed it (a leader that removed
+  // itself and lost its leadership before the removal committed). Without
+  // that, a voter that has only the older set would wait for its vote while
+  // it waits for theirs. It needs a majority of the newest set all the same,
+  // and resigns once it has committed its removal. (One change at a time:
+  // the set before the newest is committed.)
+  bool may_stand() const {
+    if (is_voter()) return true;
+    const offset newest = voters.latest_offset();
+    return newest >= high_watermark && voters.at(newest - 1).contains(options.self);
+  }
+  std::vector<node_id> voter_ids() const { return voters.latest().ids(); }
+
+  // The log's changes, with the voter history kept in step; each says
+  // whether the newest voter set changed (raft_transitions::on_voters_changed
+  // acts on it).
+  bool append(log_entry e);
+  bool truncate_to(offset o, offset* new_end);
+  bool reset_to_snapshot(snapshot_id s, std::optional<voter_set> voters_at);
   leader_and_epoch current_leader() const { return {state.leader_id, state.current_epoch}; }
   uint64_t next_correlation() { return correlation_++; }
 
@@ -34,6 +56,9 @@ struct raft_context {
   // Reports the leader and epoch once they differ from what was reported.
   void note_leader_change();
 
+  // A Fetch from our durable log end (a follower's, or an observer's probe).
+  fetch_request fetch_request_from_end(uint64_t correlation) const;
+
   // The randomized election timeout, in [t, 2t).
   int64_t random_election_timeout();
   // When a follower that hears nothing more starts an election.
@@ -42,6 +67,7 @@ struct raft_context {
   raft_options options;  // voters sorted
   persistent_state state;
   raft_log log;
+  voter_history voters;
   role current_role = role::unattached;
   int64_t now_ms = 0;
   offset durable_end{0};

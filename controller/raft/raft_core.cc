@@ -15,7 +15,7 @@ raft_core::raft_core(raft_options options, raft_disk_state disk, int64_t now_ms)
   // epoch again (its in-memory leader state is gone): a former leader is
   // resigned until its election timeout.
   if (c_.state.leader_id == c_.options.self) {
-    c_.current_role = c_.is_voter() ? role::resigned : role::unattached;
+    c_.current_role = c_.may_stand() ? role::resigned : role::unattached;
     c_.deadline_ms = c_.now_ms + c_.random_election_timeout();
   } else if (c_.state.leader_id != no_node) {
     c_.current_role = role::follower;
@@ -23,12 +23,12 @@ raft_core::raft_core(raft_options options, raft_disk_state disk, int64_t now_ms)
     transitions_.maybe_send_fetch();
   } else {
     c_.current_role = role::unattached;
-    c_.deadline_ms = c_.now_ms + (c_.is_voter() ? c_.random_election_timeout() : 0);
+    c_.deadline_ms = c_.now_ms + (c_.may_stand() ? c_.random_election_timeout() : 0);
   }
   c_.note_leader_change();
   // The only voter needs no one's vote: it leads a new epoch at once, as
   // Kafka's single-voter quorum does, rather than after an election timeout.
-  if (c_.options.voters.size() == 1 && c_.is_voter()) transitions_.become_candidate();
+  if (c_.voters.latest().size() == 1 && c_.is_voter()) transitions_.become_candidate();
 }
 
 ready raft_core::take_ready() {
@@ -59,16 +59,19 @@ void raft_core::tick(int64_t now_ms) {
   switch (c_.current_role) {
     case role::unattached:
       if (now < c_.deadline_ms) break;
-      if (c_.is_voter()) {
+      if (c_.may_stand()) {
         transitions_.become_prospective();
       } else {
         // An observer without a leader asks the voters in turn; any of
         // them answers with the leader it knows.
-        node_id to = c_.fetch.next_probe(c_.options.voters);
+        // (The bootstrap servers while no voter is known.)
+        const std::vector<node_id> known = c_.voter_ids();
+        const std::vector<node_id>& ask = known.empty() ? c_.options.bootstrap : known;
+        if (ask.empty()) break;
+        node_id to = c_.fetch.next_probe(ask);
         uint64_t correlation = c_.next_correlation();
         c_.fetch.sent(correlation, now);
-        c_.send(to, fetch_request{correlation, c_.options.self, c_.state.current_epoch, c_.log.end_offset(),
-                                  c_.log.last_epoch(), c_.options.fetch_max_wait_ms, c_.high_watermark});
+        c_.send(to, c_.fetch_request_from_end(correlation));
         c_.deadline_ms = now + c_.options.request_timeout_ms;
       }
       break;
@@ -84,7 +87,7 @@ void raft_core::tick(int64_t now_ms) {
       break;
     case role::follower:
       if (now >= c_.deadline_ms) {
-        if (c_.is_voter()) {
+        if (c_.may_stand()) {
           transitions_.become_prospective();
         } else {
           transitions_.become_unattached(c_.state.current_epoch, no_node);
@@ -130,7 +133,7 @@ propose_result raft_core::propose(std::vector<std::vector<uint8_t>> records) {
   }
   log_entry e{c_.log.end_offset(), c_.state.current_epoch, false, std::move(records), c_.now_ms};
   offset base = e.base_offset;
-  c_.log.append(e);
+  c_.append(e);
   c_.pending.entries.push_back(std::move(e));
   return {propose_error::none, base};
 }
@@ -140,7 +143,7 @@ void raft_core::persisted(offset end) {
   if (e <= c_.durable_end) return;
   c_.durable_end = e;
   if (c_.current_role == role::leader) {
-    if (auto hw = c_.leader.committed_end(c_.durable_end)) c_.set_hw(*hw);
+    transitions_.leader_commit();
   } else {
     transitions_.maybe_send_fetch();
   }
@@ -158,6 +161,7 @@ bool raft_core::compact(snapshot_id s, snapshot_payload bytes) {
   if (c_.log.epoch_at(s.end_offset - 1) != s.leader_epoch) return false;
   if (!c_.log.is_batch_boundary(s.end_offset)) return false;
   c_.log.compact_to(s);
+  c_.voters.compact_to(s.end_offset);
   c_.snapshot_bytes = std::move(bytes);
   return true;
 }

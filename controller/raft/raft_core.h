@@ -21,10 +21,14 @@
 // its durable end: a record is committed only when a majority holds it on
 // disk. Time only moves through tick(); receive() uses the last tick's time.
 //
+// The voter set is static (controller.quorum.voters) or, in a dynamic quorum
+// (KIP-853), the newest KRaftVoters entry of the log (raft_voters.h); the
+// leader adds and removes voters one at a time (raft_membership.h).
+//
 // Not done here: cluster id checks, wire translation, Fetch long-polling
-// (fetch_request.max_wait_ms is a hint for the leader's driver), voter set
-// changes (KIP-853: the voter set is static), observers' bootstrap servers
-// (an observer asks the voters in turn).
+// (fetch_request.max_wait_ms is a hint for the leader's driver), the
+// ApiVersions the leader asks a new voter for (the driver, between
+// begin_add_voter and finish_add_voter).
 //
 // Inside, the core is split the way Kafka's raft client is: the shared state
 // (raft_context.h), the per-role state (raft_roles.h, one class per role as
@@ -44,6 +48,7 @@
 #include "controller/raft/raft_fetching.h"
 #include "controller/raft/raft_interface.h"
 #include "controller/raft/raft_log.h"
+#include "controller/raft/raft_membership.h"
 #include "controller/raft/raft_messages.h"
 #include "controller/raft/raft_roles.h"
 #include "controller/raft/raft_transitions.h"
@@ -77,6 +82,17 @@ class raft_core {
   // False (and nothing changes) when s is not such a point.
   bool compact(snapshot_id s, snapshot_payload bytes);
 
+  // Voter changes at the leader (raft_membership.h): the KRaftVoters entry
+  // of an accepted change is answered once the high watermark passes it.
+  voter_change begin_add_voter(const voter& v) { return membership_.begin_add(v); }
+  voter_change finish_add_voter(const voter& v) { return membership_.finish_add(v); }
+  void abort_add_voter() { membership_.abort_add(); }
+  voter_change remove_voter(node_id id, const protocol::uuid& directory) { return membership_.remove(id, directory); }
+  // The voters this node counts now, and whether the quorum is dynamic.
+  const voter_set& voters() const { return c_.voters.latest(); }
+  const voter_set& voters_at(offset o) const { return c_.voters.at(o); }
+  bool dynamic_quorum() const { return c_.voters.is_dynamic(); }
+
   bool has_ready() const { return !c_.pending.empty(); }
   ready take_ready();
 
@@ -100,6 +116,7 @@ class raft_core {
   raft_transitions transitions_{c_};
   raft_election election_{c_, transitions_};
   raft_fetching fetching_{c_, transitions_};
+  raft_membership membership_{c_, transitions_};
 };
 
 }  // namespace hw::controller::raft

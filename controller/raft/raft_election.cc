@@ -10,7 +10,11 @@ using protocol::error_code;
 
 void raft_election::on(node_id from, const vote_request& m) {
   vote_response r{m.correlation, error_code::none, {}, false, m.pre_vote};
-  if (!c_.is_voter() || !c_.is_voter_id(m.replica_id)) {
+  // A static quorum answers its voters only. In a dynamic one, a node's set
+  // may be older than the candidate's (the entry that made either of them a
+  // voter not fetched yet), so any node may vote, as in Kafka (KIP-853):
+  // the candidate counts only the voters of its own set.
+  if (!c_.voters.is_dynamic() && (!c_.is_voter() || !c_.is_voter_id(m.replica_id))) {
     r.error = error_code::inconsistent_voter_set;
   } else if (m.replica_epoch < c_.state.current_epoch) {
     r.error = error_code::fenced_leader_epoch;
@@ -41,7 +45,7 @@ void raft_election::on(node_id from, const vote_response& m) {
   if (!m.vote_granted || m.error != error_code::none) {
     c_.votes.no(from);
     if (now == role::prospective && c_.state.leader_id != no_node &&
-        c_.options.voters.size() - c_.votes.no_count() < c_.majority()) {
+        c_.voters.latest().size() - c_.votes.no_count() < c_.majority()) {
       // KIP-996: the majority still follows our leader; so do we.
       t_.become_follower(c_.state.current_epoch, c_.state.leader_id);
     }
@@ -90,7 +94,7 @@ void raft_election::on(node_id from, const end_quorum_epoch_request& m) {
       // ends: this only elects the successor sooner) and start soon; the
       // most caught-up successor first, the others a step later each,
       // voters not named after a full election timeout.
-      c_.fetch.heard(false);
+      c_.fetch.leader_ends();
       const auto& successors = m.preferred_successors;
       auto pos = std::find(successors.begin(), successors.end(), c_.options.self);
       int64_t backoff = c_.options.election_timeout_ms;

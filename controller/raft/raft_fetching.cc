@@ -25,7 +25,7 @@ void raft_fetching::on(node_id from, const fetch_request& m) {
   r.error = refusal(m.current_leader_epoch);
   if (r.error == error_code::none) {
     c_.leader.serve_fetch(from, m, c_.log, c_.options.fetch_max_records, c_.now_ms, r);
-    if (auto hw = c_.leader.committed_end(c_.durable_end)) c_.set_hw(*hw);
+    t_.leader_commit();
   }
   r.high_watermark = c_.high_watermark;
   c_.send(from, std::move(r));
@@ -58,16 +58,22 @@ void raft_fetching::on(node_id, const fetch_response& m) {
 }
 
 void raft_fetching::on_fetched(const fetch_response& m) {
-  c_.fetch.heard(true);
-  c_.deadline_ms = c_.follower_deadline();
+  // An answer the leader sent before it said it leaves does not put the
+  // successor's election off (it would wait a whole fetch timeout more).
+  if (!c_.fetch.leader_ending()) {
+    c_.fetch.heard(true);
+    c_.deadline_ms = c_.follower_deadline();
+  }
   if (m.diverging_epoch) {
     // Cut back to where our log and the leader's last agree.
     offset target = std::min(m.diverging_epoch->end_offset,
                              c_.log.end_offset_for_epoch(m.diverging_epoch->leader_epoch).end_offset);
-    offset end = c_.log.truncate_to(target);
+    offset end{0};
+    const bool voters_changed = c_.truncate_to(target, &end);
     c_.pending.truncate_to = c_.pending.truncate_to ? std::min(*c_.pending.truncate_to, end) : end;
     std::erase_if(c_.pending.entries, [end](const log_entry& e) { return e.base_offset >= end; });
     c_.durable_end = std::min(c_.durable_end, end);
+    if (voters_changed) t_.on_voters_changed();
     return;
   }
   if (m.snapshot) {
@@ -76,13 +82,15 @@ void raft_fetching::on_fetched(const fetch_response& m) {
     t_.send_snapshot_fetch();
     return;
   }
+  bool voters_changed = false;
   for (const log_entry& e : m.entries) {
     if (e.end_offset() <= c_.log.end_offset()) continue;  // already held (a resent answer)
     if (e.base_offset != c_.log.end_offset() || e.leader_epoch < c_.log.last_epoch() || e.records.empty()) break;
-    c_.log.append(e);
+    voters_changed |= c_.append(e);
     c_.pending.entries.push_back(e);
   }
   c_.set_hw(std::min(m.high_watermark, c_.log.end_offset()));
+  if (voters_changed) t_.on_voters_changed();
 }
 
 void raft_fetching::on(node_id, const fetch_snapshot_response& m) {
@@ -95,8 +103,10 @@ void raft_fetching::on(node_id, const fetch_snapshot_response& m) {
     t_.maybe_send_fetch();
     return;
   }
-  c_.fetch.heard(true);
-  c_.deadline_ms = c_.follower_deadline();
+  if (!c_.fetch.leader_ending()) {
+    c_.fetch.heard(true);
+    c_.deadline_ms = c_.follower_deadline();
+  }
   if (got == fetch_progress::chunk::more) {
     t_.send_snapshot_fetch();
     return;
@@ -110,12 +120,15 @@ void raft_fetching::on(node_id, const fetch_snapshot_response& m) {
 void raft_fetching::install_copied_snapshot() {
   auto [s, bytes] = c_.fetch.finish_copy();
   c_.snapshot_bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
-  c_.log.reset_to_snapshot(s);
+  std::optional<voter_set> voters_at;
+  if (c_.options.snapshot_voters) voters_at = c_.options.snapshot_voters(*c_.snapshot_bytes);
+  const bool voters_changed = c_.reset_to_snapshot(s, std::move(voters_at));
   c_.durable_end = s.end_offset;
   c_.pending.truncate_to.reset();
   c_.pending.entries.clear();
   c_.pending.install_snapshot = std::pair{s, c_.snapshot_bytes};
   c_.set_hw(s.end_offset);
+  if (voters_changed) t_.on_voters_changed();
 }
 
 }  // namespace hw::controller::raft

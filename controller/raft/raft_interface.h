@@ -22,7 +22,15 @@ struct unsafe_test_switches {
 
 struct raft_options {
   node_id self = no_node;
-  std::vector<node_id> voters;  // the static voter set (controller.quorum.voters)
+  // The static voter set (controller.quorum.voters, kraft.version 0); empty
+  // for a dynamic quorum (KIP-853), whose set is in the log
+  // (raft_voters.h).
+  std::vector<node_id> voters;
+  // Whom a node without a leader asks who leads (controller.quorum.bootstrap.
+  // servers, under ids the driver gives them) when it knows no voter.
+  std::vector<node_id> bootstrap;
+  // This node's metadata log directory: with its id, the voter it is.
+  protocol::uuid directory_id;
   int64_t election_timeout_ms = 1000;  // controller.quorum.election.timeout.ms; randomized in [t, 2t)
   int64_t fetch_timeout_ms = 2000;     // controller.quorum.fetch.timeout.ms
   int64_t request_timeout_ms = 2000;   // controller.quorum.request.timeout.ms: resend after
@@ -32,8 +40,19 @@ struct raft_options {
   int32_t fetch_snapshot_max_bytes = 1 << 20;  // per FetchSnapshot request
   size_t max_uncommitted_records = 1 << 16;  // propose() refuses beyond this
   // The record of the LeaderChange control entry a new leader appends
-  // (the driver encodes Kafka's LeaderChangeMessage); none: an empty record.
-  std::function<std::vector<uint8_t>(node_id leader, epoch e)> leader_change_record;
+  // (the driver encodes Kafka's LeaderChangeMessage, naming the voters it
+  // counts); none: an empty record.
+  std::function<std::vector<uint8_t>(node_id leader, epoch e, const std::vector<node_id>& voters)>
+      leader_change_record;
+  // The VotersRecord of a KRaftVoters entry the leader appends (a voter
+  // added or removed); none: an empty record.
+  std::function<std::vector<uint8_t>(const voter_set&)> voters_record;
+  // The KRaftVersionRecord of a level, written before the first VotersRecord
+  // of the log.
+  std::function<std::vector<uint8_t>(int16_t level)> kraft_version_record;
+  // The voter set a snapshot copied from the leader holds (its KRaftVoters
+  // record); none: the set stays as it was (a static quorum's).
+  std::function<std::optional<voter_set>(const std::vector<uint8_t>&)> snapshot_voters;
   // Returns a number in [lo, hi); the only source of randomness.
   std::function<int64_t(int64_t lo, int64_t hi)> random;
   unsafe_test_switches unsafe;
@@ -45,6 +64,10 @@ struct raft_disk_state {
   snapshot_id snapshot;            // where the log starts
   snapshot_payload snapshot_bytes;  // its content, served to followers that need it
   std::vector<log_entry> entries;  // from the snapshot on; all durable
+  // The voter set the snapshot holds (a dynamic quorum's bootstrap
+  // checkpoint, or a later snapshot's KRaftVoters record); ignored when
+  // raft_options::voters is set.
+  std::optional<voter_set> snapshot_voters;
 };
 
 struct ready {

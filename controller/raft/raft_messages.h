@@ -91,6 +91,9 @@ struct fetch_request {
   // records learns of the commit without waiting out max_wait_ms. Not
   // told: answered as before KIP-1166.
   std::optional<offset> high_watermark;
+  // The fetcher's metadata log directory (ReplicaDirectoryId, Fetch v17,
+  // KIP-853): the leader tells a controller waiting to be added by it.
+  protocol::uuid replica_directory_id{};
 };
 // DivergingEpoch: the largest epoch <= last_fetched_epoch in the leader's
 // log and where it ends there; the fetcher truncates to end_offset.

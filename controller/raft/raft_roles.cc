@@ -57,12 +57,38 @@ void leader_progress::start(node_id self, const std::vector<node_id>& voters, of
   since_ms_ = now_ms;
 }
 
+void leader_progress::set_voters(const std::vector<node_id>& voters) {
+  voters_ = voters;
+  for (node_id v : voters_) replicas_.try_emplace(v);
+}
+
+protocol::uuid leader_progress::directory_of(node_id id) const {
+  auto it = replicas_.find(id);
+  return it == replicas_.end() ? protocol::uuid{} : it->second.directory_id;
+}
+
+bool leader_progress::caught_up(node_id id, const protocol::uuid& directory, int64_t now_ms, int64_t window_ms) const {
+  auto it = replicas_.find(id);
+  if (it == replicas_.end() || it->second.directory_id != directory) return false;
+  const replica_view& v = it->second.view;
+  return v.last_caught_up_ms > 0 && v.last_fetch_ms > 0 && v.last_fetch_ms > now_ms - window_ms;
+}
+
 void leader_progress::serve_fetch(node_id from, const fetch_request& m, const raft_log& log, size_t max_records,
                                   int64_t now_ms, fetch_response& r) {
   replica& rep = replicas_[from];
+  rep.previous_fetch_ms = rep.view.last_fetch_ms;
   rep.view.last_fetch_ms = now_ms;  // a fetch in this epoch counts for check-quorum
-  if (m.fetch_offset < log.start_offset()) {
-    r.snapshot = log.snapshot();
+  rep.directory_id = m.replica_directory_id;
+  // The snapshot first, as Kafka's validateOffsetAndEpoch: below the log
+  // start, at it with another epoch than the snapshot's, or from an epoch
+  // older than the snapshot's (the fetcher diverged inside what the snapshot
+  // covers, where it cannot be told how far to cut back).
+  const snapshot_id& snap = log.snapshot();
+  if (snap.end_offset > offset{0} &&
+      (m.fetch_offset < snap.end_offset || (m.fetch_offset == snap.end_offset && m.last_fetched_epoch != snap.leader_epoch) ||
+       m.last_fetched_epoch < snap.leader_epoch)) {
+    r.snapshot = snap;
     return;
   }
   epoch_end_offset eo = log.end_offset_for_epoch(m.last_fetched_epoch);
@@ -73,6 +99,13 @@ void leader_progress::serve_fetch(node_id from, const fetch_request& m, const ra
   // The fetcher's log matches ours up to fetch_offset, and it is durable
   // there (followers fetch from their durable end).
   rep.view.end = m.fetch_offset;
+  const offset leader_end = log.end_offset();
+  if (m.fetch_offset >= leader_end) {
+    rep.view.last_caught_up_ms = std::max(rep.view.last_caught_up_ms, now_ms);
+  } else if (rep.leader_end_at_last_fetch > offset{0} && m.fetch_offset >= rep.leader_end_at_last_fetch) {
+    rep.view.last_caught_up_ms = std::max(rep.view.last_caught_up_ms, rep.previous_fetch_ms);
+  }
+  rep.leader_end_at_last_fetch = leader_end;
   r.entries = log.read(m.fetch_offset, max_records);
 }
 
@@ -129,6 +162,9 @@ offset leader_progress::end_of(node_id v, offset self_end) const {
 }
 
 std::optional<offset> leader_progress::committed_end(offset self_end) const {
+  // A leader that is no longer a voter (it removed itself) still commits
+  // for the new set, without counting itself.
+  if (voters_.empty()) return std::nullopt;
   std::vector<offset> ends;
   for (node_id v : voters_) ends.push_back(end_of(v, self_end));
   std::sort(ends.begin(), ends.end(), std::greater<>());
@@ -166,6 +202,7 @@ void fetch_progress::reset() {
 void fetch_progress::new_term() {
   reset();
   heard_ = false;
+  leader_ending_ = false;
 }
 
 bool fetch_progress::may_fetch(int64_t now_ms) const {

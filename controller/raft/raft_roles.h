@@ -31,6 +31,10 @@ const char* role_name(role r);
 struct replica_view {
   offset end{-1};             // durable end; -1 unknown
   int64_t last_fetch_ms = -1;  // -1: not in this epoch
+  // When it last held everything the leader had (Kafka's
+  // lastCaughtUpTimestamp: a fetch from the leader's end then, or from the
+  // end the leader had at the fetch before); -1 never.
+  int64_t last_caught_up_ms = -1;
 };
 
 // Where a voter stands when it is asked for its vote.
@@ -55,6 +59,16 @@ class leader_progress {
   // voter's end unknown, nothing sent.
   void start(node_id self, const std::vector<node_id>& voters, offset epoch_start, int64_t now_ms);
   void clear() { replicas_.clear(); }
+  // The voter set changed during the term (a KRaftVoters entry appended):
+  // the new set's voters are counted from now on; a new voter starts with
+  // what it fetched as an observer.
+  void set_voters(const std::vector<node_id>& voters);
+  // The directory a replica last fetched with (zero when it has not
+  // fetched this term), and whether that replica (id and directory) is
+  // caught up as Kafka's isReplicaCaughtUp asks: it has held the leader's
+  // end once this term and fetched within window_ms.
+  protocol::uuid directory_of(node_id id) const;
+  bool caught_up(node_id id, const protocol::uuid& directory, int64_t now_ms, int64_t window_ms) const;
   offset epoch_start_offset() const { return epoch_start_; }
 
   // A Fetch in the leader's epoch (the caller checked it): fills `r` with
@@ -84,6 +98,9 @@ class leader_progress {
  private:
   struct replica {
     replica_view view;
+    protocol::uuid directory_id;
+    offset leader_end_at_last_fetch{-1};
+    int64_t previous_fetch_ms = -1;
     bool begin_acked = false;
     int64_t begin_sent_ms = -1;
   };
@@ -107,6 +124,13 @@ class fetch_progress {
   void new_term();
   bool heard_from_leader() const { return heard_; }
   void heard(bool yes) { heard_ = yes; }
+  // The leader said it is leaving (EndQuorumEpoch): answers it sent before
+  // no longer count as hearing from it.
+  bool leader_ending() const { return leader_ending_; }
+  void leader_ends() {
+    leader_ending_ = true;
+    heard_ = false;
+  }
 
   // None in flight, no snapshot being copied, no backoff.
   bool may_fetch(int64_t now_ms) const;
@@ -135,6 +159,7 @@ class fetch_progress {
   int64_t sent_ms_ = -1;
   int64_t backoff_until_ms_ = 0;
   bool heard_ = false;
+  bool leader_ending_ = false;
   size_t probe_ = 0;
   std::optional<snapshot_id> copy_;
   std::vector<uint8_t> buffer_;

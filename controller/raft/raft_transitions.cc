@@ -10,12 +10,12 @@ void raft_transitions::become_unattached(epoch e, node_id voted) {
   c_.set_state({e, no_node, voted});
   c_.fetch.reset();
   c_.leader.clear();
-  c_.deadline_ms = c_.now_ms + (c_.is_voter() ? c_.random_election_timeout() : 0);
+  c_.deadline_ms = c_.now_ms + (c_.may_stand() ? c_.random_election_timeout() : 0);
   c_.note_leader_change();
 }
 
 void raft_transitions::become_prospective() {
-  assert(c_.is_voter());
+  assert(c_.may_stand());
   c_.current_role = role::prospective;
   c_.fetch.reset();
   c_.leader.clear();
@@ -38,7 +38,11 @@ void raft_transitions::become_candidate() {
 }
 
 bool raft_transitions::start_vote_round() {
-  c_.votes.start(c_.next_correlation(), {c_.options.self});
+  // Its own vote counts only when it is in the set it counts (a node that
+  // stands after removing itself needs a majority of the others).
+  std::vector<node_id> yes;
+  if (c_.is_voter()) yes.push_back(c_.options.self);
+  c_.votes.start(c_.next_correlation(), std::move(yes));
   c_.deadline_ms = c_.now_ms + c_.random_election_timeout();
   return c_.votes.yes_count() >= c_.majority();
 }
@@ -50,11 +54,21 @@ void raft_transitions::become_leader() {
   // committed, so nothing of an older epoch is declared committed by counting
   // replicas of it alone.
   const offset start = c_.log.end_offset();
-  c_.leader.start(c_.options.self, c_.options.voters, start, c_.now_ms);
+  c_.leader.start(c_.options.self, c_.voter_ids(), start, c_.now_ms);
   std::vector<uint8_t> change;
-  if (c_.options.leader_change_record) change = c_.options.leader_change_record(c_.options.self, c_.state.current_epoch);
+  if (c_.options.leader_change_record)
+    change = c_.options.leader_change_record(c_.options.self, c_.state.current_epoch, c_.voter_ids());
   log_entry lc{start, c_.state.current_epoch, true, {std::move(change)}, c_.now_ms};
-  c_.log.append(lc);
+  if (c_.voters.is_dynamic() && c_.voters.latest_offset() < offset{0}) {
+    // The voters came from the bootstrap checkpoint, which no one fetches:
+    // as Kafka, the epoch's first batch writes them (and kraft.version 1)
+    // into the log, after the LeaderChange.
+    const voter_set& set = c_.voters.latest();
+    lc.records.push_back(c_.options.kraft_version_record ? c_.options.kraft_version_record(1) : std::vector<uint8_t>{});
+    lc.records.push_back(c_.options.voters_record ? c_.options.voters_record(set) : std::vector<uint8_t>{});
+    lc.voters = set;
+  }
+  c_.append(lc);
   c_.pending.entries.push_back(std::move(lc));
   c_.note_leader_change();
   send_begin_epochs(false);
@@ -104,7 +118,7 @@ bool raft_transitions::observe_leader(const leader_and_epoch& le) {
 
 void raft_transitions::send_votes() {
   c_.votes.sent(c_.now_ms);
-  for (node_id v : c_.options.voters) {
+  for (node_id v : c_.voter_ids()) {
     if (v == c_.options.self || c_.votes.answered(v)) continue;
     c_.send(v, vote_request{c_.votes.correlation(), c_.state.current_epoch, c_.options.self, c_.log.last_epoch(),
                             c_.log.end_offset(), c_.current_role == role::prospective});
@@ -119,7 +133,7 @@ void raft_transitions::send_begin_epochs(bool only_due) {
 
 void raft_transitions::send_end_epochs() {
   c_.end_epochs.sent(c_.now_ms);
-  for (node_id v : c_.options.voters) {
+  for (node_id v : c_.voter_ids()) {
     if (v == c_.options.self || c_.end_epochs.answered(v)) continue;
     c_.send(v, end_quorum_epoch_request{c_.next_correlation(), c_.options.self, c_.state.current_epoch,
                                         c_.resign_successors});
@@ -133,8 +147,40 @@ void raft_transitions::maybe_send_fetch() {
   if (c_.durable_end != c_.log.end_offset()) return;
   uint64_t correlation = c_.next_correlation();
   c_.fetch.sent(correlation, c_.now_ms);
-  c_.send(c_.state.leader_id, fetch_request{correlation, c_.options.self, c_.state.current_epoch, c_.log.end_offset(),
-                                            c_.log.last_epoch(), c_.options.fetch_max_wait_ms, c_.high_watermark});
+  c_.send(c_.state.leader_id, c_.fetch_request_from_end(correlation));
+}
+
+// ---- the voter set ---------------------------------------------------------
+
+void raft_transitions::on_voters_changed() {
+  switch (c_.current_role) {
+    case role::leader:
+      c_.leader.set_voters(c_.voter_ids());
+      send_begin_epochs(false);  // a new voter learns who leads
+      break;
+    case role::prospective:
+    case role::candidate:
+      // No longer a voter: it stops asking (its vote of this epoch stays).
+      if (!c_.may_stand()) become_unattached(c_.state.current_epoch, c_.state.voted_id);
+      break;
+    case role::unattached:
+      // An observer that became a voter waits an election timeout before it
+      // stands; a voter that became an observer asks who leads at once.
+      c_.deadline_ms = c_.now_ms + (c_.may_stand() ? c_.random_election_timeout() : 0);
+      break;
+    case role::follower:
+    case role::resigned:
+      // A follower keeps fetching either way; its fetch timeout asks whether
+      // it is a voter when it ends.
+      break;
+  }
+}
+
+void raft_transitions::leader_commit() {
+  if (auto hw = c_.leader.committed_end(c_.durable_end)) c_.set_hw(*hw);
+  // A leader that removed itself steps down once the removal is committed.
+  if (!c_.is_voter() && c_.voters.latest_offset() < c_.high_watermark && c_.voters.latest_offset() >= offset{0})
+    become_resigned(c_.leader.successors());
 }
 
 void raft_transitions::send_snapshot_fetch() {

@@ -37,6 +37,14 @@ class raft_transitions {
   void maybe_send_fetch();
   void send_snapshot_fetch();
 
+  // The newest voter set changed (raft_voters.h): the leader counts the new
+  // set, a node that stopped being a voter stops standing, one that became
+  // one may stand.
+  void on_voters_changed();
+  // The leader moves the high watermark to what a majority of the voters
+  // holds; once the removal of itself is committed, it resigns.
+  void leader_commit();
+
  private:
   // A new round of (pre-)votes with our own; true when that is already a
   // majority (the only voter).

@@ -123,6 +123,7 @@ msg::fetch_request to_wire(const fetch_request& m, const std::string& cluster_id
   p.last_fetched_epoch = m.last_fetched_epoch.value;
   p.partition_max_bytes = w.max_bytes;
   if (m.high_watermark) p.high_watermark = m.high_watermark->value;  // else the field's "not supported"
+  p.replica_directory_id = m.replica_directory_id;  // v17+
   return w;
 }
 
@@ -196,6 +197,7 @@ error_code from_wire(const msg::fetch_request& w, const std::string& cluster_id,
   out->last_fetched_epoch = epoch(p->last_fetched_epoch);
   out->max_wait_ms = w.max_wait_ms;
   if (p->high_watermark != std::numeric_limits<int64_t>::max()) out->high_watermark = offset(p->high_watermark);
+  out->replica_directory_id = p->replica_directory_id;
   return error_code::none;
 }
 

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "controller/raft/raft_core.h"
@@ -26,6 +27,28 @@ inline raft_options options_for(int32_t self, std::vector<int32_t> voters) {
   // elections in these tests do not split.
   o.random = [self](int64_t lo, int64_t hi) { return lo + (hi - lo) * ((self - 1) % 4) / 4; };
   return o;
+}
+
+// A node's metadata log directory in the dynamic-quorum tests: its id in the last byte.
+inline protocol::uuid directory_of(int32_t id) {
+  protocol::uuid u;
+  u.bytes[0] = 0x40;
+  u.bytes[15] = static_cast<uint8_t>(id);
+  return u;
+}
+
+inline voter voter_of(int32_t id) {
+  voter v;
+  v.id = node_id{id};
+  v.directory_id = directory_of(id);
+  v.endpoints.push_back({"CONTROLLER", "127.0.0.1", static_cast<uint16_t>(9090 + id)});
+  return v;
+}
+
+inline voter_set voters_of(const std::vector<int32_t>& ids) {
+  voter_set s;
+  for (int32_t id : ids) s = s.with(voter_of(id));
+  return s;
 }
 
 inline log_entry entry(int64_t base, int32_t e, int records = 1) {
@@ -52,6 +75,17 @@ struct mini_cluster {
 
   void add(int32_t self, std::vector<int32_t> voters, raft_disk_state disk = {}) {
     cores[node_id{self}] = std::make_unique<raft_core>(options_for(self, voters), std::move(disk), now_ms);
+  }
+  // A node of a dynamic quorum (KIP-853): its log starts with the set of
+  // `initial` (a format with --initial-controllers), or with none (a format
+  // with --no-initial-controllers), and it asks `bootstrap` who leads.
+  void add_dynamic(int32_t self, std::optional<std::vector<int32_t>> initial, std::vector<int32_t> bootstrap = {}) {
+    raft_options o = options_for(self, {});
+    o.directory_id = directory_of(self);
+    for (int32_t b : bootstrap) o.bootstrap.push_back(node_id{b});
+    raft_disk_state disk;
+    if (initial) disk.snapshot_voters = voters_of(*initial);
+    cores[node_id{self}] = std::make_unique<raft_core>(std::move(o), std::move(disk), now_ms);
   }
   raft_core& operator[](int32_t id) { return *cores.at(node_id{id}); }
   bool is_down(node_id id) const { return std::find(down.begin(), down.end(), id) != down.end(); }

@@ -3,8 +3,10 @@
 // raft_core: voters and observers, a network that drops, delays, duplicates,
 // reorders and partitions messages, crashes and restarts (a restarted node
 // keeps exactly its durable quorum-state and its log up to the last fsync),
-// a simulated clock, and random proposals at leaders. Everything random comes
-// from one seed, so a failing seed replays exactly.
+// a simulated clock, and random proposals at leaders. With `dynamic`, the
+// quorum keeps its voters in the log (KIP-853) and leaders add and remove
+// voters at random, racing elections, crashes and partitions. Everything
+// random comes from one seed, so a failing seed replays exactly.
 //
 // The checker runs after every step:
 //   - at most one leader per epoch, ever;
@@ -54,6 +56,8 @@ struct config {
   double p_resign = 0.002;       // per step, at the leader
   double p_flush = 0.3;          // per node per step
   double p_snapshot = 0.005;     // per node per step: compact up to its high watermark
+  bool dynamic = false;          // voters in the log (KIP-853), changed by leaders
+  double p_membership = 0.01;    // per step, at the leader of a dynamic quorum
   unsafe_test_switches unsafe;   // applied to every node
   bool trace = false;
 };
@@ -64,12 +68,14 @@ struct outcome {
   int64_t elections = 0;
   int64_t commits = 0;  // committed offset at the end
   int64_t snapshot_installs = 0;  // followers that copied a leader's snapshot
+  int64_t voter_changes = 0;      // voter changes accepted by leaders (dynamic)
 };
 
 class simulation {
  public:
   explicit simulation(config c) : cfg_(c), rng_(c.seed) {
     for (int i = 1; i <= cfg_.voters; ++i) voters_.push_back(node_id{i});
+    for (node_id v : voters_) initial_voters_ = initial_voters_.with(voter_of(v));
     for (int i = 0; i < cfg_.voters + cfg_.observers; ++i) {
       nodes_.push_back(node{});
       nodes_.back().id = node_id{i + 1};
@@ -120,6 +126,8 @@ class simulation {
     snapshot_payload snapshot_bytes;
     int64_t restart_at = -1;
     offset last_hw{0};
+    role last_role = role::unattached;  // for the trace
+    epoch last_epoch{0};
   };
   struct in_flight {
     node_id from;
@@ -151,14 +159,69 @@ class simulation {
         << c.voted_id() << " log [" << c.log().start_offset() << ", " << c.log().end_offset() << ") last epoch "
         << c.log().last_epoch() << " durable " << c.durable_end() << " hw " << c.high_watermark() << "; disk end "
         << (n.disk.empty() ? n.snapshot.end_offset : n.disk.back().end_offset()) << " synced " << n.synced_end;
+      if (cfg_.dynamic) {
+        o << "; voters";
+        for (node_id v : c.voters().ids()) o << ' ' << v;
+      }
     }
     return o.str();
+  }
+
+  static protocol::uuid directory(node_id id) {
+    protocol::uuid u;
+    u.bytes[0] = 0x40;
+    u.bytes[15] = static_cast<uint8_t>(id.value);
+    return u;
+  }
+  static voter voter_of(node_id id) {
+    voter v;
+    v.id = id;
+    v.directory_id = directory(id);
+    return v;
+  }
+  // A VotersRecord here: the voter ids, a byte each.
+  static std::vector<uint8_t> encode_voters(const voter_set& s) {
+    std::vector<uint8_t> out;
+    for (const auto& v : s.voters) out.push_back(static_cast<uint8_t>(v.id.value));
+    return out;
+  }
+  static voter_set decode_voters(const std::vector<uint8_t>& bytes) {
+    voter_set s;
+    for (uint8_t id : bytes) s = s.with(voter_of(node_id{id}));
+    return s;
+  }
+  // The voter set a snapshot (serialized entries) ends with: its last
+  // KRaftVoters entry's, or the initial one.
+  std::optional<voter_set> snapshot_voters(const std::vector<uint8_t>& bytes) const {
+    voter_set out = initial_voters_;
+    size_t at = 0;
+    auto get = [&](int n) {
+      int64_t v = 0;
+      for (int i = 0; i < n; ++i) v |= static_cast<int64_t>(bytes[at++]) << (8 * i);
+      return v;
+    };
+    while (at < bytes.size()) {
+      at += 12;
+      const int64_t kind = get(1), count = get(4);
+      std::vector<uint8_t> last;
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t size = get(4);
+        last.assign(bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.begin() + static_cast<std::ptrdiff_t>(at + size));
+        at += static_cast<size_t>(size);
+      }
+      if (kind == 2) out = decode_voters(last);
+    }
+    return out;
   }
 
   void start(node& n) {
     raft_options o;
     o.self = n.id;
-    o.voters = voters_;
+    if (!cfg_.dynamic) o.voters = voters_;
+    o.directory_id = directory(n.id);
+    o.bootstrap = voters_;
+    o.voters_record = encode_voters;
+    o.snapshot_voters = [this](const std::vector<uint8_t>& b) { return snapshot_voters(b); };
     o.election_timeout_ms = cfg_.election_timeout_ms;
     o.fetch_timeout_ms = cfg_.fetch_timeout_ms;
     o.request_timeout_ms = cfg_.request_timeout_ms;
@@ -167,6 +230,7 @@ class simulation {
     o.random = [this](int64_t lo, int64_t hi) { return rng_.uniform(lo, hi); };
     o.unsafe = cfg_.unsafe;
     raft_disk_state d{n.durable_state, n.snapshot, n.snapshot_bytes, n.disk};
+    if (cfg_.dynamic) d.snapshot_voters = n.snapshot_bytes ? snapshot_voters(*n.snapshot_bytes) : initial_voters_;
     n.core = std::make_unique<raft_core>(std::move(o), std::move(d), now_);
     n.last_hw = n.core->high_watermark();
     process(n);
@@ -230,6 +294,9 @@ class simulation {
       net_.erase(net_.begin());
       node& to = nodes_[static_cast<size_t>(m.to.value - 1)];
       if (!to.core || !connected(m.from, m.to)) continue;
+      if (std::getenv("HW_RAFTSIM_MSGS"))
+        trace("deliver " + std::to_string(m.from.value) + "->" + std::to_string(m.to.value) + " kind " +
+              std::to_string(m.body.index()));
       to.core->receive(m.from, m.body);
       process(to);
     }
@@ -282,11 +349,31 @@ class simulation {
         }
         n.core->propose(std::move(records));
       }
+      if (cfg_.dynamic && now_ < cfg_.chaos_ms && rng_.chance(cfg_.p_membership)) change_voters(n);
       if (now_ < cfg_.chaos_ms && rng_.chance(cfg_.p_resign)) {
         trace("resign " + std::to_string(n.id.value));
         n.core->resign();
       }
       process(n);
+    }
+  }
+
+  // A random node joins or leaves the voters (its add is checked at once:
+  // the driver's ApiVersions step always answers here).
+  void change_voters(node& leader) {
+    const node_id id{static_cast<int32_t>(rng_.uniform(1, static_cast<int64_t>(nodes_.size()) + 1))};
+    raft_core& c = *leader.core;
+    voter_change r;
+    if (c.voters().contains(id)) {
+      r = c.remove_voter(id, directory(id));
+    } else {
+      r = c.begin_add_voter(voter_of(id));
+      if (r.error == protocol::error_code::none) r = c.finish_add_voter(voter_of(id));
+    }
+    if (r.error == protocol::error_code::none) {
+      ++out_.voter_changes;
+      trace("node " + std::to_string(leader.id.value) + " changes voter " + std::to_string(id.value) + " at " +
+            std::to_string(r.entry.value));
     }
   }
 
@@ -296,7 +383,7 @@ class simulation {
     };
     put(e.base_offset.value, 8);
     put(e.leader_epoch.value, 4);
-    put(e.control ? 1 : 0, 1);
+    put(e.voters ? 2 : e.control ? 1 : 0, 1);
     put(static_cast<int64_t>(e.records.size()), 4);
     for (const auto& r : e.records) {
       put(static_cast<int64_t>(r.size()), 4);
@@ -389,6 +476,11 @@ class simulation {
   void check(node& n) {
     const raft_core& c = *n.core;
     std::string who = "node " + std::to_string(n.id.value);
+    if (cfg_.trace && (c.current_role() != n.last_role || c.current_epoch() != n.last_epoch)) {
+      trace(who + " is " + role_name(c.current_role()) + " in epoch " + std::to_string(c.current_epoch().value));
+      n.last_role = c.current_role();
+      n.last_epoch = c.current_epoch();
+    }
     if (c.current_role() == role::leader) {
       auto [it, fresh] = leaders_.emplace(c.current_epoch(), n.id);
       if (it->second != n.id) {
@@ -429,6 +521,7 @@ class simulation {
   config cfg_;
   rng rng_;
   std::vector<node_id> voters_;
+  voter_set initial_voters_;  // a dynamic quorum's, as formatted
   std::vector<node> nodes_;
   std::map<std::pair<int64_t, uint64_t>, in_flight> net_;
   uint64_t seq_ = 0;

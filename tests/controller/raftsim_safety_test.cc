@@ -1,6 +1,7 @@
 // Thousands of seeded simulations of 3- and 5-voter quorums with observers
 // under drops, delays, duplicates, reordering, partitions, crashes and
-// restarts; see raftsim.h for what is checked after every step.
+// restarts, static and dynamic (voters added and removed by the leaders,
+// KIP-853); see raftsim.h for what is checked after every step.
 //
 // HW_RAFTSIM_SEEDS=<n> changes how many seeds each test runs;
 // HW_RAFTSIM_SEED=<s> replays one seed (with a trace on stderr when
@@ -33,6 +34,7 @@ void run_seeds(config base, uint64_t default_seeds, const char* test) {
   int64_t elections = 0;
   int64_t commits = 0;
   int64_t installs = 0;
+  int64_t changes = 0;
   for (uint64_t seed = first; seed < first + count; ++seed) {
     config c = base;
     c.seed = seed;
@@ -42,17 +44,21 @@ void run_seeds(config base, uint64_t default_seeds, const char* test) {
     elections += o.elections;
     commits += o.commits;
     installs += o.snapshot_installs;
+    changes += o.voter_changes;
   }
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-  std::printf("%llu seeds in %lld ms: %lld elections, %lld offsets committed, %lld snapshots installed\n",
+  std::printf("%llu seeds in %lld ms: %lld elections, %lld offsets committed, %lld snapshots installed, %lld voter "
+              "changes\n",
               static_cast<unsigned long long>(count), static_cast<long long>(ms.count()),
-              static_cast<long long>(elections), static_cast<long long>(commits), static_cast<long long>(installs));
+              static_cast<long long>(elections), static_cast<long long>(commits), static_cast<long long>(installs),
+              static_cast<long long>(changes));
   // The runs must do something: elections and commits happen (checked
   // over many seeds; one replayed seed may be quiet).
   if (count >= 100) {
     EXPECT_GT(elections, static_cast<int64_t>(count) * 2);
     EXPECT_GT(commits, static_cast<int64_t>(count) * 100);
     EXPECT_GT(installs, static_cast<int64_t>(count) / 10);
+    if (base.dynamic) EXPECT_GT(changes, static_cast<int64_t>(count));
   }
 }
 
@@ -79,6 +85,26 @@ TEST(raftsim, three_voters_slow_disks_and_network) {
   c.max_delay_ms = 150;
   c.p_flush = 0.05;
   run_seeds(c, 6000, "three_voters_slow_disks_and_network");
+}
+
+// A dynamic quorum (KIP-853): leaders add and remove voters at random while
+// everything else goes wrong; a removed voter may be added again, a leader
+// may remove itself, a change may be cut off by a new leader's truncation.
+TEST(raftsim, dynamic_three_voters_two_observers_changing_voters) {
+  config c;
+  c.voters = 3;
+  c.observers = 2;
+  c.dynamic = true;
+  run_seeds(c, 2000, "dynamic_three_voters_two_observers_changing_voters");
+}
+
+TEST(raftsim, dynamic_one_voter_three_observers_changing_voters) {
+  config c;
+  c.voters = 1;  // formatted --standalone
+  c.observers = 3;
+  c.dynamic = true;
+  c.p_membership = 0.02;
+  run_seeds(c, 2000, "dynamic_one_voter_three_observers_changing_voters");
 }
 
 }  // namespace

@@ -131,6 +131,29 @@ TEST(SnapshotCodec, EmptySnapshotIsHeaderAndFooter) {
   EXPECT_TRUE(d.records.empty());
 }
 
+// Under kraft.version 1 the header batch carries the quorum too, as in
+// Kafka's snapshots and in the bootstrap checkpoint `format --standalone`
+// writes (3 records, then the footer at offset 3 when there is no data).
+TEST(SnapshotCodec, ADynamicQuorumsVotersFollowTheHeader) {
+  snapshot_write_options o;
+  o.voters_record = std::vector<uint8_t>{1, 2, 3};
+  auto file = encode_snapshot(sid(0, 0), {}, o);
+  auto b = batches_of(file);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_TRUE(b[0].control);
+  EXPECT_EQ(b[0].count, 3);
+  EXPECT_EQ(b[1].base_offset, 3);
+  auto d = decode_snapshot(protocol::bytes_view(file.data(), file.size()));
+  ASSERT_TRUE(d.ok()) << d.error;
+  EXPECT_EQ(d.kraft_version, 1);
+  EXPECT_EQ(d.voters_record, (std::vector<uint8_t>{1, 2, 3}));
+  file = encode_snapshot(sid(10, 2), values(5), o);
+  d = decode_snapshot(protocol::bytes_view(file.data(), file.size()));
+  ASSERT_TRUE(d.ok()) << d.error;
+  EXPECT_EQ(d.records, values(5));
+  EXPECT_EQ(batches_of(file)[1].base_offset, 3);
+}
+
 TEST(SnapshotCodec, BatchesHoldWholeGroupsUpToTheByteLimit) {
   // 10 records of 100 bytes in groups of 3: a record takes 109 bytes at
   // these offset deltas, a batch header 61.
