@@ -12,6 +12,8 @@
 #include "kafka_tool.h"
 #include "native_tool.h"
 #include "controller/bootstrap_metadata.h"
+#include "controller/raft/snapshot_file.h"
+#include "protocol/messages/kraft_control_records.h"
 #include "protocol/wire/uuid.h"
 
 namespace hw::testing {
@@ -245,6 +247,81 @@ TEST_F(NativeStorageIT, AddScramAsKafka) {
     EXPECT_EQ(n.scram[0].name, "alice");
     EXPECT_EQ(n.scram[0].iterations, k.scram[0].iterations);
     EXPECT_EQ(n.features.at("metadata.version"), k.features.at("metadata.version"));
+  }
+}
+
+// The quorum's first voters (KIP-853): the bootstrap checkpoint Kafka's tool
+// and the native one write for --initial-controllers hold the same
+// VotersRecord, byte for byte (the directory ids are given); --standalone's
+// names this node on its controller listener with the directory
+// meta.properties got; bad voter strings fail with Kafka's messages.
+raft::decoded_snapshot read_checkpoint(const std::string& meta_dir) {
+  const std::string bytes = read_all(meta_dir + "/__cluster_metadata-0/00000000000000000000-0000000000.checkpoint");
+  return raft::decode_snapshot(protocol::bytes_view(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+}
+
+TEST_F(NativeStorageIT, InitialControllersAsKafka) {
+  const std::string config = write_config(9093);
+  const std::string dir_a = "tzSCx4mZSXqF6sNl0m0BXw", dir_b = "j17ozX9Do4gj-PLMc-l95g";
+  auto format_with = [&](const std::string& voters) {
+    return std::vector<std::string>{"format", "-c", config, "-t", k_cluster, "--initial-controllers", voters};
+  };
+  for (const std::string& voters : {"1@127.0.0.1:9093:" + dir_a + ",2@127.0.0.1:9094:" + dir_b,  // this node listed
+                                    "2@127.0.0.1:9094:" + dir_b}) {                               // not listed
+    SCOPED_TRACE(voters);
+    wipe();
+    auto java = run_kafka_tool(path(""), k_storage_tool, format_with(voters));
+    ASSERT_EQ(java.exit_code, 0) << java.all();
+    auto java_snapshot = read_checkpoint(path("meta"));
+    const std::string java_meta = mask_directory_ids(read_all(path("d1") + "/meta.properties"));
+    wipe();
+    auto native = run_native_tool(path(""), "kafka-storage.sh", format_with(voters));
+    ASSERT_EQ(native.exit_code, 0) << native.all();
+    auto java_lines = tool_lines(java), native_lines = lines_of(native.out);
+    ASSERT_EQ(java_lines.size(), native_lines.size()) << java.all() << native.all();
+    for (size_t i = 1; i < java_lines.size(); ++i) EXPECT_EQ(native_lines[i], java_lines[i]);
+    auto ours = read_checkpoint(path("meta"));
+    ASSERT_TRUE(java_snapshot.ok()) << java_snapshot.error;
+    ASSERT_TRUE(ours.ok()) << ours.error;
+    EXPECT_EQ(ours.kraft_version, java_snapshot.kraft_version);
+    EXPECT_EQ(ours.voters_record, java_snapshot.voters_record);
+    EXPECT_TRUE(ours.records.empty());
+    EXPECT_FALSE(fs::exists(path("d1") + "/__cluster_metadata-0"));  // the metadata directory alone
+    if (voters.starts_with("1@")) EXPECT_NE(read_all(path("meta") + "/meta.properties").find("directory.id=" + dir_a), std::string::npos);
+  }
+  // --standalone: this node on its controller listener, with its new directory.
+  wipe();
+  auto standalone = run_native_tool(path(""), "kafka-storage.sh", {"format", "-c", config, "-t", k_cluster, "-s"});
+  ASSERT_EQ(standalone.exit_code, 0) << standalone.all();
+  auto snap = read_checkpoint(path("meta"));
+  ASSERT_TRUE(snap.ok()) << snap.error;
+  ASSERT_TRUE(snap.voters_record);
+  protocol::reader r(protocol::bytes_view(snap.voters_record->data(), snap.voters_record->size()));
+  protocol::msg::voters_record voters;
+  voters.decode(r, 0);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(voters.voters.size(), 1u);
+  EXPECT_EQ(voters.voters[0].voter_id, 1);
+  ASSERT_EQ(voters.voters[0].endpoints.size(), 1u);
+  EXPECT_EQ(voters.voters[0].endpoints[0].name, "CONTROLLER");
+  EXPECT_EQ(voters.voters[0].endpoints[0].host, "127.0.0.1");
+  EXPECT_EQ(voters.voters[0].endpoints[0].port, 9093);
+  EXPECT_NE(read_all(path("meta") + "/meta.properties").find("directory.id=" + voters.voters[0].voter_directory_id.to_string()),
+            std::string::npos);
+
+  // Bad voter strings: Kafka's IllegalArgumentException (the JVM's first line), nothing formatted.
+  for (const std::string& bad : {"", "1", "x@h:1:" + dir_a, "-1@h:1:" + dir_a, "1@", "1@[::1:1:" + dir_a, "1@h",
+                                 "1@[::1]1:" + dir_a, "1@h:1", "1@h:x:" + dir_a, "1@h:70000:" + dir_a, "1@h:1:bogus",
+                                 "1@h:1:" + dir_a + ",1@g:2:" + dir_b, "@h:1:" + dir_a}) {
+    SCOPED_TRACE(bad);
+    wipe();
+    auto java = run_kafka_tool(path(""), k_storage_tool, format_with(bad));
+    auto native = run_native_tool(path(""), "kafka-storage.sh", format_with(bad));
+    EXPECT_EQ(native.exit_code, java.exit_code);
+    EXPECT_EQ(native.exit_code, 1);
+    ASSERT_FALSE(lines_of(java.err).empty()) << java.all();
+    EXPECT_EQ(lines_of(native.err), std::vector<std::string>{lines_of(java.err)[0]}) << java.all();
+    EXPECT_FALSE(fs::exists(path("meta")));
   }
 }
 

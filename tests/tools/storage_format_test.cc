@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "protocol/records/record_batch.h"
 #include "storage/io/file_system.h"
 #include "storage/meta_properties.h"
 #include "tools/commands/java.h"
@@ -123,8 +124,13 @@ TEST_F(StorageDirs, FormatThenInfoAndTheBrokersReaderAgrees) {
 TEST_F(StorageDirs, StandaloneMetadataDirectoryIsTheVoters) {
   format_request r = request();
   r.voter_directory_id = *protocol::uuid::parse("AWqIlZmyQlO8Hy9Me-itPg");
+  r.initial_voters = std::vector<dynamic_voter>{{1, "127.0.0.1", 9093, *r.voter_directory_id}};
+  r.controller_listener = "CONTROLLER";
   std::string out, error;
   ASSERT_TRUE(format_directories(r, &out, &error)) << error;
+  // The quorum's checkpoint, in the metadata directory only.
+  EXPECT_TRUE(fs::exists(fs::path(dir("meta")) / bootstrap_snapshot_path));
+  EXPECT_FALSE(fs::exists(fs::path(dir("d1")) / bootstrap_snapshot_path));
   EXPECT_NE(out.find("Formatting dynamic metadata voter directory " + dir("meta")), std::string::npos) << out;
   auto posix = storage::make_posix_file_system();
   storage::meta_properties props;
@@ -154,6 +160,57 @@ TEST(StorageFeatures, DependenciesWithTheStorageToolsMessages) {
   EXPECT_EQ(error, "Feature level 7 is not supported for feature group.version");
   EXPECT_FALSE(storage_feature_dependencies({"foo"}, &out, &error));
   EXPECT_EQ(error, "Invalid feature format: foo. Expected format: 'feature=version' (e.g. 'group.version=1')");
+}
+
+}  // namespace
+}  // namespace hw::tools
+
+namespace hw::tools {
+namespace {
+
+// --initial-controllers as Kafka's DynamicVoters.parse reads it (the
+// messages compared with Kafka 4.3.1's in tests/compat/native_storage_test.cc).
+TEST(StorageVoters, ParsesKafkasVoterStrings) {
+  std::vector<dynamic_voter> voters;
+  std::string error;
+  ASSERT_TRUE(parse_dynamic_voters(" 2@[::1]:9094:j17ozX9Do4gj-PLMc-l95g,,1@h:9093:tzSCx4mZSXqF6sNl0m0BXw, ", &voters, &error))
+      << error;
+  ASSERT_EQ(voters.size(), 2u);
+  EXPECT_EQ(voters[0].id, 2);
+  EXPECT_EQ(voters[0].host, "::1");
+  EXPECT_EQ(voters[0].port, 9094);
+  EXPECT_EQ(voters[1].directory_id.to_string(), "tzSCx4mZSXqF6sNl0m0BXw");
+  const std::pair<const char*, const char*> bad[] = {
+      {"", "No voters given."},
+      {"1h:1:tzSCx4mZSXqF6sNl0m0BXw", "No @ found in dynamic voter string."},
+      {"@h:1:tzSCx4mZSXqF6sNl0m0BXw", "Invalid @ at beginning of dynamic voter string."},
+      {"-3@h:1:tzSCx4mZSXqF6sNl0m0BXw", "Invalid negative node id -3 in dynamic voter string."},
+      {"1@", "No hostname found after node id."},
+      {"1@h:99999:tzSCx4mZSXqF6sNl0m0BXw", "Invalid port 99999 in dynamic voter string."},
+      {"1@h:1:x", "Failed to parse directory ID in dynamic voter string."},
+      {"1@h:1:tzSCx4mZSXqF6sNl0m0BXw,1@g:2:j17ozX9Do4gj-PLMc-l95g", "Node id 1 was specified more than once."},
+  };
+  for (const auto& [input, message] : bad) {
+    EXPECT_FALSE(parse_dynamic_voters(input, &voters, &error)) << input;
+    EXPECT_EQ(error, message) << input;
+  }
+}
+
+// The checkpoint: a snapshot at offset 0 whose header batch holds
+// KRaftVersion 1 and the voters by id, then the footer at offset 3.
+TEST(StorageVoters, BootstrapSnapshotHoldsTheVoters) {
+  std::vector<dynamic_voter> voters;
+  std::string error;
+  ASSERT_TRUE(parse_dynamic_voters("2@b:2:j17ozX9Do4gj-PLMc-l95g,1@a:1:tzSCx4mZSXqF6sNl0m0BXw", &voters, &error));
+  const auto bytes = bootstrap_snapshot_bytes(voters, "CONTROLLER", 1'700'000'000'000);
+  protocol::record_batch_walker walker(protocol::bytes_view(bytes.data(), bytes.size()));
+  protocol::record_batch_view b;
+  ASSERT_TRUE(walker.next(b));
+  EXPECT_EQ(b.record_count(), 3);
+  EXPECT_EQ(b.partition_leader_epoch(), 0);
+  ASSERT_TRUE(walker.next(b));
+  EXPECT_EQ(b.base_offset(), 3);
+  EXPECT_FALSE(walker.next(b));
 }
 
 }  // namespace

@@ -135,9 +135,7 @@ cli::arg_parser storage_parser() {
   format.unsupported({"--feature", "-f"}, cli::arg_option::kind::append);
   const int quorum = format.mutex_group(false);
   format.store_true({"--standalone", "-s"}, quorum).store_true({"--no-initial-controllers", "-N"}, quorum);
-  // A dynamic quorum of several voters starts from the voter set format
-  // writes, which the Highwater broker does not read.
-  format.add({{"--initial-controllers", "-I"}, cli::arg_option::kind::store, false, false, false, quorum});
+  format.store({"--initial-controllers", "-I"}, false, quorum);
 
   cli::arg_parser version_mapping(prog, k_version_mapping_help);
   version_mapping.store({"--release-version", "-r"});

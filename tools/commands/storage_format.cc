@@ -94,7 +94,8 @@ bool verify(const ensemble& e, const format_request& req, std::string* error) {
 
 std::string description(const format_request& req, const std::string& dir) {
   if (dir != req.metadata_directory) return "data directory";
-  return req.voter_directory_id ? "dynamic metadata voter directory" : "metadata directory";
+  if (!req.initial_voters) return "metadata directory";
+  return req.voter_directory_id ? "dynamic metadata voter directory" : "dynamic metadata directory";
 }
 
 // Copier.generateValidDirectoryId: random, not reserved, not starting with
@@ -104,6 +105,20 @@ protocol::uuid new_directory_id(std::mt19937_64& rng, const std::set<std::string
     auto id = protocol::uuid::random(rng);
     if (!reserved_directory_id(id) && !taken.count(id.to_string())) return id;
   }
+}
+
+// The dynamic quorum's first voters, read-only as Kafka leaves the file.
+storage::storage_error write_bootstrap_snapshot(storage::file_system& fs, const std::string& dir,
+                                                const std::vector<dynamic_voter>& voters, const std::string& listener,
+                                                int64_t now_ms) {
+  const std::filesystem::path path = std::filesystem::path(dir) / bootstrap_snapshot_path;
+  if (auto ec = fs.create_directories(path.parent_path())) return {ec, path.parent_path().string() + ": " + ec.message()};
+  const auto bytes = bootstrap_snapshot_bytes(voters, listener, now_ms);
+  const std::string_view view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (auto ec = storage::write_file_atomically(fs, path, view)) return {ec, path.string() + ": " + ec.message()};
+  std::error_code ec;
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read, std::filesystem::perm_options::replace, ec);
+  return {};
 }
 
 // A metadata log value as Kafka's MetadataRecordSerde frames it: frame
@@ -204,6 +219,9 @@ bool format_directories(const format_request& req, std::string* out, std::string
       if (auto ec = storage::write_file_atomically(*fs, std::filesystem::path(dir) / bootstrap_file_name, bytes))
         failure = {ec, dir + "/" + std::string(bootstrap_file_name) + ": " + ec.message()};
     }
+    if (!failure && dir == req.metadata_directory && req.initial_voters)
+      failure = write_bootstrap_snapshot(*fs, dir, *req.initial_voters, req.controller_listener,
+                                         std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count());
     if (!failure)
       failure = storage::write_meta_properties(*fs, std::filesystem::path(dir) / storage::meta_properties_name, props,
                                                now);

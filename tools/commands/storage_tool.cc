@@ -40,13 +40,15 @@ std::vector<std::string> directories_of(const config::broker_config& cfg) {
   return dirs;
 }
 
-bool has_controller_listener(const config::broker_config& cfg) {
+const config::listener_endpoint* first_controller_listener(const config::broker_config& cfg) {
   for (const auto& l : cfg.listeners)
     if (std::find(cfg.controller_listener_names.begin(), cfg.controller_listener_names.end(), l.name) !=
         cfg.controller_listener_names.end())
-      return true;
-  return false;
+      return &l;
+  return nullptr;
 }
+
+bool has_controller_listener(const config::broker_config& cfg) { return first_controller_listener(cfg) != nullptr; }
 
 // StorageTool.runFormatCommand's checks, in its order; false with the
 // message to print.
@@ -75,13 +77,27 @@ bool format_request_from(const cli::arg_values& v, const config::broker_config& 
   }
   const bool static_voters = !cfg.controller_quorum_voters.empty();
   const bool standalone = v.has("standalone");
-  if (static_voters && standalone) {
+  const bool listed = v.has("initial_controllers");
+  if (static_voters && (standalone || listed)) {
     *error = "You cannot specify controller.quorum.voters and format the node with --initial-controllers or "
              "--standalone. If you want to use dynamic quorum, please remove controller.quorum.voters and specify "
              "controller.quorum.bootstrap.servers instead.";
     return false;
   }
   const bool controller = cfg.has_role("controller");
+  if (!cfg.controller_listener_names.empty()) req->controller_listener = cfg.controller_listener_names.front();
+  if (auto listed = v.value("initial_controllers")) {
+    // DynamicVoters.parse throws: the JVM prints the exception.
+    std::vector<dynamic_voter> voters;
+    std::string why;
+    if (!parse_dynamic_voters(*listed, &voters, &why)) {
+      *error = "Exception in thread \"main\" java.lang.IllegalArgumentException: " + why;
+      return false;
+    }
+    for (const auto& dv : voters)
+      if (dv.id == cfg.node_id) req->voter_directory_id = dv.directory_id;
+    req->initial_voters = std::move(voters);
+  }
   if (standalone) {
     if (!controller) {
       *error = "You can only use --standalone on a controller.";
@@ -93,8 +109,21 @@ bool format_request_from(const cli::arg_values& v, const config::broker_config& 
     }
     std::mt19937_64 rng = seeded_rng();
     req->voter_directory_id = protocol::uuid::random(rng);
+    // This node alone, on its first advertised controller listener.
+    const config::listener_endpoint* endpoint = nullptr;
+    for (const auto* list : {&cfg.advertised_listeners, &cfg.listeners}) {
+      for (const auto& l : *list)
+        if (!endpoint && l.name == req->controller_listener) endpoint = &l;
+    }
+    if (!endpoint) endpoint = first_controller_listener(cfg);
+    dynamic_voter self;
+    self.id = cfg.node_id;
+    self.host = endpoint->host.empty() ? "localhost" : endpoint->host;
+    self.port = static_cast<uint16_t>(endpoint->port);
+    self.directory_id = *req->voter_directory_id;
+    req->initial_voters = std::vector<dynamic_voter>{self};
   }
-  if (!v.has("no_initial_controllers") && controller && !static_voters && !standalone) {
+  if (!v.has("no_initial_controllers") && controller && !static_voters && !standalone && !listed) {
     *error = "Because controller.quorum.voters is not set on this controller, you must specify one of the following: "
              "--standalone, --initial-controllers, or --no-initial-controllers.";
     return false;

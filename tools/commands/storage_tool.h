@@ -18,6 +18,7 @@
 #include "protocol/wire/uuid.h"
 #include "tools/cli/argparse.h"
 #include "tools/commands/command.h"
+#include "tools/commands/storage_voters.h"
 
 namespace hw::tools {
 
@@ -83,7 +84,12 @@ struct format_request {
   std::vector<std::string> directories;  // log.dirs and metadata.log.dir
   std::string metadata_directory;
   bool ignore_formatted = false;
-  std::optional<protocol::uuid> voter_directory_id;  // --standalone: this node's directory in the quorum
+  // A dynamic quorum's first voters (--standalone, --initial-controllers):
+  // written in the metadata directory's bootstrap checkpoint
+  // (storage_voters.h) on the first controller listener.
+  std::optional<std::vector<dynamic_voter>> initial_voters;
+  std::string controller_listener;
+  std::optional<protocol::uuid> voter_directory_id;  // this node's directory when it is one of them
   int16_t metadata_level = 30;
   std::map<std::string, int16_t> features;  // what the broker finalizes at that level
   std::vector<protocol::msg::user_scram_credential_record> scram;  // --add-scram
