@@ -22,6 +22,15 @@
 #                             advertised as bound; their ssl./sasl. keys go in
 #                             HW_KAFKA_EXTRA_PROPS
 #   HW_KAFKA_EXTRA_PROPS      extra server.properties lines (newline separated)
+#   HW_KAFKA_NODE_ID          node.id (default 1)
+#   HW_KAFKA_QUORUM           how the controller quorum is made: unset, a static
+#                             controller.quorum.voters of this node; "standalone",
+#                             a dynamic quorum (KIP-853) of this node alone
+#                             (format --standalone); "join:<host:port,...>", a node
+#                             of the dynamic quorum reached at those controllers,
+#                             formatted --no-initial-controllers (it observes until
+#                             kafka-metadata-quorum.sh add-controller)
+#   HW_KAFKA_CLUSTER_ID       the cluster id to format with (default: a new one)
 #   HW_KAFKA_START_TIMEOUT    seconds to wait for readiness (default 120)
 #   HW_KAFKA_STOP_TIMEOUT     seconds to wait after SIGTERM before SIGKILL (default 60)
 #   plus everything scripts/kafka-run-class.sh understands (KAFKA_HEAP_OPTS, ...)
@@ -79,10 +88,21 @@ cmd_start() {
     done
   fi
 
+  local node_id="${HW_KAFKA_NODE_ID:-1}" quorum_line format_flag=()
+  case "${HW_KAFKA_QUORUM:-}" in
+    "") quorum_line="controller.quorum.voters=${node_id}@127.0.0.1:${cport}" ;;
+    standalone)
+      quorum_line="controller.quorum.bootstrap.servers=127.0.0.1:${cport}"
+      format_flag=(--standalone) ;;
+    join:*)
+      quorum_line="controller.quorum.bootstrap.servers=${HW_KAFKA_QUORUM#join:}"
+      format_flag=(--no-initial-controllers) ;;
+    *) die "bad HW_KAFKA_QUORUM: ${HW_KAFKA_QUORUM}" ;;
+  esac
   cat > "$dir/server.properties" <<PROPS
 process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:${cport}
+node.id=${node_id}
+${quorum_line}
 listeners=${listeners}
 advertised.listeners=${advertised}
 listener.security.protocol.map=${protomap}
@@ -104,10 +124,10 @@ ${HW_KAFKA_EXTRA_PROPS:-}
 PROPS
 
   if [[ ! -f "$dir/data/meta.properties" ]]; then
-    local cluster_id
-    cluster_id="$("$here/kafka-run-class.sh" kafka.tools.StorageTool random-uuid)"
+    local cluster_id="${HW_KAFKA_CLUSTER_ID:-}"
+    [[ -n "$cluster_id" ]] || cluster_id="$("$here/kafka-run-class.sh" kafka.tools.StorageTool random-uuid)"
     "$here/kafka-run-class.sh" kafka.tools.StorageTool format \
-      -t "$cluster_id" -c "$dir/server.properties" >"$dir/format.log" 2>&1 \
+      -t "$cluster_id" -c "$dir/server.properties" "${format_flag[@]}" >"$dir/format.log" 2>&1 \
       || { cat "$dir/format.log" >&2; die "storage format failed"; }
   fi
 

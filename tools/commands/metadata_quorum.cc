@@ -134,6 +134,12 @@ int kafka_metadata_quorum(tool_args args, tool_io io) {
     io.err << "Failed to create new KafkaAdminClient\n" << error << '\n';
     return 1;
   }
+  const admin_connector connect = [&](std::string* why) {
+    return connect_admin(v.value(controllers ? "bootstrap_controller" : "bootstrap_server"), controllers, props, why);
+  };
+  if (v.command() == "add-controller")
+    return add_controller(connect, props, v.has("dry_run"), v.has("command_config"), io);
+  if (v.command() == "remove-controller") return remove_controller(connect, v, io);
   if (!check_describe_flags(v, &error)) {
     io.err << error << '\n';
     return 1;

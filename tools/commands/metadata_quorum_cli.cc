@@ -105,10 +105,8 @@ cli::arg_parser metadata_quorum_parser() {
   const int bootstrap = main.mutex_group(true);
   main.store({"--bootstrap-server"}, false, bootstrap).store({"--bootstrap-controller"}, false, bootstrap);
   main.store({"--command-config"});
-  // Adding and removing voters needs AddRaftVoter and RemoveRaftVoter,
-  // which the Highwater broker does not serve.
-  main.command("describe", describe).command("add-controller", add_controller, false);
-  main.command("remove-controller", remove_controller, false);
+  main.command("describe", describe).command("add-controller", add_controller);
+  main.command("remove-controller", remove_controller);
   return main;
 }
 
