@@ -330,6 +330,18 @@ std::optional<std::string> broker_node::impl::start_quorum() {
   }
   if (ro.voters.empty() && !is_controller && !ro.bootstrap_servers.empty()) {
     // An observer of a quorum it finds through the bootstrap servers.
+  } else if (ro.voters.empty() && !ro.bootstrap_servers.empty()) {
+    // A controller of a dynamic quorum (KIP-853): its voters are in the
+    // metadata log (first in the checkpoint `kafka-storage.sh format
+    // --standalone | --initial-controllers` wrote); formatted
+    // --no-initial-controllers, it observes until it is added. It is the
+    // voter (node.id, the metadata directory's id).
+    ro.dynamic_quorum = true;
+    storage::meta_properties props;
+    const auto path = std::filesystem::path(cfg.metadata_log_dir) / storage::meta_properties_name;
+    if (auto err = storage::read_meta_properties(*fs, path, &props)) return err.message;
+    if (!props.directory_id) return "No directory id found in " + cfg.metadata_log_dir;
+    ro.directory_id = *props.directory_id;
   } else if (ro.voters.empty()) {
     if (!is_controller)
       return "process.roles=broker needs controller.quorum.voters or controller.quorum.bootstrap.servers naming the controllers";

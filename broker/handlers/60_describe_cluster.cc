@@ -20,6 +20,7 @@
 #include "broker/handlers/handlers.h"
 #include "broker/security/authorization.h"
 #include "broker/metadata/raft_driver.h"
+#include "broker/run_on.h"
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/quorum_voters.h"
 #include "broker/services.h"
@@ -67,12 +68,16 @@ bool on_controller_listener(const request_context& ctx) {
   return std::find(names.begin(), names.end(), ctx.listener_name) != names.end();
 }
 
-describe_cluster_response controllers(const request_context& ctx, const describe_cluster_request& request) {
+// The voters: controller.quorum.voters, or a dynamic quorum's newest set
+// as the raft driver knows it.
+describe_cluster_response controllers(const request_context& ctx, const describe_cluster_request& request,
+                                      const std::vector<quorum_voter>& voters) {
   const broker_services& s = *ctx.services;
   describe_cluster_response response;
   response.cluster_id = s.cluster_id;
   response.endpoint_type = endpoint_controller;
-  for (const auto& v : parse_quorum_voters(s.config->controller_quorum_voters)) {
+  for (const auto& v : voters) {
+    if (v.id < 0) continue;  // a bootstrap server, not a voter
     describe_cluster_response::describe_cluster_broker out;
     out.broker_id = v.id;
     out.host = v.host;
@@ -101,7 +106,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
       refused.error_message = cluster_refusal_message(ctx, check.operation);
       co_return respond(ctx, refused);
     }
-    co_return respond(ctx, controllers(ctx, *request));
+    std::vector<quorum_voter> voters = parse_quorum_voters(ctx.services->config->controller_quorum_voters);
+    if (raft_driver* raft = ctx.services->raft)
+      voters = co_await run_on(raft->strand(), [raft] { return raft->voters(); });
+    co_return respond(ctx, controllers(ctx, *request, voters));
   }
   const broker_services& s = *ctx.services;
   auto image = s.metadata->image();

@@ -63,6 +63,8 @@ std::span<const api_handler> all_handlers() {
         describe_quorum_handler(),
         describe_cluster_handler(),
         unregister_broker_handler(),
+        add_raft_voter_handler(),
+        remove_raft_voter_handler(),
         describe_producers_handler(),
         consumer_group_heartbeat_handler(),
         streams_group_heartbeat_handler(),
@@ -83,7 +85,7 @@ std::vector<api_handler> controller_handlers() {
   // served here. Fetch (the metadata log's, on a controller) comes with the
   // raft driver (below).
   static constexpr int16_t controller_keys[] = {17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 38, 39, 40,
-                                                43, 44, 45, 46, 49, 55, 60, 64};
+                                                43, 44, 45, 46, 49, 55, 60, 64, 80, 81};
   std::vector<api_handler> out;
   for (const api_handler& h : all_handlers())
     for (int16_t k : controller_keys)

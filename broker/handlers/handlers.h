@@ -62,6 +62,8 @@ api_handler describe_delegation_token_handler();        // 41_describe_delegatio
 api_handler describe_quorum_handler();  // 55_describe_quorum.cc
 api_handler describe_cluster_handler();  // 60_describe_cluster.cc
 api_handler unregister_broker_handler();  // 64_unregister_broker.cc
+api_handler add_raft_voter_handler();     // 80_add_raft_voter.cc
+api_handler remove_raft_voter_handler();  // 80_add_raft_voter.cc
 // Served on controller listeners only (not in all_handlers()).
 api_handler broker_registration_handler();  // 62_broker_registration.cc
 api_handler broker_heartbeat_handler();     // 63_broker_heartbeat.cc

@@ -22,7 +22,7 @@ controller_service::controller_service(raft_driver& driver, controller_service_o
 controller_service::~controller_service() = default;
 
 asio::awaitable<storage::storage_error> controller_service::start() {
-  if (driver_.voters().size() == 1) {
+  if (driver_.voter_count() == 1) {
     // A quorum of one commits as soon as its log is flushed: wait for that,
     // so that the broker registers with an active controller.
     const int64_t deadline = now_ms_() + 30'000;

@@ -1,6 +1,7 @@
 // quorum_channels: the quorum's outbound requests, wire form in and out.
 #include "broker/metadata/quorum_channels.h"
 
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 #include "broker/metadata/stall_guard.h"
@@ -33,6 +34,30 @@ std::shared_ptr<kafka_client> quorum_channels::client_for(int32_t node, bool for
     return c;
   }
   return nullptr;
+}
+
+void quorum_channels::set_voters(std::vector<quorum_voter> voters) {
+  for (const auto& old : voters_) {
+    const bool same = std::any_of(voters.begin(), voters.end(), [&](const quorum_voter& v) { return v == old; });
+    if (same) continue;
+    for (auto* clients : {&clients_, &forwarding_clients_}) {
+      if (auto it = clients->find(old.id); it != clients->end()) {
+        it->second->close();
+        clients->erase(it);
+      }
+    }
+  }
+  voters_ = std::move(voters);
+}
+
+std::shared_ptr<kafka_client> quorum_channels::client_to(const std::string& host, uint16_t port) {
+  kafka_client_options o;
+  o.host = host;
+  o.port = port;
+  o.client_id = "raft-client-" + std::to_string(options_.node_id);
+  o.connect_timeout = milliseconds(options_.request_timeout_ms);
+  o.security = options_.security;
+  return kafka_client::create(strand_, o);
 }
 
 void quorum_channels::close() {

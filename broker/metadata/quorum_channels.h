@@ -39,8 +39,12 @@ class quorum_channels {
   quorum_channels(asio::any_io_executor strand, quorum_channels_options options);
 
   // The voters (or, for an observer, the bootstrap servers under pseudo
-  // ids) this node may connect to.
-  void set_voters(std::vector<quorum_voter> voters) { voters_ = std::move(voters); }
+  // ids) this node may connect to. A node whose endpoint changed (a dynamic
+  // quorum's voter set) is connected to anew.
+  void set_voters(std::vector<quorum_voter> voters);
+  // A connection of its own to an address no voter has (a controller being
+  // added, asked for its ApiVersions); the caller closes it.
+  std::shared_ptr<kafka_client> client_to(const std::string& host, uint16_t port);
   // Tells `guard` when a metadata Fetch is answered (stall_guard.h).
   void watch_stalls(stall_guard* guard) { stall_guard_ = guard; }
 

@@ -17,6 +17,7 @@ struct quorum_voter {
   int32_t id = -1;
   std::string host;  // without IPv6 brackets
   uint16_t port = 0;
+  bool operator==(const quorum_voter&) const = default;
 };
 
 // "host:port" (an IPv6 host in brackets; the id left -1), as in

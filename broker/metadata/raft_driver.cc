@@ -9,6 +9,7 @@
 #include "controller/raft/raft_batches.h"
 #include "controller/raft/raft_quorum_state.h"
 #include "controller/raft/raft_wire.h"
+#include "protocol/messages/api_versions.h"
 
 namespace hw::broker {
 
@@ -63,23 +64,28 @@ storage::storage_error raft_driver::start_on_strand() {
   if (auto err = controller::metadata_log::open(fs_, lo, &log_)) return err;
   raft::raft_disk_state disk;
   if (auto err = committed_.load(*log_, disk)) return err;
-  if (options_.voters.empty()) {
-    // An observer that knows only bootstrap servers: it asks them in turn,
-    // under ids no node has, until an answer names the leader.
-    int32_t pseudo = -2;
-    for (auto b : options_.bootstrap_servers) {
-      b.id = pseudo--;
-      options_.voters.push_back(b);
-    }
+  // The bootstrap servers, under ids no node has: a node that knows no
+  // leader asks them in turn until an answer names one.
+  int32_t pseudo = -2;
+  for (auto b : options_.bootstrap_servers) {
+    b.id = pseudo--;
+    bootstrap_.push_back(b);
+  }
+  if (options_.voters.empty() && !options_.dynamic_quorum) {
+    // A broker observing: the bootstrap servers stand for the voters.
+    options_.voters = bootstrap_;
     if (options_.voters.empty())
       return {std::make_error_code(std::errc::invalid_argument), "No controller.quorum.voters nor bootstrap servers"};
   }
-  channels_.set_voters(options_.voters);
   raft::raft_options ro = core_options();
   spdlog::info("Metadata log loaded: {} batches up to offset {}, quorum state epoch {} leader {} voted {}",
                disk.entries.size(), log_->end_offset().value, disk.state.current_epoch.value,
                disk.state.leader_id.value, disk.state.voted_id.value);
   core_ = std::make_unique<raft::raft_core>(std::move(ro), std::move(disk), now_ms_());
+  if (options_.dynamic_quorum)
+    spdlog::info("Dynamic metadata quorum (kraft.version 1): {} voters known, this node {} a voter",
+                 core_->voters().size(), core_->is_voter() ? "is" : "is not");
+  refresh_voters();
   committed_.deliver_loaded();
   pump();
   if (failed_) return {std::make_error_code(std::errc::io_error), "Cannot write the metadata log"};
@@ -89,9 +95,13 @@ storage::storage_error raft_driver::start_on_strand() {
 raft::raft_options raft_driver::core_options() {
   raft::raft_options ro;
   ro.self = raft::node_id(options_.node_id);
-  std::vector<raft::node_id> voter_ids;
-  for (const auto& v : options_.voters) voter_ids.emplace_back(v.id);
-  ro.voters = voter_ids;
+  ro.directory_id = options_.directory_id;
+  if (!options_.dynamic_quorum)
+    for (const auto& v : options_.voters) ro.voters.emplace_back(v.id);
+  for (const auto& b : bootstrap_) ro.bootstrap.emplace_back(b.id);
+  ro.voters_record = [](const raft::voter_set& s) { return raft::voters_record(s); };
+  ro.kraft_version_record = [](int16_t level) { return raft::kraft_version_record(level); };
+  ro.snapshot_voters = [](const std::vector<uint8_t>& bytes) { return snapshot_voters(bytes); };
   ro.election_timeout_ms = options_.election_timeout_ms;
   ro.fetch_timeout_ms = options_.fetch_timeout_ms;
   ro.request_timeout_ms = options_.request_timeout_ms;
@@ -109,7 +119,7 @@ raft::raft_options raft_driver::core_options() {
 asio::awaitable<void> raft_driver::stop() {
   auto body = [this]() -> asio::awaitable<void> {
     if (!core_ || stopping_) co_return;
-    if (leading() && options_.voters.size() > 1 && !failed_) {
+    if (leading() && voter_count() > 1 && !failed_) {
       // Graceful resignation: the others start an election at once rather
       // than after their fetch timeout.
       core_->resign();
@@ -155,6 +165,7 @@ void raft_driver::pump() {
     process(r);
   }
   pumping_ = false;
+  refresh_voters();
   // The fsync waits for whatever else is already queued on the strand
   // (proposals of other requests, fetched batches): their appends share it.
   if (unflushed_ && !failed_ && !flush_posted_) {
@@ -397,7 +408,7 @@ asio::awaitable<raft_fetch_answer> raft_driver::fetch_on_strand(raft::fetch_requ
       out.response = raft::to_wire(r, out.records);
       // The leader's endpoint, for fetchers that know only bootstrap
       // servers (Fetch v17's NodeEndpoints).
-      for (const auto& v : options_.voters) {
+      for (const auto& v : voters_) {
         if (v.id != r.current.leader_id.value || v.id < 0 || v.port == 0) continue;
         auto& e = out.response.node_endpoints.emplace_back();
         e.node_id = v.id;
@@ -447,17 +458,18 @@ asio::awaitable<std::optional<msg::describe_quorum_response>> raft_driver::descr
     if (!leading()) return std::nullopt;
     const int64_t now = now_ms_();
     const auto views = core_->replica_views();
-    const int64_t end = core_->log().end_offset().value;
-    auto state = [&](int32_t id) {
+    auto state = [&](int32_t id, const protocol::uuid& directory) {
       msg::describe_quorum_response::replica_state s;
       s.replica_id = id;
+      s.replica_directory_id = directory;
       s.log_end_offset = -1;
       s.last_fetch_timestamp = -1;
       s.last_caught_up_timestamp = -1;
       if (auto it = views.find(raft::node_id(id)); it != views.end()) {
         s.log_end_offset = it->second.end.value;
+        // The leader reports itself fetched and caught up now, as Kafka's.
         s.last_fetch_timestamp = id == options_.node_id ? now : it->second.last_fetch_ms;
-        if (it->second.end.value >= end) s.last_caught_up_timestamp = s.last_fetch_timestamp;
+        s.last_caught_up_timestamp = id == options_.node_id ? now : it->second.last_caught_up_ms;
       }
       return s;
     };
@@ -469,20 +481,184 @@ asio::awaitable<std::optional<msg::describe_quorum_response>> raft_driver::descr
     p.leader_id = options_.node_id;
     p.leader_epoch = core_->current_epoch().value;
     p.high_watermark = core_->high_watermark().value;
-    for (const auto& v : options_.voters) {
-      p.current_voters.push_back(state(v.id));
+    // The newest voter set (a static quorum's has ids only: its endpoints
+    // are controller.quorum.voters').
+    const raft::voter_set& set = core_->voters();
+    for (const auto& v : set.voters) {
+      p.current_voters.push_back(state(v.id.value, v.directory_id));
       auto& node = out.nodes.emplace_back();
-      node.node_id = v.id;
-      if (v.port != 0) node.listeners.push_back({options_.listener_name, v.host, v.port, {}});
+      node.node_id = v.id.value;
+      for (const auto& e : v.endpoints) node.listeners.push_back({e.name, e.host, e.port, {}});
+      if (v.endpoints.empty())
+        for (const auto& q : voters_)
+          if (q.id == v.id.value && q.port != 0) node.listeners.push_back({options_.listener_name, q.host, q.port, {}});
     }
     for (const auto& [id, view] : views) {
-      if (std::any_of(options_.voters.begin(), options_.voters.end(),
-                      [&](const quorum_voter& v) { return v.id == id.value; }))
-        continue;
-      p.observers.push_back(state(id.value));
+      if (set.contains(id)) continue;
+      p.observers.push_back(state(id.value, core_->replica_directory(id)));
     }
     return out;
   });
+}
+
+size_t raft_driver::voter_count() const {
+  return static_cast<size_t>(
+      std::count_if(voters_.begin(), voters_.end(), [](const quorum_voter& v) { return v.id >= 0; }));
+}
+
+void raft_driver::refresh_voters() {
+  if (!core_) return;
+  std::vector<quorum_voter> list;
+  if (core_->dynamic_quorum()) {
+    for (const auto& v : core_->voters().voters) {
+      for (const auto& e : v.endpoints) {
+        if (e.name != options_.listener_name) continue;
+        list.push_back({v.id.value, e.host, e.port});
+        break;
+      }
+    }
+    list.insert(list.end(), bootstrap_.begin(), bootstrap_.end());
+  } else {
+    list = options_.voters;
+  }
+  if (list == voters_) return;
+  voters_ = std::move(list);
+  channels_.set_voters(voters_);
+}
+
+// ---- voter changes (KIP-853) --------------------------------------------------
+
+namespace {
+
+std::string endpoints_string(const std::vector<raft::voter_endpoint>& endpoints) {
+  // Kafka's Endpoints.toString.
+  std::string out = "Endpoints(endpoints={";
+  for (size_t i = 0; i < endpoints.size(); ++i)
+    out += (i ? ", " : "") + ("ListenerName(" + endpoints[i].name + ")=") + endpoints[i].host + "/<unresolved>:" +
+           std::to_string(endpoints[i].port);
+  return out + "})";
+}
+
+template <class Response>
+Response voter_refusal(perr e, std::optional<std::string> message) {
+  Response r;
+  r.error_code = static_cast<int16_t>(e);
+  r.error_message = std::move(message);
+  return r;
+}
+
+}  // namespace
+
+asio::awaitable<perr> raft_driver::wait_committed(storage::offset entry, int32_t term, int64_t deadline_ms) {
+  for (;;) {
+    // Committed first: a leader that removed itself resigns at that moment.
+    if (epoch() == term && core_->high_watermark() > entry) co_return perr::none;
+    if (!leading() || epoch() != term) co_return perr::not_leader_or_follower;
+    const int64_t left = deadline_ms - now_ms_();
+    if (left <= 0 || stopping_) co_return perr::request_timed_out;
+    auto timer = std::make_shared<asio::steady_timer>(strand_, milliseconds(left));
+    parked_.push_back(timer);
+    boost::system::error_code ec;
+    co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    std::erase(parked_, timer);
+  }
+}
+
+asio::awaitable<msg::add_raft_voter_response> raft_driver::add_raft_voter(const msg::add_raft_voter_request& request) {
+  co_return co_await asio::co_spawn(strand_, add_voter_on_strand(request), asio::use_awaitable);
+}
+
+asio::awaitable<msg::add_raft_voter_response> raft_driver::add_voter_on_strand(msg::add_raft_voter_request req) {
+  using response = msg::add_raft_voter_response;
+  // KafkaRaftClient.handleAddVoterRequest's checks, then AddVoterHandler's.
+  if (req.cluster_id && *req.cluster_id != options_.cluster_id)
+    co_return voter_refusal<response>(perr::inconsistent_cluster_id, "The given id \"" + *req.cluster_id +
+                                                                         "\" doesn't match the cluster id \"" +
+                                                                         options_.cluster_id + "\"");
+  if (!core_ || failed_ || stopping_) co_return voter_refusal<response>(perr::broker_not_available, "");
+  if (!leading()) co_return voter_refusal<response>(perr::not_leader_or_follower, "");
+  if (req.voter_id < 0 || req.voter_directory_id.is_zero())
+    co_return voter_refusal<response>(perr::invalid_request, "Add voter request didn't include a valid voter");
+  raft::voter v;
+  v.id = raft::node_id(req.voter_id);
+  v.directory_id = req.voter_directory_id;
+  for (const auto& l : req.listeners) v.endpoints.push_back({l.name, l.host, l.port});
+  const auto endpoint = std::find_if(v.endpoints.begin(), v.endpoints.end(),
+                                     [&](const raft::voter_endpoint& e) { return e.name == options_.listener_name; });
+  if (endpoint == v.endpoints.end())
+    co_return voter_refusal<response>(perr::invalid_request, "Add voter request didn't include the endpoint (" +
+                                                                 endpoints_string(v.endpoints) +
+                                                                 ") for the default listener ListenerName(" +
+                                                                 options_.listener_name + ")");
+  auto begun = core_->begin_add_voter(v);
+  if (begun.error != perr::none) co_return voter_refusal<response>(begun.error, begun.message);
+  // The new voter's ApiVersions: it must speak kraft.version 1. One timer
+  // covers the whole add from here.
+  const int64_t deadline = now_ms_() + options_.request_timeout_ms;
+  const int32_t term = epoch();
+  auto client = channels_.client_to(endpoint->host, endpoint->port);
+  msg::api_versions_request av;
+  av.client_software_name = "highwater-raft";
+  av.client_software_version = "1";
+  auto answer = co_await client->call<msg::api_versions_response>(18, msg::api_versions_request::schema.max_version, av,
+                                                                  milliseconds(options_.request_timeout_ms));
+  client->close();
+  if (!leading() || epoch() != term) co_return voter_refusal<response>(perr::not_leader_or_follower, std::nullopt);
+  const std::string key = raft::replica_key_string(v.id, v.directory_id);
+  if (answer.error || answer.response.error_code != 0) {
+    core_->abort_add_voter();
+    const auto e = answer.error ? perr::broker_not_available : static_cast<perr>(answer.response.error_code);
+    co_return voter_refusal<response>(perr::request_timed_out,
+                                      std::string("Aborted add voter operation for since API_VERSIONS returned an error ") +
+                                          std::string(protocol::error_name(e)));
+  }
+  std::optional<std::pair<int16_t, int16_t>> range;
+  for (const auto& f : answer.response.supported_features)
+    if (f.name == "kraft.version") range = std::pair{f.min_version, f.max_version};
+  const int16_t finalized = 1;
+  if (!range || range->first > finalized || range->second < finalized) {
+    core_->abort_add_voter();
+    const std::string shown = range ? "(min: " + std::to_string(range->first) + ", max: " + std::to_string(range->second)
+                                    : std::string("(min: 0, max: 0)");
+    co_return voter_refusal<response>(perr::invalid_request, "Aborted add voter operation for " + key +
+                                                                 " since the kraft.version range " + shown +
+                                                                 " doesn't support the finalized version " +
+                                                                 std::to_string(finalized));
+  }
+  v.min_kraft_version = range->first;
+  v.max_kraft_version = range->second;
+  auto done = core_->finish_add_voter(v);
+  pump();
+  if (done.error != perr::none) co_return voter_refusal<response>(done.error, done.message);
+  spdlog::info("Adding voter {} to the metadata quorum at offset {}", key, done.entry.value);
+  if (!req.ack_when_committed) co_return voter_refusal<response>(perr::none, std::nullopt);
+  const perr outcome = co_await wait_committed(done.entry, term, deadline);
+  co_return voter_refusal<response>(outcome, std::nullopt);
+}
+
+asio::awaitable<msg::remove_raft_voter_response> raft_driver::remove_raft_voter(
+    const msg::remove_raft_voter_request& request) {
+  using response = msg::remove_raft_voter_response;
+  auto op = [this, req = request]() -> asio::awaitable<response> {
+    if (req.cluster_id && *req.cluster_id != options_.cluster_id)
+      co_return voter_refusal<response>(perr::inconsistent_cluster_id, "The given id \"" + *req.cluster_id +
+                                                                           "\" doesn't match the cluster id \"" +
+                                                                           options_.cluster_id + "\"");
+    if (!core_ || failed_ || stopping_) co_return voter_refusal<response>(perr::broker_not_available, "");
+    if (!leading()) co_return voter_refusal<response>(perr::not_leader_or_follower, "");
+    if (req.voter_id < 0 || req.voter_directory_id.is_zero())
+      co_return voter_refusal<response>(perr::invalid_request, "Remove voter request didn't include a valid voter");
+    const int64_t deadline = now_ms_() + options_.request_timeout_ms;
+    const int32_t term = epoch();
+    auto done = core_->remove_voter(raft::node_id(req.voter_id), req.voter_directory_id);
+    pump();
+    if (done.error != perr::none) co_return voter_refusal<response>(done.error, done.message);
+    spdlog::info("Removing voter {} from the metadata quorum at offset {}",
+                 raft::replica_key_string(raft::node_id(req.voter_id), req.voter_directory_id), done.entry.value);
+    const perr outcome = co_await wait_committed(done.entry, term, deadline);
+    co_return voter_refusal<response>(outcome, std::nullopt);
+  };
+  co_return co_await asio::co_spawn(strand_, op, asio::use_awaitable);
 }
 
 }  // namespace hw::broker

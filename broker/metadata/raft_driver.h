@@ -49,11 +49,13 @@
 #include "controller/metadata/image.h"
 #include "controller/raft/metadata_log.h"
 #include "controller/raft/raft_core.h"
+#include "protocol/messages/add_raft_voter.h"
 #include "protocol/messages/begin_quorum_epoch.h"
 #include "protocol/messages/describe_quorum.h"
 #include "protocol/messages/end_quorum_epoch.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/fetch_snapshot.h"
+#include "protocol/messages/remove_raft_voter.h"
 #include "protocol/messages/vote.h"
 #include "storage/io/file_system.h"
 
@@ -64,6 +66,11 @@ class stall_guard;
 struct raft_driver_options {
   int32_t node_id = 1;
   std::vector<quorum_voter> voters;  // controller.quorum.voters
+  // A controller of a dynamic quorum (KIP-853: no controller.quorum.voters,
+  // controller.quorum.bootstrap.servers): its voters are in the metadata
+  // log, and it is the voter (node_id, directory_id).
+  bool dynamic_quorum = false;
+  protocol::uuid directory_id;  // the metadata log directory's, from meta.properties
   // controller.quorum.bootstrap.servers (host:port; id unused): an observer
   // without `voters` asks these who leads, and learns the leader's endpoint
   // from the NodeEndpoints of their Fetch answers.
@@ -135,7 +142,11 @@ class raft_driver {
   storage::offset high_watermark() const { return core_ ? core_->high_watermark() : storage::offset(0); }
   storage::offset log_end() const { return core_ ? core_->log().end_offset() : storage::offset(0); }
   storage::offset epoch_start_offset() const { return core_ ? core_->epoch_start_offset() : storage::offset(0); }
-  const std::vector<quorum_voter>& voters() const { return options_.voters; }
+  // The voters' endpoints on the controller listener (a dynamic quorum's
+  // from its newest voter set), then the bootstrap servers under pseudo ids.
+  const std::vector<quorum_voter>& voters() const { return voters_; }
+  // How many voters there are (pseudo ids aside).
+  size_t voter_count() const;
   // The committed image at the end of what was last handed to the commit
   // listeners (they may read it while they are called).
   const std::shared_ptr<const controller::metadata_image>& committed_image() const { return committed_.image(); }
@@ -154,6 +165,15 @@ class raft_driver {
   // The leader's view of the quorum; nothing on another node (the caller
   // then asks the leader, or answers NOT_LEADER_OR_FOLLOWER).
   asio::awaitable<std::optional<protocol::msg::describe_quorum_response>> describe_quorum();
+  // AddRaftVoter and RemoveRaftVoter at this node (KIP-853): Kafka's checks
+  // (raft_membership.h), the new voter's ApiVersions, and the answer once
+  // the change is committed (or REQUEST_TIMED_OUT after
+  // controller.quorum.request.timeout.ms, NOT_LEADER_OR_FOLLOWER when the
+  // leadership ends first).
+  asio::awaitable<protocol::msg::add_raft_voter_response> add_raft_voter(
+      const protocol::msg::add_raft_voter_request& request);
+  asio::awaitable<protocol::msg::remove_raft_voter_response> remove_raft_voter(
+      const protocol::msg::remove_raft_voter_request& request);
 
   // Sends a request (encoded at `version`) to the current leader's
   // controller listener and waits for its answer: what a node without the
@@ -180,6 +200,13 @@ class raft_driver {
                     const std::optional<std::string>& their_cluster_id);
   // Feeds an inbound request to the core and returns the core's answer.
   std::optional<controller::raft::message> ask(controller::raft::node_id from, controller::raft::message request);
+  // The voters' endpoints again, after the voter set may have changed.
+  void refresh_voters();
+  // Waits until the KRaftVoters entry at `entry` is committed: none, or
+  // NOT_LEADER_OR_FOLLOWER when the term ends first, REQUEST_TIMED_OUT at
+  // deadline_ms (on the strand).
+  asio::awaitable<protocol::error_code> wait_committed(storage::offset entry, int32_t term, int64_t deadline_ms);
+  asio::awaitable<protocol::msg::add_raft_voter_response> add_voter_on_strand(protocol::msg::add_raft_voter_request r);
 
   asio::strand<asio::any_io_executor> strand_;
   storage::file_system& fs_;
@@ -188,6 +215,8 @@ class raft_driver {
   std::mt19937_64 random_;
   std::unique_ptr<controller::metadata_log> log_;
   std::unique_ptr<controller::raft::raft_core> core_;
+  std::vector<quorum_voter> voters_;     // see voters()
+  std::vector<quorum_voter> bootstrap_;  // controller.quorum.bootstrap.servers, ids -2, -3, ...
   committed_metadata committed_;
   quorum_channels channels_;
   std::vector<leader_listener> leader_listeners_;

@@ -150,4 +150,12 @@ msg::alter_client_quotas_response refused_response(const msg::alter_client_quota
   return alter_client_quotas_refused(request, error);
 }
 
+msg::unregister_broker_response refused_response(const msg::unregister_broker_request&, int16_t, protocol::error_code error,
+                             const std::optional<std::string>& message) {
+  msg::unregister_broker_response out;
+  out.error_code = static_cast<int16_t>(error);
+  out.error_message = message;
+  return out;
+}
+
 }  // namespace hw::broker

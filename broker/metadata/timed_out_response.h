@@ -30,6 +30,7 @@
 #include "protocol/messages/elect_leaders.h"
 #include "protocol/messages/incremental_alter_configs.h"
 #include "protocol/messages/list_partition_reassignments.h"
+#include "protocol/messages/unregister_broker.h"
 
 namespace hw::broker {
 
@@ -61,6 +62,8 @@ msg::delete_acls_response refused_response(const msg::delete_acls_request& reque
 // AlterClientQuotas answers every entry with the error's default text,
 // whatever the message (admin/client_quotas.h).
 msg::alter_client_quotas_response refused_response(const msg::alter_client_quotas_request& request, int16_t version,
+                             protocol::error_code error, const std::optional<std::string>& message);
+msg::unregister_broker_response refused_response(const msg::unregister_broker_request& request, int16_t version,
                              protocol::error_code error, const std::optional<std::string>& message);
 
 

@@ -91,6 +91,9 @@ class raft_core {
   // The voters this node counts now, and whether the quorum is dynamic.
   const voter_set& voters() const { return c_.voters.latest(); }
   const voter_set& voters_at(offset o) const { return c_.voters.at(o); }
+  // The directory a replica last fetched with, as the leader saw it (zero:
+  // unknown).
+  protocol::uuid replica_directory(node_id id) const { return c_.leader.directory_of(id); }
   bool dynamic_quorum() const { return c_.voters.is_dynamic(); }
 
   bool has_ready() const { return !c_.pending.empty(); }

@@ -255,9 +255,9 @@ TEST_F(NativeStorageIT, AddScramAsKafka) {
 // VotersRecord, byte for byte (the directory ids are given); --standalone's
 // names this node on its controller listener with the directory
 // meta.properties got; bad voter strings fail with Kafka's messages.
-raft::decoded_snapshot read_checkpoint(const std::string& meta_dir) {
+controller::raft::decoded_snapshot read_checkpoint(const std::string& meta_dir) {
   const std::string bytes = read_all(meta_dir + "/__cluster_metadata-0/00000000000000000000-0000000000.checkpoint");
-  return raft::decode_snapshot(protocol::bytes_view(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  return controller::raft::decode_snapshot(protocol::bytes_view(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
 }
 
 TEST_F(NativeStorageIT, InitialControllersAsKafka) {
@@ -310,7 +310,7 @@ TEST_F(NativeStorageIT, InitialControllersAsKafka) {
             std::string::npos);
 
   // Bad voter strings: Kafka's IllegalArgumentException (the JVM's first line), nothing formatted.
-  for (const std::string& bad : {"", "1", "x@h:1:" + dir_a, "-1@h:1:" + dir_a, "1@", "1@[::1:1:" + dir_a, "1@h",
+  for (const std::string& bad : std::vector<std::string>{"", "1", "x@h:1:" + dir_a, "-1@h:1:" + dir_a, "1@", "1@[::1:1:" + dir_a, "1@h",
                                  "1@[::1]1:" + dir_a, "1@h:1", "1@h:x:" + dir_a, "1@h:70000:" + dir_a, "1@h:1:bogus",
                                  "1@h:1:" + dir_a + ",1@g:2:" + dir_b, "@h:1:" + dir_a}) {
     SCOPED_TRACE(bad);

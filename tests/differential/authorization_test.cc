@@ -38,6 +38,8 @@
 #include "protocol/messages/describe_client_quotas.h"
 #include "protocol/messages/describe_cluster.h"
 #include "protocol/messages/unregister_broker.h"
+#include "protocol/messages/add_raft_voter.h"
+#include "protocol/messages/remove_raft_voter.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/describe_groups.h"
 #include "protocol/messages/describe_log_dirs.h"
@@ -540,6 +542,22 @@ std::vector<probe> cluster_probes(const resources& n) {
     msg::unregister_broker_request r;
     r.broker_id = 99;
     out.push_back(same_probe("UnregisterBroker", 64, 0, r));
+  }
+  {
+    // Voter changes on a static quorum: refused before or after the
+    // cluster's ALTER (kraft.version 0 when allowed).
+    msg::add_raft_voter_request r;
+    r.cluster_id.reset();
+    r.timeout_ms = 5000;
+    r.voter_id = 7;
+    r.voter_directory_id.bytes[15] = 7;
+    r.listeners.push_back({"CONTROLLER", "127.0.0.1", 9999, {}});
+    out.push_back(same_probe("AddRaftVoter", 80, 1, r));
+    msg::remove_raft_voter_request rm;
+    rm.cluster_id.reset();
+    rm.voter_id = 1;
+    rm.voter_directory_id.bytes[15] = 1;
+    out.push_back(same_probe("RemoveRaftVoter", 81, 0, rm));
   }
   {
     msg::describe_configs_request r;

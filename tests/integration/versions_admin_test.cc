@@ -15,6 +15,8 @@
 #include "protocol/messages/describe_client_quotas.h"
 #include "protocol/messages/describe_cluster.h"
 #include "protocol/messages/unregister_broker.h"
+#include "protocol/messages/add_raft_voter.h"
+#include "protocol/messages/remove_raft_voter.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/describe_log_dirs.h"
 #include "protocol/messages/describe_quorum.h"
@@ -474,6 +476,40 @@ void unregister_broker_sweep(sweep_context& ctx, int16_t v) {
   EXPECT_EQ(resp->error_message, "Broker ID " + std::to_string(req.broker_id) + " is not currently registered");
 }
 
+// A static quorum (controller.quorum.voters, kraft.version 0): the leader
+// refuses voter changes with Kafka's words, whichever listener asked.
+void add_raft_voter_sweep(sweep_context& ctx, int16_t v) {
+  msg::add_raft_voter_request req;
+  req.cluster_id.reset();
+  req.timeout_ms = 5000;
+  req.voter_id = 7;
+  req.voter_directory_id.bytes[15] = 7;
+  req.listeners.push_back({"CONTROLLER", "127.0.0.1", 9999, {}});
+  auto resp = ctx.client.call<msg::add_raft_voter_response>(80, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, 35);  // UNSUPPORTED_VERSION
+  if (!ctx.external)
+    EXPECT_EQ(resp->error_message, "Cluster doesn't support adding voter because the kraft.version feature is 0");
+  // No voter (a zero directory): refused before anything else.
+  req.voter_directory_id = {};
+  resp = ctx.client.call<msg::add_raft_voter_response>(80, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, 42);
+  EXPECT_EQ(resp->error_message, "Add voter request didn't include a valid voter");
+}
+
+void remove_raft_voter_sweep(sweep_context& ctx, int16_t v) {
+  msg::remove_raft_voter_request req;
+  req.cluster_id.reset();
+  req.voter_id = 1;
+  req.voter_directory_id.bytes[15] = 1;
+  auto resp = ctx.client.call<msg::remove_raft_voter_response>(81, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, 35);
+  if (!ctx.external)
+    EXPECT_EQ(resp->error_message, "Cluster doesn't support removing voter because the kraft.version feature is 0");
+}
+
 void describe_topic_partitions_sweep(sweep_context& ctx, int16_t v) {
   auto& c = ctx.client;
   const std::string topic = tname("describe-topic-partitions", v);
@@ -808,6 +844,8 @@ std::vector<api_sweep> admin_sweeps() {
       {64, "UnregisterBroker", &unregister_broker_sweep},
       {74, "ListConfigResources", &list_config_resources_sweep},
       {75, "DescribeTopicPartitions", &describe_topic_partitions_sweep},
+      {80, "AddRaftVoter", &add_raft_voter_sweep},
+      {81, "RemoveRaftVoter", &remove_raft_voter_sweep},
   };
 }
 
