@@ -547,6 +547,23 @@ Response voter_refusal(perr e, std::optional<std::string> message) {
   return r;
 }
 
+// The checks an AddRaftVoter or RemoveRaftVoter request meets first
+// (KafkaRaftClient's): its cluster id, this node leading, a voter named by
+// an id and a directory. `what` begins the last message ("Add", "Remove").
+template <class Response, class Request>
+std::optional<Response> request_refusal(const Request& req, const std::string& cluster_id, bool usable, bool leading,
+                                        const char* what) {
+  if (req.cluster_id && *req.cluster_id != cluster_id)
+    return voter_refusal<Response>(perr::inconsistent_cluster_id, "The given id \"" + *req.cluster_id +
+                                                                      "\" doesn't match the cluster id \"" + cluster_id +
+                                                                      "\"");
+  if (!usable) return voter_refusal<Response>(perr::broker_not_available, "");
+  if (!leading) return voter_refusal<Response>(perr::not_leader_or_follower, "");
+  if (req.voter_id < 0 || req.voter_directory_id.is_zero())
+    return voter_refusal<Response>(perr::invalid_request, std::string(what) + " voter request didn't include a valid voter");
+  return std::nullopt;
+}
+
 }  // namespace
 
 asio::awaitable<perr> raft_driver::wait_committed(storage::offset entry, int32_t term, int64_t deadline_ms) {
@@ -571,14 +588,8 @@ asio::awaitable<msg::add_raft_voter_response> raft_driver::add_raft_voter(const 
 asio::awaitable<msg::add_raft_voter_response> raft_driver::add_voter_on_strand(msg::add_raft_voter_request req) {
   using response = msg::add_raft_voter_response;
   // KafkaRaftClient.handleAddVoterRequest's checks, then AddVoterHandler's.
-  if (req.cluster_id && *req.cluster_id != options_.cluster_id)
-    co_return voter_refusal<response>(perr::inconsistent_cluster_id, "The given id \"" + *req.cluster_id +
-                                                                         "\" doesn't match the cluster id \"" +
-                                                                         options_.cluster_id + "\"");
-  if (!core_ || failed_ || stopping_) co_return voter_refusal<response>(perr::broker_not_available, "");
-  if (!leading()) co_return voter_refusal<response>(perr::not_leader_or_follower, "");
-  if (req.voter_id < 0 || req.voter_directory_id.is_zero())
-    co_return voter_refusal<response>(perr::invalid_request, "Add voter request didn't include a valid voter");
+  if (auto refused = request_refusal<response>(req, options_.cluster_id, core_ && !failed_ && !stopping_, leading(), "Add"))
+    co_return *refused;
   raft::voter v;
   v.id = raft::node_id(req.voter_id);
   v.directory_id = req.voter_directory_id;
@@ -640,14 +651,9 @@ asio::awaitable<msg::remove_raft_voter_response> raft_driver::remove_raft_voter(
     const msg::remove_raft_voter_request& request) {
   using response = msg::remove_raft_voter_response;
   auto op = [this, req = request]() -> asio::awaitable<response> {
-    if (req.cluster_id && *req.cluster_id != options_.cluster_id)
-      co_return voter_refusal<response>(perr::inconsistent_cluster_id, "The given id \"" + *req.cluster_id +
-                                                                           "\" doesn't match the cluster id \"" +
-                                                                           options_.cluster_id + "\"");
-    if (!core_ || failed_ || stopping_) co_return voter_refusal<response>(perr::broker_not_available, "");
-    if (!leading()) co_return voter_refusal<response>(perr::not_leader_or_follower, "");
-    if (req.voter_id < 0 || req.voter_directory_id.is_zero())
-      co_return voter_refusal<response>(perr::invalid_request, "Remove voter request didn't include a valid voter");
+    if (auto refused =
+            request_refusal<response>(req, options_.cluster_id, core_ && !failed_ && !stopping_, leading(), "Remove"))
+      co_return *refused;
     const int64_t deadline = now_ms_() + options_.request_timeout_ms;
     const int32_t term = epoch();
     auto done = core_->remove_voter(raft::node_id(req.voter_id), req.voter_directory_id);

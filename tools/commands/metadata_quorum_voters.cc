@@ -154,6 +154,13 @@ int send_change(admin_client& admin, const Req& req, tool_io io, bool* done) {
   }
 }
 
+std::unique_ptr<admin_client> connect_or_report(const admin_connector& connect, tool_io io) {
+  std::string error;
+  auto admin = connect(&error);
+  if (!admin) io.err << error << '\n';
+  return admin;
+}
+
 }  // namespace
 
 int add_controller(const admin_connector& connect, const property_list& props, bool dry_run, bool has_config,
@@ -168,12 +175,8 @@ int add_controller(const admin_connector& connect, const property_list& props, b
     return 1;
   }
   if (!dry_run) {
-    std::string connect_error;
-    auto admin = connect(&connect_error);
-    if (!admin) {
-      io.err << connect_error << '\n';
-      return 1;
-    }
+    auto admin = connect_or_report(connect, io);
+    if (!admin) return 1;
     protocol::msg::add_raft_voter_request req;
     req.cluster_id.reset();  // as Kafka's admin client: the controller does not check it
     req.timeout_ms = static_cast<int32_t>(std::max<int64_t>(
@@ -206,12 +209,8 @@ int remove_controller(const admin_connector& connect, const cli::arg_values& v, 
   }
   const bool dry_run = v.has("dry_run");
   if (!dry_run) {
-    std::string connect_error;
-    auto admin = connect(&connect_error);
-    if (!admin) {
-      io.err << connect_error << '\n';
-      return 1;
-    }
+    auto admin = connect_or_report(connect, io);
+    if (!admin) return 1;
     protocol::msg::remove_raft_voter_request req;
     req.cluster_id.reset();
     req.voter_id = id;
