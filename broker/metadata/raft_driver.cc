@@ -508,20 +508,34 @@ size_t raft_driver::voter_count() const {
 
 void raft_driver::refresh_voters() {
   if (!core_) return;
-  std::vector<quorum_voter> list;
-  if (core_->dynamic_quorum()) {
-    for (const auto& v : core_->voters().voters) {
-      for (const auto& e : v.endpoints) {
-        if (e.name != options_.listener_name) continue;
-        list.push_back({v.id.value, e.host, e.port});
-        break;
-      }
+  if (!core_->dynamic_quorum()) {
+    if (voters_ != options_.voters) {
+      voters_ = options_.voters;
+      channels_.set_voters(voters_);
     }
-    list.insert(list.end(), bootstrap_.begin(), bootstrap_.end());
-  } else {
-    list = options_.voters;
+    return;
   }
-  if (list == voters_) return;
+  // Called after every ready: compare in place, build only when the set changed.
+  auto endpoint_of = [&](const raft::voter& v) -> const raft::voter_endpoint* {
+    for (const auto& e : v.endpoints)
+      if (e.name == options_.listener_name) return &e;
+    return nullptr;
+  };
+  size_t at = 0;
+  bool same = true;
+  for (const auto& v : core_->voters().voters) {
+    const auto* e = endpoint_of(v);
+    if (!e) continue;
+    same = at < voters_.size() && voters_[at].id == v.id.value && voters_[at].port == e->port && voters_[at].host == e->host;
+    if (!same) break;
+    ++at;
+  }
+  same = same && voters_.size() == at + bootstrap_.size() && std::equal(bootstrap_.begin(), bootstrap_.end(), voters_.begin() + at);
+  if (same) return;
+  std::vector<quorum_voter> list;
+  for (const auto& v : core_->voters().voters)
+    if (const auto* e = endpoint_of(v)) list.push_back({v.id.value, e->host, e->port});
+  list.insert(list.end(), bootstrap_.begin(), bootstrap_.end());
   voters_ = std::move(list);
   channels_.set_voters(voters_);
 }

@@ -294,9 +294,6 @@ class simulation {
       net_.erase(net_.begin());
       node& to = nodes_[static_cast<size_t>(m.to.value - 1)];
       if (!to.core || !connected(m.from, m.to)) continue;
-      if (std::getenv("HW_RAFTSIM_MSGS"))
-        trace("deliver " + std::to_string(m.from.value) + "->" + std::to_string(m.to.value) + " kind " +
-              std::to_string(m.body.index()));
       to.core->receive(m.from, m.body);
       process(to);
     }
