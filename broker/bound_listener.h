@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "broker/security/principal.h"
 
@@ -23,5 +25,19 @@ struct bound_listener {
     return name + "://" + h + ":" + std::to_string(port);
   }
 };
+
+// An advertised endpoint as registrations announce it: a port of 0 becomes
+// the port bound for that listener, an empty host the bound host, and a
+// host still empty or a wildcard becomes localhost.
+inline std::pair<std::string, uint16_t> announced_endpoint(const std::string& listener, std::string host, uint16_t port,
+                                                           const std::vector<bound_listener>& bound) {
+  for (const auto& b : bound) {
+    if (b.name != listener) continue;
+    if (port == 0) port = b.port;
+    if (host.empty()) host = b.host;
+  }
+  if (host.empty() || host == "0.0.0.0" || host == "::") host = "localhost";
+  return {std::move(host), port};
+}
 
 }  // namespace hw::broker

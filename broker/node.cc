@@ -15,6 +15,7 @@
 #include "broker/crash_handler.h"
 #include "broker/dispatcher.h"
 #include "broker/features.h"
+#include "broker/metadata/controller_registration.h"
 #include "broker/group/group_coordinator.h"
 #include "broker/txn/txn_coordinator.h"
 #include "broker/txn/txn_verifier.h"
@@ -230,6 +231,7 @@ struct broker_node::impl {
   std::unique_ptr<controller_service> controller;
   std::unique_ptr<producer_id_manager> producer_ids;
   std::unique_ptr<broker_lifecycle> lifecycle;
+  std::unique_ptr<controller_registration> controller_registrar;
   // How this node logs in on other nodes' inter-broker and controller
   // listeners when those are SASL ones (null otherwise).
   client_security inter_broker_security;
@@ -381,6 +383,16 @@ std::optional<std::string> broker_node::impl::start_quorum() {
       spdlog::info("Bootstrap metadata from {}: {} SCRAM credentials{}", bootstrap->source, bootstrap->scram.size(),
                    bootstrap->other_records.empty() ? "" : " (records of other kinds left out)");
       co.bootstrap_scram = std::move(bootstrap->scram);
+      // The file's levels this build can run (a Kafka-formatted file may
+      // finalize share.version, which Highwater does not support).
+      for (const auto& [name, level] : bootstrap->features) {
+        const auto& supported = supported_features();
+        auto it = std::find_if(supported.begin(), supported.end(), [&](const auto& f) { return f.name == name; });
+        if (it != supported.end() && level >= it->min_version && level <= it->max_version)
+          co.bootstrap_features[name] = level;
+        else if (level != 0)
+          spdlog::warn("Bootstrap metadata: {} level {} left out (not supported here)", name, level);
+      }
     }
     co.on_unclean_elections = [m = stats.get()](int64_t n) {
       if (m) m->on_unclean_leader_elections(n);
@@ -443,6 +455,10 @@ std::optional<std::string> broker_node::impl::start() {
   services.producer_ids = producer_ids.get();
   if (auto error = start_io_and_controller()) return error;
   if (auto error = start_listeners()) return error;
+  if (controller) {
+    controller_registrar = std::make_unique<controller_registration>(services, srv->bound());
+    controller_registrar->start();
+  }
   if (cfg.has_role("broker")) {
     if (auto error = register_with_controller()) return error;
   }
@@ -815,6 +831,7 @@ void broker_node::impl::shutdown() {
   closed.get_future().wait();
   if (isr_changes) isr_changes->stop();
   if (fetchers) fetchers->stop();
+  if (controller_registrar) asio::co_spawn(io, controller_registrar->stop(), asio::use_future).get();
   if (controller) asio::co_spawn(io, controller->stop(), asio::use_future).get();
   if (raft) asio::co_spawn(io, raft->stop(), asio::use_future).get();
   // Nothing commits now; a metadata batch still being applied (the role

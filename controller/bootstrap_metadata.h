@@ -6,8 +6,9 @@
 // writes those credentials into the log with its own feature records
 // (feature_control::bootstrap_records), so that they are in the image
 // before any client, or any broker authenticating with SCRAM, connects.
-// The file's feature levels are read and reported, not used: Highwater
-// starts every new cluster at the levels feature_control finalizes.
+// Its feature levels are the new cluster's first ones (`format
+// --release-version` picks an older metadata.version), less any this build
+// does not support.
 
 #include <cstdint>
 #include <filesystem>

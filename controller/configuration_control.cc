@@ -303,4 +303,27 @@ api_error configuration_control::new_topic_config_records(const metadata_image& 
   return alter_config_resource(image, resource, changes, {}, true, out);
 }
 
+std::vector<metadata_record> configuration_control::elr_safety_records(const metadata_image& image) const {
+  std::vector<metadata_record> out;
+  auto record = [](std::string broker, std::optional<std::string> value) {
+    msg::config_record r;
+    r.resource_type = static_cast<int8_t>(config_resource_type::broker);
+    r.resource_name = std::move(broker);
+    r.name = std::string(min_isr_key);
+    r.value = std::move(value);
+    return r;
+  };
+  if (!image.config(config_resource_type::broker, "", min_isr_key))
+    out.push_back(record("", std::to_string(resolver_.static_config().min_insync_replicas)));
+  std::map<int64_t, std::string> brokers;
+  for (const auto& [resource, configs] : image.configs)
+    if (resource.type == config_resource_type::broker && !resource.name.empty() && configs.count(std::string(min_isr_key))) {
+      int64_t id = 0;
+      std::from_chars(resource.name.data(), resource.name.data() + resource.name.size(), id);
+      brokers.emplace(id, resource.name);
+    }
+  for (const auto& [id, name] : brokers) out.push_back(record(name, std::nullopt));
+  return out;
+}
+
 }  // namespace hw::controller

@@ -68,6 +68,12 @@ class configuration_control {
                                      const msg::create_topics_request::creatable_topic& topic,
                                      std::vector<metadata_record>& out) const;
 
+  // What turning ELR on writes first (Kafka's
+  // maybeGenerateElrSafetyRecords): the cluster-wide min.insync.replicas at
+  // this node's static value when none is set, and every broker-level one
+  // removed (brokers by id).
+  std::vector<metadata_record> elr_safety_records(const metadata_image& image) const;
+
   // A topic's effective configs, with the precedence config_resolver.h
   // describes (this node's broker configs are the controller's).
   const config_resolver& resolver() const { return resolver_; }

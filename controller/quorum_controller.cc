@@ -74,6 +74,37 @@ controller_result<msg::controller_registration_response> quorum_controller::regi
   return cluster_control::register_controller(image(), request);
 }
 
+controller_result<msg::update_features_response> quorum_controller::update_features(
+    const msg::update_features_request& request, int16_t version, const feature_update_context& context) {
+  // Kafka's controller reads UpgradeType alone: a v0 request (AllowDowngrade)
+  // is an upgrade.
+  std::vector<feature_update> updates;
+  int16_t elr_level = 0;
+  for (const auto& u : request.feature_updates) {
+    updates.push_back({u.feature, u.max_version_level, u.upgrade_type});
+    if (u.feature == "eligible.leader.replicas.version") elr_level = u.max_version_level;
+  }
+  auto result = feature_control::update_features(image(), updates, request.validate_only, context);
+  controller_result<msg::update_features_response> out;
+  if (!result.response.ok()) {
+    out.response.error_code = static_cast<int16_t>(result.response.code);
+    out.response.error_message =
+        "The update failed for all features since the following feature had an error: " + result.response.message;
+    return out;
+  }
+  out.response.error_message = std::nullopt;
+  if (version <= 1)
+    for (const auto& u : request.feature_updates) {
+      msg::update_features_response::updatable_feature_result r;
+      r.feature = u.feature;
+      r.error_message = "NONE";  // Errors.NONE.message()
+      out.response.results.push_back(std::move(r));
+    }
+  if (!request.validate_only && elr_level > 0) out.records = configuration_.elr_safety_records(image());
+  out.records.insert(out.records.end(), result.records.begin(), result.records.end());
+  return out;
+}
+
 controller_result<msg::create_topics_response> quorum_controller::create_topics(
     const msg::create_topics_request& request, const partition_change_quota& quota) {
   return replication_.create_topics(image(), request, quota);

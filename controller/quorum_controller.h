@@ -44,6 +44,7 @@
 #include "controller/quota_control.h"
 #include "controller/replication_control.h"
 #include "controller/scram_control.h"
+#include "protocol/messages/update_features.h"
 
 namespace hw::controller {
 
@@ -95,6 +96,12 @@ class quorum_controller {
   controller_result<msg::unregister_broker_response> unregister_broker(const msg::unregister_broker_request& request);
   controller_result<msg::controller_registration_response> register_controller(
       const msg::controller_registration_request& request);
+
+  // Feature control: UpdateFeatures as Kafka 4.3.1's controller answers it
+  // at this request version (context: feature_control.h).
+  controller_result<msg::update_features_response> update_features(const msg::update_features_request& request,
+                                                                     int16_t version,
+                                                                     const feature_update_context& context);
 
   // Replication control.
   // quota: the client's controller mutation quota (controller_result.h).

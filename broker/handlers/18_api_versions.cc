@@ -52,6 +52,11 @@ api_versions_response full_response(const broker_services& services, std::string
     if (f.level == 0) continue;
     r.finalized_features.push_back({f.name, f.level, f.level, {}});
   }
+  // kraft.version is the raft log's, not a FeatureLevelRecord (shown when
+  // not 0, as Kafka's metadata cache adds it).
+  if (services.raft && from_log)
+    if (int16_t kraft = services.raft->kraft_version_now(); kraft > 0)
+      r.finalized_features.push_back({"kraft.version", kraft, kraft, {}});
   return r;
 }
 

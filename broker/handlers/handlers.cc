@@ -63,6 +63,7 @@ std::span<const api_handler> all_handlers() {
         describe_quorum_handler(),
         describe_cluster_handler(),
         unregister_broker_handler(),
+        update_features_handler(),
         add_raft_voter_handler(),
         remove_raft_voter_handler(),
         describe_producers_handler(),
@@ -85,7 +86,7 @@ std::vector<api_handler> controller_handlers() {
   // served here. Fetch (the metadata log's, on a controller) comes with the
   // raft driver (below).
   static constexpr int16_t controller_keys[] = {17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 38, 39, 40,
-                                                43, 44, 45, 46, 49, 55, 60, 64, 80, 81};
+                                                43, 44, 45, 46, 49, 55, 57, 60, 64, 80, 81};
   std::vector<api_handler> out;
   for (const api_handler& h : all_handlers())
     for (int16_t k : controller_keys)
@@ -99,6 +100,8 @@ std::vector<api_handler> controller_handlers() {
   out.push_back(fetch_snapshot_handler());
   out.push_back(broker_registration_handler());
   out.push_back(broker_heartbeat_handler());
+  out.push_back(controller_registration_handler());
+  out.push_back(update_raft_voter_handler());
   out.push_back(alter_partition_handler());
   out.push_back(allocate_producer_ids_handler());
   out.push_back(envelope_handler());

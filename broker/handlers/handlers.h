@@ -62,6 +62,9 @@ api_handler describe_delegation_token_handler();        // 41_describe_delegatio
 api_handler describe_quorum_handler();  // 55_describe_quorum.cc
 api_handler describe_cluster_handler();  // 60_describe_cluster.cc
 api_handler unregister_broker_handler();  // 64_unregister_broker.cc
+api_handler update_features_handler();    // 57_update_features.cc
+api_handler controller_registration_handler();  // 70_controller_registration.cc
+api_handler update_raft_voter_handler();  // 82_update_raft_voter.cc
 api_handler add_raft_voter_handler();     // 80_add_raft_voter.cc
 api_handler remove_raft_voter_handler();  // 80_add_raft_voter.cc
 // Served on controller listeners only (not in all_handlers()).

@@ -1,6 +1,7 @@
 #include "broker/metadata/broker_lifecycle.h"
 
 #include <random>
+#include <tuple>
 
 #include <spdlog/spdlog.h>
 
@@ -35,15 +36,8 @@ std::vector<protocol::msg::broker_registration_request::listener> advertised(con
       continue;
     protocol::msg::broker_registration_request::listener l;
     l.name = ep.name;
-    l.host = ep.host;
-    l.port = ep.port;
+    std::tie(l.host, l.port) = announced_endpoint(ep.name, ep.host, ep.port, bound);
     l.security_protocol = security_protocol_id(ep.security_protocol);
-    for (const auto& b : bound) {
-      if (b.name != ep.name) continue;
-      if (l.port == 0) l.port = b.port;
-      if (l.host.empty()) l.host = b.host;
-    }
-    if (l.host.empty() || l.host == "0.0.0.0" || l.host == "::") l.host = "localhost";
     out.push_back(std::move(l));
   }
   return out;

@@ -148,12 +148,16 @@ void controller_service::maybe_activate() {
     // A new cluster: its first records set the feature levels.
     std::shared_ptr<commit_waiter> ignored;
     const auto& static_config = options_.controller.configuration.static_config;
+    const auto& features = options_.bootstrap_features;
+    const auto mv = features.count("metadata.version")
+                        ? controller::metadata_version{features.at("metadata.version")}
+                        : controller::latest_production_metadata_version;
     auto records = controller::feature_control::bootstrap_records(
-        controller::latest_production_metadata_version, static_config ? static_config->min_insync_replicas : 1,
-        options_.bootstrap_scram);
+        mv, static_config ? static_config->min_insync_replicas : 1, options_.bootstrap_scram,
+        features.empty() ? nullptr : &features);
     if (start_commit(std::move(records), &ignored, nullptr) != commit_status::not_controller)
-      spdlog::info("Wrote the bootstrap metadata records of a new cluster ({} SCRAM credentials)",
-                   options_.bootstrap_scram.size());
+      spdlog::info("Wrote the bootstrap metadata records of a new cluster at metadata.version {} ({} SCRAM credentials)",
+                   mv.name(), options_.bootstrap_scram.size());
     if (ignored) std::erase(waiters_, ignored);
   }
 }

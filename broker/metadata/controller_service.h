@@ -19,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -46,6 +47,10 @@ struct controller_service_options {
   // (`kafka-storage.sh format --add-scram`), written with a new cluster's
   // first records (controller/bootstrap_metadata.h).
   std::vector<protocol::msg::user_scram_credential_record> bootstrap_scram;
+  // The feature levels of that file (metadata.version among them), the
+  // ones this build supports: a new cluster starts at them. Empty: at the
+  // newest metadata.version with Kafka's default levels.
+  std::map<std::string, int16_t> bootstrap_features;
 };
 
 enum class commit_status { committed, not_controller, failed };

@@ -151,6 +151,8 @@ asio::awaitable<void> raft_driver::tick_loop() {
     if (stall_guard_) stall_guard_->tick(stall_guard::steady_now_ms());
     core_->tick(now_ms_());
     pump();
+    if (!updating_own_entry_ && !local_endpoints_.empty() && now_ms_() >= next_own_update_ms_ && own_entry_stale())
+      asio::co_spawn(strand_, update_own_entry(), asio::detached);
     if (!failed_) committed_.maybe_snapshot(*core_, *log_);
   }
 }
@@ -501,6 +503,24 @@ asio::awaitable<std::optional<msg::describe_quorum_response>> raft_driver::descr
   });
 }
 
+controller::api_error raft_driver::upgrade_kraft_version(int16_t level, bool /*validate_only*/) const {
+  using controller::error_code;
+  if (!leading())
+    return {error_code::not_leader_or_follower,
+            "Upgrade kraft version failed because the replica is not the current leader"};
+  const int16_t current = kraft_version();
+  if (level == current) return {};
+  if (level < current)
+    return {error_code::invalid_update_version, "Invalid upgrade of kraft.version from version " +
+                                                    std::to_string(current) + " to " + std::to_string(level) +
+                                                    " because the new version is a downgrade"};
+  return {error_code::invalid_update_version,
+          "Invalid upgrade of kraft.version from version " + std::to_string(current) + " to " +
+              std::to_string(level) +
+              ": this controller quorum's voters are fixed by controller.quorum.voters; a quorum whose voters live "
+              "in the metadata log is formatted with kafka-storage.sh format --standalone or --initial-controllers"};
+}
+
 size_t raft_driver::voter_count() const {
   return static_cast<size_t>(
       std::count_if(voters_.begin(), voters_.end(), [](const quorum_voter& v) { return v.id >= 0; }));
@@ -508,6 +528,7 @@ size_t raft_driver::voter_count() const {
 
 void raft_driver::refresh_voters() {
   if (!core_) return;
+  kraft_now_.store(kraft_version(), std::memory_order_release);
   if (!core_->dynamic_quorum()) {
     if (voters_ != options_.voters) {
       voters_ = options_.voters;
@@ -677,6 +698,110 @@ asio::awaitable<msg::remove_raft_voter_response> raft_driver::remove_raft_voter(
                  raft::replica_key_string(raft::node_id(req.voter_id), req.voter_directory_id), done.entry.value);
     const perr outcome = co_await wait_committed(done.entry, term, deadline);
     co_return voter_refusal<response>(outcome, std::nullopt);
+  };
+  co_return co_await asio::co_spawn(strand_, op, asio::use_awaitable);
+}
+
+void raft_driver::set_local_endpoints(std::vector<raft::voter_endpoint> endpoints) {
+  asio::post(strand_, [this, endpoints = std::move(endpoints)]() mutable { local_endpoints_ = std::move(endpoints); });
+}
+
+namespace {
+
+std::vector<raft::voter_endpoint> sorted_endpoints(std::vector<raft::voter_endpoint> e) {
+  std::sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return e;
+}
+
+}  // namespace
+
+bool raft_driver::own_entry_stale() const {
+  if (!core_ || !core_->dynamic_quorum()) return false;
+  const raft::voter* own = core_->voters().find(raft::node_id(options_.node_id));
+  if (!own || own->directory_id != options_.directory_id) return false;
+  return sorted_endpoints(own->endpoints) != sorted_endpoints(local_endpoints_) || own->min_kraft_version != 0 ||
+         own->max_kraft_version != 1;
+}
+
+asio::awaitable<void> raft_driver::update_own_entry() {
+  updating_own_entry_ = true;
+  next_own_update_ms_ = now_ms_() + options_.fetch_timeout_ms;
+  raft::voter self;
+  self.id = raft::node_id(options_.node_id);
+  self.directory_id = options_.directory_id;
+  self.endpoints = local_endpoints_;
+  if (leading()) {
+    auto r = core_->update_voter(self, options_.listener_name);
+    pump();
+    if (r.error == perr::none) spdlog::info("Updated this leader's endpoints in the voter set at offset {}", r.entry.value);
+  } else if (leader_id() >= 0) {
+    msg::update_raft_voter_request req;
+    req.cluster_id = options_.cluster_id;
+    req.current_leader_epoch = epoch();
+    req.voter_id = options_.node_id;
+    req.voter_directory_id = options_.directory_id;
+    for (const auto& e : local_endpoints_) req.listeners.push_back({e.name, e.host, e.port, {}});
+    req.k_raft_version_feature.min_supported_version = 0;
+    req.k_raft_version_feature.max_supported_version = 1;
+    std::vector<uint8_t> body;
+    protocol::writer w(body);
+    req.encode(w, 0);
+    client_response raw;
+    auto ec = co_await call_leader(82, 0, std::move(body), milliseconds(options_.request_timeout_ms), &raw);
+    if (!ec) {
+      msg::update_raft_voter_response resp;
+      protocol::reader rd(raw.body());
+      resp.decode(rd, 0);
+      if (rd.ok() && resp.error_code == 0) spdlog::info("Asked the leader to update this voter's endpoints");
+      else if (rd.ok())
+        spdlog::debug("UpdateRaftVoter refused: {}", protocol::error_name(static_cast<perr>(resp.error_code)));
+    }
+  }
+  updating_own_entry_ = false;
+}
+
+asio::awaitable<msg::update_raft_voter_response> raft_driver::update_raft_voter(
+    const msg::update_raft_voter_request& request) {
+  using response = msg::update_raft_voter_response;
+  auto op = [this, req = request]() -> asio::awaitable<response> {
+    response out;
+    auto answer = [&](perr e) {
+      out.error_code = static_cast<int16_t>(e);
+      out.current_leader.leader_id = leader_id();
+      out.current_leader.leader_epoch = epoch();
+      for (const auto& v : voters_)
+        if (v.id == leader_id()) {
+          out.current_leader.host = v.host;
+          out.current_leader.port = v.port;
+        }
+      return out;
+    };
+    // KafkaRaftClient.handleUpdateVoterRequest's checks, in its order.
+    if (req.cluster_id && *req.cluster_id != options_.cluster_id) co_return answer(perr::inconsistent_cluster_id);
+    if (req.current_leader_epoch < epoch()) co_return answer(perr::fenced_leader_epoch);
+    if (req.current_leader_epoch > epoch()) co_return answer(perr::unknown_leader_epoch);
+    if (!leading()) co_return answer(perr::not_leader_or_follower);
+    if (!core_ || failed_ || stopping_) co_return answer(perr::broker_not_available);
+    if (req.voter_id < 0 || req.voter_directory_id.is_zero()) co_return answer(perr::invalid_request);
+    raft::voter v;
+    v.id = raft::node_id(req.voter_id);
+    v.directory_id = req.voter_directory_id;
+    for (const auto& l : req.listeners) v.endpoints.push_back({l.name, l.host, l.port});
+    if (std::none_of(v.endpoints.begin(), v.endpoints.end(),
+                     [&](const raft::voter_endpoint& e) { return e.name == options_.listener_name; }))
+      co_return answer(perr::invalid_request);
+    const auto& range = req.k_raft_version_feature;
+    if (range.min_supported_version < 0 || range.max_supported_version < 0 ||
+        range.max_supported_version < range.min_supported_version)
+      co_return answer(perr::invalid_request);
+    v.min_kraft_version = range.min_supported_version;
+    v.max_kraft_version = range.max_supported_version;
+    auto done = core_->update_voter(v, options_.listener_name);
+    pump();
+    if (done.error == perr::none && done.entry >= storage::offset(0))
+      spdlog::info("Updated voter {} in the metadata quorum at offset {}",
+                   raft::replica_key_string(v.id, v.directory_id), done.entry.value);
+    co_return answer(done.error);
   };
   co_return co_await asio::co_spawn(strand_, op, asio::use_awaitable);
 }

@@ -46,6 +46,7 @@
 #include "broker/metadata/quorum_channels.h"
 #include "broker/metadata/quorum_voters.h"
 #include "broker/network/kafka_client.h"
+#include "controller/controller_result.h"
 #include "controller/metadata/image.h"
 #include "controller/raft/metadata_log.h"
 #include "controller/raft/raft_core.h"
@@ -56,6 +57,7 @@
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/fetch_snapshot.h"
 #include "protocol/messages/remove_raft_voter.h"
+#include "protocol/messages/update_raft_voter.h"
 #include "protocol/messages/vote.h"
 #include "storage/io/file_system.h"
 
@@ -147,12 +149,20 @@ class raft_driver {
   const std::vector<quorum_voter>& voters() const { return voters_; }
   // How many voters there are (pseudo ids aside).
   size_t voter_count() const;
+  // kraft.version: 1 for a quorum whose voters live in the log, else 0.
+  int16_t kraft_version() const { return core_ && core_->dynamic_quorum() ? 1 : 0; }
+  // UpdateFeatures' kraft.version upgrade, on the leader: a quorum already
+  // at the level has nothing to write; a static quorum is not upgraded in
+  // place (README, "Operations": format a dynamic one).
+  controller::api_error upgrade_kraft_version(int16_t level, bool validate_only) const;
   // The committed image at the end of what was last handed to the commit
   // listeners (they may read it while they are called).
   const std::shared_ptr<const controller::metadata_image>& committed_image() const { return committed_.image(); }
 
   // --- any thread (approximate) ----------------------------------------------
   int32_t leader_id_now() const { return leader_now_.load(std::memory_order_acquire); }
+  // kraft_version() as last seen on the strand (ApiVersions' finalized kraft.version).
+  int16_t kraft_version_now() const { return kraft_now_.load(std::memory_order_acquire); }
 
   // --- inbound RPCs (any executor) --------------------------------------------
   asio::awaitable<protocol::msg::vote_response> vote(const protocol::msg::vote_request& request);
@@ -174,6 +184,16 @@ class raft_driver {
       const protocol::msg::add_raft_voter_request& request);
   asio::awaitable<protocol::msg::remove_raft_voter_response> remove_raft_voter(
       const protocol::msg::remove_raft_voter_request& request);
+  // UpdateRaftVoter at this node: KafkaRaftClient's checks, then the
+  // leader's (raft_membership::update); answered at once.
+  asio::awaitable<protocol::msg::update_raft_voter_response> update_raft_voter(
+      const protocol::msg::update_raft_voter_request& request);
+  // This controller's own endpoints (its controller listeners, once bound;
+  // any thread). In a dynamic quorum, a voter whose entry in the voter set
+  // names other endpoints (a controller that came back at another address)
+  // asks the leader to update it, every controller.quorum.fetch.timeout.ms
+  // until it has; a leader updates its own entry itself.
+  void set_local_endpoints(std::vector<controller::raft::voter_endpoint> endpoints);
 
   // Sends a request (encoded at `version`) to the current leader's
   // controller listener and waits for its answer: what a node without the
@@ -207,6 +227,9 @@ class raft_driver {
   // deadline_ms (on the strand).
   asio::awaitable<protocol::error_code> wait_committed(storage::offset entry, int32_t term, int64_t deadline_ms);
   asio::awaitable<protocol::msg::add_raft_voter_response> add_voter_on_strand(protocol::msg::add_raft_voter_request r);
+  // Whether this voter's entry differs from what it is now (on the strand).
+  bool own_entry_stale() const;
+  asio::awaitable<void> update_own_entry();
 
   asio::strand<asio::any_io_executor> strand_;
   storage::file_system& fs_;
@@ -234,7 +257,12 @@ class raft_driver {
   asio::steady_timer tick_timer_;
   cluster_id_warnings cluster_id_warnings_;  // any thread
 
+  std::vector<controller::raft::voter_endpoint> local_endpoints_;  // set_local_endpoints
+  int64_t next_own_update_ms_ = 0;
+  bool updating_own_entry_ = false;
+
   std::atomic<int32_t> leader_now_{-1};
+  std::atomic<int16_t> kraft_now_{0};
 };
 
 }  // namespace hw::broker

@@ -158,4 +158,12 @@ msg::unregister_broker_response refused_response(const msg::unregister_broker_re
   return out;
 }
 
+msg::update_features_response refused_response(const msg::update_features_request&, int16_t, protocol::error_code error,
+                             const std::optional<std::string>& message) {
+  msg::update_features_response out;
+  out.error_code = static_cast<int16_t>(error);
+  out.error_message = message;
+  return out;
+}
+
 }  // namespace hw::broker

@@ -28,6 +28,7 @@
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/delete_topics.h"
 #include "protocol/messages/elect_leaders.h"
+#include "protocol/messages/update_features.h"
 #include "protocol/messages/incremental_alter_configs.h"
 #include "protocol/messages/list_partition_reassignments.h"
 #include "protocol/messages/unregister_broker.h"
@@ -64,6 +65,10 @@ msg::delete_acls_response refused_response(const msg::delete_acls_request& reque
 msg::alter_client_quotas_response refused_response(const msg::alter_client_quotas_request& request, int16_t version,
                              protocol::error_code error, const std::optional<std::string>& message);
 msg::unregister_broker_response refused_response(const msg::unregister_broker_request& request, int16_t version,
+                             protocol::error_code error, const std::optional<std::string>& message);
+// UpdateFeatures: the top-level error alone (Kafka's createWithErrors with
+// no per-feature results).
+msg::update_features_response refused_response(const msg::update_features_request& request, int16_t version,
                              protocol::error_code error, const std::optional<std::string>& message);
 
 

@@ -22,7 +22,7 @@ constexpr auto group_refused = error_code::group_authorization_failed;
 constexpr auto txn_refused = error_code::transactional_id_authorization_failed;
 
 // From Kafka 4.3's KafkaApis, ControllerApis and AclApis.
-constexpr std::array<api_acl_check, 100> k_table{{
+constexpr std::array<api_acl_check, 103> k_table{{
     // Produce
     {0, "transactional_id", txn_id, acl_operation::write, txn_refused, acl_scope::request, "",
      "a batch is transactional"},
@@ -160,8 +160,12 @@ constexpr std::array<api_acl_check, 100> k_table{{
     {62, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     {63, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     {67, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
+    {70, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
+    {82, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     // UnregisterBroker (kafka-cluster.sh unregister)
     {64, "cluster", cluster, acl_operation::alter, cluster_refused, acl_scope::request, "", "always"},
+    // UpdateFeatures (kafka-features.sh upgrade, downgrade, disable)
+    {57, "cluster", cluster, acl_operation::alter, cluster_refused, acl_scope::request, "", "always"},
     // AddRaftVoter, RemoveRaftVoter (kafka-metadata-quorum.sh add-controller, remove-controller)
     {80, "cluster", cluster, acl_operation::alter, cluster_refused, acl_scope::request, "", "always"},
     {81, "cluster", cluster, acl_operation::alter, cluster_refused, acl_scope::request, "", "always"},

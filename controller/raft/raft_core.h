@@ -88,6 +88,9 @@ class raft_core {
   voter_change finish_add_voter(const voter& v) { return membership_.finish_add(v); }
   void abort_add_voter() { membership_.abort_add(); }
   voter_change remove_voter(node_id id, const protocol::uuid& directory) { return membership_.remove(id, directory); }
+  voter_change update_voter(const voter& v, const std::string& default_listener) {
+    return membership_.update(v, default_listener);
+  }
   // The voters this node counts now, and whether the quorum is dynamic.
   const voter_set& voters() const { return c_.voters.latest(); }
   const voter_set& voters_at(offset o) const { return c_.voters.at(o); }

@@ -1,6 +1,8 @@
 // raft_membership: adding and removing voters at the leader.
 #include "controller/raft/raft_membership.h"
 
+#include <algorithm>
+
 namespace hw::controller::raft {
 
 using protocol::error_code;
@@ -101,6 +103,26 @@ voter_change raft_membership::remove(node_id id, const protocol::uuid& directory
   r = append(voters.without(id));
   start_pending(r.entry);
   return r;
+}
+
+voter_change raft_membership::update(const voter& v, const std::string& default_listener) {
+  if (c_.current_role != role::leader) return refused(error_code::not_leader_or_follower, "");
+  if (pending() || c_.high_watermark <= c_.leader.epoch_start_offset()) return refused(error_code::request_timed_out, "");
+  pending_until_ms_ = -1;
+  const int16_t finalized = c_.voters.is_dynamic() ? 1 : 0;
+  if (c_.voters.is_dynamic() && c_.voters.latest_offset() >= c_.high_watermark)
+    return refused(error_code::request_timed_out, "");
+  if (v.min_kraft_version > finalized || v.max_kraft_version < finalized)
+    return refused(error_code::invalid_request, "");
+  if (std::none_of(v.endpoints.begin(), v.endpoints.end(),
+                   [&](const voter_endpoint& e) { return e.name == default_listener; }))
+    return refused(error_code::invalid_request, "");
+  const voter_set& voters = c_.voters.latest();
+  const voter* found = voters.find(v.id);
+  if (!found || (c_.voters.is_dynamic() && found->directory_id != v.directory_id))
+    return refused(error_code::voter_not_found, "");
+  if (!c_.voters.is_dynamic() || *found == v) return {};
+  return append(voters.without(v.id).with(v));
 }
 
 voter_change raft_membership::append(voter_set next) {

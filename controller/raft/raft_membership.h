@@ -46,6 +46,13 @@ class raft_membership {
   // answered an error): another change may start.
   void abort_add() { pending_until_ms_ = -1; }
   voter_change remove(node_id id, const protocol::uuid& directory);
+  // UpdateRaftVoter (Kafka's UpdateVoterHandler, after the request's own
+  // checks): a voter's endpoints and kraft.version range replace those of
+  // its entry (same id and directory), written at once and answered
+  // without waiting for the commit; codes only (the response has no
+  // message). A static quorum (kraft.version 0) keeps nothing: Kafka keeps
+  // the update in memory for a kraft.version upgrade, which is not built.
+  voter_change update(const voter& v, const std::string& default_listener);
 
  private:
   // The checks every change starts with; none when it may go on.

@@ -178,10 +178,13 @@ TEST_F(DispatcherTest, ControllerListenersServeTheControllerApis) {
   // AlterClientQuotas, AlterUserScramCredentials and Create/Renew/Expire-
   // DelegationToken, as Kafka's controller listener has them;
   // Envelope, for the admin requests brokers forward; UnregisterBroker
-  // (kafka-cluster.sh unregister --bootstrap-controller); AddRaftVoter and
-  // RemoveRaftVoter (kafka-metadata-quorum.sh add-controller, remove-controller).
-  EXPECT_EQ(keys, (std::vector<int16_t>{1, 17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 38, 39, 40, 43, 44, 45, 46, 49,
-                                        51, 52, 53, 54, 55, 56, 58, 59, 60, 62, 63, 64, 67, 80, 81}));
+  // (kafka-cluster.sh unregister --bootstrap-controller); UpdateFeatures
+  // (kafka-features.sh --bootstrap-controller); ControllerRegistration, from
+  // the quorum's controllers; AddRaftVoter, RemoveRaftVoter
+  // (kafka-metadata-quorum.sh add-controller, remove-controller) and
+  // UpdateRaftVoter, from a voter that moved.
+  EXPECT_EQ(keys, (std::vector<int16_t>{1,  17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 38, 39, 40, 43, 44, 45, 46,
+                                        49, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 62, 63, 64, 67, 70, 80, 81, 82}));
 
   auto produce = run(frame(0, 9, 2, true), on_controller);
   EXPECT_TRUE(produce.closes());

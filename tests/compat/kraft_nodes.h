@@ -5,10 +5,13 @@
 // controller ports chosen by start_on_fresh_ports (no pick-then-bind race),
 // every process with short lag and session timeouts so that a stopped
 // broker is noticed within seconds. The arguments each process started with
-// are kept, so that a test can start it again the same way.
+// are kept, so that a test can start it again the same way. A `prepare`
+// hook runs before each process starts (in its directory, with its
+// arguments): formatting its storage at an older release, say.
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,6 +24,8 @@ namespace hw::testing {
 struct kraft_nodes {
   std::vector<std::unique_ptr<broker_process>> nodes;  // nodes[id - 1]
   std::vector<std::vector<std::string>> args;          // each one's start arguments
+  // Before each start (false: do not start it).
+  std::function<bool(int id, broker_process& node, const std::vector<std::string>& args)> prepare;
 
   // Starts the cluster; `extra` overrides go to every process. False (with
   // the processes' logs in the test's failure) when one did not start.
@@ -58,7 +63,10 @@ struct kraft_nodes {
       }
       std::vector<std::thread> starting;
       std::vector<int> started(processes, 0);
-      for (int i = 0; i < processes; ++i) starting.emplace_back([&, i] { started[i] = nodes[i]->start(args[i], 60s); });
+      for (int i = 0; i < processes; ++i)
+        starting.emplace_back([&, i] {
+          started[i] = (!prepare || prepare(i + 1, *nodes[i], args[i])) && nodes[i]->start(args[i], 60s);
+        });
       for (auto& t : starting) t.join();
       return started_or_port_taken(std::all_of(started.begin(), started.end(), [](int s) { return s != 0; }), all);
     });

@@ -1,7 +1,7 @@
 // The native kafka-features.sh against Kafka 4.3.1's FeatureCommand on the
 // same highwater broker: describe prints identical lines (nothing in it
-// moves while the cluster is idle), the static tables are Kafka's, and an
-// update the broker cannot serve (it has no UpdateFeatures) fails the same.
+// moves while the cluster is idle), the static tables are Kafka's, and
+// upgrades, downgrades and their refusals print the same lines.
 
 #include <gtest/gtest.h>
 
@@ -52,16 +52,32 @@ TEST_F(NativeFeaturesIT, DescribePrintsKafkasLines) {
   EXPECT_EQ(lines_of(native.out).size(), 6u) << native.all();
 }
 
-TEST_F(NativeFeaturesIT, StaticTablesAndUpdatesTheBrokerRefuses) {
+TEST_F(NativeFeaturesIT, StaticTables) {
   expect_same({"version-mapping"});
   expect_same({"version-mapping", "--release-version", "3.9-IV0"});
   expect_same({"version-mapping", "--release-version", "9.9"});
   expect_same({"feature-dependencies", "--feature", "eligible.leader.replicas.version=1", "--feature", "kraft.version=0"});
   expect_same({"feature-dependencies", "--feature", "group.version=5"});
-  // No UpdateFeatures in the Highwater broker: each feature fails with Kafka's client message.
+}
+
+// Both tools against the same broker, one after the other: each update is
+// asked twice, so the second finds the level already in force (an
+// update to the level in force succeeds, as in Kafka).
+TEST_F(NativeFeaturesIT, UpgradesDowngradesAndRefusals) {
   expect_same({"--bootstrap-server", server, "upgrade", "--feature", "group.version=1", "--dry-run"});
+  expect_same({"--bootstrap-server", server, "downgrade", "--feature", "transaction.version=1"});
+  expect_same({"--bootstrap-controller", controller, "disable", "--feature", "streams.version", "--dry-run"});
+  expect_same({"--bootstrap-controller", controller, "disable", "--feature", "streams.version"});
+  expect_same({"--bootstrap-server", server, "describe"});
+  expect_same({"--bootstrap-server", server, "upgrade", "--feature", "transaction.version=2", "--feature",
+               "streams.version=1"});
+  // Refusals, with the controller's words.
+  expect_same({"--bootstrap-server", server, "downgrade", "--metadata", "3.9-IV0"});
+  expect_same({"--bootstrap-server", server, "upgrade", "--feature", "group.version=2"});
+  expect_same({"--bootstrap-server", server, "upgrade", "--feature", "no.such.feature=1"});
+  expect_same({"--bootstrap-controller", controller, "upgrade", "--feature", "group.version=0"});
+  // share.version is Kafka's and not Highwater's: a release's upgrade asks for it.
   expect_same({"--bootstrap-server", server, "upgrade", "--release-version", "4.3-IV0"});
-  expect_same({"--bootstrap-controller", controller, "disable", "--feature", "group.version"});
 }
 
 TEST_F(NativeFeaturesIT, BadArguments) {

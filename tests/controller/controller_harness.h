@@ -1,7 +1,8 @@
 #pragma once
 // Test support for quorum_controller tests: a controller bootstrapped at
-// 4.3-IV0 whose generated records are replayed at once (as the controller
-// driver does after appending them), with brokers registered and
+// 4.3-IV0 (or an older metadata.version) whose generated records are
+// replayed at once (as the controller driver does after appending them),
+// with brokers registered and
 // unfenced through the real BrokerRegistration/BrokerHeartbeat paths.
 
 #include <gtest/gtest.h>
@@ -26,8 +27,10 @@ struct harness {
   int64_t now_ms = 1'000'000;
   std::vector<metadata_record> log;  // every record applied, in order
 
-  explicit harness(quorum_controller_options options = {}) : controller(with_defaults(std::move(options))) {
-    apply(feature_control::bootstrap_records(latest_production_metadata_version, 1));
+  explicit harness(quorum_controller_options options = {},
+                   metadata_version bootstrap = latest_production_metadata_version)
+      : controller(with_defaults(std::move(options))) {
+    apply(feature_control::bootstrap_records(bootstrap, 1));
   }
 
   static constexpr int64_t session_timeout_ms = 9000;  // broker.session.timeout.ms

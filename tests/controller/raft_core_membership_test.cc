@@ -171,5 +171,40 @@ TEST(raft_core_membership, a_truncated_voter_change_is_forgotten) {
   EXPECT_FALSE(f.voters().contains(n(4)));
 }
 
+TEST_F(standalone_and_observers, a_voter_at_a_new_address_updates_its_entry) {
+  ASSERT_EQ(c[1].begin_add_voter(voter_of(2)).error, error_code::none);
+  ASSERT_EQ(c[1].finish_add_voter(voter_of(2)).error, error_code::none);
+  c.advance(500);
+  voter moved = voter_of(2);
+  moved.endpoints = {{"CONTROLLER", "127.0.0.9", 19092}};
+  // Only the leader, a known voter with its directory, the default listener
+  // and a kraft.version range holding 1.
+  EXPECT_EQ(c[2].update_voter(moved, "CONTROLLER").error, error_code::not_leader_or_follower);
+  voter stranger = moved;
+  stranger.directory_id = directory_of(9);
+  EXPECT_EQ(c[1].update_voter(stranger, "CONTROLLER").error, error_code::voter_not_found);
+  voter observer = voter_of(3);
+  EXPECT_EQ(c[1].update_voter(observer, "CONTROLLER").error, error_code::voter_not_found);
+  EXPECT_EQ(c[1].update_voter(moved, "OTHER").error, error_code::invalid_request);
+  voter old_range = moved;
+  old_range.max_kraft_version = 0;
+  EXPECT_EQ(c[1].update_voter(old_range, "CONTROLLER").error, error_code::invalid_request);
+  auto r = c[1].update_voter(moved, "CONTROLLER");
+  ASSERT_EQ(r.error, error_code::none);
+  EXPECT_EQ(r.entry, c[1].log().end_offset() - 1);
+  // Until that entry commits, another change waits.
+  EXPECT_EQ(c[1].update_voter(moved, "CONTROLLER").error, error_code::request_timed_out);
+  c.advance(500);
+  for (int id : {1, 2}) {
+    const voter* v = c[id].voters().find(n(2));
+    ASSERT_NE(v, nullptr);
+    EXPECT_EQ(v->endpoints, moved.endpoints) << "node " << id;
+  }
+  // The same again changes nothing and writes nothing.
+  const offset end = c[1].log().end_offset();
+  EXPECT_EQ(c[1].update_voter(moved, "CONTROLLER").error, error_code::none);
+  EXPECT_EQ(c[1].log().end_offset(), end);
+}
+
 }  // namespace
 }  // namespace hw::controller::raft

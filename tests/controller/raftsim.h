@@ -355,13 +355,19 @@ class simulation {
     }
   }
 
-  // A random node joins or leaves the voters (its add is checked at once:
-  // the driver's ApiVersions step always answers here).
+  // A random node joins or leaves the voters, or a voter's entry is updated
+  // (its add is checked at once: the driver's ApiVersions step always
+  // answers here).
   void change_voters(node& leader) {
     const node_id id{static_cast<int32_t>(rng_.uniform(1, static_cast<int64_t>(nodes_.size()) + 1))};
     raft_core& c = *leader.core;
     voter_change r;
-    if (c.voters().contains(id)) {
+    if (c.voters().contains(id) && rng_.chance(0.3)) {
+      // A voter that moved: its entry rewritten with a new endpoint.
+      voter moved = voter_of(id);
+      moved.endpoints = {{"CONTROLLER", "127.0.0.1", static_cast<uint16_t>(rng_.uniform(1, 60000))}};
+      r = c.update_voter(moved, "CONTROLLER");
+    } else if (c.voters().contains(id)) {
       r = c.remove_voter(id, directory(id));
     } else {
       r = c.begin_add_voter(voter_of(id));

@@ -38,6 +38,7 @@
 #include "protocol/messages/describe_client_quotas.h"
 #include "protocol/messages/describe_cluster.h"
 #include "protocol/messages/unregister_broker.h"
+#include "protocol/messages/update_features.h"
 #include "protocol/messages/add_raft_voter.h"
 #include "protocol/messages/remove_raft_voter.h"
 #include "protocol/messages/describe_configs.h"
@@ -542,6 +543,15 @@ std::vector<probe> cluster_probes(const resources& n) {
     msg::unregister_broker_request r;
     r.broker_id = 99;
     out.push_back(same_probe("UnregisterBroker", 64, 0, r));
+  }
+  {
+    // A validate-only update to the levels in force: nothing moves when allowed.
+    msg::update_features_request r;
+    r.validate_only = true;
+    auto& u = r.feature_updates.emplace_back();
+    u.feature = "group.version";
+    u.max_version_level = 1;
+    out.push_back(same_probe("UpdateFeatures", 57, 1, r));
   }
   {
     // Voter changes on a static quorum: refused before or after the

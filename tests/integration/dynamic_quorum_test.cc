@@ -4,8 +4,8 @@
 // the controllers only through controller.quorum.bootstrap.servers. The
 // native kafka-metadata-quorum.sh adds controller 2 once it has caught up,
 // the leader is removed (controller 2 leads alone, the cluster keeps
-// working), controller 1 comes back as a voter; every step as DescribeQuorum
-// reports it. Kafka's own tool on a Kafka quorum is compared with the native
+// working), controller 1 comes back as a voter, then at another address
+// (UpdateRaftVoter); every step as DescribeQuorum reports it. Kafka's own tool on a Kafka quorum is compared with the native
 // one in tests/compat/native_quorum_voters_test.cc.
 
 #include <gtest/gtest.h>
@@ -168,6 +168,26 @@ TEST_F(DynamicQuorumIT, ControllersAddedAndRemovedLive) {
       << added.out;
   EXPECT_NE(describe(p2).find("CurrentVoters:          [" + voter1 + ", " + voter2 + "]"), std::string::npos)
       << describe(p2);
+
+  // Controller 1 (a follower now) comes back at another address: it tells
+  // the leader (UpdateRaftVoter), whose voter set then names the new one.
+  c1.stop(SIGTERM);
+  uint16_t p3 = 0;
+  auto moved = start_on_fresh_ports(1, [&](const std::vector<uint16_t>& ports) {
+    p3 = ports[0];
+    return started_or_port_taken(
+        c1.start({"--config", cfg1, "--override", "listeners=CONTROLLER://127.0.0.1:" + std::to_string(p3)}), {&c1});
+  });
+  ASSERT_TRUE(moved);
+  const std::string moved1 = "{\"id\": 1, \"directoryId\": \"" + dir1 +
+                             "\", \"endpoints\": [\"CONTROLLER://127.0.0.1:" + std::to_string(p3) + "\"]}";
+  EXPECT_TRUE(wait_until(
+      [&] { return describe(p2).find("CurrentVoters:          [" + moved1 + ", " + voter2 + "]") != std::string::npos; },
+      30s))
+      << describe(p2);
+  auto again = run_tool(root.string(), "kafka-topics.sh",
+                        {"--bootstrap-server", "127.0.0.1:" + std::to_string(broker.port()), "--create", "--topic", "moved"});
+  EXPECT_EQ(again.status, 0) << again.out;
 }
 
 }  // namespace

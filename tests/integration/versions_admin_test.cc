@@ -15,6 +15,7 @@
 #include "protocol/messages/describe_client_quotas.h"
 #include "protocol/messages/describe_cluster.h"
 #include "protocol/messages/unregister_broker.h"
+#include "protocol/messages/update_features.h"
 #include "protocol/messages/add_raft_voter.h"
 #include "protocol/messages/remove_raft_voter.h"
 #include "protocol/messages/describe_configs.h"
@@ -476,6 +477,30 @@ void unregister_broker_sweep(sweep_context& ctx, int16_t v) {
   EXPECT_EQ(resp->error_message, "Broker ID " + std::to_string(req.broker_id) + " is not currently registered");
 }
 
+// A validate-only upgrade to the levels in force (nothing moves), then a
+// refusal; versions 0 and 1 list each feature, 2 none.
+void update_features_sweep(sweep_context& ctx, int16_t v) {
+  msg::update_features_request req;
+  req.validate_only = true;
+  auto& u = req.feature_updates.emplace_back();
+  u.feature = "group.version";
+  u.max_version_level = 1;
+  auto resp = ctx.client.call<msg::update_features_response>(57, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, 0) << resp->error_message.value_or("");
+  EXPECT_FALSE(resp->error_message.has_value());
+  ASSERT_EQ(resp->results.size(), v <= 1 ? 1u : 0u);
+  if (v <= 1) EXPECT_EQ(resp->results[0].error_message, "NONE");
+  u.max_version_level = 2;
+  resp = ctx.client.call<msg::update_features_response>(57, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->error_code, 95);  // INVALID_UPDATE_VERSION
+  EXPECT_EQ(resp->error_message,
+            "The update failed for all features since the following feature had an error: Invalid update version 2 "
+            "for feature group.version. Local controller 1 only supports versions 0-1");
+  EXPECT_TRUE(resp->results.empty());
+}
+
 // A static quorum (controller.quorum.voters, kraft.version 0): the leader
 // refuses voter changes with Kafka's words, whichever listener asked.
 void add_raft_voter_sweep(sweep_context& ctx, int16_t v) {
@@ -840,6 +865,7 @@ std::vector<api_sweep> admin_sweeps() {
       {50, "DescribeUserScramCredentials", &describe_user_scram_credentials_sweep},
       {51, "AlterUserScramCredentials", &alter_user_scram_credentials_sweep},
       {55, "DescribeQuorum", &describe_quorum_sweep},
+      {57, "UpdateFeatures", &update_features_sweep},
       {60, "DescribeCluster", &describe_cluster_sweep},
       {64, "UnregisterBroker", &unregister_broker_sweep},
       {74, "ListConfigResources", &list_config_resources_sweep},

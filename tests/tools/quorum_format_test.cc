@@ -146,6 +146,20 @@ TEST(FeaturesFormat, UpdatesFromTheCommandLine) {
   EXPECT_FALSE(feature_updates_from("upgrade", v, &updates, &notice, &error));
   EXPECT_EQ(notice, " `metadata` flag is deprecated and may be removed in a future release.\n");
   EXPECT_EQ(error, "Feature metadata.version was specified more than once.");
+
+  // What the admin client's FeatureUpdate refuses before sending.
+  args = {"upgrade", "--feature", "group.version=0"};
+  ASSERT_TRUE(p.parse(args, &v, &e)) << e.message;
+  EXPECT_FALSE(feature_updates_from("upgrade", v, &updates, &notice, &error));
+  EXPECT_EQ(error, "The upgradeType flag should be set to SAFE_DOWNGRADE or UNSAFE_DOWNGRADE when the provided "
+                   "maxVersionLevel:0 is < 1.");
+  args = {"downgrade", "--feature", "group.version=-2"};
+  ASSERT_TRUE(p.parse(args, &v, &e)) << e.message;
+  EXPECT_FALSE(feature_updates_from("downgrade", v, &updates, &notice, &error));
+  EXPECT_EQ(error, "Cannot specify a negative version level.");
+  args = {"downgrade", "--feature", "group.version=0"};
+  ASSERT_TRUE(p.parse(args, &v, &e)) << e.message;
+  EXPECT_TRUE(feature_updates_from("downgrade", v, &updates, &notice, &error)) << error;
 }
 
 TEST(FeaturesFormat, UpdateResultsSortedByFeature) {

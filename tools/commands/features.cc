@@ -100,6 +100,16 @@ bool feature_updates_from(const std::string& op, const cli::arg_values& v, std::
     std::string name;
     int16_t level = 0;
     if (!parse_feature_level(f, &name, &level, error)) return false;
+    // The admin client's FeatureUpdate refuses these before anything is sent.
+    if (level == 0 && upgrade) {
+      *error = "The upgradeType flag should be set to SAFE_DOWNGRADE or UNSAFE_DOWNGRADE when the provided "
+               "maxVersionLevel:0 is < 1.";
+      return false;
+    }
+    if (level < 0) {
+      *error = "Cannot specify a negative version level.";
+      return false;
+    }
     if (!updates->emplace(name, level).second) {
       *error = "Feature " + name + " was specified more than once.";
       return false;

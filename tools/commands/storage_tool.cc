@@ -69,11 +69,7 @@ bool format_request_from(const cli::arg_values& v, const config::broker_config& 
       *error = "SCRAM is only supported in metadata.version 3.5-IV2 or later.";
       return false;
     }
-    if (mv->level != latest_production_metadata_level) {
-      *error = "Option --release-version is not supported by this native tool for metadata.version " +
-               std::string(mv->name) + " (the Highwater broker starts new clusters at 4.3-IV0)";
-      return false;
-    }
+    req->metadata_level = mv->level;
   }
   const bool static_voters = !cfg.controller_quorum_voters.empty();
   const bool standalone = v.has("standalone");
@@ -133,12 +129,14 @@ bool format_request_from(const cli::arg_values& v, const config::broker_config& 
   req->directories = directories_of(cfg);
   req->metadata_directory = cfg.metadata_log_dir;
   req->ignore_formatted = v.has("ignore_formatted");
-  req->metadata_level = latest_production_metadata_level;
-  // What the broker's controller finalizes for a new cluster at 4.3-IV0
-  // (Kafka's defaults less share.version, which Highwater does not
-  // support); kraft.version follows the quorum's kind.
-  req->features = {{"eligible.leader.replicas.version", 1}, {"group.version", 1}, {"streams.version", 1},
-                   {"transaction.version", 2}, {"kraft.version", static_voters ? 0 : 1}};
+  // Each feature at its default for the release (Kafka's Formatter), less
+  // share.version, which Highwater does not support; kraft.version follows
+  // the quorum's kind.
+  for (const feature_info& f : production_features()) {
+    if (f.name == "share.version") continue;
+    req->features[std::string(f.name)] =
+        f.name == "kraft.version" ? (static_voters ? 0 : 1) : f.default_level(req->metadata_level);
+  }
   return scram_records(v.values("add_scram"), &req->scram, error);
 }
 
