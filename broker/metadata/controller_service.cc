@@ -156,8 +156,8 @@ void controller_service::maybe_activate() {
         mv, static_config ? static_config->min_insync_replicas : 1, options_.bootstrap_scram,
         features.empty() ? nullptr : &features);
     if (start_commit(std::move(records), &ignored, nullptr) != commit_status::not_controller)
-      spdlog::info("Wrote the bootstrap metadata records of a new cluster at metadata.version {} ({} SCRAM credentials)",
-                   mv.name(), options_.bootstrap_scram.size());
+      spdlog::info("Wrote the bootstrap metadata records of a new cluster ({} SCRAM credentials) at metadata.version {}",
+                   options_.bootstrap_scram.size(), mv.name());
     if (ignored) std::erase(waiters_, ignored);
   }
 }
