@@ -88,6 +88,42 @@ std::vector<std::pair<std::string, int16_t>> dependencies_of(std::string_view na
   return {};
 }
 
+// FeatureControlManager.updateMetadataVersion, after the common checks.
+api_error update_metadata_version(int16_t current, const feature_update& u, std::vector<metadata_record>& records) {
+  const int16_t level = u.level;
+  if (metadata_version{level}.name().empty())
+    return {error_code::invalid_update_version,
+            "Invalid metadata.version " + std::to_string(level) + ". Valid versions are from " +
+                std::to_string(minimum_metadata_version.level) + " to " +
+                std::to_string(latest_testing_metadata_version.level) + "."};
+  if (level < current && metadata_changed_between(current, level)) {
+    const std::string head = "Unsupported metadata.version downgrade from " + std::to_string(current) + " to " +
+                             std::to_string(level) + ". ";
+    if (u.upgrade_type == 3)
+      return {error_code::invalid_update_version, head + "Unsafe metadata downgrade is not supported in this version."};
+    return {error_code::invalid_update_version,
+            head + "Refusing to perform the requested downgrade because it might delete metadata information."};
+  }
+  records.push_back(feature(u.name, level));
+  return {};
+}
+
+// kraft.version, which the raft layer changes: downgrades refused, an
+// upgrade handed over (a NoOpRecord is something to wait on before answering).
+api_error update_kraft_version(int16_t current, const feature_update& u, bool validate_only,
+                               const feature_update_context& context, std::vector<metadata_record>& records) {
+  if (u.upgrade_type != 1) {
+    if (u.level != current) return invalid_update(u.name, u.level, "Can't downgrade the version of this feature.");
+    return {};
+  }
+  if (!context.upgrade_kraft_version)
+    return {error_code::invalid_update_version, "Invalid upgrade of kraft.version from version " +
+                                                    std::to_string(current) + " to " + std::to_string(u.level)};
+  if (api_error e = context.upgrade_kraft_version(u.level, validate_only); !e.ok()) return e;
+  records.push_back(msg::no_op_record{});
+  return {};
+}
+
 api_error update_one(const metadata_image& image, const feature_update& u,
                      const std::map<std::string, int16_t, std::less<>>& proposed, bool validate_only,
                      const feature_update_context& context, std::vector<metadata_record>& records) {
@@ -108,36 +144,8 @@ api_error update_one(const metadata_image& image, const feature_update& u,
                           "or unsafe downgrade.");
   if (level > current && !upgrade) return invalid_update(name, level, "Can't downgrade to a newer version.");
 
-  if (is_mv) {
-    if (metadata_version{level}.name().empty())
-      return {error_code::invalid_update_version,
-              "Invalid metadata.version " + std::to_string(level) + ". Valid versions are from " +
-                  std::to_string(minimum_metadata_version.level) + " to " +
-                  std::to_string(latest_testing_metadata_version.level) + "."};
-    if (level < current && metadata_changed_between(current, level)) {
-      const std::string head = "Unsupported metadata.version downgrade from " + std::to_string(current) + " to " +
-                               std::to_string(level) + ". ";
-      if (u.upgrade_type == 3)
-        return {error_code::invalid_update_version, head + "Unsafe metadata downgrade is not supported in this version."};
-      return {error_code::invalid_update_version,
-              head + "Refusing to perform the requested downgrade because it might delete metadata information."};
-    }
-    records.push_back(feature(name, level));
-    return {};
-  }
-  if (is_kraft) {
-    if (!upgrade) {
-      if (level != current) return invalid_update(name, level, "Can't downgrade the version of this feature.");
-      return {};
-    }
-    if (!context.upgrade_kraft_version)
-      return {error_code::invalid_update_version,
-              "Invalid upgrade of kraft.version from version " + std::to_string(current) + " to " +
-                  std::to_string(level)};
-    if (api_error e = context.upgrade_kraft_version(level, validate_only); !e.ok()) return e;
-    records.push_back(msg::no_op_record{});  // something to wait on before answering
-    return {};
-  }
+  if (is_mv) return update_metadata_version(current, u, records);
+  if (is_kraft) return update_kraft_version(current, u, validate_only, context, records);
   for (const auto& [dep, needed] : dependencies_of(name, level)) {
     auto it = proposed.find(dep);
     if (it == proposed.end() || it->second < needed)
