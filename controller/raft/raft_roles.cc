@@ -187,7 +187,12 @@ std::vector<node_id> leader_progress::successors() const {
 
 std::map<node_id, replica_view> leader_progress::views(offset self_end, int64_t now_ms) const {
   std::map<node_id, replica_view> out;
-  for (const auto& [id, r] : replicas_) out[id] = id == self_ ? replica_view{self_end, now_ms} : r.view;
+  for (const auto& [id, r] : replicas_) {
+    const bool voter = std::find(voters_.begin(), voters_.end(), id) != voters_.end();
+    // Kafka's leader forgets an observer that has not fetched for 5 minutes.
+    if (!voter && id != self_ && now_ms - r.view.last_fetch_ms >= k_observer_session_timeout_ms) continue;
+    out[id] = id == self_ ? replica_view{self_end, now_ms} : r.view;
+  }
   return out;
 }
 

@@ -93,7 +93,10 @@ class leader_progress {
   std::optional<offset> committed_end(offset self_end) const;
   // The other voters, most caught-up first (EndQuorumEpoch's successors).
   std::vector<node_id> successors() const;
+  // Every replica's view: the voters, and the observers that fetched within
+  // the last 5 minutes (Kafka's OBSERVER_SESSION_TIMEOUT_MS).
   std::map<node_id, replica_view> views(offset self_end, int64_t now_ms) const;
+  static constexpr int64_t k_observer_session_timeout_ms = 300'000;
 
  private:
   struct replica {

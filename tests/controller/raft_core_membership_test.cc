@@ -206,5 +206,21 @@ TEST_F(standalone_and_observers, a_voter_at_a_new_address_updates_its_entry) {
   EXPECT_EQ(c[1].log().end_offset(), end);
 }
 
+TEST_F(standalone_and_observers, an_observer_silent_for_five_minutes_is_forgotten) {
+  c.advance(500);
+  ASSERT_TRUE(c[1].replica_views().count(n(3)));
+  c.down.push_back(n(3));
+  c.advance(299'000);
+  EXPECT_TRUE(c[1].replica_views().count(n(3)));
+  c.advance(2'000);
+  EXPECT_FALSE(c[1].replica_views().count(n(3)));
+  EXPECT_TRUE(c[1].replica_views().count(n(2)));  // still fetching
+  EXPECT_TRUE(c[1].replica_views().count(n(1)));
+  // Back: shown again from its next fetch.
+  c.down.clear();
+  c.advance(500);
+  EXPECT_TRUE(c[1].replica_views().count(n(3)));
+}
+
 }  // namespace
 }  // namespace hw::controller::raft
