@@ -1,12 +1,12 @@
 // A cluster formatted at an older release is upgraded to the newest, under
 // load, as an operator upgrades one: three combined nodes formatted with the
 // native kafka-storage.sh at 3.9-IV0 (metadata.version 21, no KIP-848 groups,
-// no ELR, transactions v0), a producer writing with acks=all through the
-// upgrade, then kafka-features.sh upgrading metadata.version and the
-// features together. Every acknowledged record must be there afterwards,
-// each node must report the new levels, what they switch on must work (a
-// KIP-848 consumer group, refused before), and a downgrade that would lose metadata must be
-// refused with Kafka's words.
+// no ELR, transactions v0), producers writing with acks=all from before
+// kafka-features.sh upgrades metadata.version and the features together
+// until after. Every acknowledged record must be there afterwards, each node
+// must report the new levels, what they switch on must work (a KIP-848
+// consumer group, refused before), and a downgrade that would lose metadata
+// must be refused with Kafka's words.
 
 #include <gtest/gtest.h>
 
@@ -89,27 +89,43 @@ TEST(FeatureUpgradeIT, ThreeNodesFormattedAt39UpgradeTo43UnderLoad) {
   ASSERT_TRUE(wait_until([&] { return (dry = run_native_tool(".", "kafka-features.sh", dry_run)).exit_code == 0; }, 30s))
       << dry.all();
 
+  // The producer writes chunks of 500 records, each by a new idempotent
+  // producer with acks=all, from before the upgrade starts until after it
+  // is done.
   std::vector<std::pair<std::string, std::string>> messages;
-  for (int i = 0; i < 4000; ++i) messages.emplace_back("k" + std::to_string(i), "v" + std::to_string(i));
   std::vector<rdk::rd_record> produced;
-  std::atomic<bool> producing{true};
+  std::atomic<int> chunks{0};
+  std::atomic<bool> upgrade_done{false};
   std::thread producer([&] {
-    produced = rdk::produce_all(first, "upgraded", messages, "all", nullptr, {{"enable.idempotence", "true"}});
-    producing = false;
+    while (!upgrade_done.load() || chunks.load() < 4) {
+      std::vector<std::pair<std::string, std::string>> chunk;
+      for (size_t i = messages.size(); i < messages.size() + 500; ++i)
+        chunk.emplace_back("k" + std::to_string(i), "v" + std::to_string(i));
+      auto out = rdk::produce_all(first, "upgraded", chunk, "all", nullptr, {{"enable.idempotence", "true"}});
+      messages.insert(messages.end(), chunk.begin(), chunk.end());
+      produced.insert(produced.end(), out.begin(), out.end());
+      ++chunks;
+    }
   });
+  if (!wait_until([&] { return chunks.load() >= 1; }, 30s)) {
+    upgrade_done = true;
+    producer.join();
+    FAIL() << "no records written before the upgrade";
+  }
 
   // While the producer runs: every level the 4.3 release turns on that
   // Highwater supports (share.version is not among them; kraft.version
   // follows the quorum's kind).
+  const int chunks_before = chunks.load();
   auto up = run_native_tool(".", "kafka-features.sh", upgrade);
-  const bool upgraded_under_load = producing.load();
+  upgrade_done = true;
   producer.join();
   ASSERT_EQ(up.exit_code, 0) << up.all() << cluster.node(1).log();
   EXPECT_EQ(lines_of(up.out),
             (std::vector<std::string>{"eligible.leader.replicas.version was upgraded to 1.",
                                       "group.version was upgraded to 1.", "metadata.version was upgraded to 30.",
                                       "streams.version was upgraded to 1.", "transaction.version was upgraded to 2."}));
-  EXPECT_TRUE(upgraded_under_load) << "the producer finished before the upgrade did; make it write more";
+  EXPECT_GT(chunks.load(), chunks_before);  // records were written after the upgrade began
 
   // Nothing acknowledged is lost: every record delivered, in order, and read back.
   ASSERT_EQ(produced.size(), messages.size());
