@@ -33,9 +33,6 @@ class controller_registration {
   void start();
   asio::awaitable<void> stop();
 
-  // The request this process sends (for tests and logs).
-  const protocol::msg::controller_registration_request& request() const { return request_; }
-
  private:
   asio::awaitable<void> loop();
   bool registered() const;

@@ -151,8 +151,7 @@ asio::awaitable<void> raft_driver::tick_loop() {
     if (stall_guard_) stall_guard_->tick(stall_guard::steady_now_ms());
     core_->tick(now_ms_());
     pump();
-    if (!updating_own_entry_ && !local_endpoints_.empty() && now_ms_() >= next_own_update_ms_ && own_entry_stale())
-      asio::co_spawn(strand_, update_own_entry(), asio::detached);
+    maybe_update_own_entry();
     if (!failed_) committed_.maybe_snapshot(*core_, *log_);
   }
 }
@@ -723,9 +722,16 @@ bool raft_driver::own_entry_stale() const {
          own->max_kraft_version != 1;
 }
 
+void raft_driver::maybe_update_own_entry() {
+  // Looked at once per fetch timeout (not every tick: the comparison copies
+  // and sorts the endpoints).
+  if (updating_own_entry_ || local_endpoints_.empty() || now_ms_() < next_own_update_ms_) return;
+  next_own_update_ms_ = now_ms_() + options_.fetch_timeout_ms;
+  if (own_entry_stale()) asio::co_spawn(strand_, update_own_entry(), asio::detached);
+}
+
 asio::awaitable<void> raft_driver::update_own_entry() {
   updating_own_entry_ = true;
-  next_own_update_ms_ = now_ms_() + options_.fetch_timeout_ms;
   raft::voter self;
   self.id = raft::node_id(options_.node_id);
   self.directory_id = options_.directory_id;

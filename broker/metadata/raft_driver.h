@@ -229,6 +229,7 @@ class raft_driver {
   asio::awaitable<protocol::msg::add_raft_voter_response> add_voter_on_strand(protocol::msg::add_raft_voter_request r);
   // Whether this voter's entry differs from what it is now (on the strand).
   bool own_entry_stale() const;
+  void maybe_update_own_entry();
   asio::awaitable<void> update_own_entry();
 
   asio::strand<asio::any_io_executor> strand_;

@@ -40,7 +40,7 @@ void raft_membership::start_pending(offset entry) {
   pending_entry_ = entry;
 }
 
-voter_change raft_membership::common_refusal(const char* verb) {
+voter_change raft_membership::leader_refusal() {
   if (c_.current_role != role::leader) return refused(error_code::not_leader_or_follower, "");
   if (pending())
     return refused(error_code::request_timed_out, "Request timed out waiting for leader to handle previous voter change request");
@@ -48,15 +48,23 @@ voter_change raft_membership::common_refusal(const char* verb) {
   if (c_.high_watermark <= c_.leader.epoch_start_offset())
     return refused(error_code::request_timed_out,
                    "Request timed out waiting for leader to establish HWM and fence previous voter changes");
+  return {};
+}
+
+voter_change raft_membership::uncommitted_refusal() const {
+  if (c_.voters.latest_offset() < c_.high_watermark) return {};
+  return refused(error_code::request_timed_out,
+                 "Request timed out waiting for voters to commit the latest voter change at Optional[" +
+                     std::to_string(c_.voters.latest_offset().value) + "] with HWM " +
+                     std::to_string(c_.high_watermark.value));
+}
+
+voter_change raft_membership::common_refusal(const char* verb) {
+  if (voter_change r = leader_refusal(); r.error != error_code::none) return r;
   if (!c_.voters.is_dynamic())
     return refused(error_code::unsupported_version,
                    std::string("Cluster doesn't support ") + verb + " voter because the kraft.version feature is 0");
-  if (c_.voters.latest_offset() >= c_.high_watermark)
-    return refused(error_code::request_timed_out,
-                   "Request timed out waiting for voters to commit the latest voter change at Optional[" +
-                       std::to_string(c_.voters.latest_offset().value) + "] with HWM " +
-                       std::to_string(c_.high_watermark.value));
-  return {};
+  return uncommitted_refusal();
 }
 
 voter_change raft_membership::begin_add(const voter& v) {
@@ -106,12 +114,12 @@ voter_change raft_membership::remove(node_id id, const protocol::uuid& directory
 }
 
 voter_change raft_membership::update(const voter& v, const std::string& default_listener) {
-  if (c_.current_role != role::leader) return refused(error_code::not_leader_or_follower, "");
-  if (pending() || c_.high_watermark <= c_.leader.epoch_start_offset()) return refused(error_code::request_timed_out, "");
-  pending_until_ms_ = -1;
+  // The same checks as the other changes (UpdateRaftVoter's answer has no
+  // message to carry their texts).
+  if (voter_change r = leader_refusal(); r.error != error_code::none) return r;
+  if (c_.voters.is_dynamic())
+    if (voter_change r = uncommitted_refusal(); r.error != error_code::none) return r;
   const int16_t finalized = c_.voters.is_dynamic() ? 1 : 0;
-  if (c_.voters.is_dynamic() && c_.voters.latest_offset() >= c_.high_watermark)
-    return refused(error_code::request_timed_out, "");
   if (v.min_kraft_version > finalized || v.max_kraft_version < finalized)
     return refused(error_code::invalid_request, "");
   if (std::none_of(v.endpoints.begin(), v.endpoints.end(),

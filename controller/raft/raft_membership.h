@@ -55,7 +55,12 @@ class raft_membership {
   voter_change update(const voter& v, const std::string& default_listener);
 
  private:
-  // The checks every change starts with; none when it may go on.
+  // The checks every change starts with; none when it may go on: this node
+  // leads, no change is under way, its term has committed an entry ...
+  voter_change leader_refusal();
+  // ... and the newest voter set is committed.
+  voter_change uncommitted_refusal() const;
+  // Both, with a static quorum's refusal between them (add and remove).
   voter_change common_refusal(const char* verb);
   voter_change append(voter_set next);
   // A change under way (Kafka's pending operation): from an add's
