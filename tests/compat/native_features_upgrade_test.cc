@@ -44,8 +44,9 @@ bool format_at(const std::string& release, broker_process& node, const std::vect
   return r.exit_code == 0;
 }
 
-std::string describe(const std::string& server) {
-  return run_native_tool(".", "kafka-features.sh", {"--bootstrap-server", server, "describe"}).out;
+// The tools' captured output goes to a node's directory (removed with it).
+std::string describe(const std::string& dir, const std::string& server) {
+  return run_native_tool(dir, "kafka-features.sh", {"--bootstrap-server", server, "describe"}).out;
 }
 
 bool finalized(const std::string& text, const std::string& feature, const std::string& level) {
@@ -62,10 +63,11 @@ TEST(FeatureUpgradeIT, ThreeNodesFormattedAt39UpgradeTo43UnderLoad) {
     return format_at("3.9-IV0", node, args);
   };
   ASSERT_TRUE(cluster.start(false));
+  const std::string tools = cluster.node(1).dir();
   const std::string server = "127.0.0.1:" + std::to_string(cluster.node(2).port());
-  ASSERT_TRUE(wait_until([&] { return finalized(describe(server), "metadata.version", "3.9-IV0"); }, 30s))
-      << describe(server) << cluster.node(1).log();
-  EXPECT_FALSE(finalized(describe(server), "group.version", "1"));
+  ASSERT_TRUE(wait_until([&] { return finalized(describe(tools, server), "metadata.version", "3.9-IV0"); }, 30s))
+      << describe(tools, server) << cluster.node(1).log();
+  EXPECT_FALSE(finalized(describe(tools, server), "group.version", "1"));
   {
     // No KIP-848 groups at 3.9-IV0 (group.version 0).
     raw_client c({"127.0.0.1", cluster.node(1).port()});
@@ -86,7 +88,7 @@ TEST(FeatureUpgradeIT, ThreeNodesFormattedAt39UpgradeTo43UnderLoad) {
   std::vector<std::string> dry_run = upgrade;
   dry_run.push_back("--dry-run");
   tool_result dry;
-  ASSERT_TRUE(wait_until([&] { return (dry = run_native_tool(".", "kafka-features.sh", dry_run)).exit_code == 0; }, 30s))
+  ASSERT_TRUE(wait_until([&] { return (dry = run_native_tool(tools, "kafka-features.sh", dry_run)).exit_code == 0; }, 30s))
       << dry.all();
 
   // The producer writes chunks of 500 records, each by a new idempotent
@@ -117,7 +119,7 @@ TEST(FeatureUpgradeIT, ThreeNodesFormattedAt39UpgradeTo43UnderLoad) {
   // Highwater supports (share.version is not among them; kraft.version
   // follows the quorum's kind).
   const int chunks_before = chunks.load();
-  auto up = run_native_tool(".", "kafka-features.sh", upgrade);
+  auto up = run_native_tool(tools, "kafka-features.sh", upgrade);
   upgrade_done = true;
   producer.join();
   ASSERT_EQ(up.exit_code, 0) << up.all() << cluster.node(1).log();
@@ -139,13 +141,13 @@ TEST(FeatureUpgradeIT, ThreeNodesFormattedAt39UpgradeTo43UnderLoad) {
     const std::string node = "127.0.0.1:" + std::to_string(cluster.node(id).port());
     EXPECT_TRUE(wait_until(
         [&] {
-          const std::string d = describe(node);
+          const std::string d = describe(tools, node);
           return finalized(d, "metadata.version", "4.3-IV0") && finalized(d, "group.version", "1") &&
                  finalized(d, "eligible.leader.replicas.version", "1");
         },
         30s))
         << "node " << id << ":\n"
-        << describe(node);
+        << describe(tools, node);
   }
 
   // group.version 1 turned KIP-848 groups on: a member joins and is given the partition.
@@ -167,7 +169,7 @@ TEST(FeatureUpgradeIT, ThreeNodesFormattedAt39UpgradeTo43UnderLoad) {
     EXPECT_EQ(joined->assignment->topic_partitions[0].partitions, std::vector<int32_t>{0});
 
   // Back down past 4.0-IV1 (which added ELR) would lose metadata: refused, nothing changed.
-  auto down = run_native_tool(".", "kafka-features.sh",
+  auto down = run_native_tool(tools, "kafka-features.sh",
                               {"--bootstrap-server", server, "downgrade", "--feature", "metadata.version=21"});
   EXPECT_EQ(down.exit_code, 1);
   EXPECT_EQ(lines_of(down.out),
@@ -176,7 +178,7 @@ TEST(FeatureUpgradeIT, ThreeNodesFormattedAt39UpgradeTo43UnderLoad) {
                 "feature had an error: Unsupported metadata.version downgrade from 30 to 21. Refusing to perform the "
                 "requested downgrade because it might delete metadata information."})
       << down.all();
-  EXPECT_TRUE(finalized(describe(server), "metadata.version", "4.3-IV0"));
+  EXPECT_TRUE(finalized(describe(tools, server), "metadata.version", "4.3-IV0"));
 }
 
 }  // namespace
