@@ -6,6 +6,7 @@
 #include <csignal>
 #include <map>
 #include <mutex>
+#include <cstdlib>
 #include <future>
 #include <random>
 #include <variant>
@@ -30,6 +31,8 @@
 #include "broker/metadata/metadata_publisher.h"
 #include "broker/metadata/stall_guard.h"
 #include "broker/metadata/alter_partition_manager.h"
+#include "broker/metadata/dir_assignment_manager.h"
+#include "broker/replica/log_dir_mover.h"
 #include "broker/replica/fetcher_manager.h"
 #include "broker/metadata/quorum_voters.h"
 #include "broker/metadata/raft_driver.h"
@@ -211,6 +214,11 @@ struct broker_node::impl {
   std::unique_ptr<replica_manager> replicas;
   std::unique_ptr<fetcher_manager> fetchers;              // followers' fetchers
   std::unique_ptr<alter_partition_manager> isr_changes;  // leaders' ISR changes to the controller
+  std::unique_ptr<dir_assignment_manager> dir_assignments;  // which log dir holds each replica, to the controller
+  std::unique_ptr<log_dir_mover> log_mover;                 // replicas moved between log dirs
+  // Waits until the cleaner lets go of a log (before = true) or lets it
+  // clean again: around a deletion and a move between dirs.
+  replica_manager::removal_hook cleaner_pause;
   std::unique_ptr<storage_scheduler> maintenance;  // started last, stopped before the logs close
   asio::thread_pool removal_pool{1};               // waits for the cleaner to let go of a deleted log
   std::atomic<cleaner_service*> cleaner_for_removals{nullptr};  // set once the cleaner runs
@@ -264,6 +272,7 @@ struct broker_node::impl {
   std::optional<std::string> start_storage();
   void start_replication();
   void start_fetchers();
+  void on_dir_failure(const std::filesystem::path& dir);
   void start_coordinators();
   void fill_services();
   std::optional<std::string> start_quorum();
@@ -306,7 +315,30 @@ std::optional<std::string> broker_node::impl::start_storage() {
   lm.on_log_event = [](const std::string& line) { spdlog::info("{}", line); };
   if (auto err = storage::log_manager::start(*fs, lm, wall_clock_ms(), &logs)) return err.message;
   for (const auto& e : logs->events()) spdlog::info("{}", e);
+  logs->set_dir_failure_listener(
+      [this](const std::filesystem::path& dir) { asio::post(io, [this, dir] { on_dir_failure(dir); }); });
   return std::nullopt;
+}
+
+// A log dir failed (an I/O error in one of its logs or checkpoints): its
+// partitions answer KAFKA_STORAGE_ERROR and the controller hears of it in
+// the next heartbeat, sent now, and moves their leaderships (KIP-858). As
+// Kafka, the broker halts when the metadata log's dir or every log dir is gone.
+void broker_node::impl::on_dir_failure(const std::filesystem::path& dir) {
+  spdlog::error("Stopped serving replicas in failed log dir {}", dir.string());
+  const bool metadata_dir = std::filesystem::path(cfg.metadata_log_dir) == dir;
+  if (metadata_dir || logs->online_directory_ids().empty()) {
+    std::string all;
+    for (const auto& d : cfg.log_dirs) all += (all.empty() ? "" : ", ") + d;
+    if (metadata_dir) {
+      spdlog::critical("Shutdown broker because the metadata log dir {} has failed", dir.string());
+    } else {
+      spdlog::critical("Shutdown broker because all log dirs in {} have failed", all);
+    }
+    spdlog::shutdown();
+    std::_Exit(1);
+  }
+  if (lifecycle) lifecycle->dir_failed();
 }
 
 // The metadata quorum: a voter when this node is a controller, else an
@@ -474,7 +506,7 @@ void broker_node::impl::start_replication() {
   replicas = std::make_unique<replica_manager>(io.get_executor(), *logs, cfg.node_id);
   // A deleted partition's log is freed only once the cleaner is not reading
   // it; that wait blocks, so it runs on its own thread, not an io thread.
-  replicas->set_removal_hook([this](const storage::topic_partition& tp, bool before) -> asio::awaitable<void> {
+  cleaner_pause = [this](const storage::topic_partition& tp, bool before) -> asio::awaitable<void> {
     auto* cleaner = cleaner_for_removals.load(std::memory_order_acquire);
     if (!cleaner) co_return;
     if (!before) {
@@ -489,7 +521,8 @@ void broker_node::impl::start_replication() {
       co_return;
     };
     co_await asio::co_spawn(removal_pool, wait_for_cleaner, asio::use_awaitable);
-  });
+  };
+  replicas->set_removal_hook(cleaner_pause);
   publisher = std::make_unique<metadata_publisher>(io.get_executor(), *replicas, cfg, wall_clock_ms);
   publisher->set_authorizer(authorizer.get());
   {
@@ -539,6 +572,12 @@ void broker_node::impl::start_fetchers() {
   replicas->set_fetchers(fetchers.get());
   isr_changes = std::make_unique<alter_partition_manager>(io.get_executor(), services, epoch);
   services.isr_changes = isr_changes.get();
+  dir_assignments = std::make_unique<dir_assignment_manager>(io.get_executor(), services, epoch);
+  auto report_dir = [d = dir_assignments.get()](const protocol::uuid& topic, int32_t partition,
+                                                 const protocol::uuid& dir) { d->submit(topic, partition, dir); };
+  replicas->set_directory_listener(report_dir);
+  log_mover = std::make_unique<log_dir_mover>(io.get_executor(), *replicas, cleaner_pause, report_dir, wall_clock_ms);
+  services.log_mover = log_mover.get();
   // Kafka checks every replica.lag.time.max.ms / 2 for followers out of sync.
   isr_changes->start_isr_expiration(
       *replicas, std::chrono::milliseconds(std::max<int64_t>(cfg.get_int("replica.lag.time.max.ms") / 2, 1)));
@@ -706,15 +745,9 @@ void broker_node::impl::reload_tls(const controller::metadata_image& image) {
 std::optional<std::string> broker_node::impl::register_with_controller() {
   std::optional<int64_t> previous_epoch;
   if (auto e = logs->previous_broker_epoch()) previous_epoch = e->value;
-  std::vector<protocol::uuid> dir_ids;
-  for (const auto& d : cfg.log_dirs) {
-    storage::meta_properties props;
-    if (!storage::read_meta_properties(*fs, std::filesystem::path(d) / storage::meta_properties_name, &props) &&
-        props.directory_id)
-      dir_ids.push_back(*props.directory_id);
-  }
   lifecycle = std::make_unique<broker_lifecycle>(io.get_executor(), services, srv->bound(), previous_epoch,
-                                                 std::move(dir_ids));
+                                                 logs->online_directory_ids(),
+                                                 [l = logs.get()] { return l->offline_directory_ids(); });
   auto registered = asio::co_spawn(io, lifecycle->start(), asio::use_future);
   if (auto err = registered.get()) return err;
   replicas->set_broker_epoch(lifecycle->broker_epoch());
@@ -830,6 +863,8 @@ void broker_node::impl::shutdown() {
   else closed.set_value();
   closed.get_future().wait();
   if (isr_changes) isr_changes->stop();
+  if (dir_assignments) dir_assignments->stop();
+  if (log_mover) log_mover->stop();
   if (fetchers) fetchers->stop();
   if (controller_registrar) asio::co_spawn(io, controller_registrar->stop(), asio::use_future).get();
   if (controller) asio::co_spawn(io, controller->stop(), asio::use_future).get();

@@ -37,6 +37,7 @@ class raft_driver;
 class stall_guard;
 class producer_id_manager;
 class alter_partition_manager;
+class log_dir_mover;
 class scram_credential_store;
 class authorizer_store;
 class delegation_token_store;
@@ -97,6 +98,8 @@ struct broker_services {
   producer_id_manager* producer_ids = nullptr;
   // Partition leaders' ISR changes to the active controller.
   alter_partition_manager* isr_changes = nullptr;
+  // Moves replicas between this broker's log dirs (AlterReplicaLogDirs).
+  log_dir_mover* log_mover = nullptr;
   // Request and replication metrics (null in tests that need none).
   ::hw::broker::metrics::broker_metrics* metrics = nullptr;
   std::function<int64_t()> now_ms;

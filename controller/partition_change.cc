@@ -56,7 +56,12 @@ partition_change_builder::partition_change_builder(const partition_registration&
       target_adding_(current.adding),
       target_removing_(current.removing),
       target_elr_(current.elr),
-      target_recovery_state_(current.leader_recovery_state) {}
+      target_recovery_state_(current.leader_recovery_state) {
+  // A partition from before directory assignment holds no dirs: Kafka
+  // reads them as MIGRATING (the zero id) for every replica.
+  for (size_t i = 0; i < current.replicas.size(); ++i)
+    target_directories_[current.replicas[i]] = i < current.directories.size() ? current.directories[i] : protocol::uuid{};
+}
 
 partition_change_builder& partition_change_builder::set_target_isr(std::vector<node_id> isr) {
   target_isr_ = std::move(isr);
@@ -87,16 +92,28 @@ partition_change_builder& partition_change_builder::set_target_leader_recovery_s
   return *this;
 }
 
+partition_change_builder& partition_change_builder::set_directory(node_id broker, const protocol::uuid& dir) {
+  target_directories_[broker] = dir;
+  return *this;
+}
+
+bool partition_change_builder::acceptable(node_id replica) const {
+  if (!options_.acceptable_leader(replica)) return false;
+  if (!options_.directory_online) return true;
+  auto d = target_directories_.find(replica);
+  return options_.directory_online(replica, d == target_directories_.end() ? protocol::uuid{} : d->second);
+}
+
 bool partition_change_builder::valid_new_leader(node_id replica) const {
   bool eligible = contains(target_isr_, replica) || (target_isr_.empty() && contains(target_elr_, replica));
-  return eligible && options_.acceptable_leader(replica);
+  return eligible && acceptable(replica);
 }
 
 bool partition_change_builder::can_elect_last_known_leader() const {
   // Only the single last leader recorded when the ISR emptied counts, only
   // when neither ISR nor ELR has anyone left, and only once it is back.
   return options_.elr_enabled && target_elr_.empty() && target_isr_.empty() &&
-         current_.last_known_elr.size() == 1 && options_.acceptable_leader(current_.last_known_elr.front());
+         current_.last_known_elr.size() == 1 && acceptable(current_.last_known_elr.front());
 }
 
 partition_change_builder::election_result partition_change_builder::elect_preferred() const {
@@ -118,7 +135,7 @@ partition_change_builder::election_result partition_change_builder::elect_any() 
   if (can_elect_last_known_leader()) return {current_.last_known_elr.front(), true};
   if (election_ == election_type::unclean) {
     for (node_id r : target_replicas_) {
-      if (options_.acceptable_leader(r)) return {r, true};
+      if (acceptable(r)) return {r, true};
     }
   }
   return {};
@@ -203,22 +220,24 @@ void partition_change_builder::complete_reassignment_if_possible() {
 }
 
 void partition_change_builder::set_assignment_changes(msg::partition_change_record& record) const {
-  if (!target_replicas_.empty() && target_replicas_ != current_.replicas) {
-    record.replicas = storage::plain_list(target_replicas_);
+  if (!target_replicas_.empty()) {
     if (options_.version.directory_assignment_supported()) {
-      // Replicas keep their directory; new ones get their broker's default.
+      // Replicas keep their directory (or the one set); new ones get their
+      // broker's default. Written whenever the list differs, as Kafka does.
       std::vector<protocol::uuid> dirs;
       for (node_id r : target_replicas_) {
-        auto at = std::find(current_.replicas.begin(), current_.replicas.end(), r);
-        size_t i = static_cast<size_t>(at - current_.replicas.begin());
-        if (at != current_.replicas.end() && i < current_.directories.size()) {
-          dirs.push_back(current_.directories[i]);
+        auto d = target_directories_.find(r);
+        if (d != target_directories_.end()) {
+          dirs.push_back(d->second);
         } else {
           dirs.push_back(options_.default_directory ? options_.default_directory(r) : protocol::uuid{});
         }
       }
-      record.directories = std::move(dirs);
+      std::vector<protocol::uuid> before = current_.directories;
+      if (before.empty()) before.resize(current_.replicas.size());
+      if (dirs != before) record.directories = std::move(dirs);
     }
+    if (target_replicas_ != current_.replicas) record.replicas = storage::plain_list(target_replicas_);
   }
   if (target_removing_ != current_.removing) record.removing_replicas = storage::plain_list(target_removing_);
   if (target_adding_ != current_.adding) record.adding_replicas = storage::plain_list(target_adding_);

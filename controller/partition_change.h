@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct partition_change_options {
   bool elr_enabled = false;
   // Where a replica new to the partition goes (directory assignment).
   std::function<protocol::uuid(node_id)> default_directory;
+  // Whether a broker's log dir is online (KIP-858): a replica in a failed
+  // dir may not lead. Empty: every dir counts as online.
+  std::function<bool(node_id, const protocol::uuid&)> directory_online;
 };
 
 // The replica lists of a partition under reassignment (Kafka's
@@ -78,6 +82,8 @@ class partition_change_builder {
   partition_change_builder& set_unclean_shutdown_replicas(std::vector<node_id> replicas);
   partition_change_builder& set_election(election_type election);
   partition_change_builder& set_target_leader_recovery_state(int8_t state);
+  // The log dir that holds broker's replica (AssignReplicasToDirs).
+  partition_change_builder& set_directory(node_id broker, const protocol::uuid& dir);
 
   const std::vector<node_id>& target_isr() const { return target_isr_; }
 
@@ -94,6 +100,8 @@ class partition_change_builder {
   election_result elect_any() const;
   bool can_elect_last_known_leader() const;
   bool valid_new_leader(node_id replica) const;
+  // acceptable_leader, and the replica's current log dir online.
+  bool acceptable(node_id replica) const;
   void populate_target_elr();
   void try_election(msg::partition_change_record& record);
   void update_record_elr(msg::partition_change_record& record);
@@ -113,6 +121,7 @@ class partition_change_builder {
   std::vector<node_id> unclean_shutdown_;
   election_type election_ = election_type::online;
   int8_t target_recovery_state_;
+  std::map<node_id, protocol::uuid> target_directories_;  // from current_, then set_directory
 };
 
 // Whether a change record carries nothing but its partition key.

@@ -130,6 +130,11 @@ controller_result<msg::elect_leaders_response> quorum_controller::elect_leaders(
   return replication_.elect_leaders(image(), request, version);
 }
 
+controller_result<msg::assign_replicas_to_dirs_response> quorum_controller::assign_replicas_to_dirs(
+    const msg::assign_replicas_to_dirs_request& request) {
+  return replication_.assign_replicas_to_dirs(image(), request);
+}
+
 controller_result<msg::alter_partition_reassignments_response> quorum_controller::alter_partition_reassignments(
     const msg::alter_partition_reassignments_request& request, int16_t version) {
   return replication_.alter_partition_reassignments(image(), request, version);

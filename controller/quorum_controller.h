@@ -115,6 +115,8 @@ class quorum_controller {
                                                                    int16_t version);
   controller_result<msg::elect_leaders_response> elect_leaders(const msg::elect_leaders_request& request,
                                                                int16_t version);
+  controller_result<msg::assign_replicas_to_dirs_response> assign_replicas_to_dirs(
+      const msg::assign_replicas_to_dirs_request& request);
   controller_result<msg::alter_partition_reassignments_response> alter_partition_reassignments(
       const msg::alter_partition_reassignments_request& request, int16_t version);
   msg::list_partition_reassignments_response list_partition_reassignments(

@@ -62,6 +62,18 @@ error_code alter_partition_error(const metadata_image& image, node_id broker, co
   return error_code::none;
 }
 
+// Kafka's DirectoryId.isOnline against the broker's registration: the
+// reserved MIGRATING (0) and UNASSIGNED (1) ids count as online, LOST (2)
+// as offline; a broker that registered no dirs is trusted.
+bool directory_online(const metadata_image& image, node_id broker, const protocol::uuid& dir) {
+  const bool reserved = std::all_of(dir.bytes.begin(), dir.bytes.end() - 1, [](uint8_t b) { return b == 0; });
+  if (reserved && dir.bytes.back() <= 1) return true;
+  if (reserved && dir.bytes.back() == 2) return false;
+  const broker_registration* b = image.broker(broker);
+  if (!b || b->log_dirs.empty()) return true;
+  return std::find(b->log_dirs.begin(), b->log_dirs.end(), dir) != b->log_dirs.end();
+}
+
 }  // namespace
 
 replication_control::replication_control(replication_control_options options, const configuration_control& configs)
@@ -75,6 +87,7 @@ partition_change_options replication_control::change_options(const metadata_imag
   o.min_isr = configs_.effective_min_isr(image, topic);
   o.elr_enabled = feature_control::elr_enabled(image);
   o.default_directory = [&image](node_id r) { return image.default_log_dir(r); };
+  o.directory_online = [&image](node_id r, const protocol::uuid& dir) { return directory_online(image, r, dir); };
   return o;
 }
 
@@ -153,6 +166,61 @@ void replication_control::remove_offline_dirs(const metadata_image& image, node_
                            return false;
                          },
                          out);
+}
+
+controller_result<msg::assign_replicas_to_dirs_response> replication_control::assign_replicas_to_dirs(
+    const metadata_image& image, const msg::assign_replicas_to_dirs_request& request) const {
+  controller_result<msg::assign_replicas_to_dirs_response> out;
+  if (!image.version().directory_assignment_supported()) {
+    out.response.error_code = static_cast<int16_t>(error_code::unsupported_version);
+    return out;
+  }
+  const node_id sender(request.broker_id);
+  if (api_error epoch = check_broker_epoch(image, sender, broker_epoch(request.broker_epoch)); !epoch.ok()) {
+    out.response.error_code = static_cast<int16_t>(epoch.code);
+    return out;
+  }
+  // As in Kafka, every change is built from the partitions as they stand
+  // before this request (the records are applied in order).
+  std::set<std::pair<topic_id, int32_t>> into_offline_dirs;
+  for (const auto& dir : request.directories) {
+    const bool offline = !directory_online(image, sender, dir.id);
+    auto& dir_result = out.response.directories.emplace_back();
+    dir_result.id = dir.id;
+    for (const auto& t : dir.topics) {
+      auto& topic_result = dir_result.topics.emplace_back();
+      topic_result.topic_id = t.topic_id;
+      const topic_image* topic = image.topic(topic_id(t.topic_id));
+      for (const auto& part : t.partitions) {
+        auto& r = topic_result.partitions.emplace_back();
+        r.partition_index = part.partition_index;
+        if (!topic) {
+          r.error_code = static_cast<int16_t>(error_code::unknown_topic_id);
+          continue;
+        }
+        auto it = topic->partitions.find(part.partition_index);
+        if (it == topic->partitions.end()) {
+          r.error_code = static_cast<int16_t>(error_code::unknown_topic_or_partition);
+          continue;
+        }
+        if (!it->second.is_replica(sender)) {
+          r.error_code = static_cast<int16_t>(error_code::not_leader_or_follower);
+          continue;
+        }
+        partition_change_builder builder(it->second, topic->id, part.partition_index, change_options(image, *topic));
+        builder.set_directory(sender, dir.id);
+        if (auto record = builder.build()) out.records.push_back(*record);
+        if (offline) into_offline_dirs.emplace(topic->id, part.partition_index);
+      }
+    }
+  }
+  if (!into_offline_dirs.empty()) {
+    std::set<const partition_registration*> picked;
+    for (const auto& [id, index] : into_offline_dirs) picked.insert(image.partition(id, index));
+    leader_and_isr_updates(image, sender, no_leader, no_leader,
+                           [&](const partition_registration& p) { return picked.count(&p) > 0; }, out.records);
+  }
+  return out;
 }
 
 bool replication_control::leads_any(const metadata_image& image, node_id broker) {

@@ -33,6 +33,7 @@
 #include "controller/partition_change.h"
 #include "protocol/messages/alter_partition.h"
 #include "protocol/messages/alter_partition_reassignments.h"
+#include "protocol/messages/assign_replicas_to_dirs.h"
 #include "protocol/messages/create_partitions.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/delete_topics.h"
@@ -96,6 +97,11 @@ class replication_control {
   controller_result<msg::alter_partition_response> alter_partition(const metadata_image& image,
                                                                    const msg::alter_partition_request& request,
                                                                    int16_t version) const;
+  // A broker's report of which log dir holds each of its replicas
+  // (KIP-858): the partitions' directories change; a replica reported in a
+  // dir already offline leaves its ISR and cannot lead.
+  controller_result<msg::assign_replicas_to_dirs_response> assign_replicas_to_dirs(
+      const metadata_image& image, const msg::assign_replicas_to_dirs_request& request) const;
   // Move leadership back to preferred replicas; elect unclean leaders for
   // leaderless partitions of topics that allow it. At most max_elections
   // records each.

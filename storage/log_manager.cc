@@ -13,6 +13,7 @@ namespace hw::storage {
 
 struct log_manager::dir_state {
   std::filesystem::path path;
+  std::optional<protocol::uuid> id;  // set by check_identity, before any other thread runs
   std::atomic<bool> offline{false};
   bool had_clean_shutdown = false;
   std::map<topic_partition, offset> recovery_points;
@@ -101,6 +102,7 @@ storage_error log_manager::start(file_system& fs, const log_manager_config& conf
   }
   for (auto& t : dir_threads) t.join();
   if (m->start_error_) return m->start_error_;
+  if (auto err = m->settle_found_futures(now_ms)) return err;
   // The marker goes only once every log of the dir is loaded: a crash from
   // here on must recover.
   for (auto& d : m->dirs_) {
@@ -169,13 +171,18 @@ storage_error log_manager::check_identity(dir_state& d, int64_t) {
               "log dir " + d.path.string() + " belongs to cluster.id " + *props.cluster_id + ", not " +
                   config_.cluster_id + " (" + path.string() + ")"};
     }
-    if (props.version == 1 && props.directory_id) return {};
+    if (props.version == 1 && props.directory_id) {
+      d.id = props.directory_id;
+      return {};
+    }
   }
   props.version = 1;
   props.node = config_.node;
   props.cluster_id = config_.cluster_id;
-  if (!props.directory_id) props.directory_id = protocol::uuid::random(random_);
-  return write_meta_properties(fs_, path, props, std::chrono::system_clock::now());
+  if (!props.directory_id) props.directory_id = protocol::uuid::random(random_);  // version 4: never a reserved id
+  if (auto err = write_meta_properties(fs_, path, props, std::chrono::system_clock::now())) return err;
+  d.id = props.directory_id;
+  return {};
 }
 
 void log_manager::load_dir(dir_state& d, int64_t now_ms) {
@@ -195,7 +202,17 @@ void log_manager::load_dir(dir_state& d, int64_t now_ms) {
       continue;
     }
     if (name.ends_with(future_dir_suffix)) {
-      event("ignoring future log " + p.string() + " (moving logs between dirs is not supported)");
+      // `<tp>.<uuid>-future`: settled once every dir is loaded.
+      const std::string_view stem(name.data(), name.size() - future_dir_suffix.size());
+      const size_t dot = stem.rfind('.');
+      auto tp = dot == std::string_view::npos ? std::nullopt : parse_partition_dir_name(stem.substr(0, dot));
+      std::lock_guard lock(mutex_);
+      if (tp) {
+        found_futures_.emplace_back(&d, *tp);
+        future_names_[{&d, *tp}] = name;
+      } else {
+        event("ignoring stray directory " + p.string());
+      }
       continue;
     }
     // The metadata log lives beside the partitions but belongs to the quorum.
@@ -251,7 +268,9 @@ void log_manager::load_dir(dir_state& d, int64_t now_ms) {
       if (!start_error_) {
         start_error_ = {std::make_error_code(std::errc::file_exists),
                         "duplicate log directories for " + partition_dir_name(found[i]) + ": " +
-                            it->second.log->dir().string() + " and " + opened[i]->dir().string()};
+                            it->second.log->dir().string() + " and " + opened[i]->dir().string() +
+                            " (a log dir probably failed while a move between dirs was finishing: delete the copy "
+                            "in the dir that failed)"};
       }
       continue;
     }
@@ -268,9 +287,41 @@ log_manager::dir_state* log_manager::dir_of(const std::filesystem::path& dir) co
 }
 
 void log_manager::dir_offline(const std::filesystem::path& dir) {
+  if (dir_state* d = dir_of(dir)) mark_offline(*d);
+}
+
+void log_manager::mark_offline(dir_state& d) {
+  if (d.offline.exchange(true)) return;
+  event("log dir " + d.path.string() + " is offline");
+  if (failure_listener_) failure_listener_(d.path);
+}
+
+void log_manager::set_dir_failure_listener(dir_failure_listener listener) { failure_listener_ = std::move(listener); }
+
+std::optional<protocol::uuid> log_manager::directory_id(const std::filesystem::path& dir) const {
   dir_state* d = dir_of(dir);
-  if (!d || d->offline.exchange(true)) return;
-  event("log dir " + dir.string() + " is offline");
+  return d ? d->id : std::nullopt;
+}
+
+std::optional<protocol::uuid> log_manager::directory_of(const topic_partition& tp) const {
+  std::lock_guard lock(mutex_);
+  auto it = logs_.find(tp);
+  if (it == logs_.end()) return std::nullopt;
+  return it->second.dir->id;
+}
+
+std::vector<protocol::uuid> log_manager::online_directory_ids() const {
+  std::vector<protocol::uuid> out;
+  for (const auto& d : dirs_)
+    if (!d->offline && d->id) out.push_back(*d->id);
+  return out;
+}
+
+std::vector<protocol::uuid> log_manager::offline_directory_ids() const {
+  std::vector<protocol::uuid> out;
+  for (const auto& d : dirs_)
+    if (d->offline && d->id) out.push_back(*d->id);
+  return out;
 }
 
 bool log_manager::is_dir_offline(const std::filesystem::path& dir) const {
@@ -310,7 +361,7 @@ std::vector<topic_partition> log_manager::partitions() const {
 }
 
 storage_error log_manager::create(const topic_partition& tp, const protocol::uuid& topic_id, int64_t now_ms,
-                                  std::shared_ptr<partition_log>* out) {
+                                  std::shared_ptr<partition_log>* out, const protocol::uuid& dir) {
   // The directory is picked (and counted) under the lock; its files are
   // created and synced outside it, so that several partitions are created
   // at once (a topic of many partitions) and nothing else waits on the syncs.
@@ -322,7 +373,19 @@ storage_error log_manager::create(const topic_partition& tp, const protocol::uui
       *out = it->second.log;
       return {};
     }
+    // Kafka's order: a preferred dir (AlterReplicaLogDirs before the
+    // replica existed), the controller's assignment, the emptiest dir.
+    if (auto p = preferred_dirs_.find(tp); p != preferred_dirs_.end()) {
+      dir_state* preferred = dir_of(p->second);
+      if (preferred && !preferred->offline) best = preferred;
+      preferred_dirs_.erase(p);
+    }
     for (auto& d : dirs_) {
+      if (!best && !d->offline && d->id == dir) best = d.get();
+    }
+    const bool chosen = best != nullptr;
+    for (auto& d : dirs_) {
+      if (chosen) break;
       if (d->offline) continue;
       if (!best || d->partitions < best->partitions) best = d.get();
     }
@@ -340,7 +403,7 @@ storage_error log_manager::create(const topic_partition& tp, const protocol::uui
   auto failed = [&](storage_error err, bool dir_failed) {
     std::lock_guard lock(mutex_);
     --best->partitions;
-    if (dir_failed) best->offline = true;
+    if (dir_failed) mark_offline(*best);
     return err;
   };
   // Opening creates the partition's directory and syncs the log dir that
@@ -356,31 +419,18 @@ storage_error log_manager::create(const topic_partition& tp, const protocol::uui
 }
 
 storage_error log_manager::remove(const topic_partition& tp) {
+  if (auto err = remove_future(tp)) return err;
   entry e;
   {
     std::lock_guard lock(mutex_);
+    preferred_dirs_.erase(tp);
     auto it = logs_.find(tp);
     if (it == logs_.end()) return {};
     e = std::move(it->second);
     logs_.erase(it);
     --e.dir->partitions;
   }
-  const auto from = e.log->dir();
-  (void)e.log->close();  // the data goes anyway
-  e.log.reset();
-  const auto to = e.dir->path / (partition_dir_name(tp) + "." + hex_uuid(random_) + std::string(delete_dir_suffix));
-  if (auto ec = fs_.rename(from, to)) {
-    dir_offline(e.dir->path);
-    return {ec, "cannot rename " + from.string() + ": " + ec.message()};
-  }
-  if (auto ec = fs_.sync_directory(e.dir->path)) {
-    dir_offline(e.dir->path);
-    return {ec, "cannot sync " + e.dir->path.string() + ": " + ec.message()};
-  }
-  {
-    std::lock_guard lock(mutex_);
-    pending_deletes_.push_back(to);
-  }
+  if (auto err = retire(tp, e)) return err;
   std::lock_guard checkpoint_lock(cleaner_checkpoint_mutex_);
   bool had_entry = false;
   {
@@ -395,6 +445,185 @@ storage_error log_manager::remove(const topic_partition& tp) {
   }
   return {};
 }
+
+storage_error log_manager::retire(const topic_partition& tp, entry& e) {
+  const auto from = e.log->dir();
+  (void)e.log->close();  // the data goes anyway
+  e.log.reset();
+  std::string suffix;
+  {
+    std::lock_guard lock(mutex_);
+    suffix = "." + hex_uuid(random_) + std::string(delete_dir_suffix);
+  }
+  const auto to = e.dir->path / (partition_dir_name(tp) + suffix);
+  if (auto ec = fs_.rename(from, to)) {
+    dir_offline(e.dir->path);
+    return {ec, "cannot rename " + from.string() + ": " + ec.message()};
+  }
+  if (auto ec = fs_.sync_directory(e.dir->path)) {
+    dir_offline(e.dir->path);
+    return {ec, "cannot sync " + e.dir->path.string() + ": " + ec.message()};
+  }
+  std::lock_guard lock(mutex_);
+  pending_deletes_.push_back(to);
+  return {};
+}
+
+void log_manager::set_preferred_dir(const topic_partition& tp, const std::filesystem::path& dir) {
+  std::lock_guard lock(mutex_);
+  preferred_dirs_[tp] = dir;
+}
+
+storage_error log_manager::create_future(const topic_partition& tp, const protocol::uuid& topic_id,
+                                         const std::filesystem::path& dir, int64_t now_ms,
+                                         std::shared_ptr<partition_log>* out) {
+  dir_state* target = dir_of(dir);
+  if (!target) return {std::make_error_code(std::errc::no_such_file_or_directory), dir.string() + " is not a log dir"};
+  if (target->offline) return {std::make_error_code(std::errc::io_error), "log dir " + dir.string() + " is offline"};
+  {
+    std::lock_guard lock(mutex_);
+    auto current = logs_.find(tp);
+    if (current == logs_.end()) return {std::make_error_code(std::errc::no_such_file_or_directory), "no log"};
+    if (current->second.dir == target) return {std::make_error_code(std::errc::file_exists), "already there"};
+    auto f = futures_.find(tp);
+    if (f != futures_.end() && f->second.dir == target) {
+      *out = f->second.log;
+      return {};
+    }
+  }
+  if (auto err = remove_future(tp)) return err;
+  partition_log_options o;
+  o.config = config_.default_log_config;
+  o.had_clean_shutdown = true;
+  o.now_ms = now_ms;
+  o.producer_id_expiration_ms = config_.producer_id_expiration_ms;
+  o.topic_id = topic_id;
+  std::string name;
+  {
+    std::lock_guard lock(mutex_);
+    o.jitter_seed = random_();
+    name = partition_dir_name(tp) + "." + hex_uuid(random_) + std::string(future_dir_suffix);
+  }
+  std::unique_ptr<partition_log> log;
+  if (auto err = partition_log::open(fs_, target->path / name, o, &log)) {
+    if (err.code.category() != storage_category()) mark_offline(*target);
+    return err;
+  }
+  if (auto ec = log->make_durable()) {
+    mark_offline(*target);
+    return {ec, "cannot sync " + log->dir().string() + ": " + ec.message()};
+  }
+  std::shared_ptr<partition_log> shared = std::move(log);
+  std::lock_guard lock(mutex_);
+  futures_[tp] = entry{shared, target, now_ms};
+  *out = std::move(shared);
+  return {};
+}
+
+std::shared_ptr<partition_log> log_manager::find_future(const topic_partition& tp) const {
+  std::lock_guard lock(mutex_);
+  auto it = futures_.find(tp);
+  return it == futures_.end() ? nullptr : it->second.log;
+}
+
+storage_error log_manager::remove_future(const topic_partition& tp) {
+  entry e;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = futures_.find(tp);
+    if (it == futures_.end()) return {};
+    e = std::move(it->second);
+    futures_.erase(it);
+  }
+  if (e.dir->offline) return {};  // nothing can be renamed there; it goes with the dir
+  return retire(tp, e);
+}
+
+partition_log_options log_manager::reopen_options(const entry& e, int64_t now_ms) {
+  partition_log_options o;
+  o.config = e.log->log().config();
+  o.had_clean_shutdown = true;
+  o.recovery_point = e.log->log().log_end_offset();
+  o.log_start_offset = e.log->log().log_start_offset();
+  o.now_ms = now_ms;
+  o.producer_id_expiration_ms = config_.producer_id_expiration_ms;
+  std::lock_guard lock(mutex_);
+  o.jitter_seed = random_();
+  return o;
+}
+
+storage_error log_manager::promote_future(const topic_partition& tp, int64_t now_ms,
+                                          std::shared_ptr<partition_log>* out) {
+  entry future, current;
+  {
+    std::lock_guard lock(mutex_);
+    auto f = futures_.find(tp);
+    auto c = logs_.find(tp);
+    if (f == futures_.end() || c == logs_.end()) {
+      return {std::make_error_code(std::errc::no_such_file_or_directory), "no future log to promote"};
+    }
+    future = f->second;
+    current = c->second;
+  }
+  dir_state& target = *future.dir;
+  const auto future_path = future.log->dir();
+  const auto final_path = target.path / partition_dir_name(tp);
+  // Kafka's order: the future (closed, so everything it holds is synced)
+  // becomes `<tp>` in its dir first; a failure there leaves the current
+  // log as it was. Then the current log is retired.
+  partition_log_options o = reopen_options(future, now_ms);
+  auto target_failed = [&](std::error_code ec, const std::string& what) -> storage_error {
+    mark_offline(target);
+    std::lock_guard lock(mutex_);
+    futures_.erase(tp);
+    return {ec, what + ": " + ec.message()};
+  };
+  if (auto ec = future.log->close()) return target_failed(ec, "cannot close " + future_path.string());
+  if (auto ec = fs_.rename(future_path, final_path)) return target_failed(ec, "cannot rename " + future_path.string());
+  if (auto ec = fs_.sync_directory(target.path)) return target_failed(ec, "cannot sync " + target.path.string());
+  std::unique_ptr<partition_log> log;
+  if (auto err = partition_log::open(fs_, final_path, o, &log)) return target_failed(err.code, err.message);
+  attach_event_sink(tp, target.path, *log);
+  std::shared_ptr<partition_log> shared = std::move(log);
+  {
+    std::lock_guard lock(mutex_);
+    futures_.erase(tp);
+    logs_[tp] = entry{shared, &target, now_ms};
+    ++target.partitions;
+    --current.dir->partitions;
+  }
+  // The old copy goes; a failure there takes only its dir offline.
+  (void)retire(tp, current);
+  // The cleaner starts over on the moved log (its old dir's entry goes).
+  {
+    std::lock_guard checkpoint_lock(cleaner_checkpoint_mutex_);
+    bool had_entry = false;
+    {
+      std::lock_guard lock(mutex_);
+      had_entry = current.dir->cleaner_offsets.erase(tp) > 0;
+    }
+    if (had_entry && !current.dir->offline) {
+      if (auto err = write_cleaner_checkpoint(*current.dir)) dir_offline(current.dir->path);
+    }
+  }
+  event("moved " + partition_dir_name(tp) + " from " + current.dir->path.string() + " to " + target.path.string());
+  *out = std::move(shared);
+  return {};
+}
+
+storage_error log_manager::settle_found_futures(int64_t) {
+  // A move a restart interrupted starts over when asked for again.
+  for (const auto& [d, tp] : found_futures_) {
+    const auto path = d->path / future_names_.at({d, tp});
+    event("deleting the future log " + path.string() + " of a move a restart interrupted");
+    std::lock_guard lock(mutex_);
+    pending_deletes_.push_back(path);
+  }
+  found_futures_.clear();
+  future_names_.clear();
+  return {};
+}
+
 
 std::map<topic_partition, offset> log_manager::cleaner_checkpoints() const {
   std::map<topic_partition, offset> out;
@@ -496,8 +725,7 @@ storage_error log_manager::checkpoint_all() {
 storage_error log_manager::flush_entry(entry& e, offset up_to, int64_t now_ms) {
   storage::log& l = e.log->mutable_log();
   if (auto ec = l.flush(up_to)) {
-    e.dir->offline = true;
-    event("log dir " + e.dir->path.string() + " is offline");
+    mark_offline(*e.dir);
     return {ec, "cannot flush " + l.dir().string() + ": " + ec.message()};
   }
   e.last_flush_ms = now_ms;
@@ -543,6 +771,12 @@ void log_manager::notify_rolled(const topic_partition& tp, offset new_base) {
 
 storage_error log_manager::shutdown(broker_epoch epoch) {
   storage_error first;
+  // A move in progress is abandoned: its future log is deleted at the next start.
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [tp, e] : futures_) (void)e.log->close();
+    futures_.clear();
+  }
   for (auto& d : dirs_) {
     if (d->offline) continue;
     bool ok = true;

@@ -91,17 +91,41 @@ class log_manager {
   log_manager(const log_manager&) = delete;
   log_manager& operator=(const log_manager&) = delete;
 
-  // The partition's log, creating it in the dir with the fewest partitions.
+  // The partition's log, creating it in the online dir whose directory id
+  // is `dir` (the controller's assignment) or else in the dir with the
+  // fewest partitions.
   // Logs are shared: whoever holds one (a partition, and through it a
   // request waiting across a deletion) can still read it after remove().
   storage_error create(const topic_partition& tp, const protocol::uuid& topic_id, int64_t now_ms,
-                       std::shared_ptr<partition_log>* out);
+                       std::shared_ptr<partition_log>* out, const protocol::uuid& dir = {});
   std::shared_ptr<partition_log> find(const topic_partition& tp) const;
   std::vector<topic_partition> partitions() const;
   // Closes the log (no more writes; holders may still read what it held)
   // and renames its directory to `<tp>.<uuid>-delete`; the files go in
-  // cleanup_deleted().
+  // cleanup_deleted(). A future log of tp goes the same way.
   storage_error remove(const topic_partition& tp);
+  // --- moving a replica between dirs (AlterReplicaLogDirs, Kafka's future logs) ---
+  // Where tp's log goes when it is created here (Kafka's preferred log
+  // dir): before the controller's assignment. Cleared once used.
+  void set_preferred_dir(const topic_partition& tp, const std::filesystem::path& dir);
+  // An empty future log of tp in dir (`<tp>.<uuid>-future`), to be filled
+  // from tp's log and then promoted; a future log in another dir is removed
+  // first. The dir must be one of log.dirs, online, and not hold tp's log.
+  storage_error create_future(const topic_partition& tp, const protocol::uuid& topic_id,
+                              const std::filesystem::path& dir, int64_t now_ms, std::shared_ptr<partition_log>* out);
+  std::shared_ptr<partition_log> find_future(const topic_partition& tp) const;
+  // Drops tp's future log (closed, renamed `-delete`); nothing when none.
+  storage_error remove_future(const topic_partition& tp);
+  // The caught-up future log becomes tp's log (on the partition's strand,
+  // with nothing appended to either meanwhile): it is closed (everything
+  // synced), its directory renamed `<tp>` and opened again as tp's log, then
+  // the current log is closed and renamed `<tp>.<uuid>-delete`. A failure
+  // before the current log goes leaves it tp's log (the target dir goes
+  // offline); a crash between the renames leaves tp in two dirs, which
+  // start() refuses, as Kafka does, naming both. Future logs found at
+  // start-up are deleted: an interrupted move starts over when asked again.
+  storage_error promote_future(const topic_partition& tp, int64_t now_ms, std::shared_ptr<partition_log>* out);
+
   // Removes the `-delete` directories (at start-up and after remove()).
   void cleanup_deleted();
 
@@ -138,6 +162,18 @@ class log_manager {
   std::error_code note_error(const topic_partition& tp, std::error_code ec);
   void dir_offline(const std::filesystem::path& dir);
   bool is_dir_offline(const std::filesystem::path& dir) const;
+  // Directory ids (meta.properties' directory.id, KIP-858): of a dir, of the
+  // dir holding tp's log, of the dirs online and offline (a dir that failed
+  // before its id was read has none).
+  std::optional<protocol::uuid> directory_id(const std::filesystem::path& dir) const;
+  std::optional<protocol::uuid> directory_of(const topic_partition& tp) const;
+  std::vector<protocol::uuid> online_directory_ids() const;
+  std::vector<protocol::uuid> offline_directory_ids() const;
+  // Told once when a dir goes offline after start(), from whichever thread
+  // saw the failure, possibly under the manager's lock: it must only hand
+  // the news on (post), never block or call back in. Set before serving.
+  using dir_failure_listener = std::function<void(const std::filesystem::path&)>;
+  void set_dir_failure_listener(dir_failure_listener listener);
   // KAFKA_STORAGE_ERROR for this partition.
   bool is_offline(const topic_partition& tp) const;
 
@@ -160,7 +196,15 @@ class log_manager {
   void load_dir(dir_state& d, int64_t now_ms);
   storage_error write_checkpoints(dir_state& d);
   storage_error write_cleaner_checkpoint(dir_state& d);
+  // Closes e's log and renames its directory `<tp>.<uuid>-delete` (queued
+  // for cleanup_deleted); the dir goes offline when the rename fails.
+  storage_error retire(const topic_partition& tp, entry& e);
+  // Start-up: the future dirs found are deleted (promote_future).
+  storage_error settle_found_futures(int64_t now_ms);
+  partition_log_options reopen_options(const entry& e, int64_t now_ms);
   dir_state* dir_of(const std::filesystem::path& dir) const;
+  // Marks d offline; the first time, logs it and tells the failure listener.
+  void mark_offline(dir_state& d);
   void event(std::string line);
   void attach_event_sink(const topic_partition& tp, const std::filesystem::path& dir, partition_log& log);
   void notify_rolled(const topic_partition& tp, offset new_base);
@@ -174,6 +218,11 @@ class log_manager {
   // creates and removes.
   mutable std::mutex mutex_;
   std::map<topic_partition, entry> logs_;
+  std::map<topic_partition, entry> futures_;  // future logs (moves between dirs)
+  std::map<topic_partition, std::filesystem::path> preferred_dirs_;
+  // Future dirs found at start-up, settled once every dir is loaded.
+  std::vector<std::pair<dir_state*, topic_partition>> found_futures_;
+  std::map<std::pair<dir_state*, topic_partition>, std::string> future_names_;
   std::vector<std::filesystem::path> pending_deletes_;
   // Serialises rewrites of the cleaner-offset-checkpoint files (taken before mutex_).
   std::mutex cleaner_checkpoint_mutex_;
@@ -181,6 +230,7 @@ class log_manager {
   std::vector<std::string> events_;
   std::mutex roll_listener_mutex_;  // a leaf: held for a copy of the listener
   roll_listener roll_listener_;
+  dir_failure_listener failure_listener_;  // set before serving, then read only
   std::optional<broker_epoch> previous_epoch_;
   storage_error start_error_;  // set by a loader (under mutex_)
   std::mt19937_64 random_;

@@ -114,6 +114,10 @@ class partition_log {
   // would write nothing. note_leader_epoch_written() after it was written.
   std::optional<leader_epoch_cache::prepared_write> prepare_become_leader(leader_epoch epoch) const;
   void note_leader_epoch_written(const leader_epoch_cache::prepared_write& w) { epochs_->note_written(w); }
+  // A future log catching up with the current one (AlterReplicaLogDirs)
+  // also takes the epochs the current one began without a batch yet (a
+  // leader that has not written), at their start offsets.
+  std::error_code adopt_epoch(leader_epoch epoch, offset start) { return assign_epoch(epoch, start); }
   // The high watermark moved (ends transactions below it for the LSO).
   void on_high_watermark_updated(offset high_watermark) { producers_.on_high_watermark_updated(high_watermark); }
   // KIP-890: nothing when the producer has a transaction open here at this

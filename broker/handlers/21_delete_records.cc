@@ -42,7 +42,7 @@ asio::awaitable<delete_records_response::delete_records_partition_result> delete
   auto p = s.replicas->get({topic, req.partition_index});
   if (!p || !p->is_leader()) co_return fail(error_code::not_leader_or_follower);
   if (s.replicas->logs().is_offline(p->tp())) co_return fail(error_code::kafka_storage_error);
-  if (!p->log().log().config().cleanup.delete_enabled) co_return fail(error_code::policy_violation);
+  if (!p->log_ptr()->log().config().cleanup.delete_enabled) co_return fail(error_code::policy_violation);
   const int64_t now_ms = s.now_ms ? s.now_ms() : 0;
   int64_t low_watermark = -1;
   error_code e = co_await run_on(p->strand(), [&] {

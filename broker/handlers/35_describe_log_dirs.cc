@@ -7,9 +7,9 @@
 // exactly the listed ones; dirs are named by absolute path; an offline dir
 // answers KAFKA_STORAGE_ERROR and nothing else; topics with no matching
 // partition are left out; the lag of a current (non-future) replica is
-// max(HW - LEO, 0); a file system size that overflows a long is
-// Long.MAX_VALUE. Highwater has no future replicas (no
-// AlterReplicaLogDirs) and no cordoned dirs.
+// max(HW - LEO, 0), a future replica's (a move to this dir in progress)
+// the current log's end minus its own; a file system size that overflows
+// a long is Long.MAX_VALUE. Highwater has no cordoned dirs.
 
 #include <sys/statvfs.h>
 
@@ -62,14 +62,29 @@ dir_result describe_dir(const broker_services& s, const std::string& configured,
   r.usable_bytes = clamp_bytes(fs.f_bavail, fs.f_frsize);
   std::map<std::string, describe_log_dirs_response::describe_log_dirs_topic> topics;
   for (const auto& p : s.replicas->all()) {
-    if (!wanted(p->tp()) || absolute_dir(p->log().dir().parent_path()) != path) continue;
-    auto& t = topics[p->tp().topic];
-    t.name = p->tp().topic;
-    describe_log_dirs_response::describe_log_dirs_partition out;
-    out.partition_index = p->tp().partition;
-    out.partition_size = static_cast<int64_t>(p->log().log().size_bytes());
-    out.offset_lag = std::max<int64_t>(p->high_watermark() - p->log_end_offset(), 0);
-    t.partitions.push_back(out);
+    if (!wanted(p->tp())) continue;
+    const auto current = p->log_ptr();
+    if (absolute_dir(current->dir().parent_path()) == path) {
+      auto& t = topics[p->tp().topic];
+      t.name = p->tp().topic;
+      describe_log_dirs_response::describe_log_dirs_partition out;
+      out.partition_index = p->tp().partition;
+      out.partition_size = static_cast<int64_t>(current->log().size_bytes());
+      out.offset_lag = std::max<int64_t>(p->high_watermark() - current->log().log_end_offset(), 0);
+      t.partitions.push_back(out);
+    }
+    // A replica moving here (AlterReplicaLogDirs): its lag behind the current log.
+    const auto future = s.replicas->logs().find_future(p->tp());
+    if (future && absolute_dir(future->dir().parent_path()) == path) {
+      auto& t = topics[p->tp().topic];
+      t.name = p->tp().topic;
+      describe_log_dirs_response::describe_log_dirs_partition out;
+      out.partition_index = p->tp().partition;
+      out.partition_size = static_cast<int64_t>(future->log().size_bytes());
+      out.offset_lag = current->log().log_end_offset() - future->log().log_end_offset();
+      out.is_future_key = true;
+      t.partitions.push_back(out);
+    }
   }
   for (auto& [name, t] : topics) r.topics.push_back(std::move(t));
   return r;

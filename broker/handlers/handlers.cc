@@ -46,6 +46,7 @@ std::span<const api_handler> all_handlers() {
         delete_acls_handler(),
         describe_configs_handler(),
         alter_configs_handler(),
+        alter_replica_log_dirs_handler(),
         describe_log_dirs_handler(),
         sasl_authenticate_handler(),
         elect_leaders_handler(),
@@ -102,6 +103,7 @@ std::vector<api_handler> controller_handlers() {
   out.push_back(broker_heartbeat_handler());
   out.push_back(controller_registration_handler());
   out.push_back(update_raft_voter_handler());
+  out.push_back(assign_replicas_to_dirs_handler());
   out.push_back(alter_partition_handler());
   out.push_back(allocate_producer_ids_handler());
   out.push_back(envelope_handler());

@@ -42,6 +42,7 @@ api_handler create_acls_handler();       // 30_create_acls.cc
 api_handler delete_acls_handler();       // 31_delete_acls.cc
 api_handler describe_configs_handler();  // 32_describe_configs.cc
 api_handler alter_configs_handler();  // 33_alter_configs.cc
+api_handler alter_replica_log_dirs_handler();  // 34_alter_replica_log_dirs.cc
 api_handler describe_log_dirs_handler();  // 35_describe_log_dirs.cc
 api_handler sasl_authenticate_handler();  // 36_sasl_authenticate.cc
 api_handler create_partitions_handler();  // 37_create_partitions.cc
@@ -65,6 +66,7 @@ api_handler unregister_broker_handler();  // 64_unregister_broker.cc
 api_handler update_features_handler();    // 57_update_features.cc
 api_handler controller_registration_handler();  // 70_controller_registration.cc
 api_handler update_raft_voter_handler();  // 82_update_raft_voter.cc
+api_handler assign_replicas_to_dirs_handler();  // 73_assign_replicas_to_dirs.cc
 api_handler add_raft_voter_handler();     // 80_add_raft_voter.cc
 api_handler remove_raft_voter_handler();  // 80_add_raft_voter.cc
 // Served on controller listeners only (not in all_handlers()).

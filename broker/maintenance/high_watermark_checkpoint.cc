@@ -11,7 +11,7 @@ storage::storage_error write_high_watermark_checkpoints(storage::file_system& fs
   std::map<std::filesystem::path, std::vector<storage::topic_partition_offset>> by_dir;
   for (const auto& d : log_dirs) by_dir[d];
   for (const auto& p : replicas.all()) {
-    const auto dir = p->log().dir().parent_path();
+    const auto dir = p->log_ptr()->dir().parent_path();
     by_dir[dir].push_back({p->tp().topic, p->tp().partition, p->high_watermark()});
   }
   storage::storage_error first;

@@ -47,12 +47,14 @@ std::vector<protocol::msg::broker_registration_request::listener> advertised(con
 
 broker_lifecycle::broker_lifecycle(asio::any_io_executor executor, const broker_services& services,
                                    std::vector<bound_listener> bound, std::optional<int64_t> previous_broker_epoch,
-                                   std::vector<protocol::uuid> log_dirs)
+                                   std::vector<protocol::uuid> log_dirs,
+                                   std::function<std::vector<protocol::uuid>()> offline_dirs)
     : strand_(asio::make_strand(executor)),
       services_(services),
       bound_(std::move(bound)),
       previous_broker_epoch_(previous_broker_epoch),
       log_dirs_(std::move(log_dirs)),
+      offline_dirs_(std::move(offline_dirs)),
       timer_(strand_) {
   std::random_device device;
   std::mt19937_64 rng((static_cast<uint64_t>(device()) << 32) ^ device());
@@ -120,6 +122,7 @@ asio::awaitable<bool> broker_lifecycle::heartbeat(bool want_shut_down, bool* sho
   request.current_metadata_offset = services_.metadata->applied_offset();
   request.want_fence = false;
   request.want_shut_down = want_shut_down;
+  if (offline_dirs_) request.offline_log_dirs = offline_dirs_();
   controller_call_result result;
   auto response = co_await call_active_controller<protocol::msg::broker_heartbeat_response>(
       services_, true, 63, 2, request,
@@ -156,13 +159,26 @@ asio::awaitable<bool> broker_lifecycle::heartbeat(bool want_shut_down, bool* sho
 
 asio::awaitable<void> broker_lifecycle::heartbeat_loop() {
   const auto interval = std::chrono::milliseconds(services_.config->get_int("broker.heartbeat.interval.ms"));
+  looping_ = true;
   while (!stopping_.load(std::memory_order_acquire)) {
-    timer_.expires_after(interval);
-    error_code ec;
-    co_await timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (!urgent_.exchange(false, std::memory_order_acq_rel)) {
+      timer_.expires_after(interval);
+      error_code ec;
+      co_await timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      urgent_.store(false, std::memory_order_release);
+    }
     if (stopping_.load(std::memory_order_acquire)) break;
     co_await heartbeat();
   }
+}
+
+void broker_lifecycle::dir_failed() {
+  urgent_.store(true, std::memory_order_release);
+  // Before the loop runs, start() waits on the timer: it is left alone,
+  // and the loop's first heartbeat goes at once.
+  asio::post(strand_, [this] {
+    if (looping_) timer_.cancel();
+  });
 }
 
 asio::awaitable<void> broker_lifecycle::stop() {

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,9 +27,12 @@ namespace hw::broker {
 
 class broker_lifecycle {
  public:
+  // log_dirs: the ids of the online log dirs, registered; offline_dirs:
+  // the ids of the failed ones, read for each heartbeat (KIP-858).
   broker_lifecycle(asio::any_io_executor executor, const broker_services& services,
                    std::vector<bound_listener> bound, std::optional<int64_t> previous_broker_epoch,
-                   std::vector<protocol::uuid> log_dirs);
+                   std::vector<protocol::uuid> log_dirs,
+                   std::function<std::vector<protocol::uuid>()> offline_dirs = {});
 
   // An error message when registration fails or the broker is not
   // unfenced within the registration timeout.
@@ -36,6 +40,9 @@ class broker_lifecycle {
   // Stops heartbeating.
   asio::awaitable<void> stop();
   int64_t broker_epoch() const { return broker_epoch_.load(std::memory_order_acquire); }
+  // A log dir failed: the next heartbeat goes now, not at its interval, so
+  // the controller moves that dir's leaderships away. Any thread.
+  void dir_failed();
 
  private:
   // True when unfenced; *should_shut_down reports the controller's answer
@@ -48,6 +55,9 @@ class broker_lifecycle {
   std::vector<bound_listener> bound_;
   std::optional<int64_t> previous_broker_epoch_;
   std::vector<protocol::uuid> log_dirs_;  // directory ids, from meta.properties
+  std::function<std::vector<protocol::uuid>()> offline_dirs_;
+  std::atomic<bool> urgent_{false};  // heartbeat without waiting for the interval
+  bool looping_ = false;             // strand only: heartbeat_loop runs
   protocol::uuid incarnation_id_;
   std::atomic<int64_t> broker_epoch_{-1};
   asio::steady_timer timer_;

@@ -234,7 +234,12 @@ std::vector<partition_update> metadata_publisher::partition_updates(const contro
       if (was && *was == reg && !reconfigure) continue;
       const bool here = reg.is_replica(replicas_.self()) || (was && was->is_replica(replicas_.self()));
       if (!here) continue;
-      partition_update u{{topic->name, index}, id.value, role_of(reg), log_config, settings, limits};
+      partition_update u{{topic->name, index}, id.value, role_of(reg), log_config, settings, limits, {}};
+      if (after.version().directory_assignment_supported()) {
+        u.directory = protocol::uuid{};  // MIGRATING, when the partition holds no dirs
+        for (size_t i = 0; i < reg.replicas.size() && i < reg.directories.size(); ++i)
+          if (reg.replicas[i] == replicas_.self()) u.directory = reg.directories[i];
+      }
       out.push_back(std::move(u));
     }
   }

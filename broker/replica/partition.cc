@@ -21,7 +21,7 @@ partition::partition(asio::any_io_executor executor, storage::topic_partition tp
       status_(self) {}
 
 size_t partition::expire_producers(int64_t now_ms) {
-  const size_t expired = log_->expire_producers(now_ms);
+  const size_t expired = log().expire_producers(now_ms);
   update_last_stable_offset();
   return expired;
 }
@@ -41,7 +41,7 @@ std::error_code partition::become_leader(const partition_role& role, const leade
   status_.publish_min_isr(leader_state_->effective_min_isr());
   if (!current) return {};  // older than what this leader knows
   if (new_epoch) {
-    if (auto ec = log_->become_leader(role.leader_epoch)) return ec;
+    if (auto ec = log().become_leader(role.leader_epoch)) return ec;
   }
   partition_role published = role;
   published.isr = leader_state_->isr();
@@ -65,7 +65,7 @@ std::error_code partition::become_follower(const partition_role& role) {
 
 void partition::set_high_watermark(storage::offset hw) {
   status_.publish_high_watermark(hw);
-  log_->on_high_watermark_updated(hw);
+  log().on_high_watermark_updated(hw);
   update_last_stable_offset();
 }
 
@@ -83,7 +83,7 @@ void partition::maybe_advance_high_watermark(int64_t now_ms) {
 
 void partition::update_last_stable_offset() {
   const storage::offset hw = high_watermark();
-  const storage::producer_state& producers = log_->producers();
+  const storage::producer_state& producers = log().producers();
   auto first_unstable = producers.first_unstable_offset();
   status_.publish_producers(first_unstable ? std::min(hw, *first_unstable) : hw,
                             static_cast<int64_t>(producers.producers().size()),
@@ -93,7 +93,7 @@ void partition::update_last_stable_offset() {
 protocol::error_code partition::check_divergence(storage::leader_epoch last_fetched_epoch,
                                                  storage::offset fetch_offset,
                                                  std::optional<diverging_epoch>* diverging) const {
-  const storage::epoch_end_offset end = log_->epoch_cache().end_offset_for(last_fetched_epoch, log_end_offset());
+  const storage::epoch_end_offset end = log().epoch_cache().end_offset_for(last_fetched_epoch, log_end_offset());
   if (end.end_offset == storage::undefined_epoch_offset || end.epoch == storage::undefined_epoch)
     return perr::offset_out_of_range;
   if (fetch_offset < log_start_offset()) return perr::offset_out_of_range;
@@ -181,7 +181,7 @@ partition::follower_append partition::append_as_follower(storage::leader_epoch l
   follower_append out;
   if (removed() || leader_state_ || leader_epoch.value != this->leader_epoch()) return out;
   storage::partition_append_result result;
-  if (auto ec = log_->append_as_follower(batches, now_ms, &result)) {
+  if (auto ec = log().append_as_follower(batches, now_ms, &result)) {
     out.error = ec;
     out.log_end = log_end_offset();
     out.last_epoch = latest_epoch();
@@ -202,7 +202,7 @@ void partition::follow_leader_offsets(storage::offset leader_high_watermark, sto
   const storage::offset hw = std::min(leader_high_watermark, log_end_offset());
   if (hw.value >= 0 && hw != high_watermark()) set_high_watermark(hw);
   if (leader_log_start > log_start_offset() && leader_log_start <= log_end_offset()) {
-    if (auto ec = log_->advance_log_start_offset(leader_log_start, now_ms))
+    if (auto ec = log().advance_log_start_offset(leader_log_start, now_ms))
       spdlog::warn("[Partition {} broker={}] Cannot move the log start to the leader's {}: {}",
                    storage::partition_dir_name(tp_), self_.value, leader_log_start.value, ec.message());
   }
@@ -211,17 +211,17 @@ void partition::follow_leader_offsets(storage::offset leader_high_watermark, sto
 std::error_code partition::truncate(const truncation& t, int64_t now_ms) {
   // Nothing to cut still clears epochs that start at the log end (see
   // partition_log::truncate_to), so the next fetch does not diverge again.
-  if (t.what == truncation::kind::none) return log_->truncate_to(log_end_offset(), now_ms);
+  if (t.what == truncation::kind::none) return log().truncate_to(log_end_offset(), now_ms);
   const std::string name = storage::partition_dir_name(tp_);
   std::error_code ec;
   if (t.what == truncation::kind::to_offset) {
     spdlog::info("[Partition {} broker={}] Truncating partition {} to offset {}: {}", name, self_.value, name,
                  t.at.value, t.reason);
-    ec = log_->truncate_to(t.at, now_ms);
+    ec = log().truncate_to(t.at, now_ms);
   } else {
     spdlog::info("[Partition {} broker={}] Truncating partition {} fully and starting at offset {}: {}", name,
                  self_.value, name, t.at.value, t.reason);
-    ec = log_->truncate_fully_and_start_at(t.at, now_ms);
+    ec = log().truncate_fully_and_start_at(t.at, now_ms);
   }
   // The HW cannot stay above the log end.
   if (!ec && high_watermark() > log_end_offset()) set_high_watermark(log_end_offset());
@@ -230,16 +230,16 @@ std::error_code partition::truncate(const truncation& t, int64_t now_ms) {
 }
 
 storage::epoch_end_offset partition::end_offset_for(storage::leader_epoch epoch) const {
-  return log_->epoch_cache().end_offset_for(epoch, log_end_offset());
+  return log().epoch_cache().end_offset_for(epoch, log_end_offset());
 }
 
-std::optional<storage::leader_epoch> partition::latest_epoch() const { return log_->epoch_cache().latest_epoch(); }
+std::optional<storage::leader_epoch> partition::latest_epoch() const { return log().epoch_cache().latest_epoch(); }
 
 std::optional<storage::verification_guard> partition::start_transaction_verification(int64_t producer_id,
                                                                                      int16_t producer_epoch,
                                                                                      bool supports_epoch_bump,
                                                                                      int64_t now_ms) {
-  return log_->maybe_start_verification(storage::producer_id(producer_id), storage::producer_epoch(producer_epoch),
+  return log().maybe_start_verification(storage::producer_id(producer_id), storage::producer_epoch(producer_epoch),
                                         supports_epoch_bump, now_ms);
 }
 
@@ -256,7 +256,7 @@ partition_produce_result partition::append_records(std::span<uint8_t> batches, i
     out.error = perr::not_leader_or_follower;
     return out;
   }
-  if (log_->offline()) {
+  if (log().offline()) {
     out.error = perr::kafka_storage_error;
     return out;
   }
@@ -282,7 +282,7 @@ partition_produce_result partition::append_records(std::span<uint8_t> batches, i
   options.transaction_version = transaction_version;
   options.verification = verification;
   storage::partition_append_result result;
-  if (auto ec = log_->append_as_leader(batches, options, &result)) {
+  if (auto ec = log().append_as_leader(batches, options, &result)) {
     out.error = perr::kafka_storage_error;
     out.error_message = ec.message();
     return out;
@@ -309,7 +309,7 @@ protocol::error_code partition::delete_records_before(storage::offset o, int64_t
   if (o.value == -1) o = hw;  // DeleteRecords' "up to the high watermark"
   if (o < storage::offset(0) || o > hw) return perr::offset_out_of_range;
   if (o > log_start_offset()) {
-    if (auto ec = log_->advance_log_start_offset(o, now_ms)) return perr::kafka_storage_error;
+    if (auto ec = log().advance_log_start_offset(o, now_ms)) return perr::kafka_storage_error;
   }
   *low_watermark = log_start_offset().value;
   status_.notify_waiters();

@@ -62,7 +62,14 @@ class partition : public std::enable_shared_from_this<partition> {
   const storage::topic_partition& tp() const { return tp_; }
   const protocol::uuid& topic_id() const { return topic_id_; }
   strand_type& strand() { return strand_; }
-  storage::partition_log& log() { return *log_; }
+  // The log: on the strand (which alone replaces it), or briefly from any
+  // thread; a reader that keeps it across a wait holds log_ptr().
+  storage::partition_log& log() { return *log_.load(std::memory_order_acquire); }
+  const storage::partition_log& log() const { return *log_.load(std::memory_order_acquire); }
+  std::shared_ptr<storage::partition_log> log_ptr() const { return log_.load(std::memory_order_acquire); }
+  // Strand only: a replica moved between log dirs continues in its promoted
+  // future log (AlterReplicaLogDirs); readers holding the old one keep it.
+  void replace_log(std::shared_ptr<storage::partition_log> log) { log_.store(std::move(log), std::memory_order_release); }
 
   // --- any thread -------------------------------------------------------------
   // What other strands read and may register (partition_status.h).
@@ -74,12 +81,12 @@ class partition : public std::enable_shared_from_this<partition> {
   int32_t leader_epoch() const { return status_.leader_epoch(); }
   storage::offset high_watermark() const { return status_.high_watermark(); }
   storage::offset last_stable_offset() const { return status_.last_stable_offset(); }
-  storage::offset log_end_offset() const { return log_->log().log_end_offset(); }
-  storage::offset log_start_offset() const { return log_->log().log_start_offset(); }
+  storage::offset log_end_offset() const { return log_ptr()->log().log_end_offset(); }
+  storage::offset log_start_offset() const { return log_ptr()->log().log_start_offset(); }
   // Dropped by the replica manager (topic deleted, or replica moved away):
   // it leads nothing and takes no writes; its log is closed.
   bool removed() const { return status_.removed(); }
-  partition_health health_now() const { return status_.health(log_->offline()); }
+  partition_health health_now() const { return status_.health(log_ptr()->offline()); }
   // Drops producers idle for producer.id.expiration.ms; returns how many.
   size_t expire_producers(int64_t now_ms);
 
@@ -177,7 +184,7 @@ class partition : public std::enable_shared_from_this<partition> {
   strand_type strand_;
   storage::topic_partition tp_;
   protocol::uuid topic_id_;
-  std::shared_ptr<storage::partition_log> log_;
+  std::atomic<std::shared_ptr<storage::partition_log>> log_;
   node_id self_;
   // The registered brokers as the current metadata image has them (for ISR
   // eligibility); safe from any thread.

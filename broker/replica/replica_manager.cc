@@ -77,6 +77,10 @@ asio::awaitable<std::error_code> replica_manager::apply_one(
   std::error_code error;
   std::shared_ptr<partition> p = co_await hosted_partition(u, now_ms, created, &error);
   if (!p) co_return error;
+  // Kafka's maybeUpdateTopicAssignment: the controller learns where the
+  // log is (placed here among several dirs, or moved between them).
+  if (auto actual = logs_.directory_of(u.tp); actual && u.directory && *actual != *u.directory && directory_listener_)
+    directory_listener_(u.topic_id, u.tp.partition, *actual);
   const bool was_leader = p->is_leader();
   const int32_t previous_epoch = p->leader_epoch();
   const int32_t previous_leader = p->leader();
@@ -157,7 +161,7 @@ asio::awaitable<std::shared_ptr<partition>> replica_manager::hosted_partition(co
     // Its files are written and synced on the role pool, several
     // partitions at once (a new topic of many partitions).
     if (auto err = co_await run_on(role_pool_.get_executor(),
-                                   [&] { return logs_.create(u.tp, u.topic_id, now_ms, &log); })) {
+                                   [&] { return logs_.create(u.tp, u.topic_id, now_ms, &log, u.directory.value_or(protocol::uuid{})); })) {
       spdlog::error("Cannot create the log of {}: {}", storage::partition_dir_name(u.tp), err.message);
       *error = err.code;
       co_return nullptr;

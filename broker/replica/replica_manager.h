@@ -35,6 +35,10 @@ struct partition_update {
   leader_settings leader;
   // What a produce to it is checked against (max.message.bytes, timestamps).
   produce_limits limits;
+  // The log dir the controller has for this broker's replica (KIP-858):
+  // a real directory id, or Kafka's reserved UNASSIGNED/MIGRATING ids;
+  // nothing before metadata.version 3.7-IV2 (dirs are not tracked).
+  std::optional<protocol::uuid> directory;
 };
 
 class replica_manager {
@@ -55,6 +59,12 @@ class replica_manager {
 
   // Set before the first apply().
   void set_leadership_listener(leadership_listener listener) { listener_ = std::move(listener); }
+  // Told (on the publisher strand) when a hosted replica's log is in
+  // another dir than the controller has for it: the broker reports the
+  // dir that holds it (AssignReplicasToDirs). Set before the first apply().
+  using directory_listener = std::function<void(const protocol::uuid& topic_id, int32_t partition,
+                                                const protocol::uuid& dir)>;
+  void set_directory_listener(directory_listener listener) { directory_listener_ = std::move(listener); }
 
   std::shared_ptr<partition> get(const storage::topic_partition& tp) const;
   std::vector<std::shared_ptr<partition>> all() const;
@@ -101,6 +111,7 @@ class replica_manager {
   storage::log_manager& logs_;
   node_id self_;
   leadership_listener listener_;
+  directory_listener directory_listener_;
   removal_hook removal_hook_;
   broker_lookup brokers_;
   std::atomic<int64_t> broker_epoch_{-1};

@@ -22,7 +22,7 @@ constexpr auto group_refused = error_code::group_authorization_failed;
 constexpr auto txn_refused = error_code::transactional_id_authorization_failed;
 
 // From Kafka 4.3's KafkaApis, ControllerApis and AclApis.
-constexpr std::array<api_acl_check, 103> k_table{{
+constexpr std::array<api_acl_check, 105> k_table{{
     // Produce
     {0, "transactional_id", txn_id, acl_operation::write, txn_refused, acl_scope::request, "",
      "a batch is transactional"},
@@ -124,6 +124,8 @@ constexpr std::array<api_acl_check, 103> k_table{{
      "broker and broker logger resources"},
     {33, "topic", topic, acl_operation::alter_configs, topic_refused, acl_scope::resource, "", "topics"},
     {33, "group", group, acl_operation::alter_configs, group_refused, acl_scope::resource, "", "groups"},
+    // AlterReplicaLogDirs (each partition refused)
+    {34, "cluster", cluster, acl_operation::alter, cluster_refused, acl_scope::request, "", "always"},
     // DescribeLogDirs
     {35, "cluster", cluster, acl_operation::describe, cluster_refused, acl_scope::request, "", "always"},
     // CreatePartitions
@@ -161,6 +163,7 @@ constexpr std::array<api_acl_check, 103> k_table{{
     {63, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     {67, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     {70, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
+    {73, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     {82, "cluster", cluster, acl_operation::cluster_action, cluster_refused, acl_scope::request, "", "always"},
     // UnregisterBroker (kafka-cluster.sh unregister)
     {64, "cluster", cluster, acl_operation::alter, cluster_refused, acl_scope::request, "", "always"},

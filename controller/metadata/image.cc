@@ -52,17 +52,14 @@ bool metadata_image::active_broker(node_id id) const {
 }
 
 protocol::uuid metadata_image::default_log_dir(node_id id) const {
-  // Kafka's DirectoryId.UNASSIGNED (0) and MIGRATING (2).
-  auto reserved = [](uint8_t low) {
-    protocol::uuid dir;
-    dir.bytes[15] = low;
-    return dir;
-  };
+  // Kafka's reserved directory ids: MIGRATING is the zero id, UNASSIGNED 1.
+  protocol::uuid migrating, unassigned;
+  unassigned.bytes[15] = 1;
   const broker_registration* b = broker(id);
-  if (!b) return reserved(0);
-  if (b->log_dirs.empty()) return reserved(2);
+  if (!b) return unassigned;
+  if (b->log_dirs.empty()) return migrating;
   if (b->log_dirs.size() == 1) return b->log_dirs.front();
-  return reserved(0);  // the broker picks one and reports it
+  return unassigned;  // the broker picks one and reports it
 }
 
 std::vector<node_id> metadata_image::alive_brokers() const {

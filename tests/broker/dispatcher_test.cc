@@ -104,7 +104,7 @@ TEST_F(DispatcherTest, Decisions) {
   EXPECT_EQ(decide(registry, 18, 5).action, dispatch_action::unsupported_api_versions);
   EXPECT_EQ(decide(registry, 18, 127).action, dispatch_action::unsupported_api_versions);
   EXPECT_EQ(decide(registry, 18, -1).action, dispatch_action::unsupported_api_versions);
-  EXPECT_EQ(decide(registry, 34, 2).action, dispatch_action::close);     // known to Kafka (AlterReplicaLogDirs), not served here
+  EXPECT_EQ(decide(registry, 76, 1).action, dispatch_action::close);     // known to Kafka (ShareGroupHeartbeat), not served here
   EXPECT_EQ(decide(registry, 9999, 0).action, dispatch_action::close);   // unknown key
   EXPECT_EQ(decide(registry, -1, 0).action, dispatch_action::close);
 
@@ -125,7 +125,7 @@ TEST_F(DispatcherTest, AdvertisedListComesFromTheHandlers) {
   EXPECT_EQ(api_versions->max_version, 4);
   EXPECT_TRUE(std::is_sorted(registry.advertised().begin(), registry.advertised().end(),
                              [](const auto& a, const auto& b) { return a.api_key < b.api_key; }));
-  EXPECT_EQ(registry.find(34), nullptr);  // AlterReplicaLogDirs is not served, so not advertised
+  EXPECT_EQ(registry.find(76), nullptr);  // ShareGroupHeartbeat is not served, so not advertised
 }
 
 // Every API both advertise has Kafka 4.3.1's range: the fixture is the
@@ -180,11 +180,11 @@ TEST_F(DispatcherTest, ControllerListenersServeTheControllerApis) {
   // Envelope, for the admin requests brokers forward; UnregisterBroker
   // (kafka-cluster.sh unregister --bootstrap-controller); UpdateFeatures
   // (kafka-features.sh --bootstrap-controller); ControllerRegistration, from
-  // the quorum's controllers; AddRaftVoter, RemoveRaftVoter
+  // the quorum's controllers; AssignReplicasToDirs, from brokers with several log dirs; AddRaftVoter, RemoveRaftVoter
   // (kafka-metadata-quorum.sh add-controller, remove-controller) and
   // UpdateRaftVoter, from a voter that moved.
   EXPECT_EQ(keys, (std::vector<int16_t>{1,  17, 18, 19, 20, 29, 30, 31, 32, 33, 36, 37, 38, 39, 40, 43, 44, 45, 46,
-                                        49, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 62, 63, 64, 67, 70, 80, 81, 82}));
+                                        49, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 62, 63, 64, 67, 70, 73, 80, 81, 82}));
 
   auto produce = run(frame(0, 9, 2, true), on_controller);
   EXPECT_TRUE(produce.closes());

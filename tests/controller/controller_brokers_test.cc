@@ -462,3 +462,148 @@ TEST(ControllerBrokers, CaughtUpMeansHavingTheLatestRegistration) {
 
 }  // namespace
 }  // namespace hw::controller
+
+namespace hw::controller {
+namespace {
+
+protocol::uuid reserved_dir(uint8_t n) {
+  protocol::uuid id;
+  id.bytes[15] = n;
+  return id;
+}
+
+protocol::uuid dir_of(const partition_registration& p, int32_t broker) {
+  for (size_t i = 0; i < p.replicas.size(); ++i)
+    if (p.replicas[i].value == broker) return p.directories.at(i);
+  ADD_FAILURE() << "broker " << broker << " is not a replica";
+  return {};
+}
+
+msg::assign_replicas_to_dirs_request assignment(const testing::harness& h, int32_t broker, const protocol::uuid& dir,
+                                                const std::string& topic, std::vector<int32_t> partitions) {
+  msg::assign_replicas_to_dirs_request r;
+  r.broker_id = broker;
+  r.broker_epoch = h.image().broker(node_id(broker))->epoch.value;
+  auto& d = r.directories.emplace_back();
+  d.id = dir;
+  auto& t = d.topics.emplace_back();
+  t.topic_id = h.image().topic(topic) ? h.image().topic(topic)->id.value : testing::id_of(999);
+  for (int32_t p : partitions) t.partitions.push_back({p, {}});
+  return r;
+}
+
+// Broker 1 with log dirs 2101 and 2102, broker 2 with one; both unfenced.
+void with_two_dir_broker(testing::harness& h) {
+  auto two_dirs = h.registration(1);
+  two_dirs.log_dirs = {testing::id_of(2101), testing::id_of(2102)};
+  h.run(h.controller.register_broker(two_dirs, h.next_offset, h.now_ms));
+  h.heartbeat(1);
+  h.add_brokers({2});
+}
+
+// A broker with several dirs gets UNASSIGNED replicas (it places them) and
+// then reports where each went; one dir gets the reserved ids' Kafka values.
+TEST(ControllerBrokers, ReplicasOfABrokerWithSeveralDirsAreAssignedWhereItReports) {
+  testing::harness h;
+  with_two_dir_broker(h);
+  h.create("t", 2, 2);
+  const auto* p0 = h.image().partition("t", 0);
+  EXPECT_EQ(dir_of(*p0, 1), reserved_dir(1)) << "UNASSIGNED: the broker picks the dir";
+  EXPECT_EQ(dir_of(*p0, 2), testing::id_of(2002)) << "a broker's only dir is assigned at once";
+  const int32_t epoch_before = p0->partition_epoch.value;
+  const storage::leader_epoch leader_epoch_before = p0->leader_epoch;
+
+  auto result = h.controller.assign_replicas_to_dirs(assignment(h, 1, testing::id_of(2102), "t", {0, 1}));
+  auto response = h.run(std::move(result));
+  EXPECT_EQ(response.error_code, 0);
+  ASSERT_EQ(response.directories.size(), 1u);
+  ASSERT_EQ(response.directories[0].topics.size(), 1u);
+  for (const auto& p : response.directories[0].topics[0].partitions) EXPECT_EQ(p.error_code, 0) << p.partition_index;
+  for (int32_t p : {0, 1}) EXPECT_EQ(dir_of(*h.image().partition("t", p), 1), testing::id_of(2102));
+  EXPECT_EQ(dir_of(*h.image().partition("t", 0), 2), testing::id_of(2002)) << "other replicas keep theirs";
+  EXPECT_EQ(h.image().partition("t", 0)->partition_epoch.value, epoch_before + 1);
+  EXPECT_EQ(h.image().partition("t", 0)->leader_epoch, leader_epoch_before) << "a dir change is not a new leader epoch";
+  // Told again: nothing to write.
+  auto again = h.controller.assign_replicas_to_dirs(assignment(h, 1, testing::id_of(2102), "t", {0}));
+  EXPECT_TRUE(again.records.empty());
+  EXPECT_EQ(again.response.directories[0].topics[0].partitions[0].error_code, 0);
+}
+
+TEST(ControllerBrokers, AssignReplicasToDirsRefusals) {
+  testing::harness h;
+  h.add_brokers({1, 2, 3});
+  h.create("t", 1, 2);
+  const auto* p = h.image().partition("t", 0);
+  int32_t outsider = 0;
+  for (int32_t b : {1, 2, 3})
+    if (!p->is_replica(node_id(b))) outsider = b;
+  const int32_t member = p->replicas.front().value;
+
+  auto stale = assignment(h, member, testing::id_of(2000 + member), "t", {0});
+  stale.broker_epoch -= 1;
+  auto refused = h.controller.assign_replicas_to_dirs(stale);
+  EXPECT_EQ(static_cast<error_code>(refused.response.error_code), error_code::stale_broker_epoch);
+  EXPECT_TRUE(refused.response.directories.empty());
+  EXPECT_TRUE(refused.records.empty());
+
+  auto unknown_broker = stale;
+  unknown_broker.broker_id = 9;
+  EXPECT_EQ(static_cast<error_code>(h.controller.assign_replicas_to_dirs(unknown_broker).response.error_code),
+            error_code::stale_broker_epoch);
+
+  auto answer = [&](const msg::assign_replicas_to_dirs_request& r) {
+    auto out = h.controller.assign_replicas_to_dirs(r);
+    EXPECT_TRUE(out.records.empty());
+    return static_cast<error_code>(out.response.directories.at(0).topics.at(0).partitions.at(0).error_code);
+  };
+  EXPECT_EQ(answer(assignment(h, member, testing::id_of(2000 + member), "gone", {0})), error_code::unknown_topic_id);
+  EXPECT_EQ(answer(assignment(h, member, testing::id_of(2000 + member), "t", {7})),
+            error_code::unknown_topic_or_partition);
+  EXPECT_EQ(answer(assignment(h, outsider, testing::id_of(2000 + outsider), "t", {0})),
+            error_code::not_leader_or_follower);
+}
+
+TEST(ControllerBrokers, AssignReplicasToDirsIsRefusedBeforeDirectoryAssignment) {
+  testing::harness h({}, metadata_version{16});  // 3.7-IV1
+  h.add_brokers({1});
+  h.create("t", 1, 1);
+  auto r = assignment(h, 1, testing::id_of(2001), "t", {0});
+  auto out = h.controller.assign_replicas_to_dirs(r);
+  EXPECT_EQ(static_cast<error_code>(out.response.error_code), error_code::unsupported_version);
+  EXPECT_TRUE(out.records.empty());
+}
+
+// A replica reported in a dir the broker already lost leaves its ISR and
+// cannot lead; and a broker whose dir failed is no leader candidate for
+// that dir's partitions, even when it is the only one left.
+TEST(ControllerBrokers, AReplicaInAnOfflineDirCannotLead) {
+  testing::harness h;
+  with_two_dir_broker(h);
+  h.create("t", 1, 2, {{"unclean.leader.election.enable", "true"}});
+  h.create("u", 1, 2);
+  ASSERT_TRUE(h.image().partition("u", 0)->in_isr(node_id(1)));
+  h.run(h.controller.assign_replicas_to_dirs(assignment(h, 1, testing::id_of(2101), "t", {0})));
+
+  msg::broker_heartbeat_request hb;
+  hb.broker_id = 1;
+  hb.broker_epoch = h.image().broker(node_id(1))->epoch.value;
+  hb.current_metadata_offset = h.next_offset - 1;
+  hb.offline_log_dirs = {testing::id_of(2101)};
+  h.run(h.controller.broker_heartbeat(hb, h.next_offset, h.now_ms));
+  EXPECT_EQ(h.image().partition("t", 0)->leader.value, 2);
+  EXPECT_EQ(h.image().partition("t", 0)->isr, std::vector<node_id>{node_id(2)});
+
+  // Reporting a replica in a dir already offline takes it out at once.
+  auto moved = h.run(h.controller.assign_replicas_to_dirs(assignment(h, 1, testing::id_of(2101), "u", {0})));
+  EXPECT_EQ(moved.directories[0].topics[0].partitions[0].error_code, 0);
+  EXPECT_FALSE(h.image().partition("u", 0)->in_isr(node_id(1)));
+  EXPECT_EQ(h.image().partition("u", 0)->leader.value, 2);
+
+  // Broker 2 goes: t-0 has nobody to lead it, unclean or not, since broker
+  // 1's copy is in the failed dir.
+  h.heartbeat(2, false, true);
+  EXPECT_EQ(h.image().partition("t", 0)->leader, no_leader);
+}
+
+}  // namespace
+}  // namespace hw::controller

@@ -43,6 +43,7 @@
 #include "protocol/messages/remove_raft_voter.h"
 #include "protocol/messages/describe_configs.h"
 #include "protocol/messages/describe_groups.h"
+#include "protocol/messages/alter_replica_log_dirs.h"
 #include "protocol/messages/describe_log_dirs.h"
 #include "protocol/messages/describe_producers.h"
 #include "protocol/messages/describe_topic_partitions.h"
@@ -487,6 +488,16 @@ std::vector<probe> txn_probes(const resources& n) {
 
 std::vector<probe> cluster_probes(const resources& n) {
   std::vector<probe> out;
+  {
+    // Refused: every partition answers CLUSTER_AUTHORIZATION_FAILED.
+    msg::alter_replica_log_dirs_request r;
+    auto& d = r.dirs.emplace_back();
+    d.path = "/nonexistent-log-dir";
+    auto& t = d.topics.emplace_back();
+    t.name = n.topic;
+    t.partitions = {0};
+    out.push_back(same_probe("AlterReplicaLogDirs", 34, 2, r));
+  }
   {
     msg::describe_log_dirs_request r;
     r.topics->clear();

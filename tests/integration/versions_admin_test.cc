@@ -1,12 +1,13 @@
 // Version sweeps of ApiVersions and the admin APIs: CreateTopics,
 // DeleteTopics, CreatePartitions, DescribeConfigs, AlterConfigs,
-// IncrementalAlterConfigs, DescribeLogDirs, ElectLeaders, DescribeQuorum,
+// IncrementalAlterConfigs, AlterReplicaLogDirs, DescribeLogDirs, ElectLeaders, DescribeQuorum,
 // DescribeCluster, UnregisterBroker, ListConfigResources and DescribeTopicPartitions. Each version changes topics
 // of its own and reads the change back.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "protocol/messages/alter_client_quotas.h"
 #include "protocol/messages/alter_configs.h"
@@ -15,6 +16,7 @@
 #include "protocol/messages/describe_client_quotas.h"
 #include "protocol/messages/describe_cluster.h"
 #include "protocol/messages/unregister_broker.h"
+#include "protocol/messages/alter_replica_log_dirs.h"
 #include "protocol/messages/update_features.h"
 #include "protocol/messages/add_raft_voter.h"
 #include "protocol/messages/remove_raft_voter.h"
@@ -303,6 +305,41 @@ void incremental_alter_configs_sweep(sweep_context& ctx, int16_t v) {
   EXPECT_EQ(reset->responses.at(0).error_code, k_none);
   EXPECT_TRUE(ctx.settled([&] { return config_value(c, topic, "segment.ms") == std::optional<std::string>("604800000"); }))
       << config_value(c, topic, "segment.ms").value_or("(none)");
+}
+
+// One log dir here: a move to it answers NONE (already there), to a path
+// that is not a log dir LOG_DIR_NOT_FOUND, of a partition the cluster does
+// not have UNKNOWN_TOPIC_OR_PARTITION.
+void alter_replica_log_dirs_sweep(sweep_context& ctx, int16_t v) {
+  auto& c = ctx.client;
+  const std::string topic = tname("move-dirs", v);
+  create_topic(c, topic, 1);
+  msg::describe_log_dirs_request describe;
+  describe.topics.reset();
+  auto dirs = c.call<msg::describe_log_dirs_response>(35, 4, describe);
+  ASSERT_TRUE(dirs && dirs->results.size() == 1u);
+  const std::string here = dirs->results[0].log_dir;
+  msg::alter_replica_log_dirs_request req;
+  auto add = [&](const std::string& path, const std::string& name, int32_t partition) {
+    auto& d = req.dirs.emplace_back();
+    d.path = path;
+    auto& t = d.topics.emplace_back();
+    t.name = name;
+    t.partitions = {partition};
+  };
+  add(here, topic, 0);
+  add("/nonexistent-log-dir", topic + "-other", 0);
+  add(here, topic, 5);
+  auto resp = c.call<msg::alter_replica_log_dirs_response>(34, v, req);
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->throttle_time_ms, 0);
+  std::map<std::pair<std::string, int32_t>, int16_t> errors;
+  for (const auto& t : resp->results)
+    for (const auto& p : t.partitions) errors[{t.topic_name, p.partition_index}] = p.error_code;
+  EXPECT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[std::make_pair(topic, 0)], k_none);
+  EXPECT_EQ(errors[std::make_pair(topic + "-other", 0)], 57);  // LOG_DIR_NOT_FOUND
+  EXPECT_EQ(errors[std::make_pair(topic, 5)], 3);              // UNKNOWN_TOPIC_OR_PARTITION
 }
 
 void describe_log_dirs_sweep(sweep_context& ctx, int16_t v) {
@@ -849,6 +886,7 @@ std::vector<api_sweep> admin_sweeps() {
       {31, "DeleteAcls", &delete_acls_sweep},
       {32, "DescribeConfigs", &describe_configs_sweep},
       {33, "AlterConfigs", &alter_configs_sweep},
+      {34, "AlterReplicaLogDirs", &alter_replica_log_dirs_sweep},
       {35, "DescribeLogDirs", &describe_log_dirs_sweep},
       {36, "SaslAuthenticate", &sasl_authenticate_sweep},
       {37, "CreatePartitions", &create_partitions_sweep},

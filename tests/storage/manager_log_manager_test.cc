@@ -277,6 +277,102 @@ TEST_F(LogManagerTest, FlushHonoursMessageAndTimeIntervals) {
   EXPECT_EQ(p->log().recovery_point(), offset(153));
 }
 
+// KIP-858: each dir's directory id (kept across restarts), and a new log
+// placed in the dir the controller assigned when it is online.
+TEST_F(LogManagerTest, DirectoryIdsAndAssignedPlacement) {
+  start();
+  const auto d1 = mgr_->directory_id(root() / "d1");
+  const auto d2 = mgr_->directory_id(root() / "d2");
+  ASSERT_TRUE(d1 && d2);
+  EXPECT_NE(*d1, *d2);
+  EXPECT_FALSE(d1->is_reserved());
+  EXPECT_EQ(mgr_->online_directory_ids(), (std::vector<protocol::uuid>{*d1, *d2}));
+  EXPECT_TRUE(mgr_->offline_directory_ids().empty());
+  std::shared_ptr<partition_log> p;
+  // Both to d2 as assigned, though d1 holds fewer.
+  ASSERT_FALSE(mgr_->create({"x", 0}, topic_id(), 1000, &p, *d2));
+  ASSERT_FALSE(mgr_->create({"x", 1}, topic_id(), 1000, &p, *d2));
+  EXPECT_EQ(mgr_->directory_of({"x", 1}), d2);
+  // UNASSIGNED (or any id not of this broker): the dir with the fewest.
+  protocol::uuid unassigned;
+  unassigned.bytes[15] = 1;
+  ASSERT_FALSE(mgr_->create({"x", 2}, topic_id(), 1000, &p, unassigned));
+  EXPECT_EQ(mgr_->directory_of({"x", 2}), d1);
+  EXPECT_EQ(mgr_->directory_of({"nope", 0}), std::nullopt);
+  ASSERT_FALSE(mgr_->shutdown(broker_epoch(1)));
+  start();
+  EXPECT_EQ(mgr_->directory_id(root() / "d1"), d1) << "read back from meta.properties";
+  EXPECT_EQ(mgr_->directory_of({"x", 0}), d2);
+}
+
+// AlterReplicaLogDirs' storage side: a future log in the other dir, filled
+// with the current log's batches as they are, takes its place; the old copy
+// goes; a restart finds the partition in its new dir, and deletes the future
+// log of a move it interrupted.
+TEST_F(LogManagerTest, FutureLogTakesThePlaceOfTheCurrentOne) {
+  start();
+  const auto d2 = mgr_->directory_id(root() / "d2");
+  std::shared_ptr<partition_log> current;
+  ASSERT_FALSE(mgr_->create({"m", 0}, topic_id(), 1000, &current, *mgr_->directory_id(root() / "d1")));
+  ASSERT_FALSE(append({"m", 0}, 40, 3));
+  const auto before = read_all(current->log(), 0);
+  const int64_t end = current->log().log_end_offset().value;
+  ASSERT_GT(current->log().segment_count(), 1u);
+
+  std::shared_ptr<partition_log> future;
+  EXPECT_TRUE(mgr_->create_future({"m", 0}, topic_id(), root() / "d1", 1000, &future)) << "its current dir";
+  EXPECT_TRUE(mgr_->create_future({"m", 0}, topic_id(), root() / "d9", 1000, &future)) << "not a log dir";
+  EXPECT_TRUE(mgr_->create_future({"none", 0}, topic_id(), root() / "d2", 1000, &future)) << "no such log";
+  ASSERT_FALSE(mgr_->create_future({"m", 0}, topic_id(), root() / "d2", 1000, &future));
+  EXPECT_EQ(mgr_->find_future({"m", 0}), future);
+  EXPECT_EQ(future->dir().parent_path(), root() / "d2");
+  EXPECT_TRUE(future->dir().filename().string().ends_with("-future"));
+  // Copied batch by batch, offsets and epochs kept.
+  for (int64_t at = 0; at < end;) {
+    log_read_result r;
+    ASSERT_FALSE(current->log().read(offset(at), 4096, offset(end), true, &r));
+    std::vector<uint8_t> buf(r.length);
+    size_t n = 0;
+    ASSERT_FALSE(r.log_file->read_at(r.position, buf, &n));
+    partition_append_result appended;
+    ASSERT_FALSE(future->append_as_follower(buf, 1000, &appended));
+    at = future->log().log_end_offset().value;
+  }
+  std::shared_ptr<partition_log> promoted;
+  ASSERT_FALSE(mgr_->promote_future({"m", 0}, 1000, &promoted));
+  EXPECT_EQ(mgr_->find({"m", 0}), promoted);
+  EXPECT_EQ(mgr_->find_future({"m", 0}), nullptr);
+  EXPECT_EQ(promoted->dir(), root() / "d2" / "m-0");
+  EXPECT_EQ(mgr_->directory_of({"m", 0}), d2);
+  EXPECT_EQ(read_all(promoted->log(), 0), before);
+  EXPECT_EQ(promoted->epoch_cache().latest_epoch(), leader_epoch(3));
+  EXPECT_FALSE(fs().exists(root() / "d1" / "m-0"));
+  EXPECT_EQ(read_all(current->log(), 0), before) << "a holder of the old log still reads it";
+  // Writes go on in the new dir.
+  ASSERT_FALSE(append({"m", 0}, 1, 3));
+
+  // An unfinished move: its future log does not survive a restart.
+  std::shared_ptr<partition_log> other;
+  ASSERT_FALSE(mgr_->create({"n", 0}, topic_id(), 1000, &other, *mgr_->directory_id(root() / "d1")));
+  ASSERT_FALSE(append({"n", 0}, 2));
+  std::shared_ptr<partition_log> unfinished;
+  ASSERT_FALSE(mgr_->create_future({"n", 0}, topic_id(), root() / "d2", 1000, &unfinished));
+  const auto unfinished_dir = unfinished->dir();
+  ASSERT_FALSE(mgr_->shutdown(broker_epoch(1)));
+  current.reset();
+  future.reset();
+  promoted.reset();
+  other.reset();
+  unfinished.reset();
+  start();
+  EXPECT_EQ(mgr_->find_future({"n", 0}), nullptr);
+  EXPECT_EQ(mgr_->find({"n", 0})->dir().parent_path(), root() / "d1");
+  EXPECT_EQ(mgr_->find({"m", 0})->dir(), root() / "d2" / "m-0");
+  EXPECT_EQ(read_all(mgr_->find({"m", 0})->log(), 0).size(), before.size() + 3);
+  mgr_->cleanup_deleted();
+  EXPECT_FALSE(fs().exists(unfinished_dir));
+}
+
 class LogManagerFaultTest : public LogManagerTest {
  protected:
   std::filesystem::path root() const override { return "/data"; }
@@ -286,6 +382,11 @@ class LogManagerFaultTest : public LogManagerTest {
 
 TEST_F(LogManagerFaultTest, DiskFullTakesOneDirOffline) {
   start();
+  std::vector<std::filesystem::path> failures;
+  mgr_->set_dir_failure_listener([&](const std::filesystem::path& dir) { failures.push_back(dir); });
+  const auto d1 = mgr_->directory_id(root() / "d1");
+  const auto d2 = mgr_->directory_id(root() / "d2");
+  ASSERT_TRUE(d1 && d2);
   std::map<topic_partition, int64_t> acked;
   std::vector<topic_partition> tps{{"a", 0}, {"b", 0}, {"a", 1}, {"b", 1}};
   for (const auto& tp : tps) {
@@ -309,6 +410,10 @@ TEST_F(LogManagerFaultTest, DiskFullTakesOneDirOffline) {
   EXPECT_TRUE(mgr_->is_offline({"a", 1}));
   EXPECT_FALSE(mgr_->is_offline({"b", 0}));
   EXPECT_TRUE(append({"a", 1}, 1));
+  EXPECT_EQ(failures, std::vector<std::filesystem::path>{root() / "d1"}) << "told once";
+  EXPECT_EQ(mgr_->online_directory_ids(), std::vector<protocol::uuid>{*d2});
+  EXPECT_EQ(mgr_->offline_directory_ids(), std::vector<protocol::uuid>{*d1});
+  EXPECT_EQ(mgr_->directory_of({"a", 0}), d1);
   ASSERT_FALSE(append({"b", 0}, 3));
   ASSERT_FALSE(append({"b", 1}, 2));
   for (const auto& tp : tps) acked[tp] = mgr_->find(tp)->log().log_end_offset().value;
