@@ -17,7 +17,7 @@ build_only=0
 packages=("${build_packages[@]}")
 if [ "$build_only" = 0 ]; then
   packages+=(
-    ccache python3-venv
+    ccache mold python3-venv
     clang-14 libclang-rt-14-dev llvm-14
     libgtest-dev libgmock-dev libbenchmark-dev
     kcat openjdk-17-jdk-headless maven
