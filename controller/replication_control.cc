@@ -66,9 +66,10 @@ error_code alter_partition_error(const metadata_image& image, node_id broker, co
 // reserved MIGRATING (0) and UNASSIGNED (1) ids count as online, LOST (2)
 // as offline; a broker that registered no dirs is trusted.
 bool directory_online(const metadata_image& image, node_id broker, const protocol::uuid& dir) {
-  const bool reserved = std::all_of(dir.bytes.begin(), dir.bytes.end() - 1, [](uint8_t b) { return b == 0; });
-  if (reserved && dir.bytes.back() <= 1) return true;
-  if (reserved && dir.bytes.back() == 2) return false;
+  if (dir.is_reserved()) return true;  // MIGRATING (0), UNASSIGNED (1)
+  protocol::uuid lost;
+  lost.bytes[15] = 2;
+  if (dir == lost) return false;
   const broker_registration* b = image.broker(broker);
   if (!b || b->log_dirs.empty()) return true;
   return std::find(b->log_dirs.begin(), b->log_dirs.end(), dir) != b->log_dirs.end();

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/run_on.h"
+#include "protocol/records/record_batch.h"
 
 namespace hw::broker {
 
@@ -131,13 +132,14 @@ log_dir_mover::step_result log_dir_mover::copy_step(partition& p, storage::parti
     if (auto rec = read.log_file->read_at(read.position, bytes, &n); rec || n != bytes.size())
       return abandon("cannot read the current log");
     // The range may end inside a batch (a read stops at its byte limit, as a
-    // fetch does): only whole batches are copied.
+    // fetch does): only whole batches are copied, as the replica fetcher does.
     size_t whole = 0;
-    while (whole + 12 <= bytes.size()) {
-      const uint32_t length = (uint32_t(bytes[whole + 8]) << 24) | (uint32_t(bytes[whole + 9]) << 16) |
-                              (uint32_t(bytes[whole + 10]) << 8) | uint32_t(bytes[whole + 11]);
-      if (whole + 12 + length > bytes.size()) break;
-      whole += 12 + length;
+    {
+      protocol::record_batch_walker walker(bytes);
+      protocol::record_batch_view b;
+      while (walker.next(b)) {
+      }
+      whole = walker.position();
     }
     if (whole == 0) return abandon("a batch larger than the read");
     bytes.resize(whole);
